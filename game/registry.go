@@ -1,0 +1,144 @@
+package game
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Option declares a rule option of a game, such as Catch the Lion's try
+// rule. Values lists the allowed values of a choice; when it is empty the
+// option is an integer in [Min, Max].
+type Option struct {
+	Name     string
+	Default  string
+	Values   []string
+	Min, Max int
+	Help     string
+}
+
+// Options holds rule option values by name. Missing names take defaults.
+type Options map[string]string
+
+// Game describes a registered game.
+type Game struct {
+	Name    string
+	Options []Option
+	// New returns the start position under the given (validated) options.
+	New func(opts Options) (Position, error)
+	// Parse reads a position in the game's text format.
+	Parse func(text string, opts Options) (Position, error)
+	Encoder Encoder
+}
+
+var (
+	mu       sync.RWMutex
+	registry = map[string]Game{}
+)
+
+// Register adds g under g.Name. It panics on a duplicate name: registration
+// happens in package init, so that is a programming error.
+func Register(g Game) {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, dup := registry[g.Name]; dup {
+		panic("game: Register called twice for " + g.Name)
+	}
+	registry[g.Name] = g
+}
+
+// Lookup returns the game registered under name.
+func Lookup(name string) (Game, error) {
+	mu.RLock()
+	defer mu.RUnlock()
+	g, ok := registry[strings.ToLower(name)]
+	if !ok {
+		return Game{}, fmt.Errorf("game: unknown game %q (known: %s)", name, strings.Join(namesLocked(), ", "))
+	}
+	return g, nil
+}
+
+// Names lists the registered games in sorted order.
+func Names() []string {
+	mu.RLock()
+	defer mu.RUnlock()
+	return namesLocked()
+}
+
+func namesLocked() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Option returns the declared option with the given name (case-insensitive).
+func (g Game) Option(name string) (Option, bool) {
+	for _, o := range g.Options {
+		if strings.EqualFold(o.Name, name) {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+// Resolve checks opts against the declared options and returns a complete
+// set with defaults filled in and names in their declared spelling.
+func (g Game) Resolve(opts Options) (Options, error) {
+	out := make(Options, len(g.Options))
+	for _, o := range g.Options {
+		out[o.Name] = o.Default
+	}
+	for name, v := range opts {
+		o, ok := g.Option(name)
+		if !ok {
+			return nil, fmt.Errorf("%s: unknown option %q", g.Name, name)
+		}
+		if err := o.Check(v); err != nil {
+			return nil, fmt.Errorf("%s: %w", g.Name, err)
+		}
+		out[o.Name] = v
+	}
+	return out, nil
+}
+
+// Check reports whether v is an allowed value of o.
+func (o Option) Check(v string) error {
+	if len(o.Values) > 0 {
+		if !slices.Contains(o.Values, v) {
+			return fmt.Errorf("option %s: value %q is not one of %s", o.Name, v, strings.Join(o.Values, ", "))
+		}
+		return nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("option %s: value %q is not an integer", o.Name, v)
+	}
+	if n < o.Min || n > o.Max {
+		return fmt.Errorf("option %s: value %d is outside [%d, %d]", o.Name, n, o.Min, o.Max)
+	}
+	return nil
+}
+
+// Int returns option name as an integer; Resolve has validated it.
+func (opts Options) Int(name string, def int) int {
+	if v, ok := opts[name]; ok {
+		if n, err := strconv.Atoi(v); err == nil {
+			return n
+		}
+	}
+	return def
+}
+
+// Get returns option name, or def when it is unset.
+func (opts Options) Get(name, def string) string {
+	if v, ok := opts[name]; ok {
+		return v
+	}
+	return def
+}

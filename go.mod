@@ -1,0 +1,3 @@
+module github.com/tabula-zero/tabula
+
+go 1.26
