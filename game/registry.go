@@ -30,7 +30,7 @@ type Game struct {
 	// New returns the start position under the given (validated) options.
 	New func(opts Options) (Position, error)
 	// Parse reads a position in the game's text format.
-	Parse func(text string, opts Options) (Position, error)
+	Parse   func(text string, opts Options) (Position, error)
 	Encoder Encoder
 }
 
