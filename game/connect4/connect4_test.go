@@ -30,8 +30,8 @@ func mustParse(t testing.TB, s string) *Position {
 	return p
 }
 
-// Perft counts of Connect Four from the empty board (OEIS A212693); 7^6
-// is exact up to depth 6, then full columns and fours cut the tree.
+// Published perft counts of Connect Four from the empty board: 7^d up to
+// depth 6, then full columns (from depth 7) and fours cut the tree.
 var perftCounts = []uint64{7, 49, 343, 2401, 16807, 117649, 823536, 5673234, 39394572}
 
 func TestPerft(t *testing.T) {
