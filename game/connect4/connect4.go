@@ -312,14 +312,14 @@ func Parse(text string) (*Position, error) {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < '1' || c > '7' {
-			return nil, fmt.Errorf("connect4: position %q: character %q at index %d is not a column digit 1-7", s, c, start+i)
+			return nil, fmt.Errorf("connect4: position %q: character %q at index %d is not a column digit 1-7", text, c, start+i)
 		}
 		col := int(c - '1')
 		if st := p.Status(); st.Over() {
-			return nil, fmt.Errorf("connect4: position %q: move %c at index %d comes after the game ended (%s)", s, c, start+i, st.Reason)
+			return nil, fmt.Errorf("connect4: position %q: move %c at index %d comes after the game ended (%s)", text, c, start+i, st.Reason)
 		}
 		if !p.CanPlay(col) {
-			return nil, fmt.Errorf("connect4: position %q: move %c at index %d plays into full column %d", s, c, start+i, col+1)
+			return nil, fmt.Errorf("connect4: position %q: move %c at index %d plays into full column %d", text, c, start+i, col+1)
 		}
 		p.Make(ColumnMove(col))
 	}
