@@ -25,7 +25,8 @@ var (
 	mirrorSym  game.Symmetry
 )
 
-func init() {
+// initActions runs after the move tables exist (called from tables.go).
+func initActions() {
 	for i := range actionOf {
 		for j := range actionOf[i] {
 			actionOf[i][j] = -1

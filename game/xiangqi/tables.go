@@ -170,6 +170,7 @@ func init() {
 		zobrist[v] = byKind[valColor[v]][valType[v]]
 	}
 	zobristSide = rng.Uint64()
+	initActions()
 }
 
 func initLines() {
