@@ -142,7 +142,7 @@ func TestFENRoundTrip(t *testing.T) {
 	}
 	// Accepted variants normalise to the standard form.
 	for in, want := range map[string]string{
-		"rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r": StartFEN,
+		"rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r":          StartFEN,
 		"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 7 12": "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 7 12",
 	} {
 		p, err := Parse(in, DefaultRules)
