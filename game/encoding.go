@@ -1,6 +1,8 @@
 package game
 
 // Encoder turns positions into network input and moves into action indices.
+// Its methods take positions of their own game only and panic on another
+// game's position (a programming error, not bad input).
 //
 // Everything is from the side to move's perspective: the board is turned
 // for the second player, so no side-to-move plane is needed and equivalent

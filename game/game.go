@@ -91,7 +91,8 @@ type Position interface {
 	// Game returns the registered name of the game ("xiangqi", ...).
 	Game() string
 	SideToMove() Color
-	// Ply returns the number of plies played since the game's start.
+	// Ply returns the number of plies played since the game's start (0 in
+	// the start position; text formats may number moves from 1).
 	Ply() int
 	// Key returns the 64-bit Zobrist key of pieces, hands and side to move.
 	Key() uint64
@@ -106,7 +107,8 @@ type Position interface {
 	// ParseMove reads a move in the game's notation and checks that it is
 	// legal here.
 	ParseMove(s string) (Move, error)
-	// FormatMove writes m in the game's notation.
+	// FormatMove writes m in the game's notation ("0000" for NoMove or a
+	// code that is not a move).
 	FormatMove(m Move) string
 	// String returns the position in the game's text format (FEN for
 	// Xiangqi), which the game's Parse reads back.

@@ -27,9 +27,12 @@ type Options map[string]string
 type Game struct {
 	Name    string
 	Options []Option
-	// New returns the start position under the given (validated) options.
+	// New returns the start position under opts. Games check opts
+	// themselves (with Resolve), so a bad option is an error here. On error
+	// the Position is a nil interface, never a typed nil.
 	New func(opts Options) (Position, error)
-	// Parse reads a position in the game's text format.
+	// Parse reads a position in the game's text format. Text carries no
+	// history: replay moves from a known position to keep repetitions.
 	Parse   func(text string, opts Options) (Position, error)
 	Encoder Encoder
 }
