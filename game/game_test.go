@@ -1,0 +1,85 @@
+package game_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/connect4"
+	_ "github.com/tabula-zero/tabula/game/lion"
+	_ "github.com/tabula-zero/tabula/game/xiangqi"
+)
+
+func TestRegistry(t *testing.T) {
+	if got, want := game.Names(), []string{"connect4", "lion", "xiangqi"}; !slices.Equal(got, want) {
+		t.Fatalf("Names() = %v, want %v", got, want)
+	}
+	if _, err := game.Lookup("chess"); err == nil || !strings.Contains(err.Error(), "unknown game \"chess\"") {
+		t.Fatalf("Lookup(chess): %v", err)
+	}
+	g, err := game.Lookup("Xiangqi")
+	if err != nil || g.Name != "xiangqi" {
+		t.Fatalf("Lookup is not case-insensitive: %v", err)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	g, err := game.Lookup("lion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts, err := g.Resolve(game.Options{"tryrule": "immediate"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts["TryRule"] != "immediate" || opts["PlyCap"] == "" {
+		t.Errorf("Resolve did not fill defaults or canonical names: %v", opts)
+	}
+	for _, c := range []struct {
+		opts game.Options
+		want string
+	}{
+		{game.Options{"TryRule": "sometimes"}, `value "sometimes" is not one of safe, immediate`},
+		{game.Options{"PlyCap": "0"}, "outside"},
+		{game.Options{"PlyCap": "ten"}, "not an integer"},
+		{game.Options{"Colour": "red"}, `unknown option "Colour"`},
+	} {
+		if _, err := g.Resolve(c.opts); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Resolve(%v) = %v, want error containing %q", c.opts, err, c.want)
+		}
+	}
+}
+
+func TestPlayAndDivide(t *testing.T) {
+	g, _ := game.Lookup("connect4")
+	p, err := g.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := game.Play(p, "4", "4", "9"); err == nil {
+		t.Fatal("bad move accepted")
+	}
+	if p.Ply() != 2 || p.String() != "44" {
+		t.Fatalf("Play kept %q (ply %d), want the moves before the bad one", p.String(), p.Ply())
+	}
+	// Divide sums to perft and lists every legal move once.
+	div := game.Divide(p, 3)
+	var sum uint64
+	for _, e := range div {
+		sum += e.Count
+	}
+	if len(div) != 7 || sum != game.Perft(p, 3) || sum != game.PerftGeneric(p, 3) {
+		t.Fatalf("divide %v sums to %d, perft %d", div, sum, game.Perft(p, 3))
+	}
+}
+
+func TestApplyPlanes(t *testing.T) {
+	s := game.Symmetry{Cells: []int{2, 1, 0}}
+	src := []float32{1, 2, 3, 4, 5, 6}
+	dst := make([]float32, 6)
+	s.ApplyPlanes(dst, src, 2)
+	if want := []float32{3, 2, 1, 6, 5, 4}; !slices.Equal(dst, want) {
+		t.Fatalf("ApplyPlanes = %v, want %v", dst, want)
+	}
+}
