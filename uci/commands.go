@@ -1,0 +1,235 @@
+package uci
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/tabula-zero/tabula/game"
+)
+
+// variantOption is the UCI option that selects the game.
+const variantOption = "UCI_Variant"
+
+// cmdUCI answers `uci`: identification, the options, uciok.
+//
+// Every rule option of every registered game is listed once. When games
+// declare an option of the same name, the declaration of the initial game
+// wins, then the first game by name; setoption checks values against each
+// declaring game.
+func (e *Engine) cmdUCI() {
+	names := game.Names()
+	ls := []string{
+		"id name " + engineName,
+		"id author " + engineAuthor,
+		fmt.Sprintf("option name %s type combo default %s%s", variantOption, e.defaultVariant, varList(names)),
+	}
+	order := append([]string{e.defaultVariant}, slices.DeleteFunc(names, func(n string) bool { return n == e.defaultVariant })...)
+	seen := map[string]bool{strings.ToLower(variantOption): true}
+	for _, n := range order {
+		g, err := game.Lookup(n)
+		if err != nil {
+			continue
+		}
+		for _, o := range g.Options {
+			key := strings.ToLower(o.Name)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if len(o.Values) > 0 {
+				ls = append(ls, fmt.Sprintf("option name %s type combo default %s%s", o.Name, o.Default, varList(o.Values)))
+			} else {
+				ls = append(ls, fmt.Sprintf("option name %s type spin default %s min %d max %d", o.Name, o.Default, o.Min, o.Max))
+			}
+		}
+	}
+	ls = append(ls, "uciok")
+	e.out.lines(ls...)
+}
+
+// varList formats the choices of a combo option.
+func varList(values []string) string {
+	var b strings.Builder
+	for _, v := range values {
+		b.WriteString(" var ")
+		b.WriteString(v)
+	}
+	return b.String()
+}
+
+// cmdSetOption handles `setoption name <name...> value <value...>`.
+func (e *Engine) cmdSetOption(args []string) error {
+	if len(args) == 0 || args[0] != "name" {
+		return errors.New(`setoption: expected "setoption name <option> value <value>"`)
+	}
+	args = args[1:]
+	vi := slices.Index(args, "value")
+	nameEnd := vi
+	if vi < 0 {
+		nameEnd = len(args)
+	}
+	name := strings.Join(args[:nameEnd], " ")
+	if name == "" {
+		return errors.New("setoption: missing option name")
+	}
+	if vi < 0 || vi == len(args)-1 {
+		return fmt.Errorf("setoption: option %s needs a value", clip(name))
+	}
+	value := strings.Join(args[vi+1:], " ")
+	if strings.EqualFold(name, variantOption) {
+		return e.setVariant(value)
+	}
+	return e.setRule(name, value)
+}
+
+// setVariant switches the game and resets to its start position under the
+// rule options set for it.
+func (e *Engine) setVariant(name string) error {
+	g, err := game.Lookup(name)
+	if err != nil {
+		return fmt.Errorf("setoption %s: unknown variant %s (known: %s)", variantOption, clip(name), strings.Join(game.Names(), ", "))
+	}
+	user := e.rules[g.Name]
+	resolved, pos, err := startPosition(g, user)
+	if err != nil {
+		return fmt.Errorf("setoption %s: %w", variantOption, err)
+	}
+	e.game, e.opts, e.pos = g, resolved, pos
+	return nil
+}
+
+// setRule sets a rule option. It applies to every registered game that
+// declares the option and accepts the value, so that it holds after a later
+// variant switch too; the current game, when it declares the option, must
+// accept the value, and then its position resets to the start. An option
+// no game declares, or a value no declaring game accepts, is an error.
+func (e *Engine) setRule(name, value string) error {
+	updates := map[string]game.Options{}
+	var firstErr error
+	for _, n := range game.Names() {
+		g, err := game.Lookup(n)
+		if err != nil {
+			continue
+		}
+		o, ok := g.Option(name)
+		if !ok {
+			continue
+		}
+		if err := o.Check(value); err != nil {
+			if g.Name == e.game.Name {
+				return fmt.Errorf("setoption: %s: %w", g.Name, err)
+			}
+			if firstErr == nil {
+				firstErr = fmt.Errorf("setoption: %s: %w", g.Name, err)
+			}
+			continue
+		}
+		u := maps.Clone(e.rules[g.Name])
+		if u == nil {
+			u = game.Options{}
+		}
+		u[o.Name] = value
+		updates[g.Name] = u
+	}
+	if len(updates) == 0 {
+		if firstErr != nil {
+			return firstErr
+		}
+		return fmt.Errorf("setoption: unknown option %s", clip(name))
+	}
+	if u, ok := updates[e.game.Name]; ok {
+		resolved, pos, err := startPosition(e.game, u)
+		if err != nil {
+			return fmt.Errorf("setoption: %w", err)
+		}
+		e.opts, e.pos = resolved, pos
+	}
+	for n, u := range updates {
+		e.rules[n] = u
+	}
+	return nil
+}
+
+// cmdNewGame handles `ucinewgame`: back to the start position.
+func (e *Engine) cmdNewGame() error {
+	pos, err := e.game.New(e.opts)
+	if err != nil {
+		return fmt.Errorf("ucinewgame: %w", err)
+	}
+	e.pos = pos
+	return nil
+}
+
+// cmdPosition handles `position startpos|fen <text...> [moves <m>...]`. The
+// new position is built aside and replaces the current one only when the
+// whole command succeeds.
+func (e *Engine) cmdPosition(args []string) error {
+	if len(args) == 0 {
+		return errors.New(`position: expected "startpos" or "fen"`)
+	}
+	var (
+		p    game.Position
+		rest []string
+		err  error
+	)
+	switch args[0] {
+	case "startpos":
+		rest = args[1:]
+		p, err = e.game.New(e.opts)
+	case "fen":
+		end := len(args)
+		if i := slices.Index(args, "moves"); i >= 0 {
+			end = i
+		}
+		if end == 1 {
+			return errors.New("position fen: missing position text")
+		}
+		rest = args[end:]
+		p, err = e.game.Parse(strings.Join(args[1:end], " "), e.opts)
+	default:
+		return fmt.Errorf(`position: expected "startpos" or "fen", got %s`, clip(args[0]))
+	}
+	if err != nil {
+		return fmt.Errorf("position: %w", err)
+	}
+	if len(rest) > 0 {
+		if rest[0] != "moves" {
+			return fmt.Errorf(`position: expected "moves", got %s`, clip(rest[0]))
+		}
+		for i, m := range rest[1:] {
+			if err := game.Play(p, m); err != nil {
+				return fmt.Errorf("position: move %d (%s): %w", i+1, clip(m), err)
+			}
+		}
+	}
+	e.pos = p
+	return nil
+}
+
+// cmdDisplay handles `d`: the position as text, key, side and status.
+func (e *Engine) cmdDisplay() {
+	ls := []string{"Variant: " + e.game.Name}
+	if len(e.game.Options) > 0 {
+		var b strings.Builder
+		b.WriteString("Options:")
+		for _, o := range e.game.Options {
+			fmt.Fprintf(&b, " %s=%s", o.Name, e.opts[o.Name])
+		}
+		ls = append(ls, oneLine(b.String()))
+	}
+	st := e.pos.Status()
+	status := st.Result.String()
+	if st.Reason != "" {
+		status += " (" + st.Reason + ")"
+	}
+	ls = append(ls,
+		"Fen: "+oneLine(e.pos.String()),
+		fmt.Sprintf("Key: %016X", e.pos.Key()),
+		"Side to move: "+e.pos.SideToMove().String(),
+		"Status: "+oneLine(status),
+	)
+	e.out.lines(ls...)
+}

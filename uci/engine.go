@@ -1,0 +1,489 @@
+package uci
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tabula-zero/tabula/game"
+)
+
+const (
+	engineName   = "tabula"
+	engineAuthor = "tabula developers"
+
+	// DefaultMaxLineBytes is the default limit on the length of an input
+	// line; a longer line is answered with an error and skipped.
+	DefaultMaxLineBytes = 1 << 20
+
+	// preferredVariant is the default game when it is registered and no
+	// WithVariant option is given.
+	preferredVariant = "xiangqi"
+
+	// maxQueuedBytes bounds the commands waiting for a running job; more
+	// are answered with an error and dropped.
+	maxQueuedBytes = 16 << 20
+)
+
+// Engine is the engine side of the protocol: a UCI command loop over the
+// registered games. Create it with NewEngine and start it with Run.
+//
+// Commands run in the order they arrive. While a job (`go perft`, a search)
+// runs in the background, `isready` is answered at once (unless commands
+// are queued: then it queues behind them) and `stop` ends the job; every
+// other command waits in a queue until the job is over, so replies never
+// come out of order. `quit` and the end of the input also stop a running
+// search at once, but let a perft finish, as Fairy-Stockfish does: send
+// `stop` to end a perft early.
+type Engine struct {
+	in             io.Reader
+	out            *output
+	searcher       Searcher
+	maxLine        int
+	defaultVariant string
+	running        atomic.Bool
+
+	// The state below belongs to the goroutine running Run.
+	game  game.Game
+	rules map[string]game.Options // rule options set by the user, per game name
+	opts  game.Options            // the resolved options of the current game
+	pos   game.Position
+	job   *job
+}
+
+// EngineOption configures NewEngine.
+type EngineOption func(*engineConfig)
+
+type engineConfig struct {
+	variant  string
+	rules    game.Options
+	searcher Searcher
+	maxLine  int
+}
+
+// WithVariant selects the game the engine starts with (the default of the
+// UCI_Variant option). Without it the engine starts with xiangqi when that
+// is registered, otherwise with the first registered game by name.
+func WithVariant(name string) EngineOption {
+	return func(c *engineConfig) { c.variant = name }
+}
+
+// WithRuleOptions sets rule options of the initial game, as if sent with
+// setoption; they are checked against the game's declared options.
+func WithRuleOptions(opts game.Options) EngineOption {
+	return func(c *engineConfig) { c.rules = opts }
+}
+
+// WithSearcher sets the search behind `go`. Without one, `go` answers that
+// search is not available (`go perft` works regardless).
+func WithSearcher(s Searcher) EngineOption {
+	return func(c *engineConfig) { c.searcher = s }
+}
+
+// WithMaxLineBytes sets the longest accepted input line in bytes, without
+// the line break (default DefaultMaxLineBytes).
+func WithMaxLineBytes(n int) EngineOption {
+	return func(c *engineConfig) { c.maxLine = n }
+}
+
+// NewEngine returns an engine that reads commands from in and writes
+// replies to out. It fails on an unknown variant or invalid rule options.
+func NewEngine(in io.Reader, out io.Writer, opts ...EngineOption) (*Engine, error) {
+	if in == nil || out == nil {
+		return nil, errors.New("uci: NewEngine needs an input and an output")
+	}
+	cfg := engineConfig{maxLine: DefaultMaxLineBytes}
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
+	if cfg.maxLine < 1 {
+		return nil, fmt.Errorf("uci: line limit %d must be at least 1 byte", cfg.maxLine)
+	}
+	names := game.Names()
+	variant := cfg.variant
+	if variant == "" {
+		if len(names) == 0 {
+			return nil, errors.New("uci: no games are registered")
+		}
+		variant = names[0]
+		for _, n := range names {
+			if n == preferredVariant {
+				variant = n
+			}
+		}
+	}
+	g, err := game.Lookup(variant)
+	if err != nil {
+		return nil, fmt.Errorf("uci: unknown variant %q (known: %s)", variant, strings.Join(names, ", "))
+	}
+	user := game.Options{}
+	for name, v := range cfg.rules {
+		o, ok := g.Option(name)
+		if !ok {
+			return nil, fmt.Errorf("uci: %s has no option %q", g.Name, name)
+		}
+		user[o.Name] = v
+	}
+	resolved, pos, err := startPosition(g, user)
+	if err != nil {
+		return nil, fmt.Errorf("uci: %w", err)
+	}
+	return &Engine{
+		in:             in,
+		out:            &output{w: bufio.NewWriter(out)},
+		searcher:       cfg.searcher,
+		maxLine:        cfg.maxLine,
+		defaultVariant: g.Name,
+		game:           g,
+		rules:          map[string]game.Options{g.Name: user},
+		opts:           resolved,
+		pos:            pos,
+	}, nil
+}
+
+// startPosition resolves user options for g and returns them with g's start
+// position under them.
+func startPosition(g game.Game, user game.Options) (game.Options, game.Position, error) {
+	resolved, err := g.Resolve(user)
+	if err != nil {
+		return nil, nil, err
+	}
+	pos, err := g.New(resolved)
+	if err != nil {
+		return nil, nil, err
+	}
+	return resolved, pos, nil
+}
+
+// Run reads and answers commands until `quit` or the end of the input, and
+// then returns nil. Before that, a running search is stopped and a running
+// perft finishes, and the commands queued behind them run. When ctx is
+// cancelled, Run stops any job at once and returns ctx.Err(). It returns an
+// error when reading the input or writing the output fails. Run must not be
+// called again while it runs.
+//
+// The goroutine reading the input ends when a pending Read returns; Run
+// does not wait for it, since a Read on a terminal or pipe cannot be
+// interrupted.
+func (e *Engine) Run(ctx context.Context) error {
+	if !e.running.CompareAndSwap(false, true) {
+		return errors.New("uci: Run is already running")
+	}
+	defer e.running.Store(false)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lines := make(chan inputLine)
+	go readLines(ctx, e.in, e.maxLine, lines)
+	defer e.stopJob()
+
+	// queue holds the commands waiting for the running job, at most
+	// maxQueuedBytes of them.
+	var queue []inputLine
+	queued := 0
+	push := func(l inputLine) {
+		if queued+queueCost(l) > maxQueuedBytes {
+			e.out.errorf("too much input while a job runs: %s dropped", clip(l.command()))
+			return
+		}
+		queue = append(queue, l)
+		queued += queueCost(l)
+	}
+	eof := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for e.job == nil && len(queue) > 0 {
+			l := queue[0]
+			queue, queued = queue[1:], queued-queueCost(l)
+			if quit := e.execute(ctx, l); quit {
+				return e.out.Err()
+			}
+		}
+		if err := e.out.Err(); err != nil {
+			return err
+		}
+		if eof && e.job == nil {
+			return nil
+		}
+		var jobDone <-chan struct{}
+		if e.job != nil {
+			jobDone = e.job.done
+		}
+		var input <-chan inputLine
+		if !eof {
+			input = lines
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-jobDone:
+			e.job = nil
+		case l, ok := <-input:
+			switch {
+			case !ok:
+				eof = true
+				if e.job != nil && e.job.search {
+					e.job.cancel()
+				}
+			case l.err != nil:
+				return fmt.Errorf("uci: read input: %w", l.err)
+			case e.job == nil:
+				push(l)
+			default:
+				// A job runs: isready and stop act now, quit stops a
+				// search, everything else waits.
+				switch l.command() {
+				case "isready":
+					if len(queue) == 0 {
+						e.out.lines("readyok")
+					} else {
+						push(l)
+					}
+				case "stop":
+					e.job.cancel()
+				case "quit":
+					if e.job.search {
+						e.job.cancel()
+					}
+					push(l)
+				default:
+					push(l)
+				}
+			}
+		}
+	}
+}
+
+// execute runs one command line and reports whether it was `quit`. Every
+// problem is answered on the output.
+func (e *Engine) execute(ctx context.Context, l inputLine) (quit bool) {
+	if l.tooLong {
+		e.out.errorf("line longer than %d bytes ignored", e.maxLine)
+		return false
+	}
+	f := strings.Fields(l.text)
+	if len(f) == 0 {
+		return false
+	}
+	var err error
+	switch f[0] {
+	case "uci":
+		e.cmdUCI()
+	case "isready":
+		e.out.lines("readyok")
+	case "debug", "ponderhit", "stop":
+		// Accepted without effect: there is no debug output, no pondering,
+		// and no job runs here (stop during a job is handled by Run).
+	case "setoption":
+		err = e.cmdSetOption(f[1:])
+	case "ucinewgame":
+		err = e.cmdNewGame()
+	case "position":
+		err = e.cmdPosition(f[1:])
+	case "go":
+		err = e.cmdGo(ctx, f[1:])
+	case "d":
+		e.cmdDisplay()
+	case "quit":
+		return true
+	default:
+		err = fmt.Errorf("unknown command %s", clip(f[0]))
+	}
+	if err != nil {
+		e.out.errorf("%v", err)
+	}
+	return false
+}
+
+// job is a command running in the background: a perft or a search.
+type job struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	search bool // quit and the end of input stop a search, not a perft
+}
+
+// startJob runs fn in a goroutine under a context that stop and the end of
+// Run cancel, and quit too for a search.
+func (e *Engine) startJob(ctx context.Context, search bool, fn func(ctx context.Context)) {
+	ctx, cancel := context.WithCancel(ctx)
+	j := &job{cancel: cancel, done: make(chan struct{}), search: search}
+	go func() {
+		defer close(j.done)
+		defer cancel()
+		fn(ctx)
+	}()
+	e.job = j
+}
+
+// stopJob cancels the running job, if any, and waits for it.
+func (e *Engine) stopJob() {
+	if e.job != nil {
+		e.job.cancel()
+		<-e.job.done
+		e.job = nil
+	}
+}
+
+// inputLine is one line of input, or the read error that ended the input.
+type inputLine struct {
+	text    string
+	tooLong bool
+	err     error
+}
+
+// queueCost is what l counts against maxQueuedBytes: its text plus the
+// queue entry.
+func queueCost(l inputLine) int { return len(l.text) + 64 }
+
+// command returns the first word of the line.
+func (l inputLine) command() string {
+	if l.tooLong {
+		return ""
+	}
+	f := strings.Fields(l.text)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// readLines sends the lines of r to out until the end of the input or ctx
+// is done, then closes out. A read error other than io.EOF is sent as the
+// last item. A line longer than max bytes is skipped up to its end and
+// reported as tooLong, so memory stays bounded by max.
+func readLines(ctx context.Context, r io.Reader, max int, out chan<- inputLine) {
+	defer close(out)
+	send := func(l inputLine) bool {
+		select {
+		case out <- l:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	// emit sends the collected line and resets the collection.
+	var line []byte
+	tooLong := false
+	emit := func() bool {
+		s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
+		l := inputLine{text: s, tooLong: tooLong || len(s) > max}
+		if l.tooLong {
+			l.text = ""
+		}
+		line, tooLong = line[:0], false
+		return send(l)
+	}
+	br := bufio.NewReaderSize(r, min(max+2, 64<<10))
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if !tooLong {
+			// max plus room for "\r\n": longer can only be too long.
+			if len(line)+len(chunk) > max+2 {
+				tooLong, line = true, line[:0]
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		switch {
+		case err == nil:
+			if !emit() {
+				return
+			}
+		case errors.Is(err, bufio.ErrBufferFull):
+			// The line goes on.
+		case errors.Is(err, io.EOF):
+			if len(line) > 0 || tooLong {
+				emit()
+			}
+			return
+		default:
+			if (len(line) > 0 || tooLong) && !emit() {
+				return
+			}
+			send(inputLine{err: err})
+			return
+		}
+	}
+}
+
+// output writes whole lines and flushes after each call; it is shared by
+// the command loop and the running job. The first write error sticks.
+type output struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	err error
+}
+
+// lines writes each line with a line break and flushes.
+func (o *output) lines(ls ...string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.err != nil {
+		return
+	}
+	for _, l := range ls {
+		o.w.WriteString(l)
+		o.w.WriteByte('\n')
+	}
+	if err := o.w.Flush(); err != nil {
+		o.err = fmt.Errorf("uci: write output: %w", err)
+	}
+}
+
+// printf writes one formatted line.
+func (o *output) printf(format string, args ...any) {
+	o.lines(fmt.Sprintf(format, args...))
+}
+
+// errorf reports an error to the GUI as `info string error: ...`, on one
+// line whatever the message holds.
+func (o *output) errorf(format string, args ...any) {
+	o.lines("info string error: " + oneLine(fmt.Sprintf(format, args...)))
+}
+
+// Err returns the first write error.
+func (o *output) Err() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err
+}
+
+// maxMessage bounds the length of a message written to the output, since
+// messages may quote input of up to a megabyte.
+const maxMessage = 1000
+
+// oneLine makes s safe to print as one line: control characters become
+// spaces, invalid UTF-8 becomes '?', and the text is clipped to maxMessage
+// bytes.
+func oneLine(s string) string {
+	if len(s) > maxMessage {
+		s = s[:maxMessage] + "..."
+	}
+	s = strings.ToValidUTF8(s, "?")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == '\u0085' || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// clip quotes a token from the input for an error message, shortened to a
+// readable length.
+func clip(s string) string { return clipN(s, 40) }
+
+// clipN quotes s, shortened to n bytes.
+func clipN(s string, n int) string {
+	if len(s) > n {
+		return fmt.Sprintf("%q...", s[:n])
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,72 @@
+package uci
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// outputLine matches every line the engine may write.
+var outputLine = regexp.MustCompile(`^(|id (name|author) .*|option name .*|uciok|readyok|info .*|bestmove \S+( ponder \S+)?|Variant: .*|Options: .*|Fen: .*|Key: [0-9A-F]{16}|Side to move: .*|Status: .*|\d+: \d+|Nodes searched: \d+)$`)
+
+// FuzzEngine feeds arbitrary command text to an engine with a searcher:
+// Run must not panic, must return nil at the end of the input (or the
+// context's error when a long perft outlives the deadline, promptly), and
+// must write only well-formed lines.
+func FuzzEngine(f *testing.F) {
+	for _, s := range []string{
+		"uci\nisready\nucinewgame\nquit\n",
+		"position startpos moves 1 2\ngo perft 3\nd\n",
+		"position fen 3 b moves 1 2\nd\ngo depth 2\n",
+		"setoption name UCI_Variant value tally\nsetoption name Goal value 6\ngo perft 5\n",
+		"setoption name Steps value long\nposition startpos moves 3 3 3\ngo perft 4\n",
+		"setoption name Goal value\nsetoption name\nsetoption\nposition fen\nposition\ngo perft\ngo perft -3\n",
+		"go infinite\nisready\nstop\n",
+		"go searchmoves 1 wtime -1 btime 20 winc 1 binc 1 movestogo 3 movetime 1 nodes 5 mate 1\n",
+		"go perft 2\nposition startpos moves 9\nd\nquit\nd\n",
+		"\x00\xff\r\n\u2028 \x85\n" + strings.Repeat("z", 300) + "\nisready",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		out := &syncBuffer{}
+		e, err := NewEngine(strings.NewReader(data), out, WithVariant("count"), WithMaxLineBytes(200), WithSearcher(&fakeSearcher{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A perft deep in the long count game legitimately takes hours;
+		// cancellation must still end it at once.
+		const deadline = time.Second
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { done <- e.Run(ctx) }()
+		select {
+		case err := <-done:
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Run = %v", err)
+			}
+		case <-time.After(deadline + 5*time.Second):
+			t.Fatalf("Run hangs on %q", data)
+		}
+		text := out.String()
+		if text != "" && !strings.HasSuffix(text, "\n") {
+			t.Fatalf("output does not end with a line break: %q", text)
+		}
+		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			if text == "" {
+				break
+			}
+			if !utf8.ValidString(l) || strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				t.Fatalf("malformed output line %q", l)
+			}
+			if !outputLine.MatchString(l) {
+				t.Fatalf("unexpected output line %q", l)
+			}
+		}
+	})
+}

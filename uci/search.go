@@ -1,0 +1,257 @@
+package uci
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tabula-zero/tabula/game"
+)
+
+// Searcher is the search behind `go`, declared here so that the engine
+// needs nothing else from a search package; cmd/engine wires one in with
+// WithSearcher.
+type Searcher interface {
+	// Search looks for the best move in p within lim. p is a clone that the
+	// searcher owns. When ctx is cancelled (`stop`, `quit`, the end of the
+	// input, the end of Run) it returns the best move found so far at once.
+	// info writes one `info ...` line; pass the text after "info ", such as
+	// "depth 3 score cp 20 pv h3e3". Best is game.NoMove when p has no legal
+	// move.
+	Search(ctx context.Context, p game.Position, lim Limits, info func(string)) (SearchResult, error)
+}
+
+// SearchResult is what a search reports at its end.
+type SearchResult struct {
+	Best   game.Move
+	Ponder game.Move // the expected reply, or game.NoMove
+}
+
+// Limits are the limits of a `go` command. Zero values mean "not given";
+// with no limit at all the searcher picks its own default.
+type Limits struct {
+	Depth     int
+	Nodes     uint64
+	Mate      int              // search for a mate in this many moves
+	MoveTime  time.Duration    // exact time for this move
+	Time      [2]time.Duration // clocks (wtime, btime) indexed by game.Color
+	Inc       [2]time.Duration // increments (winc, binc) indexed by game.Color
+	MovesToGo int
+	// Infinite searches until stop; the engine holds bestmove back until
+	// then even when the searcher returns early.
+	Infinite bool
+	// SearchMoves restricts the root to these legal moves.
+	SearchMoves []game.Move
+}
+
+const (
+	// maxPerftDepth bounds `go perft N`.
+	maxPerftDepth = 20
+	// perftSplit: subtrees of at most this many plies are counted by
+	// game.Perft in one call; deeper ones are split so that stop acts
+	// within one such subtree (a few milliseconds in Xiangqi).
+	perftSplit = 4
+	// maxMillis bounds times in `go` (about 31 years), far below the
+	// overflow of time.Duration.
+	maxMillis = 1_000_000_000_000
+	// maxSearchDepth bounds `go depth` and `go mate`.
+	maxSearchDepth = 10_000
+)
+
+// cmdGo handles `go perft N` and hands other `go` forms to the searcher.
+func (e *Engine) cmdGo(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "perft" {
+		if len(args) < 2 {
+			return errors.New("go perft: missing depth")
+		}
+		if len(args) > 2 {
+			return fmt.Errorf("go perft: unexpected %s after the depth", clip(args[2]))
+		}
+		d, err := strconv.Atoi(args[1])
+		if err != nil || d < 1 || d > maxPerftDepth {
+			return fmt.Errorf("go perft: depth %s is not an integer in [1, %d]", clip(args[1]), maxPerftDepth)
+		}
+		p := e.pos.Clone()
+		e.startJob(ctx, false, func(ctx context.Context) { e.perft(ctx, p, d) })
+		return nil
+	}
+	if e.searcher == nil {
+		return errors.New("search is not available yet")
+	}
+	lim, err := parseLimits(args, e.pos)
+	if err != nil {
+		return err
+	}
+	p, ref := e.pos.Clone(), e.pos.Clone()
+	e.startJob(ctx, true, func(ctx context.Context) { e.search(ctx, p, ref, lim) })
+	return nil
+}
+
+// perft prints the divide of p to depth as Fairy-Stockfish does: one
+// `move: count` line per legal move in generation order (as game.Divide),
+// an empty line, and `Nodes searched: total`. When ctx is cancelled it
+// stops and says so.
+func (e *Engine) perft(ctx context.Context, p game.Position, depth int) {
+	var total uint64
+	for _, m := range p.GenerateMoves(nil) {
+		p.Make(m)
+		n, ok := perftCtx(ctx, p, depth-1)
+		p.Unmake()
+		if !ok {
+			e.out.lines("info string perft stopped")
+			return
+		}
+		total += n
+		e.out.printf("%s: %d", p.FormatMove(m), n)
+	}
+	e.out.lines("", fmt.Sprintf("Nodes searched: %d", total))
+}
+
+// perftCtx is game.Perft with a check of ctx between subtrees of
+// perftSplit plies; ok is false when ctx was cancelled.
+func perftCtx(ctx context.Context, p game.Position, depth int) (n uint64, ok bool) {
+	if ctx.Err() != nil {
+		return 0, false
+	}
+	if depth <= perftSplit {
+		return game.Perft(p, depth), true
+	}
+	for _, m := range p.GenerateMoves(nil) {
+		p.Make(m)
+		c, ok := perftCtx(ctx, p, depth-1)
+		p.Unmake()
+		if !ok {
+			return 0, false
+		}
+		n += c
+	}
+	return n, true
+}
+
+// search runs the searcher on p and prints bestmove; ref is an untouched
+// copy of p to check and format the moves it returns.
+func (e *Engine) search(ctx context.Context, p, ref game.Position, lim Limits) {
+	info := func(s string) { e.out.lines("info " + oneLine(s)) }
+	res, err := e.searcher.Search(ctx, p, lim, info)
+	if err != nil {
+		e.out.errorf("search: %v", err)
+	}
+	if lim.Infinite {
+		<-ctx.Done()
+	}
+	line := "bestmove (none)"
+	if res.Best != game.NoMove {
+		if !game.IsLegal(ref, res.Best) {
+			e.out.errorf("search: the searcher returned an illegal move")
+		} else {
+			line = "bestmove " + ref.FormatMove(res.Best)
+			ref.Make(res.Best)
+			if res.Ponder != game.NoMove && game.IsLegal(ref, res.Ponder) {
+				line += " ponder " + ref.FormatMove(res.Ponder)
+			}
+			ref.Unmake()
+		}
+	}
+	e.out.lines(oneLine(line))
+}
+
+// goKeywords are the words of a `go` command; they end a searchmoves list.
+var goKeywords = map[string]bool{
+	"searchmoves": true, "ponder": true, "wtime": true, "btime": true,
+	"winc": true, "binc": true, "movestogo": true, "depth": true,
+	"nodes": true, "mate": true, "movetime": true, "infinite": true,
+	"perft": true,
+}
+
+// parseLimits reads the arguments of `go` (everything but perft); moves
+// after searchmoves are checked for legality in p.
+func parseLimits(args []string, p game.Position) (Limits, error) {
+	var lim Limits
+	// num reads the number after keyword args[*i] and advances *i.
+	num := func(i *int, lo, hi int64) (int64, error) {
+		kw := args[*i]
+		if *i+1 >= len(args) {
+			return 0, fmt.Errorf("go %s: missing value", kw)
+		}
+		*i++
+		v, err := strconv.ParseInt(args[*i], 10, 64)
+		if err != nil || v < lo || v > hi {
+			return 0, fmt.Errorf("go %s: value %s is not an integer in [%d, %d]", kw, clip(args[*i]), lo, hi)
+		}
+		return v, nil
+	}
+	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
+	for i := 0; i < len(args); i++ {
+		var (
+			v   int64
+			err error
+		)
+		switch kw := args[i]; kw {
+		case "infinite":
+			lim.Infinite = true
+		case "ponder":
+			return Limits{}, errors.New("go ponder: pondering is not supported")
+		case "perft":
+			return Limits{}, errors.New(`go: perft must come first ("go perft N")`)
+		case "depth":
+			if v, err = num(&i, 1, maxSearchDepth); err == nil {
+				lim.Depth = int(v)
+			}
+		case "mate":
+			if v, err = num(&i, 1, maxSearchDepth); err == nil {
+				lim.Mate = int(v)
+			}
+		case "nodes":
+			if v, err = num(&i, 1, 1<<62); err == nil {
+				lim.Nodes = uint64(v)
+			}
+		case "movestogo":
+			if v, err = num(&i, 1, 1_000_000); err == nil {
+				lim.MovesToGo = int(v)
+			}
+		case "movetime":
+			if v, err = num(&i, 0, maxMillis); err == nil {
+				lim.MoveTime = ms(v)
+			}
+		case "wtime", "btime":
+			// GUIs send negative clocks after a flag fall: read as zero.
+			if v, err = num(&i, -maxMillis, maxMillis); err == nil {
+				lim.Time[colorOf(kw)] = ms(max(v, 0))
+			}
+		case "winc", "binc":
+			if v, err = num(&i, 0, maxMillis); err == nil {
+				lim.Inc[colorOf(kw)] = ms(v)
+			}
+		case "searchmoves":
+			j := i + 1
+			for ; j < len(args) && !goKeywords[args[j]]; j++ {
+				m, perr := p.ParseMove(args[j])
+				if perr != nil {
+					return Limits{}, fmt.Errorf("go searchmoves: move %s: %w", clip(args[j]), perr)
+				}
+				lim.SearchMoves = append(lim.SearchMoves, m)
+			}
+			if j == i+1 {
+				return Limits{}, errors.New("go searchmoves: missing moves")
+			}
+			i = j - 1
+		default:
+			return Limits{}, fmt.Errorf("go: unknown parameter %s", clip(kw))
+		}
+		if err != nil {
+			return Limits{}, err
+		}
+	}
+	return lim, nil
+}
+
+// colorOf maps wtime/winc to the first player and btime/binc to the second.
+func colorOf(kw string) game.Color {
+	if strings.HasPrefix(kw, "w") {
+		return game.First
+	}
+	return game.Second
+}
