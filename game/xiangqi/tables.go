@@ -171,6 +171,7 @@ func init() {
 	}
 	zobristSide = rng.Uint64()
 	initActions()
+	initEval()
 }
 
 func initLines() {

@@ -1,0 +1,150 @@
+package alphabeta_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/connect4"
+	"github.com/tabula-zero/tabula/game/gametest"
+	"github.com/tabula-zero/tabula/game/lion"
+	"github.com/tabula-zero/tabula/game/xiangqi"
+)
+
+// minimax is the reference: plain negamax to a fixed depth with static
+// leaves, no pruning, no TT, no ordering, no quiescence.
+func minimax(p alphabeta.Position, depth, ply int) int {
+	if ply > 0 {
+		if st := p.RuleStatus(); st.Over() {
+			return score(st.Result, ply)
+		}
+	}
+	if depth <= 0 {
+		return p.Evaluate()
+	}
+	moves := p.GenerateMoves(nil)
+	if len(moves) == 0 {
+		return score(p.Status().Result, ply)
+	}
+	best := -alphabeta.Infinity
+	for _, m := range moves {
+		p.Make(m)
+		best = max(best, -minimax(p, depth-1, ply+1))
+		p.Unmake()
+	}
+	return best
+}
+
+func score(r game.Result, ply int) int {
+	switch r {
+	case game.Win:
+		return alphabeta.Mate - ply
+	case game.Loss:
+		return -alphabeta.Mate + ply
+	}
+	return 0
+}
+
+type gameCase struct {
+	name     string
+	start    alphabeta.Position
+	games    int
+	maxDepth int
+	refDepth int // depth up to which the unpruned minimax is affordable
+}
+
+func cases() []gameCase {
+	lp, _ := lion.New(nil)
+	return []gameCase{
+		{"xiangqi", xiangqi.New(xiangqi.DefaultRules), 4, 3, 2},
+		{"connect4", connect4.New(), 6, 6, 5},
+		{"lion", lp, 8, 5, 4},
+	}
+}
+
+// TestAlgorithmsAgree is the equivalence invariant: at a fixed depth with
+// the same evaluation and no depth-altering pruning, every algorithm
+// returns plain alpha-beta's value, and (where affordable) the unpruned
+// minimax value.
+func TestAlgorithmsAgree(t *testing.T) {
+	for _, c := range cases() {
+		positions := gametest.RandomPositions(c.start, c.games, 60, 7)
+		positions = every(positions, 25)
+		t.Run(c.name, func(t *testing.T) {
+			for _, gp := range positions {
+				p := gp.(alphabeta.Position)
+				if len(p.GenerateMoves(nil)) == 0 {
+					continue
+				}
+				for depth := 1; depth <= c.maxDepth; depth++ {
+					if depth <= c.refDepth {
+						o := alphabeta.FixedDepthOptions(alphabeta.AlgAlphaBeta)
+						o.Quiescence = false
+						ab, _ := newSearcher(t, o).FixedDepth(p, depth)
+						if mm := minimax(p, depth, 0); mm != ab {
+							t.Fatalf("%s depth %d: alphabeta without quiescence %d, minimax %d", p, depth, ab, mm)
+						}
+					}
+					ref, _ := newSearcher(t, alphabeta.FixedDepthOptions(alphabeta.AlgAlphaBeta)).FixedDepth(p, depth)
+					for _, algo := range alphabeta.Algorithms {
+						v, m := newSearcher(t, alphabeta.FixedDepthOptions(algo)).FixedDepth(p, depth)
+						if v != ref {
+							t.Fatalf("%s depth %d: %s %d, alphabeta %d", p, depth, algo, v, ref)
+						}
+						if m == game.NoMove || !game.IsLegal(p, m) {
+							t.Fatalf("%s depth %d: %s returned move %v", p, depth, algo, m)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func newSearcher(t testing.TB, o alphabeta.Options) *alphabeta.Searcher {
+	s, err := alphabeta.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestUnknownAlgorithm(t *testing.T) {
+	o := alphabeta.DefaultOptions()
+	o.Algorithm = "minimax"
+	if _, err := alphabeta.New(o); err == nil {
+		t.Fatal("unknown algorithm accepted")
+	}
+}
+
+func search(t *testing.T, p alphabeta.Position, depth int) alphabeta.Result {
+	s := newSearcher(t, alphabeta.DefaultOptions())
+	return s.Search(context.Background(), p, alphabeta.Limits{Depth: depth}, nil)
+}
+
+func TestXiangqiMateInOne(t *testing.T) {
+	p, err := xiangqi.Parse("3k5/R8/9/9/9/9/9/9/9/R3K4 w", xiangqi.DefaultRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := search(t, p, 4)
+	if !alphabeta.IsMate(r.Score) || alphabeta.MateIn(r.Score) != 1 {
+		t.Fatalf("best %s score %s, want mate 1", p.FormatMove(r.Move), alphabeta.FormatScore(r.Score))
+	}
+	p.Make(r.Move)
+	if s := p.Status(); s.Result != game.Loss {
+		t.Fatalf("after %s the opponent is not mated: %+v", p.FormatMove(r.Move), s)
+	}
+}
+
+
+// every keeps about n evenly spaced items.
+func every[T any](xs []T, n int) []T {
+	step := max(1, len(xs)/n)
+	var out []T
+	for i := 0; i < len(xs); i += step {
+		out = append(out, xs[i])
+	}
+	return out
+}

@@ -1,0 +1,200 @@
+package alphabeta
+
+import (
+	"context"
+	"time"
+
+	"github.com/tabula-zero/tabula/game"
+)
+
+// Search runs iterative deepening on p within lim and returns the best move
+// of the deepest completed iteration, or the partial iteration's move when
+// it already scores better. info, if not nil, is called after each
+// completed iteration. p is modified during the search and restored.
+func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func(Info)) Result {
+	s.prepare(ctx, p, lim)
+	maxDepth := MaxDepth
+	if lim.Depth > 0 {
+		maxDepth = min(lim.Depth, MaxDepth)
+	}
+	var res Result
+	prev := 0
+	for depth := 1; depth <= maxDepth; depth++ {
+		s.rootBest, s.rootScore = game.NoMove, -Infinity
+		score := s.root(depth, prev)
+		if s.aborted {
+			// The partial iteration's move counts when it has proved a score
+			// above the last completed one.
+			if s.rootBest != game.NoMove && (res.Move == game.NoMove || s.rootScore > res.Score) {
+				res.Move, res.Score = s.rootBest, s.rootScore
+				res.PV = []game.Move{s.rootBest}
+			}
+			break
+		}
+		prev = score
+		res.Move, res.Score, res.Depth = s.rootBest, score, depth
+		if res.Move == game.NoMove {
+			res.Move = s.ttMove(p)
+		}
+		res.PV = s.principalVariation(p, depth)
+		if info != nil {
+			info(Info{Depth: depth, SelDepth: s.seldepth, Score: score, Nodes: s.nodes, Time: time.Since(s.start), PV: res.PV, Hashfull: s.tt.Hashfull()})
+		}
+		if res.Move == game.NoMove {
+			break // no legal move: nothing deeper to find
+		}
+		// A mate found within the horizon cannot get shorter.
+		if IsMate(score) && Mate-abs(score) <= depth {
+			break
+		}
+		// Time: another iteration rarely finishes in the time left when half
+		// of it is gone.
+		if !s.deadline.IsZero() && time.Since(s.start) > time.Until(s.deadline) {
+			break
+		}
+	}
+	if res.Move == game.NoMove {
+		// Stopped before depth 1 finished: any legal move beats none.
+		if ms := p.GenerateMoves(nil); len(ms) > 0 {
+			res.Move = ms[0]
+		}
+	}
+	if lim.MultiPV && res.Depth > 0 {
+		s.aborted = false
+		s.maxNodes, s.deadline = 0, time.Time{}
+		s.ctx = context.Background()
+		res.RootScores = s.RootScores(res.Depth)
+	}
+	res.Nodes, res.Time = s.nodes, time.Since(s.start)
+	return res
+}
+
+// root runs the selected algorithm at one depth; guess is the previous
+// iteration's score (MTD(f)'s first guess).
+func (s *Searcher) root(depth, guess int) int {
+	switch s.algo {
+	case algMTDF:
+		return s.mtdf(depth, guess)
+	case algNegaC, algNegaCOpt:
+		return s.negaCStar(depth, s.algo == algNegaCOpt)
+	}
+	return s.search(-Infinity, Infinity, depth, 0, true)
+}
+
+// mtdf converges on the value with null-window searches (Plaat).
+func (s *Searcher) mtdf(depth, g int) int {
+	lower, upper := -Infinity, Infinity
+	for lower < upper && !s.aborted {
+		beta := g
+		if g == lower {
+			beta = g + 1
+		}
+		g = s.search(beta-1, beta, depth, 0, true)
+		if g < beta {
+			upper = g
+		} else {
+			lower = g
+		}
+	}
+	return g
+}
+
+// negaCStar bisects the value range with null-window searches (Coplan's
+// C*); opt probes at half the bound first (Pons' optimisation, which finds
+// large wins and losses sooner). Go's division truncates like C's, as the
+// seed requires.
+func (s *Searcher) negaCStar(depth int, opt bool) int {
+	lo, hi := -Infinity, Infinity
+	for lo < hi && !s.aborted {
+		med := lo + (hi-lo)/2
+		if opt {
+			if med <= 0 && lo/2 < med {
+				med = lo / 2
+			} else if med >= 0 && hi/2 > med {
+				med = hi / 2
+			}
+		}
+		r := s.search(med, med+1, depth, 0, true)
+		if r <= med {
+			hi = r
+		} else {
+			lo = r
+		}
+	}
+	return lo
+}
+
+// FixedDepth returns the root value of a fixed-depth search, with no
+// iterative deepening (the equivalence invariant's measure).
+func (s *Searcher) FixedDepth(p Position, depth int) (int, game.Move) {
+	s.prepare(context.Background(), p, Limits{})
+	s.rootBest = game.NoMove
+	v := s.root(depth, 0)
+	return v, s.rootBest
+}
+
+// RootScores returns the exact score of every legal root move at depth
+// (full-window searches one ply down, helped by the TT), best first.
+func (s *Searcher) RootScores(depth int) []RootScore {
+	p := s.p
+	moves := p.GenerateMoves(nil)
+	out := make([]RootScore, 0, len(moves))
+	for _, m := range moves {
+		p.Make(m)
+		v := -s.search(-Infinity, Infinity, depth-1, 1, true)
+		p.Unmake()
+		out = append(out, RootScore{Move: m, Score: v})
+	}
+	sortRootScores(out)
+	return out
+}
+
+func sortRootScores(rs []RootScore) {
+	for i := 1; i < len(rs); i++ {
+		for j := i; j > 0 && rs[j].Score > rs[j-1].Score; j-- {
+			rs[j], rs[j-1] = rs[j-1], rs[j]
+		}
+	}
+}
+
+// ttMove returns the TT's move for p when it is legal.
+func (s *Searcher) ttMove(p Position) game.Move {
+	if e, ok := s.tt.probe(p.Key()); ok && e.move != 0 && game.IsLegal(p, game.Move(e.move)) {
+		return game.Move(e.move)
+	}
+	return game.NoMove
+}
+
+// principalVariation returns the triangular PV when the last search kept
+// one starting with the root best move, else follows TT moves (the
+// null-window drivers leave no full PV).
+func (s *Searcher) principalVariation(p Position, depth int) []game.Move {
+	if s.pvLen[0] > 0 && s.pv[0][0] == s.rootBest {
+		return append([]game.Move(nil), s.pv[0][:s.pvLen[0]]...)
+	}
+	var pv []game.Move
+	seen := map[uint64]bool{}
+	for len(pv) < depth && !seen[p.Key()] {
+		seen[p.Key()] = true
+		m := s.ttMove(p)
+		if len(pv) == 0 && s.rootBest != game.NoMove {
+			m = s.rootBest
+		}
+		if m == game.NoMove {
+			break
+		}
+		pv = append(pv, m)
+		p.Make(m)
+	}
+	for range pv {
+		p.Unmake()
+	}
+	return pv
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

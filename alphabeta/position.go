@@ -1,0 +1,31 @@
+package alphabeta
+
+import "github.com/tabula-zero/tabula/game"
+
+// Position is what the searchers need from a game.
+type Position interface {
+	game.Position
+	// Evaluate returns the static score for the side to move, in
+	// centi-units.
+	Evaluate() int
+	// InCheck reports whether the side to move is in check (games without
+	// check return false).
+	InCheck() bool
+	// GenerateCaptures appends to dst[:0] the legal captures, or every
+	// legal move when the side to move is in check: the quiescence moves.
+	GenerateCaptures(dst []game.Move) []game.Move
+	// MoveValues returns the value of the piece m captures (0 for none) and
+	// of the piece that moves, for capture ordering.
+	MoveValues(m game.Move) (captured, mover int)
+	// RuleStatus applies the rules that do not depend on the legal moves
+	// (repetition, move-count rules, ply caps). A position without legal
+	// moves is scored through Status instead.
+	RuleStatus() game.Status
+}
+
+// NullMover is implemented by games where passing is a sound guess of a
+// lower bound (null-move pruning): Xiangqi, not zugzwang-rich games.
+type NullMover interface {
+	MakeNull()
+	UnmakeNull()
+}

@@ -1,0 +1,210 @@
+package alphabeta
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tabula-zero/tabula/game"
+)
+
+// Algorithm names.
+const (
+	AlgAlphaBeta     = "alphabeta"      // fail-soft alpha-beta
+	AlgAlphaBetaHard = "alphabeta-hard" // fail-hard alpha-beta
+	AlgPVS           = "pvs"
+	AlgMTDF          = "mtdf"
+	AlgNegaCStar     = "negacstar"
+	AlgNegaCStarOpt  = "negacstar-opt"
+)
+
+// Algorithms lists the selectable algorithm names.
+var Algorithms = []string{AlgAlphaBeta, AlgAlphaBetaHard, AlgPVS, AlgMTDF, AlgNegaCStar, AlgNegaCStarOpt}
+
+// Options configure a Searcher.
+type Options struct {
+	Algorithm string
+	HashMiB   int
+	// Quiescence searches captures (and check evasions) at the horizon.
+	Quiescence bool
+	// CheckExtension searches one ply deeper when in check.
+	CheckExtension bool
+	// NullMove and LMR prune and reduce; they apply to games that
+	// implement NullMover (null move) and to quiet late moves (LMR).
+	NullMove bool
+	LMR      bool
+	// ExactDepthTT lets TT entries cut off only at exactly the depth they
+	// were searched to, so that every algorithm returns the fixed-depth
+	// minimax value (the equivalence invariant). Off, deeper entries are
+	// used too, which is stronger.
+	ExactDepthTT bool
+}
+
+// DefaultOptions is the strongest configuration.
+func DefaultOptions() Options {
+	return Options{Algorithm: AlgPVS, HashMiB: 64, Quiescence: true, CheckExtension: true, NullMove: true, LMR: true}
+}
+
+// FixedDepthOptions leave the searched tree independent of the algorithm:
+// no extensions, reductions or pruning; TT cutoffs at equal depth only.
+func FixedDepthOptions(algo string) Options {
+	return Options{Algorithm: algo, HashMiB: 16, Quiescence: true, ExactDepthTT: true}
+}
+
+// Limits bound one search. Zero values mean "no limit"; with none at all
+// the search stops at MaxDepth.
+type Limits struct {
+	Depth int
+	Nodes uint64
+	Time  time.Duration
+	// MultiPV asks for an exact score of every root move at the deepest
+	// completed depth (Result.RootScores).
+	MultiPV bool
+}
+
+// MaxDepth bounds iterative deepening.
+const MaxDepth = 64
+
+// Info describes one completed iteration.
+type Info struct {
+	Depth, SelDepth int
+	Score           int
+	Nodes           uint64
+	Time            time.Duration
+	PV              []game.Move
+	Hashfull        int
+}
+
+// RootScore is one root move's exact score.
+type RootScore struct {
+	Move  game.Move
+	Score int
+}
+
+// Result is the outcome of a search.
+type Result struct {
+	Move       game.Move // game.NoMove when the position has no legal move
+	Score      int
+	Depth      int // deepest completed iteration
+	Nodes      uint64
+	Time       time.Duration
+	PV         []game.Move
+	RootScores []RootScore // with Limits.MultiPV, best first
+}
+
+type algorithm uint8
+
+const (
+	algAB algorithm = iota
+	algABHard
+	algPVS
+	algMTDF
+	algNegaC
+	algNegaCOpt
+)
+
+const historySize = 1 << 16
+
+// Searcher searches positions of any game. It is not safe for concurrent
+// use; run one per goroutine.
+type Searcher struct {
+	opts     Options
+	algo     algorithm
+	failHard bool
+	pvs      bool
+	tt       *TT
+
+	p        Position
+	nm       NullMover
+	ctx      context.Context
+	start    time.Time
+	deadline time.Time
+	maxNodes uint64
+	nodes    uint64
+	aborted  bool
+	seldepth int
+
+	moves   [MaxPly][]game.Move
+	scores  [MaxPly][]int32
+	killers [MaxPly][2]game.Move
+	history [historySize]int32
+	pv      [MaxPly + 1][MaxPly + 1]game.Move
+	pvLen   [MaxPly + 1]int
+
+	rootBest  game.Move
+	rootScore int
+}
+
+// New returns a searcher; an unknown algorithm is an error.
+func New(opts Options) (*Searcher, error) {
+	i := slices.Index(Algorithms, opts.Algorithm)
+	if i < 0 {
+		return nil, fmt.Errorf("alphabeta: unknown algorithm %q (valid: %s)", opts.Algorithm, strings.Join(Algorithms, ", "))
+	}
+	if opts.HashMiB < 0 || opts.HashMiB > 1<<16 {
+		return nil, fmt.Errorf("alphabeta: hash size %d MiB out of range [0, 65536]", opts.HashMiB)
+	}
+	s := &Searcher{opts: opts, algo: algorithm(i), tt: NewTT(opts.HashMiB)}
+	s.failHard = s.algo == algABHard
+	s.pvs = s.algo == algPVS
+	for i := range s.moves {
+		s.moves[i] = make([]game.Move, 0, 256)
+		s.scores[i] = make([]int32, 256)
+	}
+	return s, nil
+}
+
+// Options returns the searcher's options.
+func (s *Searcher) Options() Options { return s.opts }
+
+// Clear forgets the TT, killers and history (a new game).
+func (s *Searcher) Clear() {
+	s.tt.Clear()
+	s.killers = [MaxPly][2]game.Move{}
+	clear(s.history[:])
+}
+
+// Nodes returns the nodes of the last search.
+func (s *Searcher) Nodes() uint64 { return s.nodes }
+
+func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
+	s.p = p
+	s.nm, _ = p.(NullMover)
+	if !s.opts.NullMove {
+		s.nm = nil
+	}
+	s.ctx = ctx
+	s.start = time.Now()
+	s.deadline = time.Time{}
+	if lim.Time > 0 {
+		s.deadline = s.start.Add(lim.Time)
+	}
+	s.maxNodes = lim.Nodes
+	s.nodes = 0
+	s.aborted = false
+	s.seldepth = 0
+	s.killers = [MaxPly][2]game.Move{}
+	for i := range s.history {
+		s.history[i] /= 8 // keep some ordering knowledge between moves
+	}
+	s.tt.NewSearch()
+}
+
+// poll checks the stop conditions; it runs every 1024 nodes.
+func (s *Searcher) poll() {
+	if s.maxNodes > 0 && s.nodes >= s.maxNodes {
+		s.aborted = true
+		return
+	}
+	if !s.deadline.IsZero() && time.Now().After(s.deadline) {
+		s.aborted = true
+		return
+	}
+	select {
+	case <-s.ctx.Done():
+		s.aborted = true
+	default:
+	}
+}
