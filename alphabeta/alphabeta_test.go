@@ -138,7 +138,6 @@ func TestXiangqiMateInOne(t *testing.T) {
 	}
 }
 
-
 // every keeps about n evenly spaced items.
 func every[T any](xs []T, n int) []T {
 	step := max(1, len(xs)/n)
