@@ -39,15 +39,28 @@ func (e *Engine) cmdUCI() {
 				continue
 			}
 			seen[key] = true
-			if len(o.Values) > 0 {
-				ls = append(ls, fmt.Sprintf("option name %s type combo default %s%s", o.Name, o.Default, varList(o.Values)))
-			} else {
-				ls = append(ls, fmt.Sprintf("option name %s type spin default %s min %d max %d", o.Name, o.Default, o.Min, o.Max))
+			ls = append(ls, optionLine(o))
+		}
+	}
+	if os, ok := e.searcher.(OptionSetter); ok {
+		for _, o := range os.SearchOptions() {
+			if seen[strings.ToLower(o.Name)] {
+				continue
 			}
+			seen[strings.ToLower(o.Name)] = true
+			ls = append(ls, optionLine(o))
 		}
 	}
 	ls = append(ls, "uciok")
 	e.out.lines(ls...)
+}
+
+// optionLine declares o as a UCI combo or spin option.
+func optionLine(o game.Option) string {
+	if len(o.Values) > 0 {
+		return fmt.Sprintf("option name %s type combo default %s%s", o.Name, o.Default, varList(o.Values))
+	}
+	return fmt.Sprintf("option name %s type spin default %s min %d max %d", o.Name, o.Default, o.Min, o.Max)
 }
 
 // varList formats the choices of a combo option.
@@ -81,6 +94,16 @@ func (e *Engine) cmdSetOption(args []string) error {
 	value := strings.Join(args[vi+1:], " ")
 	if strings.EqualFold(name, variantOption) {
 		return e.setVariant(value)
+	}
+	if os, ok := e.searcher.(OptionSetter); ok {
+		for _, o := range os.SearchOptions() {
+			if strings.EqualFold(o.Name, name) {
+				if err := o.Check(value); err != nil {
+					return fmt.Errorf("setoption: %w", err)
+				}
+				return os.SetSearchOption(o.Name, value)
+			}
+		}
 	}
 	return e.setRule(name, value)
 }
@@ -160,6 +183,9 @@ func (e *Engine) cmdNewGame() error {
 		return fmt.Errorf("ucinewgame: %w", err)
 	}
 	e.pos = pos
+	if ng, ok := e.searcher.(NewGamer); ok {
+		ng.NewGame()
+	}
 	return nil
 }
 

@@ -24,6 +24,20 @@ type Searcher interface {
 	Search(ctx context.Context, p game.Position, lim Limits, info func(string)) (SearchResult, error)
 }
 
+// OptionSetter is implemented by searchers with options of their own (hash
+// size, algorithm, multi-PV). The engine lists them after the rule options
+// and routes `setoption` for those names to the searcher.
+type OptionSetter interface {
+	SearchOptions() []game.Option
+	SetSearchOption(name, value string) error
+}
+
+// NewGamer is implemented by searchers that keep state between moves (a
+// transposition table); `ucinewgame` clears it.
+type NewGamer interface {
+	NewGame()
+}
+
 // SearchResult is what a search reports at its end.
 type SearchResult struct {
 	Best   game.Move

@@ -1,0 +1,103 @@
+// Command engine is tabula's UCI front-end for every game: perft, and
+// alpha-beta search behind the usual `go` commands.
+//
+//	go run ./cmd/engine [-variant xiangqi|connect4|lion]    UCI on stdin/stdout
+//	go run ./cmd/engine -variant xiangqi -perft 5 [-fen F]  perft with speed, then exit
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/connect4"
+	_ "github.com/tabula-zero/tabula/game/lion"
+	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	"github.com/tabula-zero/tabula/uci"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "engine:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, in io.Reader, out io.Writer) error {
+	fs := flag.NewFlagSet("engine", flag.ContinueOnError)
+	variant := fs.String("variant", "xiangqi", "game: "+strings.Join(game.Names(), ", "))
+	perft := fs.Int("perft", 0, "run perft to this depth from the start position (or -fen), print the divide and speed, and exit")
+	fen := fs.String("fen", "", "position text for -perft (FEN for Xiangqi)")
+	rules := fs.String("rules", "", "rule options as name=value,name=value (for example TryRule=immediate)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	opts, err := parseRules(*rules)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if *perft > 0 {
+		return runPerft(ctx, out, *variant, opts, *fen, *perft)
+	}
+	e, err := uci.NewEngine(in, out, uci.WithVariant(*variant), uci.WithRuleOptions(opts), uci.WithSearcher(newSearcher()))
+	if err != nil {
+		return err
+	}
+	return e.Run(ctx)
+}
+
+func parseRules(s string) (game.Options, error) {
+	opts := game.Options{}
+	if s == "" {
+		return opts, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("-rules: %q is not name=value", kv)
+		}
+		opts[k] = v
+	}
+	return opts, nil
+}
+
+// runPerft prints a divide and the total with its speed.
+func runPerft(ctx context.Context, out io.Writer, variant string, opts game.Options, text string, depth int) error {
+	g, err := game.Lookup(variant)
+	if err != nil {
+		return err
+	}
+	var p game.Position
+	if text == "" {
+		p, err = g.New(opts)
+	} else {
+		p, err = g.Parse(text, opts)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s perft %d from %q\n", g.Name, depth, p.String())
+	start := time.Now()
+	var total uint64
+	for _, e := range game.Divide(p, depth) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		fmt.Fprintf(out, "%s: %d\n", e.Move, e.Count)
+		total += e.Count
+	}
+	el := time.Since(start)
+	fmt.Fprintf(out, "\nNodes searched: %d\nTime: %.3f s (%.1f M leaves/s)\n", total, el.Seconds(), float64(total)/el.Seconds()/1e6)
+	return nil
+}
