@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/uci"
+)
+
+func TestPerftFlag(t *testing.T) {
+	var out bytes.Buffer
+	if err := run([]string{"-variant", "lion", "-rules", "TryRule=immediate", "-perft", "4"}, strings.NewReader(""), &out); err != nil {
+		t.Fatal(err)
+	}
+	// Published count for Catch the Lion, immediate try rule, depth 4.
+	if !strings.Contains(out.String(), "Nodes searched: 898\n") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	out.Reset()
+	if err := run([]string{"-variant", "connect4", "-fen", "4453", "-perft", "1"}, strings.NewReader(""), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Nodes searched: 7\n") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+}
+
+func TestFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"-variant", "chess", "-perft", "1"},
+		{"-rules", "TryRule", "-perft", "1"},
+		{"-variant", "lion", "-rules", "TryRule=never", "-perft", "1"},
+		{"-variant", "xiangqi", "-fen", "9/9 w", "-perft", "1"},
+		{"stray"},
+	} {
+		var out bytes.Buffer
+		if err := run(args, strings.NewReader(""), &out); err == nil {
+			t.Errorf("%q: no error", args)
+		}
+	}
+}
+
+// TestSearchTranscript drives the real engine with the alpha-beta searcher.
+// Input stays open until bestmove arrives: end of input stops a search.
+func TestSearchTranscript(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- run(nil, inR, outW); outW.Close() }()
+	go func() {
+		io.WriteString(inW, "setoption name UCI_Variant value xiangqi\n"+
+			"position fen 3k5/R8/9/9/9/9/9/9/9/R3K4 w\n"+
+			"go depth 3\n")
+	}()
+	var text strings.Builder
+	sc := bufio.NewScanner(outR)
+	for sc.Scan() {
+		text.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "bestmove") {
+			break
+		}
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "score mate 1") || !strings.Contains(text.String(), "bestmove a1") {
+		t.Fatalf("no mate in one found:\n%s", text.String())
+	}
+}
+
+func TestSearchOptions(t *testing.T) {
+	s := newSearcher()
+	for _, o := range s.SearchOptions() {
+		if err := o.Check(o.Default); err != nil {
+			t.Errorf("default of %s rejected: %v", o.Name, err)
+		}
+	}
+	if err := s.SetSearchOption(optAlgorithm, "mtdf"); err != nil || s.opts.Algorithm != "mtdf" {
+		t.Fatalf("Algorithm: %v", err)
+	}
+	g, _ := game.Lookup("connect4")
+	p, _ := g.New(nil)
+	res, err := s.Search(t.Context(), p, uci.Limits{Depth: 4}, func(string) {})
+	if err != nil || !game.IsLegal(p, res.Best) {
+		t.Fatalf("mtdf search: %v %v", res.Best, err)
+	}
+}
+
+func TestMoveTime(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		lim  uci.Limits
+		want time.Duration
+	}{
+		{uci.Limits{MoveTime: 500 * ms}, 500 * ms},
+		{uci.Limits{}, 0},
+		{uci.Limits{Time: [2]time.Duration{30 * time.Second, 0}}, time.Second - 20*ms},
+		{uci.Limits{Time: [2]time.Duration{0, 10 * time.Second}, MovesToGo: 1}, 5*time.Second - 20*ms},
+	} {
+		us := game.First
+		if c.lim.Time[1] > 0 {
+			us = game.Second
+		}
+		if got := moveTime(c.lim, us); got != c.want {
+			t.Errorf("%+v: %v, want %v", c.lim, got, c.want)
+		}
+	}
+}
