@@ -16,8 +16,8 @@ func TestSolveFile(t *testing.T) {
 		"67152117737262713366376314254 6",          // L3_R1, right
 		"",                                         // blank: skipped
 		"23163416124767223154467471272416755633 5", // wrong: Pons says 0
-		"445566",                                   // no score: just solved (18)
-		"  4455661   -17  ",                        // spaces around
+		"445566",            // no score: just solved (18)
+		"  4455661   -17  ", // spaces around
 	}, "\n") + "\n"
 	var out bytes.Buffer
 	sum, err := SolveFile(context.Background(), strings.NewReader(in), &out, Fastest, 1)
@@ -49,7 +49,7 @@ func TestSolveFile(t *testing.T) {
 		}
 		n, err1 := strconv.ParseUint(f[2], 10, 64)
 		_, err2 := strconv.ParseUint(f[3], 10, 64)
-		if err1 != nil || err2 != nil || n == 0 {
+		if err1 != nil || err2 != nil || (n == 0) != (i == 3) { // an immediate win takes no node
 			t.Errorf("output line %d: %q", i+1, l)
 		}
 		nodes += n
@@ -61,7 +61,7 @@ func TestSolveFile(t *testing.T) {
 
 func TestSolveFileErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"445566 18\n4458 3\n", "c4solver: line 2: "},         // 8 is no column
+		{"445566 18\n4458 3\n", "c4solver: line 2: "},             // 8 is no column
 		{"445566 18\n\n445 x\n", "c4solver: line 3: score \"x\""}, // not a number
 		{"4 1 2 3\n", "c4solver: line 1: 4 fields"},
 		{"4455667 0\n44556677 0\n", "c4solver: line 2: "}, // a move after the four
@@ -87,7 +87,7 @@ func TestSolveFileErrors(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "c4solver: line 3: ") {
 		t.Errorf("cancelled: %v", err)
 	}
-	if _, err := SolveFile(context.Background(), strings.NewReader("4 0\n"), failWriter{}, Fastest, 1); err == nil ||
+	if _, err := SolveFile(context.Background(), strings.NewReader("445566 18\n"), failWriter{}, Fastest, 1); err == nil ||
 		!strings.HasPrefix(err.Error(), "c4solver: ") {
 		t.Errorf("write error: %v", err)
 	}

@@ -176,6 +176,9 @@ func (h *heuristic) root(cur, mask uint64, n, depth int) (score, col int) {
 // win at once.
 func (h *heuristic) search(cur, mask uint64, n, depth, alpha, beta int) int {
 	h.nodes++
+	if n == cells {
+		return 0 // the root played the last stone without a four
+	}
 	possible := nonLosing(cur, mask)
 	if possible == 0 {
 		return -(WinScore + (cells-n)/2)

@@ -84,9 +84,11 @@ func TestEvaluate(t *testing.T) {
 			c := cols[rng.IntN(len(cols))]
 			cell := bitOf(p, c)
 			p.Make(connect4.ColumnMove(c))
-			// The seed's incremental rule: e_new = -e + weight(cell).
-			if got := Evaluate(p); got != -(-v + CellWeight[cell]) {
-				t.Fatalf("%s: %d, incremental rule gives %d", p, got, -(-v + CellWeight[cell]))
+			// The seed's incremental rule e_new = -e + weight(cell), e from
+			// the view of the side that just moved: v = -e before the move,
+			// the side to move's value -e_new after it.
+			if got, want := Evaluate(p), -(v + CellWeight[cell]); got != want {
+				t.Fatalf("%s: %d, incremental rule gives %d", p, got, want)
 			}
 		}
 	}

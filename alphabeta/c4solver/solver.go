@@ -3,6 +3,7 @@ package c4solver
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/tabula-zero/tabula/game/connect4"
@@ -15,8 +16,9 @@ const (
 	colBit = connect4.Height + 1 // bits per column, sentinel included
 )
 
-// Invalid marks an unplayable column in Analyze and AnalyzeDepth.
-const Invalid = -1000
+// Invalid marks an unplayable column in Analyze and AnalyzeDepth; it is
+// below every score of both.
+const Invalid = math.MinInt32
 
 // DefaultTTMiB is the table size New uses for ttMiB <= 0.
 const DefaultTTMiB = 64

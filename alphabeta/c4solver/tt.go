@@ -57,7 +57,7 @@ func newTable(mib int) *table {
 		b++
 	}
 	return &table{
-		entries: make([]uint64, 1<<b),
+		entries: allocEntries(1 << b),
 		shift:   keyBits - b,
 		check:   1<<(keyBits-b) - 1,
 		gen:     1 << genShift,
