@@ -2,6 +2,9 @@ package alphabeta_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/alphabeta"
@@ -146,4 +149,43 @@ func every[T any](xs []T, n int) []T {
 		out = append(out, xs[i])
 	}
 	return out
+}
+
+// TestXiangqiMates finds every forced mate of the test file at the
+// distance Fairy-Stockfish reported, and plays into it.
+func TestXiangqiMates(t *testing.T) {
+	data, err := os.ReadFile("testdata/xiangqi-mates.epd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fen, spec, _ := strings.Cut(line, ";")
+		var n int
+		if _, err := fmt.Sscanf(spec, "mate %d", &n); err != nil {
+			t.Fatalf("bad line %q", line)
+		}
+		p, err := xiangqi.Parse(strings.TrimSpace(fen), xiangqi.DefaultRules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := search(t, p, 2*n+2)
+		if !alphabeta.IsMate(r.Score) || alphabeta.MateIn(r.Score) != n {
+			t.Errorf("%s: score %s, want mate %d", fen, alphabeta.FormatScore(r.Score), n)
+			continue
+		}
+		// The defender's best resistance still loses in time: play the PV
+		// out with searches for both sides.
+		for ply := 0; ply < 2*n; ply++ {
+			if p.Status().Over() {
+				break
+			}
+			p.Make(search(t, p, 2*n+1).Move)
+		}
+		if s := p.Status(); s.Result != game.Loss {
+			t.Errorf("%s: after %d plies of best play the status is %+v, want the defender mated", fen, 2*n-1, s)
+		}
+	}
 }

@@ -66,7 +66,7 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	}
 
 	// Null move: if passing still fails high, a real move will too.
-	if s.nm != nil && nullOK && !inCheck && ply > 0 && depth >= 3 && beta < mateBound && beta > -mateBound && p.Evaluate() >= beta {
+	if s.nm != nil && nullOK && !inCheck && ply > 0 && depth >= 3 && beta < mateBound && beta > -mateBound && s.nm.NullMoveOK() && p.Evaluate() >= beta {
 		r := 2 + depth/4
 		s.nm.MakeNull()
 		v := -s.search(-beta, -beta+1, depth-1-r, ply+1, false)
@@ -199,6 +199,9 @@ func (s *Searcher) quiesce(alpha, beta, ply int) int {
 	inCheck := p.InCheck()
 	best := -Infinity
 	if !inCheck {
+		if ms, ok := p.(MoveShortage); ok && ms.FewMoves() && len(p.GenerateMoves(s.moves[ply][:0])) == 0 {
+			return resultScore(p.Status().Result, ply)
+		}
 		best = p.Evaluate()
 		if best >= beta {
 			if s.failHard {
@@ -211,7 +214,10 @@ func (s *Searcher) quiesce(alpha, beta, ply int) int {
 	moves := p.GenerateCaptures(s.moves[ply][:0])
 	s.moves[ply] = moves
 	if len(moves) == 0 {
-		if inCheck {
+		// No captures: make sure there is a move at all, since a side
+		// without moves may have lost (stalemate loses in Xiangqi). A
+		// position with a capture always has a move, so this is rare.
+		if inCheck || len(p.GenerateMoves(s.moves[ply][:0])) == 0 {
 			return resultScore(p.Status().Result, ply)
 		}
 		if s.failHard {

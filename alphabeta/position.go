@@ -26,6 +26,18 @@ type Position interface {
 // NullMover is implemented by games where passing is a sound guess of a
 // lower bound (null-move pruning): Xiangqi, not zugzwang-rich games.
 type NullMover interface {
+	// NullMoveOK reports whether passing is a fair test here: not when
+	// the side to move is short of pieces and zugzwang (or stalemate,
+	// which loses in Xiangqi) is likely.
+	NullMoveOK() bool
 	MakeNull()
 	UnmakeNull()
+}
+
+// MoveShortage is implemented by games where a side not in check can be
+// left without a legal move (stalemate, a loss in Xiangqi). Quiescence
+// search then makes sure a move exists before standing pat wherever
+// FewMoves says one might not.
+type MoveShortage interface {
+	FewMoves() bool
 }

@@ -144,6 +144,23 @@ func (p *Position) GenerateCaptures(dst []game.Move) []game.Move {
 	return dst
 }
 
+// NullMoveOK reports whether the side to move has a chariot, horse or
+// cannon: with soldiers, advisors and elephants alone zugzwang is common
+// and stalemate loses, so passing would mislead the search.
+func (p *Position) NullMoveOK() bool {
+	base := int(p.side) * 16
+	for id := base + int(firstID[Horse]); id < base+int(firstID[Pawn]); id++ {
+		if p.squares[id] >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// FewMoves reports whether the side to move may have no legal move
+// without being in check: when it has no chariot, horse or cannon.
+func (p *Position) FewMoves() bool { return !p.NullMoveOK() }
+
 // MakeNull passes the move (null-move pruning). The position before it
 // cannot repeat across a pass, so the history treats it as irreversible.
 func (p *Position) MakeNull() {
