@@ -267,6 +267,9 @@ func (s *Searcher) order(moves []game.Move, scores []int32, ply int, ttMove game
 			v = orderKiller
 		default:
 			v = s.history[int(m)&(historySize-1)]
+			if s.qo != nil {
+				v = int32(s.qo.QuietScore(m))<<12 + min(v, 1<<12-1)
+			}
 		}
 		scores[i] = v
 	}

@@ -41,3 +41,10 @@ type NullMover interface {
 type MoveShortage interface {
 	FewMoves() bool
 }
+
+// QuietOrderer is implemented by games with a static ordering hint for
+// quiet moves (Connect Four: threats created, then centre columns first).
+// Larger is tried earlier; hints should stay below 1000.
+type QuietOrderer interface {
+	QuietScore(m game.Move) int
+}

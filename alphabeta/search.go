@@ -118,6 +118,7 @@ type Searcher struct {
 
 	p        Position
 	nm       NullMover
+	qo       QuietOrderer
 	ctx      context.Context
 	start    time.Time
 	deadline time.Time
@@ -172,6 +173,7 @@ func (s *Searcher) Nodes() uint64 { return s.nodes }
 func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 	s.p = p
 	s.nm, _ = p.(NullMover)
+	s.qo, _ = p.(QuietOrderer)
 	if !s.opts.NullMove {
 		s.nm = nil
 	}

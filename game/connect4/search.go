@@ -50,6 +50,23 @@ func weightSum(b uint64) int {
 	return s
 }
 
+// QuietScore orders moves as the seed does: by the number of winning
+// cells (threats) the move creates, then centre columns first.
+func (p *Position) QuietScore(m game.Move) int {
+	col := MoveColumn(m)
+	mv := (p.mask + bottomMask(col)) & ColumnMask(col)
+	threats := bits.OnesCount64(WinningCells(p.current|mv, p.mask|mv))
+	centre := Width/2 - abs(col-Width/2)
+	return threats*8 + centre
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
 // InCheck is false: Connect Four has no check.
 func (p *Position) InCheck() bool { return false }
 
