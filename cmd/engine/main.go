@@ -3,6 +3,7 @@
 //
 //	go run ./cmd/engine [-variant xiangqi|connect4|lion]    UCI on stdin/stdout
 //	go run ./cmd/engine -variant xiangqi -perft 5 [-fen F]  perft with speed, then exit
+//	go run ./cmd/engine -variant connect4 -solve FILE       solve Pons-format lines exactly
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabula-zero/tabula/alphabeta/c4solver"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/connect4"
 	_ "github.com/tabula-zero/tabula/game/lion"
@@ -35,6 +37,9 @@ func run(args []string, in io.Reader, out io.Writer) error {
 	perft := fs.Int("perft", 0, "run perft to this depth from the start position (or -fen), print the divide and speed, and exit")
 	fen := fs.String("fen", "", "position text for -perft (FEN for Xiangqi)")
 	rules := fs.String("rules", "", "rule options as name=value,name=value (for example TryRule=immediate)")
+	solve := fs.String("solve", "", "connect4: solve each line `<moves> [score]` of this file exactly (- for stdin), print `<moves> <score> <nodes> <microseconds>` and a summary")
+	algo := fs.String("algo", "negacstar-opt", "connect4 -solve: algorithm ("+strings.Join(c4solver.Algorithms(), ", ")+")")
+	hash := fs.Int("hash", 256, "connect4 -solve: transposition table size in MiB")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,6 +54,12 @@ func run(args []string, in io.Reader, out io.Writer) error {
 	defer stop()
 	if *perft > 0 {
 		return runPerft(ctx, out, *variant, opts, *fen, *perft)
+	}
+	if *solve != "" {
+		if *variant != "connect4" {
+			return fmt.Errorf("-solve needs -variant connect4")
+		}
+		return runSolve(ctx, in, out, *solve, *algo, *hash)
 	}
 	e, err := uci.NewEngine(in, out, uci.WithVariant(*variant), uci.WithRuleOptions(opts), uci.WithSearcher(newSearcher()))
 	if err != nil {
@@ -70,6 +81,25 @@ func parseRules(s string) (game.Options, error) {
 		opts[k] = v
 	}
 	return opts, nil
+}
+
+// runSolve solves a file of Connect Four positions and prints the summary.
+func runSolve(ctx context.Context, in io.Reader, out io.Writer, path, algo string, mib int) error {
+	r := in
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	sum, err := c4solver.SolveFile(ctx, r, out, algo, mib)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, sum)
+	return nil
 }
 
 // runPerft prints a divide and the total with its speed.

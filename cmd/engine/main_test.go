@@ -30,6 +30,21 @@ func TestPerftFlag(t *testing.T) {
 	}
 }
 
+func TestSolveFlag(t *testing.T) {
+	// Three of Pons' L3 lines; the last with a wrong score (his is 0).
+	in := "2252576253462244111563365343671351441 -1\n7422341735647741166133573473242566 1\n23163416124767223154467471272416755633 5\n"
+	var out bytes.Buffer
+	if err := run([]string{"-variant", "connect4", "-solve", "-", "-hash", "16"}, strings.NewReader(in), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "2252576253462244111563365343671351441 -1 ") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "23163416124767223154467471272416755633 0 ") || !strings.Contains(out.String(), "1 mismatches (lines 3)") {
+		t.Fatalf("the wrong score is not reported:\n%s", out.String())
+	}
+}
+
 func TestFlagErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"-variant", "chess", "-perft", "1"},
@@ -37,6 +52,8 @@ func TestFlagErrors(t *testing.T) {
 		{"-variant", "lion", "-rules", "TryRule=never", "-perft", "1"},
 		{"-variant", "xiangqi", "-fen", "9/9 w", "-perft", "1"},
 		{"stray"},
+		{"-variant", "xiangqi", "-solve", "x"},
+		{"-variant", "connect4", "-solve", "/nonexistent"},
 	} {
 		var out bytes.Buffer
 		if err := run(args, strings.NewReader(""), &out); err == nil {
