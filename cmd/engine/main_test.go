@@ -87,8 +87,18 @@ func TestSearchTranscript(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "score mate 1") || !strings.Contains(text.String(), "bestmove a1") {
+	if !strings.Contains(text.String(), "score mate 1") {
 		t.Fatalf("no mate in one found:\n%s", text.String())
+	}
+	// The best move must end the game: Black has no legal move after it.
+	g, _ := game.Lookup("xiangqi")
+	p, err := g.Parse("3k5/R8/9/9/9/9/9/9/9/R3K4 w", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := strings.Fields(text.String()[strings.LastIndex(text.String(), "bestmove"):])[1]
+	if err := game.Play(p, best); err != nil || p.Status().Result != game.Loss {
+		t.Fatalf("bestmove %s does not mate: %v %+v", best, err, p.Status())
 	}
 }
 
