@@ -87,7 +87,8 @@ var pst = [numTypes][Ranks][Files]int{
 
 // pieceValue[v][sq]: material plus table for board value v on sq, from its
 // owner's view; built once so Evaluate is one look-up per piece.
-var pieceValue [33][NumSquares]int16
+// materialValue is the same without the tables.
+var pieceValue, materialValue [33][NumSquares]int16
 
 func initEval() {
 	for v := 1; v <= 32; v++ {
@@ -102,6 +103,7 @@ func initEval() {
 				val += crossedBonus
 			}
 			pieceValue[v][sq] = int16(val)
+			materialValue[v][sq] = int16(val - pst[t][r][f])
 		}
 	}
 }
@@ -109,9 +111,13 @@ func initEval() {
 // Evaluate returns the static score for the side to move.
 func (p *Position) Evaluate() int {
 	var s [2]int
+	table := &pieceValue
+	if p.noPST {
+		table = &materialValue
+	}
 	for id := 0; id < 32; id++ {
 		if sq := p.squares[id]; sq >= 0 {
-			s[id>>4] += int(pieceValue[id+1][sq])
+			s[id>>4] += int(table[id+1][sq])
 		}
 	}
 	if p.side == game.First {

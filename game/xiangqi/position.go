@@ -19,6 +19,9 @@ type Position struct {
 	hist    []undo
 
 	rules Rules
+	// noPST drops the piece-square tables from Evaluate (material only),
+	// for measuring what the tables are worth.
+	noPST bool
 }
 
 // Rules are the options that change adjudication and notation.
