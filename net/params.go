@@ -1,0 +1,205 @@
+// Package net is the residual policy/value network: its shape (Spec), its
+// parameters in plain form (Params), a reference forward pass, and (on
+// gorgonia) training and batched inference.
+//
+// Params is the exchange format between the parts: the gorgonia model
+// reads and writes it, checkpoints store it, the fast inference path and
+// the ONNX exporter consume it. Layouts are row-major and channel-first:
+// convolution weights [out][in][k][k], dense weights [out][in], planes
+// [n][c][h][w].
+package net
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// BNEpsilon is the batch-norm epsilon everywhere (gorgonia, fast path,
+// ONNX).
+const BNEpsilon = 1e-5
+
+// Spec is the shape of a network.
+type Spec struct {
+	Game           string
+	EncoderVersion int
+	// Input planes and action space, from the game's encoder.
+	Channels, Height, Width int
+	Actions                 int
+	// Residual tower: Blocks blocks of Filters channels.
+	Blocks, Filters int
+	// Heads: 1x1 convolution channels of the policy and value heads, and
+	// the value head's hidden layer.
+	PolicyChannels, ValueChannels, ValueHidden int
+}
+
+// Validate reports a spec that cannot build a network.
+func (s Spec) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{
+		{"channels", s.Channels}, {"height", s.Height}, {"width", s.Width}, {"actions", s.Actions},
+		{"filters", s.Filters}, {"policy channels", s.PolicyChannels}, {"value channels", s.ValueChannels}, {"value hidden", s.ValueHidden},
+	} {
+		if f.v <= 0 || f.v > 1<<20 {
+			return fmt.Errorf("net: spec %s = %d out of range", f.name, f.v)
+		}
+	}
+	if s.Blocks < 0 || s.Blocks > 100 {
+		return fmt.Errorf("net: spec blocks = %d out of range [0, 100]", s.Blocks)
+	}
+	return nil
+}
+
+// ConvBN is a bias-free k x k convolution (padding k/2, stride 1) followed
+// by batch normalisation with running statistics.
+type ConvBN struct {
+	Out, In, K int
+	W          []float32 // [Out][In][K][K]
+	Gamma      []float32 // [Out]
+	Beta       []float32 // [Out]
+	Mean       []float32 // [Out], running mean
+	Var        []float32 // [Out], running variance
+}
+
+// Dense is a fully connected layer y = W x + B.
+type Dense struct {
+	Out, In int
+	W       []float32 // [Out][In]
+	B       []float32 // [Out]
+}
+
+// Block is one residual block: relu(x + bn(conv(relu(bn(conv(x)))))).
+type Block struct {
+	A, B ConvBN
+}
+
+// Params holds every parameter of a network.
+//
+// Forward pass: x -> relu(Input) -> Blocks -> two heads.
+// Policy: relu(PolicyConv) -> flatten [c][h][w] -> PolicyFC -> logits.
+// Value: relu(ValueConv) -> flatten -> relu(ValueFC1) -> ValueFC2 -> tanh.
+type Params struct {
+	Spec       Spec
+	Input      ConvBN
+	Blocks     []Block
+	PolicyConv ConvBN
+	PolicyFC   Dense
+	ValueConv  ConvBN
+	ValueFC1   Dense
+	ValueFC2   Dense
+}
+
+// NewParams returns freshly initialised parameters: He-normal weights
+// (fan-in), zero biases, unit BN scale, zero BN shift, running mean 0 and
+// variance 1. The same seed gives the same parameters.
+func NewParams(spec Spec, seed uint64) (*Params, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6e6574))
+	hw := spec.Height * spec.Width
+	p := &Params{
+		Spec:       spec,
+		Input:      newConvBN(rng, spec.Filters, spec.Channels, 3),
+		PolicyConv: newConvBN(rng, spec.PolicyChannels, spec.Filters, 1),
+		PolicyFC:   newDense(rng, spec.Actions, spec.PolicyChannels*hw),
+		ValueConv:  newConvBN(rng, spec.ValueChannels, spec.Filters, 1),
+		ValueFC1:   newDense(rng, spec.ValueHidden, spec.ValueChannels*hw),
+		ValueFC2:   newDense(rng, 1, spec.ValueHidden),
+	}
+	for i := 0; i < spec.Blocks; i++ {
+		p.Blocks = append(p.Blocks, Block{A: newConvBN(rng, spec.Filters, spec.Filters, 3), B: newConvBN(rng, spec.Filters, spec.Filters, 3)})
+	}
+	return p, nil
+}
+
+func heNormal(rng *rand.Rand, n, fanIn int) []float32 {
+	w := make([]float32, n)
+	std := math.Sqrt(2 / float64(fanIn))
+	for i := range w {
+		w[i] = float32(rng.NormFloat64() * std)
+	}
+	return w
+}
+
+func filled(n int, v float32) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+func newConvBN(rng *rand.Rand, out, in, k int) ConvBN {
+	return ConvBN{
+		Out: out, In: in, K: k,
+		W:     heNormal(rng, out*in*k*k, in*k*k),
+		Gamma: filled(out, 1), Beta: filled(out, 0),
+		Mean: filled(out, 0), Var: filled(out, 1),
+	}
+}
+
+func newDense(rng *rand.Rand, out, in int) Dense {
+	return Dense{Out: out, In: in, W: heNormal(rng, out*in, in), B: filled(out, 0)}
+}
+
+// Layers lists every convolution in forward order (input, blocks, policy,
+// value), for code that walks all of them.
+func (p *Params) Layers() []*ConvBN {
+	ls := []*ConvBN{&p.Input}
+	for i := range p.Blocks {
+		ls = append(ls, &p.Blocks[i].A, &p.Blocks[i].B)
+	}
+	return append(ls, &p.PolicyConv, &p.ValueConv)
+}
+
+// Check verifies that every slice has the length its shape says, so that
+// loaded or hand-built parameters cannot index out of range.
+func (p *Params) Check() error {
+	s := p.Spec
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	if len(p.Blocks) != s.Blocks {
+		return fmt.Errorf("net: %d blocks, spec says %d", len(p.Blocks), s.Blocks)
+	}
+	hw := s.Height * s.Width
+	type want struct {
+		name       string
+		c          *ConvBN
+		out, in, k int
+	}
+	convs := []want{
+		{"input", &p.Input, s.Filters, s.Channels, 3},
+		{"policy conv", &p.PolicyConv, s.PolicyChannels, s.Filters, 1},
+		{"value conv", &p.ValueConv, s.ValueChannels, s.Filters, 1},
+	}
+	for i := range p.Blocks {
+		convs = append(convs,
+			want{fmt.Sprintf("block %d conv a", i), &p.Blocks[i].A, s.Filters, s.Filters, 3},
+			want{fmt.Sprintf("block %d conv b", i), &p.Blocks[i].B, s.Filters, s.Filters, 3})
+	}
+	for _, c := range convs {
+		l := c.c
+		if l.Out != c.out || l.In != c.in || l.K != c.k || len(l.W) != c.out*c.in*c.k*c.k ||
+			len(l.Gamma) != c.out || len(l.Beta) != c.out || len(l.Mean) != c.out || len(l.Var) != c.out {
+			return fmt.Errorf("net: %s has the wrong shape", c.name)
+		}
+	}
+	for _, d := range []struct {
+		name    string
+		d       *Dense
+		out, in int
+	}{
+		{"policy fc", &p.PolicyFC, s.Actions, s.PolicyChannels * hw},
+		{"value fc1", &p.ValueFC1, s.ValueHidden, s.ValueChannels * hw},
+		{"value fc2", &p.ValueFC2, 1, s.ValueHidden},
+	} {
+		if d.d.Out != d.out || d.d.In != d.in || len(d.d.W) != d.out*d.in || len(d.d.B) != d.out {
+			return fmt.Errorf("net: %s has the wrong shape", d.name)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package net
+
+import "math"
+
+// Reference computes the forward pass (inference mode: BN with running
+// statistics) with plain loops: the slow, obviously correct twin that the
+// gorgonia model, the fast path and the ONNX export are checked against.
+// planes holds n inputs [n][c][h][w]; it returns logits [n][actions] and
+// values [n].
+func (p *Params) Reference(planes []float32, n int) (policy, value []float32) {
+	s := p.Spec
+	hw := s.Height * s.Width
+	policy = make([]float32, n*s.Actions)
+	value = make([]float32, n)
+	for i := 0; i < n; i++ {
+		x := planes[i*s.Channels*hw : (i+1)*s.Channels*hw]
+		h := relu(p.Input.reference(x, s.Height, s.Width))
+		for _, b := range p.Blocks {
+			y := relu(b.A.reference(h, s.Height, s.Width))
+			y = b.B.reference(y, s.Height, s.Width)
+			for j := range y {
+				y[j] += h[j]
+			}
+			h = relu(y)
+		}
+		pol := p.PolicyFC.reference(relu(p.PolicyConv.reference(h, s.Height, s.Width)))
+		copy(policy[i*s.Actions:], pol)
+		v := relu(p.ValueFC1.reference(relu(p.ValueConv.reference(h, s.Height, s.Width))))
+		value[i] = float32(math.Tanh(float64(p.ValueFC2.reference(v)[0])))
+	}
+	return policy, value
+}
+
+// reference applies convolution (zero padding k/2) and batch norm to one
+// input [in][h][w].
+func (c *ConvBN) reference(x []float32, h, w int) []float32 {
+	out := make([]float32, c.Out*h*w)
+	pad := c.K / 2
+	for o := 0; o < c.Out; o++ {
+		scale := c.Gamma[o] / float32(math.Sqrt(float64(c.Var[o])+BNEpsilon))
+		for y := 0; y < h; y++ {
+			for xx := 0; xx < w; xx++ {
+				var sum float32
+				for i := 0; i < c.In; i++ {
+					for ky := 0; ky < c.K; ky++ {
+						for kx := 0; kx < c.K; kx++ {
+							yy, xs := y+ky-pad, xx+kx-pad
+							if yy < 0 || yy >= h || xs < 0 || xs >= w {
+								continue
+							}
+							sum += c.W[((o*c.In+i)*c.K+ky)*c.K+kx] * x[(i*h+yy)*w+xs]
+						}
+					}
+				}
+				out[(o*h+y)*w+xx] = (sum-c.Mean[o])*scale + c.Beta[o]
+			}
+		}
+	}
+	return out
+}
+
+func (d *Dense) reference(x []float32) []float32 {
+	out := make([]float32, d.Out)
+	for o := 0; o < d.Out; o++ {
+		sum := d.B[o]
+		for i := 0; i < d.In; i++ {
+			sum += d.W[o*d.In+i] * x[i]
+		}
+		out[o] = sum
+	}
+	return out
+}
+
+func relu(x []float32) []float32 {
+	for i, v := range x {
+		if v < 0 {
+			x[i] = 0
+		}
+	}
+	return x
+}
