@@ -1,0 +1,251 @@
+// Package checkpoints stores networks with their training state, one
+// self-describing file per checkpoint, and keeps a run directory's list
+// and its best and latest pointers.
+//
+// File format (little endian):
+//
+//	magic    "TABCKPT\x00"  8 bytes
+//	version  uint32         format version (FormatVersion)
+//	hlen     uint32         length of the JSON header
+//	header   JSON           game, encoder version, net spec, step, generation, section sizes
+//	sections float32 arrays: parameters (in Params order), then optimizer buffers
+//	rng      bytes          RNG state
+//	sum      32 bytes       SHA-256 of everything before it
+//
+// Loading a truncated, corrupted, wrong-game or wrong-version file fails
+// with an error that names the file and the problem.
+package checkpoints
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/tabula-zero/tabula/internal/atomicfile"
+	"github.com/tabula-zero/tabula/net"
+)
+
+// FormatVersion is the checkpoint file format version.
+const FormatVersion = 1
+
+var magic = [8]byte{'T', 'A', 'B', 'C', 'K', 'P', 'T', 0}
+
+// Checkpoint is a network with the state needed to resume training.
+type Checkpoint struct {
+	Step       int64 // training steps taken
+	Generation int   // generation of the training loop
+	Params     *net.Params
+	// OptimizerStep and Optimizer are the trainer's state (momentum
+	// buffers in the trainer's documented parameter order); empty for a
+	// network that was never trained.
+	OptimizerStep int64
+	Optimizer     [][]float32
+	RNG           []byte            // the training RNG's state (encoding.BinaryMarshaler output)
+	Meta          map[string]string // free-form notes (config hash, parent checkpoint)
+	Created       time.Time
+}
+
+type header struct {
+	Game           string            `json:"game"`
+	EncoderVersion int               `json:"encoder_version"`
+	Spec           net.Spec          `json:"spec"`
+	Step           int64             `json:"step"`
+	Generation     int               `json:"generation"`
+	OptimizerStep  int64             `json:"optimizer_step"`
+	ParamFloats    int               `json:"param_floats"`
+	Optimizer      []int             `json:"optimizer"` // length of each buffer
+	RNGBytes       int               `json:"rng_bytes"`
+	Meta           map[string]string `json:"meta,omitempty"`
+	Created        time.Time         `json:"created"`
+}
+
+// Save writes c to path atomically.
+func Save(path string, c *Checkpoint) error {
+	data, err := Encode(c)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteBytes(path, data, 0o644); err != nil {
+		return fmt.Errorf("checkpoints: save %s: %w", path, err)
+	}
+	return nil
+}
+
+// Encode returns the file bytes of c.
+func Encode(c *Checkpoint) ([]byte, error) {
+	if c.Params == nil {
+		return nil, errors.New("checkpoints: no parameters")
+	}
+	if err := c.Params.Check(); err != nil {
+		return nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	arrays := paramArrays(c.Params)
+	h := header{
+		Game: c.Params.Spec.Game, EncoderVersion: c.Params.Spec.EncoderVersion, Spec: c.Params.Spec,
+		Step: c.Step, Generation: c.Generation, OptimizerStep: c.OptimizerStep,
+		ParamFloats: floats(arrays), RNGBytes: len(c.RNG), Meta: c.Meta, Created: c.Created,
+	}
+	for _, o := range c.Optimizer {
+		h.Optimizer = append(h.Optimizer, len(o))
+	}
+	hj, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	var b bytes.Buffer
+	b.Write(magic[:])
+	binary.Write(&b, binary.LittleEndian, uint32(FormatVersion))
+	binary.Write(&b, binary.LittleEndian, uint32(len(hj)))
+	b.Write(hj)
+	for _, a := range append(arrays, c.Optimizer...) {
+		writeFloats(&b, a)
+	}
+	b.Write(c.RNG)
+	sum := sha256.Sum256(b.Bytes())
+	b.Write(sum[:])
+	return b.Bytes(), nil
+}
+
+// Load reads a checkpoint file.
+func Load(path string) (*Checkpoint, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	c, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints: %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// LoadFor reads a checkpoint and checks it was made for game with the
+// given encoder version.
+func LoadFor(path, game string, encoderVersion int) (*Checkpoint, error) {
+	c, err := Load(path)
+	if err != nil {
+		return nil, err
+	}
+	s := c.Params.Spec
+	if s.Game != game {
+		return nil, fmt.Errorf("checkpoints: %s is a %s network, not %s", path, s.Game, game)
+	}
+	if s.EncoderVersion != encoderVersion {
+		return nil, fmt.Errorf("checkpoints: %s uses encoder version %d, the game now has %d", path, s.EncoderVersion, encoderVersion)
+	}
+	return c, nil
+}
+
+// Decode parses checkpoint file bytes.
+func Decode(data []byte) (*Checkpoint, error) {
+	if len(data) < 16+sha256.Size || !bytes.Equal(data[:8], magic[:]) {
+		if len(data) >= 8 && bytes.Equal(data[:8], magic[:]) {
+			return nil, errors.New("truncated checkpoint")
+		}
+		return nil, errors.New("not a tabula checkpoint (bad magic)")
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != FormatVersion {
+		return nil, fmt.Errorf("checkpoint format version %d, this build reads %d", v, FormatVersion)
+	}
+	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil, errors.New("checksum mismatch: the file is truncated or corrupted")
+	}
+	hl := int(binary.LittleEndian.Uint32(data[12:]))
+	if hl > len(body)-16 {
+		return nil, errors.New("header length beyond the end of the file")
+	}
+	var h header
+	if err := json.Unmarshal(body[16:16+hl], &h); err != nil {
+		return nil, fmt.Errorf("bad header: %w", err)
+	}
+	p, err := emptyParams(h.Spec)
+	if err != nil {
+		return nil, err
+	}
+	arrays := paramArrays(p)
+	if floats(arrays) != h.ParamFloats {
+		return nil, fmt.Errorf("header says %d parameters, the spec needs %d", h.ParamFloats, floats(arrays))
+	}
+	r := bytes.NewReader(body[16+hl:])
+	for _, a := range arrays {
+		if err := readFloats(r, a); err != nil {
+			return nil, err
+		}
+	}
+	c := &Checkpoint{Step: h.Step, Generation: h.Generation, Params: p, OptimizerStep: h.OptimizerStep, Meta: h.Meta, Created: h.Created}
+	for _, n := range h.Optimizer {
+		if n < 0 || n > r.Len()/4 {
+			return nil, errors.New("optimizer section beyond the end of the file")
+		}
+		o := make([]float32, n)
+		if err := readFloats(r, o); err != nil {
+			return nil, err
+		}
+		c.Optimizer = append(c.Optimizer, o)
+	}
+	if h.RNGBytes != r.Len() {
+		return nil, fmt.Errorf("%d bytes left for a %d-byte RNG state", r.Len(), h.RNGBytes)
+	}
+	c.RNG = make([]byte, h.RNGBytes)
+	io.ReadFull(r, c.RNG)
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// emptyParams allocates parameters of the spec's shape.
+func emptyParams(s net.Spec) (*net.Params, error) {
+	p, err := net.NewParams(s, 0)
+	if err != nil {
+		return nil, fmt.Errorf("bad network spec: %w", err)
+	}
+	return p, nil
+}
+
+// paramArrays lists every parameter slice of p in file order.
+func paramArrays(p *net.Params) [][]float32 {
+	var out [][]float32
+	for _, l := range p.Layers() {
+		out = append(out, l.W, l.Gamma, l.Beta, l.Mean, l.Var)
+	}
+	for _, d := range []*net.Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
+		out = append(out, d.W, d.B)
+	}
+	return out
+}
+
+func floats(arrays [][]float32) int {
+	n := 0
+	for _, a := range arrays {
+		n += len(a)
+	}
+	return n
+}
+
+func writeFloats(w io.Writer, a []float32) {
+	buf := make([]byte, 4*len(a))
+	for i, v := range a {
+		binary.LittleEndian.PutUint32(buf[4*i:], math.Float32bits(v))
+	}
+	w.Write(buf)
+}
+
+func readFloats(r io.Reader, a []float32) error {
+	buf := make([]byte, 4*len(a))
+	if _, err := io.ReadFull(r, buf); err != nil {
+		return errors.New("truncated parameter section")
+	}
+	for i := range a {
+		a[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+	}
+	return nil
+}
