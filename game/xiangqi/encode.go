@@ -6,9 +6,11 @@ import "github.com/tabula-zero/tabula/game"
 // turned 180 degrees, so the side to move always plays up the board and
 // equivalent moves of both colours share an action index.
 //
-// Planes (16 x 10 x 9, row 0 the far rank): 7 piece types of the side to
-// move, 7 of the opponent, the no-capture count / 120, and a plane of ones
-// when the position has occurred before. Actions: every (from, to) pair a
+// Planes (15 x 10 x 9, row 0 the far rank): 7 piece types of the side to
+// move, 7 of the opponent, and the no-capture count / 120. Everything is
+// a function of the FEN, so replay shards can store positions as FEN;
+// repetitions are left to the search, which sees them through the rules.
+// Actions: every (from, to) pair a
 // piece of the side to move can ever play: chariot lines (which contain
 // all general and soldier steps), horse jumps, and the advisor and elephant
 // steps of the own half.
@@ -16,7 +18,7 @@ import "github.com/tabula-zero/tabula/game"
 // EncoderVersion changes whenever planes or actions change meaning.
 const EncoderVersion = 1
 
-const numPlanes = 16
+const numPlanes = 15
 
 var (
 	actionOf   [NumSquares][NumSquares]int16 // -1 when no action
@@ -105,13 +107,8 @@ func (Encoder) Encode(gp game.Position, dst []float32) {
 		dst[plane*NumSquares+cell] = 1
 	}
 	clock := float32(min(p.halfmove, NoCapturePlies)) / NoCapturePlies
-	rep := float32(0)
-	if p.repeated() {
-		rep = 1
-	}
 	for c := 0; c < NumSquares; c++ {
 		dst[14*NumSquares+c] = clock
-		dst[15*NumSquares+c] = rep
 	}
 }
 
@@ -129,15 +126,4 @@ func (Encoder) ActionMove(gp game.Position, a int) (game.Move, bool) {
 	}
 	p := gp.(*Position)
 	return newMove(relative(int(actionFrom[a]), p.side), relative(int(actionTo[a]), p.side)), true
-}
-
-// repeated reports whether the current position occurred before.
-func (p *Position) repeated() bool {
-	n := len(p.hist)
-	for i := n - 2; i >= 0 && i >= n-p.halfmove; i -= 2 {
-		if p.hist[i].key == p.key {
-			return true
-		}
-	}
-	return false
 }
