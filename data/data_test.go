@@ -1,0 +1,198 @@
+package data
+
+import (
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/connect4"
+	"github.com/tabula-zero/tabula/game/gametest"
+	_ "github.com/tabula-zero/tabula/game/xiangqi"
+)
+
+// samplesOf makes samples from random play: uniform policies over the
+// legal moves (so each sample's policy covers exactly its legal moves).
+func samplesOf(t testing.TB, name string, games int, seed uint64) (game.Game, []Sample) {
+	g, err := game.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := g.New(nil)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	var out []Sample
+	for i, p := range gametest.RandomPositions(start, games, 80, seed) {
+		ms := p.GenerateMoves(nil)
+		if len(ms) == 0 {
+			continue
+		}
+		s := Sample{Position: p.String(), Result: float32(rng.IntN(3) - 1), RootValue: rng.Float32()*2 - 1, Ply: p.Ply(), GameID: uint64(i / 10)}
+		for _, m := range ms {
+			s.Policy = append(s.Policy, PolicyEntry{Action: g.Encoder.ActionIndex(p, m), Prob: 1 / float32(len(ms))})
+		}
+		out = append(out, s)
+	}
+	return g, out
+}
+
+func header(g game.Game, gen, seq int) Header {
+	return Header{Game: g.Name, EncoderVersion: g.Encoder.Version(), Generation: gen, Worker: "w1", Seq: seq}
+}
+
+func TestRoundTrip(t *testing.T) {
+	g, samples := samplesOf(t, "xiangqi", 3, 1)
+	dir := t.TempDir()
+	path, err := Write(dir, header(g, 2, 5), samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(path) != "g000002-w1-000005.shard" {
+		t.Errorf("name %s", filepath.Base(path))
+	}
+	h, got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Samples != len(samples) || h.Game != "xiangqi" || len(got) != len(samples) {
+		t.Fatalf("header %+v, %d samples", h, len(got))
+	}
+	for i := range samples {
+		a, b := samples[i], got[i]
+		if a.Position != b.Position || a.Result != b.Result || a.Ply != b.Ply || a.GameID != b.GameID || len(a.Policy) != len(b.Policy) {
+			t.Fatalf("sample %d: %+v != %+v", i, b, a)
+		}
+		if math.Abs(float64(a.RootValue-b.RootValue)) > 1.0/32767 {
+			t.Fatalf("root value %v != %v", b.RootValue, a.RootValue)
+		}
+		for j := range a.Policy {
+			if a.Policy[j].Action != b.Policy[j].Action || math.Abs(float64(a.Policy[j].Prob-b.Policy[j].Prob)) > 1.0/65535 {
+				t.Fatalf("policy %+v != %+v", b.Policy[j], a.Policy[j])
+			}
+		}
+	}
+	info, _ := os.Stat(path)
+	t.Logf("%d Xiangqi samples, %d bytes: %.1f bytes per sample", len(samples), info.Size(), float64(info.Size())/float64(len(samples)))
+}
+
+func TestCorruptShards(t *testing.T) {
+	g, samples := samplesOf(t, "connect4", 4, 2)
+	data, err := Encode(header(g, 1, 1), samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := 0; n < len(data); n += 1 + n/30 {
+		if _, _, err := Decode(data[:n]); err == nil {
+			t.Fatalf("truncation to %d of %d bytes accepted", n, len(data))
+		}
+	}
+	for i := 0; i < len(data); i++ {
+		bad := slices.Clone(data)
+		bad[i] ^= 0x41
+		_, got, err := Decode(bad)
+		if err == nil {
+			t.Fatalf("flipped byte %d accepted (%d samples)", i, len(got))
+		}
+	}
+	if _, err := Write(t.TempDir(), Header{Worker: "bad/name"}, samples); err == nil {
+		t.Fatal("worker name with a slash accepted")
+	}
+	if _, err := Encode(header(g, 1, 1), []Sample{{Position: "", Result: 0}}); err == nil {
+		t.Fatal("empty position accepted")
+	}
+}
+
+func TestWindow(t *testing.T) {
+	g, samples := samplesOf(t, "connect4", 20, 3)
+	dir := t.TempDir()
+	// Three shards of 40 samples; capacity 100 keeps the newest 100.
+	for seq := 0; seq < 3; seq++ {
+		if _, err := Write(dir, header(g, seq, seq), samples[seq*40:(seq+1)*40]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A truncated shard and a shard of another game are skipped and reported.
+	good, _ := Write(t.TempDir(), header(g, 9, 9), samples[:10])
+	b, _ := os.ReadFile(good)
+	os.WriteFile(filepath.Join(dir, "g000009-w1-000009.shard"), b[:len(b)-7], 0o644)
+	xg, xs := samplesOf(t, "xiangqi", 1, 4)
+	Write(dir, Header{Game: xg.Name, EncoderVersion: 1, Generation: 8, Worker: "x", Seq: 1}, xs[:5])
+	w, err := NewWindow(dir, g, nil, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []string
+	w.OnCorrupt = func(path string, err error) { bad = append(bad, filepath.Base(path)+": "+err.Error()) }
+	added, err := w.Refresh()
+	if err != nil || added != 120 || w.Len() != 100 {
+		t.Fatalf("Refresh: added %d, len %d, %v", added, w.Len(), err)
+	}
+	if len(bad) != 2 || !strings.Contains(strings.Join(bad, "\n"), "corrupt shard") {
+		t.Fatalf("reported: %q", bad)
+	}
+	if w.at(0).Position != samples[20].Position || w.at(99).Position != samples[119].Position {
+		t.Fatal("window does not hold the newest 100 samples")
+	}
+	if added, _ := w.Refresh(); added != 0 {
+		t.Fatalf("second Refresh added %d", added)
+	}
+
+	// Batches: planes are the encoding (mirrored when the symmetry is),
+	// and every policy's support lies on legal moves of its position.
+	rng := rand.New(rand.NewPCG(5, 5))
+	c, h, wd := g.Encoder.Shape()
+	size, actions := c*h*wd, g.Encoder.ActionSize()
+	const n = 200
+	planes, policy, value := make([]float32, n*size), make([]float32, n*actions), make([]float32, n)
+	checkRng := rand.New(rand.NewPCG(5, 5))
+	if err := w.Batch(rng, n, planes, policy, value); err != nil {
+		t.Fatal(err)
+	}
+	mirrored := 0
+	for i := 0; i < n; i++ {
+		s, sym := w.Draw(checkRng) // the same draws as Batch made
+		p, _ := g.Parse(s.Position, nil)
+		want := make([]float32, size)
+		legal := map[int]bool{}
+		g.Encoder.Encode(p, want)
+		for _, m := range p.GenerateMoves(nil) {
+			legal[g.Encoder.ActionIndex(p, m)] = true
+		}
+		if sym >= 0 {
+			mirrored++
+			src := slices.Clone(want)
+			g.Encoder.Symmetries()[sym].ApplyPlanes(want, src, c)
+			ml := map[int]bool{}
+			for a := range legal {
+				ml[g.Encoder.Symmetries()[sym].Actions[a]] = true
+			}
+			legal = ml
+		}
+		if !slices.Equal(want, planes[i*size:(i+1)*size]) {
+			t.Fatalf("row %d: planes differ from the (mirrored) encoding", i)
+		}
+		var sum float32
+		for a, v := range policy[i*actions : (i+1)*actions] {
+			sum += v
+			if v > 0 && !legal[a] {
+				t.Fatalf("row %d: policy on illegal action %d (symmetry %d)", i, a, sym)
+			}
+		}
+		if math.Abs(float64(sum-1)) > 1e-5 || value[i] != s.Result {
+			t.Fatalf("row %d: policy sums to %v, value %v", i, sum, value[i])
+		}
+	}
+	if mirrored < n/4 || mirrored > 3*n/4 {
+		t.Errorf("mirrored %d of %d rows, expected about half", mirrored, n)
+	}
+	if err := w.Batch(rng, 2, planes, policy, value); err == nil {
+		t.Fatal("wrong buffer sizes accepted")
+	}
+	empty, _ := NewWindow(t.TempDir(), g, nil, 10)
+	if err := empty.Batch(rng, 1, planes[:size], policy[:actions], value[:1]); err == nil {
+		t.Fatal("empty window gave a batch")
+	}
+}

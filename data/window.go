@@ -1,0 +1,187 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tabula-zero/tabula/game"
+)
+
+// Window is the replay window: the newest Capacity samples across the
+// shards of a directory, sampled uniformly, with the game's symmetries
+// applied at sampling time. It is not safe for concurrent use.
+type Window struct {
+	dir      string
+	game     game.Game
+	opts     game.Options
+	capacity int
+
+	shards []loadedShard // oldest first
+	total  int
+	seen   map[string]bool // shard names loaded or rejected
+	// OnCorrupt, if set, hears about every shard that cannot be read; the
+	// shard is skipped and not retried.
+	OnCorrupt func(path string, err error)
+
+	planes []float32 // scratch: one position's planes
+}
+
+type loadedShard struct {
+	name    string
+	samples []Sample
+}
+
+// NewWindow returns an empty window over dir for game g (rule options
+// opts, for parsing positions).
+func NewWindow(dir string, g game.Game, opts game.Options, capacity int) (*Window, error) {
+	if capacity < 1 {
+		return nil, fmt.Errorf("data: window capacity %d must be positive", capacity)
+	}
+	c, h, w := g.Encoder.Shape()
+	return &Window{dir: dir, game: g, opts: opts, capacity: capacity, seen: map[string]bool{}, planes: make([]float32, c*h*w)}, nil
+}
+
+// Len returns the number of samples in the window.
+func (w *Window) Len() int { return w.total }
+
+// Refresh loads shards that appeared since the last call, in name order
+// (generation first), and drops the oldest samples beyond the capacity.
+// Unreadable shards and shards of another game or encoder version are
+// reported to OnCorrupt and skipped. It returns the samples added.
+func (w *Window) Refresh() (int, error) {
+	es, err := os.ReadDir(w.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("data: %w", err)
+	}
+	var names []string
+	for _, e := range es {
+		n := e.Name()
+		if !e.IsDir() && strings.HasSuffix(n, Ext) && !strings.HasPrefix(n, ".") && !w.seen[n] {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	added := 0
+	for _, n := range names {
+		w.seen[n] = true
+		path := filepath.Join(w.dir, n)
+		h, samples, err := Read(path)
+		if err == nil && (h.Game != w.game.Name || h.EncoderVersion != w.game.Encoder.Version()) {
+			err = fmt.Errorf("data: %s: shard of %s encoder %d, window is %s encoder %d", path, h.Game, h.EncoderVersion, w.game.Name, w.game.Encoder.Version())
+		}
+		if err != nil {
+			if w.OnCorrupt != nil {
+				w.OnCorrupt(path, err)
+			}
+			continue
+		}
+		w.shards = append(w.shards, loadedShard{name: n, samples: samples})
+		w.total += len(samples)
+		added += len(samples)
+	}
+	w.trim()
+	return added, nil
+}
+
+// Add puts samples into the window directly (self-play in the same
+// process), as if from a shard with the given name.
+func (w *Window) Add(name string, samples []Sample) {
+	w.seen[name] = true
+	w.shards = append(w.shards, loadedShard{name: name, samples: samples})
+	w.total += len(samples)
+	w.trim()
+}
+
+// trim drops the oldest samples beyond the capacity (a partly dropped
+// shard keeps its newest samples).
+func (w *Window) trim() {
+	for w.total > w.capacity {
+		over := w.total - w.capacity
+		s := &w.shards[0]
+		if over >= len(s.samples) {
+			w.total -= len(s.samples)
+			w.shards = w.shards[1:]
+			continue
+		}
+		s.samples = s.samples[over:]
+		w.total -= over
+	}
+}
+
+// at returns the i-th sample, oldest first.
+func (w *Window) at(i int) *Sample {
+	for k := range w.shards {
+		if i < len(w.shards[k].samples) {
+			return &w.shards[k].samples[i]
+		}
+		i -= len(w.shards[k].samples)
+	}
+	return nil
+}
+
+// Draw picks a sample uniformly and a symmetry uniformly among the
+// identity (-1) and the game's symmetries.
+func (w *Window) Draw(rng *rand.Rand) (*Sample, int) {
+	return w.at(rng.IntN(w.total)), rng.IntN(len(w.game.Encoder.Symmetries())+1) - 1
+}
+
+// Batch fills a training batch of n samples: planes [n][c][h][w], dense
+// policy targets [n][actions] (renormalised to sum to 1) and results
+// [n]. Symmetries are applied to planes and policies alike.
+func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value []float32) error {
+	if w.total == 0 {
+		return errors.New("data: the replay window is empty")
+	}
+	enc := w.game.Encoder
+	size := len(w.planes)
+	actions := enc.ActionSize()
+	if len(planes) != n*size || len(policy) != n*actions || len(value) != n {
+		return fmt.Errorf("data: batch buffers have lengths %d, %d, %d; want %d, %d, %d", len(planes), len(policy), len(value), n*size, n*actions, n)
+	}
+	c, _, _ := enc.Shape()
+	syms := enc.Symmetries()
+	for i := 0; i < n; i++ {
+		s, sym := w.Draw(rng)
+		p, err := w.game.Parse(s.Position, w.opts)
+		if err != nil {
+			return fmt.Errorf("data: sample position %q: %w", s.Position, err)
+		}
+		dst := planes[i*size : (i+1)*size]
+		pol := policy[i*actions : (i+1)*actions]
+		clear(pol)
+		if sym < 0 {
+			enc.Encode(p, dst)
+		} else {
+			enc.Encode(p, w.planes)
+			syms[sym].ApplyPlanes(dst, w.planes, c)
+		}
+		var sum float32
+		for _, e := range s.Policy {
+			if e.Action >= actions {
+				return fmt.Errorf("data: sample action %d outside the action space %d", e.Action, actions)
+			}
+			a := e.Action
+			if sym >= 0 {
+				a = syms[sym].Actions[a]
+			}
+			pol[a] += e.Prob
+			sum += e.Prob
+		}
+		if sum > 0 {
+			for j := range pol {
+				pol[j] /= sum
+			}
+		}
+		value[i] = s.Result
+	}
+	return nil
+}
