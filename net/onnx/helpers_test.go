@@ -1,0 +1,107 @@
+package onnx
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/connect4"
+	_ "github.com/tabula-zero/tabula/game/lion"
+	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	"github.com/tabula-zero/tabula/net"
+)
+
+// tinySpec is a small network with a non-square board, so that swapped
+// height and width or a wrong flatten order show up.
+var tinySpec = net.Spec{
+	Game: "connect4", EncoderVersion: 1,
+	Channels: 3, Height: 4, Width: 5, Actions: 7,
+	Blocks: 2, Filters: 8, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 6,
+}
+
+// randomParams returns a network whose BN statistics and biases are far
+// from their initial values, so that a wrong BN fold or a missing bias
+// changes the outputs.
+func randomParams(t testing.TB, spec net.Spec, seed uint64) *net.Params {
+	t.Helper()
+	p, err := net.NewParams(spec, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	uni := func(lo, hi float64) float32 { return float32(lo + (hi-lo)*rng.Float64()) }
+	for _, c := range p.Layers() {
+		for o := 0; o < c.Out; o++ {
+			c.Gamma[o] = uni(0.5, 1.5)
+			c.Beta[o] = uni(-0.5, 0.5)
+			c.Mean[o] = uni(-0.5, 0.5)
+			c.Var[o] = uni(0.3, 2)
+		}
+	}
+	for _, d := range []*net.Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
+		for i := range d.B {
+			d.B[i] = uni(-0.3, 0.3)
+		}
+	}
+	// Keep tanh out of saturation so that the value output tests the
+	// value head.
+	for i := range p.ValueFC2.W {
+		p.ValueFC2.W[i] *= 0.05
+	}
+	return p
+}
+
+// randomSamples returns n samples of random binary-ish planes with p's
+// reference outputs.
+func randomSamples(p *net.Params, n int, seed uint64) []Sample {
+	s := p.Spec
+	rng := rand.New(rand.NewPCG(seed, 7))
+	out := make([]Sample, n)
+	for i := range out {
+		planes := make([]float32, s.Channels*s.Height*s.Width)
+		for j := range planes {
+			switch rng.IntN(3) {
+			case 0:
+				planes[j] = 1
+			case 1:
+				planes[j] = float32(rng.NormFloat64())
+			}
+		}
+		pol, val := p.Reference(planes, 1)
+		out[i] = Sample{FEN: "random", Shape: [3]int{s.Channels, s.Height, s.Width}, Planes: planes, Policy: pol, Value: val[0]}
+	}
+	return out
+}
+
+// maxDiff returns the largest absolute difference of equally long slices
+// (+Inf when the lengths differ or a value is NaN).
+func maxDiff(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return math.Inf(1)
+	}
+	var m float64
+	for i := range a {
+		d := math.Abs(float64(a[i]) - float64(b[i]))
+		if math.IsNaN(d) {
+			return math.Inf(1)
+		}
+		m = max(m, d)
+	}
+	return m
+}
+
+// preset returns a registered game and its freshly initialised preset
+// network with randomised BN statistics.
+func preset(t testing.TB, name string, seed uint64) (game.Game, *net.Params) {
+	t.Helper()
+	g, err := game.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := net.Preset(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, randomParams(t, spec, seed)
+}
