@@ -1,0 +1,249 @@
+package mcts
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/tabula-zero/tabula/alphabeta/c4solver"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/connect4"
+	"github.com/tabula-zero/tabula/game/gametest"
+	"github.com/tabula-zero/tabula/game/lion"
+)
+
+func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 99)) }
+
+func TestVisitsSumToSimulations(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Solver = false
+	for _, gumbel := range []bool{false, true} {
+		cfg.Gumbel = gumbel
+		tr := NewTree(cfg, Uniform{}, connect4.New(), rng(1))
+		res, err := tr.Search(context.Background(), 200, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0
+		for _, v := range res.Visits {
+			sum += v
+		}
+		if sum != 200 || res.Simulations != 200 {
+			t.Fatalf("gumbel %v: visits sum to %d over %d simulations, want 200", gumbel, sum, res.Simulations)
+		}
+		var ps float32
+		for _, p := range res.Policy {
+			ps += p
+		}
+		if math.Abs(float64(ps-1)) > 1e-5 {
+			t.Fatalf("gumbel %v: policy sums to %v", gumbel, ps)
+		}
+	}
+}
+
+// winsWithin: brute force, can the side to move force a win within n of
+// its moves (rules only)?
+func winsWithin(p game.Position, n int) bool {
+	if n == 0 {
+		return false
+	}
+	for _, m := range p.GenerateMoves(nil) {
+		p.Make(m)
+		ok := lostOrForced(p, n)
+		p.Unmake()
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// lostOrForced: the side to move has lost, or every reply allows a win
+// within n-1 more moves.
+func lostOrForced(p game.Position, n int) bool {
+	if st := p.Status(); st.Over() {
+		return st.Result == game.Loss
+	}
+	for _, r := range p.GenerateMoves(nil) {
+		p.Make(r)
+		st := p.Status()
+		w := st.Result == game.Win || (!st.Over() && winsWithin(p, n-1))
+		p.Unmake()
+		if !w {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFindsForcedWins: with uniform priors, value 0 and the solver, the
+// search plays a winning move in positions with a short forced win.
+func TestFindsForcedWins(t *testing.T) {
+	lp, _ := lion.New(nil)
+	for _, start := range []game.Position{connect4.New(), lp} {
+		found := 0
+		for _, p := range gametest.RandomPositions(start, 80, 30, 3) {
+			if p.Status().Over() || found >= 12 {
+				continue
+			}
+			n := 0
+			for k := 1; k <= 2; k++ {
+				if winsWithin(p, k) {
+					n = k
+					break
+				}
+			}
+			if n == 0 {
+				continue
+			}
+			found++
+			for _, gumbel := range []bool{false, true} {
+				cfg := DefaultConfig()
+				cfg.Gumbel = gumbel
+				tr := NewTree(cfg, Uniform{}, p, rng(2))
+				res, err := tr.Search(context.Background(), 3000, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The move must keep a forced win, not necessarily the
+				// shortest one: look a few moves further than n.
+				q := p.Clone()
+				q.Make(res.Best)
+				if !lostOrForced(q, n+2) {
+					t.Errorf("%s %s (gumbel %v): %s does not keep the forced win in %d (value %v, proven %v)", p.Game(), p, gumbel, p.FormatMove(res.Best), n, res.Value, res.Proven)
+				}
+			}
+		}
+		if found < 5 {
+			t.Errorf("%s: only %d positions with a short forced win in the sample", start.Game(), found)
+		}
+	}
+}
+
+// solverEval is a perfect Connect Four evaluator: the exact game value
+// (sign of Pons' score) and uniform priors.
+type solverEval struct{ s *c4solver.Solver }
+
+func (e solverEval) Evaluate(gp game.Position, moves []game.Move, priors []float32) (float32, error) {
+	for i := range moves {
+		priors[i] = 1 / float32(len(moves))
+	}
+	sc := e.s.Solve(gp.(*connect4.Position))
+	return float32(max(-1, min(1, sc))), nil
+}
+
+// TestPerfectEvaluatorPlaysOptimally: with the exact solver as evaluator,
+// the chosen move keeps the position's game-theoretic value.
+func TestPerfectEvaluatorPlaysOptimally(t *testing.T) {
+	s, err := c4solver.New("negacstar-opt", 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sign := func(x int) int { return max(-1, min(1, x)) }
+	checked := 0
+	for _, gp := range gametest.RandomPositions(connect4.New(), 30, 30, 5) {
+		p := gp.(*connect4.Position)
+		if p.Moves() < 12 || p.Status().Over() || checked >= 25 {
+			continue
+		}
+		checked++
+		want := sign(s.Solve(p))
+		tr := NewTree(DefaultConfig(), solverEval{s}, p, rng(3))
+		res, err := tr.Search(context.Background(), 100, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := p.Clone().(*connect4.Position)
+		q.Make(res.Best)
+		got := -sign(s.Solve(q))
+		if q.Status().Over() {
+			got = -int(q.Status().Result.Value())
+		}
+		if got != want {
+			t.Errorf("%s: value %d, but %s leads to %d", p, want, p.FormatMove(res.Best), got)
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d positions checked", checked)
+	}
+}
+
+// selfPlay plays one game with noise and temperature and returns its moves.
+func selfPlay(seed uint64, gumbel bool) []game.Move {
+	cfg := DefaultConfig()
+	cfg.Gumbel = gumbel
+	r := rng(seed)
+	tr := NewTree(cfg, Uniform{}, connect4.New(), r)
+	var moves []game.Move
+	for !tr.Position().Status().Over() {
+		res, err := tr.Search(context.Background(), 64, true)
+		if err != nil {
+			panic(err)
+		}
+		temp := 1.0
+		if len(moves) >= 8 {
+			temp = 0
+		}
+		m := Pick(res, temp, r)
+		moves = append(moves, m)
+		tr.Advance(m)
+	}
+	return moves
+}
+
+func TestSameSeedSameGame(t *testing.T) {
+	for _, gumbel := range []bool{false, true} {
+		a, b, c := selfPlay(7, gumbel), selfPlay(7, gumbel), selfPlay(8, gumbel)
+		if !slices.Equal(a, b) {
+			t.Fatalf("gumbel %v: the same seed gave different games", gumbel)
+		}
+		if slices.Equal(a, c) {
+			t.Errorf("gumbel %v: different seeds gave the same game (noise or temperature unused?)", gumbel)
+		}
+	}
+}
+
+func TestTreeReuse(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Solver = false
+	tr := NewTree(cfg, Uniform{}, connect4.New(), rng(4))
+	res, _ := tr.Search(context.Background(), 300, false)
+	i := slices.Index(res.Moves, res.Best)
+	if err := tr.Advance(res.Best); err != nil {
+		t.Fatal(err)
+	}
+	if got := int(tr.root.visits); got != res.Visits[i] {
+		t.Fatalf("new root has %d visits, the child had %d", got, res.Visits[i])
+	}
+	if err := tr.Advance(game.Move(99)); err == nil {
+		t.Fatal("illegal move accepted")
+	}
+}
+
+func TestGameOver(t *testing.T) {
+	p, _ := connect4.Parse("1212121")
+	if _, err := NewTree(DefaultConfig(), Uniform{}, p, rng(1)).Search(context.Background(), 10, false); err != ErrGameOver {
+		t.Fatalf("search of a finished game: %v", err)
+	}
+}
+
+func TestGammaMoments(t *testing.T) {
+	r := rng(6)
+	for _, alpha := range []float64{0.03, 0.3, 1, 2.5} {
+		n := 200000
+		var sum, sq float64
+		for i := 0; i < n; i++ {
+			x := gamma(r, alpha)
+			sum += x
+			sq += x * x
+		}
+		mean := sum / float64(n)
+		variance := sq/float64(n) - mean*mean
+		// Gamma(alpha, 1): mean alpha, variance alpha.
+		if math.Abs(mean-alpha) > 0.03*math.Max(alpha, 0.3) || math.Abs(variance-alpha) > 0.1*math.Max(alpha, 0.3) {
+			t.Errorf("alpha %v: mean %v, variance %v", alpha, mean, variance)
+		}
+	}
+}

@@ -1,0 +1,442 @@
+package mcts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/tabula-zero/tabula/game"
+)
+
+// Config holds the search constants.
+type Config struct {
+	CInit float64 // PUCT exploration base (AlphaZero: 1.25)
+	CBase float64 // PUCT exploration growth (AlphaZero: 19652)
+	// FPUReduction: an unvisited child is valued at the parent's value
+	// minus FPUReduction * sqrt(prior mass of the visited children).
+	FPUReduction float64
+	// NoiseAlpha and NoiseEpsilon shape the Dirichlet noise mixed into the
+	// root priors in self-play (alpha scaled to the game's typical number
+	// of moves).
+	NoiseAlpha, NoiseEpsilon float64
+	// Solver propagates proven wins, losses and draws (MCTS-Solver).
+	Solver bool
+	// Gumbel switches the root to Gumbel-top-k with sequential halving
+	// over GumbelM considered actions; CVisit and CScale define sigma(q) =
+	// (CVisit + max visits) * CScale * q.
+	Gumbel         bool
+	GumbelM        int
+	CVisit, CScale float64
+}
+
+// DefaultConfig returns AlphaZero's constants with the solver on.
+func DefaultConfig() Config {
+	return Config{CInit: 1.25, CBase: 19652, FPUReduction: 0.25, NoiseAlpha: 0.3, NoiseEpsilon: 0.25, Solver: true, GumbelM: 16, CVisit: 50, CScale: 0.1}
+}
+
+// Proven results of a node, for the side to move at that node.
+const (
+	unknown  int8 = 0
+	provWin  int8 = 1
+	provLoss int8 = -1
+	provDraw int8 = 2
+)
+
+type node struct {
+	move     game.Move
+	prior    float32
+	visits   int32
+	valueSum float32 // values from the view of the player who made move
+	proven   int8
+	expanded bool
+	raw      float32 // the evaluator's value at expansion, for the side to move here
+	children []node
+}
+
+// q is the mean value from the view of the player who made the move.
+func (n *node) q() float32 { return n.valueSum / float32(n.visits) }
+
+// Tree is the search tree of one game. It is not safe for concurrent use.
+type Tree struct {
+	cfg    Config
+	eval   Evaluator
+	pos    game.Position
+	root   *node
+	rng    *rand.Rand
+	noised *node // the root that already has noise
+
+	moves  []game.Move
+	priors []float32
+	path   []*node
+	gumbel []float64 // Gumbel samples of the root children
+	winner int       // the root child sequential halving chose
+}
+
+// NewTree starts a search tree at a copy of p.
+func NewTree(cfg Config, eval Evaluator, p game.Position, rng *rand.Rand) *Tree {
+	return &Tree{cfg: cfg, eval: eval, pos: p.Clone(), root: &node{}, rng: rng,
+		moves: make([]game.Move, 0, 256), priors: make([]float32, 256)}
+}
+
+// Position returns the root position (owned by the tree; do not modify).
+func (t *Tree) Position() game.Position { return t.pos }
+
+// Result summarises a search.
+type Result struct {
+	Moves  []game.Move // legal root moves
+	Visits []int       // visits per move
+	// Policy is the training target over Moves: visit shares, or with
+	// Gumbel the improved policy softmax(logits + sigma(completed Q)).
+	Policy []float32
+	// Best is the move to play at temperature 0: the most visited (the
+	// sequential-halving winner with Gumbel; a proven win when known).
+	Best game.Move
+	// Value is the root's value for the side to move; Proven is set when
+	// the solver has decided the root (Value is then -1, 0 or 1).
+	Value       float32
+	Proven      bool
+	Simulations int
+}
+
+// ErrGameOver is returned when searching a finished game.
+var ErrGameOver = errors.New("mcts: the game is over")
+
+// Search runs sims simulations from the root (fewer if the solver proves
+// the root first), adding Dirichlet noise to the root priors when noise
+// is set (once per root), and summarises the root.
+func (t *Tree) Search(ctx context.Context, sims int, noise bool) (Result, error) {
+	if t.pos.Status().Over() {
+		return Result{}, ErrGameOver
+	}
+	if !t.root.expanded {
+		if err := t.simulate(nil); err != nil {
+			return Result{}, err
+		}
+	}
+	if noise && !t.cfg.Gumbel && t.cfg.NoiseEpsilon > 0 && t.noised != t.root {
+		t.addNoise()
+		t.noised = t.root
+	}
+	done := 0
+	var err error
+	if t.cfg.Gumbel {
+		done, err = t.sequentialHalving(ctx, sims, noise)
+	} else {
+		for ; done < sims && t.root.proven == unknown; done++ {
+			if done&63 == 0 && ctx.Err() != nil {
+				return Result{}, ctx.Err()
+			}
+			if err = t.simulate(nil); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return t.summary(done), nil
+}
+
+// simulate runs one simulation; forced, if not nil, is the root child to
+// go through (Gumbel's sequential halving).
+func (t *Tree) simulate(forced *node) error {
+	p := t.pos
+	n := t.root
+	path := append(t.path[:0], n)
+	for n.expanded && n.proven == unknown {
+		var c *node
+		if forced != nil && n == t.root {
+			c = forced
+		} else {
+			c = t.selectChild(n)
+		}
+		p.Make(c.move)
+		n = c
+		path = append(path, n)
+	}
+	t.path = path
+	v, err := t.leafValue(n)
+	for range len(path) - 1 {
+		p.Unmake()
+	}
+	if err != nil {
+		return err
+	}
+	// Back up: a node's valueSum is from the view of the player who moved
+	// into it, the opposite of its side to move.
+	for i := len(path) - 1; i >= 0; i-- {
+		path[i].visits++
+		path[i].valueSum -= v
+		v = -v
+	}
+	if t.cfg.Solver {
+		for i := len(path) - 2; i >= 0 && t.prove(path[i]); i-- {
+		}
+	}
+	return nil
+}
+
+// leafValue evaluates (and expands) a leaf, returning its value for its
+// side to move. Terminal positions take their exact result.
+func (t *Tree) leafValue(n *node) (float32, error) {
+	if n.proven != unknown {
+		return provenValue(n.proven), nil
+	}
+	p := t.pos
+	if st := p.Status(); st.Over() {
+		n.proven = resultProven(st.Result)
+		n.expanded = true
+		return st.Result.Value(), nil
+	}
+	moves := p.GenerateMoves(t.moves[:0])
+	t.moves = moves
+	if len(t.priors) < len(moves) {
+		t.priors = make([]float32, len(moves))
+	}
+	priors := t.priors[:len(moves)]
+	v, err := t.eval.Evaluate(p, moves, priors)
+	if err != nil {
+		return 0, fmt.Errorf("mcts: evaluate %s: %w", p, err)
+	}
+	if math.IsNaN(float64(v)) || v < -1 || v > 1 {
+		return 0, fmt.Errorf("mcts: evaluator value %v outside [-1, 1]", v)
+	}
+	n.raw = v
+	n.children = make([]node, len(moves))
+	for i, m := range moves {
+		n.children[i] = node{move: m, prior: priors[i]}
+	}
+	n.expanded = true
+	return v, nil
+}
+
+func provenValue(r int8) float32 {
+	switch r {
+	case provWin:
+		return 1
+	case provLoss:
+		return -1
+	}
+	return 0
+}
+
+func resultProven(r game.Result) int8 {
+	switch r {
+	case game.Win:
+		return provWin
+	case game.Loss:
+		return provLoss
+	}
+	return provDraw
+}
+
+// prove updates n's proven result from its children and reports whether
+// it changed (so the parent may change too).
+func (t *Tree) prove(n *node) bool {
+	if n.proven != unknown || !n.expanded {
+		return false
+	}
+	all, draw := true, false
+	for i := range n.children {
+		switch n.children[i].proven {
+		case provLoss: // the child's side to move loses: n's side wins
+			n.proven = provWin
+			return true
+		case provDraw:
+			draw = true
+		case unknown:
+			all = false
+		}
+	}
+	if !all {
+		return false
+	}
+	if draw {
+		n.proven = provDraw
+	} else {
+		n.proven = provLoss
+	}
+	return true
+}
+
+// selectChild picks the child maximising Q + U (PUCT), taking a proven
+// winning move at once and avoiding proven losing ones.
+func (t *Tree) selectChild(n *node) *node {
+	parentQ := -n.q() // n's value for its own side to move
+	visitedMass := float32(0)
+	for i := range n.children {
+		if n.children[i].visits > 0 {
+			visitedMass += n.children[i].prior
+		}
+	}
+	fpu := parentQ - float32(t.cfg.FPUReduction)*float32(math.Sqrt(float64(visitedMass)))
+	N := float64(n.visits)
+	c := float32((math.Log((1+N+t.cfg.CBase)/t.cfg.CBase) + t.cfg.CInit) * math.Sqrt(N))
+	best, bestScore := -1, float32(math.Inf(-1))
+	for i := range n.children {
+		ch := &n.children[i]
+		var q float32
+		switch ch.proven {
+		case provLoss:
+			return ch
+		case provWin:
+			q = -2 // never chosen while another move exists
+		case provDraw:
+			q = 0
+		default:
+			q = fpu
+			if ch.visits > 0 {
+				q = ch.q()
+			}
+		}
+		score := q + c*ch.prior/float32(1+ch.visits)
+		if score > bestScore {
+			best, bestScore = i, score
+		}
+	}
+	return &n.children[best]
+}
+
+// addNoise mixes Dirichlet(alpha) noise into the root priors.
+func (t *Tree) addNoise() {
+	ch := t.root.children
+	if len(ch) == 0 || t.cfg.NoiseAlpha <= 0 {
+		return
+	}
+	noise := make([]float64, len(ch))
+	sum := 0.0
+	for i := range noise {
+		noise[i] = gamma(t.rng, t.cfg.NoiseAlpha)
+		sum += noise[i]
+	}
+	eps := float32(t.cfg.NoiseEpsilon)
+	for i := range ch {
+		d := float32(1 / float64(len(ch)))
+		if sum > 0 {
+			d = float32(noise[i] / sum)
+		}
+		ch[i].prior = (1-eps)*ch[i].prior + eps*d
+	}
+}
+
+// Advance plays m at the root, keeping the subtree below it.
+func (t *Tree) Advance(m game.Move) error {
+	if !game.IsLegal(t.pos, m) {
+		return fmt.Errorf("mcts: illegal move %s in %s", t.pos.FormatMove(m), t.pos)
+	}
+	next := &node{}
+	for i := range t.root.children {
+		if t.root.children[i].move == m {
+			c := t.root.children[i]
+			next = &c
+			break
+		}
+	}
+	t.pos.Make(m)
+	t.root = next
+	t.gumbel = t.gumbel[:0]
+	return nil
+}
+
+// summary builds the Result of the root.
+func (t *Tree) summary(sims int) Result {
+	r := t.root
+	res := Result{Simulations: sims, Value: -r.q()}
+	if r.proven != unknown {
+		res.Proven, res.Value = true, provenValue(r.proven)
+	}
+	total := 0
+	bestIdx := -1
+	for i := range r.children {
+		c := &r.children[i]
+		res.Moves = append(res.Moves, c.move)
+		res.Visits = append(res.Visits, int(c.visits))
+		total += int(c.visits)
+		if bestIdx < 0 || better(c, &r.children[bestIdx]) {
+			bestIdx = i
+		}
+	}
+	if t.cfg.Gumbel && len(t.gumbel) == len(r.children) {
+		res.Policy = t.improvedPolicy()
+		bestIdx = t.gumbelWinner()
+	} else {
+		res.Policy = make([]float32, len(r.children))
+		for i, n := range res.Visits {
+			if total > 0 {
+				res.Policy[i] = float32(n) / float32(total)
+			}
+		}
+	}
+	// A proven win overrides: play the move that proves it.
+	for i := range r.children {
+		if r.children[i].proven == provLoss {
+			bestIdx = i
+			break
+		}
+	}
+	if bestIdx >= 0 {
+		res.Best = r.children[bestIdx].move
+	}
+	return res
+}
+
+// better orders root children for the final choice: more visits, then
+// higher prior; proven losing moves last.
+func better(a, b *node) bool {
+	if (a.proven == provWin) != (b.proven == provWin) {
+		return b.proven == provWin
+	}
+	if a.visits != b.visits {
+		return a.visits > b.visits
+	}
+	return a.prior > b.prior
+}
+
+// Pick chooses the move to play from a result: at temperature 0 res.Best,
+// otherwise a move drawn with probability proportional to
+// visits^(1/temperature).
+func Pick(res Result, temperature float64, rng *rand.Rand) game.Move {
+	if temperature <= 0 || res.Proven {
+		return res.Best
+	}
+	w := make([]float64, len(res.Moves))
+	sum := 0.0
+	for i, n := range res.Visits {
+		w[i] = math.Pow(float64(n), 1/temperature)
+		sum += w[i]
+	}
+	if sum == 0 {
+		return res.Best
+	}
+	x := rng.Float64() * sum
+	for i := range w {
+		if x -= w[i]; x < 0 {
+			return res.Moves[i]
+		}
+	}
+	return res.Moves[len(res.Moves)-1]
+}
+
+// gamma draws from Gamma(alpha, 1) (Marsaglia and Tsang; boosted for
+// alpha < 1), for Dirichlet noise.
+func gamma(rng *rand.Rand, alpha float64) float64 {
+	if alpha < 1 {
+		return gamma(rng, alpha+1) * math.Pow(rng.Float64(), 1/alpha)
+	}
+	d := alpha - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := rng.Float64()
+		if u < 1-0.0331*x*x*x*x || math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v
+		}
+	}
+}
