@@ -1,0 +1,257 @@
+// Package configs holds the training-run configuration: the preset YAML
+// files for the three games (embedded, so `go run ./cmd/train` works with
+// no files at hand) and the code that loads and validates them strictly.
+// An unknown key, a wrong type or an out-of-range value is an error that
+// names the key and the file.
+package configs
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/connect4" // the games a config may name
+	_ "github.com/tabula-zero/tabula/game/lion"
+	_ "github.com/tabula-zero/tabula/game/xiangqi"
+)
+
+//go:embed *.yaml
+var presets embed.FS
+
+// Config is one training run's configuration.
+type Config struct {
+	Game     string            `yaml:"game"`
+	Rules    map[string]string `yaml:"rules"`
+	Seed     uint64            `yaml:"seed"`
+	Network  Network           `yaml:"network"`
+	Search   Search            `yaml:"search"`
+	SelfPlay SelfPlay          `yaml:"selfplay"`
+	Replay   Replay            `yaml:"replay"`
+	Training Training          `yaml:"training"`
+	Gating   Gating            `yaml:"gating"`
+}
+
+// Network is the network shape.
+type Network struct {
+	Blocks         int `yaml:"blocks"`
+	Filters        int `yaml:"filters"`
+	PolicyChannels int `yaml:"policy_channels"`
+	ValueChannels  int `yaml:"value_channels"`
+	ValueHidden    int `yaml:"value_hidden"`
+}
+
+// Search is the self-play search.
+type Search struct {
+	Simulations    int     `yaml:"simulations"`
+	Kind           string  `yaml:"kind"` // puct or gumbel
+	CInit          float64 `yaml:"c_init"`
+	CBase          float64 `yaml:"c_base"`
+	FPUReduction   float64 `yaml:"fpu_reduction"`
+	DirichletAlpha float64 `yaml:"dirichlet_alpha"`
+	NoiseEpsilon   float64 `yaml:"noise_epsilon"`
+	GumbelM        int     `yaml:"gumbel_m"`
+	Solver         bool    `yaml:"solver"`
+	// Playout-cap randomisation: a full search on this share of moves
+	// (recorded), FastSimulations on the others (not recorded).
+	FullSearchShare float64 `yaml:"full_search_share"`
+	FastSimulations int     `yaml:"fast_simulations"`
+}
+
+// SelfPlay is the self-play worker setup.
+type SelfPlay struct {
+	ParallelGames    int     `yaml:"parallel_games"`
+	BatchSize        int     `yaml:"batch_size"`
+	FlushAfterMicros int     `yaml:"flush_after_us"`
+	CacheSize        int     `yaml:"cache_size"`
+	TemperaturePlies int     `yaml:"temperature_plies"`
+	ResignThreshold  float64 `yaml:"resign_threshold"` // resign below this root value; 0 never
+	ResignOffShare   float64 `yaml:"resign_off_share"` // games played out to measure false resignations
+	ShardSamples     int     `yaml:"shard_samples"`
+}
+
+// Replay is the replay window.
+type Replay struct {
+	Window     int `yaml:"window"`
+	MinSamples int `yaml:"min_samples"`
+}
+
+// Training is the optimiser and the generation cycle.
+type Training struct {
+	BatchSize          int       `yaml:"batch_size"`
+	StepsPerGeneration int       `yaml:"steps_per_generation"`
+	SampleRatio        float64   `yaml:"sample_ratio"` // max training samples drawn per new self-play sample; 0 = no limit
+	Schedule           string    `yaml:"schedule"`     // piecewise or cosine
+	LearningRate       float64   `yaml:"learning_rate"`
+	Boundaries         []int64   `yaml:"boundaries"` // piecewise: steps where the rate changes
+	Rates              []float64 `yaml:"rates"`      // piecewise: rates after each boundary
+	WarmupSteps        int64     `yaml:"warmup_steps"`
+	TotalSteps         int64     `yaml:"total_steps"` // cosine: steps to decay over
+	Momentum           float64   `yaml:"momentum"`
+	WeightDecay        float64   `yaml:"weight_decay"`
+}
+
+// Gating is the list of matches a candidate plays after each generation.
+type Gating struct {
+	Matches []GateMatch `yaml:"matches"`
+}
+
+// GateMatch is one gate: the candidate against an opponent. Threshold > 0
+// makes it a promotion gate (score needed); 0 only records the result.
+type GateMatch struct {
+	Opponent    string  `yaml:"opponent"`  // "best" or a player spec such as "ab:depth=4"
+	Candidate   string  `yaml:"candidate"` // how the candidate plays: "net" (default) or "abzero:m=..."
+	Games       int     `yaml:"games"`
+	Simulations int     `yaml:"simulations"`
+	Threshold   float64 `yaml:"threshold"`
+}
+
+// Preset returns the embedded preset of a game ("connect4", "lion",
+// "xiangqi").
+func Preset(game string) (*Config, error) {
+	b, err := presets.ReadFile(game + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("configs: no preset for game %q", game)
+	}
+	return Parse(b, "preset "+game+".yaml")
+}
+
+// PresetBytes returns an embedded preset file's text.
+func PresetBytes(game string) ([]byte, error) { return presets.ReadFile(game + ".yaml") }
+
+// Load reads and validates a config file.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("configs: %w", err)
+	}
+	return Parse(b, path)
+}
+
+// Parse decodes strictly (unknown keys and wrong types are errors) and
+// validates. name identifies the source in errors.
+func Parse(b []byte, name string) (*Config, error) {
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("configs: %s: empty file", name)
+		}
+		return nil, fmt.Errorf("configs: %s: %s", name, strings.ReplaceAll(err.Error(), "yaml: ", ""))
+	}
+	if err := c.Validate(); err != nil {
+		return nil, fmt.Errorf("configs: %s: %w", name, err)
+	}
+	return &c, nil
+}
+
+// Marshal returns the canonical YAML form (used for the run's frozen copy
+// and to compare configs on resume).
+func (c *Config) Marshal() []byte {
+	b, err := yaml.Marshal(c)
+	if err != nil {
+		panic("configs: marshal: " + err.Error()) // plain structs always marshal
+	}
+	return b
+}
+
+// Validate checks every value's range.
+func (c *Config) Validate() error {
+	var errs []string
+	intIn := func(key string, v, lo, hi int) {
+		if v < lo || v > hi {
+			errs = append(errs, fmt.Sprintf("%s = %d is outside [%d, %d]", key, v, lo, hi))
+		}
+	}
+	floatIn := func(key string, v, lo, hi float64) {
+		if !(v >= lo && v <= hi) {
+			errs = append(errs, fmt.Sprintf("%s = %v is outside [%v, %v]", key, v, lo, hi))
+		}
+	}
+	if g, err := game.Lookup(c.Game); err != nil {
+		errs = append(errs, fmt.Sprintf("game: %v", err))
+	} else if _, err := g.Resolve(game.Options(c.Rules)); err != nil {
+		errs = append(errs, fmt.Sprintf("rules: %v", err))
+	}
+	n := c.Network
+	intIn("network.blocks", n.Blocks, 0, 40)
+	intIn("network.filters", n.Filters, 1, 512)
+	intIn("network.policy_channels", n.PolicyChannels, 1, 64)
+	intIn("network.value_channels", n.ValueChannels, 1, 64)
+	intIn("network.value_hidden", n.ValueHidden, 1, 1024)
+	s := c.Search
+	intIn("search.simulations", s.Simulations, 1, 100000)
+	if s.Kind != "puct" && s.Kind != "gumbel" {
+		errs = append(errs, fmt.Sprintf("search.kind = %q is not puct or gumbel", s.Kind))
+	}
+	floatIn("search.c_init", s.CInit, 0, 100)
+	floatIn("search.c_base", s.CBase, 1, 1e9)
+	floatIn("search.fpu_reduction", s.FPUReduction, 0, 2)
+	floatIn("search.dirichlet_alpha", s.DirichletAlpha, 0, 100)
+	floatIn("search.noise_epsilon", s.NoiseEpsilon, 0, 1)
+	intIn("search.gumbel_m", s.GumbelM, 1, 1000)
+	floatIn("search.full_search_share", s.FullSearchShare, 0.01, 1)
+	intIn("search.fast_simulations", s.FastSimulations, 1, 100000)
+	p := c.SelfPlay
+	intIn("selfplay.parallel_games", p.ParallelGames, 1, 4096)
+	intIn("selfplay.batch_size", p.BatchSize, 1, 4096)
+	intIn("selfplay.flush_after_us", p.FlushAfterMicros, 0, 1000000)
+	intIn("selfplay.cache_size", p.CacheSize, 0, 1<<26)
+	intIn("selfplay.temperature_plies", p.TemperaturePlies, 0, 1000)
+	floatIn("selfplay.resign_threshold", p.ResignThreshold, -1, 0)
+	floatIn("selfplay.resign_off_share", p.ResignOffShare, 0, 1)
+	intIn("selfplay.shard_samples", p.ShardSamples, 1, 1<<22)
+	intIn("replay.window", c.Replay.Window, 1, 1<<26)
+	intIn("replay.min_samples", c.Replay.MinSamples, 1, c.Replay.Window)
+	t := c.Training
+	intIn("training.batch_size", t.BatchSize, 1, 8192)
+	intIn("training.steps_per_generation", t.StepsPerGeneration, 1, 1<<24)
+	floatIn("training.sample_ratio", t.SampleRatio, 0, 1e6)
+	floatIn("training.learning_rate", t.LearningRate, 1e-9, 10)
+	floatIn("training.momentum", t.Momentum, 0, 0.999)
+	floatIn("training.weight_decay", t.WeightDecay, 0, 1)
+	switch t.Schedule {
+	case "piecewise":
+		if len(t.Boundaries) != len(t.Rates) {
+			errs = append(errs, fmt.Sprintf("training.boundaries has %d entries but training.rates has %d", len(t.Boundaries), len(t.Rates)))
+		}
+		for i, r := range t.Rates {
+			floatIn(fmt.Sprintf("training.rates[%d]", i), r, 1e-9, 10)
+		}
+		for i := 1; i < len(t.Boundaries); i++ {
+			if t.Boundaries[i] <= t.Boundaries[i-1] {
+				errs = append(errs, "training.boundaries must increase")
+				break
+			}
+		}
+	case "cosine":
+		if t.TotalSteps <= t.WarmupSteps {
+			errs = append(errs, fmt.Sprintf("training.total_steps = %d must exceed training.warmup_steps = %d", t.TotalSteps, t.WarmupSteps))
+		}
+	default:
+		errs = append(errs, fmt.Sprintf("training.schedule = %q is not piecewise or cosine", t.Schedule))
+	}
+	for i, m := range c.Gating.Matches {
+		key := fmt.Sprintf("gating.matches[%d]", i)
+		if m.Opponent == "" {
+			errs = append(errs, key+".opponent is missing")
+		}
+		intIn(key+".games", m.Games, 2, 100000)
+		if m.Games%2 != 0 {
+			errs = append(errs, fmt.Sprintf("%s.games = %d must be even (colour-swapped pairs)", key, m.Games))
+		}
+		intIn(key+".simulations", m.Simulations, 1, 100000)
+		floatIn(key+".threshold", m.Threshold, 0, 1)
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
+	}
+	return nil
+}

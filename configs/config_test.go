@@ -1,0 +1,64 @@
+package configs
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestPresets(t *testing.T) {
+	for _, g := range []string{"connect4", "lion", "xiangqi"} {
+		c, err := Preset(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Game != g {
+			t.Errorf("preset %s names game %s", g, c.Game)
+		}
+		back, err := Parse(c.Marshal(), "canonical")
+		if err != nil || !reflect.DeepEqual(back, c) {
+			t.Fatalf("%s: canonical form does not round-trip: %v", g, err)
+		}
+	}
+	if _, err := Preset("chess"); err == nil {
+		t.Fatal("preset for an unknown game")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	base, _ := PresetBytes("connect4")
+	for _, c := range []struct {
+		edit func(string) string
+		want []string
+	}{
+		{func(s string) string { return strings.Replace(s, "  filters: 32", "  filters: 32\n  filtres: 3", 1) }, []string{"filtres", "cfg.yaml"}},
+		{func(s string) string {
+			return strings.Replace(s, "simulations: 64\n  kind", "simulations: many\n  kind", 1)
+		}, []string{"many", "cfg.yaml"}},
+		{func(s string) string { return strings.Replace(s, "  momentum: 0.9", "  momentum: 1.5", 1) }, []string{"training.momentum = 1.5", "cfg.yaml"}},
+		{func(s string) string { return strings.Replace(s, "kind: puct", "kind: alphazero", 1) }, []string{"search.kind", "alphazero"}},
+		{func(s string) string { return strings.Replace(s, "game: connect4", "game: go", 1) }, []string{"unknown game", "go"}},
+		{func(s string) string { return strings.Replace(s, "rules: {}", "rules: {TryRule: safe}", 1) }, []string{"rules", "TryRule"}},
+		{func(s string) string { return strings.Replace(s, "      games: 40", "      games: 41", 1) }, []string{"gating.matches[0].games = 41", "even"}},
+		{func(s string) string { return strings.Replace(s, "rates: [0.01, 0.002]", "rates: [0.01]", 1) }, []string{"training.boundaries has 2 entries"}},
+		{func(string) string { return "" }, []string{"empty"}},
+	} {
+		path := filepath.Join(t.TempDir(), "cfg.yaml")
+		os.WriteFile(path, []byte(c.edit(string(base))), 0o644)
+		_, err := Load(path)
+		if err == nil {
+			t.Errorf("accepted; want an error with %q", c.want)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q does not mention %q", err, w)
+			}
+		}
+	}
+	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
+		t.Error("missing file accepted")
+	}
+}
