@@ -100,8 +100,8 @@ func TestCorruptShards(t *testing.T) {
 	if _, err := Write(t.TempDir(), Header{Worker: "bad/name"}, samples); err == nil {
 		t.Fatal("worker name with a slash accepted")
 	}
-	if _, err := Encode(header(g, 1, 1), []Sample{{Position: "", Result: 0}}); err == nil {
-		t.Fatal("empty position accepted")
+	if _, err := Encode(header(g, 1, 1), []Sample{{Position: "4", Result: 2}}); err == nil {
+		t.Fatal("result 2 accepted")
 	}
 }
 

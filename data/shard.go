@@ -135,8 +135,8 @@ func Encode(h Header, samples []Sample) ([]byte, error) {
 }
 
 func appendRecord(b []byte, s *Sample) ([]byte, error) {
-	if len(s.Position) == 0 || len(s.Position) > 4096 {
-		return nil, errors.New("position text empty or too long")
+	if len(s.Position) > 4096 { // empty is a position too (Connect Four's start)
+		return nil, errors.New("position text too long")
 	}
 	if s.Result < -1 || s.Result > 1 || s.RootValue < -1 || s.RootValue > 1 || s.Ply < 0 {
 		return nil, fmt.Errorf("result %v, root value %v or ply %d out of range", s.Result, s.RootValue, s.Ply)

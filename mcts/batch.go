@@ -35,7 +35,7 @@ type BatchConfig struct {
 // network on whole batches and answers. A cache keyed by the position's
 // Zobrist key answers repeated positions without the network.
 type Batcher struct {
-	fwd     Forwarder
+	fwd     atomic.Pointer[forwarderBox]
 	enc     game.Encoder
 	cfg     BatchConfig
 	size    int // c*h*w
@@ -60,6 +60,18 @@ type request struct {
 	ready  chan struct{}
 }
 
+type forwarderBox struct{ f Forwarder }
+
+// SetForwarder replaces the network (a newer best net) and empties the
+// cache, whose entries came from the old one. Callers make sure no
+// evaluation is in flight, so that no game mixes the two networks.
+func (b *Batcher) SetForwarder(f Forwarder) {
+	b.fwd.Store(&forwarderBox{f})
+	if b.cache != nil {
+		b.cache.clear()
+	}
+}
+
 // ErrClosed is returned by Evaluate after the batcher's loop has stopped.
 var ErrClosed = errors.New("mcts: evaluator stopped")
 
@@ -69,8 +81,9 @@ func NewBatcher(fwd Forwarder, enc game.Encoder, cfg BatchConfig) (*Batcher, err
 		return nil, fmt.Errorf("mcts: batch size %d must be positive", cfg.MaxBatch)
 	}
 	c, h, w := enc.Shape()
-	b := &Batcher{fwd: fwd, enc: enc, cfg: cfg, size: c * h * w, actions: enc.ActionSize(),
+	b := &Batcher{enc: enc, cfg: cfg, size: c * h * w, actions: enc.ActionSize(),
 		reqs: make(chan *request, 4*cfg.MaxBatch), done: make(chan struct{}), start: time.Now()}
+	b.fwd.Store(&forwarderBox{fwd})
 	b.pool.New = func() any {
 		return &request{planes: make([]float32, b.size), ready: make(chan struct{}, 1)}
 	}
@@ -200,7 +213,7 @@ func (b *Batcher) Run(ctx context.Context) error {
 			copy(planes[i*b.size:], r.planes)
 		}
 		t0 := time.Now()
-		err := b.fwd.Forward(planes[:n*b.size], n, policy[:n*b.actions], value[:n])
+		err := b.fwd.Load().f.Forward(planes[:n*b.size], n, policy[:n*b.actions], value[:n])
 		b.forwardNanos.Add(int64(time.Since(t0)))
 		b.batches.Add(1)
 		b.positions.Add(int64(n))
@@ -271,6 +284,12 @@ func (c *evalCache) get(key uint64, priors []float32) (float32, bool) {
 	}
 	copy(priors, e.priors)
 	return e.value, true
+}
+
+func (c *evalCache) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.entries)
 }
 
 func (c *evalCache) put(key uint64, value float32, priors []float32) {

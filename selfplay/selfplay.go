@@ -1,0 +1,368 @@
+// Package selfplay is the self-play worker: many games in parallel, each
+// searched by its own MCTS tree, all sharing one batching evaluator, with
+// finished games written as replay shards. cmd/selfplay and cmd/train use
+// it.
+package selfplay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/mcts"
+)
+
+// Options are the worker's settings beyond the run config.
+type Options struct {
+	ReplayDir string // where shards go
+	Worker    string // worker name in shard names (letters, digits, '_', '.')
+	// OnShard, if set, is called after each shard is written.
+	OnShard func(path string, samples []data.Sample)
+}
+
+// Worker plays self-play games. Create it with New, start the evaluator
+// loop with Run's context, and switch networks with SetNetwork.
+type Worker struct {
+	cfg   *configs.Config
+	opts  Options
+	game  game.Game
+	rules game.Options
+	mcfg  mcts.Config
+	batch *mcts.Batcher
+
+	gate       sync.RWMutex // games hold it shared; a network switch takes it
+	generation atomic.Int64
+
+	nextGame atomic.Uint64
+	stats    Stats
+	statsMu  sync.Mutex
+
+	shardMu sync.Mutex
+	pending []data.Sample
+	seq     int
+}
+
+// Stats counts the worker's games.
+type Stats struct {
+	Games, Samples, Plies int64
+	// Results from the first player's view.
+	FirstWins, Draws, SecondWins int64
+	Resigned                     int64
+	// Games played out with resignation off, and in how many of them a
+	// side that would have resigned did not lose.
+	ResignOffGames, FalseResigns int64
+	Shards                       int64
+}
+
+// New returns a worker for cfg using the network fwd of the given
+// generation.
+func New(cfg *configs.Config, opts Options, fwd mcts.Forwarder, generation int) (*Worker, error) {
+	g, err := game.Lookup(cfg.Game)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := g.Resolve(game.Options(cfg.Rules))
+	if err != nil {
+		return nil, err
+	}
+	b, err := mcts.NewBatcher(fwd, g.Encoder, mcts.BatchConfig{
+		MaxBatch:   cfg.SelfPlay.BatchSize,
+		FlushAfter: time.Duration(cfg.SelfPlay.FlushAfterMicros) * time.Microsecond,
+		CacheSize:  cfg.SelfPlay.CacheSize,
+	})
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, opts: opts, game: g, rules: rules, mcfg: MCTSConfig(cfg), batch: b}
+	w.generation.Store(int64(generation))
+	return w, nil
+}
+
+// MCTSConfig maps a run config's search section to the search constants.
+func MCTSConfig(cfg *configs.Config) mcts.Config {
+	s := cfg.Search
+	m := mcts.DefaultConfig()
+	m.CInit, m.CBase, m.FPUReduction = s.CInit, s.CBase, s.FPUReduction
+	m.NoiseAlpha, m.NoiseEpsilon = s.DirichletAlpha, s.NoiseEpsilon
+	m.Solver, m.Gumbel, m.GumbelM = s.Solver, s.Kind == "gumbel", s.GumbelM
+	return m
+}
+
+// Stats returns a snapshot of the counters.
+func (w *Worker) Stats() Stats {
+	w.statsMu.Lock()
+	defer w.statsMu.Unlock()
+	return w.stats
+}
+
+// BatchStats returns the evaluator's counters.
+func (w *Worker) BatchStats() mcts.BatchStats { return w.batch.Stats() }
+
+// Generation returns the generation of the network in use.
+func (w *Worker) Generation() int { return int(w.generation.Load()) }
+
+// SetNetwork switches to a newer network between games: it waits until
+// the running games have finished, holds new ones back, swaps, and lets
+// them go.
+func (w *Worker) SetNetwork(fwd mcts.Forwarder, generation int) {
+	w.gate.Lock()
+	defer w.gate.Unlock()
+	w.batch.SetForwarder(fwd)
+	w.generation.Store(int64(generation))
+}
+
+// Run plays games until games have been played (0: no limit), the
+// duration has passed (0: no limit) or ctx is done, ParallelGames at a
+// time. Finished games are flushed to a shard before it returns.
+func (w *Worker) Run(ctx context.Context, games int, duration time.Duration) error {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if duration > 0 {
+		runCtx, cancel = context.WithTimeout(runCtx, duration)
+		defer cancel()
+	}
+	loopDone := make(chan error, 1)
+	go func() { loopDone <- w.batch.Run(runCtx) }()
+	var started atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, w.cfg.SelfPlay.ParallelGames)
+	for range w.cfg.SelfPlay.ParallelGames {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for runCtx.Err() == nil {
+				if games > 0 && started.Add(1) > int64(games) {
+					return
+				}
+				if err := w.playOne(runCtx); err != nil {
+					if runCtx.Err() == nil {
+						errs <- err
+						cancel()
+					}
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	cancel()
+	<-loopDone
+	close(errs)
+	ferr := w.flush(true)
+	if err := <-errs; err != nil {
+		return err
+	}
+	return ferr
+}
+
+// playOne plays a game under the network gate and hands it to the shard
+// writer.
+func (w *Worker) playOne(ctx context.Context) error {
+	w.gate.RLock()
+	id := w.nextGame.Add(1) - 1
+	rec, err := w.Play(ctx, id)
+	w.gate.RUnlock()
+	if err != nil {
+		if errors.Is(err, mcts.ErrClosed) || ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return err
+	}
+	w.record(rec)
+	return w.flush(false)
+}
+
+// Record is a finished game.
+type Record struct {
+	ID       uint64
+	Moves    []string
+	Result   game.Result // from the first player's view
+	Reason   string
+	Resigned bool
+	// FalseResign: resignation was off for this game, a side would have
+	// resigned, and it did not lose.
+	ResignOff, FalseResign bool
+	Samples                []data.Sample
+}
+
+// Play plays one self-play game with the seed derived from the run seed
+// and id: the same seed and id give the same game.
+func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
+	sp, s := w.cfg.SelfPlay, w.cfg.Search
+	rng := rand.New(rand.NewPCG(w.cfg.Seed, id))
+	start, err := w.game.New(w.rules)
+	if err != nil {
+		return Record{}, err
+	}
+	tree := mcts.NewTree(w.mcfg, w.batch, start, rng)
+	rec := Record{ID: id}
+	resign := sp.ResignThreshold < 0
+	if resign && rng.Float64() < sp.ResignOffShare {
+		resign, rec.ResignOff = false, true
+	}
+	var sides []game.Color
+	var wouldResign [2]bool
+	for {
+		p := tree.Position()
+		st := p.Status()
+		if st.Over() {
+			rec.Result, rec.Reason = fromFirst(st.Result, p.SideToMove()), st.Reason
+			break
+		}
+		full := s.FullSearchShare >= 1 || rng.Float64() < s.FullSearchShare
+		sims := s.Simulations
+		if !full {
+			sims = s.FastSimulations
+		}
+		res, err := tree.Search(ctx, sims, full)
+		if err != nil {
+			return Record{}, err
+		}
+		us := p.SideToMove()
+		if full {
+			smp := data.Sample{Position: p.String(), RootValue: clamp(res.Value), Ply: p.Ply(), GameID: id}
+			for i, m := range res.Moves {
+				if res.Policy[i] > 0 {
+					smp.Policy = append(smp.Policy, data.PolicyEntry{Action: w.game.Encoder.ActionIndex(p, m), Prob: res.Policy[i]})
+				}
+			}
+			rec.Samples = append(rec.Samples, smp)
+			sides = append(sides, us)
+		}
+		if sp.ResignThreshold < 0 && float64(res.Value) < sp.ResignThreshold {
+			if resign {
+				rec.Result, rec.Reason, rec.Resigned = fromFirst(game.Loss, us), "resignation", true
+				break
+			}
+			wouldResign[us] = true
+		}
+		temp := 0.0
+		if p.Ply() < sp.TemperaturePlies {
+			temp = 1
+		}
+		m := mcts.Pick(res, temp, rng)
+		rec.Moves = append(rec.Moves, p.FormatMove(m))
+		if err := tree.Advance(m); err != nil {
+			return Record{}, err
+		}
+	}
+	for c := game.First; c <= game.Second; c++ {
+		if wouldResign[c] && resultFor(rec.Result, c) != game.Loss {
+			rec.FalseResign = true
+		}
+	}
+	for i := range rec.Samples {
+		rec.Samples[i].Result = resultFor(rec.Result, sides[i]).Value()
+	}
+	return rec, nil
+}
+
+// fromFirst turns a result for side c into one for the first player.
+func fromFirst(r game.Result, c game.Color) game.Result { return resultFor(r, c) }
+
+// resultFor turns a result for the first player (or, symmetrically, for
+// one side) into the result for side c.
+func resultFor(r game.Result, c game.Color) game.Result {
+	if c == game.First {
+		return r
+	}
+	switch r {
+	case game.Win:
+		return game.Loss
+	case game.Loss:
+		return game.Win
+	}
+	return r
+}
+
+func clamp(v float32) float32 { return max(-1, min(1, v)) }
+
+func (w *Worker) record(rec Record) {
+	w.statsMu.Lock()
+	st := &w.stats
+	st.Games++
+	st.Samples += int64(len(rec.Samples))
+	st.Plies += int64(len(rec.Moves))
+	switch rec.Result {
+	case game.Win:
+		st.FirstWins++
+	case game.Loss:
+		st.SecondWins++
+	default:
+		st.Draws++
+	}
+	if rec.Resigned {
+		st.Resigned++
+	}
+	if rec.ResignOff {
+		st.ResignOffGames++
+		if rec.FalseResign {
+			st.FalseResigns++
+		}
+	}
+	w.statsMu.Unlock()
+	w.shardMu.Lock()
+	w.pending = append(w.pending, rec.Samples...)
+	w.shardMu.Unlock()
+}
+
+// flush writes the pending samples as a shard once there are enough (or
+// whatever there is when final).
+func (w *Worker) flush(final bool) error {
+	w.shardMu.Lock()
+	defer w.shardMu.Unlock()
+	if len(w.pending) == 0 || (!final && len(w.pending) < w.cfg.SelfPlay.ShardSamples) {
+		return nil
+	}
+	h := data.Header{Game: w.game.Name, EncoderVersion: w.game.Encoder.Version(), Generation: w.Generation(),
+		Worker: w.opts.Worker, Seq: w.seq, Created: time.Now().UTC()}
+	path, err := data.Write(w.opts.ReplayDir, h, w.pending)
+	if err != nil {
+		return fmt.Errorf("selfplay: %w", err)
+	}
+	w.seq++
+	if w.opts.OnShard != nil {
+		w.opts.OnShard(path, w.pending)
+	}
+	w.pending = nil
+	w.statsMu.Lock()
+	w.stats.Shards++
+	w.statsMu.Unlock()
+	return nil
+}
+
+// SetShardSeq sets the next shard sequence number (resuming a worker name
+// whose shards exist already).
+func (w *Worker) SetShardSeq(seq int) { w.seq = seq }
+
+// NextShardSeq returns the sequence number after the highest one worker
+// has written in dir, so a restarted worker never overwrites its shards.
+func NextShardSeq(dir, worker string) int {
+	es, _ := os.ReadDir(dir)
+	next := 0
+	for _, e := range es {
+		var gen, seq int
+		var name string
+		n := strings.TrimSuffix(e.Name(), data.Ext)
+		i := strings.Index(n, "-")
+		j := strings.LastIndex(n, "-")
+		if i < 0 || j <= i {
+			continue
+		}
+		name = n[i+1 : j]
+		if _, err := fmt.Sscanf(n[:i]+" "+n[j+1:], "g%d %d", &gen, &seq); err != nil || name != worker {
+			continue
+		}
+		next = max(next, seq+1)
+	}
+	return next
+}

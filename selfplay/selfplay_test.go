@@ -1,0 +1,185 @@
+package selfplay
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/net"
+)
+
+// refNet runs the reference forward pass of a small random network: slow
+// but exact and deterministic.
+type refNet struct{ p *net.Params }
+
+func (r refNet) Forward(planes []float32, n int, policy, value []float32) error {
+	pol, val := r.p.Reference(planes, n)
+	copy(policy, pol)
+	copy(value, val)
+	return nil
+}
+
+// doomedNet gives zero logits and says the first player loses: value -1
+// when the first player is to move (as many own stones as the
+// opponent's on a Connect Four board), +1 otherwise.
+type doomedNet struct{}
+
+func (doomedNet) Forward(planes []float32, n int, policy, value []float32) error {
+	clear(policy[:n*7])
+	for i := 0; i < n; i++ {
+		var own, opp float32
+		for c := 0; c < 42; c++ {
+			own += planes[i*84+c]
+			opp += planes[i*84+42+c]
+		}
+		value[i] = 1
+		if own == opp {
+			value[i] = -1
+		}
+	}
+	return nil
+}
+
+func tinyConfig(t *testing.T) (*configs.Config, refNet) {
+	cfg, err := configs.Preset("connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Search.Simulations = 16
+	cfg.SelfPlay.ParallelGames = 4
+	cfg.SelfPlay.BatchSize = 4
+	cfg.SelfPlay.ShardSamples = 50
+	g, _ := game.Lookup("connect4")
+	spec, _ := net.Preset(g)
+	spec.Blocks, spec.Filters = 1, 4
+	p, err := net.NewParams(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, refNet{p}
+}
+
+func TestSameSeedSameGame(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	play := func(seed uint64, id uint64) Record {
+		cfg.Seed = seed
+		w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "t"}, rn, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go w.batch.Run(ctx)
+		rec, err := w.Play(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	a, b, c := play(1, 3), play(1, 3), play(1, 4)
+	if !slices.Equal(a.Moves, b.Moves) || a.Result != b.Result {
+		t.Fatal("the same seed and game id gave different games")
+	}
+	if slices.Equal(a.Moves, c.Moves) {
+		t.Error("different game ids gave the same game")
+	}
+	// Results: each sample's z is the game result from its side to move.
+	g, _ := game.Lookup("connect4")
+	for i, s := range a.Samples {
+		p, err := g.Parse(s.Position, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := resultFor(a.Result, p.SideToMove()).Value(); s.Result != want {
+			t.Fatalf("sample %d: z %v, want %v", i, s.Result, want)
+		}
+		var sum float32
+		for _, e := range s.Policy {
+			sum += e.Prob
+		}
+		if sum < 0.999 || sum > 1.001 {
+			t.Fatalf("sample %d: policy sums to %v", i, sum)
+		}
+	}
+}
+
+func TestRunWritesShards(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	dir := t.TempDir()
+	var written []string
+	w, err := New(cfg, Options{ReplayDir: dir, Worker: "w1", OnShard: func(p string, _ []data.Sample) { written = append(written, p) }}, rn, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Run(context.Background(), 10, 0); err != nil {
+		t.Fatal(err)
+	}
+	st := w.Stats()
+	if st.Games != 10 || st.FirstWins+st.Draws+st.SecondWins != 10 || int(st.Shards) != len(written) {
+		t.Fatalf("stats %+v, %d shards written", st, len(written))
+	}
+	total := 0
+	for _, p := range written {
+		h, samples, err := data.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Generation != 3 || h.Worker != "w1" {
+			t.Fatalf("header %+v", h)
+		}
+		total += len(samples)
+	}
+	if int64(total) != st.Samples || st.Samples == 0 {
+		t.Fatalf("shards hold %d samples, stats say %d", total, st.Samples)
+	}
+	if got := NextShardSeq(dir, "w1"); got != len(written) {
+		t.Fatalf("NextShardSeq = %d, want %d", got, len(written))
+	}
+	if NextShardSeq(dir, "other") != 0 {
+		t.Fatal("another worker's shards counted")
+	}
+	if filepath.Dir(written[0]) != dir {
+		t.Fatal("shard outside the replay dir")
+	}
+	bs := w.BatchStats()
+	if bs.Requests == 0 || bs.MeanBatch() < 1 {
+		t.Fatalf("batch stats %+v", bs)
+	}
+}
+
+// TestResignation: with a network that calls every position lost for the
+// first player, it resigns at once; with resignation off the game is
+// played out, and if the first player does not lose, its would-be
+// resignation counts as false.
+func TestResignation(t *testing.T) {
+	cfg, _ := tinyConfig(t)
+	cfg.SelfPlay.ResignThreshold = -0.5
+	cn := doomedNet{}
+	cfg.Search.Solver = false
+	for _, off := range []float64{0, 1} {
+		cfg.SelfPlay.ResignOffShare = off
+		w, _ := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "r"}, cn, 0)
+		ctx, cancel := context.WithCancel(context.Background())
+		go w.batch.Run(ctx)
+		rec, err := w.Play(ctx, 1)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if off == 0 && (!rec.Resigned || len(rec.Moves) != 0 || rec.Result != game.Loss) {
+			t.Fatalf("resignation on: %+v", rec)
+		}
+		if off == 1 {
+			if rec.Resigned || !rec.ResignOff {
+				t.Fatalf("resignation off: %+v", rec)
+			}
+			if rec.FalseResign != (rec.Result != game.Loss) {
+				t.Fatalf("result %v for the first player, false resignation %v", rec.Result, rec.FalseResign)
+			}
+		}
+	}
+}
