@@ -20,6 +20,7 @@ import (
 	_ "github.com/tabula-zero/tabula/game/connect4" // the games a config may name
 	_ "github.com/tabula-zero/tabula/game/lion"
 	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	"github.com/tabula-zero/tabula/net"
 )
 
 //go:embed *.yaml
@@ -254,4 +255,18 @@ func (c *Config) Validate() error {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// NetSpec returns the network shape of a config for its game.
+func NetSpec(c *Config) (net.Spec, error) {
+	g, err := game.Lookup(c.Game)
+	if err != nil {
+		return net.Spec{}, err
+	}
+	ch, h, w := g.Encoder.Shape()
+	n := c.Network
+	s := net.Spec{Game: g.Name, EncoderVersion: g.Encoder.Version(), Channels: ch, Height: h, Width: w,
+		Actions: g.Encoder.ActionSize(), Blocks: n.Blocks, Filters: n.Filters,
+		PolicyChannels: n.PolicyChannels, ValueChannels: n.ValueChannels, ValueHidden: n.ValueHidden}
+	return s, s.Validate()
 }

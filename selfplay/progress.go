@@ -1,0 +1,145 @@
+package selfplay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+)
+
+// Progress reports a worker's progress: a live line on a terminal (games,
+// samples/s, average game length, result split, network batch size, cache
+// hits) and a JSON line per interval in the metrics writer.
+type Progress struct {
+	out     io.Writer
+	metrics io.Writer
+	w       *Worker
+	bar     *progressbar.ProgressBar
+	start   time.Time
+	mu      sync.Mutex
+	last    Stats
+}
+
+// Metric is one JSON line of self-play metrics.
+type Metric struct {
+	Time          time.Time `json:"time"`
+	Elapsed       float64   `json:"elapsed_s"`
+	Generation    int       `json:"generation"`
+	Games         int64     `json:"games"`
+	Samples       int64     `json:"samples"`
+	SamplesPerSec float64   `json:"samples_per_s"`
+	MeanPlies     float64   `json:"mean_plies"`
+	FirstWins     int64     `json:"first_wins"`
+	Draws         int64     `json:"draws"`
+	SecondWins    int64     `json:"second_wins"`
+	Resigned      int64     `json:"resigned"`
+	FalseResigns  int64     `json:"false_resigns"`
+	ResignOff     int64     `json:"resign_off_games"`
+	MeanBatch     float64   `json:"mean_batch"`
+	CacheHitRate  float64   `json:"cache_hit_rate"`
+	NetShare      float64   `json:"net_share"`
+	Positions     int64     `json:"net_positions"`
+}
+
+// NewProgress prepares progress output for a run of games games (0: open
+// ended) or a duration. The live bar is drawn only when out is a terminal.
+func NewProgress(out, metrics io.Writer, w *Worker, games int, duration time.Duration) *Progress {
+	p := &Progress{out: out, metrics: metrics, w: w, start: time.Now()}
+	if isTerminal(out) {
+		max := int64(-1)
+		if games > 0 {
+			max = int64(games)
+		}
+		p.bar = progressbar.NewOptions64(max, progressbar.OptionSetWriter(out), progressbar.OptionSetDescription("self-play"),
+			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("games"),
+			progressbar.OptionThrottle(500*time.Millisecond), progressbar.OptionClearOnFinish())
+	}
+	return p
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Snapshot returns the current metrics.
+func (p *Progress) Snapshot() Metric {
+	s, b := p.w.Stats(), p.w.BatchStats()
+	el := time.Since(p.start).Seconds()
+	m := Metric{Time: time.Now().UTC(), Elapsed: el, Generation: p.w.Generation(), Games: s.Games, Samples: s.Samples,
+		FirstWins: s.FirstWins, Draws: s.Draws, SecondWins: s.SecondWins, Resigned: s.Resigned,
+		FalseResigns: s.FalseResigns, ResignOff: s.ResignOffGames,
+		MeanBatch: b.MeanBatch(), CacheHitRate: b.HitRate(), NetShare: b.NetShare(), Positions: b.Positions}
+	if el > 0 {
+		m.SamplesPerSec = float64(s.Samples) / el
+	}
+	if s.Games > 0 {
+		m.MeanPlies = float64(s.Plies) / float64(s.Games)
+	}
+	return m
+}
+
+// Line formats a metric for people.
+func (m Metric) Line() string {
+	return fmt.Sprintf("gen %d | %d games, %.1f samples/s, %.1f plies/game | 1st %d = %d 2nd %d | batch %.1f, cache %.0f%%, net %.0f%%",
+		m.Generation, m.Games, m.SamplesPerSec, m.MeanPlies, m.FirstWins, m.Draws, m.SecondWins, m.MeanBatch, 100*m.CacheHitRate, 100*m.NetShare)
+}
+
+// Run updates the output until ctx is done: the bar every half second,
+// a metrics line every 10 seconds (and a log line when no bar is drawn).
+func (p *Progress) Run(ctx context.Context) {
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	lastWrite := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		m := p.Snapshot()
+		p.mu.Lock()
+		if p.bar != nil {
+			p.bar.Describe(m.Line())
+			p.bar.Set64(m.Games)
+		}
+		p.mu.Unlock()
+		if time.Since(lastWrite) >= 10*time.Second {
+			lastWrite = time.Now()
+			p.write(m)
+		}
+	}
+}
+
+func (p *Progress) write(m Metric) {
+	if p.metrics != nil {
+		b, _ := json.Marshal(m)
+		p.metrics.Write(append(b, '\n'))
+	}
+	if p.bar == nil {
+		fmt.Fprintln(p.out, m.Line())
+	}
+}
+
+// Final writes the last metrics line and a summary.
+func (p *Progress) Final() {
+	m := p.Snapshot()
+	p.mu.Lock()
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+	p.mu.Unlock()
+	p.write(m)
+	if p.bar != nil {
+		fmt.Fprintln(p.out, m.Line())
+	}
+}
