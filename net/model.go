@@ -1,0 +1,551 @@
+package net
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"sync"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// BNMomentum is the weight of the batch statistics in the running
+// statistics update during training (PyTorch convention):
+// running = BNMomentum*batch + (1-BNMomentum)*running. The running variance
+// is updated with the unbiased batch variance; training-mode normalisation
+// uses the biased one.
+const BNMomentum = 0.1
+
+// MaxInferBatch is the largest batch one inference graph runs. Forward
+// rounds n up to a power of two (padding with zero planes) and splits
+// larger requests into chunks of MaxInferBatch, so that at most
+// log2(MaxInferBatch)+1 graph shapes exist per model.
+const MaxInferBatch = 64
+
+// ParamInfo describes one trainable tensor of a network.
+type ParamInfo struct {
+	// Name is "input.w", "block3.a.gamma", "policy.fc.b", ...
+	Name string
+	// Shape in the Params layout: [out in k k] for convolution weights,
+	// [out in] for dense weights, [out] for BN scale and shift and for
+	// biases.
+	Shape []int
+	// Decay reports whether weight decay applies: convolution and dense
+	// weights, not BN gamma/beta and not biases.
+	Decay bool
+}
+
+// Size is the number of elements of the tensor.
+func (pi ParamInfo) Size() int {
+	n := 1
+	for _, d := range pi.Shape {
+		n *= d
+	}
+	return n
+}
+
+// ParamTensors lists the trainable tensors of a network of this shape in
+// their fixed order, the order of TrainerState.Momentum:
+//
+//	input.{w,gamma,beta}
+//	block<i>.a.{w,gamma,beta}, block<i>.b.{w,gamma,beta}   for i = 0..Blocks-1
+//	policy.conv.{w,gamma,beta}, policy.fc.{w,b}
+//	value.conv.{w,gamma,beta}, value.fc1.{w,b}, value.fc2.{w,b}
+//
+// BN running statistics are not trainable and are not listed; they travel
+// in Params.
+func (s Spec) ParamTensors() []ParamInfo {
+	var ps []ParamInfo
+	conv := func(name string, out, in, k int) {
+		ps = append(ps,
+			ParamInfo{name + ".w", []int{out, in, k, k}, true},
+			ParamInfo{name + ".gamma", []int{out}, false},
+			ParamInfo{name + ".beta", []int{out}, false})
+	}
+	dense := func(name string, out, in int) {
+		ps = append(ps,
+			ParamInfo{name + ".w", []int{out, in}, true},
+			ParamInfo{name + ".b", []int{out}, false})
+	}
+	hw := s.Height * s.Width
+	conv("input", s.Filters, s.Channels, 3)
+	for i := 0; i < s.Blocks; i++ {
+		conv(fmt.Sprintf("block%d.a", i), s.Filters, s.Filters, 3)
+		conv(fmt.Sprintf("block%d.b", i), s.Filters, s.Filters, 3)
+	}
+	conv("policy.conv", s.PolicyChannels, s.Filters, 1)
+	dense("policy.fc", s.Actions, s.PolicyChannels*hw)
+	conv("value.conv", s.ValueChannels, s.Filters, 1)
+	dense("value.fc1", s.ValueHidden, s.ValueChannels*hw)
+	dense("value.fc2", 1, s.ValueHidden)
+	return ps
+}
+
+// ForwardFLOPs is the number of floating-point operations of one
+// position's forward pass, counting the multiply-adds of the convolutions
+// and dense layers as two operations each (batch norm, activations and
+// biases are not counted).
+func (s Spec) ForwardFLOPs() int64 {
+	hw := int64(s.Height * s.Width)
+	f, c := int64(s.Filters), int64(s.Channels)
+	macs := hw * f * c * 9                     // input convolution
+	macs += int64(2*s.Blocks) * hw * f * f * 9 // residual tower
+	macs += hw * f * int64(s.PolicyChannels+s.ValueChannels)
+	macs += int64(s.Actions) * int64(s.PolicyChannels) * hw
+	macs += int64(s.ValueHidden)*int64(s.ValueChannels)*hw + int64(s.ValueHidden)
+	return 2 * macs
+}
+
+// convLayer is a ConvBN whose trainable tensors are shared by every graph
+// of the model. mean and vr are the model's copy of the running statistics
+// (the BN ops of each graph hold their own, synchronised from these).
+type convLayer struct {
+	out, in, k     int
+	w, gamma, beta *tensor.Dense // (out,in,k,k), (1,out,1,1), (1,out,1,1)
+	mean, vr       []float32
+}
+
+type denseLayer struct {
+	out, in int
+	w, b    *tensor.Dense // (out,in), (out)
+}
+
+// Model is the residual policy/value network on gorgonia: one training
+// graph (batch TrainBatch, BN in training mode) and inference graphs (per
+// batch size, BN in eval mode with the running statistics) share the same
+// weight tensors.
+//
+// Concurrency: Forward and Params are safe for concurrent use, also with
+// Trainer.Step on the same model. Every graph is used by one goroutine at a
+// time: Forward takes an idle inference graph of its batch size from a pool
+// or builds a new one, so n goroutines calling Forward concurrently with
+// the same batch size create up to n graphs (each keeps the activations of
+// its last pass alive, about one forward pass worth of memory). Weight
+// updates take an exclusive lock, so Forward never sees a half-updated
+// network; Forward calls run in parallel with each other and with the
+// forward/backward part of a training step.
+type Model struct {
+	spec       Spec
+	trainBatch int
+
+	input          convLayer
+	blocks         [][2]convLayer
+	polConv        convLayer
+	polFC          denseLayer
+	valConv        convLayer
+	valFC1, valFC2 denseLayer
+
+	tensors []*tensor.Dense // ParamTensors order
+	infos   []ParamInfo
+	convs   []*convLayer // BN layers in Params.Layers order
+
+	// mu guards the contents of the weight tensors and of the running
+	// statistics in convs: read-locked while a graph runs, write-locked
+	// while they change.
+	mu sync.RWMutex
+
+	trainMu sync.Mutex // serialises use of train
+	train   *graph     // nil when trainBatch == 0
+
+	poolMu sync.Mutex
+	pool   map[int][]*graph // idle inference graphs by batch size
+}
+
+// graph is one expression graph and its tape machine.
+type graph struct {
+	n     int
+	g     *G.ExprGraph
+	vm    G.VM
+	x     *G.Node
+	xv    *tensor.Dense
+	logit *G.Node // (n, actions)
+	value *G.Node // (n)
+	bn    []*G.BatchNormOp
+
+	// training graph only
+	pi, z              *G.Node
+	piv, zv            *tensor.Dense
+	loss, vloss, ploss *G.Node
+	grads              G.Nodes // ParamTensors order
+}
+
+// NewModel builds a model holding a copy of p. trainBatch is the batch size
+// of the training graph (at least 2), or 0 for an inference-only model.
+func NewModel(p *Params, trainBatch int) (*Model, error) {
+	if p == nil {
+		return nil, errors.New("net: nil params")
+	}
+	if err := p.Check(); err != nil {
+		return nil, err
+	}
+	if trainBatch != 0 && (trainBatch < 2 || trainBatch > 1<<16) {
+		return nil, fmt.Errorf("net: training batch %d out of range (0 for none, or 2..65536)", trainBatch)
+	}
+	for _, c := range p.Layers() {
+		for _, v := range c.Var {
+			if !(v >= 0) || math.IsInf(float64(v), 0) {
+				return nil, fmt.Errorf("net: BN running variance %v is not a finite non-negative number", v)
+			}
+		}
+	}
+	m := &Model{spec: p.Spec, trainBatch: trainBatch, pool: map[int][]*graph{}}
+	m.infos = p.Spec.ParamTensors()
+	m.input = m.newConv(&p.Input)
+	m.blocks = make([][2]convLayer, len(p.Blocks))
+	for i := range p.Blocks {
+		m.blocks[i] = [2]convLayer{m.newConv(&p.Blocks[i].A), m.newConv(&p.Blocks[i].B)}
+	}
+	m.polConv = m.newConv(&p.PolicyConv)
+	m.polFC = m.newDense(&p.PolicyFC)
+	m.valConv = m.newConv(&p.ValueConv)
+	m.valFC1 = m.newDense(&p.ValueFC1)
+	m.valFC2 = m.newDense(&p.ValueFC2)
+
+	// Collect the tensors in ParamTensors order and the BN layers in
+	// Params.Layers order (the order graphs list their BN ops in).
+	conv := func(c *convLayer) { m.tensors = append(m.tensors, c.w, c.gamma, c.beta) }
+	dense := func(d *denseLayer) { m.tensors = append(m.tensors, d.w, d.b) }
+	conv(&m.input)
+	m.convs = append(m.convs, &m.input)
+	for i := range m.blocks {
+		conv(&m.blocks[i][0])
+		conv(&m.blocks[i][1])
+		m.convs = append(m.convs, &m.blocks[i][0], &m.blocks[i][1])
+	}
+	conv(&m.polConv)
+	dense(&m.polFC)
+	conv(&m.valConv)
+	dense(&m.valFC1)
+	dense(&m.valFC2)
+	m.convs = append(m.convs, &m.polConv, &m.valConv)
+	if len(m.tensors) != len(m.infos) {
+		return nil, fmt.Errorf("net: internal error: %d tensors, %d infos", len(m.tensors), len(m.infos))
+	}
+
+	if trainBatch > 0 {
+		g, err := m.build(trainBatch, true)
+		if err != nil {
+			return nil, err
+		}
+		m.train = g
+	}
+	return m, nil
+}
+
+func (m *Model) newConv(c *ConvBN) convLayer {
+	return convLayer{
+		out: c.Out, in: c.In, k: c.K,
+		w:     tensor.New(tensor.WithShape(c.Out, c.In, c.K, c.K), tensor.WithBacking(clone32(c.W))),
+		gamma: tensor.New(tensor.WithShape(1, c.Out, 1, 1), tensor.WithBacking(clone32(c.Gamma))),
+		beta:  tensor.New(tensor.WithShape(1, c.Out, 1, 1), tensor.WithBacking(clone32(c.Beta))),
+		mean:  clone32(c.Mean),
+		vr:    clone32(c.Var),
+	}
+}
+
+func (m *Model) newDense(d *Dense) denseLayer {
+	return denseLayer{
+		out: d.Out, in: d.In,
+		w: tensor.New(tensor.WithShape(d.Out, d.In), tensor.WithBacking(clone32(d.W))),
+		b: tensor.New(tensor.WithShape(d.Out), tensor.WithBacking(clone32(d.B))),
+	}
+}
+
+func clone32(s []float32) []float32 { return append([]float32(nil), s...) }
+
+// Spec returns the network shape.
+func (m *Model) Spec() Spec { return m.spec }
+
+// TrainBatch returns the batch size of the training graph (0 if none).
+func (m *Model) TrainBatch() int { return m.trainBatch }
+
+// ParamTensors lists the trainable tensors in their fixed order (see
+// Spec.ParamTensors).
+func (m *Model) ParamTensors() []ParamInfo { return m.spec.ParamTensors() }
+
+// Params returns a deep copy of the current weights and BN running
+// statistics. NewModel(m.Params(), b) reproduces them bit for bit.
+func (m *Model) Params() *Params {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	conv := func(c *convLayer) ConvBN {
+		return ConvBN{
+			Out: c.out, In: c.in, K: c.k,
+			W:     clone32(c.w.Float32s()),
+			Gamma: clone32(c.gamma.Float32s()),
+			Beta:  clone32(c.beta.Float32s()),
+			Mean:  clone32(c.mean),
+			Var:   clone32(c.vr),
+		}
+	}
+	dense := func(d *denseLayer) Dense {
+		return Dense{Out: d.out, In: d.in, W: clone32(d.w.Float32s()), B: clone32(d.b.Float32s())}
+	}
+	p := &Params{
+		Spec:       m.spec,
+		Input:      conv(&m.input),
+		PolicyConv: conv(&m.polConv),
+		PolicyFC:   dense(&m.polFC),
+		ValueConv:  conv(&m.valConv),
+		ValueFC1:   dense(&m.valFC1),
+		ValueFC2:   dense(&m.valFC2),
+	}
+	for i := range m.blocks {
+		p.Blocks = append(p.Blocks, Block{A: conv(&m.blocks[i][0]), B: conv(&m.blocks[i][1])})
+	}
+	return p
+}
+
+// build constructs a graph for batch n. A training graph also gets the
+// targets, the loss and its gradient with respect to every parameter.
+func (m *Model) build(n int, train bool) (gr *graph, err error) {
+	// Gorgonia reports some construction errors (compilation in
+	// NewTapeMachine) by panicking.
+	defer func() {
+		if r := recover(); r != nil {
+			gr, err = nil, fmt.Errorf("net: building a graph for batch %d: %v", n, r)
+		}
+	}()
+	s := m.spec
+	g := G.NewGraph()
+	gr = &graph{n: n, g: g}
+	gr.xv = tensor.New(tensor.WithShape(n, s.Channels, s.Height, s.Width), tensor.Of(tensor.Float32))
+	gr.x = G.NewTensor(g, G.Float32, 4, G.WithShape(n, s.Channels, s.Height, s.Width), G.WithName("x"), G.WithValue(gr.xv))
+
+	learn := make(G.Nodes, 0, len(m.tensors))
+	param := func(t *tensor.Dense) *G.Node {
+		i := len(learn)
+		nd := G.NewTensor(g, G.Float32, t.Dims(), G.WithShape(t.Shape().Clone()...), G.WithName(m.infos[i].Name), G.WithValue(t))
+		learn = append(learn, nd)
+		return nd
+	}
+	convBN := func(x *G.Node, c *convLayer) (*G.Node, error) {
+		w, gamma, beta := param(c.w), param(c.gamma), param(c.beta)
+		p := c.k / 2
+		y, err := G.Conv2d(x, w, tensor.Shape{c.k, c.k}, []int{p, p}, []int{1, 1}, []int{1, 1})
+		if err != nil {
+			return nil, err
+		}
+		y, _, _, op, err := G.BatchNorm(y, gamma, beta, BNMomentum, BNEpsilon)
+		if err != nil {
+			return nil, err
+		}
+		gr.bn = append(gr.bn, op)
+		return y, nil
+	}
+	// dense computes x W^T + b as (W x^T)^T: gorgonia's Mul has no
+	// transposed-B form, and transposing the activations is cheaper than
+	// transposing the weights. W goes through an identity Reshape, which
+	// gives the matrix product a private tensor header: the backward pass
+	// of a product transposes its operands' headers in place (Dense.T()),
+	// which on the shared weight tensor would race with other graphs
+	// (Conv2d reshapes its filter itself).
+	dense := func(x *G.Node, d *denseLayer) (*G.Node, error) {
+		w, b := param(d.w), param(d.b)
+		w, err := G.Reshape(w, tensor.Shape{d.out, d.in})
+		if err != nil {
+			return nil, err
+		}
+		xt, err := G.Transpose(x)
+		if err != nil {
+			return nil, err
+		}
+		y, err := G.Mul(w, xt)
+		if err != nil {
+			return nil, err
+		}
+		if y, err = G.Transpose(y); err != nil {
+			return nil, err
+		}
+		return G.BroadcastAdd(y, b, nil, []byte{0})
+	}
+	hw := s.Height * s.Width
+
+	h, err := convBN(gr.x, &m.input)
+	if err != nil {
+		return nil, err
+	}
+	if h, err = G.Rectify(h); err != nil {
+		return nil, err
+	}
+	for i := range m.blocks {
+		y, err := convBN(h, &m.blocks[i][0])
+		if err != nil {
+			return nil, err
+		}
+		if y, err = G.Rectify(y); err != nil {
+			return nil, err
+		}
+		if y, err = convBN(y, &m.blocks[i][1]); err != nil {
+			return nil, err
+		}
+		if y, err = G.Add(y, h); err != nil {
+			return nil, err
+		}
+		if h, err = G.Rectify(y); err != nil {
+			return nil, err
+		}
+	}
+
+	// Policy head.
+	ph, err := convBN(h, &m.polConv)
+	if err != nil {
+		return nil, err
+	}
+	if ph, err = G.Rectify(ph); err != nil {
+		return nil, err
+	}
+	if ph, err = G.Reshape(ph, tensor.Shape{n, s.PolicyChannels * hw}); err != nil {
+		return nil, err
+	}
+	if gr.logit, err = dense(ph, &m.polFC); err != nil {
+		return nil, err
+	}
+
+	// Value head.
+	vh, err := convBN(h, &m.valConv)
+	if err != nil {
+		return nil, err
+	}
+	if vh, err = G.Rectify(vh); err != nil {
+		return nil, err
+	}
+	if vh, err = G.Reshape(vh, tensor.Shape{n, s.ValueChannels * hw}); err != nil {
+		return nil, err
+	}
+	if vh, err = dense(vh, &m.valFC1); err != nil {
+		return nil, err
+	}
+	if vh, err = G.Rectify(vh); err != nil {
+		return nil, err
+	}
+	if vh, err = dense(vh, &m.valFC2); err != nil {
+		return nil, err
+	}
+	if vh, err = G.Reshape(vh, tensor.Shape{n}); err != nil {
+		return nil, err
+	}
+	if gr.value, err = G.Tanh(vh); err != nil {
+		return nil, err
+	}
+	if len(learn) != len(m.tensors) || len(gr.bn) != len(m.convs) {
+		return nil, fmt.Errorf("net: internal error: graph has %d parameters and %d BN layers, want %d and %d",
+			len(learn), len(gr.bn), len(m.tensors), len(m.convs))
+	}
+
+	if !train {
+		gr.vm = G.NewTapeMachine(g, G.EvalMode())
+		return gr, nil
+	}
+	if err := gr.addLoss(s); err != nil {
+		return nil, err
+	}
+	if gr.grads, err = G.Grad(gr.loss, learn...); err != nil {
+		return nil, fmt.Errorf("net: gradient: %w", err)
+	}
+	gr.vm = G.NewTapeMachine(g)
+	return gr, nil
+}
+
+// syncStats copies the model's running statistics into the graph's BN ops.
+// It must run after the graph's tape machine exists (creating a training
+// machine resets them). Callers hold m.mu (read or write).
+func (m *Model) syncStats(gr *graph) error {
+	for i, c := range m.convs {
+		mean := tensor.New(tensor.WithShape(c.out), tensor.WithBacking(c.mean))
+		vr := tensor.New(tensor.WithShape(c.out), tensor.WithBacking(c.vr))
+		if err := gr.bn[i].SetStats(mean, vr); err != nil {
+			return fmt.Errorf("net: BN statistics: %w", err)
+		}
+	}
+	return nil
+}
+
+// getGraph returns an idle inference graph for batch n, building one if
+// none is idle.
+func (m *Model) getGraph(n int) (*graph, error) {
+	m.poolMu.Lock()
+	if l := m.pool[n]; len(l) > 0 {
+		gr := l[len(l)-1]
+		m.pool[n] = l[:len(l)-1]
+		m.poolMu.Unlock()
+		return gr, nil
+	}
+	m.poolMu.Unlock()
+	// Creating a tape machine writes the engine field of every value bound
+	// to the graph, the shared weight tensors included: build exclusively.
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.build(n, false)
+}
+
+func (m *Model) putGraph(gr *graph) {
+	m.poolMu.Lock()
+	m.pool[gr.n] = append(m.pool[gr.n], gr)
+	m.poolMu.Unlock()
+}
+
+// ReleaseInference drops the idle inference graphs (and the activations
+// they keep alive); later Forward calls build new ones.
+func (m *Model) ReleaseInference() {
+	m.poolMu.Lock()
+	m.pool = map[int][]*graph{}
+	m.poolMu.Unlock()
+}
+
+// Forward runs the network in evaluation mode (BN with the running
+// statistics) on n positions, planes [n][c][h][w], and returns the policy
+// logits [n][actions] and the values [n] in [-1, 1]. It is safe for
+// concurrent use (see Model). Batches are padded to a power of two and
+// split into chunks of at most MaxInferBatch.
+func (m *Model) Forward(planes []float32, n int) (policy, value []float32, err error) {
+	s := m.spec
+	size := s.Channels * s.Height * s.Width
+	if n < 1 {
+		return nil, nil, fmt.Errorf("net: forward of %d positions", n)
+	}
+	if len(planes) != n*size {
+		return nil, nil, fmt.Errorf("net: forward of %d positions needs %d plane values, got %d", n, n*size, len(planes))
+	}
+	policy = make([]float32, n*s.Actions)
+	value = make([]float32, n)
+	for lo := 0; lo < n; lo += MaxInferBatch {
+		hi := min(lo+MaxInferBatch, n)
+		if err := m.forward(planes[lo*size:hi*size], hi-lo, policy[lo*s.Actions:hi*s.Actions], value[lo:hi]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return policy, value, nil
+}
+
+// forward runs one chunk of k <= MaxInferBatch positions.
+func (m *Model) forward(planes []float32, k int, policy, value []float32) error {
+	b := 1 << bits.Len(uint(k-1)) // next power of two >= k
+	gr, err := m.getGraph(b)
+	if err != nil {
+		return err
+	}
+	xs := gr.xv.Float32s()
+	copy(xs, planes)
+	clear(xs[len(planes):])
+
+	m.mu.RLock()
+	err = m.syncStats(gr)
+	if err == nil {
+		err = gr.vm.RunAll()
+	}
+	if err == nil {
+		copy(policy, gr.logit.Value().Data().([]float32))
+		copy(value, gr.value.Value().Data().([]float32))
+	}
+	m.mu.RUnlock()
+	gr.vm.Reset()
+	if err != nil {
+		// Do not reuse a graph whose run failed.
+		return fmt.Errorf("net: forward: %w", err)
+	}
+	m.putGraph(gr)
+	return nil
+}

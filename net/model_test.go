@@ -1,0 +1,329 @@
+package net
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// tinySpec is small enough for exhaustive tests and still has every part:
+// two residual blocks, multi-channel heads, a non-square board.
+func tinySpec() Spec {
+	return Spec{Game: "test", EncoderVersion: 1, Channels: 3, Height: 4, Width: 5, Actions: 7,
+		Blocks: 2, Filters: 8, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 6}
+}
+
+// randomParams returns parameters with every part non-trivial: random BN
+// scale, shift and running statistics, and random dense biases.
+func randomParams(t testing.TB, spec Spec, seed uint64) *Params {
+	t.Helper()
+	p, err := NewParams(spec, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	for _, c := range p.Layers() {
+		for i := range c.Gamma {
+			c.Gamma[i] = 0.5 + rng.Float32()
+			c.Beta[i] = rng.Float32() - 0.5
+			c.Mean[i] = rng.Float32() - 0.5
+			c.Var[i] = 0.5 + rng.Float32()
+		}
+	}
+	for _, d := range []*Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
+		for i := range d.B {
+			d.B[i] = 0.2 * (rng.Float32() - 0.5)
+		}
+	}
+	return p
+}
+
+func randomPlanes(rng *rand.Rand, spec Spec, n int) []float32 {
+	x := make([]float32, n*spec.Channels*spec.Height*spec.Width)
+	for i := range x {
+		x[i] = float32(rng.NormFloat64())
+	}
+	return x
+}
+
+// paramSlices lists p's trainable slices in ParamTensors order.
+func paramSlices(p *Params) [][]float32 {
+	var s [][]float32
+	conv := func(c *ConvBN) { s = append(s, c.W, c.Gamma, c.Beta) }
+	dense := func(d *Dense) { s = append(s, d.W, d.B) }
+	conv(&p.Input)
+	for i := range p.Blocks {
+		conv(&p.Blocks[i].A)
+		conv(&p.Blocks[i].B)
+	}
+	conv(&p.PolicyConv)
+	dense(&p.PolicyFC)
+	conv(&p.ValueConv)
+	dense(&p.ValueFC1)
+	dense(&p.ValueFC2)
+	return s
+}
+
+// allSlices lists every slice of p, running statistics included, with a
+// name for messages.
+func allSlices(p *Params) (names []string, s [][]float32) {
+	for i, pi := range p.Spec.ParamTensors() {
+		names = append(names, pi.Name)
+		s = append(s, paramSlices(p)[i])
+	}
+	for i, c := range p.Layers() {
+		names = append(names, fmt.Sprintf("layer%d.mean", i), fmt.Sprintf("layer%d.var", i))
+		s = append(s, c.Mean, c.Var)
+	}
+	return names, s
+}
+
+// sameBits reports the first difference between a and b, bit for bit.
+func sameBits(a, b *Params) error {
+	if a.Spec != b.Spec {
+		return fmt.Errorf("specs differ: %+v vs %+v", a.Spec, b.Spec)
+	}
+	na, sa := allSlices(a)
+	_, sb := allSlices(b)
+	for i := range sa {
+		if len(sa[i]) != len(sb[i]) {
+			return fmt.Errorf("%s: lengths %d and %d", na[i], len(sa[i]), len(sb[i]))
+		}
+		for j := range sa[i] {
+			if math.Float32bits(sa[i][j]) != math.Float32bits(sb[i][j]) {
+				return fmt.Errorf("%s[%d]: %v vs %v", na[i], j, sa[i][j], sb[i][j])
+			}
+		}
+	}
+	return nil
+}
+
+func maxDiff(a, b []float32) float64 {
+	var d float64
+	for i := range a {
+		d = math.Max(d, math.Abs(float64(a[i])-float64(b[i])))
+	}
+	return d
+}
+
+// checkAgainstReference compares eval-mode Forward with the plain-loop
+// reference to 1e-4 (relative to magnitudes above 1).
+func checkAgainstReference(t *testing.T, m *Model, p *Params, x []float32, n int) {
+	t.Helper()
+	pol, val, err := m.Forward(x, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, rv := p.Reference(x, n)
+	if len(pol) != len(rp) || len(val) != len(rv) {
+		t.Fatalf("n=%d: lengths %d/%d, reference %d/%d", n, len(pol), len(val), len(rp), len(rv))
+	}
+	for i := range pol {
+		if d := math.Abs(float64(pol[i] - rp[i])); d > 1e-4*math.Max(1, math.Abs(float64(rp[i]))) {
+			t.Fatalf("n=%d: logit %d: gorgonia %v, reference %v", n, i, pol[i], rp[i])
+		}
+	}
+	for i := range val {
+		if d := math.Abs(float64(val[i] - rv[i])); d > 1e-4 {
+			t.Fatalf("n=%d: value %d: gorgonia %v, reference %v", n, i, val[i], rv[i])
+		}
+	}
+}
+
+func TestParamTensorsMatchParams(t *testing.T) {
+	spec := tinySpec()
+	p := randomParams(t, spec, 1)
+	infos := spec.ParamTensors()
+	slices := paramSlices(p)
+	if len(infos) != len(slices) {
+		t.Fatalf("%d infos, %d slices", len(infos), len(slices))
+	}
+	seen := map[string]bool{}
+	for i, pi := range infos {
+		if pi.Size() != len(slices[i]) {
+			t.Errorf("%s: size %d, slice %d", pi.Name, pi.Size(), len(slices[i]))
+		}
+		if seen[pi.Name] {
+			t.Errorf("duplicate name %s", pi.Name)
+		}
+		seen[pi.Name] = true
+		wantDecay := strings.HasSuffix(pi.Name, ".w")
+		if pi.Decay != wantDecay {
+			t.Errorf("%s: decay %v", pi.Name, pi.Decay)
+		}
+	}
+	if infos[0].Name != "input.w" || infos[len(infos)-1].Name != "value.fc2.b" {
+		t.Errorf("order: first %s, last %s", infos[0].Name, infos[len(infos)-1].Name)
+	}
+}
+
+func TestForwardFLOPs(t *testing.T) {
+	s := Spec{Channels: 2, Height: 3, Width: 4, Actions: 5, Blocks: 1, Filters: 6, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 7}
+	// input 12*6*2*9, tower 2*12*6*6*9, heads 12*6*3, policy fc 5*24,
+	// value fc1 7*12, fc2 7.
+	want := int64(2 * (12*6*2*9 + 2*12*6*6*9 + 12*6*3 + 5*24 + 7*12 + 7))
+	if got := s.ForwardFLOPs(); got != want {
+		t.Errorf("ForwardFLOPs = %d, want %d", got, want)
+	}
+}
+
+func TestForwardMatchesReference(t *testing.T) {
+	spec := tinySpec()
+	p := randomParams(t, spec, 2)
+	m, err := NewModel(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	// 1, non-powers of two (padding), a full chunk, and more than one
+	// chunk; repeated sizes reuse cached graphs.
+	for _, n := range []int{1, 3, 5, 16, 64, 1, 3, MaxInferBatch + 7} {
+		x := randomPlanes(rng, spec, n)
+		keep := append([]float32(nil), x...)
+		checkAgainstReference(t, m, p, x, n)
+		if maxDiff(x, keep) != 0 {
+			t.Fatal("Forward modified its input")
+		}
+	}
+}
+
+func TestForwardBatchIndependent(t *testing.T) {
+	// Eval mode: a position's output must not depend on its batch mates
+	// or the padding.
+	spec := tinySpec()
+	m, err := NewModel(randomParams(t, spec, 5), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := randomPlanes(rng, spec, 5)
+	pol, val, err := m.Forward(x, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := spec.Channels * spec.Height * spec.Width
+	for i := 0; i < 5; i++ {
+		p1, v1, err := m.Forward(x[i*size:(i+1)*size], 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxDiff(p1, pol[i*spec.Actions:(i+1)*spec.Actions]); d > 1e-5 {
+			t.Errorf("position %d: policy differs by %g alone and in a batch", i, d)
+		}
+		if d := math.Abs(float64(v1[0] - val[i])); d > 1e-5 {
+			t.Errorf("position %d: value differs by %g alone and in a batch", i, d)
+		}
+	}
+}
+
+func TestParamsRoundTrip(t *testing.T) {
+	spec := tinySpec()
+	p := randomParams(t, spec, 7)
+	m, err := NewModel(p, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := m.Params()
+	if err := sameBits(p, q); err != nil {
+		t.Fatal("NewModel(p).Params() != p: ", err)
+	}
+	// Deep copies both ways: changing p or q does not reach the model.
+	p.Input.W[0] += 1
+	q.Input.Mean[0] += 1
+	q.PolicyFC.B[0] += 1
+	if err := sameBits(m.Params(), randomParams(t, spec, 7)); err != nil {
+		t.Fatal("model shares memory with its Params: ", err)
+	}
+}
+
+func TestNewModelErrors(t *testing.T) {
+	spec := tinySpec()
+	if _, err := NewModel(nil, 0); err == nil {
+		t.Error("nil params accepted")
+	}
+	for _, b := range []int{-1, 1, 1 << 20} {
+		if _, err := NewModel(randomParams(t, spec, 1), b); err == nil {
+			t.Errorf("training batch %d accepted", b)
+		}
+	}
+	bad := []func(p *Params){
+		func(p *Params) { p.Input.W = p.Input.W[1:] },
+		func(p *Params) { p.Blocks = p.Blocks[1:] },
+		func(p *Params) { p.Blocks[1].B.Mean = nil },
+		func(p *Params) { p.PolicyFC.B = append(p.PolicyFC.B, 0) },
+		func(p *Params) { p.ValueFC2.W = nil },
+		func(p *Params) { p.Spec.Filters = 0 },
+		func(p *Params) { p.ValueConv.Var[0] = -1 },
+		func(p *Params) { p.Input.Var[1] = float32(math.NaN()) },
+	}
+	for i, f := range bad {
+		p := randomParams(t, spec, 1)
+		f(p)
+		if _, err := NewModel(p, 0); err == nil {
+			t.Errorf("bad params %d accepted", i)
+		} else if !strings.HasPrefix(err.Error(), "net: ") {
+			t.Errorf("error %q does not start with \"net: \"", err)
+		}
+	}
+}
+
+func TestForwardErrors(t *testing.T) {
+	spec := tinySpec()
+	m, err := NewModel(randomParams(t, spec, 1), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := spec.Channels * spec.Height * spec.Width
+	for _, c := range []struct {
+		len, n int
+	}{{0, 0}, {size, 0}, {size, -1}, {size - 1, 1}, {size + 1, 1}, {2 * size, 1}, {size, 2}} {
+		if _, _, err := m.Forward(make([]float32, c.len), c.n); err == nil {
+			t.Errorf("Forward(len %d, n %d) accepted", c.len, c.n)
+		} else if !strings.HasPrefix(err.Error(), "net: ") {
+			t.Errorf("error %q does not start with \"net: \"", err)
+		}
+	}
+	if _, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}}); err == nil {
+		t.Error("NewTrainer on an inference-only model accepted")
+	}
+}
+
+func TestForwardConcurrent(t *testing.T) {
+	spec := tinySpec()
+	p := randomParams(t, spec, 8)
+	m, err := NewModel(p, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 1))
+			for it := 0; it < 10; it++ {
+				n := 1 + rng.IntN(6)
+				x := randomPlanes(rng, spec, n)
+				pol, val, err := m.Forward(x, n)
+				if err != nil {
+					errs <- err
+					return
+				}
+				rp, rv := p.Reference(x, n)
+				if d := max(maxDiff(pol, rp), maxDiff(val, rv)); d > 1e-4 {
+					errs <- fmt.Errorf("worker %d: differs from reference by %g", w, d)
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,519 @@
+package net
+
+import (
+	"errors"
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// Batch is one training batch of N samples.
+type Batch struct {
+	Planes []float32 // [N][c][h][w] encoded positions
+	Policy []float32 // [N][actions] target distributions (rows sum to 1)
+	Value  []float32 // [N] outcomes z in [-1, 1], side to move's view
+	N      int
+}
+
+// TrainConfig configures a Trainer.
+type TrainConfig struct {
+	// Schedule gives the learning rate of every step.
+	Schedule Schedule
+	// Momentum is the SGD momentum in [0, 1); 0 is plain SGD.
+	Momentum float64
+	// WeightDecay is c in the loss term c*||theta||^2 over the convolution
+	// and dense weights (not BN gamma/beta, not biases); c >= 0.
+	WeightDecay float64
+}
+
+// Validate reports a configuration that cannot train.
+func (c TrainConfig) Validate() error {
+	if err := c.Schedule.Validate(); err != nil {
+		return err
+	}
+	if !(c.Momentum >= 0 && c.Momentum < 1) {
+		return fmt.Errorf("net: momentum %v not in [0, 1)", c.Momentum)
+	}
+	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
+		return fmt.Errorf("net: weight decay %v is not a finite non-negative number", c.WeightDecay)
+	}
+	return nil
+}
+
+// Stats reports one training step. The losses are those of the batch
+// before the update (BN in training mode, batch statistics):
+// Loss = ValueLoss + PolicyLoss + L2.
+type Stats struct {
+	Loss       float64
+	ValueLoss  float64 // mean (z - v)^2
+	PolicyLoss float64 // mean -pi . log_softmax(logits)
+	L2         float64 // c * ||theta||^2
+	// GradNorm is the Euclidean norm of the gradient of Loss (weight decay
+	// included) over all trainable tensors.
+	GradNorm float64
+	// LR is the learning rate this step used.
+	LR float64
+	// Step is the number of steps taken, this one included (1 after the
+	// first step).
+	Step int64
+}
+
+// TrainerState is the optimizer state in plain form, for checkpoints.
+// Together with the model's Params it determines the continuation of
+// training bit for bit.
+type TrainerState struct {
+	// Step is the number of steps taken; the next step uses the learning
+	// rate Schedule.At(Step).
+	Step int64
+	// Momentum holds the momentum buffers, one per trainable tensor in
+	// Spec.ParamTensors order, each of that tensor's size.
+	Momentum [][]float32
+}
+
+// Trainer trains a model's weights with SGD with momentum (PyTorch
+// convention: v = mu*v + g; w -= lr*v, where g is the gradient of the
+// loss including the weight decay term 2*c*w). A Trainer is not safe for
+// concurrent use; the model stays usable for Forward during Step.
+type Trainer struct {
+	m    *Model
+	cfg  TrainConfig
+	step int64
+	mom  [][]float32
+	grad [][]float32 // scratch: gradient of the last step
+}
+
+// NewTrainer returns a trainer with zero momentum at step 0. The model
+// must have a training graph (NewModel with trainBatch > 0).
+func (m *Model) NewTrainer(cfg TrainConfig) (*Trainer, error) {
+	if m.train == nil {
+		return nil, errors.New("net: model has no training graph (trainBatch 0)")
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.Schedule = cfg.Schedule.clone()
+	t := &Trainer{m: m, cfg: cfg}
+	for _, pi := range m.infos {
+		t.mom = append(t.mom, make([]float32, pi.Size()))
+		t.grad = append(t.grad, make([]float32, pi.Size()))
+	}
+	return t, nil
+}
+
+// Config returns the trainer's configuration.
+func (t *Trainer) Config() TrainConfig {
+	c := t.cfg
+	c.Schedule = c.Schedule.clone()
+	return c
+}
+
+// State returns a deep copy of the optimizer state.
+func (t *Trainer) State() TrainerState {
+	s := TrainerState{Step: t.step, Momentum: make([][]float32, len(t.mom))}
+	for i, v := range t.mom {
+		s.Momentum[i] = clone32(v)
+	}
+	return s
+}
+
+// Restore replaces the optimizer state with a copy of s.
+func (t *Trainer) Restore(s TrainerState) error {
+	if s.Step < 0 {
+		return fmt.Errorf("net: trainer state step %d is negative", s.Step)
+	}
+	if len(s.Momentum) != len(t.mom) {
+		return fmt.Errorf("net: trainer state has %d momentum buffers, the model has %d tensors", len(s.Momentum), len(t.mom))
+	}
+	for i, v := range s.Momentum {
+		if len(v) != len(t.mom[i]) {
+			return fmt.Errorf("net: trainer state momentum %d (%s) has %d values, want %d", i, t.m.infos[i].Name, len(v), len(t.mom[i]))
+		}
+		for _, x := range v {
+			if !finite32(x) {
+				return fmt.Errorf("net: trainer state momentum %d (%s) is not finite", i, t.m.infos[i].Name)
+			}
+		}
+	}
+	for i, v := range s.Momentum {
+		copy(t.mom[i], v)
+	}
+	t.step = s.Step
+	return nil
+}
+
+// Step trains on one batch of exactly the model's training batch size and
+// returns the batch's statistics before the update. On error nothing
+// changes (weights, running statistics and optimizer state).
+func (t *Trainer) Step(b Batch) (Stats, error) {
+	lr := t.cfg.Schedule.At(t.step)
+	if !(lr >= 0) || math.IsInf(lr, 0) {
+		return Stats{}, fmt.Errorf("net: learning rate %v at step %d", lr, t.step)
+	}
+	m := t.m
+	m.trainMu.Lock()
+	defer m.trainMu.Unlock()
+	st, err := t.gradients(b)
+	if err != nil {
+		return Stats{}, err
+	}
+	mu, rate := float32(t.cfg.Momentum), float32(lr)
+
+	m.mu.Lock()
+	for i, w := range m.tensors {
+		ws, g, v := w.Float32s(), t.grad[i], t.mom[i]
+		for j := range ws {
+			v[j] = mu*v[j] + g[j]
+			ws[j] -= rate * v[j]
+		}
+	}
+	// The training pass moved its BN ops' running statistics; they become
+	// the model's.
+	for i, c := range m.convs {
+		mean, vr := m.train.bn[i].Stats()
+		copy(c.mean, mean.Data().([]float32))
+		copy(c.vr, vr.Data().([]float32))
+	}
+	m.mu.Unlock()
+
+	t.step++
+	st.LR = lr
+	st.Step = t.step
+	return st, nil
+}
+
+// gradients runs the training graph on b and leaves the gradient of the
+// full loss (weight decay included) in t.grad. It changes neither the
+// weights nor the model's running statistics (only the training graph's
+// BN ops, which are re-synchronised before every run). The caller holds
+// m.trainMu.
+func (t *Trainer) gradients(b Batch) (Stats, error) {
+	m := t.m
+	gr := m.train
+	if err := m.checkBatch(b); err != nil {
+		return Stats{}, err
+	}
+	copy(gr.xv.Float32s(), b.Planes)
+	copy(gr.piv.Float32s(), b.Policy)
+	copy(gr.zv.Float32s(), b.Value)
+
+	var st Stats
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	err := m.syncStats(gr)
+	if err == nil {
+		err = gr.vm.RunAll()
+	}
+	defer gr.vm.Reset()
+	if err != nil {
+		return Stats{}, fmt.Errorf("net: training pass: %w", err)
+	}
+	if st.ValueLoss, err = scalarValue(gr.vloss); err != nil {
+		return Stats{}, err
+	}
+	if st.PolicyLoss, err = scalarValue(gr.ploss); err != nil {
+		return Stats{}, err
+	}
+	c := float32(t.cfg.WeightDecay)
+	var l2, norm float64
+	for i, w := range m.tensors {
+		gv := gr.grads[i].Value()
+		if gv == nil {
+			return Stats{}, fmt.Errorf("net: no gradient for %s", m.infos[i].Name)
+		}
+		gs, ok := gv.Data().([]float32)
+		if !ok || len(gs) != len(t.grad[i]) {
+			return Stats{}, fmt.Errorf("net: gradient of %s has the wrong type or size", m.infos[i].Name)
+		}
+		dst := t.grad[i]
+		if m.infos[i].Decay && c != 0 {
+			ws := w.Float32s()
+			var sq float64
+			for j, x := range ws {
+				sq += float64(x) * float64(x)
+				dst[j] = gs[j] + 2*c*x
+			}
+			l2 += sq
+		} else {
+			copy(dst, gs)
+		}
+		for _, g := range dst {
+			norm += float64(g) * float64(g)
+		}
+	}
+	st.L2 = t.cfg.WeightDecay * l2
+	st.GradNorm = math.Sqrt(norm)
+	st.Loss = st.ValueLoss + st.PolicyLoss + st.L2
+	if math.IsNaN(st.Loss) || math.IsInf(st.Loss, 0) || math.IsNaN(st.GradNorm) || math.IsInf(st.GradNorm, 0) {
+		return Stats{}, fmt.Errorf("net: non-finite loss %v or gradient norm %v", st.Loss, st.GradNorm)
+	}
+	return st, nil
+}
+
+// checkBatch verifies sizes and values of a training batch.
+func (m *Model) checkBatch(b Batch) error {
+	s := m.spec
+	if b.N != m.trainBatch {
+		return fmt.Errorf("net: batch of %d samples, the training batch is %d", b.N, m.trainBatch)
+	}
+	size := s.Channels * s.Height * s.Width
+	if len(b.Planes) != b.N*size || len(b.Policy) != b.N*s.Actions || len(b.Value) != b.N {
+		return fmt.Errorf("net: batch of %d needs %d plane, %d policy and %d value entries, got %d, %d, %d",
+			b.N, b.N*size, b.N*s.Actions, b.N, len(b.Planes), len(b.Policy), len(b.Value))
+	}
+	for i, x := range b.Planes {
+		if !finite32(x) {
+			return fmt.Errorf("net: batch sample %d: plane value %v", i/size, x)
+		}
+	}
+	for i := 0; i < b.N; i++ {
+		var sum float64
+		for _, p := range b.Policy[i*s.Actions : (i+1)*s.Actions] {
+			if !(p >= 0) || !finite32(p) {
+				return fmt.Errorf("net: batch sample %d: policy target %v", i, p)
+			}
+			sum += float64(p)
+		}
+		if math.Abs(sum-1) > 1e-3 {
+			return fmt.Errorf("net: batch sample %d: policy target sums to %v, not 1", i, sum)
+		}
+		if z := b.Value[i]; !(z >= -1 && z <= 1) {
+			return fmt.Errorf("net: batch sample %d: value target %v not in [-1, 1]", i, z)
+		}
+	}
+	return nil
+}
+
+func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+
+func scalarValue(n *G.Node) (float64, error) {
+	switch v := n.Value().(type) {
+	case *G.F32:
+		return float64(*v), nil
+	case tensor.Tensor:
+		if d, ok := v.Data().([]float32); ok && len(d) == 1 {
+			return float64(d[0]), nil
+		}
+		if d, ok := v.Data().(float32); ok {
+			return float64(d), nil
+		}
+	}
+	return 0, fmt.Errorf("net: %s is not a float32 scalar (%T)", n.Name(), n.Value())
+}
+
+// addLoss adds the targets and the loss
+//
+//	mean_i (z_i - v_i)^2 + mean_i -pi_i . log_softmax(logits_i)
+//
+// to a graph (weight decay is added outside the graph).
+func (gr *graph) addLoss(s Spec) error {
+	n, g := gr.n, gr.g
+	gr.piv = tensor.New(tensor.WithShape(n, s.Actions), tensor.Of(tensor.Float32))
+	gr.pi = G.NewTensor(g, G.Float32, 2, G.WithShape(n, s.Actions), G.WithName("pi"), G.WithValue(gr.piv))
+	gr.zv = tensor.New(tensor.WithShape(n), tensor.Of(tensor.Float32))
+	gr.z = G.NewTensor(g, G.Float32, 1, G.WithShape(n), G.WithName("z"), G.WithValue(gr.zv))
+	d, err := G.Sub(gr.z, gr.value)
+	if err != nil {
+		return err
+	}
+	if d, err = G.Square(d); err != nil {
+		return err
+	}
+	if gr.vloss, err = G.Mean(d); err != nil {
+		return err
+	}
+	if gr.ploss, err = G.ApplyOp(xentOp{}, gr.logit, gr.pi); err != nil {
+		return err
+	}
+	gr.loss, err = G.Add(gr.vloss, gr.ploss)
+	return err
+}
+
+// xentOp is the mean softmax cross-entropy of logits z (n, A) against
+// target distributions pi (n, A):
+//
+//	-(1/n) sum_i sum_a pi[i][a] * (z[i][a] - logsumexp(z[i]))
+//
+// computed row by row with the row's own maximum and float64 sums. It
+// replaces gorgonia's LogSoftMax, whose kernel starts every row's maximum
+// from the first row (tensor v0.9.24), and gorgonia's SoftMax/LogSoftMax
+// node merging. Its gradient with respect to z is xentGradOp; the targets
+// get none.
+type xentOp struct{}
+
+func (xentOp) Arity() int { return 2 }
+func (xentOp) Type() hm.Type {
+	a := hm.TypeVariable('a')
+	t := G.TensorType{Dims: 2, Of: a}
+	return hm.NewFnType(t, t, a)
+}
+func (xentOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
+func (xentOp) ReturnsPtr() bool                               { return false }
+func (xentOp) CallsExtern() bool                              { return false }
+func (xentOp) OverwritesInput() int                           { return -1 }
+func (xentOp) WriteHash(h hash.Hash)                          { fmt.Fprint(h, "tabula.xent") }
+func (op xentOp) Hashcode() uint32                            { return opHash(op) }
+func (xentOp) String() string                                 { return "XEnt" }
+func (xentOp) DiffWRT(int) []bool                             { return []bool{true, false} }
+
+func (xentOp) Do(vals ...G.Value) (G.Value, error) {
+	z, pi, err := xentInputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	n, a := z.n, z.a
+	var total float64
+	for i := 0; i < n; i++ {
+		zr, pr := z.d[i*a:(i+1)*a], pi.d[i*a:(i+1)*a]
+		lse := logSumExp(zr)
+		for j, p := range pr {
+			if p != 0 {
+				total -= float64(p) * (float64(zr[j]) - lse)
+			}
+		}
+	}
+	return G.NewF32(float32(total / float64(n))), nil
+}
+
+func (xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	dz, err := G.ApplyOp(xentGradOp{}, inputs[0], inputs[1], grad)
+	if err != nil {
+		return nil, err
+	}
+	return G.Nodes{dz, nil}, nil
+}
+
+// xentGradOp is the gradient of xentOp with respect to the logits:
+// g/n * (softmax(z_i) * sum(pi_i) - pi_i) for the upstream scalar g.
+type xentGradOp struct{}
+
+func (xentGradOp) Arity() int { return 3 }
+func (xentGradOp) Type() hm.Type {
+	a := hm.TypeVariable('a')
+	t := G.TensorType{Dims: 2, Of: a}
+	return hm.NewFnType(t, t, a, t)
+}
+func (xentGradOp) InferShape(ns ...G.DimSizer) (tensor.Shape, error) {
+	if len(ns) != 3 {
+		return nil, fmt.Errorf("net: xent gradient takes 3 inputs, got %d", len(ns))
+	}
+	s, ok := ns[0].(tensor.Shape)
+	if !ok {
+		return nil, fmt.Errorf("net: xent gradient input shape %v", ns[0])
+	}
+	return s.Clone(), nil
+}
+func (xentGradOp) ReturnsPtr() bool      { return false }
+func (xentGradOp) CallsExtern() bool     { return false }
+func (xentGradOp) OverwritesInput() int  { return -1 }
+func (xentGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "tabula.xentgrad") }
+func (op xentGradOp) Hashcode() uint32   { return opHash(op) }
+func (xentGradOp) String() string        { return "XEntGrad" }
+func (xentGradOp) DiffWRT(int) []bool    { return []bool{false, false, false} }
+func (xentGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+	return nil, errors.New("net: no second derivative of the cross-entropy")
+}
+
+func (xentGradOp) Do(vals ...G.Value) (G.Value, error) {
+	if len(vals) != 3 {
+		return nil, fmt.Errorf("net: xent gradient takes 3 inputs, got %d", len(vals))
+	}
+	z, pi, err := xentInputs(vals[:2])
+	if err != nil {
+		return nil, err
+	}
+	var g float64
+	switch v := vals[2].(type) {
+	case *G.F32:
+		g = float64(*v)
+	case tensor.Tensor:
+		d, ok := v.Data().([]float32)
+		if f, isScalar := v.Data().(float32); isScalar {
+			g = float64(f)
+		} else if ok && len(d) == 1 {
+			g = float64(d[0])
+		} else {
+			return nil, fmt.Errorf("net: xent gradient: upstream gradient %v is not a scalar", v.Shape())
+		}
+	default:
+		return nil, fmt.Errorf("net: xent gradient: upstream gradient of type %T", vals[2])
+	}
+	n, a := z.n, z.a
+	out := make([]float32, n*a)
+	scale := g / float64(n)
+	for i := 0; i < n; i++ {
+		zr, pr, or := z.d[i*a:(i+1)*a], pi.d[i*a:(i+1)*a], out[i*a:(i+1)*a]
+		lse := logSumExp(zr)
+		var sum float64
+		for _, p := range pr {
+			sum += float64(p)
+		}
+		for j := range or {
+			or[j] = float32(scale * (math.Exp(float64(zr[j])-lse)*sum - float64(pr[j])))
+		}
+	}
+	return tensor.New(tensor.WithShape(n, a), tensor.WithBacking(out)), nil
+}
+
+type matrix32 struct {
+	n, a int
+	d    []float32
+}
+
+func xentInputs(vals []G.Value) (z, pi matrix32, err error) {
+	if len(vals) != 2 {
+		return z, pi, fmt.Errorf("net: cross-entropy takes 2 inputs, got %d", len(vals))
+	}
+	get := func(v G.Value) (matrix32, error) {
+		t, ok := v.(tensor.Tensor)
+		if !ok || t.Shape().Dims() != 2 {
+			return matrix32{}, fmt.Errorf("net: cross-entropy input %T is not a matrix", v)
+		}
+		d, ok := t.Data().([]float32)
+		if !ok {
+			return matrix32{}, fmt.Errorf("net: cross-entropy input of type %v, want float32", t.Dtype())
+		}
+		s := t.Shape()
+		if len(d) != s[0]*s[1] {
+			return matrix32{}, fmt.Errorf("net: cross-entropy input is a view")
+		}
+		return matrix32{s[0], s[1], d}, nil
+	}
+	if z, err = get(vals[0]); err != nil {
+		return
+	}
+	if pi, err = get(vals[1]); err != nil {
+		return
+	}
+	if z.n != pi.n || z.a != pi.a {
+		err = fmt.Errorf("net: cross-entropy of logits (%d, %d) and targets (%d, %d)", z.n, z.a, pi.n, pi.a)
+	}
+	return
+}
+
+// logSumExp returns log(sum(exp(x))) in float64, shifted by the row's own
+// maximum.
+func logSumExp(x []float32) float64 {
+	mx := math.Inf(-1)
+	for _, v := range x {
+		mx = max(mx, float64(v))
+	}
+	if math.IsInf(mx, 0) {
+		return mx
+	}
+	var s float64
+	for _, v := range x {
+		s += math.Exp(float64(v) - mx)
+	}
+	return mx + math.Log(s)
+}
+
+func opHash(op interface{ WriteHash(hash.Hash) }) uint32 {
+	h := fnv.New32a()
+	op.WriteHash(h)
+	return h.Sum32()
+}

@@ -1,0 +1,877 @@
+package net
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// randomBatch returns n samples with random planes, random target
+// distributions (softmax of scaled normals) and values in [-0.9, 0.9].
+func randomBatch(rng *rand.Rand, spec Spec, n int) Batch {
+	b := Batch{N: n, Planes: randomPlanes(rng, spec, n), Policy: make([]float32, n*spec.Actions), Value: make([]float32, n)}
+	for i := 0; i < n; i++ {
+		row := b.Policy[i*spec.Actions : (i+1)*spec.Actions]
+		var sum float64
+		e := make([]float64, len(row))
+		for j := range e {
+			e[j] = math.Exp(1.5 * rng.NormFloat64())
+			sum += e[j]
+		}
+		for j := range row {
+			row[j] = float32(e[j] / sum)
+		}
+		b.Value[i] = float32(1.8*rng.Float64() - 0.9)
+	}
+	return b
+}
+
+// ---- float64 training-mode reference -------------------------------------
+
+// ref64 evaluates the training loss in float64 with plain loops: BN with
+// the batch statistics (biased variance), the same architecture as
+// Params.Reference. kinks receives the sign of every ReLU input, so that a
+// finite difference that crosses a kink can be recognised.
+type ref64 struct {
+	n, h, w int
+	kinks   []bool
+}
+
+func f64s(s []float32) []float64 {
+	out := make([]float64, len(s))
+	for i, v := range s {
+		out[i] = float64(v)
+	}
+	return out
+}
+
+// convBN applies convolution and training-mode batch norm to x
+// [n][in][h][w].
+func (r *ref64) convBN(x []float64, c *ConvBN, w []float64, gamma, beta []float64) []float64 {
+	hw := r.h * r.w
+	out := make([]float64, r.n*c.Out*hw)
+	pad := c.K / 2
+	for s := 0; s < r.n; s++ {
+		for o := 0; o < c.Out; o++ {
+			for y := 0; y < r.h; y++ {
+				for xx := 0; xx < r.w; xx++ {
+					var sum float64
+					for i := 0; i < c.In; i++ {
+						for ky := 0; ky < c.K; ky++ {
+							for kx := 0; kx < c.K; kx++ {
+								yy, xs := y+ky-pad, xx+kx-pad
+								if yy < 0 || yy >= r.h || xs < 0 || xs >= r.w {
+									continue
+								}
+								sum += w[((o*c.In+i)*c.K+ky)*c.K+kx] * x[((s*c.In+i)*r.h+yy)*r.w+xs]
+							}
+						}
+					}
+					out[((s*c.Out+o)*r.h+y)*r.w+xx] = sum
+				}
+			}
+		}
+	}
+	cnt := float64(r.n * hw)
+	for o := 0; o < c.Out; o++ {
+		var mean, vr float64
+		for s := 0; s < r.n; s++ {
+			for _, v := range out[(s*c.Out+o)*hw : (s*c.Out+o+1)*hw] {
+				mean += v
+			}
+		}
+		mean /= cnt
+		for s := 0; s < r.n; s++ {
+			for _, v := range out[(s*c.Out+o)*hw : (s*c.Out+o+1)*hw] {
+				vr += (v - mean) * (v - mean)
+			}
+		}
+		vr /= cnt
+		scale := gamma[o] / math.Sqrt(vr+BNEpsilon)
+		for s := 0; s < r.n; s++ {
+			seg := out[(s*c.Out+o)*hw : (s*c.Out+o+1)*hw]
+			for j := range seg {
+				seg[j] = (seg[j]-mean)*scale + beta[o]
+			}
+		}
+	}
+	return out
+}
+
+func (r *ref64) relu(x []float64) []float64 {
+	for i, v := range x {
+		r.kinks = append(r.kinks, v > 0)
+		if v < 0 {
+			x[i] = 0
+		}
+	}
+	return x
+}
+
+// dense applies y = W x + b to every row of x [n][in].
+func (r *ref64) dense(x []float64, d *Dense, w, b []float64) []float64 {
+	out := make([]float64, r.n*d.Out)
+	for s := 0; s < r.n; s++ {
+		for o := 0; o < d.Out; o++ {
+			sum := b[o]
+			for i := 0; i < d.In; i++ {
+				sum += w[o*d.In+i] * x[s*d.In+i]
+			}
+			out[s*d.Out+o] = sum
+		}
+	}
+	return out
+}
+
+// loss64 returns the total loss (decay c over the decayed tensors), the
+// value and policy parts, and the ReLU sign pattern. ts holds the
+// trainable tensors in ParamTensors order (float64), p gives the shapes.
+func loss64(p *Params, ts [][]float64, b Batch, c float64) (total, vloss, ploss float64, kinks []bool) {
+	s := p.Spec
+	r := &ref64{n: b.N, h: s.Height, w: s.Width}
+	k := 0
+	nextConv := func(x []float64, cv *ConvBN) []float64 {
+		y := r.convBN(x, cv, ts[k], ts[k+1], ts[k+2])
+		k += 3
+		return y
+	}
+	nextDense := func(x []float64, d *Dense) []float64 {
+		y := r.dense(x, d, ts[k], ts[k+1])
+		k += 2
+		return y
+	}
+	h := r.relu(nextConv(f64s(b.Planes), &p.Input))
+	for i := range p.Blocks {
+		y := r.relu(nextConv(h, &p.Blocks[i].A))
+		y = nextConv(y, &p.Blocks[i].B)
+		for j := range y {
+			y[j] += h[j]
+		}
+		h = r.relu(y)
+	}
+	logits := nextDense(r.relu(nextConv(h, &p.PolicyConv)), &p.PolicyFC)
+	v := nextDense(r.relu(nextDense(r.relu(nextConv(h, &p.ValueConv)), &p.ValueFC1)), &p.ValueFC2)
+	for i := 0; i < b.N; i++ {
+		d := float64(b.Value[i]) - math.Tanh(v[i])
+		vloss += d * d
+		row := logits[i*s.Actions : (i+1)*s.Actions]
+		mx := math.Inf(-1)
+		for _, z := range row {
+			mx = math.Max(mx, z)
+		}
+		var se float64
+		for _, z := range row {
+			se += math.Exp(z - mx)
+		}
+		lse := mx + math.Log(se)
+		for j, z := range row {
+			ploss -= float64(b.Policy[i*s.Actions+j]) * (z - lse)
+		}
+	}
+	vloss /= float64(b.N)
+	ploss /= float64(b.N)
+	var l2 float64
+	for i, pi := range s.ParamTensors() {
+		if pi.Decay {
+			for _, w := range ts[i] {
+				l2 += w * w
+			}
+		}
+	}
+	return vloss + ploss + c*l2, vloss, ploss, r.kinks
+}
+
+func sameKinks(a, b []bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- tests -----------------------------------------------------------------
+
+func TestGradientFiniteDifference(t *testing.T) {
+	spec := Spec{Game: "test", Channels: 2, Height: 3, Width: 4, Actions: 6,
+		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 5}
+	p := randomParams(t, spec, 11)
+	const n, decay = 5, 1e-3
+	m, err := NewModel(p, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, WeightDecay: decay})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(12, 13))
+	b := randomBatch(rng, spec, n)
+	m.trainMu.Lock()
+	st, err := tr.gradients(b)
+	m.trainMu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var ts [][]float64
+	for _, s := range paramSlices(p) {
+		ts = append(ts, f64s(s))
+	}
+	total, vloss, ploss, kinks := loss64(p, ts, b, decay)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"loss", st.Loss, total}, {"value loss", st.ValueLoss, vloss}, {"policy loss", st.PolicyLoss, ploss}, {"l2", st.L2, total - vloss - ploss}} {
+		if math.Abs(c.got-c.want) > 1e-5*math.Max(1, math.Abs(c.want)) {
+			t.Errorf("%s: gorgonia %v, float64 reference %v", c.name, c.got, c.want)
+		}
+	}
+
+	const h = 1e-4
+	checked, skipped := 0, 0
+	for i, pi := range spec.ParamTensors() {
+		// A sample of every tensor: up to 6 random elements.
+		idx := rng.Perm(pi.Size())
+		if len(idx) > 6 {
+			idx = idx[:6]
+		}
+		for _, j := range idx {
+			w := ts[i][j]
+			ts[i][j] = w + h
+			lp, _, _, kp := loss64(p, ts, b, decay)
+			ts[i][j] = w - h
+			lm, _, _, km := loss64(p, ts, b, decay)
+			ts[i][j] = w
+			if !sameKinks(kp, kinks) || !sameKinks(km, kinks) {
+				skipped++ // the step crosses a ReLU kink
+				continue
+			}
+			num := (lp - lm) / (2 * h)
+			ana := float64(tr.grad[i][j])
+			if math.Abs(ana-num) > 1e-2*math.Max(math.Abs(ana), math.Abs(num))+1e-5 {
+				t.Errorf("%s[%d]: analytic %.7g, numeric %.7g", pi.Name, j, ana, num)
+			}
+			checked++
+		}
+	}
+	t.Logf("checked %d elements, skipped %d at ReLU kinks", checked, skipped)
+	if checked < 5*skipped || checked < 50 {
+		t.Errorf("only %d elements checked (%d skipped)", checked, skipped)
+	}
+}
+
+func entropy(b Batch, actions int) float64 {
+	var h float64
+	for _, p := range b.Policy {
+		if p > 0 {
+			h -= float64(p) * math.Log(float64(p))
+		}
+	}
+	return h / float64(b.N)
+}
+
+func TestOverfit(t *testing.T) {
+	spec := Spec{Game: "test", Channels: 3, Height: 4, Width: 4, Actions: 8,
+		Blocks: 1, Filters: 16, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 32}
+	p, err := NewParams(spec, 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 64
+	m, err := NewModel(p, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const steps = 200
+	tr, err := m.NewTrainer(TrainConfig{
+		Schedule: Schedule{Kind: ScheduleCosine, LR: 0.1, Warmup: 20, Total: steps, MinLR: 0.005},
+		Momentum: 0.9,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := randomBatch(rand.New(rand.NewPCG(22, 23)), spec, n)
+	h := entropy(b, spec.Actions)
+	var st Stats
+	for i := 0; i < steps; i++ {
+		if st, err = tr.Step(b); err != nil {
+			t.Fatal(err)
+		}
+		if i%50 == 0 {
+			t.Logf("step %d: loss %.4f value %.4f policy-entropy %.4f grad %.3f lr %.4f", st.Step, st.Loss, st.ValueLoss, st.PolicyLoss-h, st.GradNorm, st.LR)
+		}
+	}
+	t.Logf("final: value MSE %.5f, policy CE %.4f (target entropy %.4f)", st.ValueLoss, st.PolicyLoss, h)
+	if st.ValueLoss > 0.01 {
+		t.Errorf("value MSE %v after %d steps", st.ValueLoss, steps)
+	}
+	if st.PolicyLoss-h > 0.05 {
+		t.Errorf("policy cross-entropy %v, target entropy %v", st.PolicyLoss, h)
+	}
+
+	// Eval mode with the running statistics fits the same data too.
+	pol, val, err := m.Forward(b.Planes, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mse, ce float64
+	for i := 0; i < n; i++ {
+		d := float64(val[i] - b.Value[i])
+		mse += d * d
+		row := pol[i*spec.Actions : (i+1)*spec.Actions]
+		lse := logSumExp(row)
+		for j, z := range row {
+			ce -= float64(b.Policy[i*spec.Actions+j]) * (float64(z) - lse)
+		}
+	}
+	mse, ce = mse/n, ce/n
+	t.Logf("eval mode: value MSE %.5f, policy CE %.4f", mse, ce)
+	if mse > 0.02 || ce-h > 0.1 {
+		t.Errorf("eval mode: value MSE %v, policy CE %v (entropy %v)", mse, ce, h)
+	}
+}
+
+func TestBNStatisticsTrainAndEval(t *testing.T) {
+	spec := tinySpec()
+	p, err := NewParams(spec, 31)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(p, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(32, 33))
+	for i := 0; i < 5; i++ {
+		if _, err := tr.Step(randomBatch(rng, spec, 8)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := m.Params()
+	for i, c := range q.Layers() {
+		moved := false
+		for j := range c.Mean {
+			// Fresh statistics are mean 0, variance 1.
+			if c.Mean[j] != 0 && c.Var[j] != 1 {
+				moved = true
+			}
+		}
+		if !moved {
+			t.Errorf("layer %d: running statistics did not move: mean %v var %v", i, c.Mean, c.Var)
+		}
+	}
+	// The weights moved too, and eval-mode Forward uses the trained
+	// weights and the running statistics.
+	if err := sameBits(p, q); err == nil {
+		t.Fatal("training changed nothing")
+	}
+	x := randomPlanes(rng, spec, 6)
+	checkAgainstReference(t, m, q, x, 6)
+
+	// With the statistics reset the reference differs clearly: eval mode
+	// really depends on them.
+	fresh := m.Params()
+	for _, c := range fresh.Layers() {
+		for j := range c.Mean {
+			c.Mean[j], c.Var[j] = 0, 1
+		}
+	}
+	pol, _, _ := m.Forward(x, 6)
+	rp, _ := fresh.Reference(x, 6)
+	if d := maxDiff(pol, rp); d < 1e-3 {
+		t.Errorf("Forward ignores the running statistics (differs from fresh-statistics reference by %g)", d)
+	}
+
+	// Round trip of the trained model, and its outputs, bit for bit.
+	m2, err := NewModel(q, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameBits(m2.Params(), q); err != nil {
+		t.Fatal(err)
+	}
+	p1, v1, _ := m.Forward(x, 6)
+	p2, v2, _ := m2.Forward(x, 6)
+	if maxDiff(p1, p2) != 0 || maxDiff(v1, v2) != 0 {
+		t.Error("rebuilt model gives different outputs")
+	}
+}
+
+func TestBNRunningStatisticsUpdate(t *testing.T) {
+	// One step from mean 0, variance 1: the input layer's running
+	// statistics are exactly 0.1*batch + 0.9*old (unbiased variance).
+	spec := tinySpec()
+	p := randomParams(t, spec, 41)
+	const n = 4
+	m, err := NewModel(p, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := randomBatch(rand.New(rand.NewPCG(42, 43)), spec, n)
+	if _, err := tr.Step(b); err != nil {
+		t.Fatal(err)
+	}
+	q := m.Params()
+	hw := spec.Height * spec.Width
+	c := p.Input
+	for o := 0; o < c.Out; o++ {
+		// The input convolution's outputs of channel o over the batch.
+		var vals []float64
+		for s := 0; s < n; s++ {
+			for pix := 0; pix < hw; pix++ {
+				y, x := pix/spec.Width, pix%spec.Width
+				var sum float64
+				for i := 0; i < c.In; i++ {
+					for ky := 0; ky < 3; ky++ {
+						for kx := 0; kx < 3; kx++ {
+							yy, xs := y+ky-1, x+kx-1
+							if yy < 0 || yy >= spec.Height || xs < 0 || xs >= spec.Width {
+								continue
+							}
+							sum += float64(c.W[((o*c.In+i)*3+ky)*3+kx]) * float64(b.Planes[((s*c.In+i)*spec.Height+yy)*spec.Width+xs])
+						}
+					}
+				}
+				vals = append(vals, sum)
+			}
+		}
+		var mean, ss float64
+		for _, v := range vals {
+			mean += v
+		}
+		mean /= float64(len(vals))
+		for _, v := range vals {
+			ss += (v - mean) * (v - mean)
+		}
+		unbiased := ss / float64(len(vals)-1)
+		wantMean := BNMomentum*mean + (1-BNMomentum)*float64(p.Input.Mean[o])
+		wantVar := BNMomentum*unbiased + (1-BNMomentum)*float64(p.Input.Var[o])
+		if math.Abs(float64(q.Input.Mean[o])-wantMean) > 1e-5 || math.Abs(float64(q.Input.Var[o])-wantVar) > 1e-4*wantVar {
+			t.Errorf("channel %d: running mean/var %v/%v, want %v/%v", o, q.Input.Mean[o], q.Input.Var[o], wantMean, wantVar)
+		}
+	}
+	// Learning rate 0: the weights did not move.
+	for i, s := range paramSlices(q) {
+		if maxDiff(s, paramSlices(p)[i]) != 0 {
+			t.Errorf("tensor %d moved with learning rate 0", i)
+		}
+	}
+}
+
+func TestResumeBitIdentical(t *testing.T) {
+	spec := tinySpec()
+	p := randomParams(t, spec, 51)
+	const n = 8
+	cfg := TrainConfig{
+		Schedule: Schedule{Kind: ScheduleCosine, LR: 0.05, Warmup: 3, Total: 12, MinLR: 0.001},
+		Momentum: 0.9, WeightDecay: 1e-3,
+	}
+	rng := rand.New(rand.NewPCG(52, 53))
+	batches := make([]Batch, 10)
+	for i := range batches {
+		batches[i] = randomBatch(rng, spec, n)
+	}
+	newTrainer := func(p *Params) *Trainer {
+		m, err := NewModel(p, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := m.NewTrainer(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+
+	straight := newTrainer(p)
+	var want []Stats
+	for _, b := range batches {
+		st, err := straight.Step(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, st)
+	}
+
+	first := newTrainer(p)
+	for _, b := range batches[:5] {
+		if _, err := first.Step(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved, state := first.m.Params(), first.State()
+	if state.Step != 5 {
+		t.Fatalf("state step %d", state.Step)
+	}
+	first.Step(batches[5]) // must not affect the saved copies
+
+	second := newTrainer(saved)
+	if err := second.Restore(state); err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range batches[5:] {
+		st, err := second.Step(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st != want[5+i] {
+			t.Errorf("step %d: resumed %+v, straight %+v", 6+i, st, want[5+i])
+		}
+	}
+	if err := sameBits(second.m.Params(), straight.m.Params()); err != nil {
+		t.Fatal("resumed training differs: ", err)
+	}
+	a, b := second.State(), straight.State()
+	if a.Step != b.Step {
+		t.Fatalf("steps %d and %d", a.Step, b.Step)
+	}
+	for i := range a.Momentum {
+		for j := range a.Momentum[i] {
+			if math.Float32bits(a.Momentum[i][j]) != math.Float32bits(b.Momentum[i][j]) {
+				t.Fatalf("momentum %d[%d] differs", i, j)
+			}
+		}
+	}
+}
+
+func TestTrainerErrors(t *testing.T) {
+	spec := tinySpec()
+	p := randomParams(t, spec, 61)
+	const n = 4
+	m, err := NewModel(p, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nan, inf := math.NaN(), math.Inf(1)
+	for i, cfg := range []TrainConfig{
+		{Schedule: Schedule{LR: nan}},
+		{Schedule: Schedule{LR: inf}},
+		{Schedule: Schedule{LR: -0.1}},
+		{Schedule: Schedule{Kind: "step", LR: 0.1}},
+		{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{10}, Values: []float64{nan}}},
+		{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{10, 5}, Values: []float64{0.1, 0.01}}},
+		{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{10}}},
+		{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{0}, Values: []float64{0.1}}},
+		{Schedule: Schedule{Kind: ScheduleCosine, LR: 0.1, Warmup: 10, Total: 10}},
+		{Schedule: Schedule{Kind: ScheduleCosine, LR: 0.1, Warmup: -1, Total: 10}},
+		{Schedule: Schedule{Kind: ScheduleCosine, LR: 0.1, Total: 10, MinLR: nan}},
+		{Schedule: Schedule{LR: 0.1}, Momentum: 1},
+		{Schedule: Schedule{LR: 0.1}, Momentum: -0.5},
+		{Schedule: Schedule{LR: 0.1}, Momentum: nan},
+		{Schedule: Schedule{LR: 0.1}, WeightDecay: nan},
+		{Schedule: Schedule{LR: 0.1}, WeightDecay: -1},
+		{Schedule: Schedule{LR: 0.1}, WeightDecay: inf},
+	} {
+		if _, err := m.NewTrainer(cfg); err == nil {
+			t.Errorf("config %d accepted: %+v", i, cfg)
+		} else if !strings.HasPrefix(err.Error(), "net: ") {
+			t.Errorf("error %q does not start with \"net: \"", err)
+		}
+	}
+
+	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, Momentum: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(62, 63))
+	good := func() Batch { return randomBatch(rng, spec, n) }
+	bad := map[string]func(b *Batch){
+		"small batch":      func(b *Batch) { *b = randomBatch(rng, spec, n-1) },
+		"large batch":      func(b *Batch) { *b = randomBatch(rng, spec, n+1) },
+		"N mismatch":       func(b *Batch) { b.N = n - 1 },
+		"short planes":     func(b *Batch) { b.Planes = b.Planes[1:] },
+		"long policy":      func(b *Batch) { b.Policy = append(b.Policy, 0) },
+		"short value":      func(b *Batch) { b.Value = b.Value[:n-1] },
+		"nil":              func(b *Batch) { *b = Batch{N: n} },
+		"NaN plane":        func(b *Batch) { b.Planes[3] = float32(math.NaN()) },
+		"Inf plane":        func(b *Batch) { b.Planes[3] = float32(math.Inf(-1)) },
+		"NaN policy":       func(b *Batch) { b.Policy[2] = float32(math.NaN()) },
+		"negative policy":  func(b *Batch) { b.Policy[0], b.Policy[1] = -0.5, b.Policy[1]+b.Policy[0]+0.5 },
+		"policy sum":       func(b *Batch) { b.Policy[0] += 0.1 },
+		"value too large":  func(b *Batch) { b.Value[1] = 1.5 },
+		"NaN value":        func(b *Batch) { b.Value[1] = float32(math.NaN()) },
+		"zero policy rows": func(b *Batch) { clear(b.Policy) },
+	}
+	before := m.Params()
+	for name, f := range bad {
+		b := good()
+		f(&b)
+		if _, err := tr.Step(b); err == nil {
+			t.Errorf("%s accepted", name)
+		} else if !strings.HasPrefix(err.Error(), "net: ") {
+			t.Errorf("%s: error %q does not start with \"net: \"", name, err)
+		}
+	}
+	if err := sameBits(m.Params(), before); err != nil {
+		t.Error("failed steps changed the model: ", err)
+	}
+	if st := tr.State(); st.Step != 0 {
+		t.Errorf("failed steps counted: step %d", st.Step)
+	}
+
+	// A schedule that gives NaN at run time (invalid config slipped past
+	// Validate by mutation is impossible: the trainer keeps a copy).
+	cfg := TrainConfig{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{1}, Values: []float64{0.01}}}
+	tr2, err := m.NewTrainer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Schedule.Values[0] = math.NaN()
+	for i := 0; i < 2; i++ {
+		if _, err := tr2.Step(good()); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+
+	// Restore errors.
+	st := tr.State()
+	for name, f := range map[string]func(s *TrainerState){
+		"negative step":  func(s *TrainerState) { s.Step = -1 },
+		"missing buffer": func(s *TrainerState) { s.Momentum = s.Momentum[1:] },
+		"short buffer":   func(s *TrainerState) { s.Momentum[2] = s.Momentum[2][1:] },
+		"NaN momentum":   func(s *TrainerState) { s.Momentum[0][0] = float32(math.NaN()) },
+	} {
+		s := tr.State()
+		f(&s)
+		if err := tr.Restore(s); err == nil {
+			t.Errorf("Restore with %s accepted", name)
+		}
+	}
+	if err := tr.Restore(st); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStepConcurrentWithForward(t *testing.T) {
+	// Forward from several goroutines while training: no errors, and (under
+	// -race) no data races. Afterwards Forward equals the reference of the
+	// final parameters.
+	spec := tinySpec()
+	m, err := NewModel(randomParams(t, spec, 71), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.01}, Momentum: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 2))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				n := 1 + rng.IntN(4)
+				if _, _, err := m.Forward(randomPlanes(rng, spec, n), n); err != nil {
+					errs <- err
+					return
+				}
+				_ = m.Params()
+			}
+		}(w)
+	}
+	rng := rand.New(rand.NewPCG(72, 73))
+	for i := 0; i < 10; i++ {
+		if _, err := tr.Step(randomBatch(rng, spec, 4)); err != nil {
+			t.Error(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	checkAgainstReference(t, m, m.Params(), randomPlanes(rng, spec, 3), 3)
+}
+
+func TestSchedule(t *testing.T) {
+	pw := Schedule{Kind: SchedulePiecewise, LR: 0.2, Boundaries: []int64{100, 250}, Values: []float64{0.02, 0.002}}
+	cos := Schedule{Kind: ScheduleCosine, LR: 0.1, Warmup: 10, Total: 110, MinLR: 0.001}
+	cosNoWarm := Schedule{Kind: ScheduleCosine, LR: 1, Total: 4}
+	for _, c := range []struct {
+		s    Schedule
+		step int64
+		want float64
+	}{
+		{Schedule{LR: 0.3}, 0, 0.3},
+		{Schedule{Kind: ScheduleConstant, LR: 0.3}, 1 << 40, 0.3},
+		{pw, -5, 0.2},
+		{pw, 0, 0.2},
+		{pw, 99, 0.2},
+		{pw, 100, 0.02},
+		{pw, 249, 0.02},
+		{pw, 250, 0.002},
+		{pw, 1 << 40, 0.002},
+		{cos, 0, 0.01},
+		{cos, 4, 0.05},
+		{cos, 9, 0.1},
+		{cos, 10, 0.1},
+		{cos, 60, 0.001 + 0.099*0.5},
+		{cos, 35, 0.001 + 0.099*0.5*(1+math.Cos(math.Pi/4))},
+		{cos, 110, 0.001},
+		{cos, 1000, 0.001},
+		{cosNoWarm, 0, 1},
+		{cosNoWarm, 2, 0.5},
+		{cosNoWarm, 4, 0},
+	} {
+		if err := c.s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.s.At(c.step); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%+v at %d = %v, want %v", c.s, c.step, got, c.want)
+		}
+	}
+}
+
+func TestStatsAndLearningRate(t *testing.T) {
+	spec := tinySpec()
+	m, err := NewModel(randomParams(t, spec, 81), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched := Schedule{Kind: SchedulePiecewise, LR: 0.05, Boundaries: []int64{2}, Values: []float64{0.01}}
+	tr, err := m.NewTrainer(TrainConfig{Schedule: sched, Momentum: 0.5, WeightDecay: 1e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(82, 83))
+	wantLR := []float64{0.05, 0.05, 0.01, 0.01}
+	for i, lr := range wantLR {
+		before := m.Params()
+		st, err := tr.Step(randomBatch(rng, spec, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Step != int64(i+1) || st.LR != lr {
+			t.Errorf("step %d: Stats.Step %d LR %v, want LR %v", i+1, st.Step, st.LR, lr)
+		}
+		if st.L2 <= 0 || st.GradNorm <= 0 || st.ValueLoss <= 0 || st.PolicyLoss <= 0 ||
+			math.Abs(st.Loss-st.ValueLoss-st.PolicyLoss-st.L2) > 1e-12 {
+			t.Errorf("step %d: stats %+v", i+1, st)
+		}
+		// L2 is c * the squared norm of the decayed tensors before the step.
+		var sq float64
+		for j, pi := range spec.ParamTensors() {
+			if pi.Decay {
+				for _, w := range paramSlices(before)[j] {
+					sq += float64(w) * float64(w)
+				}
+			}
+		}
+		if math.Abs(st.L2-1e-3*sq) > 1e-9*sq {
+			t.Errorf("step %d: L2 %v, want %v", i+1, st.L2, 1e-3*sq)
+		}
+	}
+}
+
+// TestMomentumUpdateRule checks the update against the documented rule
+// v = mu*v + g, w -= lr*v on two consecutive steps.
+func TestMomentumUpdateRule(t *testing.T) {
+	spec := tinySpec()
+	m, err := NewModel(randomParams(t, spec, 91), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mu, lr, c = 0.9, 0.03, 1e-2
+	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: lr}, Momentum: mu, WeightDecay: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(92, 93))
+	var v [][]float32
+	for _, pi := range spec.ParamTensors() {
+		v = append(v, make([]float32, pi.Size()))
+	}
+	for step := 0; step < 2; step++ {
+		b := randomBatch(rng, spec, 4)
+		w0 := paramSlices(m.Params())
+		m.trainMu.Lock()
+		_, err := tr.gradients(b)
+		m.trainMu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := make([][]float32, len(tr.grad))
+		for i := range tr.grad {
+			g[i] = append([]float32(nil), tr.grad[i]...)
+		}
+		if _, err := tr.Step(b); err != nil {
+			t.Fatal(err)
+		}
+		w1 := paramSlices(m.Params())
+		for i, pi := range spec.ParamTensors() {
+			for j := range w0[i] {
+				v[i][j] = mu*v[i][j] + g[i][j]
+				want := w0[i][j] - lr*v[i][j]
+				if w1[i][j] != want {
+					t.Fatalf("step %d %s[%d]: %v, want %v", step, pi.Name, j, w1[i][j], want)
+				}
+			}
+		}
+	}
+}
+
+// TestSharedTensorsUntouched checks that running graphs leaves the shared
+// weight tensors' shapes alone (gorgonia transposes and reshapes tensor
+// headers in place in places) and that no weight aliases another.
+func TestSharedTensorsUntouched(t *testing.T) {
+	spec := tinySpec()
+	m, err := NewModel(randomParams(t, spec, 101), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.01}, Momentum: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(102, 103))
+	for i := 0; i < 3; i++ {
+		if _, err := tr.Step(randomBatch(rng, spec, 4)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := m.Forward(randomPlanes(rng, spec, 3), 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, pi := range spec.ParamTensors() {
+		d := m.tensors[i]
+		got := d.Shape()
+		want := pi.Shape
+		if strings.HasSuffix(pi.Name, ".gamma") || strings.HasSuffix(pi.Name, ".beta") {
+			want = []int{1, pi.Shape[0], 1, 1}
+		}
+		if len(got) != len(want) || d.IsView() || d.DataSize() != pi.Size() {
+			t.Errorf("%s: shape %v (view %v), want %v", pi.Name, got, d.IsView(), want)
+			continue
+		}
+		for j := range want {
+			if got[j] != want[j] {
+				t.Errorf("%s: shape %v, want %v", pi.Name, got, want)
+				break
+			}
+		}
+	}
+}
