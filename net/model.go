@@ -141,9 +141,10 @@ type Model struct {
 	infos   []ParamInfo
 	convs   []*convLayer // BN layers in Params.Layers order
 
-	// mu guards the contents of the weight tensors and of the running
-	// statistics in convs: read-locked while a graph runs, write-locked
-	// while they change.
+	// mu guards the weight tensors and the running statistics in convs:
+	// read-locked while a graph runs, write-locked while they change and
+	// while a graph is built (creating a tape machine writes the engine
+	// field of every tensor bound to the graph).
 	mu sync.RWMutex
 
 	trainMu sync.Mutex // serialises use of train
@@ -188,6 +189,16 @@ func NewModel(p *Params, trainBatch int) (*Model, error) {
 			if !(v >= 0) || math.IsInf(float64(v), 0) {
 				return nil, fmt.Errorf("net: BN running variance %v is not a finite non-negative number", v)
 			}
+		}
+		for _, s := range [][]float32{c.W, c.Gamma, c.Beta, c.Mean} {
+			if !allFinite(s) {
+				return nil, errors.New("net: convolution or batch-norm parameters are not finite")
+			}
+		}
+	}
+	for _, d := range []*Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
+		if !allFinite(d.W) || !allFinite(d.B) {
+			return nil, errors.New("net: dense layer parameters are not finite")
 		}
 	}
 	m := &Model{spec: p.Spec, trainBatch: trainBatch, pool: map[int][]*graph{}}
@@ -255,6 +266,15 @@ func (m *Model) newDense(d *Dense) denseLayer {
 
 func clone32(s []float32) []float32 { return append([]float32(nil), s...) }
 
+func allFinite(s []float32) bool {
+	for _, x := range s {
+		if !finite32(x) {
+			return false
+		}
+	}
+	return true
+}
+
 // Spec returns the network shape.
 func (m *Model) Spec() Spec { return m.spec }
 
@@ -305,9 +325,16 @@ func (m *Model) build(n int, train bool) (gr *graph, err error) {
 	// NewTapeMachine) by panicking.
 	defer func() {
 		if r := recover(); r != nil {
-			gr, err = nil, fmt.Errorf("net: building a graph for batch %d: %v", n, r)
+			gr, err = nil, fmt.Errorf("%v", r)
+		}
+		if err != nil {
+			gr, err = nil, fmt.Errorf("net: building the graph for batch %d: %w", n, err)
 		}
 	}()
+	return m.buildGraph(n, train)
+}
+
+func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 	s := m.spec
 	g := G.NewGraph()
 	gr = &graph{n: n, g: g}
@@ -431,7 +458,7 @@ func (m *Model) build(n int, train bool) (gr *graph, err error) {
 		return nil, err
 	}
 	if len(learn) != len(m.tensors) || len(gr.bn) != len(m.convs) {
-		return nil, fmt.Errorf("net: internal error: graph has %d parameters and %d BN layers, want %d and %d",
+		return nil, fmt.Errorf("internal error: graph has %d parameters and %d BN layers, want %d and %d",
 			len(learn), len(gr.bn), len(m.tensors), len(m.convs))
 	}
 
@@ -443,7 +470,7 @@ func (m *Model) build(n int, train bool) (gr *graph, err error) {
 		return nil, err
 	}
 	if gr.grads, err = G.Grad(gr.loss, learn...); err != nil {
-		return nil, fmt.Errorf("net: gradient: %w", err)
+		return nil, fmt.Errorf("gradient: %w", err)
 	}
 	gr.vm = G.NewTapeMachine(g)
 	return gr, nil

@@ -258,6 +258,9 @@ func TestNewModelErrors(t *testing.T) {
 		func(p *Params) { p.Spec.Filters = 0 },
 		func(p *Params) { p.ValueConv.Var[0] = -1 },
 		func(p *Params) { p.Input.Var[1] = float32(math.NaN()) },
+		func(p *Params) { p.Blocks[0].A.W[5] = float32(math.Inf(1)) },
+		func(p *Params) { p.PolicyConv.Gamma[0] = float32(math.NaN()) },
+		func(p *Params) { p.ValueFC1.B[0] = float32(math.NaN()) },
 	}
 	for i, f := range bad {
 		p := randomParams(t, spec, 1)

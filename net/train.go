@@ -15,7 +15,7 @@ import (
 // Batch is one training batch of N samples.
 type Batch struct {
 	Planes []float32 // [N][c][h][w] encoded positions
-	Policy []float32 // [N][actions] target distributions (rows sum to 1)
+	Policy []float32 // [N][actions] target distributions (rows sum to 1 within 1e-3)
 	Value  []float32 // [N] outcomes z in [-1, 1], side to move's view
 	N      int
 }

@@ -623,8 +623,8 @@ func TestTrainerErrors(t *testing.T) {
 		t.Errorf("failed steps counted: step %d", st.Step)
 	}
 
-	// A schedule that gives NaN at run time (invalid config slipped past
-	// Validate by mutation is impossible: the trainer keeps a copy).
+	// The trainer keeps its own copy of the schedule: changing the
+	// caller's slices afterwards has no effect.
 	cfg := TrainConfig{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{1}, Values: []float64{0.01}}}
 	tr2, err := m.NewTrainer(cfg)
 	if err != nil {

@@ -1,0 +1,106 @@
+package net
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime/debug"
+	"testing"
+
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/connect4"
+	_ "github.com/tabula-zero/tabula/game/lion"
+	_ "github.com/tabula-zero/tabula/game/xiangqi"
+)
+
+// benchGOGC is the GC target the benchmarks run with. Every gorgonia pass
+// allocates about as much as the live heap (all intermediates are
+// reallocated), so at the default GOGC=100 the collector runs after every
+// pass; 400 is what gorgonia-notes.md recommends for such programs (set
+// it with GOGC or debug.SetGCPercent in the binary, never in the library).
+// The benchmarks set it for their duration and restore the old value.
+const benchGOGC = 400
+
+var benchGames = []string{"connect4", "lion", "xiangqi"}
+
+func presetSpec(b *testing.B, name string) Spec {
+	g, err := game.Lookup(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := Preset(g)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkGorgoniaForward measures eval-mode Forward on the presets at
+// batch 1, 16 and 64: positions per second and achieved GFLOP/s (the
+// convolution and dense multiply-adds, 2 FLOPs each, Spec.ForwardFLOPs).
+func BenchmarkGorgoniaForward(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(benchGOGC))
+	for _, name := range benchGames {
+		spec := presetSpec(b, name)
+		p, err := NewParams(spec, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := NewModel(p, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, n := range []int{1, 16, 64} {
+			b.Run(fmt.Sprintf("%s/batch=%d", name, n), func(b *testing.B) {
+				x := randomPlanes(rand.New(rand.NewPCG(1, uint64(n))), spec, n)
+				if _, _, err := m.Forward(x, n); err != nil { // builds the graph
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if _, _, err := m.Forward(x, n); err != nil {
+						b.Fatal(err)
+					}
+				}
+				pos := float64(b.N*n) / b.Elapsed().Seconds()
+				b.ReportMetric(pos, "pos/s")
+				b.ReportMetric(pos*float64(spec.ForwardFLOPs())/1e9, "GFLOP/s")
+			})
+			m.ReleaseInference()
+		}
+	}
+}
+
+// BenchmarkGorgoniaTrain measures training steps (forward, backward,
+// momentum update) on the presets at batch 64, in samples per second.
+func BenchmarkGorgoniaTrain(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(benchGOGC))
+	const n = 64
+	for _, name := range benchGames {
+		b.Run(fmt.Sprintf("%s/batch=%d", name, n), func(b *testing.B) {
+			spec := presetSpec(b, name)
+			p, err := NewParams(spec, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err := NewModel(p, n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
+			if err != nil {
+				b.Fatal(err)
+			}
+			batch := randomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
+			if _, err := tr.Step(batch); err != nil { // first pass allocates
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := tr.Step(batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "samples/s")
+			// forward + backward is about three forward passes
+			b.ReportMetric(float64(b.N*n)*3*float64(spec.ForwardFLOPs())/1e9/b.Elapsed().Seconds(), "GFLOP/s")
+		})
+	}
+}
