@@ -1,0 +1,273 @@
+// Package infer is the fast CPU forward pass used by search: batch
+// normalisation folded into the convolutions, the activations kept in
+// zero-padded NHWC buffers, every layer (3x3 and 1x1 convolutions and the
+// dense layers) run as 6-row tiles of one register-blocked kernel with a
+// fused bias/residual/ReLU epilogue, and every buffer allocated once by New.
+// A steady-state Forward allocates nothing.
+//
+// The kernel is chosen when the package starts: AVX-512 or AVX2+FMA
+// assembly on amd64 CPUs that have it, otherwise a pure-Go kernel (also
+// selected everywhere by the noasm build tag). All of them are tested
+// against a plain-loop twin, and the whole pass against
+// (*net.Params).Reference.
+package infer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/tabula-zero/tabula/net"
+)
+
+// weights is the read-only part of a Net, shared by clones.
+type weights struct {
+	spec   net.Spec
+	kern   kernel
+	h, w   int // board
+	hw     int
+	wp     int // padded width
+	pp     int // padded pixels per image
+	fp     int // tower channel stride (filters rounded up to nr)
+	hc     int // head channel stride (policy + value channels rounded up to nr)
+	ap     int // policy logits stride (actions rounded up to nr)
+	vhp    int // value hidden stride
+	kpol   int // policy FC inputs: hw * policy channels
+	kval   int // value FC1 inputs: hw * value channels
+	in     layer
+	tower  []layer // 2 per block
+	head   layer   // policy and value 1x1 convolutions side by side
+	polFC  layer
+	valFC1 layer
+	valW2  []float32 // value FC2 weights [value hidden]
+	valB2  float32
+
+	maxBatch int
+	images   int // images in a padded buffer: maxBatch plus scratch for tail rows
+	// Offset tables indexed by pixel (b*hw + y*w + x) or batch row; they run
+	// past the real rows to the end of the last tile, pointing at scratch.
+	inA, towerA, towerC, headA, headC []int
+	polA, polC, valA, valC            []int
+}
+
+// layer is one packed layer: panels of kdim x nr weights and nr biases.
+type layer struct {
+	nseg, seglen, segstride int
+	panels                  int
+	w                       []float32 // panel j at j*kdim*nr
+	bias                    []float32 // panel j at j*nr
+}
+
+// Net is a network laid out for fast inference. A Net owns its activation
+// buffers and is not safe for concurrent use: give each goroutine its own
+// Clone (clones share the read-only weights).
+type Net struct {
+	*weights
+	planes []float32 // padded NHWC input, channel stride spec.Channels
+	x, t   []float32 // tower activations, padded NHWC, channel stride fp
+	head   []float32 // head conv output [pixel][hc]
+	pol    []float32 // policy FC inputs [row][kpol]
+	val    []float32 // value FC1 inputs [row][kval]
+	logits []float32 // [row][ap]
+	hidden []float32 // [row][vhp]
+	tl     tile
+}
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// New folds and lays out p for batches of up to maxBatch positions. p is
+// not retained: later changes to it do not affect the Net.
+func New(p *net.Params, maxBatch int) (*Net, error) {
+	if p == nil {
+		return nil, errors.New("infer: nil params")
+	}
+	if err := p.Check(); err != nil {
+		return nil, fmt.Errorf("infer: %w", err)
+	}
+	if maxBatch < 1 || maxBatch > 1<<16 {
+		return nil, fmt.Errorf("infer: max batch %d out of range [1, 65536]", maxBatch)
+	}
+	return newNet(p, maxBatch, defaultKernel), nil
+}
+
+func newNet(p *net.Params, maxBatch int, k kernel) *Net {
+	s := p.Spec
+	nr := k.nr
+	wt := &weights{spec: s, kern: k, h: s.Height, w: s.Width, hw: s.Height * s.Width,
+		wp: s.Width + 2, maxBatch: maxBatch}
+	wt.pp = (s.Height + 2) * wt.wp
+	wt.fp = roundUp(s.Filters, nr)
+	wt.hc = roundUp(s.PolicyChannels+s.ValueChannels, nr)
+	wt.ap = roundUp(s.Actions, nr)
+	wt.vhp = roundUp(s.ValueHidden, nr)
+	wt.kpol = wt.hw * s.PolicyChannels
+	wt.kval = wt.hw * s.ValueChannels
+
+	wt.in = packConv3(&p.Input, s.Channels, wt.wp, nr)
+	for i := range p.Blocks {
+		wt.tower = append(wt.tower, packConv3(&p.Blocks[i].A, wt.fp, wt.wp, nr), packConv3(&p.Blocks[i].B, wt.fp, wt.wp, nr))
+	}
+	wt.head = packHead(&p.PolicyConv, &p.ValueConv, wt.fp, nr)
+	wt.polFC = packDense(&p.PolicyFC, wt.hw, s.PolicyChannels, nr)
+	wt.valFC1 = packDense(&p.ValueFC1, wt.hw, s.ValueChannels, nr)
+	wt.valW2 = append([]float32(nil), p.ValueFC2.W...)
+	wt.valB2 = p.ValueFC2.B[0]
+
+	// Pixel rows: real pixels of maxBatch images, then whole scratch images
+	// so that the last tile's spare rows land in a scratch image interior.
+	pixRows := roundUp(maxBatch*wt.hw, mr)
+	wt.images = maxBatch + (pixRows-maxBatch*wt.hw+wt.hw-1)/wt.hw
+	pix := make([]int, pixRows) // padded pixel index of each row
+	for i := range pix {
+		b, q := i/wt.hw, i%wt.hw
+		pix[i] = b*wt.pp + (q/wt.w+1)*wt.wp + q%wt.w + 1
+	}
+	corner := wt.wp + 1 // from a pixel to the top left of its 3x3 patch
+	wt.inA = make([]int, pixRows)
+	wt.towerA = make([]int, pixRows)
+	wt.towerC = make([]int, pixRows)
+	wt.headA = make([]int, pixRows)
+	wt.headC = make([]int, pixRows)
+	for i, q := range pix {
+		wt.inA[i] = (q - corner) * s.Channels
+		wt.towerA[i] = (q - corner) * wt.fp
+		wt.towerC[i] = q * wt.fp
+		wt.headA[i] = q * wt.fp
+		wt.headC[i] = i * wt.hc
+	}
+	rows := roundUp(maxBatch, mr)
+	wt.polA, wt.polC = strided(rows, wt.kpol), strided(rows, wt.ap)
+	wt.valA, wt.valC = strided(rows, wt.kval), strided(rows, wt.vhp)
+	return wt.buffers()
+}
+
+func strided(n, stride int) []int {
+	t := make([]int, n)
+	for i := range t {
+		t[i] = i * stride
+	}
+	return t
+}
+
+// buffers returns a Net on wt with fresh zeroed buffers.
+func (wt *weights) buffers() *Net {
+	rows := roundUp(wt.maxBatch, mr)
+	return &Net{
+		weights: wt,
+		planes:  make([]float32, wt.images*wt.pp*wt.spec.Channels),
+		x:       make([]float32, wt.images*wt.pp*wt.fp),
+		t:       make([]float32, wt.images*wt.pp*wt.fp),
+		head:    make([]float32, len(wt.headC)*wt.hc),
+		pol:     make([]float32, rows*wt.kpol),
+		val:     make([]float32, rows*wt.kval),
+		logits:  make([]float32, rows*wt.ap),
+		hidden:  make([]float32, rows*wt.vhp),
+	}
+}
+
+// Clone returns a Net sharing n's read-only weights with buffers of its
+// own, for use by another goroutine.
+func (n *Net) Clone() *Net { return n.weights.buffers() }
+
+// MaxBatch is the largest batch Forward accepts.
+func (n *Net) MaxBatch() int { return n.maxBatch }
+
+// Spec is the shape of the network.
+func (n *Net) Spec() net.Spec { return n.spec }
+
+// Kernel names the tile kernel in use ("avx512", "avx2" or "go").
+func (n *Net) Kernel() string { return n.kern.name }
+
+// Forward evaluates batch positions: planes holds [batch][c][h][w] encoder
+// planes; Forward writes policy logits [batch][actions] and values [batch]
+// (after tanh). It allocates nothing.
+func (n *Net) Forward(planes []float32, batch int, policy, value []float32) error {
+	s := &n.spec
+	if batch < 1 || batch > n.maxBatch {
+		return fmt.Errorf("infer: batch %d out of range [1, %d]", batch, n.maxBatch)
+	}
+	if want := batch * s.Channels * n.hw; len(planes) != want {
+		return fmt.Errorf("infer: %d planes values for batch %d, want %d", len(planes), batch, want)
+	}
+	if want := batch * s.Actions; len(policy) != want {
+		return fmt.Errorf("infer: policy has length %d for batch %d, want %d", len(policy), batch, want)
+	}
+	if len(value) != batch {
+		return fmt.Errorf("infer: value has length %d for batch %d, want %d", len(value), batch, batch)
+	}
+
+	// NCHW planes into the padded NHWC buffer.
+	c, hw, w := s.Channels, n.hw, n.w
+	for b := 0; b < batch; b++ {
+		img := n.planes[b*n.pp*c : (b+1)*n.pp*c]
+		for ch := 0; ch < c; ch++ {
+			src := planes[(b*c+ch)*hw : (b*c+ch+1)*hw]
+			for q, v := range src {
+				img[((q/w+1)*n.wp+q%w+1)*c+ch] = v
+			}
+		}
+	}
+
+	pixRows := roundUp(batch*hw, mr)
+	n.layer(&n.weights.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
+	for i := 0; i < len(n.tower); i += 2 {
+		n.layer(&n.tower[i], n.x, n.towerA, n.t, n.towerC, nil, pixRows)
+		n.layer(&n.tower[i+1], n.t, n.towerA, n.x, n.towerC, n.x, pixRows)
+	}
+	n.layer(&n.weights.head, n.x, n.headA, n.head, n.headC, nil, pixRows)
+
+	// Split the head output into the two dense layers' inputs, pixel-major
+	// (the dense weights were permuted to match).
+	pc, vc := s.PolicyChannels, s.ValueChannels
+	for b := 0; b < batch; b++ {
+		pol := n.pol[b*n.kpol : (b+1)*n.kpol]
+		val := n.val[b*n.kval : (b+1)*n.kval]
+		for q := 0; q < hw; q++ {
+			h := n.head[(b*hw+q)*n.hc:][:pc+vc]
+			copy(pol[q*pc:(q+1)*pc], h[:pc])
+			copy(val[q*vc:(q+1)*vc], h[pc:])
+		}
+	}
+	rows := roundUp(batch, mr)
+	n.layer(&n.polFC, n.pol, n.polA, n.logits, n.polC, nil, rows)
+	n.layer(&n.valFC1, n.val, n.valA, n.hidden, n.valC, nil, rows)
+
+	for b := 0; b < batch; b++ {
+		copy(policy[b*s.Actions:(b+1)*s.Actions], n.logits[b*n.ap:])
+		hid := n.hidden[b*n.vhp:][:len(n.valW2)]
+		sum := n.valB2
+		for i, v := range hid {
+			sum += v * n.valW2[i]
+		}
+		value[b] = float32(math.Tanh(float64(sum)))
+	}
+	return nil
+}
+
+// layer runs l over the first rows rows of the offset tables, reading a and
+// writing c (plus the residual res when non-nil); every layer but the
+// dense outputs applies ReLU.
+func (n *Net) layer(l *layer, a []float32, aoff []int, c []float32, coff []int, res []float32, rows int) {
+	nr := n.kern.nr
+	kdim := l.nseg * l.seglen
+	t := &n.tl
+	*t = tile{a: a, nseg: l.nseg, seglen: l.seglen, segstride: l.segstride, c: c, res: res,
+		relu: l != &n.polFC}
+	for j := 0; j < l.panels; j++ {
+		t.w = l.w[j*kdim*nr : (j+1)*kdim*nr]
+		t.bias = l.bias[j*nr : (j+1)*nr]
+		for r := 0; r < rows; r += mr {
+			t.aoff = aoff[r : r+mr]
+			t.coff = coff[r : r+mr : r+mr]
+			n.kern.run(t)
+		}
+		// Next panel: shift the output columns by nr.
+		c = c[nr:]
+		t.c = c
+		if res != nil {
+			res = res[nr:]
+			t.res = res
+		}
+	}
+	t.a, t.c, t.res, t.w, t.bias = nil, nil, nil, nil, nil
+}

@@ -1,0 +1,413 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/connect4"
+	_ "github.com/tabula-zero/tabula/game/lion"
+	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	"github.com/tabula-zero/tabula/net"
+)
+
+// tol is the agreement required with (*net.Params).Reference: an absolute
+// error of 1e-4 for outputs up to 1 in magnitude, relative beyond that,
+// i.e. |got-want| <= 1e-4 * max(1, |want|).
+const tol = 1e-4
+
+// randomParams returns parameters with every BN statistic and bias
+// randomised, so that folding is exercised (fresh He init has unit gamma,
+// zero beta and mean, unit variance and zero biases).
+func randomParams(t testing.TB, s net.Spec, seed uint64) *net.Params {
+	t.Helper()
+	p, err := net.NewParams(s, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	for _, c := range p.Layers() {
+		for o := 0; o < c.Out; o++ {
+			c.Gamma[o] = float32(0.5 + rng.Float64())    // [0.5, 1.5)
+			c.Beta[o] = float32(0.2 * rng.NormFloat64()) // N(0, 0.2)
+			c.Mean[o] = float32(0.2 * rng.NormFloat64()) // N(0, 0.2)
+			c.Var[o] = float32(0.5 + 1.5*rng.Float64())  // [0.5, 2)
+		}
+	}
+	for _, d := range []*net.Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
+		for o := range d.B {
+			d.B[o] = float32(0.1 * rng.NormFloat64())
+		}
+	}
+	return p
+}
+
+// liveParams returns randomParams for the first seed from seed on whose
+// outputs depend on the input: with one or two head channels, ReLU can
+// zero a head for every input, and a comparison would then only test the
+// biases.
+func liveParams(t testing.TB, s net.Spec, seed uint64) *net.Params {
+	t.Helper()
+	for i := uint64(0); i < 100; i++ {
+		p := randomParams(t, s, seed+i)
+		planes := randomPlanes(s, 4, 1)
+		pol, val := p.Reference(planes, 4)
+		if !equal(pol[:s.Actions], pol[s.Actions:2*s.Actions]) && val[0] != val[1] {
+			return p
+		}
+	}
+	t.Fatalf("%s: no seed gave input-dependent outputs", s.Game)
+	return nil
+}
+
+// randomPlanes returns n inputs: mostly 0/1 like encoder planes, with some
+// fractional values (move counters and the like).
+func randomPlanes(s net.Spec, n int, seed uint64) []float32 {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	x := make([]float32, n*s.Channels*s.Height*s.Width)
+	for i := range x {
+		switch r := rng.Float64(); {
+		case r < 0.3:
+			x[i] = 1
+		case r < 0.4:
+			x[i] = float32(rng.Float64())
+		}
+	}
+	return x
+}
+
+func presetSpec(t testing.TB, name string) net.Spec {
+	t.Helper()
+	g, err := game.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := net.Preset(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var presets = []string{"connect4", "lion", "xiangqi"}
+
+// oddSpecs cover shapes the presets do not: no blocks, one block, filter
+// and head counts that are no multiple of any panel width, a board with
+// fewer pixels than a tile has rows, and single-channel heads.
+var oddSpecs = []net.Spec{
+	{Game: "odd-1block", Channels: 3, Height: 5, Width: 4, Actions: 11, Blocks: 1, Filters: 20, PolicyChannels: 3, ValueChannels: 2, ValueHidden: 10},
+	{Game: "odd-0blocks", Channels: 1, Height: 3, Width: 3, Actions: 9, Blocks: 0, Filters: 7, PolicyChannels: 1, ValueChannels: 1, ValueHidden: 5},
+	{Game: "odd-33filters", Channels: 5, Height: 4, Width: 7, Actions: 40, Blocks: 2, Filters: 33, PolicyChannels: 17, ValueChannels: 16, ValueHidden: 33},
+	{Game: "odd-tiny", Channels: 2, Height: 2, Width: 2, Actions: 3, Blocks: 1, Filters: 5, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 1},
+	{Game: "odd-1x1", Channels: 4, Height: 1, Width: 1, Actions: 2, Blocks: 2, Filters: 16, PolicyChannels: 1, ValueChannels: 1, ValueHidden: 3},
+	{Game: "odd-tall", Channels: 2, Height: 9, Width: 1, Actions: 9, Blocks: 1, Filters: 48, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 64},
+}
+
+func allSpecs(t testing.TB) []net.Spec {
+	var ss []net.Spec
+	for _, name := range presets {
+		ss = append(ss, presetSpec(t, name))
+	}
+	return append(ss, oddSpecs...)
+}
+
+// compare checks got against want within tol and returns the largest
+// absolute error.
+func compare(t *testing.T, what string, got, want []float32) float64 {
+	t.Helper()
+	var worst float64
+	bad := 0
+	for i := range want {
+		d := math.Abs(float64(got[i]) - float64(want[i]))
+		worst = math.Max(worst, d)
+		if !(d <= tol*math.Max(1, math.Abs(float64(want[i])))) {
+			if bad++; bad <= 3 {
+				t.Errorf("%s[%d] = %g, want %g", what, i, got[i], want[i])
+			}
+		}
+	}
+	return worst
+}
+
+func TestForwardMatchesReference(t *testing.T) {
+	batches := []int{1, 3, 16, 64}
+	for _, s := range allSpecs(t) {
+		t.Run(s.Game, func(t *testing.T) {
+			p := liveParams(t, s, 1)
+			for _, batch := range batches {
+				planes := randomPlanes(s, batch, uint64(batch))
+				// The reference pass is slow for the Xiangqi net (about
+				// 0.1 s a position): at batch 64 it checks a sample of
+				// positions, the first and last tiles' among them.
+				check := make([]int, batch)
+				for i := range check {
+					check[i] = i
+				}
+				if s.Game == "xiangqi" && batch == 64 {
+					check = []int{0, 1, 2, 20, 41, 61, 62, 63}
+				}
+				per := s.Channels * s.Height * s.Width
+				sample := make([]float32, 0, len(check)*per)
+				for _, i := range check {
+					sample = append(sample, planes[i*per:(i+1)*per]...)
+				}
+				wantP, wantV := p.Reference(sample, len(check))
+				for _, k := range kernels {
+					n := newNet(p, 64, k)
+					pol := make([]float32, batch*s.Actions)
+					val := make([]float32, batch)
+					if err := n.Forward(planes, batch, pol, val); err != nil {
+						t.Fatal(err)
+					}
+					gotP := make([]float32, 0, len(wantP))
+					gotV := make([]float32, 0, len(wantV))
+					for _, i := range check {
+						gotP = append(gotP, pol[i*s.Actions:(i+1)*s.Actions]...)
+						gotV = append(gotV, val[i])
+					}
+					what := fmt.Sprintf("%s/b=%d", k.name, batch)
+					ep := compare(t, what+" policy", gotP, wantP)
+					ev := compare(t, what+" value", gotV, wantV)
+					t.Logf("%s: max abs error policy %.2g, value %.2g", what, ep, ev)
+				}
+			}
+		})
+	}
+}
+
+// TestBatchIndependence checks that a position's outputs do not depend on
+// the batch it is in or on what earlier calls left in the buffers: every
+// row is computed by the same operations in the same order, so the results
+// are bit-identical.
+func TestBatchIndependence(t *testing.T) {
+	for _, s := range allSpecs(t) {
+		p := liveParams(t, s, 2)
+		for _, k := range kernels {
+			n := newNet(p, 16, k)
+			planes := randomPlanes(s, 16, 3)
+			pol16 := make([]float32, 16*s.Actions)
+			val16 := make([]float32, 16)
+			if err := n.Forward(planes, 16, pol16, val16); err != nil {
+				t.Fatal(err)
+			}
+			per := s.Channels * s.Height * s.Width
+			for _, i := range []int{0, 5, 15} {
+				pol := make([]float32, s.Actions)
+				val := make([]float32, 1)
+				if err := n.Forward(planes[i*per:(i+1)*per], 1, pol, val); err != nil {
+					t.Fatal(err)
+				}
+				if !equal(pol, pol16[i*s.Actions:(i+1)*s.Actions]) || val[0] != val16[i] {
+					t.Errorf("%s/%s: position %d alone differs from position %d of a batch of 16", s.Game, k.name, i, i)
+				}
+			}
+		}
+	}
+}
+
+func equal(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestKernelsAgree(t *testing.T) {
+	// Whole passes with different kernels agree with each other (same
+	// folding and layout, sums in different orders).
+	for _, s := range allSpecs(t) {
+		p := liveParams(t, s, 4)
+		planes := randomPlanes(s, 5, 5)
+		var first []float32
+		for _, k := range kernels {
+			n := newNet(p, 5, k)
+			pol := make([]float32, 5*s.Actions)
+			val := make([]float32, 5)
+			if err := n.Forward(planes, 5, pol, val); err != nil {
+				t.Fatal(err)
+			}
+			out := append(pol, val...)
+			if first == nil {
+				first = out
+				continue
+			}
+			for i := range out {
+				if d := math.Abs(float64(out[i] - first[i])); d > tol*math.Max(1, math.Abs(float64(first[i]))) {
+					t.Errorf("%s: kernel %s output %d = %g, kernel %s gave %g", s.Game, k.name, i, out[i], kernels[0].name, first[i])
+					break
+				}
+			}
+		}
+	}
+}
+
+func TestClone(t *testing.T) {
+	s := presetSpec(t, "connect4")
+	p := randomParams(t, s, 6)
+	n, err := New(p, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const workers = 4
+	planes := make([][]float32, workers)
+	wantP := make([][]float32, workers)
+	wantV := make([][]float32, workers)
+	for w := range planes {
+		planes[w] = randomPlanes(s, 8, uint64(10+w))
+		wantP[w] = make([]float32, 8*s.Actions)
+		wantV[w] = make([]float32, 8)
+		if err := n.Forward(planes[w], 8, wantP[w], wantV[w]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Clones used concurrently (run with -race) give the original's results
+	// bit for bit.
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		c := n.Clone()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pol := make([]float32, 8*s.Actions)
+			val := make([]float32, 8)
+			for range 20 {
+				if err := c.Forward(planes[w], 8, pol, val); err != nil {
+					t.Error(err)
+					return
+				}
+				if !equal(pol, wantP[w]) || !equal(val, wantV[w]) {
+					t.Errorf("clone %d: results differ from the original's", w)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if c := n.Clone(); c.MaxBatch() != 8 || c.Spec() != s || c.Kernel() != n.Kernel() {
+		t.Errorf("clone: max batch %d, kernel %s, spec %+v", c.MaxBatch(), c.Kernel(), c.Spec())
+	}
+}
+
+func TestNewCopiesParams(t *testing.T) {
+	s := presetSpec(t, "lion")
+	p := randomParams(t, s, 7)
+	n, err := New(p, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planes := randomPlanes(s, 2, 1)
+	pol1, val1 := make([]float32, 2*s.Actions), make([]float32, 2)
+	if err := n.Forward(planes, 2, pol1, val1); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range p.Layers() {
+		for i := range c.W {
+			c.W[i] = 0
+		}
+	}
+	p.ValueFC2.W[0], p.PolicyFC.B[0] = 5, 5
+	pol2, val2 := make([]float32, 2*s.Actions), make([]float32, 2)
+	if err := n.Forward(planes, 2, pol2, val2); err != nil {
+		t.Fatal(err)
+	}
+	if !equal(pol1, pol2) || !equal(val1, val2) {
+		t.Error("changing the params after New changed the Net's outputs")
+	}
+}
+
+func TestZeroAllocs(t *testing.T) {
+	for _, name := range presets {
+		s := presetSpec(t, name)
+		p := randomParams(t, s, 8)
+		for _, k := range kernels {
+			n := newNet(p, 16, k)
+			for _, batch := range []int{1, 16} {
+				planes := randomPlanes(s, batch, 9)
+				pol := make([]float32, batch*s.Actions)
+				val := make([]float32, batch)
+				allocs := testing.AllocsPerRun(5, func() {
+					if err := n.Forward(planes, batch, pol, val); err != nil {
+						t.Fatal(err)
+					}
+				})
+				if allocs != 0 {
+					t.Errorf("%s/%s/b=%d: %v allocations per Forward", name, k.name, batch, allocs)
+				}
+			}
+		}
+	}
+}
+
+func TestForwardErrors(t *testing.T) {
+	s := presetSpec(t, "connect4")
+	p := randomParams(t, s, 9)
+	n, err := New(p, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := s.Channels * s.Height * s.Width
+	ok := func(b int) ([]float32, []float32, []float32) {
+		return make([]float32, b*per), make([]float32, b*s.Actions), make([]float32, b)
+	}
+	pl, po, va := ok(2)
+	for _, c := range []struct {
+		name          string
+		planes        []float32
+		batch         int
+		policy, value []float32
+		want          string
+	}{
+		{"batch 0", pl[:0], 0, po[:0], va[:0], "batch 0 out of range"},
+		{"negative batch", pl, -1, po, va, "batch -1 out of range"},
+		{"batch above max", make([]float32, 5*per), 5, make([]float32, 5*s.Actions), make([]float32, 5), "batch 5 out of range [1, 4]"},
+		{"short planes", pl[:per], 2, po, va, "planes"},
+		{"long planes", make([]float32, 3*per), 2, po, va, "planes"},
+		{"short policy", pl, 2, po[:s.Actions], va, "policy"},
+		{"long policy", pl, 2, make([]float32, 3*s.Actions), va, "policy"},
+		{"short value", pl, 2, po, va[:1], "value"},
+		{"nil value", pl, 2, po, nil, "value"},
+	} {
+		err := n.Forward(c.planes, c.batch, c.policy, c.value)
+		if err == nil || !strings.HasPrefix(err.Error(), "infer: ") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	if err := n.Forward(pl, 2, po, va); err != nil {
+		t.Errorf("valid call after errors: %v", err)
+	}
+}
+
+func TestNewErrors(t *testing.T) {
+	s := presetSpec(t, "connect4")
+	good := func() *net.Params { return randomParams(t, s, 10) }
+	broken := good()
+	broken.Blocks[1].A.Var = broken.Blocks[1].A.Var[:3]
+	badSpec := good()
+	badSpec.Spec.Filters = 0
+	for _, c := range []struct {
+		name     string
+		p        *net.Params
+		maxBatch int
+	}{
+		{"nil params", nil, 1},
+		{"max batch 0", good(), 0},
+		{"negative max batch", good(), -3},
+		{"huge max batch", good(), 1 << 30},
+		{"wrong slice length", broken, 1},
+		{"invalid spec", badSpec, 1},
+	} {
+		n, err := New(c.p, c.maxBatch)
+		if err == nil || n != nil || !strings.HasPrefix(err.Error(), "infer: ") {
+			t.Errorf("%s: New = %v, %v; want an error beginning with \"infer: \"", c.name, n, err)
+		}
+	}
+}

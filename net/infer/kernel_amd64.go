@@ -1,0 +1,67 @@
+//go:build amd64 && !noasm
+
+package infer
+
+// kernels lists the kernels this build can run on this CPU, fastest first.
+var kernels = amd64Kernels()
+
+func amd64Kernels() []kernel {
+	var ks []kernel
+	if hasAVX512() {
+		ks = append(ks, kernel{name: "avx512", nr: 32, run: func(t *tile) {
+			checkTile(t, 32)
+			kern6x32AVX512(t)
+		}})
+	}
+	if hasAVX2FMA() {
+		ks = append(ks, kernel{name: "avx2", nr: 16, run: func(t *tile) {
+			checkTile(t, 16)
+			kern6x16AVX2(t)
+		}})
+	}
+	return append(ks, goKernel)
+}
+
+func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
+func xgetbv() (eax, edx uint32)
+
+// hasAVX2FMA reports AVX2 and FMA with the YMM state enabled by the OS.
+func hasAVX2FMA() bool {
+	max, _, _, _ := cpuid(0, 0)
+	if max < 7 {
+		return false
+	}
+	_, _, c1, _ := cpuid(1, 0)
+	const fma, osxsave, avx = 1 << 12, 1 << 27, 1 << 28
+	if c1&(fma|osxsave|avx) != fma|osxsave|avx {
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&6 != 6 {
+		return false
+	}
+	_, b7, _, _ := cpuid(7, 0)
+	return b7&(1<<5) != 0
+}
+
+// hasAVX512 reports AVX-512F (with AVX2 and FMA) and the ZMM state enabled
+// by the OS.
+func hasAVX512() bool {
+	if !hasAVX2FMA() {
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&0xe6 != 0xe6 {
+		return false
+	}
+	_, b7, _, _ := cpuid(7, 0)
+	return b7&(1<<16) != 0
+}
+
+// kern6x16AVX2 is kernelRef with nr = 16 in AVX2+FMA assembly.
+//
+//go:noescape
+func kern6x16AVX2(t *tile)
+
+// kern6x32AVX512 is kernelRef with nr = 32 in AVX-512 assembly.
+//
+//go:noescape
+func kern6x32AVX512(t *tile)
