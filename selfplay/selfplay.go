@@ -37,7 +37,10 @@ type Worker struct {
 	game  game.Game
 	rules game.Options
 	mcfg  mcts.Config
-	batch *mcts.Batcher
+	fwd   mcts.Forwarder
+	batch *mcts.Batcher   // the current Run's evaluator
+	done  mcts.BatchStats // counters of earlier Runs
+	ran   bool            // w.batch's loop has run
 
 	gate       sync.RWMutex // games hold it shared; a network switch takes it
 	generation atomic.Int64
@@ -74,17 +77,22 @@ func New(cfg *configs.Config, opts Options, fwd mcts.Forwarder, generation int) 
 	if err != nil {
 		return nil, err
 	}
-	b, err := mcts.NewBatcher(fwd, g.Encoder, mcts.BatchConfig{
-		MaxBatch:   cfg.SelfPlay.BatchSize,
-		FlushAfter: time.Duration(cfg.SelfPlay.FlushAfterMicros) * time.Microsecond,
-		CacheSize:  cfg.SelfPlay.CacheSize,
-	})
-	if err != nil {
+	w := &Worker{cfg: cfg, opts: opts, game: g, rules: rules, mcfg: MCTSConfig(cfg), fwd: fwd}
+	if w.batch, err = w.newBatcher(); err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, opts: opts, game: g, rules: rules, mcfg: MCTSConfig(cfg), batch: b}
 	w.generation.Store(int64(generation))
 	return w, nil
+}
+
+// newBatcher makes the evaluator of one Run (a batcher's loop runs once).
+func (w *Worker) newBatcher() (*mcts.Batcher, error) {
+	sp := w.cfg.SelfPlay
+	return mcts.NewBatcher(w.fwd, w.game.Encoder, mcts.BatchConfig{
+		MaxBatch:   sp.BatchSize,
+		FlushAfter: time.Duration(sp.FlushAfterMicros) * time.Microsecond,
+		CacheSize:  sp.CacheSize,
+	})
 }
 
 // MCTSConfig maps a run config's search section to the search constants.
@@ -104,8 +112,20 @@ func (w *Worker) Stats() Stats {
 	return w.stats
 }
 
-// BatchStats returns the evaluator's counters.
-func (w *Worker) BatchStats() mcts.BatchStats { return w.batch.Stats() }
+// BatchStats returns the evaluator's counters over all Runs.
+func (w *Worker) BatchStats() mcts.BatchStats {
+	w.statsMu.Lock()
+	b, d := w.batch, w.done
+	w.statsMu.Unlock()
+	s := b.Stats()
+	s.Requests += d.Requests
+	s.CacheHits += d.CacheHits
+	s.Batches += d.Batches
+	s.Positions += d.Positions
+	s.Forward += d.Forward
+	s.Wall += d.Wall
+	return s
+}
 
 // Generation returns the generation of the network in use.
 func (w *Worker) Generation() int { return int(w.generation.Load()) }
@@ -116,6 +136,7 @@ func (w *Worker) Generation() int { return int(w.generation.Load()) }
 func (w *Worker) SetNetwork(fwd mcts.Forwarder, generation int) {
 	w.gate.Lock()
 	defer w.gate.Unlock()
+	w.fwd = fwd
 	w.batch.SetForwarder(fwd)
 	w.generation.Store(int64(generation))
 }
@@ -130,8 +151,29 @@ func (w *Worker) Run(ctx context.Context, games int, duration time.Duration) err
 		runCtx, cancel = context.WithTimeout(runCtx, duration)
 		defer cancel()
 	}
+	w.gate.Lock()
+	if w.ran { // a batcher's loop runs once
+		b, err := w.newBatcher()
+		if err != nil {
+			w.gate.Unlock()
+			return err
+		}
+		w.statsMu.Lock()
+		old := w.batch.Stats()
+		w.done.Requests += old.Requests
+		w.done.CacheHits += old.CacheHits
+		w.done.Batches += old.Batches
+		w.done.Positions += old.Positions
+		w.done.Forward += old.Forward
+		w.done.Wall += old.Wall
+		w.batch = b
+		w.statsMu.Unlock()
+	}
+	batch := w.batch
+	w.ran = true
+	w.gate.Unlock()
 	loopDone := make(chan error, 1)
-	go func() { loopDone <- w.batch.Run(runCtx) }()
+	go func() { loopDone <- batch.Run(runCtx) }()
 	var started atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, w.cfg.SelfPlay.ParallelGames)

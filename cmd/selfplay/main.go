@@ -1,0 +1,204 @@
+// Command selfplay runs self-play workers only: the run's best network (or
+// -checkpoint FILE, or a fresh generation-0 network for a new run) plays
+// games and writes replay shards to RUN/replay/. Several machines can run
+// it against one shared run directory, each with its own -worker name.
+//
+//	go run ./cmd/selfplay -run runs/c4 [-config FILE] [-games N] [-time D]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/selfplay"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "selfplay:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("selfplay", flag.ContinueOnError)
+	fs.SetOutput(out)
+	runDir := fs.String("run", "", "run directory (required)")
+	cfgPath := fs.String("config", "", "config file (default: RUN/config.yaml, else the preset of -game)")
+	gameName := fs.String("game", "connect4", "game of the preset when the run has no config")
+	ckpt := fs.String("checkpoint", "", "play with this checkpoint instead of the run's best")
+	games := fs.Int("games", 0, "stop after this many games (0: no limit)")
+	limit := fs.Duration("time", 0, "stop after this long (0: no limit)")
+	parallel := fs.Int("parallel", 0, "games in parallel (0: from the config)")
+	sims := fs.Int("sims", 0, "simulations per move (0: from the config)")
+	search := fs.String("search", "", "search kind: puct or gumbel (default: from the config)")
+	seed := fs.Uint64("seed", 0, "random seed (0: from the config)")
+	worker := fs.String("worker", defaultWorker(), "worker name in shard names")
+	poll := fs.Duration("poll", 30*time.Second, "how often to look for a newer best network")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *runDir == "" || fs.NArg() > 0 {
+		return errors.New("usage: selfplay -run RUN [-config FILE] [-games N] [-time D] (see -h)")
+	}
+	cfg, err := loadConfig(*runDir, *cfgPath, *gameName)
+	if err != nil {
+		return err
+	}
+	if *parallel > 0 {
+		cfg.SelfPlay.ParallelGames = *parallel
+	}
+	if *sims > 0 {
+		cfg.Search.Simulations = *sims
+	}
+	if *search != "" {
+		cfg.Search.Kind = *search
+	}
+	if *seed != 0 {
+		cfg.Seed = *seed
+	}
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	params, gen, source, err := network(cfg, *runDir, *ckpt)
+	if err != nil {
+		return err
+	}
+	fwd, err := infer.New(params, cfg.SelfPlay.BatchSize)
+	if err != nil {
+		return err
+	}
+	replay := filepath.Join(*runDir, "replay")
+	if err := os.MkdirAll(replay, 0o755); err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(out, nil))
+	log.Info("self-play", "game", cfg.Game, "network", source, "generation", gen, "worker", *worker)
+	w, err := selfplay.New(cfg, selfplay.Options{ReplayDir: replay, Worker: *worker}, fwd, gen)
+	if err != nil {
+		return err
+	}
+	w.SetShardSeq(selfplay.NextShardSeq(replay, *worker))
+	metrics, err := os.OpenFile(filepath.Join(*runDir, "selfplay-"+*worker+".jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer metrics.Close()
+	prog := selfplay.NewProgress(out, metrics, w, *games, *limit)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go prog.Run(ctx)
+	if *ckpt == "" {
+		go followBest(ctx, w, *runDir, gen, cfg.SelfPlay.BatchSize, *poll, log)
+	}
+	err = w.Run(ctx, *games, *limit)
+	cancel()
+	prog.Final()
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func defaultWorker() string {
+	h, err := os.Hostname()
+	if err != nil {
+		h = "worker"
+	}
+	r := strings.NewReplacer("-", "_", "/", "_")
+	return fmt.Sprintf("%s_%d", r.Replace(h), os.Getpid())
+}
+
+// loadConfig prefers the run's frozen config, then -config, then the preset.
+func loadConfig(run, path, gameName string) (*configs.Config, error) {
+	frozen := filepath.Join(run, "config.yaml")
+	if path == "" {
+		if _, err := os.Stat(frozen); err == nil {
+			path = frozen
+		}
+	}
+	if path != "" {
+		return configs.Load(path)
+	}
+	return configs.Preset(gameName)
+}
+
+// network returns the parameters to play with: -checkpoint, the run's
+// best, or a fresh generation-0 network (seeded, so every worker and the
+// trainer agree on it).
+func network(cfg *configs.Config, run, ckpt string) (*net.Params, int, string, error) {
+	if ckpt == "" {
+		best, err := checkpoints.Pointer(run, checkpoints.BestFile)
+		switch {
+		case err == nil:
+			ckpt = best
+		case errors.Is(err, checkpoints.ErrNoCheckpoint):
+			p, err := FreshParams(cfg)
+			return p, 0, "fresh generation 0", err
+		default:
+			return nil, 0, "", err
+		}
+	}
+	c, err := checkpoints.Load(ckpt)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	if c.Params.Spec.Game != cfg.Game {
+		return nil, 0, "", fmt.Errorf("checkpoint %s is a %s network, the config plays %s", ckpt, c.Params.Spec.Game, cfg.Game)
+	}
+	return c.Params, c.Generation, ckpt, nil
+}
+
+// FreshParams builds the config's network with the config's seed.
+func FreshParams(cfg *configs.Config) (*net.Params, error) {
+	spec, err := configs.NetSpec(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return net.NewParams(spec, cfg.Seed)
+}
+
+// followBest switches the worker to a newer best network when the run's
+// best pointer moves (the trainer promoted one).
+func followBest(ctx context.Context, w *selfplay.Worker, run string, gen, batch int, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		path, err := checkpoints.Pointer(run, checkpoints.BestFile)
+		if err != nil {
+			continue
+		}
+		c, err := checkpoints.Load(path)
+		if err != nil || c.Generation <= gen {
+			continue
+		}
+		fwd, err := infer.New(c.Params, batch)
+		if err != nil {
+			log.Error("new best network unusable", "path", path, "err", err)
+			continue
+		}
+		w.SetNetwork(fwd, c.Generation)
+		gen = c.Generation
+		log.Info("switched network", "path", path, "generation", gen)
+	}
+}

@@ -1,0 +1,272 @@
+package trainer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/net"
+)
+
+// loop runs generations until a limit or cancellation.
+func (l *Loop) loop(ctx context.Context) error {
+	if l.opts.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, l.opts.MaxTime)
+		defer cancel()
+	}
+	for done := 0; l.opts.MaxGenerations == 0 || done < l.opts.MaxGenerations; done++ {
+		err := l.generation(ctx)
+		if ctx.Err() != nil {
+			// Stopped (Ctrl-C or the time limit): keep the training done so far.
+			if serr := l.saveInterrupted(); serr != nil {
+				return serr
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// generation is one cycle: gather samples, train, checkpoint, gate.
+func (l *Loop) generation(ctx context.Context) error {
+	t := l.cfg.Training
+	need := l.cfg.Replay.MinSamples - l.window.Len()
+	if t.SampleRatio > 0 {
+		need = max(need, int(float64(t.StepsPerGeneration*t.BatchSize)/t.SampleRatio))
+	}
+	if err := l.gather(ctx, need); err != nil {
+		return err
+	}
+	if err := l.train(ctx, t.StepsPerGeneration); err != nil {
+		return err
+	}
+	cand := l.model.Params()
+	l.gen++
+	name, err := l.save(cand, l.gen)
+	if err != nil {
+		return err
+	}
+	res := GateResult{Promote: true}
+	if l.opts.Gate != nil {
+		if res, err = l.opts.Gate(ctx, l.cfg, cand, l.best, l.gen); err != nil {
+			return err
+		}
+	}
+	if res.Promote {
+		if err := checkpoints.SetPointer(l.run, checkpoints.BestFile, name); err != nil {
+			return err
+		}
+		l.best, l.bestGen = cand, l.gen
+		if l.worker != nil {
+			fwd, err := l.opts.NewForwarder(cand, l.cfg.SelfPlay.BatchSize)
+			if err != nil {
+				return err
+			}
+			l.worker.SetNetwork(fwd, l.gen)
+		}
+	}
+	l.lastGate = gateText(res)
+	m := Metric{Kind: "generation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
+		Checkpoint: name, Promoted: res.Promote, Best: l.bestGen, Matches: res.Matches, Window: l.window.Len()}
+	if l.worker != nil {
+		st := l.worker.Stats()
+		m.SelfPlayGames, m.SelfPlaySamples = st.Games, st.Samples
+	}
+	l.record(m)
+	fmt.Fprintf(l.out, "generation %d: %s; best is generation %d\n", l.gen, l.lastGate, l.bestGen)
+	return l.plot()
+}
+
+// gather waits until need new samples are in the replay window: from the
+// in-process worker, or from other workers' shards.
+func (l *Loop) gather(ctx context.Context, need int) error {
+	if need <= 0 {
+		_, err := l.window.Refresh()
+		return err
+	}
+	if l.worker != nil {
+		l.newSP.Store(0)
+		spCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-spCtx.Done():
+					return
+				case <-tick.C:
+					if l.newSP.Load() >= int64(need) {
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+		start := time.Now()
+		err := l.worker.Run(spCtx, 0, 0)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+		st := l.worker.Stats()
+		fmt.Fprintf(l.out, "self-play: %d samples in %.0fs (%d games so far)\n", l.newSP.Load(), time.Since(start).Seconds(), st.Games)
+		_, err = l.window.Refresh()
+		return err
+	}
+	// Shards come from other workers: poll the replay directory.
+	got := 0
+	for got < need {
+		n, err := l.window.Refresh()
+		if err != nil {
+			return err
+		}
+		got += n
+		if got >= need {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return nil
+}
+
+// train takes steps optimisation steps on batches from the window.
+func (l *Loop) train(ctx context.Context, steps int) error {
+	c, h, w := l.game.Encoder.Shape()
+	n, a := l.cfg.Training.BatchSize, l.game.Encoder.ActionSize()
+	b := net.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
+	var acc net.Stats
+	k := 0
+	t0 := time.Now()
+	report := func() {
+		if k == 0 {
+			return
+		}
+		f := 1 / float64(k)
+		m := Metric{Kind: "train", Time: time.Now().UTC(), Generation: l.gen, Step: acc.Step,
+			Loss: acc.Loss * f, ValueLoss: acc.ValueLoss * f, PolicyLoss: acc.PolicyLoss * f, L2: acc.L2 * f,
+			GradNorm: acc.GradNorm * f, LR: acc.LR, Window: l.window.Len(),
+			SamplesPerSec: float64(k*n) / time.Since(t0).Seconds()}
+		l.record(m)
+		fmt.Fprintf(l.out, "gen %d step %d | loss %.4f (value %.4f, policy %.4f, l2 %.4f) | |g| %.3f lr %.4g | %.0f samples/s | %s%s\n",
+			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, m.L2, m.GradNorm, m.LR, m.SamplesPerSec, l.lastGate, l.eta())
+		acc, k, t0 = net.Stats{}, 0, time.Now()
+	}
+	for s := 0; s < steps; s++ {
+		if ctx.Err() != nil {
+			report()
+			return ctx.Err()
+		}
+		if err := l.window.Batch(l.rng, n, b.Planes, b.Policy, b.Value); err != nil {
+			return err
+		}
+		st, err := l.trainer.Step(b)
+		if err != nil {
+			return err
+		}
+		acc.Loss += st.Loss
+		acc.ValueLoss += st.ValueLoss
+		acc.PolicyLoss += st.PolicyLoss
+		acc.L2 += st.L2
+		acc.GradNorm += st.GradNorm
+		acc.LR, acc.Step = st.LR, st.Step
+		k++
+		if k == 50 {
+			report()
+		}
+	}
+	report()
+	return nil
+}
+
+func (l *Loop) eta() string {
+	if l.opts.MaxTime <= 0 {
+		return ""
+	}
+	left := l.opts.MaxTime - time.Since(l.start)
+	return fmt.Sprintf(" | %s left", max(left, 0).Round(time.Second))
+}
+
+// save writes a checkpoint of the model and training state and points
+// latest at it.
+func (l *Loop) save(p *net.Params, gen int) (string, error) {
+	st := l.trainer.State()
+	rng, err := l.pcg.MarshalBinary()
+	if err != nil {
+		return "", err
+	}
+	c := &checkpoints.Checkpoint{Step: st.Step, Generation: gen, Params: p, OptimizerStep: st.Step,
+		Optimizer: st.Momentum, RNG: rng, Created: time.Now().UTC()}
+	return checkpoints.SaveRun(l.run, c)
+}
+
+// saveInterrupted checkpoints the current (part-trained) generation on a
+// clean stop, so no training is lost.
+func (l *Loop) saveInterrupted() error {
+	name, err := l.save(l.model.Params(), l.gen)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(l.out, "stopped: saved %s\n", filepath.Join(checkpoints.Subdir, name))
+	return nil
+}
+
+// Metric is one line of RUN/metrics.jsonl.
+type Metric struct {
+	Kind            string        `json:"kind"` // "train" or "generation"
+	Time            time.Time     `json:"time"`
+	Generation      int           `json:"generation"`
+	Step            int64         `json:"step"`
+	Loss            float64       `json:"loss,omitempty"`
+	ValueLoss       float64       `json:"value_loss,omitempty"`
+	PolicyLoss      float64       `json:"policy_loss,omitempty"`
+	L2              float64       `json:"l2,omitempty"`
+	GradNorm        float64       `json:"grad_norm,omitempty"`
+	LR              float64       `json:"lr,omitempty"`
+	SamplesPerSec   float64       `json:"samples_per_s,omitempty"`
+	Window          int           `json:"window"`
+	Checkpoint      string        `json:"checkpoint,omitempty"`
+	Promoted        bool          `json:"promoted,omitempty"`
+	Best            int           `json:"best,omitempty"`
+	Matches         []MatchResult `json:"matches,omitempty"`
+	SelfPlayGames   int64         `json:"selfplay_games,omitempty"`
+	SelfPlaySamples int64         `json:"selfplay_samples,omitempty"`
+}
+
+func (l *Loop) record(m Metric) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		l.log.Error("metrics", "err", err)
+		return
+	}
+	l.metrics.Write(append(b, '\n'))
+	l.history = append(l.history, pointOf(m))
+}
+
+func gateText(r GateResult) string {
+	if len(r.Matches) == 0 {
+		return "promoted without gate games"
+	}
+	s := ""
+	for i, m := range r.Matches {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("vs %s +%d =%d -%d (%.2f)", m.Opponent, m.Wins, m.Draws, m.Losses, m.Score)
+	}
+	if r.Promote {
+		return s + ": promoted"
+	}
+	return s + ": kept the best"
+}

@@ -1,0 +1,121 @@
+package trainer
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/tabula-zero/tabula/internal/atomicfile"
+)
+
+// point is what the plots need of a metrics line.
+type point struct {
+	kind                string
+	step                int64
+	generation          int
+	loss, value, policy float64
+	elo                 map[string]float64 // by opponent, for generation lines
+}
+
+func pointOf(m Metric) point {
+	p := point{kind: m.Kind, step: m.Step, generation: m.Generation, loss: m.Loss, value: m.ValueLoss, policy: m.PolicyLoss}
+	if len(m.Matches) > 0 {
+		p.elo = map[string]float64{}
+		for _, r := range m.Matches {
+			p.elo[r.Opponent] = r.Elo
+		}
+	}
+	return p
+}
+
+// readHistory reloads the metrics of earlier invocations for the plots.
+func readHistory(path string) []point {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out []point
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var m Metric
+		if json.Unmarshal(sc.Bytes(), &m) == nil {
+			out = append(out, pointOf(m))
+		}
+	}
+	return out
+}
+
+// plot writes RUN/plots/loss.png (losses over steps) and RUN/plots/elo.png
+// (the candidate's Elo against each gate opponent over generations).
+func (l *Loop) plot() error {
+	dir := filepath.Join(l.run, "plots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var total, value, policy plotter.XYs
+	elo := map[string]plotter.XYs{}
+	for _, p := range l.history {
+		switch p.kind {
+		case "train":
+			total = append(total, plotter.XY{X: float64(p.step), Y: p.loss})
+			value = append(value, plotter.XY{X: float64(p.step), Y: p.value})
+			policy = append(policy, plotter.XY{X: float64(p.step), Y: p.policy})
+		case "generation":
+			for opp, e := range p.elo {
+				elo[opp] = append(elo[opp], plotter.XY{X: float64(p.generation), Y: e})
+			}
+		}
+	}
+	if len(total) > 0 {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s training loss", l.cfg.Game)
+		p.X.Label.Text = "step"
+		p.Y.Label.Text = "loss"
+		if err := plotutil.AddLines(p, "total", total, "value", value, "policy", policy); err != nil {
+			return err
+		}
+		if err := save(p, filepath.Join(dir, "loss.png")); err != nil {
+			return err
+		}
+	}
+	if len(elo) > 0 {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s candidate Elo vs gate opponents", l.cfg.Game)
+		p.X.Label.Text = "generation"
+		p.Y.Label.Text = "Elo difference"
+		var args []any
+		for _, opp := range slices.Sorted(maps.Keys(elo)) {
+			args = append(args, "vs "+opp, elo[opp])
+		}
+		if err := plotutil.AddLinePoints(p, args...); err != nil {
+			return err
+		}
+		if err := save(p, filepath.Join(dir, "elo.png")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func save(p *plot.Plot, path string) error {
+	w, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, 0o644, func(out io.Writer) error {
+		_, err := w.WriteTo(out)
+		return err
+	})
+}

@@ -1,0 +1,244 @@
+// Package trainer is the training loop and its generation cycle: self-play
+// -> train -> checkpoint -> gate -> promote, resumable from the run
+// directory at any point. cmd/train wires it.
+package trainer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/selfplay"
+)
+
+// Options configure one invocation of the training loop.
+type Options struct {
+	Run string
+	// Config is the configuration to use; nil uses the run's frozen one.
+	Config             *configs.Config
+	AcceptConfigChange bool
+	// SelfPlay plays games in this process; off, the trainer waits for
+	// shards that other workers write into RUN/replay.
+	SelfPlay       bool
+	MaxTime        time.Duration // stop after this long (0: no limit)
+	MaxGenerations int           // stop after this many new generations (0: no limit)
+	Out            io.Writer     // progress lines
+	Log            *slog.Logger
+	// Gate decides promotions; nil promotes every candidate.
+	Gate Gate
+	// NewForwarder builds the self-play network evaluator from parameters
+	// (net/infer in production).
+	NewForwarder func(p *net.Params, maxBatch int) (mcts.Forwarder, error)
+}
+
+// Gate plays the configured gate matches of a candidate against the best
+// network and reports whether to promote it.
+type Gate func(ctx context.Context, cfg *configs.Config, candidate, best *net.Params, generation int) (GateResult, error)
+
+// GateResult is the outcome of a generation's gating.
+type GateResult struct {
+	Promote bool          `json:"promote"`
+	Matches []MatchResult `json:"matches"`
+}
+
+// MatchResult is one gate match from the candidate's side. Elo is
+// clamped to +-1000 so that a clean sweep stays a finite number.
+type MatchResult struct {
+	Opponent  string  `json:"opponent"`
+	Candidate string  `json:"candidate,omitempty"`
+	Games     int     `json:"games"`
+	Wins      int     `json:"wins"`
+	Draws     int     `json:"draws"`
+	Losses    int     `json:"losses"`
+	Score     float64 `json:"score"`
+	Elo       float64 `json:"elo"`
+	EloCI95   float64 `json:"elo_ci95"`
+	LOS       float64 `json:"los"`
+	Threshold float64 `json:"threshold,omitempty"`
+	Passed    bool    `json:"passed"`
+}
+
+// Loop is a training run in progress.
+type Loop struct {
+	opts   Options
+	cfg    *configs.Config
+	game   game.Game
+	rules  game.Options
+	log    *slog.Logger
+	out    io.Writer
+	run    string
+	replay string
+
+	model   *net.Model
+	trainer *net.Trainer
+	rng     *rand.Rand
+	pcg     *rand.PCG // rng's source, saved in checkpoints
+	gen     int       // generation of the latest checkpoint
+	best    *net.Params
+	bestGen int
+	window  *data.Window
+	worker  *selfplay.Worker
+	newSP   atomic.Int64 // samples written by self-play since the last count
+
+	metrics  *os.File
+	history  []point // for plots
+	lastGate string
+	start    time.Time
+}
+
+// Run executes the training loop until a limit or ctx stops it; on
+// cancellation it saves a checkpoint first. It returns nil when stopped
+// by a limit or by ctx.
+func Run(ctx context.Context, opts Options) error {
+	if opts.Out == nil {
+		opts.Out = io.Discard
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.NewTextHandler(opts.Out, nil))
+	}
+	if err := os.MkdirAll(opts.Run, 0o755); err != nil {
+		return fmt.Errorf("trainer: %w", err)
+	}
+	release, err := lockRun(opts.Run)
+	if err != nil {
+		return err
+	}
+	defer release()
+	l, err := open(opts)
+	if err != nil {
+		return err
+	}
+	defer l.metrics.Close()
+	return l.loop(ctx)
+}
+
+func open(opts Options) (*Loop, error) {
+	cfg, err := frozenConfig(opts.Run, opts.Config, opts.AcceptConfigChange)
+	if err != nil {
+		return nil, err
+	}
+	g, err := game.Lookup(cfg.Game)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := g.Resolve(game.Options(cfg.Rules))
+	if err != nil {
+		return nil, err
+	}
+	l := &Loop{opts: opts, cfg: cfg, game: g, rules: rules, log: opts.Log, out: opts.Out, run: opts.Run,
+		replay: filepath.Join(opts.Run, "replay"), start: time.Now()}
+	if err := os.MkdirAll(l.replay, 0o755); err != nil {
+		return nil, fmt.Errorf("trainer: %w", err)
+	}
+	if l.metrics, err = os.OpenFile(filepath.Join(opts.Run, "metrics.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err != nil {
+		return nil, fmt.Errorf("trainer: %w", err)
+	}
+	if err := l.restore(); err != nil {
+		l.metrics.Close()
+		return nil, err
+	}
+	l.history = readHistory(filepath.Join(opts.Run, "metrics.jsonl"))
+	return l, nil
+}
+
+// restore loads the latest checkpoint, or creates generation 0.
+func (l *Loop) restore() error {
+	var c *checkpoints.Checkpoint
+	latest, err := checkpoints.Pointer(l.run, checkpoints.LatestFile)
+	switch {
+	case errors.Is(err, checkpoints.ErrNoCheckpoint):
+		spec, err := configs.NetSpec(l.cfg)
+		if err != nil {
+			return err
+		}
+		p, err := net.NewParams(spec, l.cfg.Seed)
+		if err != nil {
+			return err
+		}
+		c = &checkpoints.Checkpoint{Params: p, Created: time.Now().UTC()}
+		name, err := checkpoints.SaveRun(l.run, c)
+		if err != nil {
+			return err
+		}
+		if err := checkpoints.SetPointer(l.run, checkpoints.BestFile, name); err != nil {
+			return err
+		}
+		l.log.Info("new run", "run", l.run, "game", l.cfg.Game, "checkpoint", name)
+	case err != nil:
+		return err
+	default:
+		if c, err = checkpoints.LoadFor(latest, l.game.Name, l.game.Encoder.Version()); err != nil {
+			return err
+		}
+		l.log.Info("resuming", "run", l.run, "checkpoint", filepath.Base(latest), "generation", c.Generation, "step", c.Step)
+	}
+	want, err := configs.NetSpec(l.cfg)
+	if err != nil {
+		return err
+	}
+	if c.Params.Spec != want {
+		return fmt.Errorf("trainer: the checkpoint's network %+v differs from the config's %+v", c.Params.Spec, want)
+	}
+	l.gen = c.Generation
+	if l.model, err = net.NewModel(c.Params, l.cfg.Training.BatchSize); err != nil {
+		return err
+	}
+	if l.trainer, err = l.model.NewTrainer(trainConfig(l.cfg)); err != nil {
+		return err
+	}
+	if len(c.Optimizer) > 0 || c.OptimizerStep > 0 {
+		if err := l.trainer.Restore(net.TrainerState{Step: c.OptimizerStep, Momentum: c.Optimizer}); err != nil {
+			return err
+		}
+	}
+	pcg := rand.NewPCG(l.cfg.Seed, 0x747261696e)
+	if len(c.RNG) > 0 {
+		if err := pcg.UnmarshalBinary(c.RNG); err != nil {
+			return fmt.Errorf("trainer: checkpoint RNG state: %w", err)
+		}
+	}
+	l.rng = rand.New(pcg)
+	l.pcg = pcg
+	best, err := checkpoints.Pointer(l.run, checkpoints.BestFile)
+	if err != nil {
+		return err
+	}
+	bc, err := checkpoints.LoadFor(best, l.game.Name, l.game.Encoder.Version())
+	if err != nil {
+		return err
+	}
+	l.best, l.bestGen = bc.Params, bc.Generation
+	if l.window, err = data.NewWindow(l.replay, l.game, l.rules, l.cfg.Replay.Window); err != nil {
+		return err
+	}
+	l.window.OnCorrupt = func(path string, err error) { l.log.Warn("skipping shard", "path", path, "err", err) }
+	if _, err := l.window.Refresh(); err != nil {
+		return err
+	}
+	if l.opts.SelfPlay {
+		fwd, err := l.opts.NewForwarder(l.best, l.cfg.SelfPlay.BatchSize)
+		if err != nil {
+			return err
+		}
+		l.worker, err = selfplay.New(l.cfg, selfplay.Options{ReplayDir: l.replay, Worker: "trainer",
+			OnShard: func(_ string, s []data.Sample) { l.newSP.Add(int64(len(s))) }}, fwd, l.bestGen)
+		if err != nil {
+			return err
+		}
+		l.worker.SetShardSeq(selfplay.NextShardSeq(l.replay, "trainer"))
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package trainer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/infer"
+)
+
+func tinyConfig(t *testing.T) *configs.Config {
+	cfg, err := configs.Preset("connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Network.Blocks, cfg.Network.Filters, cfg.Network.ValueHidden = 1, 8, 8
+	cfg.Search.Simulations = 8
+	cfg.SelfPlay.ParallelGames, cfg.SelfPlay.BatchSize, cfg.SelfPlay.ShardSamples = 8, 8, 100
+	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
+	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 10, 1
+	cfg.Gating.Matches = nil
+	return cfg
+}
+
+func newFwd(p *net.Params, n int) (mcts.Forwarder, error) { return infer.New(p, n) }
+
+func metricsOf(t *testing.T, run string) []Metric {
+	f, err := os.Open(filepath.Join(run, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []Metric
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var m Metric
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestLoopAndResume: two generations, then a resume for one more; the
+// step and generation counters continue, checkpoints and plots exist.
+func TestLoopAndResume(t *testing.T) {
+	run := t.TempDir()
+	var out bytes.Buffer
+	opts := Options{Run: run, Config: tinyConfig(t), SelfPlay: true, MaxGenerations: 2, Out: &out, NewForwarder: newFwd}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	names, _ := checkpoints.List(run)
+	if len(names) != 3 { // generation 0 and two trained ones
+		t.Fatalf("checkpoints %v", names)
+	}
+	latest, _ := checkpoints.Pointer(run, checkpoints.LatestFile)
+	c, err := checkpoints.Load(latest)
+	if err != nil || c.Generation != 2 || c.Step != 20 || len(c.Optimizer) == 0 || len(c.RNG) == 0 {
+		t.Fatalf("latest %s: %+v %v", latest, c, err)
+	}
+	// Resume: the same command continues from generation 2, step 20.
+	opts.Config = nil
+	opts.MaxGenerations = 1
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	latest, _ = checkpoints.Pointer(run, checkpoints.LatestFile)
+	if c, err = checkpoints.Load(latest); err != nil || c.Generation != 3 || c.Step != 30 {
+		t.Fatalf("after resume: generation %d step %d, %v", c.Generation, c.Step, err)
+	}
+	gens := 0
+	for _, m := range metricsOf(t, run) {
+		if m.Kind == "generation" {
+			gens++
+			if m.Generation != gens || !m.Promoted {
+				t.Fatalf("generation line %+v", m)
+			}
+		}
+	}
+	if gens != 3 {
+		t.Fatalf("%d generation lines", gens)
+	}
+	for _, f := range []string{"plots/loss.png", "config.yaml", "best"} {
+		if _, err := os.Stat(filepath.Join(run, f)); err != nil {
+			t.Errorf("missing %s", f)
+		}
+	}
+	// A changed config is refused unless accepted.
+	changed := tinyConfig(t)
+	changed.Training.Momentum = 0.5
+	opts.Config = changed
+	if err := Run(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "accept-config-change") {
+		t.Fatalf("changed config: %v", err)
+	}
+}
+
+func TestSecondTrainerRefused(t *testing.T) {
+	run := t.TempDir()
+	release, err := lockRun(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	err = Run(context.Background(), Options{Run: run, Config: tinyConfig(t), NewForwarder: newFwd})
+	if err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("second trainer: %v", err)
+	}
+}
