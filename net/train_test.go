@@ -234,7 +234,7 @@ func TestGradientFiniteDifference(t *testing.T) {
 	}
 
 	const h = 1e-4
-	checked, skipped := 0, 0
+	checked, skipped, worst := 0, 0, 0.0
 	for i, pi := range spec.ParamTensors() {
 		// A sample of every tensor: up to 6 random elements.
 		idx := rng.Perm(pi.Size())
@@ -254,13 +254,16 @@ func TestGradientFiniteDifference(t *testing.T) {
 			}
 			num := (lp - lm) / (2 * h)
 			ana := float64(tr.grad[i][j])
+			if d := math.Abs(ana-num) / math.Max(math.Max(math.Abs(ana), math.Abs(num)), 1e-3); d > worst {
+				worst = d
+			}
 			if math.Abs(ana-num) > 1e-2*math.Max(math.Abs(ana), math.Abs(num))+1e-5 {
 				t.Errorf("%s[%d]: analytic %.7g, numeric %.7g", pi.Name, j, ana, num)
 			}
 			checked++
 		}
 	}
-	t.Logf("checked %d elements, skipped %d at ReLU kinks", checked, skipped)
+	t.Logf("checked %d elements, skipped %d at ReLU kinks; worst relative error %.2g", checked, skipped, worst)
 	if checked < 5*skipped || checked < 50 {
 		t.Errorf("only %d elements checked (%d skipped)", checked, skipped)
 	}
