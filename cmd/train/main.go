@@ -1,0 +1,75 @@
+// Command train runs a whole training loop in one process: self-play
+// workers, the trainer and gating. The same command on an existing run
+// resumes it. With no flags it trains Connect Four into runs/connect4.
+//
+//	go run ./cmd/train [-config configs/connect4.yaml] [-run runs/c4] [-max-time 30m] [-max-generations N]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/trainer"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "train:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(out)
+	cfgPath := fs.String("config", "", "config file (default: the run's frozen config, else the preset of -game)")
+	gameName := fs.String("game", "connect4", "game whose embedded preset to use when neither -config nor a frozen config exists")
+	runDir := fs.String("run", "", "run directory (default runs/<game>)")
+	maxTime := fs.Duration("max-time", 0, "stop after this long, saving a checkpoint (0: no limit)")
+	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
+	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
+	accept := fs.Bool("accept-config-change", false, "continue a run with a config that differs from its frozen copy (the change is logged)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var cfg *configs.Config
+	var err error
+	if *cfgPath != "" {
+		if cfg, err = configs.Load(*cfgPath); err != nil {
+			return err
+		}
+		*gameName = cfg.Game
+	}
+	if *runDir == "" {
+		*runDir = filepath.Join("runs", *gameName)
+	}
+	if cfg == nil {
+		if _, err := os.Stat(filepath.Join(*runDir, "config.yaml")); errors.Is(err, os.ErrNotExist) {
+			if cfg, err = configs.Preset(*gameName); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Fprintf(out, "run %s (Ctrl-C saves and stops; the same command resumes)\n", *runDir)
+	return trainer.Run(ctx, trainer.Options{
+		Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
+		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out,
+		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.New(p, n) },
+	})
+}
