@@ -1,0 +1,387 @@
+package abzero
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/connect4"
+	"github.com/tabula-zero/tabula/game/xiangqi"
+	"github.com/tabula-zero/tabula/mcts"
+)
+
+// hashEval is a deterministic stand-in for a network: priors and value
+// drawn from the position key, so that MCTS visit shares are uneven and
+// differ from alpha-beta's preferences.
+type hashEval struct{}
+
+func mix(x uint64) uint64 {
+	x ^= x >> 31
+	x *= 0x7fb5d329728ea185
+	x ^= x >> 27
+	x *= 0x81dadef4bc2dd44d
+	return x ^ x>>33
+}
+
+func (hashEval) Evaluate(p game.Position, moves []game.Move, priors []float32) (float32, error) {
+	sum := float32(0)
+	for i, m := range moves {
+		priors[i] = 0.05 + float32(mix(p.Key()^uint64(m)*0x9e3779b97f4a7c15)%1000)/1000
+		priors[i] *= priors[i] * priors[i]
+		sum += priors[i]
+	}
+	for i := range moves {
+		priors[i] /= sum
+	}
+	return float32(int(mix(p.Key())%601)-300) / 1000, nil
+}
+
+func positions(t *testing.T) []game.Position {
+	t.Helper()
+	var ps []game.Position
+	for _, s := range []string{"4453", "44444", "3455432", "112233"} {
+		p, err := connect4.Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	x := xiangqi.New(xiangqi.DefaultRules)
+	if err := game.Play(x, "h3e3", "h10g8", "h1g3", "i10h10"); err != nil {
+		t.Fatal(err)
+	}
+	ps = append(ps, x)
+	// A Xiangqi position with a capture to weigh against the policy.
+	y := xiangqi.New(xiangqi.DefaultRules)
+	if err := game.Play(y, "b3e3", "b8e8"); err != nil {
+		t.Fatal(err)
+	}
+	return append(ps, y)
+}
+
+const testDepth, testSims = 3, 120
+
+func config(m float64) Config {
+	c := DefaultConfig(m, testDepth, testSims)
+	c.AlphaBeta.HashMiB = 4
+	return c
+}
+
+// independent runs the two searches on their own, as the mover should.
+func independent(t *testing.T, p game.Position) (mcts.Result, alphabeta.Result) {
+	t.Helper()
+	c := config(0)
+	tr := mcts.NewTree(c.MCTS, hashEval{}, p, rand.New(rand.NewPCG(1, 2)))
+	mres, err := tr.Search(context.Background(), testSims, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := alphabeta.New(c.AlphaBeta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	abres := s.Search(context.Background(), p.Clone().(alphabeta.Position), alphabeta.Limits{Depth: testDepth, MultiPV: true}, nil)
+	return mres, abres
+}
+
+func decide(t *testing.T, p game.Position, m float64) Decision {
+	t.Helper()
+	mv, err := New(config(m), hashEval{}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := p.String()
+	d, err := mv.Move(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.String() != before {
+		t.Fatalf("Move changed the position: %s -> %s", before, p)
+	}
+	return d
+}
+
+func TestMZeroPlaysAlphaBeta(t *testing.T) {
+	for _, p := range positions(t) {
+		_, ab := independent(t, p)
+		d := decide(t, p, 0)
+		if d.Move != ab.Move {
+			t.Errorf("%s: m=0 plays %s, alpha-beta plays %s", p, p.FormatMove(d.Move), p.FormatMove(ab.Move))
+		}
+	}
+}
+
+func TestHugeMPlaysMCTS(t *testing.T) {
+	for _, p := range positions(t) {
+		mr, _ := independent(t, p)
+		d := decide(t, p, 1e9)
+		if d.Move != mr.Best {
+			t.Errorf("%s: m=1e9 plays %s, MCTS plays %s", p, p.FormatMove(d.Move), p.FormatMove(mr.Best))
+		}
+	}
+}
+
+// TestFormulaInBetween: for a range of m the mover's move is the argmax of
+// pi*m + beta computed here from separately run searches, and somewhere
+// the choice moves from alpha-beta's move to the MCTS move.
+func TestFormulaInBetween(t *testing.T) {
+	ms := []float64{0, 0.05, 0.1, 0.2, 0.5, 1, 2, 3, 5, 8, 13, 20, 50, 100, 1000, 1e4, 1e6}
+	switched := 0
+	for _, p := range positions(t) {
+		mr, ab := independent(t, p)
+		pi := map[game.Move]float64{}
+		total := 0
+		for i, m := range mr.Moves {
+			pi[m] = float64(mr.Visits[i])
+			total += mr.Visits[i]
+		}
+		beta := map[game.Move]float64{}
+		for _, rs := range ab.RootScores {
+			b := float64(rs.Score) / 100
+			if alphabeta.IsMate(rs.Score) {
+				b = math.Copysign(DefaultMateValue-float64(alphabeta.Mate-abs(rs.Score))/100, float64(rs.Score))
+			}
+			beta[rs.Move] = b
+		}
+		if len(beta) != len(mr.Moves) {
+			t.Fatalf("%s: %d root scores for %d moves", p, len(beta), len(mr.Moves))
+		}
+		seen := map[game.Move]bool{}
+		for _, m := range ms {
+			var want game.Move
+			bestV := math.Inf(-1)
+			for _, mv := range mr.Moves { // generation order; ties below
+				v := pi[mv]/float64(total)*m + beta[mv]
+				if v > bestV || (v == bestV && (mv == ab.Move || (mv == mr.Best && want != ab.Move))) {
+					want, bestV = mv, v
+				}
+			}
+			d := decide(t, p, m)
+			if d.Move != want {
+				t.Errorf("%s m=%v: plays %s, formula says %s", p, m, p.FormatMove(d.Move), p.FormatMove(want))
+			}
+			for _, c := range d.Candidates {
+				if math.Abs(c.V-(c.Pi*m+c.Beta)) > 1e-9 || math.Abs(c.Beta-beta[c.Move]) > 1e-9 || math.Abs(c.Pi-pi[c.Move]/float64(total)) > 1e-9 {
+					t.Errorf("%s m=%v: candidate %+v, want pi %v beta %v", p, m, c, pi[c.Move]/float64(total), beta[c.Move])
+				}
+			}
+			seen[d.Move] = true
+		}
+		if ab.Move != mr.Best {
+			if !seen[ab.Move] || !seen[mr.Best] {
+				t.Errorf("%s: over m in %v the mover never played both alpha-beta's %s and MCTS's %s", p, ms, p.FormatMove(ab.Move), p.FormatMove(mr.Best))
+			}
+			switched++
+		}
+	}
+	if switched == 0 {
+		t.Fatal("no test position where alpha-beta and MCTS disagree: the test proves nothing")
+	}
+	t.Logf("%d positions where the two searches disagree", switched)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestCombineByHand(t *testing.T) {
+	r := mcts.Result{Moves: []game.Move{1, 2, 3}, Visits: []int{10, 60, 30}, Best: 2}
+	ab := alphabeta.Result{Move: 3, RootScores: []alphabeta.RootScore{{Move: 3, Score: 150}, {Move: 1, Score: 100}, {Move: 2, Score: -50}}}
+	// V(1) = 0.1m + 1, V(2) = 0.6m - 0.5, V(3) = 0.3m + 1.5.
+	for _, c := range []struct {
+		m    float64
+		want game.Move
+	}{{0, 3}, {5, 3}, {6.5, 3}, {7.5, 2}, {100, 2}} {
+		got, cands := Combine(r, ab, c.m, DefaultMateValue)
+		if got != c.want {
+			t.Errorf("m=%v: %d, want %d (%+v)", c.m, got, c.want, cands)
+		}
+	}
+	// m = 6.666...: V(2) = V(3) = 3.5 exactly is not representable; use a
+	// constructed tie instead: equal V goes to the alpha-beta move.
+	r2 := mcts.Result{Moves: []game.Move{1, 2}, Visits: []int{50, 50}, Best: 1}
+	ab2 := alphabeta.Result{Move: 2, RootScores: []alphabeta.RootScore{{Move: 1, Score: 0}, {Move: 2, Score: 0}}}
+	if got, _ := Combine(r2, ab2, 1, DefaultMateValue); got != 2 {
+		t.Errorf("tie: %d, want the alpha-beta move 2", got)
+	}
+	// Raw policy: no visits, the policy is pi.
+	r3 := mcts.Result{Moves: []game.Move{1, 2}, Visits: []int{0, 0}, Policy: []float32{0.25, 0.75}, Best: 2}
+	_, cands := Combine(r3, ab2, 1, DefaultMateValue)
+	if cands[0].Pi != 0.25 || cands[1].Pi != 0.75 {
+		t.Errorf("raw policy shares %+v", cands)
+	}
+}
+
+func TestBeta(t *testing.T) {
+	for _, c := range []struct {
+		score int
+		want  float64
+	}{
+		{0, 0}, {100, 1}, {-450, -4.5}, {alphabeta.Mate - 3, 999.97}, {-alphabeta.Mate + 4, -999.96},
+	} {
+		if got := Beta(c.score, 1000); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("Beta(%d) = %v, want %v", c.score, got, c.want)
+		}
+	}
+	if !(Beta(alphabeta.Mate-1, 1000) > Beta(alphabeta.Mate-5, 1000)) || !(Beta(-alphabeta.Mate+5, 1000) > Beta(-alphabeta.Mate+1, 1000)) {
+		t.Error("sooner mates must score higher, later losses higher than sooner ones")
+	}
+}
+
+func TestMateDominates(t *testing.T) {
+	// Connect Four: the first player (to move) has columns 1-3 on the
+	// bottom row, the second three stones in column 7. Column 4 wins at
+	// once, whatever the policy says (m = 50).
+	p, err := connect4.Parse("172737")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := decide(t, p, 50)
+	if got := p.FormatMove(d.Move); got != "4" {
+		t.Fatalf("plays %s, want the winning column 4", got)
+	}
+	if d.AlphaBeta.Score < alphabeta.Mate-2 {
+		t.Fatalf("alpha-beta score %d, want a mate in one", d.AlphaBeta.Score)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	c := DefaultConfig(1, 40, 1<<30)
+	mv, err := New(c, hashEval{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err = mv.Move(ctx, connect4.New())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v, want the deadline", err)
+	}
+	t.Logf("returned %v after the start", time.Since(start))
+	if el := time.Since(start); el > 3*time.Second {
+		t.Fatalf("took %v after a 200ms deadline", el)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []Config{
+		config(-1), config(math.NaN()), config(math.Inf(1)),
+		func() Config { c := config(1); c.Depth = 0; return c }(),
+		func() Config { c := config(1); c.Sims = -1; return c }(),
+		func() Config { c := config(1); c.AlphaBeta.Algorithm = "nope"; return c }(),
+	} {
+		if _, err := New(c, hashEval{}, 1); err == nil {
+			t.Errorf("config %+v accepted", c)
+		}
+	}
+	if _, err := New(config(1), nil, 1); err == nil {
+		t.Error("nil evaluator accepted")
+	}
+}
+
+func TestMCTSReusesTree(t *testing.T) {
+	s := NewMCTS(mcts.DefaultConfig(), hashEval{}, 1)
+	p := connect4.New()
+	r1, err := s.Search(context.Background(), p, 200, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Make(r1.Best)
+	p.Make(connect4.ColumnMove(0))
+	r2, err := s.Search(context.Background(), p, 200, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, n := range r2.Visits {
+		total += n
+	}
+	if total <= 200 {
+		t.Fatalf("after reuse the root children have %d visits, want more than the 200 new ones", total)
+	}
+	// A fresh mover from the same position sees only the new simulations.
+	f := NewMCTS(mcts.DefaultConfig(), hashEval{}, 1)
+	r3, err := f.Search(context.Background(), p, 200, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total = 0
+	for _, n := range r3.Visits {
+		total += n
+	}
+	if total != 200 {
+		t.Fatalf("fresh tree: %d visits, want 200", total)
+	}
+	// An unrelated position starts a new tree.
+	q, _ := connect4.Parse("7777")
+	r4, err := s.Search(context.Background(), q, 50, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total = 0
+	for _, n := range r4.Visits {
+		total += n
+	}
+	if total != 50 {
+		t.Fatalf("unrelated position: %d visits, want 50", total)
+	}
+}
+
+func TestRawPolicy(t *testing.T) {
+	s := NewMCTS(mcts.DefaultConfig(), hashEval{}, 1)
+	p := connect4.New()
+	r, err := s.Search(context.Background(), p, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	priors := make([]float32, len(r.Moves))
+	hashEval{}.Evaluate(p, r.Moves, priors)
+	best := 0
+	for i := range priors {
+		if priors[i] > priors[best] {
+			best = i
+		}
+	}
+	if r.Best != r.Moves[best] {
+		t.Fatalf("raw policy plays %d, the prior's argmax is %d", r.Best, r.Moves[best])
+	}
+}
+
+func TestSchedule(t *testing.T) {
+	lin, err := ParseSchedule("linear:1,21,0,10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gen, want := range map[int]float64{-1: 1, 0: 1, 5: 11, 10: 21, 50: 21} {
+		if got := lin.At(gen); got != want {
+			t.Errorf("linear At(%d) = %v, want %v", gen, got, want)
+		}
+	}
+	st, err := ParseSchedule("step:2,30,4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gen, want := range map[int]float64{0: 2, 3: 2, 4: 30, 9: 30} {
+		if got := st.At(gen); got != want {
+			t.Errorf("step At(%d) = %v, want %v", gen, got, want)
+		}
+	}
+	c, err := ParseSchedule("7.5")
+	if err != nil || c.At(0) != 7.5 || c.At(100) != 7.5 {
+		t.Errorf("constant: %+v %v", c, err)
+	}
+	for _, bad := range []string{"", "x", "linear:1,2,3", "linear:1,2,5,5", "step:1,2", "ramp:1,2,3", "linear:a,2,0,1", "-1", "step:1,2,x"} {
+		if _, err := ParseSchedule(bad); err == nil {
+			t.Errorf("ParseSchedule(%q) accepted", bad)
+		}
+	}
+}
