@@ -66,34 +66,29 @@ func kernelRef(t *tile, nr int) {
 	}
 }
 
-// goNR is the panel width of the pure-Go kernel.
-const goNR = 16
+// goNR is the panel width of the pure-Go kernel: one panel is [kdim][4],
+// so the inner loop reads weights sequentially.
+const goNR = 4
 
-// kernelGo is the portable fast kernel: for each group of four output
-// columns it keeps a 6x4 block of sums, so every loaded weight serves six
-// rows and every loaded input serves four columns.
+// kernelGo is the portable fast kernel. It walks the tile two rows at a
+// time with a 2x4 block of sums, which fits the amd64 register file (Go
+// spills with more): each loaded weight serves two rows and each loaded
+// input four columns.
 func kernelGo(t *tile) {
-	const nr = goNR
 	kdim := t.nseg * t.seglen
-	w := t.w[:kdim*nr]
-	var acc [mr][nr]float32
-	for s := 0; s < t.nseg; s++ {
-		off := s * t.segstride
-		a0 := t.a[t.aoff[0]+off:][:t.seglen]
-		a1 := t.a[t.aoff[1]+off:][:len(a0)]
-		a2 := t.a[t.aoff[2]+off:][:len(a0)]
-		a3 := t.a[t.aoff[3]+off:][:len(a0)]
-		a4 := t.a[t.aoff[4]+off:][:len(a0)]
-		a5 := t.a[t.aoff[5]+off:][:len(a0)]
-		ws := w[s*t.seglen*nr:][:len(a0)*nr]
-		for o := 0; o < nr; o += 4 {
-			var s00, s01, s02, s03 float32
-			var s10, s11, s12, s13 float32
-			var s20, s21, s22, s23 float32
-			for j := range a0 {
-				wr := ws[j*nr+o:][:4]
+	w := t.w[:kdim*goNR]
+	var acc [mr][goNR]float32
+	for r := 0; r < mr; r += 2 {
+		var s00, s01, s02, s03, s10, s11, s12, s13 float32
+		for s := 0; s < t.nseg; s++ {
+			off := s * t.segstride
+			a0 := t.a[t.aoff[r]+off:][:t.seglen]
+			a1 := t.a[t.aoff[r+1]+off:][:len(a0)]
+			ws := w[s*t.seglen*goNR:][:len(a0)*goNR]
+			for j, x0 := range a0 {
+				x1 := a1[j]
+				wr := ws[j*goNR:][:goNR]
 				w0, w1, w2, w3 := wr[0], wr[1], wr[2], wr[3]
-				x0, x1, x2 := a0[j], a1[j], a2[j]
 				s00 += x0 * w0
 				s01 += x0 * w1
 				s02 += x0 * w2
@@ -102,56 +97,10 @@ func kernelGo(t *tile) {
 				s11 += x1 * w1
 				s12 += x1 * w2
 				s13 += x1 * w3
-				s20 += x2 * w0
-				s21 += x2 * w1
-				s22 += x2 * w2
-				s23 += x2 * w3
 			}
-			acc[0][o] += s00
-			acc[0][o+1] += s01
-			acc[0][o+2] += s02
-			acc[0][o+3] += s03
-			acc[1][o] += s10
-			acc[1][o+1] += s11
-			acc[1][o+2] += s12
-			acc[1][o+3] += s13
-			acc[2][o] += s20
-			acc[2][o+1] += s21
-			acc[2][o+2] += s22
-			acc[2][o+3] += s23
-			s00, s01, s02, s03 = 0, 0, 0, 0
-			s10, s11, s12, s13 = 0, 0, 0, 0
-			s20, s21, s22, s23 = 0, 0, 0, 0
-			for j := range a3 {
-				wr := ws[j*nr+o:][:4]
-				w0, w1, w2, w3 := wr[0], wr[1], wr[2], wr[3]
-				x0, x1, x2 := a3[j], a4[j], a5[j]
-				s00 += x0 * w0
-				s01 += x0 * w1
-				s02 += x0 * w2
-				s03 += x0 * w3
-				s10 += x1 * w0
-				s11 += x1 * w1
-				s12 += x1 * w2
-				s13 += x1 * w3
-				s20 += x2 * w0
-				s21 += x2 * w1
-				s22 += x2 * w2
-				s23 += x2 * w3
-			}
-			acc[3][o] += s00
-			acc[3][o+1] += s01
-			acc[3][o+2] += s02
-			acc[3][o+3] += s03
-			acc[4][o] += s10
-			acc[4][o+1] += s11
-			acc[4][o+2] += s12
-			acc[4][o+3] += s13
-			acc[5][o] += s20
-			acc[5][o+1] += s21
-			acc[5][o+2] += s22
-			acc[5][o+3] += s23
 		}
+		acc[r] = [goNR]float32{s00, s01, s02, s03}
+		acc[r+1] = [goNR]float32{s10, s11, s12, s13}
 	}
 	epilogue(t, &acc)
 }
