@@ -20,10 +20,13 @@ import (
 // check: it runs only with TABULA_MATCH set, for example
 //
 //	TABULA_MATCH=pst,nullmove,lmr,quiescence TABULA_MATCH_GAMES=100 go test -run MatchTerms -v ./game/xiangqi/
+//
+// Each term is measured against the default options with the term
+// switched the other way ("with" has it on).
 func TestMatchTerms(t *testing.T) {
 	terms := os.Getenv("TABULA_MATCH")
 	if terms == "" {
-		t.Skip("set TABULA_MATCH=pst,nullmove,lmr,quiescence,checkext to run the measurement matches")
+		t.Skip("set TABULA_MATCH=pst,nullmove,lmr,pruning,quiescence,checkext to run the measurement matches")
 	}
 	games, _ := strconv.Atoi(os.Getenv("TABULA_MATCH_GAMES"))
 	if games <= 0 {
@@ -40,9 +43,11 @@ func TestMatchTerms(t *testing.T) {
 		case "pst":
 			noPST = true
 		case "nullmove":
-			without.NullMove = false
+			with.NullMove = true
 		case "lmr":
-			without.LMR = false
+			with.LMR = true
+		case "pruning": // null move and LMR together
+			with.NullMove, with.LMR = true, true
 		case "quiescence":
 			without.Quiescence = false
 		case "checkext":
