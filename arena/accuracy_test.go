@@ -1,0 +1,112 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tabula-zero/tabula/alphabeta/c4solver"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/connect4"
+)
+
+const ponsDir = "../../shared/data/connect4/"
+
+func ponsLines(t *testing.T, file string, n int) []PonsLine {
+	t.Helper()
+	f, err := os.Open(ponsDir + file)
+	if err != nil {
+		t.Skipf("Pons' test data not found: %v", err)
+	}
+	defer f.Close()
+	lines, err := ReadPons(f, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != n {
+		t.Fatalf("%d lines, want %d", len(lines), n)
+	}
+	return lines
+}
+
+// perfect plays the exact solver's best move.
+type perfect struct{ s *c4solver.Solver }
+
+func (p *perfect) Name() string                        { return "perfect" }
+func (p *perfect) Close() error                        { return nil }
+func (p *perfect) NewGame(game.Position, uint64) error { return nil }
+func (p *perfect) Move(ctx context.Context, pos game.Position, _ []game.Move) (game.Move, error) {
+	col, _, err := p.s.BestMoveContext(ctx, pos.(*connect4.Position))
+	if err != nil {
+		return game.NoMove, err
+	}
+	return connect4.ColumnMove(col), nil
+}
+
+func TestAccuracy(t *testing.T) {
+	lines := append(ponsLines(t, "Test_L3_R1", 30), ponsLines(t, "Test_L2_R1", 20)...)
+	n := len(lines)
+	perf, err := NewFuncSpec("perfect", "connect4", func() (Player, error) {
+		s, err := c4solver.New(c4solver.Fastest, 8)
+		return &perfect{s}, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := MeasureAccuracy(context.Background(), perf, lines, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc.Positions != n || acc.Optimal != n || acc.OutcomeKept != n {
+		t.Fatalf("perfect player: %+v, want %d/%d", acc, n, n)
+	}
+	// Alpha-beta searching to the end of the game is exact on the end
+	// game set.
+	ab, err := ParsePlayer("ab:depth=20", "connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end := lines[:30]
+	acc, err = MeasureAccuracy(context.Background(), ab, end, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc.Optimal != len(end) {
+		t.Errorf("ab:depth=20 on end games: %d/%d optimal", acc.Optimal, len(end))
+	}
+	rnd, err := ParsePlayer("random", "connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err = MeasureAccuracy(context.Background(), rnd, lines, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("random: %d/%d optimal, %d/%d keep the outcome", acc.Optimal, n, acc.OutcomeKept, n)
+	if acc.Optimal > n*3/4 || acc.Optimal > acc.OutcomeKept {
+		t.Errorf("random: %+v", acc)
+	}
+	// The same seed gives the same figures with any number of workers.
+	acc1, err := MeasureAccuracy(context.Background(), rnd, lines, 1)
+	if err != nil || acc1 != acc {
+		t.Errorf("random with one worker: %+v (%v), with two %+v", acc1, err, acc)
+	}
+}
+
+func TestReadPonsErrors(t *testing.T) {
+	for _, bad := range []string{"123 4 5\n", "12x 3\n", "1234 x\n", "1111111 0\n", "1212121 3\n"} {
+		if _, err := ReadPons(strings.NewReader(bad), 0); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	lines, err := ReadPons(strings.NewReader("\n44 3\n45 -2\n46 0\n"), 2)
+	if err != nil || fmt.Sprint(lines) != "[{44 3} {45 -2}]" {
+		t.Errorf("%v %v", lines, err)
+	}
+	x, _ := ParsePlayer("random", "xiangqi")
+	if _, err := MeasureAccuracy(context.Background(), x, lines, 1); err == nil {
+		t.Error("a xiangqi player accepted")
+	}
+}

@@ -1,0 +1,483 @@
+package arena
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/infer"
+)
+
+// Player chooses the moves of one side. A Player is used by one goroutine
+// at a time; the match runner makes one per worker and calls NewGame
+// before each game, so a player's state never leaks from one game into
+// the next (which keeps matches reproducible).
+type Player interface {
+	// Name identifies the player in results and ratings.
+	Name() string
+	// NewGame starts a game from start (which the player must not
+	// modify); seed is the game's seed for players that use randomness.
+	NewGame(start game.Position, seed uint64) error
+	// Move returns the move to play in p, the game's position after moves
+	// from start. p is the player's own copy. An error ends the match,
+	// unless it wraps ErrForfeit: then the player loses the game.
+	Move(ctx context.Context, p game.Position, moves []game.Move) (game.Move, error)
+	// Close releases the player's resources.
+	Close() error
+}
+
+// ErrForfeit marks a player error that loses the game instead of ending
+// the match (an external engine that crashed or timed out).
+var ErrForfeit = errors.New("arena: forfeit")
+
+// Player kinds.
+const (
+	KindRandom = "random"
+	KindAB     = "ab"
+	KindNet    = "net"
+	KindABZero = "abzero"
+	KindMCTS   = "mcts"
+	KindCustom = "custom" // NewFuncSpec
+)
+
+// Spec is a parsed player spec: what ParsePlayer read, with any network
+// loaded once, ready to make players (one per match worker).
+//
+// Spec strings:
+//
+//	random
+//	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB]
+//	net:FILE[,sims=N,search=puct|gumbel]
+//	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,algo=A,hash=MiB]
+//	mcts:sims=N[,search=puct|gumbel]
+//
+// Every kind also takes name=NAME (the name in results; default: the spec
+// text). FILE is a checkpoint file or a run directory (its best
+// checkpoint). movetime takes milliseconds or a Go duration ("500ms").
+// net sims default to 200; sims=0 plays the raw policy (argmax prior).
+// mcts is network-free MCTS with random playouts to the end of the game.
+type Spec struct {
+	Text string // the spec as given
+	Kind string
+	Game string
+
+	name string
+	// alpha-beta
+	limits alphabeta.Limits
+	abOpts alphabeta.Options
+	// network
+	file   string
+	params *net.Params
+	base   *infer.Net // cloned per player
+	sims   int
+	gumbel bool
+	m      float64
+	// custom players (NewFuncSpec)
+	newPlayer func() (Player, error)
+}
+
+// NewFuncSpec makes a spec whose players come from newPlayer (players
+// built outside this package, such as external engines); name names them.
+func NewFuncSpec(name, gameName string, newPlayer func() (Player, error)) (*Spec, error) {
+	g, err := game.Lookup(gameName)
+	if err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
+	}
+	if name == "" || newPlayer == nil {
+		return nil, errors.New("arena: a custom player needs a name and a constructor")
+	}
+	return &Spec{Text: name, Kind: KindCustom, Game: g.Name, name: name, newPlayer: newPlayer}, nil
+}
+
+// Name returns the name the spec's players go by.
+func (s *Spec) Name() string { return s.name }
+
+// Network returns the loaded network parameters (nil for network-free
+// players).
+func (s *Spec) Network() *net.Params { return s.params }
+
+// DefaultSims is the simulation count of net players without sims=.
+const DefaultSims = 200
+
+// defaultHashMiB is the alpha-beta table of arena players: matches run
+// two players per worker, several workers at once.
+const defaultHashMiB = 16
+
+// ParsePlayer reads a player spec for the named game, checking kinds,
+// keys and numbers and loading networks (a missing or wrong-game file is
+// an error here, not in the middle of a match).
+func ParsePlayer(spec, gameName string) (*Spec, error) {
+	text := strings.TrimSpace(spec)
+	g, err := game.Lookup(gameName)
+	if err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
+	}
+	kind, rest, _ := strings.Cut(text, ":")
+	kind = strings.ToLower(strings.TrimSpace(kind))
+	s := &Spec{Text: text, Kind: kind, Game: g.Name, name: text}
+	kv, pos, err := splitArgs(text, rest)
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := kv["name"]; ok {
+		if n == "" || strings.ContainsAny(n, "\t\n\"") {
+			return nil, fmt.Errorf("arena: player %q: bad name %q", text, n)
+		}
+		s.name = n
+		delete(kv, "name")
+	}
+	switch kind {
+	case KindRandom:
+		err = s.parseRandom(kv, pos)
+	case KindAB:
+		err = s.parseAB(g, kv, pos)
+	case KindNet:
+		err = s.parseNet(g, kv, pos)
+	case KindABZero:
+		err = s.parseABZero(g, kv, pos)
+	case KindMCTS:
+		err = s.parseMCTS(kv, pos)
+	case "":
+		err = fmt.Errorf("arena: empty player spec")
+	default:
+		err = fmt.Errorf("arena: player %q: unknown kind %q (valid: %s)", text, kind,
+			strings.Join([]string{KindRandom, KindAB, KindNet, KindABZero, KindMCTS}, ", "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// splitArgs splits "k=v,k=v,file" into keys and positional arguments,
+// rejecting duplicate and empty keys.
+func splitArgs(text, rest string) (map[string]string, []string, error) {
+	kv := map[string]string{}
+	var pos []string
+	if strings.TrimSpace(rest) == "" {
+		return kv, nil, nil
+	}
+	for _, part := range strings.Split(rest, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			return nil, nil, fmt.Errorf("arena: player %q: empty argument", text)
+		}
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			pos = append(pos, part)
+			continue
+		}
+		k = strings.ToLower(strings.TrimSpace(k))
+		if k == "" {
+			return nil, nil, fmt.Errorf("arena: player %q: argument %q has no key", text, part)
+		}
+		if _, dup := kv[k]; dup {
+			return nil, nil, fmt.Errorf("arena: player %q: key %s given twice", text, k)
+		}
+		kv[k] = strings.TrimSpace(v)
+	}
+	return kv, pos, nil
+}
+
+// keys checks that kv holds only allowed keys.
+func (s *Spec) keys(kv map[string]string, allowed ...string) error {
+	for k := range kv {
+		if !slices.Contains(allowed, k) {
+			return fmt.Errorf("arena: player %q: unknown key %q for %s (valid: %s)", s.Text, k, s.Kind, strings.Join(append(allowed, "name"), ", "))
+		}
+	}
+	return nil
+}
+
+func (s *Spec) noPositional(pos []string) error {
+	if len(pos) > 0 {
+		return fmt.Errorf("arena: player %q: unexpected argument %q (want key=value)", s.Text, pos[0])
+	}
+	return nil
+}
+
+func (s *Spec) intArg(kv map[string]string, key string, lo, hi int) (int, bool, error) {
+	v, ok := kv[key]
+	if !ok {
+		return 0, false, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, false, fmt.Errorf("arena: player %q: %s=%q is not an integer", s.Text, key, v)
+	}
+	if n < lo || n > hi {
+		return 0, false, fmt.Errorf("arena: player %q: %s=%d out of range [%d, %d]", s.Text, key, n, lo, hi)
+	}
+	return n, true, nil
+}
+
+func (s *Spec) parseRandom(kv map[string]string, pos []string) error {
+	if err := s.noPositional(pos); err != nil {
+		return err
+	}
+	return s.keys(kv)
+}
+
+// parseABOptions reads algo= and hash=.
+func (s *Spec) parseABOptions(kv map[string]string) error {
+	s.abOpts = alphabeta.DefaultOptions()
+	s.abOpts.HashMiB = defaultHashMiB
+	if a, ok := kv["algo"]; ok {
+		if !slices.Contains(alphabeta.Algorithms, a) {
+			return fmt.Errorf("arena: player %q: unknown algo %q (valid: %s)", s.Text, a, strings.Join(alphabeta.Algorithms, ", "))
+		}
+		s.abOpts.Algorithm = a
+	}
+	h, ok, err := s.intArg(kv, "hash", 1, 65536)
+	if err != nil {
+		return err
+	}
+	if ok {
+		s.abOpts.HashMiB = h
+	}
+	return nil
+}
+
+func (s *Spec) checkAlphaBeta(g game.Game) error {
+	p, err := g.New(nil)
+	if err != nil {
+		return fmt.Errorf("arena: %w", err)
+	}
+	if _, ok := p.(alphabeta.Position); !ok {
+		return fmt.Errorf("arena: player %q: game %s has no alpha-beta support", s.Text, g.Name)
+	}
+	return nil
+}
+
+func (s *Spec) parseAB(g game.Game, kv map[string]string, pos []string) error {
+	if err := s.noPositional(pos); err != nil {
+		return err
+	}
+	if err := s.keys(kv, "depth", "movetime", "nodes", "algo", "hash"); err != nil {
+		return err
+	}
+	if err := s.parseABOptions(kv); err != nil {
+		return err
+	}
+	d, _, err := s.intArg(kv, "depth", 1, alphabeta.MaxDepth)
+	if err != nil {
+		return err
+	}
+	s.limits.Depth = d
+	if v, ok := kv["nodes"]; ok {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n == 0 {
+			return fmt.Errorf("arena: player %q: nodes=%q is not a positive integer", s.Text, v)
+		}
+		s.limits.Nodes = n
+	}
+	if v, ok := kv["movetime"]; ok {
+		t, err := parseMoveTime(v)
+		if err != nil {
+			return fmt.Errorf("arena: player %q: %w", s.Text, err)
+		}
+		s.limits.Time = t
+	}
+	if s.limits.Depth == 0 && s.limits.Nodes == 0 && s.limits.Time == 0 {
+		return fmt.Errorf("arena: player %q: ab needs depth=N, movetime=MS or nodes=N", s.Text)
+	}
+	return s.checkAlphaBeta(g)
+}
+
+// parseMoveTime reads milliseconds ("500") or a duration ("500ms", "2s").
+func parseMoveTime(v string) (time.Duration, error) {
+	var t time.Duration
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		t = time.Duration(n) * time.Millisecond
+	} else if t, err = time.ParseDuration(v); err != nil {
+		return 0, fmt.Errorf("movetime=%q is neither milliseconds nor a duration", v)
+	}
+	if t <= 0 || t > 24*time.Hour {
+		return 0, fmt.Errorf("movetime=%q out of range (0, 24h]", v)
+	}
+	return t, nil
+}
+
+// parseSearch reads sims= and search=.
+func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
+	s.sims = defSims
+	n, ok, err := s.intArg(kv, "sims", 0, 10_000_000)
+	if err != nil {
+		return err
+	}
+	if ok {
+		s.sims = n
+	}
+	switch v, ok := kv["search"]; {
+	case !ok, v == "puct":
+	case v == "gumbel":
+		s.gumbel = true
+	default:
+		return fmt.Errorf("arena: player %q: search=%q (valid: puct, gumbel)", s.Text, v)
+	}
+	return nil
+}
+
+func (s *Spec) parseNet(g game.Game, kv map[string]string, pos []string) error {
+	if err := s.keys(kv, "sims", "search", "file"); err != nil {
+		return err
+	}
+	file, hasFile := kv["file"]
+	switch {
+	case len(pos) == 1 && !hasFile:
+		file = pos[0]
+	case len(pos) == 0 && hasFile:
+	case len(pos) == 0:
+		return fmt.Errorf("arena: player %q: net needs a checkpoint file (net:FILE)", s.Text)
+	default:
+		return fmt.Errorf("arena: player %q: unexpected argument %q", s.Text, pos[len(pos)-1])
+	}
+	if err := s.parseSearch(kv, DefaultSims); err != nil {
+		return err
+	}
+	return s.load(g, file)
+}
+
+func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) error {
+	if err := s.noPositional(pos); err != nil {
+		return err
+	}
+	if err := s.keys(kv, "net", "m", "depth", "sims", "search", "algo", "hash"); err != nil {
+		return err
+	}
+	for _, k := range []string{"net", "m", "depth"} {
+		if _, ok := kv[k]; !ok {
+			return fmt.Errorf("arena: player %q: abzero needs net=FILE, m=W and depth=N (%s missing)", s.Text, k)
+		}
+	}
+	m, err := strconv.ParseFloat(kv["m"], 64)
+	if err != nil || math.IsNaN(m) || math.IsInf(m, 0) || m < 0 {
+		return fmt.Errorf("arena: player %q: m=%q is not a number >= 0", s.Text, kv["m"])
+	}
+	s.m = m
+	if s.limits.Depth, _, err = s.intArg(kv, "depth", 1, alphabeta.MaxDepth); err != nil {
+		return err
+	}
+	if err := s.parseABOptions(kv); err != nil {
+		return err
+	}
+	if err := s.parseSearch(kv, DefaultSims); err != nil {
+		return err
+	}
+	if err := s.checkAlphaBeta(g); err != nil {
+		return err
+	}
+	return s.load(g, kv["net"])
+}
+
+func (s *Spec) parseMCTS(kv map[string]string, pos []string) error {
+	if err := s.noPositional(pos); err != nil {
+		return err
+	}
+	if err := s.keys(kv, "sims", "search"); err != nil {
+		return err
+	}
+	if _, ok := kv["sims"]; !ok {
+		return fmt.Errorf("arena: player %q: mcts needs sims=N", s.Text)
+	}
+	if err := s.parseSearch(kv, 0); err != nil {
+		return err
+	}
+	if s.sims < 1 {
+		return fmt.Errorf("arena: player %q: mcts needs sims >= 1", s.Text)
+	}
+	return nil
+}
+
+// load reads a checkpoint (or a run directory's best one) for game g.
+func (s *Spec) load(g game.Game, file string) error {
+	if file == "" {
+		return fmt.Errorf("arena: player %q: empty checkpoint file name", s.Text)
+	}
+	st, err := os.Stat(file)
+	if err != nil {
+		return fmt.Errorf("arena: player %q: %w", s.Text, err)
+	}
+	if st.IsDir() {
+		best, err := checkpoints.Pointer(file, checkpoints.BestFile)
+		if err != nil {
+			return fmt.Errorf("arena: player %q: %w", s.Text, err)
+		}
+		file = best
+	}
+	c, err := checkpoints.LoadFor(file, g.Name, g.Encoder.Version())
+	if err != nil {
+		return fmt.Errorf("arena: player %q: %w", s.Text, err)
+	}
+	return s.setNetwork(file, c.Params)
+}
+
+func (s *Spec) setNetwork(file string, p *net.Params) error {
+	n, err := infer.New(p, 1)
+	if err != nil {
+		return fmt.Errorf("arena: player %q: %w", s.Text, err)
+	}
+	s.file, s.params, s.base = file, p, n
+	return nil
+}
+
+// NetOptions configure an in-memory network player (NewNetSpec).
+type NetOptions struct {
+	Sims   int  // MCTS simulations (0: raw policy)
+	Gumbel bool // Gumbel root search instead of PUCT
+	// ABZero, when set, makes an Alpha-Beta-Zero player with weight M
+	// and alpha-beta depth Depth.
+	ABZero   bool
+	M        float64
+	Depth    int
+	HashMiB  int    // alpha-beta table (0: 16 MiB)
+	AlphaAlg string // alpha-beta algorithm ("" : the default)
+}
+
+// NewNetSpec makes a spec for a network held in memory (a candidate the
+// trainer has not saved, say), named name.
+func NewNetSpec(name, gameName string, p *net.Params, o NetOptions) (*Spec, error) {
+	g, err := game.Lookup(gameName)
+	if err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
+	}
+	if p == nil || p.Spec.Game != g.Name || p.Spec.EncoderVersion != g.Encoder.Version() {
+		return nil, fmt.Errorf("arena: player %q: network is not for %s (encoder %d)", name, g.Name, g.Encoder.Version())
+	}
+	if o.Sims < 0 {
+		return nil, fmt.Errorf("arena: player %q: %d simulations", name, o.Sims)
+	}
+	s := &Spec{Text: name, Kind: KindNet, Game: g.Name, name: name, sims: o.Sims, gumbel: o.Gumbel}
+	if o.ABZero {
+		s.Kind = KindABZero
+		if math.IsNaN(o.M) || math.IsInf(o.M, 0) || o.M < 0 {
+			return nil, fmt.Errorf("arena: player %q: m = %v", name, o.M)
+		}
+		if o.Depth < 1 || o.Depth > alphabeta.MaxDepth {
+			return nil, fmt.Errorf("arena: player %q: depth %d out of range [1, %d]", name, o.Depth, alphabeta.MaxDepth)
+		}
+		s.m, s.limits.Depth = o.M, o.Depth
+		s.abOpts = alphabeta.DefaultOptions()
+		s.abOpts.HashMiB = defaultHashMiB
+		if o.HashMiB > 0 {
+			s.abOpts.HashMiB = o.HashMiB
+		}
+		if o.AlphaAlg != "" {
+			s.abOpts.Algorithm = o.AlphaAlg
+		}
+		if err := s.checkAlphaBeta(g); err != nil {
+			return nil, err
+		}
+	}
+	return s, s.setNetwork("", p)
+}

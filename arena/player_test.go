@@ -1,0 +1,169 @@
+package arena
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/connect4"
+	_ "github.com/tabula-zero/tabula/game/lion"
+	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	"github.com/tabula-zero/tabula/net"
+)
+
+// tinyCheckpoint writes a small untrained network for a game.
+func tinyCheckpoint(t *testing.T, dir, gameName string, seed uint64) string {
+	t.Helper()
+	g, err := game.Lookup(gameName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := net.Preset(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Blocks, s.Filters = 1, 8
+	p, err := net.NewParams(s, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, gameName+".ckpt")
+	if err := checkpoints.Save(path, &checkpoints.Checkpoint{Params: p, Generation: 3}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestParsePlayerErrors(t *testing.T) {
+	dir := t.TempDir()
+	c4 := tinyCheckpoint(t, dir, "connect4", 1)
+	xq := tinyCheckpoint(t, dir, "xiangqi", 1)
+	for _, c := range []struct{ spec, want string }{
+		{"", "empty player spec"},
+		{"human", `unknown kind "human"`},
+		{"ab", "ab needs depth"},
+		{"ab:depth=x", `depth="x" is not an integer`},
+		{"ab:depth=0", "out of range"},
+		{"ab:depth=99", "out of range"},
+		{"ab:depth=3,depth=4", "given twice"},
+		{"ab:depht=3", `unknown key "depht"`},
+		{"ab:depth=3,algo=minimax", `unknown algo "minimax"`},
+		{"ab:movetime=fast", "neither milliseconds nor a duration"},
+		{"ab:movetime=-5", "out of range"},
+		{"ab:nodes=0", "not a positive integer"},
+		{"ab:depth=3,,", "empty argument"},
+		{"ab:4", `unexpected argument "4"`},
+		{"random:depth=2", `unknown key "depth"`},
+		{"net:", "needs a checkpoint file"},
+		{"net:" + filepath.Join(dir, "missing.ckpt"), "no such file"},
+		{"net:" + c4 + ",sims=-1", "out of range"},
+		{"net:" + c4 + ",sims=many", "not an integer"},
+		{"net:" + c4 + ",search=ucb", `search="ucb"`},
+		{"net:" + xq, "is a xiangqi network, not connect4"},
+		{"net:" + dir, "no best pointer"},
+		{"abzero:net=" + c4 + ",depth=3", "m missing"},
+		{"abzero:net=" + c4 + ",m=1", "depth missing"},
+		{"abzero:m=1,depth=3", "net missing"},
+		{"abzero:net=" + c4 + ",m=-1,depth=3", "not a number >= 0"},
+		{"abzero:net=" + c4 + ",m=NaN,depth=3", "not a number >= 0"},
+		{"mcts", "mcts needs sims"},
+		{"mcts:sims=0", "sims >= 1"},
+		{"ab:depth=2,name=", "bad name"},
+	} {
+		_, err := ParsePlayer(c.spec, "connect4")
+		if err == nil {
+			t.Errorf("%q: accepted", c.spec)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "arena: ") {
+			t.Errorf("%q: error %q, want it to start with \"arena: \" and mention %q", c.spec, err, c.want)
+		}
+	}
+	if _, err := ParsePlayer("random", "go"); err == nil || !strings.Contains(err.Error(), "unknown game") {
+		t.Errorf("unknown game: %v", err)
+	}
+}
+
+func TestParsePlayerGood(t *testing.T) {
+	dir := t.TempDir()
+	c4 := tinyCheckpoint(t, dir, "connect4", 1)
+	// A run directory: net:RUN uses its best checkpoint.
+	run := filepath.Join(dir, "run")
+	p, err := checkpoints.Load(c4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, err := checkpoints.SaveRun(run, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := checkpoints.SetPointer(run, checkpoints.BestFile, name); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ spec, kind, name string }{
+		{"random", KindRandom, "random"},
+		{" ab:depth=4 ", KindAB, "ab:depth=4"},
+		{"ab:movetime=500ms,algo=pvs", KindAB, "ab:movetime=500ms,algo=pvs"},
+		{"ab:movetime=20,nodes=1000,hash=1,name=quick", KindAB, "quick"},
+		{"net:" + c4, KindNet, "net:" + c4},
+		{"net:" + c4 + ",sims=0,search=gumbel", KindNet, "net:" + c4 + ",sims=0,search=gumbel"},
+		{"net:file=" + c4 + ",sims=8", KindNet, "net:file=" + c4 + ",sims=8"},
+		{"net:" + run + ",name=best", KindNet, "best"},
+		{"abzero:net=" + c4 + ",m=10,depth=4", KindABZero, "abzero:net=" + c4 + ",m=10,depth=4"},
+		{"abzero:net=" + c4 + ",m=0.5,depth=2,sims=16,algo=alphabeta,hash=2", KindABZero, ""},
+		{"mcts:sims=100", KindMCTS, "mcts:sims=100"},
+	} {
+		s, err := ParsePlayer(c.spec, "connect4")
+		if err != nil {
+			t.Errorf("%q: %v", c.spec, err)
+			continue
+		}
+		if s.Kind != c.kind || (c.name != "" && s.Name() != c.name) {
+			t.Errorf("%q: kind %s name %q, want %s %q", c.spec, s.Kind, s.Name(), c.kind, c.name)
+		}
+		pl, err := s.New()
+		if err != nil {
+			t.Errorf("%q: New: %v", c.spec, err)
+			continue
+		}
+		// Every player makes a legal move from a fresh game.
+		start, _ := game.Lookup("connect4")
+		pos, _ := start.New(nil)
+		if err := pl.NewGame(pos, 1); err != nil {
+			t.Fatal(err)
+		}
+		mv, err := pl.Move(context.Background(), pos.Clone(), nil)
+		if err != nil || !game.IsLegal(pos, mv) {
+			t.Errorf("%q: move %v, %v", c.spec, mv, err)
+		}
+		pl.Close()
+	}
+}
+
+func TestNewNetSpec(t *testing.T) {
+	dir := t.TempDir()
+	c, err := checkpoints.Load(tinyCheckpoint(t, dir, "connect4", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewNetSpec("cand", "xiangqi", c.Params, NetOptions{Sims: 4}); err == nil {
+		t.Error("a connect4 network accepted for xiangqi")
+	}
+	s, err := NewNetSpec("cand", "connect4", c.Params, NetOptions{Sims: 4, ABZero: true, M: 2, Depth: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Kind != KindABZero || s.Name() != "cand" || s.Network() != c.Params {
+		t.Fatalf("spec %+v", s)
+	}
+	if _, err := s.New(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,237 @@
+package arena
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/tabula-zero/tabula/abzero"
+	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/net/infer"
+)
+
+// New makes a player from the spec. Players made from one spec share the
+// network weights (read-only) but nothing else, so each may run in its own
+// goroutine.
+func (s *Spec) New() (Player, error) {
+	g, err := game.Lookup(s.Game)
+	if err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
+	}
+	switch s.Kind {
+	case KindCustom:
+		return s.newPlayer()
+	case KindRandom:
+		return &randomPlayer{name: s.name}, nil
+	case KindAB:
+		ab, err := alphabeta.New(s.abOpts)
+		if err != nil {
+			return nil, fmt.Errorf("arena: %w", err)
+		}
+		return &abPlayer{name: s.name, s: ab, lim: s.limits}, nil
+	case KindNet:
+		ev := NewNetEvaluator(s.base.Clone(), g.Encoder)
+		return &mctsPlayer{name: s.name, sims: s.sims, mc: abzero.NewMCTS(s.mctsConfig(), ev, 0)}, nil
+	case KindMCTS:
+		ev := &rolloutEval{}
+		return &mctsPlayer{name: s.name, sims: s.sims, mc: abzero.NewMCTS(s.mctsConfig(), ev, 0), rollout: ev}, nil
+	case KindABZero:
+		ev := NewNetEvaluator(s.base.Clone(), g.Encoder)
+		cfg := abzero.DefaultConfig(s.m, s.limits.Depth, s.sims)
+		cfg.MCTS = s.mctsConfig()
+		cfg.AlphaBeta = s.abOpts
+		mv, err := abzero.New(cfg, ev, 0)
+		if err != nil {
+			return nil, fmt.Errorf("arena: %w", err)
+		}
+		return &abzeroPlayer{name: s.name, mv: mv}, nil
+	}
+	return nil, fmt.Errorf("arena: player %q: unknown kind %q", s.Text, s.Kind)
+}
+
+func (s *Spec) mctsConfig() mcts.Config {
+	c := mcts.DefaultConfig()
+	c.Gumbel = s.gumbel
+	return c
+}
+
+// randomPlayer plays uniformly random legal moves, seeded per game.
+type randomPlayer struct {
+	name string
+	rng  *rand.Rand
+}
+
+func (r *randomPlayer) Name() string { return r.name }
+func (r *randomPlayer) Close() error { return nil }
+
+func (r *randomPlayer) NewGame(_ game.Position, seed uint64) error {
+	r.rng = rand.New(rand.NewPCG(seed, 0x72616e646f6d))
+	return nil
+}
+
+func (r *randomPlayer) Move(_ context.Context, p game.Position, _ []game.Move) (game.Move, error) {
+	ms := p.GenerateMoves(nil)
+	if len(ms) == 0 {
+		return game.NoMove, fmt.Errorf("arena: random: no legal move in %s", p)
+	}
+	return ms[r.rng.IntN(len(ms))], nil
+}
+
+// abPlayer searches with alpha-beta; its table is cleared every game.
+type abPlayer struct {
+	name string
+	s    *alphabeta.Searcher
+	lim  alphabeta.Limits
+}
+
+func (a *abPlayer) Name() string { return a.name }
+func (a *abPlayer) Close() error { return nil }
+
+func (a *abPlayer) NewGame(game.Position, uint64) error {
+	a.s.Clear()
+	return nil
+}
+
+func (a *abPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
+	ap, ok := p.(alphabeta.Position)
+	if !ok {
+		return game.NoMove, fmt.Errorf("arena: %s: game %s has no alpha-beta support", a.name, p.Game())
+	}
+	res := a.s.Search(ctx, ap, a.lim, nil)
+	if err := ctx.Err(); err != nil {
+		return game.NoMove, err
+	}
+	if res.Move == game.NoMove {
+		return game.NoMove, fmt.Errorf("arena: %s: no move in %s", a.name, p)
+	}
+	return res.Move, nil
+}
+
+// mctsPlayer plays the most visited move of an MCTS search (no noise,
+// temperature 0), keeping its tree between moves.
+type mctsPlayer struct {
+	name    string
+	sims    int
+	mc      *abzero.MCTS
+	rollout *rolloutEval
+}
+
+func (m *mctsPlayer) Name() string { return m.name }
+func (m *mctsPlayer) Close() error { return nil }
+
+func (m *mctsPlayer) NewGame(_ game.Position, seed uint64) error {
+	m.mc.NewGame(seed)
+	if m.rollout != nil {
+		m.rollout.rng = rand.New(rand.NewPCG(seed, 0x726f6c6c))
+	}
+	return nil
+}
+
+func (m *mctsPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
+	res, err := m.mc.Search(ctx, p, m.sims, false)
+	if err != nil {
+		return game.NoMove, err
+	}
+	return res.Best, nil
+}
+
+// abzeroPlayer is the Alpha-Beta-Zero mover.
+type abzeroPlayer struct {
+	name string
+	mv   *abzero.Mover
+}
+
+func (a *abzeroPlayer) Name() string { return a.name }
+func (a *abzeroPlayer) Close() error { return nil }
+
+func (a *abzeroPlayer) NewGame(_ game.Position, seed uint64) error {
+	a.mv.NewGame(seed)
+	return nil
+}
+
+func (a *abzeroPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
+	d, err := a.mv.Move(ctx, p)
+	if err != nil {
+		return game.NoMove, err
+	}
+	return d.Move, nil
+}
+
+// NetEvaluator is an mcts.Evaluator running one network on one position
+// at a time (batch 1), for a single goroutine: no batching loop, no
+// locks. It masks illegal moves by taking the softmax over the legal
+// moves' logits only.
+type NetEvaluator struct {
+	net    *infer.Net
+	enc    game.Encoder
+	planes []float32
+	policy []float32
+	value  [1]float32
+}
+
+// NewNetEvaluator wraps n (owned by the evaluator from now on: give each
+// goroutine its own Clone).
+func NewNetEvaluator(n *infer.Net, enc game.Encoder) *NetEvaluator {
+	c, h, w := enc.Shape()
+	return &NetEvaluator{net: n, enc: enc, planes: make([]float32, c*h*w), policy: make([]float32, enc.ActionSize())}
+}
+
+// Evaluate implements mcts.Evaluator.
+func (e *NetEvaluator) Evaluate(p game.Position, moves []game.Move, priors []float32) (float32, error) {
+	e.enc.Encode(p, e.planes)
+	if err := e.net.Forward(e.planes, 1, e.policy, e.value[:]); err != nil {
+		return 0, err
+	}
+	mx := float32(math.Inf(-1))
+	for i, m := range moves {
+		priors[i] = e.policy[e.enc.ActionIndex(p, m)]
+		mx = max(mx, priors[i])
+	}
+	var sum float32
+	for i := range moves {
+		priors[i] = float32(math.Exp(float64(priors[i] - mx)))
+		sum += priors[i]
+	}
+	for i := range moves {
+		priors[i] /= sum
+	}
+	return e.value[0], nil
+}
+
+// rolloutEval is classic MCTS's evaluation: uniform priors and the result
+// of one uniformly random playout to the end of the game.
+type rolloutEval struct {
+	rng   *rand.Rand
+	moves []game.Move
+}
+
+// maxRollout bounds a playout (a game's ply cap normally ends it sooner).
+const maxRollout = 1000
+
+func (r *rolloutEval) Evaluate(p game.Position, moves []game.Move, priors []float32) (float32, error) {
+	for i := range moves {
+		priors[i] = 1 / float32(len(moves))
+	}
+	if r.rng == nil {
+		r.rng = rand.New(rand.NewPCG(0, 0x726f6c6c))
+	}
+	q := p.Clone()
+	sign := float32(1)
+	v := float32(0)
+	for range maxRollout {
+		if st := q.Status(); st.Over() {
+			v = sign * st.Result.Value()
+			break
+		}
+		r.moves = q.GenerateMoves(r.moves[:0])
+		if len(r.moves) == 0 {
+			break
+		}
+		q.Make(r.moves[r.rng.IntN(len(r.moves))])
+		sign = -sign
+	}
+	return v, nil
+}
