@@ -1,0 +1,333 @@
+// Command arena plays matches between players, rates recorded games and
+// measures Connect Four move accuracy (docs/arena.md).
+//
+//	go run ./cmd/arena -variant V -a SPEC -b SPEC -games N [-concurrency K] [-openings FILE]
+//	                   [-sprt elo0,elo1[,alpha,beta]] [-json] [-seed S] [-ply-cap N] [-out DIR]
+//	go run ./cmd/arena -run RUN -ratings [-anchor NAME] [-json]
+//	go run ./cmd/arena -variant connect4 -a SPEC -pons FILE [-positions N]
+//
+// Player specs: random, ab:depth=N|movetime=MS|nodes=N[,algo=A],
+// net:FILE[,sims=N,search=puct|gumbel], abzero:net=FILE,m=W,depth=N[,sims=N],
+// mcts:sims=N; any of them with name=NAME.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/connect4"
+	_ "github.com/tabula-zero/tabula/game/lion"
+	_ "github.com/tabula-zero/tabula/game/xiangqi"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "arena:", err)
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	variant, rules, a, b    string
+	games, concurrency      int
+	openings                string
+	openingPlies            int
+	seed                    uint64
+	plyCap                  int
+	sprt                    string
+	json, quiet             bool
+	out, label, run, anchor string
+	ratings                 bool
+	pons                    string
+	positions               int
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("arena", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.StringVar(&o.variant, "variant", "xiangqi", "game: "+strings.Join(game.Names(), ", "))
+	fs.StringVar(&o.rules, "rules", "", "rule options as name=value,name=value")
+	fs.StringVar(&o.a, "a", "", "player A's spec (results are from A's side)")
+	fs.StringVar(&o.b, "b", "", "player B's spec")
+	fs.IntVar(&o.games, "games", 100, "number of games (colour-swapped pairs)")
+	fs.IntVar(&o.concurrency, "concurrency", runtime.NumCPU(), "games played at once")
+	fs.StringVar(&o.openings, "openings", "", "openings file: a position text, `moves M1 M2 ...` or `TEXT moves ...` per line, one per pair in turn")
+	fs.IntVar(&o.openingPlies, "opening-plies", 4, "without -openings: random plies from the start, per pair")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random openings and the players' randomness")
+	fs.IntVar(&o.plyCap, "ply-cap", 400, "draw a game after this many plies (0: the rules only)")
+	fs.StringVar(&o.sprt, "sprt", "", "stop early by SPRT: elo0,elo1[,alpha,beta] (alpha = beta = 0.05 by default)")
+	fs.BoolVar(&o.json, "json", false, "print the result as one JSON object (the last line)")
+	fs.BoolVar(&o.quiet, "q", false, "no per-game lines")
+	fs.StringVar(&o.out, "out", "", "directory for game records (LABEL.jsonl, and LABEL.pgn for Xiangqi); with -run: RUN/arena")
+	fs.StringVar(&o.label, "label", "", "records file name (default: time, A and B)")
+	fs.StringVar(&o.run, "run", "", "run directory: matches record into RUN/arena; with -ratings, rate its records")
+	fs.BoolVar(&o.ratings, "ratings", false, "print a Bradley-Terry ratings table over RUN/arena/*.jsonl (needs -run)")
+	fs.StringVar(&o.anchor, "anchor", "", "-ratings: the player held at Elo 0 (default: the first ab: player, else random, else the first by name)")
+	fs.StringVar(&o.pons, "pons", "", "connect4: measure player A's optimal-move rate on this file of Pons positions")
+	fs.IntVar(&o.positions, "positions", 0, "-pons: use the first N positions (0: all)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	switch {
+	case o.ratings:
+		return runRatings(o, stdout)
+	case o.pons != "":
+		return runPons(ctx, o, stdout)
+	}
+	return runMatch(ctx, o, stdout, stderr)
+}
+
+func parseRules(s string) (game.Options, error) {
+	opts := game.Options{}
+	if s == "" {
+		return opts, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("-rules: %q is not name=value", kv)
+		}
+		opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return opts, nil
+}
+
+// parseSPRT reads "elo0,elo1[,alpha,beta]".
+func parseSPRT(s string) (*arena.SPRT, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 2 && len(parts) != 4 {
+		return nil, fmt.Errorf("-sprt %q: want elo0,elo1 or elo0,elo1,alpha,beta", s)
+	}
+	v := []float64{0, 0, 0.05, 0.05}
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, fmt.Errorf("-sprt %q: %q is not a number", s, p)
+		}
+		v[i] = f
+	}
+	t := &arena.SPRT{Elo0: v[0], Elo1: v[1], Alpha: v[2], Beta: v[3]}
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	if o.a == "" || o.b == "" {
+		return errors.New("a match needs -a SPEC and -b SPEC (or -ratings, or -pons)")
+	}
+	if o.games < 1 {
+		return fmt.Errorf("-games %d: want at least 1", o.games)
+	}
+	rules, err := parseRules(o.rules)
+	if err != nil {
+		return err
+	}
+	a, err := arena.ParsePlayer(o.a, o.variant)
+	if err != nil {
+		return err
+	}
+	b, err := arena.ParsePlayer(o.b, o.variant)
+	if err != nil {
+		return err
+	}
+	m := arena.Match{Game: o.variant, Rules: rules, A: a, B: b, Games: o.games, Concurrency: o.concurrency,
+		OpeningPlies: o.openingPlies, Seed: o.seed, PlyCap: o.plyCap, RecordDir: o.out, Label: o.label}
+	if m.RecordDir == "" && o.run != "" {
+		m.RecordDir = filepath.Join(o.run, "arena")
+	}
+	if m.Label == "" {
+		m.Label = time.Now().UTC().Format("20060102T150405") + "-" + a.Name() + "-vs-" + b.Name()
+	}
+	if o.openings != "" {
+		if m.Openings, err = arena.LoadOpenings(o.openings, o.variant, rules); err != nil {
+			return err
+		}
+	}
+	if o.sprt != "" {
+		if m.SPRT, err = parseSPRT(o.sprt); err != nil {
+			return err
+		}
+	}
+	if !o.quiet {
+		m.OnGame = func(r arena.Record, s arena.Score) {
+			fmt.Fprintf(stderr, "game %d: %s - %s %s (%s, %d plies); %s: %d-%d-%d\n",
+				r.Index+1, r.First, r.Second, r.Result, r.Reason, r.Plies, a.Name(), s.Wins, s.Draws, s.Losses)
+		}
+	}
+	start := time.Now()
+	res, err := arena.RunMatch(ctx, m)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	sum := res.Score.Summary()
+	sum.A, sum.B, sum.Variant, sum.SPRT, sum.Stopped = a.Name(), b.Name(), m.Game, res.SPRT, res.Stopped
+	if o.json {
+		j, jerr := json.Marshal(sum)
+		if jerr != nil {
+			return jerr
+		}
+		fmt.Fprintf(stdout, "%s\n", j)
+	} else {
+		fmt.Fprintf(stdout, "%s vs %s (%s): %d games in %v", a.Name(), b.Name(), m.Game, res.Games(), time.Since(start).Round(time.Millisecond))
+		if res.Stopped != "" {
+			fmt.Fprintf(stdout, ", stopped (%s)", res.Stopped)
+		}
+		fmt.Fprintln(stdout)
+		if m.RecordDir != "" {
+			fmt.Fprintf(stdout, "records: %s\n", filepath.Join(m.RecordDir, arena.SanitizeLabel(m.Label)+".jsonl"))
+		}
+		if res.SPRT != nil {
+			st := res.SPRT
+			d := "continue"
+			if st.Decision != "" {
+				d = st.Decision + " accepted"
+			}
+			fmt.Fprintf(stdout, "SPRT elo0 %g elo1 %g alpha %g beta %g: LLR %.3f [%.3f, %.3f], %s\n", st.Elo0, st.Elo1, st.Alpha, st.Beta, st.LLR, st.Lower, st.Upper, d)
+		}
+		fmt.Fprintln(stdout, res.Score)
+	}
+	return err
+}
+
+// defaultAnchor is the first alpha-beta player by name, else random, else
+// the first name.
+func defaultAnchor(recs []arena.Record) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, r := range recs {
+		for _, n := range []string{r.First, r.Second} {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if strings.HasPrefix(n, arena.KindAB+":") {
+			return n
+		}
+	}
+	if seen[arena.KindRandom] {
+		return arena.KindRandom
+	}
+	if len(names) > 0 {
+		return names[0]
+	}
+	return ""
+}
+
+func runRatings(o options, stdout io.Writer) error {
+	if o.run == "" {
+		return errors.New("-ratings needs -run RUN")
+	}
+	dir := filepath.Join(o.run, "arena")
+	recs, err := arena.ReadRecords(dir)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("no game records in %s", dir)
+	}
+	anchor := o.anchor
+	if anchor == "" {
+		anchor = defaultAnchor(recs)
+	}
+	rows, err := arena.Ratings(arena.Outcomes(recs), arena.RatingOptions{Anchor: anchor})
+	if err != nil {
+		return err
+	}
+	if o.json {
+		type row struct {
+			Name      string       `json:"name"`
+			Elo       arena.Number `json:"elo"`
+			Err95     arena.Number `json:"elo_ci95"`
+			Games     int          `json:"games"`
+			Score     arena.Number `json:"score"`
+			Wins      int          `json:"wins"`
+			Draws     int          `json:"draws"`
+			Losses    int          `json:"losses"`
+			Connected bool         `json:"connected"`
+		}
+		out := struct {
+			Anchor  string `json:"anchor"`
+			Games   int    `json:"games"`
+			Ratings []row  `json:"ratings"`
+		}{Anchor: anchor, Games: len(recs)}
+		for _, r := range rows {
+			out.Ratings = append(out.Ratings, row{r.Name, arena.Number(r.Elo), arena.Number(r.Err95), r.Games, arena.Number(r.Score), r.Wins, r.Draws, r.Losses, r.Connected})
+		}
+		j, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", j)
+		return err
+	}
+	fmt.Fprintf(stdout, "%d games in %s, anchor %s at 0\n", len(recs), dir, anchor)
+	return arena.WriteRatings(stdout, rows, anchor)
+}
+
+func runPons(ctx context.Context, o options, stdout io.Writer) error {
+	if o.variant != "connect4" {
+		return errors.New("-pons needs -variant connect4")
+	}
+	if o.a == "" {
+		return errors.New("-pons needs the player as -a SPEC")
+	}
+	if o.positions < 0 {
+		return fmt.Errorf("-positions %d", o.positions)
+	}
+	p, err := arena.ParsePlayer(o.a, o.variant)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(o.pons)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	lines, err := arena.ReadPons(f, o.positions)
+	if err != nil {
+		return err
+	}
+	acc, err := arena.MeasureAccuracy(ctx, p, lines, o.concurrency)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		j, err := json.Marshal(map[string]any{"player": p.Name(), "file": o.pons, "positions": acc.Positions,
+			"optimal": acc.Optimal, "outcome_kept": acc.OutcomeKept, "optimal_rate": acc.OptimalRate(), "outcome_rate": acc.OutcomeRate()})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", j)
+		return err
+	}
+	fmt.Fprintf(stdout, "%s on %s: %d positions\n", p.Name(), o.pons, acc.Positions)
+	fmt.Fprintf(stdout, "outcome kept: %d/%d (%.1f%%)\n", acc.OutcomeKept, acc.Positions, 100*acc.OutcomeRate())
+	fmt.Fprintf(stdout, "optimal: %d/%d\n", acc.Optimal, acc.Positions)
+	return nil
+}

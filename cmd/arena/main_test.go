@@ -1,0 +1,140 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runArgs(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(context.Background(), args, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestMatchJSON(t *testing.T) {
+	runDir := t.TempDir()
+	out, stderr, err := runArgs(t, "-variant", "connect4", "-a", "ab:depth=3", "-b", "random", "-games", "6",
+		"-concurrency", "2", "-json", "-run", runDir, "-label", "m1")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(lastLine(out)), &res); err != nil {
+		t.Fatalf("last line %q: %v", lastLine(out), err)
+	}
+	for _, k := range []string{"games", "wins", "draws", "losses", "score", "elo", "elo_ci95", "los"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("JSON lacks %s: %s", k, lastLine(out))
+		}
+	}
+	if res["games"].(float64) != 6 || res["wins"].(float64) < 5 {
+		t.Errorf("result %v", res)
+	}
+	if strings.Count(stderr, "game ") != 6 {
+		t.Errorf("per-game lines:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(runDir, "arena", "m1.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	// A second match into the same run, then the ratings over both.
+	if _, _, err := runArgs(t, "-variant", "connect4", "-a", "ab:depth=1", "-b", "random", "-games", "6", "-q", "-run", runDir, "-label", "m2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runArgs(t, "-variant", "connect4", "-a", "ab:depth=3", "-b", "ab:depth=1", "-games", "4", "-q", "-run", runDir, "-label", "m3", "-opening-plies", "6"); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err = runArgs(t, "-run", runDir, "-ratings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("\n%s", out)
+	if !strings.Contains(out, "16 games") || !strings.Contains(out, "anchor ab:depth=1") || !strings.Contains(out, "random") {
+		t.Errorf("ratings:\n%s", out)
+	}
+	out, _, err = runArgs(t, "-run", runDir, "-ratings", "-anchor", "random", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rt struct {
+		Anchor  string
+		Ratings []struct {
+			Name string
+			Elo  float64
+		}
+	}
+	if err := json.Unmarshal([]byte(lastLine(out)), &rt); err != nil || rt.Anchor != "random" || len(rt.Ratings) != 3 {
+		t.Fatalf("ratings JSON %q: %v", out, err)
+	}
+	if rt.Ratings[0].Name != "ab:depth=3" || rt.Ratings[2].Name != "random" || rt.Ratings[2].Elo != 0 {
+		t.Errorf("ratings %+v", rt.Ratings)
+	}
+}
+
+func TestMatchText(t *testing.T) {
+	out, _, err := runArgs(t, "-variant", "connect4", "-a", "ab:depth=3", "-b", "random", "-games", "40", "-q", "-sprt", "0,200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "stopped (sprt)") || !strings.Contains(out, "H1 accepted") || !strings.Contains(out, "LOS") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+func TestPons(t *testing.T) {
+	file := "../../../shared/data/connect4/Test_L3_R1"
+	if _, err := os.Stat(file); err != nil {
+		t.Skipf("Pons' data not found: %v", err)
+	}
+	out, _, err := runArgs(t, "-variant", "connect4", "-a", "ab:depth=20", "-pons", file, "-positions", "10")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lastLine(out) != "optimal: 10/10" {
+		t.Errorf("output:\n%s", out)
+	}
+	out, _, err = runArgs(t, "-variant", "connect4", "-a", "random", "-pons", file, "-positions", "10", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(lastLine(out)), &res); err != nil || res["positions"].(float64) != 10 {
+		t.Errorf("JSON %q: %v", out, err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-variant", "connect4", "-a", "random"}, "needs -a SPEC and -b SPEC"},
+		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=x"}, "not an integer"},
+		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-sprt", "5"}, "want elo0,elo1"},
+		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-sprt", "5,0"}, "elo0 < elo1"},
+		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-games", "0"}, "at least 1"},
+		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-rules", "x"}, "not name=value"},
+		{[]string{"-variant", "connect4", "-a", "random", "-b", "random"}, "both players are named"},
+		{[]string{"-variant", "checkers", "-a", "random", "-b", "ab:depth=2"}, "unknown game"},
+		{[]string{"-ratings"}, "needs -run"},
+		{[]string{"-ratings", "-run", "/nonexistent"}, "no game records"},
+		{[]string{"-variant", "xiangqi", "-a", "random", "-pons", "x"}, "needs -variant connect4"},
+		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-openings", "/nonexistent"}, "no such file"},
+		{[]string{"stray"}, "unexpected arguments"},
+	} {
+		_, _, err := runArgs(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}
