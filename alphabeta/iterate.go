@@ -59,11 +59,16 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 			res.Move = ms[0]
 		}
 	}
-	if lim.MultiPV && res.Depth > 0 {
+	if lim.MultiPV && res.Depth > 0 && ctx.Err() == nil {
+		// Limits no longer apply (the scores must be complete), but a stop
+		// still does: then there are no root scores.
 		s.aborted = false
 		s.maxNodes, s.deadline = 0, time.Time{}
-		s.ctx = context.Background()
+		s.ctx = ctx
 		res.RootScores = s.RootScores(res.Depth)
+		if s.aborted {
+			res.RootScores = nil
+		}
 	}
 	res.Nodes, res.Time = s.nodes, time.Since(s.start)
 	return res

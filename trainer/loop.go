@@ -56,7 +56,7 @@ func (l *Loop) generation(ctx context.Context) error {
 	}
 	res := GateResult{Promote: true}
 	if l.opts.Gate != nil {
-		if res, err = l.opts.Gate(ctx, l.cfg, cand, l.best, l.gen); err != nil {
+		if res, err = l.opts.Gate(ctx, l.cfg, cand, l.gen, l.best, l.bestGen); err != nil {
 			return err
 		}
 	}

@@ -44,9 +44,10 @@ type Options struct {
 	NewForwarder func(p *net.Params, maxBatch int) (mcts.Forwarder, error)
 }
 
-// Gate plays the configured gate matches of a candidate against the best
-// network and reports whether to promote it.
-type Gate func(ctx context.Context, cfg *configs.Config, candidate, best *net.Params, generation int) (GateResult, error)
+// Gate plays the configured gate matches of the candidate of generation
+// gen against the best network (of generation bestGen) and reports
+// whether to promote it.
+type Gate func(ctx context.Context, cfg *configs.Config, candidate *net.Params, gen int, best *net.Params, bestGen int) (GateResult, error)
 
 // GateResult is the outcome of a generation's gating.
 type GateResult struct {

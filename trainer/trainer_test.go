@@ -15,6 +15,7 @@ import (
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/net/onnx"
 )
 
 func tinyConfig(t *testing.T) *configs.Config {
@@ -117,3 +118,81 @@ func TestSecondTrainerRefused(t *testing.T) {
 		t.Fatalf("second trainer: %v", err)
 	}
 }
+
+// TestEndToEnd: self-play -> train -> gate -> promote, an interrupt in the
+// middle of a generation, resume, and export of the result to ONNX.
+func TestEndToEnd(t *testing.T) {
+	run := t.TempDir()
+	cfg := tinyConfig(t)
+	cfg.Gating.Matches = []configs.GateMatch{
+		{Opponent: "best", Games: 4, Simulations: 4, Threshold: 0.01},
+		{Opponent: "ab:depth=1", Games: 2, Simulations: 4},
+	}
+	var out bytes.Buffer
+	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	var gens []Metric
+	for _, m := range metricsOf(t, run) {
+		if m.Kind == "generation" {
+			gens = append(gens, m)
+		}
+	}
+	if len(gens) != 2 || len(gens[0].Matches) != 2 || gens[0].Matches[0].Games != 4 || gens[0].Matches[1].Opponent != "ab:depth=1" {
+		t.Fatalf("generation metrics %+v", gens)
+	}
+	records, _ := filepath.Glob(filepath.Join(run, "arena", "*.jsonl"))
+	if len(records) != 4 {
+		t.Fatalf("arena records %v", records)
+	}
+	best, _ := checkpoints.Pointer(run, checkpoints.BestFile)
+	bc, _ := checkpoints.Load(best)
+	if wantBest := gens[1].Best; bc.Generation != wantBest {
+		t.Fatalf("best pointer at generation %d, metrics say %d", bc.Generation, wantBest)
+	}
+	// Interrupt during the next generation's training: a checkpoint of
+	// the part-trained generation is saved and the run resumes from it.
+	ctx, cancel := context.WithCancel(context.Background())
+	opts.Config, opts.MaxGenerations = nil, 1
+	steps := 0
+	opts.Out = writerFunc(func(p []byte) {
+		if strings.Contains(string(p), " step ") {
+			if steps++; steps == 1 {
+				cancel()
+			}
+		}
+	})
+	cfgFrozen, _ := configs.Load(filepath.Join(run, "config.yaml"))
+	cfgFrozen.Training.StepsPerGeneration = 200 // long enough to be interrupted
+	opts.Config, opts.AcceptConfigChange = cfgFrozen, true
+	if err := Run(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	latest, _ := checkpoints.Pointer(run, checkpoints.LatestFile)
+	lc, err := checkpoints.Load(latest)
+	if err != nil || lc.Generation != 2 || lc.Step <= 20 || lc.Step >= 220 {
+		t.Fatalf("interrupted checkpoint: generation %d step %d, %v", lc.Generation, lc.Step, err)
+	}
+	if _, err := os.Stat(filepath.Join(run, "config-changes.log")); err != nil {
+		t.Fatal("accepted config change not logged")
+	}
+	opts.Out, opts.Config = &out, nil
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	latest, _ = checkpoints.Pointer(run, checkpoints.LatestFile)
+	if lc2, _ := checkpoints.Load(latest); lc2.Generation != 3 || lc2.Step != lc.Step+200 {
+		t.Fatalf("resumed run: generation %d step %d, want 3 and %d", lc2.Generation, lc2.Step, lc.Step+200)
+	}
+	// Export the trained network and check it with onnx's reader.
+	lc3, _ := checkpoints.Load(latest)
+	b, err := onnx.Marshal(lc3.Params, onnx.Metadata{})
+	if err != nil || len(b) < 1000 {
+		t.Fatalf("export: %d bytes, %v", len(b), err)
+	}
+}
+
+type writerFunc func(p []byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }

@@ -69,7 +69,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "run %s (Ctrl-C saves and stops; the same command resumes)\n", *runDir)
 	return trainer.Run(ctx, trainer.Options{
 		Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
-		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out,
+		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: trainer.ArenaGate(*runDir),
 		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.New(p, n) },
 	})
 }
