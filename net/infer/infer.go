@@ -43,7 +43,8 @@ type weights struct {
 	valB2  float32
 
 	maxBatch int
-	images   int // images in a padded buffer: maxBatch plus scratch for tail rows
+	images   int   // images in a padded buffer: maxBatch plus scratch for tail rows
+	inPix    []int // padded pixel of each board square (y*w + x)
 	// Offset tables indexed by pixel (b*hw + y*w + x) or batch row; they run
 	// past the real rows to the end of the last tile, pointing at scratch.
 	inA, towerA, towerC, headA, headC []int
@@ -54,6 +55,7 @@ type weights struct {
 type layer struct {
 	nseg, seglen, segstride int
 	panels                  int
+	relu                    bool
 	w                       []float32 // panel j at j*kdim*nr
 	bias                    []float32 // panel j at j*nr
 }
@@ -87,7 +89,32 @@ func New(p *net.Params, maxBatch int) (*Net, error) {
 	if maxBatch < 1 || maxBatch > 1<<16 {
 		return nil, fmt.Errorf("infer: max batch %d out of range [1, 65536]", maxBatch)
 	}
+	if n := largestBuffer(p.Spec, maxBatch); n > maxBuffer {
+		return nil, fmt.Errorf("infer: a %dx%d board with %d filters at batch %d needs a buffer of %.3g floats (limit %.3g)",
+			p.Spec.Height, p.Spec.Width, p.Spec.Filters, maxBatch, n, maxBuffer)
+	}
 	return newNet(p, maxBatch, defaultKernel), nil
+}
+
+// maxBuffer bounds the length of any buffer New allocates (8 GiB of
+// float32, or less where int is 32 bits wide).
+var maxBuffer = math.Min(1<<31, float64(math.MaxInt)/8)
+
+// largestBuffer estimates, in float64 to avoid overflow, the longest
+// buffer newNet would allocate for any kernel (panel widths up to 32).
+func largestBuffer(s net.Spec, maxBatch int) float64 {
+	const nr = 32
+	f := func(n int) float64 { return float64(n) }
+	hw := f(s.Height) * f(s.Width)
+	pixels := (f(maxBatch) + mr) * (f(s.Height) + 2) * (f(s.Width) + 2)
+	return max(
+		pixels*f(max(s.Channels, s.Filters+nr)),                                                       // activations
+		(f(maxBatch)*hw+mr)*f(s.PolicyChannels+s.ValueChannels+nr),                                    // head output
+		9*f(max(s.Channels, s.Filters)+nr)*f(s.Filters+nr),                                            // 3x3 weights
+		hw*f(s.PolicyChannels)*f(s.Actions+nr),                                                        // policy FC
+		hw*f(s.ValueChannels)*f(s.ValueHidden+nr),                                                     // value FC1
+		(f(maxBatch)+mr)*max(hw*f(s.PolicyChannels+s.ValueChannels), f(s.Actions+s.ValueHidden+2*nr)), // dense rows
+	)
 }
 
 func newNet(p *net.Params, maxBatch int, k kernel) *Net {
@@ -108,8 +135,8 @@ func newNet(p *net.Params, maxBatch int, k kernel) *Net {
 		wt.tower = append(wt.tower, packConv3(&p.Blocks[i].A, wt.fp, wt.wp, nr), packConv3(&p.Blocks[i].B, wt.fp, wt.wp, nr))
 	}
 	wt.head = packHead(&p.PolicyConv, &p.ValueConv, wt.fp, nr)
-	wt.polFC = packDense(&p.PolicyFC, wt.hw, s.PolicyChannels, nr)
-	wt.valFC1 = packDense(&p.ValueFC1, wt.hw, s.ValueChannels, nr)
+	wt.polFC = packDense(&p.PolicyFC, wt.hw, s.PolicyChannels, nr, false)
+	wt.valFC1 = packDense(&p.ValueFC1, wt.hw, s.ValueChannels, nr, true)
 	wt.valW2 = append([]float32(nil), p.ValueFC2.W...)
 	wt.valB2 = p.ValueFC2.B[0]
 
@@ -122,6 +149,7 @@ func newNet(p *net.Params, maxBatch int, k kernel) *Net {
 		b, q := i/wt.hw, i%wt.hw
 		pix[i] = b*wt.pp + (q/wt.w+1)*wt.wp + q%wt.w + 1
 	}
+	wt.inPix = pix[:wt.hw]
 	corner := wt.wp + 1 // from a pixel to the top left of its 3x3 patch
 	wt.inA = make([]int, pixRows)
 	wt.towerA = make([]int, pixRows)
@@ -197,13 +225,13 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 	}
 
 	// NCHW planes into the padded NHWC buffer.
-	c, hw, w := s.Channels, n.hw, n.w
+	c, hw := s.Channels, n.hw
 	for b := 0; b < batch; b++ {
 		img := n.planes[b*n.pp*c : (b+1)*n.pp*c]
 		for ch := 0; ch < c; ch++ {
 			src := planes[(b*c+ch)*hw : (b*c+ch+1)*hw]
 			for q, v := range src {
-				img[((q/w+1)*n.wp+q%w+1)*c+ch] = v
+				img[n.inPix[q]*c+ch] = v
 			}
 		}
 	}
@@ -245,14 +273,12 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 }
 
 // layer runs l over the first rows rows of the offset tables, reading a and
-// writing c (plus the residual res when non-nil); every layer but the
-// dense outputs applies ReLU.
+// writing c (adding the residual res when non-nil).
 func (n *Net) layer(l *layer, a []float32, aoff []int, c []float32, coff []int, res []float32, rows int) {
 	nr := n.kern.nr
 	kdim := l.nseg * l.seglen
 	t := &n.tl
-	*t = tile{a: a, nseg: l.nseg, seglen: l.seglen, segstride: l.segstride, c: c, res: res,
-		relu: l != &n.polFC}
+	*t = tile{a: a, nseg: l.nseg, seglen: l.seglen, segstride: l.segstride, c: c, res: res, relu: l.relu}
 	for j := 0; j < l.panels; j++ {
 		t.w = l.w[j*kdim*nr : (j+1)*kdim*nr]
 		t.bias = l.bias[j*nr : (j+1)*nr]

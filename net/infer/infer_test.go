@@ -398,6 +398,11 @@ func TestNewErrors(t *testing.T) {
 	broken.Blocks[1].A.Var = broken.Blocks[1].A.Var[:3]
 	badSpec := good()
 	badSpec.Spec.Filters = 0
+	big, err := net.NewParams(net.Spec{Game: "big", Channels: 1, Height: 100, Width: 100, Actions: 1,
+		Filters: 64, PolicyChannels: 1, ValueChannels: 1, ValueHidden: 1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name     string
 		p        *net.Params
@@ -409,6 +414,7 @@ func TestNewErrors(t *testing.T) {
 		{"huge max batch", good(), 1 << 30},
 		{"wrong slice length", broken, 1},
 		{"invalid spec", badSpec, 1},
+		{"buffers too large", big, 1 << 16}, // 65542 padded 102x102 boards of 64+ channels
 	} {
 		n, err := New(c.p, c.maxBatch)
 		if err == nil || n != nil || !strings.HasPrefix(err.Error(), "infer: ") {

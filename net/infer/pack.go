@@ -19,10 +19,10 @@ func fold(c *net.ConvBN) (scale, shift []float64) {
 }
 
 // newLayer allocates a layer with outs output columns (rounded up to whole
-// panels) over kdim = nseg*seglen inputs.
-func newLayer(nseg, seglen, segstride, outs, nr int) layer {
+// panels) over kdim = nseg*seglen inputs, followed by ReLU if relu is set.
+func newLayer(nseg, seglen, segstride, outs, nr int, relu bool) layer {
 	panels := roundUp(outs, nr) / nr
-	return layer{nseg: nseg, seglen: seglen, segstride: segstride, panels: panels,
+	return layer{nseg: nseg, seglen: seglen, segstride: segstride, panels: panels, relu: relu,
 		w:    make([]float32, panels*nseg*seglen*nr),
 		bias: make([]float32, panels*nr)}
 }
@@ -37,7 +37,7 @@ func (l *layer) set(k, o, nr int, v float64) {
 // channel stride cs and padded width wp: a row's segments are the three
 // rows of the patch, each 3*cs floats ordered (kx, channel).
 func packConv3(c *net.ConvBN, cs, wp, nr int) layer {
-	l := newLayer(3, 3*cs, wp*cs, c.Out, nr)
+	l := newLayer(3, 3*cs, wp*cs, c.Out, nr, true)
 	scale, shift := fold(c)
 	for o := 0; o < c.Out; o++ {
 		for i := 0; i < c.In; i++ {
@@ -55,7 +55,7 @@ func packConv3(c *net.ConvBN, cs, wp, nr int) layer {
 // packHead lays out the policy and value 1x1 convolutions as one layer
 // whose outputs are the policy channels then the value channels.
 func packHead(pol, val *net.ConvBN, cs, nr int) layer {
-	l := newLayer(1, cs, 0, pol.Out+val.Out, nr)
+	l := newLayer(1, cs, 0, pol.Out+val.Out, nr, true)
 	for _, part := range []struct {
 		base int
 		c    *net.ConvBN
@@ -74,8 +74,8 @@ func packHead(pol, val *net.ConvBN, cs, nr int) layer {
 
 // packDense lays out a dense layer over a flattened [ch][hw] input (the
 // network's NCHW flatten) for inputs stored pixel-major, [hw][ch].
-func packDense(d *net.Dense, hw, ch, nr int) layer {
-	l := newLayer(1, d.In, 0, d.Out, nr)
+func packDense(d *net.Dense, hw, ch, nr int, relu bool) layer {
+	l := newLayer(1, d.In, 0, d.Out, nr, relu)
 	for o := 0; o < d.Out; o++ {
 		for c := 0; c < ch; c++ {
 			for q := 0; q < hw; q++ {
