@@ -120,6 +120,17 @@ func allSpecs(t testing.TB) []net.Spec {
 	return append(ss, oddSpecs...)
 }
 
+// quickSpecs is allSpecs without the Xiangqi preset in -short mode (its
+// reference pass dominates the run time, and it runs the same code as the
+// smaller nets).
+func quickSpecs(t testing.TB) []net.Spec {
+	ss := allSpecs(t)
+	if testing.Short() {
+		return append(ss[:2:2], ss[3:]...)
+	}
+	return ss
+}
+
 // compare checks got against want within tol and returns the largest
 // absolute error.
 func compare(t *testing.T, what string, got, want []float32) float64 {
@@ -144,6 +155,9 @@ func TestForwardMatchesReference(t *testing.T) {
 		t.Run(s.Game, func(t *testing.T) {
 			p := liveParams(t, s, 1)
 			for _, batch := range batches {
+				if testing.Short() && s.Game == "xiangqi" && batch > 3 {
+					continue
+				}
 				planes := randomPlanes(s, batch, uint64(batch))
 				// The reference pass is slow for the Xiangqi net (about
 				// 0.1 s a position): at batch 64 it checks a sample of
@@ -189,7 +203,7 @@ func TestForwardMatchesReference(t *testing.T) {
 // row is computed by the same operations in the same order, so the results
 // are bit-identical.
 func TestBatchIndependence(t *testing.T) {
-	for _, s := range allSpecs(t) {
+	for _, s := range quickSpecs(t) {
 		p := liveParams(t, s, 2)
 		for _, k := range kernels {
 			n := newNet(p, 16, k)
@@ -229,7 +243,7 @@ func equal(a, b []float32) bool {
 func TestKernelsAgree(t *testing.T) {
 	// Whole passes with different kernels agree with each other (same
 	// folding and layout, sums in different orders).
-	for _, s := range allSpecs(t) {
+	for _, s := range quickSpecs(t) {
 		p := liveParams(t, s, 4)
 		planes := randomPlanes(s, 5, 5)
 		var first []float32
@@ -330,8 +344,8 @@ func TestNewCopiesParams(t *testing.T) {
 }
 
 func TestZeroAllocs(t *testing.T) {
-	for _, name := range presets {
-		s := presetSpec(t, name)
+	for _, s := range quickSpecs(t)[:3] {
+		name := s.Game
 		p := randomParams(t, s, 8)
 		for _, k := range kernels {
 			n := newNet(p, 16, k)
