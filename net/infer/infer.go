@@ -1,15 +1,21 @@
-// Package infer is the fast CPU forward pass used by search: batch
-// normalisation folded into the convolutions, the activations kept in
-// zero-padded NHWC buffers, every layer (3x3 and 1x1 convolutions and the
-// dense layers) run as 6-row tiles of one register-blocked kernel with a
-// fused bias/residual/ReLU epilogue, and every buffer allocated once by New.
-// A steady-state Forward allocates nothing.
+// Package infer is the fast CPU forward pass used by search.
 //
-// The kernel is chosen when the package starts: AVX-512 or AVX2+FMA
-// assembly on amd64 CPUs that have it, otherwise a pure-Go kernel (also
-// selected everywhere by the noasm build tag). All of them are tested
-// against a plain-loop twin, and the whole pass against
-// (*net.Params).Reference.
+// New folds each batch norm into its convolution (w' = w*gamma/sqrt(var+eps),
+// b' = beta - mean*gamma/sqrt(var+eps)) and lays the weights out in panels;
+// activations live in zero-padded NHWC buffers allocated once for batches
+// up to a maximum, so a steady-state Forward allocates nothing. Every layer
+// (3x3 and 1x1 convolutions, the dense layers) runs as 6-row tiles of one
+// register-blocked kernel that reads 3x3 patches straight from the padded
+// buffer (no im2col copy) and fuses bias, residual add and ReLU.
+//
+// The kernel is chosen when the package is initialised: AVX-512 or
+// AVX2+FMA assembly on amd64 CPUs that support it, otherwise a pure-Go
+// kernel; the noasm build tag selects the pure-Go kernel everywhere. Each
+// kernel is tested against a plain-loop twin (kernelRef), and the whole
+// pass against (*net.Params).Reference and the gorgonia model.
+//
+// A Net is not safe for concurrent use; Clone gives each goroutine its own
+// buffers over the same weights.
 package infer
 
 import (
@@ -67,7 +73,7 @@ type Net struct {
 	*weights
 	planes []float32 // padded NHWC input, channel stride spec.Channels
 	x, t   []float32 // tower activations, padded NHWC, channel stride fp
-	head   []float32 // head conv output [pixel][hc]
+	heads  []float32 // head conv output [pixel][hc]
 	pol    []float32 // policy FC inputs [row][kpol]
 	val    []float32 // value FC1 inputs [row][kval]
 	logits []float32 // [row][ap]
@@ -77,8 +83,10 @@ type Net struct {
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
-// New folds and lays out p for batches of up to maxBatch positions. p is
-// not retained: later changes to it do not affect the Net.
+// New folds and lays out p for batches of up to maxBatch positions (1 to
+// 65536). It returns an error if p fails (*net.Params).Check or its
+// buffers would be unreasonably large. p is not retained: later changes to
+// it do not affect the Net.
 func New(p *net.Params, maxBatch int) (*Net, error) {
 	if p == nil {
 		return nil, errors.New("infer: nil params")
@@ -185,7 +193,7 @@ func (wt *weights) buffers() *Net {
 		planes:  make([]float32, wt.images*wt.pp*wt.spec.Channels),
 		x:       make([]float32, wt.images*wt.pp*wt.fp),
 		t:       make([]float32, wt.images*wt.pp*wt.fp),
-		head:    make([]float32, len(wt.headC)*wt.hc),
+		heads:   make([]float32, len(wt.headC)*wt.hc),
 		pol:     make([]float32, rows*wt.kpol),
 		val:     make([]float32, rows*wt.kval),
 		logits:  make([]float32, rows*wt.ap),
@@ -237,12 +245,12 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 	}
 
 	pixRows := roundUp(batch*hw, mr)
-	n.layer(&n.weights.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
+	n.layer(&n.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
 	for i := 0; i < len(n.tower); i += 2 {
 		n.layer(&n.tower[i], n.x, n.towerA, n.t, n.towerC, nil, pixRows)
 		n.layer(&n.tower[i+1], n.t, n.towerA, n.x, n.towerC, n.x, pixRows)
 	}
-	n.layer(&n.weights.head, n.x, n.headA, n.head, n.headC, nil, pixRows)
+	n.layer(&n.head, n.x, n.headA, n.heads, n.headC, nil, pixRows)
 
 	// Split the head output into the two dense layers' inputs, pixel-major
 	// (the dense weights were permuted to match).
@@ -251,7 +259,7 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 		pol := n.pol[b*n.kpol : (b+1)*n.kpol]
 		val := n.val[b*n.kval : (b+1)*n.kval]
 		for q := 0; q < hw; q++ {
-			h := n.head[(b*hw+q)*n.hc:][:pc+vc]
+			h := n.heads[(b*hw+q)*n.hc:][:pc+vc]
 			copy(pol[q*pc:(q+1)*pc], h[:pc])
 			copy(val[q*vc:(q+1)*vc], h[pc:])
 		}
