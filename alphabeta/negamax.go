@@ -12,9 +12,10 @@ const (
 	captureM     = 16
 )
 
-// search is the negamax core, fail-soft (or fail-hard for that
-// algorithm), with PVS's null windows when selected.
-func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
+// enter does what every node does first: count it, poll the limits, and
+// score it at once when the search is stopped, a rule ends the game or
+// the ply limit is reached.
+func (s *Searcher) enter(ply int) (int, bool) {
 	s.pvLen[ply] = ply
 	if ply > s.seldepth {
 		s.seldepth = ply
@@ -24,17 +25,26 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		s.poll()
 	}
 	if s.aborted {
-		return 0
+		return 0, true
 	}
-	p := s.p
 	if ply > 0 {
-		if st := p.RuleStatus(); st.Over() {
-			return resultScore(st.Result, ply)
+		if st := s.p.RuleStatus(); st.Over() {
+			return resultScore(st.Result, ply), true
 		}
 	}
 	if ply >= MaxPly-1 {
-		return p.Evaluate()
+		return s.p.Evaluate(), true
 	}
+	return 0, false
+}
+
+// search is the negamax core, fail-soft (or fail-hard for that
+// algorithm), with PVS's null windows when selected.
+func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
+	if v, done := s.enter(ply); done {
+		return v
+	}
+	p := s.p
 	inCheck := p.InCheck()
 	if inCheck && s.opts.CheckExtension && ply < MaxPly/2 {
 		depth++
@@ -175,26 +185,10 @@ func (s *Searcher) leaf(alpha, beta, ply int) int {
 // quiesce searches captures (all moves in check) until the position is
 // quiet; standing pat on the static evaluation when not in check.
 func (s *Searcher) quiesce(alpha, beta, ply int) int {
-	s.pvLen[ply] = ply
-	if ply > s.seldepth {
-		s.seldepth = ply
-	}
-	s.nodes++
-	if s.nodes&1023 == 0 {
-		s.poll()
-	}
-	if s.aborted {
-		return 0
+	if v, done := s.enter(ply); done {
+		return v
 	}
 	p := s.p
-	if ply > 0 {
-		if st := p.RuleStatus(); st.Over() {
-			return resultScore(st.Result, ply)
-		}
-	}
-	if ply >= MaxPly-1 {
-		return p.Evaluate()
-	}
 	alphaOrig := alpha
 	inCheck := p.InCheck()
 	best := -Infinity
