@@ -3,6 +3,7 @@ package net
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -183,18 +184,6 @@ func loss64(p *Params, ts [][]float64, b Batch, c float64) (total, vloss, ploss 
 	return vloss + ploss + c*l2, vloss, ploss, r.kinks
 }
 
-func sameKinks(a, b []bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // ---- tests -----------------------------------------------------------------
 
 func TestGradientFiniteDifference(t *testing.T) {
@@ -248,7 +237,7 @@ func TestGradientFiniteDifference(t *testing.T) {
 			ts[i][j] = w - h
 			lm, _, _, km := loss64(p, ts, b, decay)
 			ts[i][j] = w
-			if !sameKinks(kp, kinks) || !sameKinks(km, kinks) {
+			if !slices.Equal(kp, kinks) || !slices.Equal(km, kinks) {
 				skipped++ // the step crosses a ReLU kink
 				continue
 			}

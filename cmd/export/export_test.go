@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,7 +110,7 @@ func TestNewWithSamples(t *testing.T) {
 	}
 	for _, s := range ss {
 		pol, val := p.Reference(s.Planes, 1)
-		if !slicesEqual(pol, s.Policy) || val[0] != s.Value {
+		if !slices.Equal(pol, s.Policy) || val[0] != s.Value {
 			t.Fatal("sample outputs are not the network's")
 		}
 	}
@@ -157,7 +158,7 @@ func TestCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range ss {
-		if ss[i].FEN != wantSamples[i].FEN || !slicesEqual(ss[i].Policy, wantSamples[i].Policy) {
+		if ss[i].FEN != wantSamples[i].FEN || !slices.Equal(ss[i].Policy, wantSamples[i].Policy) {
 			t.Fatalf("sample %d differs from onnx.Samples", i)
 		}
 	}
@@ -220,18 +221,6 @@ func TestErrors(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("failed runs left files: %d entries", len(entries))
 	}
-}
-
-func slicesEqual(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func sameFile(t *testing.T, a, b string) bool {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -57,7 +58,7 @@ func liveParams(t testing.TB, s net.Spec, seed uint64) *net.Params {
 		p := randomParams(t, s, seed+i)
 		planes := randomPlanes(s, 4, 1)
 		pol, val := p.Reference(planes, 4)
-		live := !equal(pol[:s.Actions], pol[s.Actions:2*s.Actions]) && val[0] != val[1]
+		live := !slices.Equal(pol[:s.Actions], pol[s.Actions:2*s.Actions]) && val[0] != val[1]
 		for _, v := range val {
 			live = live && math.Abs(float64(v)) < 0.98
 		}
@@ -220,24 +221,12 @@ func TestBatchIndependence(t *testing.T) {
 				if err := n.Forward(planes[i*per:(i+1)*per], 1, pol, val); err != nil {
 					t.Fatal(err)
 				}
-				if !equal(pol, pol16[i*s.Actions:(i+1)*s.Actions]) || val[0] != val16[i] {
+				if !slices.Equal(pol, pol16[i*s.Actions:(i+1)*s.Actions]) || val[0] != val16[i] {
 					t.Errorf("%s/%s: position %d alone differs from position %d of a batch of 16", s.Game, k.name, i, i)
 				}
 			}
 		}
 	}
-}
-
-func equal(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestKernelsAgree(t *testing.T) {
@@ -303,7 +292,7 @@ func TestClone(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if !equal(pol, wantP[w]) || !equal(val, wantV[w]) {
+				if !slices.Equal(pol, wantP[w]) || !slices.Equal(val, wantV[w]) {
 					t.Errorf("clone %d: results differ from the original's", w)
 					return
 				}
@@ -338,7 +327,7 @@ func TestNewCopiesParams(t *testing.T) {
 	if err := n.Forward(planes, 2, pol2, val2); err != nil {
 		t.Fatal(err)
 	}
-	if !equal(pol1, pol2) || !equal(val1, val2) {
+	if !slices.Equal(pol1, pol2) || !slices.Equal(val1, val2) {
 		t.Error("changing the params after New changed the Net's outputs")
 	}
 }
