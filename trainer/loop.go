@@ -40,11 +40,12 @@ func (l *Loop) generation(ctx context.Context) error {
 	t := l.cfg.Training
 	need := l.cfg.Replay.MinSamples - l.window.Len()
 	if t.SampleRatio > 0 {
-		need = max(need, int(float64(t.StepsPerGeneration*t.BatchSize)/t.SampleRatio))
+		need = max(need, int(float64(t.StepsPerGeneration*t.BatchSize)/t.SampleRatio)-l.unused)
 	}
 	if err := l.gather(ctx, need); err != nil {
 		return err
 	}
+	l.unused = 0
 	if err := l.train(ctx, t.StepsPerGeneration); err != nil {
 		return err
 	}
@@ -89,7 +90,8 @@ func (l *Loop) generation(ctx context.Context) error {
 // in-process worker, or from other workers' shards.
 func (l *Loop) gather(ctx context.Context, need int) error {
 	if need <= 0 {
-		_, err := l.window.Refresh()
+		n, err := l.window.Refresh()
+		l.unused += n
 		return err
 	}
 	if l.worker != nil {
@@ -118,7 +120,8 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 		}
 		st := l.worker.Stats()
 		fmt.Fprintf(l.out, "self-play: %d samples in %.0fs (%d games so far)\n", l.newSP.Load(), time.Since(start).Seconds(), st.Games)
-		_, err = l.window.Refresh()
+		n, err := l.window.Refresh()
+		l.unused += n
 		return err
 	}
 	// Shards come from other workers: poll the replay directory.
@@ -129,6 +132,7 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 			return err
 		}
 		got += n
+		l.unused += n
 		if got >= need {
 			break
 		}

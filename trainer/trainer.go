@@ -93,6 +93,9 @@ type Loop struct {
 	window  *data.Window
 	worker  *selfplay.Worker
 	newSP   atomic.Int64 // samples written by self-play since the last count
+	// unused counts samples that reached the window since the last
+	// training phase (the sample ratio's measure of fresh data).
+	unused int
 
 	metrics  *os.File
 	history  []point // for plots
@@ -226,9 +229,11 @@ func (l *Loop) restore() error {
 		return err
 	}
 	l.window.OnCorrupt = func(path string, err error) { l.log.Warn("skipping shard", "path", path, "err", err) }
-	if _, err := l.window.Refresh(); err != nil {
+	n, err := l.window.Refresh()
+	if err != nil {
 		return err
 	}
+	l.unused = n
 	if l.opts.SelfPlay {
 		fwd, err := l.opts.NewForwarder(l.best, l.cfg.SelfPlay.BatchSize)
 		if err != nil {

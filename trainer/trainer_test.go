@@ -16,6 +16,7 @@ import (
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/net/onnx"
+	"github.com/tabula-zero/tabula/selfplay"
 )
 
 func tinyConfig(t *testing.T) *configs.Config {
@@ -196,3 +197,37 @@ func TestEndToEnd(t *testing.T) {
 type writerFunc func(p []byte)
 
 func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
+
+// TestTrainFromShards: with self-play off the trainer waits for shards
+// written by other workers and trains on them.
+func TestTrainFromShards(t *testing.T) {
+	run := t.TempDir()
+	cfg := tinyConfig(t)
+	// Another worker (here: this process, before the trainer starts)
+	// writes shards with the generation-0 network.
+	spec, _ := configs.NetSpec(cfg)
+	p, _ := net.NewParams(spec, cfg.Seed)
+	fwd, _ := infer.New(p, cfg.SelfPlay.BatchSize)
+	w, err := selfplay.New(cfg, selfplay.Options{ReplayDir: filepath.Join(run, "replay"), Worker: "remote"}, fwd, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(run, "replay"), 0o755)
+	if err := w.Run(context.Background(), 40, 0); err != nil {
+		t.Fatal(err)
+	}
+	if w.Stats().Samples < int64(cfg.Replay.MinSamples) {
+		t.Fatalf("only %d samples", w.Stats().Samples)
+	}
+	var out bytes.Buffer
+	if err := Run(context.Background(), Options{Run: run, Config: cfg, SelfPlay: false, MaxGenerations: 1, Out: &out, NewForwarder: newFwd}); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	latest, _ := checkpoints.Pointer(run, checkpoints.LatestFile)
+	if c, err := checkpoints.Load(latest); err != nil || c.Generation != 1 || c.Step != int64(cfg.Training.StepsPerGeneration) {
+		t.Fatalf("latest after training from shards: %+v %v", c, err)
+	}
+	if strings.Contains(out.String(), "self-play:") {
+		t.Fatal("the trainer played games although self-play was off")
+	}
+}
