@@ -83,3 +83,18 @@ func TestApplyPlanes(t *testing.T) {
 		t.Fatalf("ApplyPlanes = %v, want %v", dst, want)
 	}
 }
+
+func TestParseOptions(t *testing.T) {
+	o, err := game.ParseOptions(" TryRule = immediate,PlyCap=10 ")
+	if err != nil || o["TryRule"] != "immediate" || o["PlyCap"] != "10" || len(o) != 2 {
+		t.Fatalf("%v %v", o, err)
+	}
+	for _, bad := range []string{"TryRule", "=3", "a=1,,b=2"} {
+		if _, err := game.ParseOptions(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	if o, err := game.ParseOptions(""); err != nil || len(o) != 0 {
+		t.Fatalf("empty: %v %v", o, err)
+	}
+}

@@ -145,3 +145,20 @@ func (opts Options) Get(name, def string) string {
 	}
 	return def
 }
+
+// ParseOptions reads rule options written as "name=value,name=value" (the
+// form command-line flags use); "" is no options.
+func ParseOptions(s string) (Options, error) {
+	opts := Options{}
+	if strings.TrimSpace(s) == "" {
+		return opts, nil
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if k = strings.TrimSpace(k); !ok || k == "" {
+			return nil, fmt.Errorf("game: option %q is not name=value", kv)
+		}
+		opts[k] = strings.TrimSpace(v)
+	}
+	return opts, nil
+}

@@ -97,21 +97,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return runMatch(ctx, o, stdout, stderr)
 }
 
-func parseRules(s string) (game.Options, error) {
-	opts := game.Options{}
-	if s == "" {
-		return opts, nil
-	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("-rules: %q is not name=value", kv)
-		}
-		opts[strings.TrimSpace(k)] = strings.TrimSpace(v)
-	}
-	return opts, nil
-}
-
 // parseSPRT reads "elo0,elo1[,alpha,beta]".
 func parseSPRT(s string) (*arena.SPRT, error) {
 	parts := strings.Split(s, ",")
@@ -140,7 +125,7 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.games < 1 {
 		return fmt.Errorf("-games %d: want at least 1", o.games)
 	}
-	rules, err := parseRules(o.rules)
+	rules, err := game.ParseOptions(o.rules)
 	if err != nil {
 		return err
 	}

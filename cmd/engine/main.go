@@ -46,7 +46,7 @@ func run(args []string, in io.Reader, out io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	opts, err := parseRules(*rules)
+	opts, err := game.ParseOptions(*rules)
 	if err != nil {
 		return err
 	}
@@ -66,21 +66,6 @@ func run(args []string, in io.Reader, out io.Writer) error {
 		return err
 	}
 	return e.Run(ctx)
-}
-
-func parseRules(s string) (game.Options, error) {
-	opts := game.Options{}
-	if s == "" {
-		return opts, nil
-	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, fmt.Errorf("-rules: %q is not name=value", kv)
-		}
-		opts[k] = v
-	}
-	return opts, nil
 }
 
 // runSolve solves a file of Connect Four positions and prints the summary.
