@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta"
@@ -99,6 +100,32 @@ func NewFuncSpec(name, gameName string, newPlayer func() (Player, error)) (*Spec
 	return &Spec{Text: name, Kind: KindCustom, Game: g.Name, name: name, newPlayer: newPlayer}, nil
 }
 
+// kinds holds the player kinds registered from other packages.
+var (
+	kindsMu sync.Mutex
+	kinds   = map[string]func(spec, args, gameName string) (*Spec, error){}
+)
+
+// RegisterKind makes ParsePlayer hand specs "kind:args" to parse (for
+// players built outside this package, such as arena/uciplayer's external
+// engines; parse usually ends in NewFuncSpec). It panics on a built-in or
+// duplicate kind.
+func RegisterKind(kind string, parse func(spec, args, gameName string) (*Spec, error)) {
+	kind = strings.ToLower(kind)
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	if _, dup := kinds[kind]; dup || slices.Contains([]string{KindRandom, KindAB, KindNet, KindABZero, KindMCTS, KindCustom}, kind) {
+		panic("arena: player kind " + kind + " registered twice")
+	}
+	kinds[kind] = parse
+}
+
+func registeredKind(kind string) func(spec, args, gameName string) (*Spec, error) {
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	return kinds[kind]
+}
+
 // Name returns the name the spec's players go by.
 func (s *Spec) Name() string { return s.name }
 
@@ -124,6 +151,9 @@ func ParsePlayer(spec, gameName string) (*Spec, error) {
 	}
 	kind, rest, _ := strings.Cut(text, ":")
 	kind = strings.ToLower(strings.TrimSpace(kind))
+	if parse := registeredKind(kind); parse != nil {
+		return parse(text, rest, g.Name)
+	}
 	s := &Spec{Text: text, Kind: kind, Game: g.Name, name: text}
 	kv, pos, err := splitArgs(text, rest)
 	if err != nil {

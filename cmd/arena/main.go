@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/arena"
+	_ "github.com/tabula-zero/tabula/arena/uciplayer"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/connect4"
 	_ "github.com/tabula-zero/tabula/game/lion"

@@ -1,0 +1,349 @@
+package uci
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tabula-zero/tabula/game"
+)
+
+// ErrEngineFailed marks a Player error caused by the engine: it crashed,
+// hung, or played an illegal or no move. The arena scores it as a loss
+// (arena/uciplayer wraps it as arena.ErrForfeit).
+var ErrEngineFailed = errors.New("uci: engine failed")
+
+// Player defaults.
+const (
+	// DefaultMoveTimeout bounds a `go depth N` or `go nodes N` search.
+	DefaultMoveTimeout = 60 * time.Second
+	// DefaultMoveMargin is added to movetime before the engine is
+	// considered hung.
+	DefaultMoveMargin = time.Second
+	// stopGrace is how long a player waits for bestmove after `stop`.
+	stopGrace = 500 * time.Millisecond
+)
+
+// SetOptionArg is one `setoption` a Player sends after the handshake.
+type SetOptionArg struct{ Name, Value string }
+
+// PlayerConfig describes an external engine playing one side of games.
+// Exactly one of Depth, MoveTime and Nodes is normally set.
+type PlayerConfig struct {
+	Name    string   // the player's name in results
+	Path    string   // the engine executable
+	Args    []string // its arguments
+	Variant string   // UCI_Variant to set; "" sets none
+	Options []SetOptionArg
+
+	Depth    int
+	MoveTime time.Duration
+	Nodes    uint64
+
+	// ReplyTimeout bounds the handshake, setoption and isready replies
+	// (0: DefaultReplyTimeout).
+	ReplyTimeout time.Duration
+	// MoveTimeout bounds a depth or nodes search (0: DefaultMoveTimeout).
+	MoveTimeout time.Duration
+	// Margin is added to MoveTime for the bestmove deadline (0:
+	// DefaultMoveMargin).
+	Margin time.Duration
+}
+
+// ParsePlayerSpec reads the part of a player spec after "uci:":
+//
+//	COMMAND[,variant=V,depth=N|movetime=MS|nodes=N,timeout=MS,Option=Value...]
+//
+// COMMAND is the executable, optionally followed by space-separated
+// arguments. Keys other than name, variant, depth, movetime, nodes and
+// timeout are engine options, sent with their case kept (Hash=16 sends
+// `setoption name Hash value 16`). variant defaults to xiangqi for the
+// xiangqi game and to none for other games; variant=none sends none.
+// Without depth, movetime or nodes the engine searches to depth 1.
+func ParsePlayerSpec(args, gameName string) (PlayerConfig, error) {
+	var c PlayerConfig
+	parts := strings.Split(args, ",")
+	cmd := strings.Fields(parts[0])
+	if len(cmd) == 0 {
+		return c, errors.New("uci player: missing engine command (uci:COMMAND[,key=value...])")
+	}
+	c.Path, c.Args = cmd[0], cmd[1:]
+	c.Name = "uci:" + strings.TrimSpace(args)
+	if gameName == "xiangqi" {
+		c.Variant = "xiangqi"
+	}
+	seen := map[string]bool{}
+	for _, part := range parts[1:] {
+		part = strings.TrimSpace(part)
+		k, v, ok := strings.Cut(part, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" {
+			return c, fmt.Errorf("uci player: argument %q is not key=value", part)
+		}
+		lk := strings.ToLower(k)
+		if seen[lk] {
+			return c, fmt.Errorf("uci player: key %s given twice", k)
+		}
+		seen[lk] = true
+		num := func() (int64, error) {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n < 1 {
+				return 0, fmt.Errorf("uci player: %s=%q is not a positive integer", k, v)
+			}
+			return n, nil
+		}
+		switch lk {
+		case "name":
+			if v == "" {
+				return c, errors.New("uci player: empty name")
+			}
+			c.Name = v
+		case "variant":
+			c.Variant = v
+			if strings.EqualFold(v, "none") {
+				c.Variant = ""
+			}
+		case "depth":
+			n, err := num()
+			if err != nil {
+				return c, err
+			}
+			c.Depth = int(min(n, 1000))
+		case "nodes":
+			n, err := num()
+			if err != nil {
+				return c, err
+			}
+			c.Nodes = uint64(n)
+		case "movetime":
+			n, err := num()
+			if err != nil {
+				return c, err
+			}
+			c.MoveTime = time.Duration(min(n, 86_400_000)) * time.Millisecond
+		case "timeout":
+			n, err := num()
+			if err != nil {
+				return c, err
+			}
+			c.MoveTimeout = time.Duration(min(n, 86_400_000)) * time.Millisecond
+		default:
+			if strings.ContainsAny(k+v, "\r\n") || strings.Contains(" "+k+" ", " value ") {
+				return c, fmt.Errorf("uci player: bad option %q", part)
+			}
+			c.Options = append(c.Options, SetOptionArg{Name: k, Value: v})
+		}
+	}
+	if c.Depth == 0 && c.MoveTime == 0 && c.Nodes == 0 {
+		c.Depth = 1
+	}
+	return c, nil
+}
+
+// Player plays games with an external engine. It follows the arena's
+// Player contract (Name, NewGame, Move, Close) without importing the
+// arena; errors caused by the engine wrap ErrEngineFailed. After a crash
+// or a hang the engine is killed and started again at the next NewGame.
+type Player struct {
+	cfg   PlayerConfig
+	c     *Client
+	start game.Position // the game's start, untouched
+	fen   string
+}
+
+// NewPlayer starts the engine and completes the handshake and options, so
+// that a wrong command or option fails at once.
+func NewPlayer(ctx context.Context, cfg PlayerConfig) (*Player, error) {
+	if cfg.Path == "" {
+		return nil, errors.New("uci player: no engine command")
+	}
+	if cfg.Name == "" {
+		cfg.Name = "uci:" + cfg.Path
+	}
+	p := &Player{cfg: cfg}
+	if err := p.startEngine(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Name returns the player's name.
+func (p *Player) Name() string { return p.cfg.Name }
+
+// EngineName returns the engine's `id name` (empty before a handshake).
+func (p *Player) EngineName() string {
+	if p.c == nil {
+		return ""
+	}
+	return p.c.Name()
+}
+
+func (p *Player) startEngine(ctx context.Context) error {
+	c, err := Start(context.Background(), p.cfg.Path, p.cfg.Args...)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrEngineFailed, err)
+	}
+	if p.cfg.ReplyTimeout > 0 {
+		c.ReplyTimeout = p.cfg.ReplyTimeout
+	}
+	fail := func(err error) error {
+		c.Close()
+		return fmt.Errorf("%w: %s: %w", ErrEngineFailed, p.cfg.Path, err)
+	}
+	if err := c.Handshake(ctx); err != nil {
+		return fail(err)
+	}
+	if p.cfg.Variant != "" {
+		if err := c.SetOption(ctx, variantOption, p.cfg.Variant); err != nil {
+			return fail(err)
+		}
+	}
+	for _, o := range p.cfg.Options {
+		if err := c.SetOption(ctx, o.Name, o.Value); err != nil {
+			return fail(err)
+		}
+	}
+	p.c = c
+	return nil
+}
+
+// kill closes the engine after a failure; the next NewGame starts it anew.
+func (p *Player) kill() {
+	if p.c != nil {
+		p.c.ReplyTimeout = 200 * time.Millisecond
+		p.c.Close()
+		p.c = nil
+	}
+}
+
+// NewGame starts a game from start: `ucinewgame` and `isready`, after
+// restarting the engine if it failed in an earlier game.
+func (p *Player) NewGame(start game.Position, _ uint64) error {
+	p.start, p.fen = start.Clone(), start.String()
+	ctx := context.Background()
+	if p.c == nil {
+		if err := p.startEngine(ctx); err != nil {
+			return err
+		}
+	}
+	if err := p.c.Send("ucinewgame"); err != nil {
+		p.kill()
+		return fmt.Errorf("%w: %w", ErrEngineFailed, err)
+	}
+	if err := p.c.IsReady(ctx); err != nil {
+		p.kill()
+		return fmt.Errorf("%w: %w", ErrEngineFailed, err)
+	}
+	return nil
+}
+
+// goCommand returns the `go` command and the deadline for bestmove.
+func (p *Player) goCommand() (string, time.Duration) {
+	timeout := p.cfg.MoveTimeout
+	if timeout <= 0 {
+		timeout = DefaultMoveTimeout
+	}
+	var parts []string
+	if p.cfg.Depth > 0 {
+		parts = append(parts, "depth", strconv.Itoa(p.cfg.Depth))
+	}
+	if p.cfg.Nodes > 0 {
+		parts = append(parts, "nodes", strconv.FormatUint(p.cfg.Nodes, 10))
+	}
+	if p.cfg.MoveTime > 0 {
+		parts = append(parts, "movetime", strconv.FormatInt(p.cfg.MoveTime.Milliseconds(), 10))
+		margin := p.cfg.Margin
+		if margin <= 0 {
+			margin = DefaultMoveMargin
+		}
+		if p.cfg.MoveTimeout <= 0 || p.cfg.Depth == 0 && p.cfg.Nodes == 0 {
+			timeout = p.cfg.MoveTime + margin
+		}
+	}
+	return "go " + strings.Join(parts, " "), timeout
+}
+
+// PositionCommand returns `position fen START moves ...` for moves played
+// from start.
+func PositionCommand(start game.Position, moves []game.Move) (string, error) {
+	q := start.Clone()
+	var b strings.Builder
+	b.WriteString("position fen ")
+	b.WriteString(start.String())
+	if len(moves) > 0 {
+		b.WriteString(" moves")
+	}
+	for i, m := range moves {
+		if !game.IsLegal(q, m) {
+			return "", fmt.Errorf("uci player: move %d (%s) is not legal", i+1, q.FormatMove(m))
+		}
+		b.WriteByte(' ')
+		b.WriteString(q.FormatMove(m))
+		q.Make(m)
+	}
+	return b.String(), nil
+}
+
+func isBestMove(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "bestmove") }
+
+// Move sends the game so far and reads the engine's bestmove. A crash, a
+// missed deadline, or an illegal or missing move wraps ErrEngineFailed;
+// a cancelled ctx stops the search and returns ctx's error.
+func (p *Player) Move(ctx context.Context, pos game.Position, moves []game.Move) (game.Move, error) {
+	if p.start == nil {
+		return game.NoMove, errors.New("uci player: Move before NewGame")
+	}
+	if p.c == nil {
+		return game.NoMove, fmt.Errorf("%w: the engine failed earlier in this game", ErrEngineFailed)
+	}
+	posCmd, err := PositionCommand(p.start, moves)
+	if err != nil {
+		return game.NoMove, err
+	}
+	goCmd, timeout := p.goCommand()
+	fail := func(err error) (game.Move, error) {
+		p.kill()
+		return game.NoMove, fmt.Errorf("%w: %w", ErrEngineFailed, err)
+	}
+	if err := p.c.Send(posCmd); err != nil {
+		return fail(err)
+	}
+	if err := p.c.Send(goCmd); err != nil {
+		return fail(err)
+	}
+	lines, err := p.c.ReadUntil(ctx, isBestMove, timeout)
+	if err != nil {
+		if ctx.Err() != nil {
+			// Not the engine's fault: stop it and wait briefly for its
+			// bestmove so the next search starts clean.
+			p.c.Send("stop")
+			if _, err := p.c.ReadUntil(context.Background(), isBestMove, stopGrace); err != nil {
+				p.kill()
+			}
+			return game.NoMove, ctx.Err()
+		}
+		return fail(fmt.Errorf("%s: %w", p.cfg.Path, err))
+	}
+	f := strings.Fields(lines[len(lines)-1])
+	if len(f) < 2 || f[0] != "bestmove" {
+		return game.NoMove, fmt.Errorf("%w: malformed reply %q", ErrEngineFailed, clip(lines[len(lines)-1]))
+	}
+	m, err := pos.ParseMove(f[1])
+	if err != nil {
+		return game.NoMove, fmt.Errorf("%w: illegal bestmove %s after %q: %w", ErrEngineFailed, clip(f[1]), clipN(posCmd, 300), err)
+	}
+	return m, nil
+}
+
+// Close quits the engine.
+func (p *Player) Close() error {
+	if p.c == nil {
+		return nil
+	}
+	err := p.c.Close()
+	p.c = nil
+	return err
+}
