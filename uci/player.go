@@ -333,7 +333,7 @@ func (p *Player) Move(ctx context.Context, pos game.Position, moves []game.Move)
 	}
 	m, err := pos.ParseMove(f[1])
 	if err != nil {
-		return game.NoMove, fmt.Errorf("%w: illegal bestmove %s after %q: %w", ErrEngineFailed, clip(f[1]), clipN(posCmd, 300), err)
+		return game.NoMove, fmt.Errorf("%w: illegal bestmove %s after %s: %w", ErrEngineFailed, clip(f[1]), clipN(posCmd, 300), err)
 	}
 	return m, nil
 }

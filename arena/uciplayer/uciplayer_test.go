@@ -1,0 +1,175 @@
+package uciplayer
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/xiangqi"
+)
+
+const fairyStockfish = "/usr/games/fairy-stockfish"
+
+func needFairy(t *testing.T) {
+	t.Helper()
+	if _, err := os.Stat(fairyStockfish); err != nil {
+		t.Skipf("%s is missing (Debian package fairy-stockfish): %v", fairyStockfish, err)
+	}
+}
+
+func TestParse(t *testing.T) {
+	if _, err := arena.ParsePlayer("uci:/no/such/engine,depth=1", "xiangqi"); err == nil {
+		t.Error("missing engine: no error")
+	}
+	if _, err := arena.ParsePlayer("uci:sh,depth=x", "xiangqi"); err == nil {
+		t.Error("bad depth: no error")
+	}
+	s, err := arena.ParsePlayer("uci:sh,depth=2,name=shell", "xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name() != "shell" || s.Kind != arena.KindCustom {
+		t.Errorf("spec %+v", s)
+	}
+}
+
+// A forfeit wraps both arena.ErrForfeit and the engine's error.
+func TestForfeitError(t *testing.T) {
+	f := forfeit{errors.New("engine died")}
+	if !errors.Is(f, arena.ErrForfeit) || f.Error() != "engine died" {
+		t.Errorf("forfeit %v", f)
+	}
+}
+
+func TestMatchAgainstFairyStockfish(t *testing.T) {
+	needFairy(t)
+	a, err := arena.ParsePlayer("ab:depth=2", "xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := arena.ParsePlayer("uci:"+fairyStockfish+",depth=1,Hash=16", "xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := arena.RunMatch(context.Background(), arena.Match{Game: "xiangqi", A: a, B: b, Games: 4, Concurrency: 1, OpeningPlies: 2, Seed: 7, PlyCap: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Games() != 4 || len(res.Records) != 4 {
+		t.Fatalf("W-D-L %d-%d-%d and %d records, want 4 games", res.Wins, res.Draws, res.Losses, len(res.Records))
+	}
+	g, _ := game.Lookup("xiangqi")
+	for _, r := range res.Records {
+		if strings.Contains(r.Reason, "forfeit") || strings.Contains(r.Reason, "illegal") {
+			t.Errorf("game %d: %s", r.Index, r.Reason)
+		}
+		p, err := g.Parse(r.Start, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := game.Play(p, r.Moves...); err != nil {
+			t.Errorf("game %d: %v", r.Index, err)
+		}
+		if len(r.Moves) != r.Plies {
+			t.Errorf("game %d: %d moves, %d plies", r.Index, len(r.Moves), r.Plies)
+		}
+		t.Logf("game %d: %s-%s %s (%s, %d plies)", r.Index, r.First, r.Second, r.Result, r.Reason, r.Plies)
+	}
+}
+
+// tabula's own engine played through the uci player makes the moves of the
+// in-process alpha-beta player at the same fixed depth.
+func TestOwnEngineMatchesInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/engine")
+	}
+	bin := filepath.Join(t.TempDir(), "engine")
+	build := exec.Command("go", "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/engine")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	const depth = "3"
+	inSpec, err := arena.ParsePlayer("ab:depth="+depth+",hash=16", "xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exSpec, err := arena.ParsePlayer("uci:"+bin+",depth="+depth+",Hash=16", "xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := inSpec.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	ex, err := exSpec.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ex.Close()
+	g, _ := game.Lookup("xiangqi")
+	start, err := g.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pl := range []arena.Player{in, ex} {
+		if err := pl.NewGame(start, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pos := start.Clone()
+	var moves []game.Move
+	ctx := context.Background()
+	for ply := 0; ply < 40 && !pos.Status().Over(); ply++ {
+		mi, err := in.Move(ctx, pos.Clone(), moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		me, err := ex.Move(ctx, pos.Clone(), moves)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mi != me {
+			t.Fatalf("ply %d in %s: in-process %s, engine %s", ply, pos, pos.FormatMove(mi), pos.FormatMove(me))
+		}
+		pos.Make(mi)
+		moves = append(moves, mi)
+	}
+	t.Logf("%d plies agree", len(moves))
+}
+
+// An engine that crashes on its first search forfeits every game it plays
+// and the match still ends, with the reason recorded.
+func TestCrashingEngineForfeits(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	script := filepath.Join(t.TempDir(), "crash.sh")
+	body := `while read -r l; do case "$l" in uci) echo uciok;; isready) echo readyok;; go*) exit 3;; quit) exit 0;; esac; done`
+	if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := arena.ParsePlayer("random", "xiangqi")
+	b, err := Parse("uci:/bin/sh "+script+",depth=1,name=crash", "/bin/sh "+script+",depth=1,name=crash", "xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := arena.RunMatch(context.Background(), arena.Match{Game: "xiangqi", A: a, B: b, Games: 2, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Wins != 2 {
+		t.Errorf("random vs crash: W-D-L %d-%d-%d, want 2-0-0", res.Wins, res.Draws, res.Losses)
+	}
+	for _, r := range res.Records {
+		if !strings.Contains(r.Reason, "crash forfeits") || !strings.Contains(r.Reason, "exit status 3") {
+			t.Errorf("game %d: reason %q", r.Index, r.Reason)
+		}
+	}
+}
