@@ -1,6 +1,7 @@
 package uci
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -48,6 +49,10 @@ func (e *Engine) cmdUCI() {
 				continue
 			}
 			seen[strings.ToLower(o.Name)] = true
+			if isStringOption(e.searcher, o.Name) {
+				ls = append(ls, fmt.Sprintf("option name %s type string default %s", o.Name, cmp.Or(o.Default, "<empty>")))
+				continue
+			}
 			ls = append(ls, optionLine(o))
 		}
 	}
@@ -98,6 +103,12 @@ func (e *Engine) cmdSetOption(args []string) error {
 	if os, ok := e.searcher.(OptionSetter); ok {
 		for _, o := range os.SearchOptions() {
 			if strings.EqualFold(o.Name, name) {
+				if isStringOption(e.searcher, o.Name) {
+					if value == "<empty>" {
+						value = ""
+					}
+					return os.SetSearchOption(o.Name, value)
+				}
 				if err := o.Check(value); err != nil {
 					return fmt.Errorf("setoption: %w", err)
 				}

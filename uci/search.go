@@ -32,6 +32,27 @@ type OptionSetter interface {
 	SetSearchOption(name, value string) error
 }
 
+// StringOptioner is implemented by OptionSetters with free-text options
+// (a file name, a real number): the engine declares the options it names
+// as `type string` and passes their values to SetSearchOption unchecked.
+type StringOptioner interface {
+	StringOptions() []string
+}
+
+// isStringOption reports whether the searcher declares name as free text.
+func isStringOption(s Searcher, name string) bool {
+	so, ok := s.(StringOptioner)
+	if !ok {
+		return false
+	}
+	for _, n := range so.StringOptions() {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // NewGamer is implemented by searchers that keep state between moves (a
 // transposition table); `ucinewgame` clears it.
 type NewGamer interface {

@@ -18,10 +18,11 @@ type searcher struct {
 	opts    alphabeta.Options
 	multiPV int
 	s       *alphabeta.Searcher
+	moverState
 }
 
 func newSearcher() *searcher {
-	return &searcher{opts: alphabeta.DefaultOptions(), multiPV: 1}
+	return &searcher{opts: alphabeta.DefaultOptions(), multiPV: 1, moverState: newMoverState()}
 }
 
 // Option names.
@@ -32,14 +33,17 @@ const (
 )
 
 func (s *searcher) SearchOptions() []game.Option {
-	return []game.Option{
+	return append([]game.Option{
 		{Name: optAlgorithm, Default: alphabeta.DefaultOptions().Algorithm, Values: alphabeta.Algorithms},
 		{Name: optHash, Default: strconv.Itoa(alphabeta.DefaultOptions().HashMiB), Min: 1, Max: 65536},
 		{Name: optMultiPV, Default: "1", Min: 1, Max: 500},
-	}
+	}, moverOptions()...)
 }
 
 func (s *searcher) SetSearchOption(name, value string) error {
+	if ok, err := s.setMoverOption(name, value); ok {
+		return err
+	}
 	switch name {
 	case optAlgorithm:
 		s.opts.Algorithm = value
@@ -59,34 +63,53 @@ func (s *searcher) NewGame() {
 	if s.s != nil {
 		s.s.Clear()
 	}
+	s.newGame()
 }
 
-func (s *searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits, info func(string)) (uci.SearchResult, error) {
-	p, ok := gp.(alphabeta.Position)
-	if !ok {
-		return uci.SearchResult{}, fmt.Errorf("game %s has no alpha-beta support", gp.Game())
+// ensureAB builds the alpha-beta searcher with the current options.
+func (s *searcher) ensureAB() error {
+	if s.s != nil {
+		return nil
 	}
-	if len(lim.SearchMoves) > 0 {
-		return uci.SearchResult{}, fmt.Errorf("searchmoves is not supported")
-	}
-	if s.s == nil {
-		var err error
-		if s.s, err = alphabeta.New(s.opts); err != nil {
-			return uci.SearchResult{}, err
-		}
-	}
-	al := alphabeta.Limits{Depth: lim.Depth, Nodes: lim.Nodes, Time: moveTime(lim, p.SideToMove()), MultiPV: s.multiPV > 1}
-	if lim.Mate > 0 && (al.Depth == 0 || al.Depth > 2*lim.Mate-1) {
-		al.Depth = 2*lim.Mate - 1
-	}
-	res := s.s.Search(ctx, p, al, func(i alphabeta.Info) {
+	var err error
+	s.s, err = alphabeta.New(s.opts)
+	return err
+}
+
+// abInfo turns alpha-beta iterations into info lines.
+func abInfo(p alphabeta.Position, info func(string)) func(alphabeta.Info) {
+	return func(i alphabeta.Info) {
 		nps := uint64(0)
 		if i.Time > 0 {
 			nps = uint64(float64(i.Nodes) / i.Time.Seconds())
 		}
 		info(fmt.Sprintf("depth %d seldepth %d score %s nodes %d nps %d time %d hashfull %d pv %s",
 			i.Depth, i.SelDepth, alphabeta.FormatScore(i.Score), i.Nodes, nps, i.Time.Milliseconds(), i.Hashfull, movesText(p, i.PV)))
-	})
+	}
+}
+
+func (s *searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits, info func(string)) (uci.SearchResult, error) {
+	if len(lim.SearchMoves) > 0 {
+		return uci.SearchResult{}, fmt.Errorf("searchmoves is not supported")
+	}
+	if s.mover == moverMCTS {
+		return s.searchMCTS(ctx, gp, lim, info)
+	}
+	p, ok := gp.(alphabeta.Position)
+	if !ok {
+		return uci.SearchResult{}, fmt.Errorf("game %s has no alpha-beta support", gp.Game())
+	}
+	if s.mover == moverABZero {
+		return s.searchABZero(ctx, p, lim, info)
+	}
+	if err := s.ensureAB(); err != nil {
+		return uci.SearchResult{}, err
+	}
+	al := alphabeta.Limits{Depth: lim.Depth, Nodes: lim.Nodes, Time: moveTime(lim, p.SideToMove()), MultiPV: s.multiPV > 1}
+	if lim.Mate > 0 && (al.Depth == 0 || al.Depth > 2*lim.Mate-1) {
+		al.Depth = 2*lim.Mate - 1
+	}
+	res := s.s.Search(ctx, p, al, abInfo(p, info))
 	for k, rs := range res.RootScores {
 		if k >= s.multiPV {
 			break

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/uci"
+)
+
+// tinyNetwork saves a small untrained Xiangqi network and returns its path.
+func tinyNetwork(t *testing.T) string {
+	t.Helper()
+	g, err := game.Lookup("xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := net.Preset(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Blocks, s.Filters = 1, 8
+	p, err := net.NewParams(s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "tiny.ckpt")
+	if err := checkpoints.Save(path, &checkpoints.Checkpoint{Params: p}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func xiangqiStart(t *testing.T) game.Position {
+	t.Helper()
+	g, _ := game.Lookup("xiangqi")
+	p, err := g.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// moverSearcher returns a searcher with the given mover and the network.
+func moverSearcher(t *testing.T, mover, network string) *searcher {
+	t.Helper()
+	s := newSearcher()
+	for _, o := range [][2]string{{optMover, mover}, {optNetwork, network}, {optSimulations, "40"}, {optHash, "1"}} {
+		if err := s.SetSearchOption(o[0], o[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// search runs s on p and returns the move and the info lines.
+func search(t *testing.T, ctx context.Context, s *searcher, p game.Position, lim uci.Limits) (game.Move, string) {
+	t.Helper()
+	var infos strings.Builder
+	res, err := s.Search(ctx, p.Clone(), lim, func(l string) { infos.WriteString(l + "\n") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !game.IsLegal(p, res.Best) {
+		t.Fatalf("%+v: illegal best move %v; info:\n%s", lim, res.Best, infos.String())
+	}
+	return res.Best, infos.String()
+}
+
+func TestMCTSMover(t *testing.T) {
+	s := moverSearcher(t, moverMCTS, tinyNetwork(t))
+	p := xiangqiStart(t)
+	ctx := context.Background()
+	m1, info := search(t, ctx, s, p, uci.Limits{Nodes: 30})
+	for _, want := range []string{"nodes 30 ", "score cp ", "pv " + p.FormatMove(m1), "string visits "} {
+		if !strings.Contains(info, want) {
+			t.Errorf("nodes 30: info lacks %q:\n%s", want, info)
+		}
+	}
+	// The default: Simulations; deterministic after ucinewgame.
+	s.NewGame()
+	a, info := search(t, ctx, s, p, uci.Limits{})
+	if !strings.Contains(info, "nodes 40 ") {
+		t.Errorf("default simulations: info:\n%s", info)
+	}
+	s.NewGame()
+	if b, _ := search(t, ctx, s, p, uci.Limits{}); a != b {
+		t.Errorf("not deterministic: %s then %s", p.FormatMove(a), p.FormatMove(b))
+	}
+	// movetime bounds the search.
+	began := time.Now()
+	search(t, ctx, s, p, uci.Limits{MoveTime: 100 * time.Millisecond})
+	if el := time.Since(began); el > 2*time.Second {
+		t.Errorf("movetime 100: took %v", el)
+	}
+	// infinite runs until the context ends.
+	cctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+	defer cancel()
+	began = time.Now()
+	search(t, cctx, s, p, uci.Limits{Infinite: true})
+	if el := time.Since(began); el < 100*time.Millisecond || el > 2*time.Second {
+		t.Errorf("infinite stopped after %v", el)
+	}
+}
+
+func TestABZeroMover(t *testing.T) {
+	s := moverSearcher(t, moverABZero, tinyNetwork(t))
+	p := xiangqiStart(t)
+	_, info := search(t, context.Background(), s, p, uci.Limits{Depth: 2, Nodes: 16})
+	for _, want := range []string{"depth 2 ", "nodes 16 ", "string abzero m 1 depth 2 sims 16:"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("info lacks %q:\n%s", want, info)
+		}
+	}
+	// A mate in one is found whatever the network thinks.
+	if err := s.SetSearchOption(optABZeroWeight, "0.5"); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := game.Lookup("xiangqi")
+	q, err := g.Parse("3k5/R8/9/9/9/9/9/9/9/R3K4 w", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := search(t, context.Background(), s, q, uci.Limits{Depth: 3, Nodes: 16})
+	q.Make(m)
+	if q.Status().Result != game.Loss {
+		t.Errorf("abzero missed the mate in one: %s", q)
+	}
+	// movetime.
+	began := time.Now()
+	search(t, context.Background(), s, p, uci.Limits{MoveTime: 150 * time.Millisecond})
+	if el := time.Since(began); el > 3*time.Second {
+		t.Errorf("movetime 150: took %v", el)
+	}
+}
+
+func TestMoverOptionErrors(t *testing.T) {
+	s := newSearcher()
+	if err := s.SetSearchOption(optMover, moverMCTS); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Search(context.Background(), xiangqiStart(t), uci.Limits{Nodes: 5}, func(string) {}); err == nil || !strings.Contains(err.Error(), optNetwork) {
+		t.Errorf("mcts without a network: %v", err)
+	}
+	if err := s.SetSearchOption(optNetwork, "/no/such/file"); err == nil {
+		t.Error("missing network file: no error")
+	}
+	for _, w := range []string{"x", "-1", "NaN", "Inf"} {
+		if err := s.SetSearchOption(optABZeroWeight, w); err == nil {
+			t.Errorf("ABZeroWeight %q: no error", w)
+		}
+	}
+	// A network for another game is refused at the search.
+	if err := s.SetSearchOption(optNetwork, tinyNetwork(t)); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := game.Lookup("connect4")
+	c4, _ := g.New(nil)
+	if _, err := s.Search(context.Background(), c4, uci.Limits{Nodes: 5}, func(string) {}); err == nil {
+		t.Error("xiangqi network on connect4: no error")
+	}
+}
+
+// The engine speaks for the mcts mover: string options and a bestmove.
+func TestMoverTranscript(t *testing.T) {
+	network := tinyNetwork(t)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- run(nil, inR, outW); outW.Close() }()
+	go func() {
+		io.WriteString(inW, "uci\nsetoption name Mover value mcts\nsetoption name Network value "+network+"\n"+
+			"position startpos moves h3e3\ngo nodes 20\n")
+	}()
+	var text strings.Builder
+	sc := bufio.NewScanner(outR)
+	for sc.Scan() {
+		text.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "bestmove") {
+			break
+		}
+	}
+	inW.Close()
+	go io.Copy(io.Discard, outR)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	out := text.String()
+	for _, want := range []string{"option name Network type string default <empty>\n", "option name Mover type combo default ab var ab var mcts var abzero\n",
+		"option name ABZeroWeight type string default 1\n", "info nodes 20 ", "bestmove "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "error") {
+		t.Errorf("errors in the output:\n%s", out)
+	}
+}
