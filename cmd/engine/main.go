@@ -1,5 +1,8 @@
 // Command engine is tabula's UCI front-end for every game: perft, and
-// alpha-beta search behind the usual `go` commands.
+// search behind the usual `go` commands. The option Mover picks the
+// search: ab (alpha-beta, the default), mcts or abzero (both need the
+// option Network, a checkpoint file or run directory; see movers.go for
+// how each honours the `go` limits and what its info lines mean).
 //
 //	go run ./cmd/engine [-variant xiangqi|connect4|lion]    UCI on stdin/stdout
 //	go run ./cmd/engine -variant xiangqi -perft 5 [-fen F]  perft with speed, then exit
