@@ -63,18 +63,15 @@ func TestFlagErrors(t *testing.T) {
 	}
 }
 
-// TestSearchTranscript drives the real engine with the alpha-beta searcher.
-// Input stays open until bestmove arrives: end of input stops a search.
-func TestSearchTranscript(t *testing.T) {
+// untilBestmove runs the engine on input and returns its output up to the
+// first bestmove. Input stays open until then: end of input stops a search.
+func untilBestmove(t *testing.T, input string) *strings.Builder {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	go func() { done <- run(nil, inR, outW); outW.Close() }()
-	go func() {
-		io.WriteString(inW, "setoption name UCI_Variant value xiangqi\n"+
-			"position fen 3k5/R8/9/9/9/9/9/9/9/R3K4 w\n"+
-			"go depth 3\n")
-	}()
+	go io.WriteString(inW, input)
 	var text strings.Builder
 	sc := bufio.NewScanner(outR)
 	for sc.Scan() {
@@ -88,6 +85,15 @@ func TestSearchTranscript(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+	return &text
+}
+
+// TestSearchTranscript drives the real engine with the alpha-beta searcher.
+// Input stays open until bestmove arrives: end of input stops a search.
+func TestSearchTranscript(t *testing.T) {
+	text := untilBestmove(t, "setoption name UCI_Variant value xiangqi\n"+
+		"position fen 3k5/R8/9/9/9/9/9/9/9/R3K4 w\n"+
+		"go depth 3\n")
 	if !strings.Contains(text.String(), "score mate 1") {
 		t.Fatalf("no mate in one found:\n%s", text.String())
 	}

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -171,28 +169,8 @@ func TestMoverOptionErrors(t *testing.T) {
 // The engine speaks for the mcts mover: string options and a bestmove.
 func TestMoverTranscript(t *testing.T) {
 	network := tinyNetwork(t)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- run(nil, inR, outW); outW.Close() }()
-	go func() {
-		io.WriteString(inW, "uci\nsetoption name Mover value mcts\nsetoption name Network value "+network+"\n"+
-			"position startpos moves h3e3\ngo nodes 20\n")
-	}()
-	var text strings.Builder
-	sc := bufio.NewScanner(outR)
-	for sc.Scan() {
-		text.WriteString(sc.Text() + "\n")
-		if strings.HasPrefix(sc.Text(), "bestmove") {
-			break
-		}
-	}
-	inW.Close()
-	go io.Copy(io.Discard, outR)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	out := text.String()
+	out := untilBestmove(t, "uci\nsetoption name Mover value mcts\nsetoption name Network value "+network+"\n"+
+		"position startpos moves h3e3\ngo nodes 20\n").String()
 	for _, want := range []string{"option name Network type string default <empty>\n", "option name Mover type combo default ab var ab var mcts var abzero\n",
 		"option name ABZeroWeight type string default 1\n", "info nodes 20 ", "bestmove "} {
 		if !strings.Contains(out, want) {
