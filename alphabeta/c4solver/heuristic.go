@@ -18,11 +18,20 @@ const WinScore = 1000
 // positions stay well inside it.
 const HeuristicBound = 102
 
-// CellWeight holds, for each bit of the board layout (7c+r, row r from
-// the bottom), the number of four-in-a-row lines through the cell: the
-// seed's static weights (Fig. 3.7). The thesis prints 9 for the centre
+// cellWeight holds, for each bit of the board layout (7c+r), the number
+// of four-in-a-row lines through the cell.
+var cellWeight [64]int
+
+// CellWeight returns the seed's static weight (Fig. 3.7) of the cell in
+// column col and row row (0-based, row 0 at the bottom): the number of
+// four-in-a-row lines through it. The thesis prints 9 for the centre
 // cells of rows 2 and 5; the true count, used here, is 10.
-var CellWeight [64]int
+func CellWeight(col, row int) int {
+	if col < 0 || col >= width || row < 0 || row >= connect4.Height {
+		return 0
+	}
+	return cellWeight[col*colBit+row]
+}
 
 // weightClass[i] is the set of cells of weight classWeight[i].
 var (
@@ -41,14 +50,14 @@ func init() {
 					c3, r3 := c0+3*d[0], r0+3*d[1]
 					if c0 >= 0 && c0 < width && r0 >= 0 && r0 < connect4.Height &&
 						c3 >= 0 && c3 < width && r3 >= 0 && r3 < connect4.Height {
-						CellWeight[c*colBit+r]++
+						cellWeight[c*colBit+r]++
 					}
 				}
 			}
 		}
 	}
 	idx := map[int]int{}
-	for b, w := range CellWeight {
+	for b, w := range cellWeight {
 		if w == 0 {
 			continue
 		}
@@ -92,8 +101,8 @@ func SearchDepth(p *connect4.Position, depth int) (score, col int) {
 // AnalyzeDepth returns SearchDepth's score of every column of p (the
 // column played, then depth-1 plies), Invalid for full columns and for
 // every column of a finished position.
-func AnalyzeDepth(p *connect4.Position, depth int) [width]int {
-	var a [width]int
+func AnalyzeDepth(p *connect4.Position, depth int) [connect4.Width]int {
+	var a [connect4.Width]int
 	var h heuristic
 	cur, mask, n := p.Current(), p.Mask(), p.Moves()
 	done := over(cur, mask, n)

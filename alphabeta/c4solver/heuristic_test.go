@@ -21,13 +21,17 @@ var seedWeights = [6][7]int{
 
 func TestCellWeights(t *testing.T) {
 	sum := 0
-	for b, w := range CellWeight {
+	for b := range 64 {
 		c, r := b/7, b%7
+		w := CellWeight(c, r)
 		if r == 6 || c >= 7 {
-			if w != 0 {
+			if w != 0 || cellWeight[b] != 0 {
 				t.Errorf("bit %d outside the board has weight %d", b, w)
 			}
 			continue
+		}
+		if cellWeight[b] != w {
+			t.Errorf("bit %d: %d, CellWeight %d", b, cellWeight[b], w)
 		}
 		if w != seedWeights[r][c] {
 			t.Errorf("cell col %d row %d: weight %d, seed %d", c+1, r+1, w, seedWeights[r][c])
@@ -40,7 +44,7 @@ func TestCellWeights(t *testing.T) {
 	}
 	// The greedy bound of the seed, recomputed.
 	var ws []int
-	for _, w := range CellWeight {
+	for _, w := range cellWeight {
 		if w > 0 {
 			ws = append(ws, w)
 		}
@@ -87,7 +91,7 @@ func TestEvaluate(t *testing.T) {
 			// The seed's incremental rule e_new = -e + weight(cell), e from
 			// the view of the side that just moved: v = -e before the move,
 			// the side to move's value -e_new after it.
-			if got, want := Evaluate(p), -(v + CellWeight[cell]); got != want {
+			if got, want := Evaluate(p), -(v + cellWeight[cell]); got != want {
 				t.Fatalf("%s: %d, incremental rule gives %d", p, got, want)
 			}
 		}

@@ -21,7 +21,7 @@ const (
 const Invalid = math.MinInt32
 
 // DefaultTTMiB is the table size New uses for ttMiB <= 0.
-const DefaultTTMiB = 64
+const DefaultTTMiB = 16
 
 // Algorithm names accepted by New.
 const (
@@ -189,7 +189,7 @@ func (s *Solver) BestMoveContext(ctx context.Context, p *connect4.Position) (col
 		c2, m2 := play(cur, mask, c)
 		// The child is worth at least -score; a null window decides
 		// whether it is exactly -score (the table is warm from the solve).
-		if s.window(c2, m2, n+1, -score, -score+1) <= -score {
+		if v := s.window(c2, m2, n+1, -score, -score+1); v <= -score && !s.stopped {
 			return c, score, nil
 		}
 	}
@@ -202,16 +202,16 @@ func (s *Solver) BestMoveContext(ctx context.Context, p *connect4.Position) (col
 // Analyze returns the exact score of p after each column (from p's side to
 // move's view: the score p would have if that column were forced), Invalid
 // for full columns and for every column of a finished position.
-func (s *Solver) Analyze(p *connect4.Position) [width]int {
+func (s *Solver) Analyze(p *connect4.Position) [connect4.Width]int {
 	a, _ := s.AnalyzeContext(context.Background(), p)
 	return a
 }
 
 // AnalyzeContext is Analyze with cancellation.
-func (s *Solver) AnalyzeContext(ctx context.Context, p *connect4.Position) ([width]int, error) {
+func (s *Solver) AnalyzeContext(ctx context.Context, p *connect4.Position) ([connect4.Width]int, error) {
 	s.begin(ctx)
 	defer s.end()
-	var a [width]int
+	var a [connect4.Width]int
 	cur, mask, n := p.Current(), p.Mask(), p.Moves()
 	done := over(cur, mask, n)
 	for c := range a {

@@ -158,7 +158,7 @@ func TestAlgorithmsAgree(t *testing.T) {
 		set  string
 		step int
 	}
-	tiers := []tier{{"Test_L3_R1", 50}, {"Test_L2_R1", 50}, {"Test_L2_R2", 100}, {"Test_L1_R1", 100}, {"Test_L1_R2", 250}}
+	tiers := []tier{{"Test_L3_R1", 50}, {"Test_L2_R1", 50}, {"Test_L2_R2", 100}, {"Test_L1_R1", 100}, {"Test_L1_R2", 100}}
 	if testing.Short() {
 		tiers = []tier{{"Test_L3_R1", 100}, {"Test_L2_R1", 100}, {"Test_L2_R2", 250}, {"Test_L1_R1", 250}}
 	}
