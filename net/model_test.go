@@ -24,20 +24,7 @@ func randomParams(t testing.TB, spec Spec, seed uint64) *Params {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(seed, 99))
-	for _, c := range p.Layers() {
-		for i := range c.Gamma {
-			c.Gamma[i] = 0.5 + rng.Float32()
-			c.Beta[i] = rng.Float32() - 0.5
-			c.Mean[i] = rng.Float32() - 0.5
-			c.Var[i] = 0.5 + rng.Float32()
-		}
-	}
-	for _, d := range []*Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
-		for i := range d.B {
-			d.B[i] = 0.2 * (rng.Float32() - 0.5)
-		}
-	}
+	p.Randomize(seed)
 	return p
 }
 

@@ -203,3 +203,25 @@ func (p *Params) Check() error {
 	}
 	return nil
 }
+
+// Randomize sets every batch-norm scale, shift and running statistic and
+// every dense bias to random values far from their initial ones (scale in
+// [0.5, 1.5), shift and mean N(0, 0.2), variance in [0.5, 2), biases
+// N(0, 0.1)), so that tests of BN folding, export and inference exercise
+// every parameter; the same seed gives the same values.
+func (p *Params) Randomize(seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	for _, c := range p.Layers() {
+		for o := 0; o < c.Out; o++ {
+			c.Gamma[o] = float32(0.5 + rng.Float64())
+			c.Beta[o] = float32(0.2 * rng.NormFloat64())
+			c.Mean[o] = float32(0.2 * rng.NormFloat64())
+			c.Var[o] = float32(0.5 + 1.5*rng.Float64())
+		}
+	}
+	for _, d := range []*Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
+		for o := range d.B {
+			d.B[o] = float32(0.1 * rng.NormFloat64())
+		}
+	}
+}

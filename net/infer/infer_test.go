@@ -30,20 +30,7 @@ func randomParams(t testing.TB, s net.Spec, seed uint64) *net.Params {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(seed, 99))
-	for _, c := range p.Layers() {
-		for o := 0; o < c.Out; o++ {
-			c.Gamma[o] = float32(0.5 + rng.Float64())    // [0.5, 1.5)
-			c.Beta[o] = float32(0.2 * rng.NormFloat64()) // N(0, 0.2)
-			c.Mean[o] = float32(0.2 * rng.NormFloat64()) // N(0, 0.2)
-			c.Var[o] = float32(0.5 + 1.5*rng.Float64())  // [0.5, 2)
-		}
-	}
-	for _, d := range []*net.Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
-		for o := range d.B {
-			d.B[o] = float32(0.1 * rng.NormFloat64())
-		}
-	}
+	p.Randomize(seed)
 	return p
 }
 

@@ -29,21 +29,7 @@ func randomParams(t testing.TB, spec net.Spec, seed uint64) *net.Params {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(seed, 99))
-	uni := func(lo, hi float64) float32 { return float32(lo + (hi-lo)*rng.Float64()) }
-	for _, c := range p.Layers() {
-		for o := 0; o < c.Out; o++ {
-			c.Gamma[o] = uni(0.5, 1.5)
-			c.Beta[o] = uni(-0.5, 0.5)
-			c.Mean[o] = uni(-0.5, 0.5)
-			c.Var[o] = uni(0.3, 2)
-		}
-	}
-	for _, d := range []*net.Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
-		for i := range d.B {
-			d.B[i] = uni(-0.3, 0.3)
-		}
-	}
+	p.Randomize(seed)
 	// Keep tanh out of saturation so that the value output tests the
 	// value head.
 	for i := range p.ValueFC2.W {
