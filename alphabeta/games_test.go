@@ -11,38 +11,6 @@ import (
 	"github.com/tabula-zero/tabula/game/xiangqi"
 )
 
-// winsWithin is an independent brute force: can the side to move force a
-// win within n of its own moves? It uses the game rules only.
-func winsWithin(p game.Position, n int) bool {
-	if n == 0 {
-		return false
-	}
-	for _, m := range p.GenerateMoves(nil) {
-		p.Make(m)
-		ok := false
-		if st := p.Status(); st.Over() {
-			ok = st.Result == game.Loss
-		} else {
-			ok = true
-			for _, r := range p.GenerateMoves(nil) {
-				p.Make(r)
-				st := p.Status()
-				w := st.Result == game.Win || (!st.Over() && winsWithin(p, n-1))
-				p.Unmake()
-				if !w {
-					ok = false
-					break
-				}
-			}
-		}
-		p.Unmake()
-		if ok {
-			return true
-		}
-	}
-	return false
-}
-
 // TestLionWins: in positions from random play where the brute force
 // proves a forced win (lion capture or try) in exactly n moves, the search
 // reports mate in n.
@@ -59,7 +27,7 @@ func TestLionWins(t *testing.T) {
 			}
 			n := 0
 			for k := 1; k <= 3; k++ {
-				if winsWithin(gp, k) {
+				if gametest.WinsWithin(gp, k) {
 					n = k
 					break
 				}

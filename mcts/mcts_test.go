@@ -43,41 +43,6 @@ func TestVisitsSumToSimulations(t *testing.T) {
 	}
 }
 
-// winsWithin: brute force, can the side to move force a win within n of
-// its moves (rules only)?
-func winsWithin(p game.Position, n int) bool {
-	if n == 0 {
-		return false
-	}
-	for _, m := range p.GenerateMoves(nil) {
-		p.Make(m)
-		ok := lostOrForced(p, n)
-		p.Unmake()
-		if ok {
-			return true
-		}
-	}
-	return false
-}
-
-// lostOrForced: the side to move has lost, or every reply allows a win
-// within n-1 more moves.
-func lostOrForced(p game.Position, n int) bool {
-	if st := p.Status(); st.Over() {
-		return st.Result == game.Loss
-	}
-	for _, r := range p.GenerateMoves(nil) {
-		p.Make(r)
-		st := p.Status()
-		w := st.Result == game.Win || (!st.Over() && winsWithin(p, n-1))
-		p.Unmake()
-		if !w {
-			return false
-		}
-	}
-	return true
-}
-
 // TestFindsForcedWins: with uniform priors, value 0 and the solver, the
 // search plays a winning move in positions with a short forced win.
 func TestFindsForcedWins(t *testing.T) {
@@ -90,7 +55,7 @@ func TestFindsForcedWins(t *testing.T) {
 			}
 			n := 0
 			for k := 1; k <= 2; k++ {
-				if winsWithin(p, k) {
+				if gametest.WinsWithin(p, k) {
 					n = k
 					break
 				}
@@ -111,7 +76,7 @@ func TestFindsForcedWins(t *testing.T) {
 				// shortest one: look a few moves further than n.
 				q := p.Clone()
 				q.Make(res.Best)
-				if !lostOrForced(q, n+2) {
+				if !gametest.LostWithin(q, n+2) {
 					t.Errorf("%s %s (gumbel %v): %s does not keep the forced win in %d (value %v, proven %v)", p.Game(), p, gumbel, p.FormatMove(res.Best), n, res.Value, res.Proven)
 				}
 			}

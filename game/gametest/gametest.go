@@ -183,3 +183,39 @@ func isPermutation(p []int) bool {
 	}
 	return true
 }
+
+// WinsWithin is a brute-force solver for short wins, from the rules alone:
+// can the side to move force a win within n of its own moves?
+func WinsWithin(p game.Position, n int) bool {
+	if n == 0 {
+		return false
+	}
+	for _, m := range p.GenerateMoves(nil) {
+		p.Make(m)
+		ok := LostWithin(p, n)
+		p.Unmake()
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// LostWithin reports whether the side to move has lost, or every reply
+// leaves the opponent a forced win within n-1 more of its moves (so the
+// opponent wins within n moves counting the one that led here).
+func LostWithin(p game.Position, n int) bool {
+	if st := p.Status(); st.Over() {
+		return st.Result == game.Loss
+	}
+	for _, r := range p.GenerateMoves(nil) {
+		p.Make(r)
+		st := p.Status()
+		w := st.Result == game.Win || (!st.Over() && WinsWithin(p, n-1))
+		p.Unmake()
+		if !w {
+			return false
+		}
+	}
+	return true
+}
