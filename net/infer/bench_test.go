@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"github.com/tabula-zero/tabula/net/gemm"
 	"testing"
 )
 
@@ -10,13 +11,13 @@ import (
 // positions per second and achieved GFLOP/s (multiply-adds of the
 // convolutions and dense layers, 2 FLOPs each: net.Spec.ForwardFLOPs).
 func BenchmarkForward(b *testing.B) {
-	for _, k := range kernels {
+	for _, k := range gemm.Kernels {
 		for _, name := range presets {
 			s := presetSpec(b, name)
 			p := randomParams(b, s, 1)
 			n := newNet(p, 64, k)
 			for _, batch := range []int{1, 16, 64} {
-				b.Run(fmt.Sprintf("%s/%s/batch=%d", k.name, name, batch), func(b *testing.B) {
+				b.Run(fmt.Sprintf("%s/%s/batch=%d", k.Name, name, batch), func(b *testing.B) {
 					planes := randomPlanes(s, batch, 1)
 					pol := make([]float32, batch*s.Actions)
 					val := make([]float32, batch)
@@ -48,32 +49,6 @@ func BenchmarkReference(b *testing.B) {
 			pos := float64(b.N) / b.Elapsed().Seconds()
 			b.ReportMetric(pos, "pos/s")
 			b.ReportMetric(pos*float64(s.ForwardFLOPs())/1e9, "GFLOP/s")
-		})
-	}
-}
-
-// BenchmarkKernel measures one tile of a 3x3 convolution over 64 channels
-// (the Xiangqi tower's shape) with each kernel: the peak Forward can reach.
-func BenchmarkKernel(b *testing.B) {
-	for _, k := range kernels {
-		b.Run(k.name, func(b *testing.B) {
-			const c, wp = 64, 11
-			t := &tile{nseg: 3, seglen: 3 * c, segstride: wp * c, relu: true,
-				aoff: []int{0, c, 2 * c, 3 * c, 4 * c, 5 * c}, coff: make([]int, mr)}
-			t.a = make([]float32, 3*wp*c)
-			t.w = make([]float32, 9*c*k.nr)
-			t.bias = make([]float32, k.nr)
-			t.c = make([]float32, mr*k.nr)
-			for r := range t.coff {
-				t.coff[r] = r * k.nr
-			}
-			for i := range t.a {
-				t.a[i] = float32(i%7) - 3
-			}
-			for b.Loop() {
-				k.run(t)
-			}
-			b.ReportMetric(float64(b.N)*2*mr*9*c*float64(k.nr)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
 }

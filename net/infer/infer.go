@@ -11,7 +11,7 @@
 // The kernel is chosen when the package is initialised: AVX-512 or
 // AVX2+FMA assembly on amd64 CPUs that support it, otherwise a pure-Go
 // kernel; the noasm build tag selects the pure-Go kernel everywhere. Each
-// kernel is tested against a plain-loop twin (kernelRef), and the whole
+// kernel is tested against a plain-loop twin (gemm.Ref), and the whole
 // pass against (*net.Params).Reference and the gorgonia model.
 //
 // A Net is not safe for concurrent use; Clone gives each goroutine its own
@@ -24,12 +24,13 @@ import (
 	"math"
 
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/gemm"
 )
 
 // weights is the read-only part of a Net, shared by clones.
 type weights struct {
 	spec   net.Spec
-	kern   kernel
+	kern   gemm.Kernel
 	h, w   int // board
 	hw     int
 	wp     int // padded width
@@ -78,7 +79,7 @@ type Net struct {
 	val    []float32 // value FC1 inputs [row][kval]
 	logits []float32 // [row][ap]
 	hidden []float32 // [row][vhp]
-	tl     tile
+	tl     gemm.Tile
 }
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
@@ -101,7 +102,7 @@ func New(p *net.Params, maxBatch int) (*Net, error) {
 		return nil, fmt.Errorf("infer: a %dx%d board with %d filters at batch %d needs a buffer of %.3g floats (limit %.3g)",
 			p.Spec.Height, p.Spec.Width, p.Spec.Filters, maxBatch, n, maxBuffer)
 	}
-	return newNet(p, maxBatch, defaultKernel), nil
+	return newNet(p, maxBatch, gemm.Default), nil
 }
 
 // maxBuffer bounds the length of any buffer New allocates (8 GiB of
@@ -114,20 +115,20 @@ func largestBuffer(s net.Spec, maxBatch int) float64 {
 	const nr = 32
 	f := func(n int) float64 { return float64(n) }
 	hw := f(s.Height) * f(s.Width)
-	pixels := (f(maxBatch) + mr) * (f(s.Height) + 2) * (f(s.Width) + 2)
+	pixels := (f(maxBatch) + gemm.MR) * (f(s.Height) + 2) * (f(s.Width) + 2)
 	return max(
-		pixels*f(max(s.Channels, s.Filters+nr)),                                                       // activations
-		(f(maxBatch)*hw+mr)*f(s.PolicyChannels+s.ValueChannels+nr),                                    // head output
-		9*f(max(s.Channels, s.Filters)+nr)*f(s.Filters+nr),                                            // 3x3 weights
-		hw*f(s.PolicyChannels)*f(s.Actions+nr),                                                        // policy FC
-		hw*f(s.ValueChannels)*f(s.ValueHidden+nr),                                                     // value FC1
-		(f(maxBatch)+mr)*max(hw*f(s.PolicyChannels+s.ValueChannels), f(s.Actions+s.ValueHidden+2*nr)), // dense rows
+		pixels*f(max(s.Channels, s.Filters+nr)),                                                            // activations
+		(f(maxBatch)*hw+gemm.MR)*f(s.PolicyChannels+s.ValueChannels+nr),                                    // head output
+		9*f(max(s.Channels, s.Filters)+nr)*f(s.Filters+nr),                                                 // 3x3 weights
+		hw*f(s.PolicyChannels)*f(s.Actions+nr),                                                             // policy FC
+		hw*f(s.ValueChannels)*f(s.ValueHidden+nr),                                                          // value FC1
+		(f(maxBatch)+gemm.MR)*max(hw*f(s.PolicyChannels+s.ValueChannels), f(s.Actions+s.ValueHidden+2*nr)), // dense rows
 	)
 }
 
-func newNet(p *net.Params, maxBatch int, k kernel) *Net {
+func newNet(p *net.Params, maxBatch int, k gemm.Kernel) *Net {
 	s := p.Spec
-	nr := k.nr
+	nr := k.NR
 	wt := &weights{spec: s, kern: k, h: s.Height, w: s.Width, hw: s.Height * s.Width,
 		wp: s.Width + 2, maxBatch: maxBatch}
 	wt.pp = (s.Height + 2) * wt.wp
@@ -150,7 +151,7 @@ func newNet(p *net.Params, maxBatch int, k kernel) *Net {
 
 	// Pixel rows: real pixels of maxBatch images, then whole scratch images
 	// so that the last tile's spare rows land in a scratch image interior.
-	pixRows := roundUp(maxBatch*wt.hw, mr)
+	pixRows := roundUp(maxBatch*wt.hw, gemm.MR)
 	wt.images = maxBatch + (pixRows-maxBatch*wt.hw+wt.hw-1)/wt.hw
 	pix := make([]int, pixRows) // padded pixel index of each row
 	for i := range pix {
@@ -171,7 +172,7 @@ func newNet(p *net.Params, maxBatch int, k kernel) *Net {
 		wt.headA[i] = q * wt.fp
 		wt.headC[i] = i * wt.hc
 	}
-	rows := roundUp(maxBatch, mr)
+	rows := roundUp(maxBatch, gemm.MR)
 	wt.polA, wt.polC = strided(rows, wt.kpol), strided(rows, wt.ap)
 	wt.valA, wt.valC = strided(rows, wt.kval), strided(rows, wt.vhp)
 	return wt.buffers()
@@ -187,7 +188,7 @@ func strided(n, stride int) []int {
 
 // buffers returns a Net on wt with fresh zeroed buffers.
 func (wt *weights) buffers() *Net {
-	rows := roundUp(wt.maxBatch, mr)
+	rows := roundUp(wt.maxBatch, gemm.MR)
 	return &Net{
 		weights: wt,
 		planes:  make([]float32, wt.images*wt.pp*wt.spec.Channels),
@@ -212,7 +213,7 @@ func (n *Net) MaxBatch() int { return n.maxBatch }
 func (n *Net) Spec() net.Spec { return n.spec }
 
 // Kernel names the tile kernel in use ("avx512", "avx2" or "go").
-func (n *Net) Kernel() string { return n.kern.name }
+func (n *Net) Kernel() string { return n.kern.Name }
 
 // Forward evaluates batch positions: planes holds [batch][c][h][w] encoder
 // planes; Forward writes policy logits [batch][actions] and values [batch]
@@ -244,7 +245,7 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 		}
 	}
 
-	pixRows := roundUp(batch*hw, mr)
+	pixRows := roundUp(batch*hw, gemm.MR)
 	n.layer(&n.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
 	for i := 0; i < len(n.tower); i += 2 {
 		n.layer(&n.tower[i], n.x, n.towerA, n.t, n.towerC, nil, pixRows)
@@ -264,7 +265,7 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 			copy(val[q*vc:(q+1)*vc], h[pc:])
 		}
 	}
-	rows := roundUp(batch, mr)
+	rows := roundUp(batch, gemm.MR)
 	n.layer(&n.polFC, n.pol, n.polA, n.logits, n.polC, nil, rows)
 	n.layer(&n.valFC1, n.val, n.valA, n.hidden, n.valC, nil, rows)
 
@@ -283,25 +284,25 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 // layer runs l over the first rows rows of the offset tables, reading a and
 // writing c (adding the residual res when non-nil).
 func (n *Net) layer(l *layer, a []float32, aoff []int, c []float32, coff []int, res []float32, rows int) {
-	nr := n.kern.nr
+	nr := n.kern.NR
 	kdim := l.nseg * l.seglen
 	t := &n.tl
-	*t = tile{a: a, nseg: l.nseg, seglen: l.seglen, segstride: l.segstride, c: c, res: res, relu: l.relu}
+	*t = gemm.Tile{A: a, NSeg: l.nseg, SegLen: l.seglen, SegStride: l.segstride, C: c, Res: res, ReLU: l.relu}
 	for j := 0; j < l.panels; j++ {
-		t.w = l.w[j*kdim*nr : (j+1)*kdim*nr]
-		t.bias = l.bias[j*nr : (j+1)*nr]
-		for r := 0; r < rows; r += mr {
-			t.aoff = aoff[r : r+mr]
-			t.coff = coff[r : r+mr : r+mr]
-			n.kern.run(t)
+		t.W = l.w[j*kdim*nr : (j+1)*kdim*nr]
+		t.Bias = l.bias[j*nr : (j+1)*nr]
+		for r := 0; r < rows; r += gemm.MR {
+			t.Aoff = aoff[r : r+gemm.MR]
+			t.Coff = coff[r : r+gemm.MR : r+gemm.MR]
+			n.kern.Run(t)
 		}
 		// Next panel: shift the output columns by nr.
 		c = c[nr:]
-		t.c = c
+		t.C = c
 		if res != nil {
 			res = res[nr:]
-			t.res = res
+			t.Res = res
 		}
 	}
-	t.a, t.c, t.res, t.w, t.bias = nil, nil, nil, nil, nil
+	t.A, t.C, t.Res, t.W, t.Bias = nil, nil, nil, nil, nil
 }

@@ -2,6 +2,7 @@ package infer
 
 import (
 	"fmt"
+	"github.com/tabula-zero/tabula/net/gemm"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -163,7 +164,7 @@ func TestForwardMatchesReference(t *testing.T) {
 					sample = append(sample, planes[i*per:(i+1)*per]...)
 				}
 				wantP, wantV := p.Reference(sample, len(check))
-				for _, k := range kernels {
+				for _, k := range gemm.Kernels {
 					n := newNet(p, 64, k)
 					pol := make([]float32, batch*s.Actions)
 					val := make([]float32, batch)
@@ -176,7 +177,7 @@ func TestForwardMatchesReference(t *testing.T) {
 						gotP = append(gotP, pol[i*s.Actions:(i+1)*s.Actions]...)
 						gotV = append(gotV, val[i])
 					}
-					what := fmt.Sprintf("%s/b=%d", k.name, batch)
+					what := fmt.Sprintf("%s/b=%d", k.Name, batch)
 					ep := compare(t, what+" policy", gotP, wantP)
 					ev := compare(t, what+" value", gotV, wantV)
 					t.Logf("%s: max abs error policy %.2g, value %.2g", what, ep, ev)
@@ -193,7 +194,7 @@ func TestForwardMatchesReference(t *testing.T) {
 func TestBatchIndependence(t *testing.T) {
 	for _, s := range quickSpecs(t) {
 		p := liveParams(t, s, 2)
-		for _, k := range kernels {
+		for _, k := range gemm.Kernels {
 			n := newNet(p, 16, k)
 			planes := randomPlanes(s, 16, 3)
 			pol16 := make([]float32, 16*s.Actions)
@@ -209,7 +210,7 @@ func TestBatchIndependence(t *testing.T) {
 					t.Fatal(err)
 				}
 				if !slices.Equal(pol, pol16[i*s.Actions:(i+1)*s.Actions]) || val[0] != val16[i] {
-					t.Errorf("%s/%s: position %d alone differs from position %d of a batch of 16", s.Game, k.name, i, i)
+					t.Errorf("%s/%s: position %d alone differs from position %d of a batch of 16", s.Game, k.Name, i, i)
 				}
 			}
 		}
@@ -217,13 +218,13 @@ func TestBatchIndependence(t *testing.T) {
 }
 
 func TestKernelsAgree(t *testing.T) {
-	// Whole passes with different kernels agree with each other (same
+	// Whole passes with different gemm.Kernels agree with each other (same
 	// folding and layout, sums in different orders).
 	for _, s := range quickSpecs(t) {
 		p := liveParams(t, s, 4)
 		planes := randomPlanes(s, 5, 5)
 		var first []float32
-		for _, k := range kernels {
+		for _, k := range gemm.Kernels {
 			n := newNet(p, 5, k)
 			pol := make([]float32, 5*s.Actions)
 			val := make([]float32, 5)
@@ -237,7 +238,7 @@ func TestKernelsAgree(t *testing.T) {
 			}
 			for i := range out {
 				if d := math.Abs(float64(out[i] - first[i])); d > tol*math.Max(1, math.Abs(float64(first[i]))) {
-					t.Errorf("%s: kernel %s output %d = %g, kernel %s gave %g", s.Game, k.name, i, out[i], kernels[0].name, first[i])
+					t.Errorf("%s: kernel %s output %d = %g, kernel %s gave %g", s.Game, k.Name, i, out[i], gemm.Kernels[0].Name, first[i])
 					break
 				}
 			}
@@ -323,7 +324,7 @@ func TestZeroAllocs(t *testing.T) {
 	for _, s := range quickSpecs(t)[:3] {
 		name := s.Game
 		p := randomParams(t, s, 8)
-		for _, k := range kernels {
+		for _, k := range gemm.Kernels {
 			n := newNet(p, 16, k)
 			for _, batch := range []int{1, 16} {
 				planes := randomPlanes(s, batch, 9)
@@ -335,7 +336,7 @@ func TestZeroAllocs(t *testing.T) {
 					}
 				})
 				if allocs != 0 {
-					t.Errorf("%s/%s/b=%d: %v allocations per Forward", name, k.name, batch, allocs)
+					t.Errorf("%s/%s/b=%d: %v allocations per Forward", name, k.Name, batch, allocs)
 				}
 			}
 		}

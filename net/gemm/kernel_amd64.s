@@ -25,8 +25,8 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 // Prologue shared by the tile kernels: R8..R13 = the six A row
 // pointers (t in DI), SI = w, DX = seglen, BX = nseg, AX = segstride in bytes.
 #define PROLOGUE \
-	MOVQ tile_a(DI), AX \
-	MOVQ tile_aoff(DI), DX \
+	MOVQ Tile_A(DI), AX \
+	MOVQ Tile_Aoff(DI), DX \
 	MOVQ 0(DX), R8 \
 	LEAQ (AX)(R8*4), R8 \
 	MOVQ 8(DX), R9 \
@@ -39,10 +39,10 @@ TEXT ·xgetbv(SB), NOSPLIT, $0-8
 	LEAQ (AX)(R12*4), R12 \
 	MOVQ 40(DX), R13 \
 	LEAQ (AX)(R13*4), R13 \
-	MOVQ tile_w(DI), SI \
-	MOVQ tile_seglen(DI), DX \
-	MOVQ tile_nseg(DI), BX \
-	MOVQ tile_segstride(DI), AX \
+	MOVQ Tile_W(DI), SI \
+	MOVQ Tile_SegLen(DI), DX \
+	MOVQ Tile_NSeg(DI), BX \
+	MOVQ Tile_SegStride(DI), AX \
 	SHLQ $2, AX
 
 // One k step of the AVX2 kernel: two weight vectors times six broadcasts.
@@ -123,7 +123,7 @@ avx2segdone:
 	JNZ avx2seg
 
 	// Epilogue: bias, residual, ReLU, store.
-	MOVQ tile_bias(DI), SI
+	MOVQ Tile_Bias(DI), SI
 	VMOVUPS (SI), Y12
 	VMOVUPS 32(SI), Y13
 	VADDPS Y12, Y0, Y0
@@ -138,9 +138,9 @@ avx2segdone:
 	VADDPS Y13, Y9, Y9
 	VADDPS Y12, Y10, Y10
 	VADDPS Y13, Y11, Y11
-	MOVQ tile_coff(DI), DX
-	MOVQ tile_c(DI), R8
-	MOVQ tile_res(DI), R9
+	MOVQ Tile_Coff(DI), DX
+	MOVQ Tile_C(DI), R8
+	MOVQ Tile_Res(DI), R9
 	TESTQ R9, R9
 	JZ avx2nores
 	MOVQ 0(DX), CX
@@ -163,7 +163,7 @@ avx2segdone:
 	VADDPS 32(R9)(CX*4), Y11, Y11
 
 avx2nores:
-	MOVBQZX tile_relu(DI), AX
+	MOVBQZX Tile_ReLU(DI), AX
 	TESTQ AX, AX
 	JZ avx2store
 	VXORPS Y15, Y15, Y15
@@ -280,7 +280,7 @@ a512segdone:
 	DECQ BX
 	JNZ a512seg
 
-	MOVQ tile_bias(DI), SI
+	MOVQ Tile_Bias(DI), SI
 	VMOVUPS (SI), Z12
 	VMOVUPS 64(SI), Z13
 	VADDPS Z12, Z0, Z0
@@ -295,9 +295,9 @@ a512segdone:
 	VADDPS Z13, Z9, Z9
 	VADDPS Z12, Z10, Z10
 	VADDPS Z13, Z11, Z11
-	MOVQ tile_coff(DI), DX
-	MOVQ tile_c(DI), R8
-	MOVQ tile_res(DI), R9
+	MOVQ Tile_Coff(DI), DX
+	MOVQ Tile_C(DI), R8
+	MOVQ Tile_Res(DI), R9
 	TESTQ R9, R9
 	JZ a512nores
 	MOVQ 0(DX), CX
@@ -320,7 +320,7 @@ a512segdone:
 	VADDPS 64(R9)(CX*4), Z11, Z11
 
 a512nores:
-	MOVBQZX tile_relu(DI), AX
+	MOVBQZX Tile_ReLU(DI), AX
 	TESTQ AX, AX
 	JZ a512store
 	VPXORD Z15, Z15, Z15

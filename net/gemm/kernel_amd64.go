@@ -1,20 +1,20 @@
 //go:build amd64 && !noasm
 
-package infer
+package gemm
 
-// kernels lists the kernels this build can run on this CPU, fastest first.
-var kernels = amd64Kernels()
+// Kernels lists the Kernels this build can run on this CPU, fastest first.
+var Kernels = amd64Kernels()
 
-func amd64Kernels() []kernel {
-	var ks []kernel
+func amd64Kernels() []Kernel {
+	var ks []Kernel
 	if hasAVX512() {
-		ks = append(ks, kernel{name: "avx512", nr: 32, run: func(t *tile) {
+		ks = append(ks, Kernel{Name: "avx512", NR: 32, Run: func(t *Tile) {
 			checkTile(t, 32)
 			kern6x32AVX512(t)
 		}})
 	}
 	if hasAVX2FMA() {
-		ks = append(ks, kernel{name: "avx2", nr: 16, run: func(t *tile) {
+		ks = append(ks, Kernel{Name: "avx2", NR: 16, Run: func(t *Tile) {
 			checkTile(t, 16)
 			kern6x16AVX2(t)
 		}})
@@ -56,12 +56,12 @@ func hasAVX512() bool {
 	return b7&(1<<16) != 0
 }
 
-// kern6x16AVX2 is kernelRef with nr = 16 in AVX2+FMA assembly.
+// kern6x16AVX2 is Ref with nr = 16 in AVX2+FMA assembly.
 //
 //go:noescape
-func kern6x16AVX2(t *tile)
+func kern6x16AVX2(t *Tile)
 
-// kern6x32AVX512 is kernelRef with nr = 32 in AVX-512 assembly.
+// kern6x32AVX512 is Ref with nr = 32 in AVX-512 assembly.
 //
 //go:noescape
-func kern6x32AVX512(t *tile)
+func kern6x32AVX512(t *Tile)

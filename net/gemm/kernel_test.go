@@ -1,0 +1,137 @@
+package gemm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomTile builds a Tile with random geometry over fresh buffers, for
+// panel width nr. With alias set the residual is the output buffer itself,
+// as in the second convolution of a residual block.
+func randomTile(rng *rand.Rand, nr int, alias bool) *Tile {
+	nseg := 1 + rng.IntN(3)
+	seglen := 1 + rng.IntN(70)
+	segstride := rng.IntN(2 * seglen)
+	span := (nseg-1)*segstride + seglen
+	t := &Tile{NSeg: nseg, SegLen: seglen, SegStride: segstride, ReLU: rng.IntN(2) == 0,
+		Aoff: make([]int, MR), Coff: make([]int, MR)}
+	t.A = randSlice(rng, span+rng.IntN(100))
+	t.W = randSlice(rng, nseg*seglen*nr)
+	t.Bias = randSlice(rng, nr)
+	t.C = randSlice(rng, MR*nr+rng.IntN(64))
+	for r := 0; r < MR; r++ {
+		t.Aoff[r] = rng.IntN(len(t.A) - span + 1)
+	}
+	// Distinct output rows (rows of one Tile never share outputs).
+	for _, r := range rng.Perm(MR) {
+		t.Coff[r] = r * nr
+	}
+	shift := rng.IntN(len(t.C) - MR*nr + 1)
+	for r := range t.Coff {
+		t.Coff[r] += shift
+	}
+	switch {
+	case alias:
+		t.Res = t.C
+	case rng.IntN(2) == 0:
+		t.Res = randSlice(rng, len(t.C))
+	}
+	return t
+}
+
+func randSlice(rng *rand.Rand, n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(rng.NormFloat64())
+	}
+	return s
+}
+
+func cloneTile(t *Tile) *Tile {
+	u := *t
+	u.C = append([]float32(nil), t.C...)
+	switch {
+	case t.Res == nil:
+	case &t.Res[0] == &t.C[0]:
+		u.Res = u.C
+	default:
+		u.Res = append([]float32(nil), t.Res...)
+	}
+	return &u
+}
+
+// TestKernelsMatchTwin runs every kernel of this build against Ref,
+// its plain-loop twin, on random tiles.
+func TestKernelsMatchTwin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, k := range Kernels {
+		for i := 0; i < 500; i++ {
+			want := randomTile(rng, k.NR, i%3 == 0)
+			got := cloneTile(want)
+			Ref(want, k.NR)
+			k.Run(got)
+			// Both sum up to 3*70 products of N(0,1) values; float32
+			// rounding in a different order (and FMA) stays far below
+			// this bound.
+			for j := range want.C {
+				if d := math.Abs(float64(got.C[j] - want.C[j])); d > 1e-4 {
+					t.Fatalf("%s, Tile %d (nseg %d, seglen %d, segstride %d, relu %v, residual %v): c[%d] = %g, twin says %g",
+						k.Name, i, want.NSeg, want.SegLen, want.SegStride, want.ReLU, want.Res != nil, j, got.C[j], want.C[j])
+				}
+			}
+		}
+	}
+}
+
+func TestCheckTile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, k := range Kernels {
+		for _, spoil := range []func(*Tile){
+			func(t *Tile) { t.Aoff[2] = len(t.A) },
+			func(t *Tile) { t.Aoff[5] = -1 },
+			func(t *Tile) { t.Coff[0] = len(t.C) - k.NR + 1 },
+			func(t *Tile) { t.W = t.W[:len(t.W)-1] },
+			func(t *Tile) { t.Bias = t.Bias[:k.NR-1] },
+			func(t *Tile) { t.Aoff = t.Aoff[:MR-1] },
+			func(t *Tile) { t.Res = t.Res[:0:0] },
+		} {
+			tl := randomTile(rng, k.NR, true)
+			spoil(tl)
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s: a Tile out of bounds did not panic", k.Name)
+					}
+				}()
+				k.Run(tl)
+			}()
+		}
+	}
+}
+
+// BenchmarkKernel measures one tile of a 3x3 convolution over 64 channels
+// (the Xiangqi tower's shape) with each kernel: the peak Forward can reach.
+func BenchmarkKernel(b *testing.B) {
+	for _, k := range Kernels {
+		b.Run(k.Name, func(b *testing.B) {
+			const c, wp = 64, 11
+			t := &Tile{NSeg: 3, SegLen: 3 * c, SegStride: wp * c, ReLU: true,
+				Aoff: []int{0, c, 2 * c, 3 * c, 4 * c, 5 * c}, Coff: make([]int, MR)}
+			t.A = make([]float32, 3*wp*c)
+			t.W = make([]float32, 9*c*k.NR)
+			t.Bias = make([]float32, k.NR)
+			t.C = make([]float32, MR*k.NR)
+			for r := range t.Coff {
+				t.Coff[r] = r * k.NR
+			}
+			for i := range t.A {
+				t.A[i] = float32(i%7) - 3
+			}
+			for b.Loop() {
+				k.Run(t)
+			}
+			b.ReportMetric(float64(b.N)*2*MR*9*c*float64(k.NR)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
