@@ -98,7 +98,13 @@ type Result struct {
 	Value       float32
 	Proven      bool
 	Simulations int
+	// PV is the principal variation, at most MaxPV plies (see Tree.PV).
+	PV []game.Move
 }
+
+// MaxPV bounds Result.PV: below a few dozen plies the visits of a search
+// are too thin to mean anything.
+const MaxPV = 40
 
 // ErrGameOver is returned when searching a finished game.
 var ErrGameOver = errors.New("mcts: the game is over")
@@ -348,19 +354,14 @@ func (t *Tree) summary(sims int) Result {
 		res.Proven, res.Value = true, provenValue(r.proven)
 	}
 	total := 0
-	bestIdx := -1
 	for i := range r.children {
 		c := &r.children[i]
 		res.Moves = append(res.Moves, c.move)
 		res.Visits = append(res.Visits, int(c.visits))
 		total += int(c.visits)
-		if bestIdx < 0 || better(c, &r.children[bestIdx]) {
-			bestIdx = i
-		}
 	}
 	if t.cfg.Gumbel && len(t.gumbel) == len(r.children) {
 		res.Policy = t.improvedPolicy()
-		bestIdx = t.gumbelWinner()
 	} else {
 		res.Policy = make([]float32, len(r.children))
 		for i, n := range res.Visits {
@@ -369,21 +370,85 @@ func (t *Tree) summary(sims int) Result {
 			}
 		}
 	}
-	// A proven win overrides: play the move that proves it.
-	for i := range r.children {
-		if r.children[i].proven == provLoss {
-			bestIdx = i
-			break
-		}
-	}
-	if bestIdx >= 0 {
-		res.Best = r.children[bestIdx].move
+	if i := t.rootChoice(); i >= 0 {
+		res.Best = r.children[i].move
+		res.PV = t.PV(MaxPV)
 	}
 	return res
 }
 
-// better orders root children for the final choice: more visits, then
-// higher prior; proven losing moves last.
+// rootChoice returns the index of the root child to play at temperature 0,
+// or -1 when the root has no children: a proven win, else the sequential-
+// halving winner with Gumbel, else the best child by better.
+func (t *Tree) rootChoice() int {
+	r := t.root
+	if len(r.children) == 0 {
+		return -1
+	}
+	for i := range r.children {
+		if r.children[i].proven == provLoss {
+			return i
+		}
+	}
+	if t.cfg.Gumbel && len(t.gumbel) == len(r.children) {
+		return t.gumbelWinner()
+	}
+	return bestChild(r)
+}
+
+// bestChild returns the index of n's child that is proven to win for the
+// side to move at n, else the best by better; -1 when n has no children.
+func bestChild(n *node) int {
+	best := -1
+	for i := range n.children {
+		c := &n.children[i]
+		if c.proven == provLoss {
+			return i
+		}
+		if best < 0 || better(c, &n.children[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// PV returns the principal variation of the search so far, at most max
+// plies: the move the search would play (Result.Best), then at each node
+// the child bestChild picks, as long as that child has been visited. Each
+// move is legal in the position the moves before it lead to. It allocates
+// the returned slice only; nil before the first search.
+func (t *Tree) PV(max int) []game.Move {
+	// Two walks, the first to size the slice: a walk is a few dozen nodes.
+	n := 0
+	t.walkPV(max, func(game.Move) { n++ })
+	if n == 0 {
+		return nil
+	}
+	pv := make([]game.Move, 0, n)
+	t.walkPV(max, func(m game.Move) { pv = append(pv, m) })
+	return pv
+}
+
+// walkPV calls visit with each move of the principal variation.
+func (t *Tree) walkPV(max int, visit func(game.Move)) {
+	i := t.rootChoice()
+	if i < 0 || max <= 0 {
+		return
+	}
+	n := &t.root.children[i]
+	visit(n.move)
+	for k := 1; k < max; k++ {
+		i = bestChild(n)
+		if i < 0 || n.children[i].visits == 0 {
+			return
+		}
+		n = &n.children[i]
+		visit(n.move)
+	}
+}
+
+// better orders children for the final choice: more visits, then higher
+// prior; proven losing moves last.
 func better(a, b *node) bool {
 	if (a.proven == provWin) != (b.proven == provWin) {
 		return b.proven == provWin
