@@ -9,7 +9,16 @@ import (
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/tabula-zero/tabula/net/gemm"
 )
+
+// gorgonia computes every matrix product of the graph (im2col
+// convolutions, their gradients, the dense layers) with the BLAS set by
+// G.Use, process-wide. gemm's product runs the inference fast path's
+// tile kernels: 6-12x gonum's on a training step's shapes
+// (BenchmarkSgemm), which makes training 3x faster overall.
+func init() { G.Use(gemm.BLAS{}) }
 
 // BNMomentum is the weight of the batch statistics in the running
 // statistics update during training (PyTorch convention):

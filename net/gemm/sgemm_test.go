@@ -1,0 +1,138 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// naiveSgemm is the definition, in float64.
+func naiveSgemm(tA, tB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var s float64
+			for kk := 0; kk < k; kk++ {
+				var av, bv float32
+				if tA {
+					av = a[kk*lda+i]
+				} else {
+					av = a[i*lda+kk]
+				}
+				if tB {
+					bv = b[j*ldb+kk]
+				} else {
+					bv = b[kk*ldb+j]
+				}
+				s += float64(av) * float64(bv)
+			}
+			v := float64(alpha) * s
+			if beta != 0 {
+				v += float64(beta) * float64(c[i*ldc+j])
+			}
+			c[i*ldc+j] = float32(v)
+		}
+	}
+}
+
+// TestSgemmMatchesDefinition checks every transposition, odd shapes
+// (tiles and panels cut short, products deeper than one pass), padded
+// leading dimensions and the alpha/beta cases against the definition.
+func TestSgemmMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	shapes := [][3]int{{1, 1, 1}, {7, 33, 40}, {64, 32, 288}, {5, 70, 300}, {130, 9, 600}, {13, 100, 31}, {200, 64, 64}, {32, 288, 700}}
+	for _, sh := range shapes {
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				for _, ab := range [][2]float32{{1, 0}, {0.5, 0}, {1, 1}, {-2, 0.25}} {
+					m, n, k := sh[0], sh[1], sh[2]
+					name := fmt.Sprintf("m=%d n=%d k=%d tA=%v tB=%v alpha=%g beta=%g", m, n, k, tA, tB, ab[0], ab[1])
+					rowsA, colsA := m, k
+					if tA {
+						rowsA, colsA = k, m
+					}
+					rowsB, colsB := k, n
+					if tB {
+						rowsB, colsB = n, k
+					}
+					lda, ldb, ldc := colsA+rng.IntN(3), colsB+rng.IntN(3), n+rng.IntN(3)
+					a, b := randSlice(rng, rowsA*lda), randSlice(rng, rowsB*ldb)
+					c := randSlice(rng, m*ldc)
+					if ab[1] == 0 {
+						// beta = 0: C's old contents must not be read.
+						for i := range c {
+							c[i] = float32(math.NaN())
+						}
+					}
+					want := append([]float32(nil), c...)
+					naiveSgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], want, ldc)
+					Sgemm(tA, tB, m, n, k, ab[0], a, lda, b, ldb, ab[1], c, ldc)
+					for i := 0; i < m; i++ {
+						for j := 0; j < ldc; j++ {
+							got, w := c[i*ldc+j], want[i*ldc+j]
+							if j >= n {
+								// Padding between rows is left alone.
+								if !(got == w || math.IsNaN(float64(got)) && math.IsNaN(float64(w))) {
+									t.Fatalf("%s: padding c[%d][%d] changed to %g", name, i, j, got)
+								}
+								continue
+							}
+							if d := math.Abs(float64(got - w)); !(d <= 1e-4*math.Sqrt(float64(k))*(1+math.Abs(float64(w)))) {
+								t.Fatalf("%s: c[%d][%d] = %g, want %g", name, i, j, got, w)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkSgemm compares the kernel product with gonum's on the shapes
+// of a Connect Four training step (batch 128, 4x32 tower): the forward
+// convolution, the input gradient and the weight gradient.
+func BenchmarkSgemm(b *testing.B) {
+	const pix, c = 128 * 42, 32
+	cases := []struct {
+		name    string
+		tA, tB  bool
+		m, n, k int
+	}{
+		{"forward", false, true, pix, c, 9 * c},
+		{"dinput", false, false, pix, 9 * c, c},
+		{"dweight", true, false, c, 9 * c, pix},
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, cs := range cases {
+		rowsA, colsA := cs.m, cs.k
+		if cs.tA {
+			rowsA, colsA = cs.k, cs.m
+		}
+		rowsB, colsB := cs.k, cs.n
+		if cs.tB {
+			rowsB, colsB = cs.n, cs.k
+		}
+		a, bm := randSlice(rng, rowsA*colsA), randSlice(rng, rowsB*colsB)
+		out := make([]float32, cs.m*cs.n)
+		tr := map[bool]blas.Transpose{false: blas.NoTrans, true: blas.Trans}
+		for _, impl := range []struct {
+			name string
+			run  func()
+		}{
+			{"kernel", func() { Sgemm(cs.tA, cs.tB, cs.m, cs.n, cs.k, 1, a, colsA, bm, colsB, 0, out, cs.n) }},
+			{"gonum", func() {
+				gonum.Implementation{}.Sgemm(tr[cs.tA], tr[cs.tB], cs.m, cs.n, cs.k, 1, a, colsA, bm, colsB, 0, out, cs.n)
+			}},
+		} {
+			b.Run(cs.name+"/"+impl.name, func(b *testing.B) {
+				for b.Loop() {
+					impl.run()
+				}
+				b.ReportMetric(2*float64(cs.m*cs.n*cs.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
