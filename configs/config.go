@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/connect4" // the games a config may name
 	_ "github.com/tabula-zero/tabula/game/lion"
@@ -75,6 +76,25 @@ type SelfPlay struct {
 	ResignThreshold  float64 `yaml:"resign_threshold"` // resign below this root value; 0 never
 	ResignOffShare   float64 `yaml:"resign_off_share"` // games played out to measure false resignations
 	ShardSamples     int     `yaml:"shard_samples"`
+	// ABZero plays the moves of early generations with the
+	// Alpha-Beta-Zero blend (absent: off).
+	ABZero SelfPlayABZero `yaml:"abzero,omitempty"`
+}
+
+// SelfPlayABZero makes self-play lean on alpha-beta while the network is
+// weak, as the CheapChess seed proposes: after the temperature plies, the
+// move played is argmax_a pi_a * m + beta_a over the full search's visit
+// shares pi and a multi-PV alpha-beta search of Depth plies (beta in
+// soldiers). The recorded policy target stays the visit distribution;
+// the game results (value targets) come from the stronger play.
+type SelfPlayABZero struct {
+	// Generations: used while the self-play network's generation is below
+	// this (0: off).
+	Generations int `yaml:"generations"`
+	Depth       int `yaml:"depth"`
+	// M is the network weight over generations: "W", "linear:LOW,HIGH,FROM,TO"
+	// or "step:LOW,HIGH,AT" (abzero.ParseSchedule).
+	M string `yaml:"m"`
 }
 
 // Replay is the replay window.
@@ -209,6 +229,13 @@ func (c *Config) Validate() error {
 	floatIn("selfplay.resign_threshold", p.ResignThreshold, -1, 0)
 	floatIn("selfplay.resign_off_share", p.ResignOffShare, 0, 1)
 	intIn("selfplay.shard_samples", p.ShardSamples, 1, 1<<22)
+	if az := p.ABZero; az != (SelfPlayABZero{}) {
+		intIn("selfplay.abzero.generations", az.Generations, 0, 1<<20)
+		intIn("selfplay.abzero.depth", az.Depth, 1, 12)
+		if _, err := abzero.ParseSchedule(az.M); err != nil {
+			errs = append(errs, fmt.Sprintf("selfplay.abzero.m: %v", err))
+		}
+	}
 	intIn("replay.window", c.Replay.Window, 1, 1<<26)
 	intIn("replay.min_samples", c.Replay.MinSamples, 1, c.Replay.Window)
 	t := c.Training

@@ -43,6 +43,12 @@ func TestErrors(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "rules: {}", "rules: {TryRule: safe}", 1) }, []string{"rules", "TryRule"}},
 		{func(s string) string { return strings.Replace(s, "      games: 40", "      games: 41", 1) }, []string{"gating.matches[0].games = 41", "even"}},
 		{func(s string) string { return strings.Replace(s, "rates: [0.01, 0.002]", "rates: [0.01]", 1) }, []string{"training.boundaries has 2 entries"}},
+		{func(s string) string {
+			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 0, m: \"linear:1,2\"}", 1)
+		}, []string{"selfplay.abzero.depth = 0", "selfplay.abzero.m", "linear:1,2"}},
+		{func(s string) string {
+			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, dept: 2}", 1)
+		}, []string{"dept", "cfg.yaml"}},
 		{func(string) string { return "" }, []string{"empty"}},
 	} {
 		path := filepath.Join(t.TempDir(), "cfg.yaml")

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tabula-zero/tabula/abzero"
+	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game"
@@ -52,6 +54,11 @@ type Worker struct {
 	shardMu sync.Mutex
 	pending []data.Sample
 	seq     int
+
+	// The Alpha-Beta-Zero mover of early generations (nil: off): its
+	// weight schedule and a pool of alpha-beta searchers, one per game.
+	abzM  *abzero.Schedule
+	abzSP sync.Pool
 }
 
 // Stats counts the worker's games.
@@ -80,6 +87,11 @@ func New(cfg *configs.Config, opts Options, fwd mcts.Forwarder, generation int) 
 	w := &Worker{cfg: cfg, opts: opts, game: g, rules: rules, mcfg: MCTSConfig(cfg), fwd: fwd}
 	if w.batch, err = w.newBatcher(); err != nil {
 		return nil, err
+	}
+	if az := cfg.SelfPlay.ABZero; az.Generations > 0 {
+		if err := w.setupABZero(az); err != nil {
+			return nil, err
+		}
 	}
 	w.generation.Store(int64(generation))
 	return w, nil
@@ -253,6 +265,11 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 	}
 	var sides []game.Color
 	var wouldResign [2]bool
+	gen := w.Generation() // fixed for the game: SetNetwork waits for it
+	ab := w.abzeroSearcher(gen)
+	if ab != nil {
+		defer w.abzSP.Put(ab)
+	}
 	for {
 		p := tree.Position()
 		st := p.Status()
@@ -287,11 +304,17 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 			}
 			wouldResign[us] = true
 		}
-		temp := 0.0
-		if p.Ply() < sp.TemperaturePlies {
-			temp = 1
+		var m game.Move
+		switch {
+		case p.Ply() < sp.TemperaturePlies:
+			m = mcts.Pick(res, 1, rng)
+		case ab != nil:
+			if m, err = w.abzeroMove(ctx, ab, p, res, gen); err != nil {
+				return Record{}, err
+			}
+		default:
+			m = mcts.Pick(res, 0, rng)
 		}
-		m := mcts.Pick(res, temp, rng)
 		rec.Moves = append(rec.Moves, p.FormatMove(m))
 		if err := tree.Advance(m); err != nil {
 			return Record{}, err
@@ -306,6 +329,60 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 		rec.Samples[i].Result = resultFor(rec.Result, sides[i]).Value()
 	}
 	return rec, nil
+}
+
+// setupABZero checks the Alpha-Beta-Zero settings against the game.
+func (w *Worker) setupABZero(az configs.SelfPlayABZero) error {
+	sched, err := abzero.ParseSchedule(az.M)
+	if err != nil {
+		return fmt.Errorf("selfplay: abzero.m: %w", err)
+	}
+	start, err := w.game.New(w.rules)
+	if err != nil {
+		return err
+	}
+	if _, ok := start.(alphabeta.Position); !ok {
+		return fmt.Errorf("selfplay: abzero: game %s has no alpha-beta search", w.game.Name)
+	}
+	w.abzM = &sched
+	w.abzSP.New = func() any {
+		o := alphabeta.DefaultOptions()
+		o.HashMiB = 1 // shallow searches; one table per game in flight
+		s, err := alphabeta.New(o)
+		if err != nil {
+			panic("selfplay: default alpha-beta options rejected: " + err.Error())
+		}
+		return s
+	}
+	return nil
+}
+
+// abzeroSearcher returns a cleared alpha-beta searcher when generation gen
+// plays with the Alpha-Beta-Zero blend, else nil. Clearing per game keeps
+// games independent of which searcher they drew: the same seed gives the
+// same game.
+func (w *Worker) abzeroSearcher(gen int) *alphabeta.Searcher {
+	if w.abzM == nil || gen >= w.cfg.SelfPlay.ABZero.Generations {
+		return nil
+	}
+	s := w.abzSP.Get().(*alphabeta.Searcher)
+	s.Clear()
+	return s
+}
+
+// abzeroMove blends the search result res of p with a multi-PV alpha-beta
+// search: argmax pi_a * m(gen) + beta_a.
+func (w *Worker) abzeroMove(ctx context.Context, ab *alphabeta.Searcher, p game.Position, res mcts.Result, gen int) (game.Move, error) {
+	abp := p.Clone().(alphabeta.Position) // checked in setupABZero
+	r := ab.Search(ctx, abp, alphabeta.Limits{Depth: w.cfg.SelfPlay.ABZero.Depth, MultiPV: true}, nil)
+	if err := ctx.Err(); err != nil {
+		return game.NoMove, err
+	}
+	if len(r.RootScores) == 0 {
+		return game.NoMove, fmt.Errorf("selfplay: abzero: alpha-beta returned no root scores for %s", p)
+	}
+	m, _ := abzero.Combine(res, r, w.abzM.At(gen), abzero.DefaultMateValue)
+	return m, nil
 }
 
 // fromFirst turns a result for side c into one for the first player.

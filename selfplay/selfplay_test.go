@@ -2,10 +2,12 @@ package selfplay
 
 import (
 	"context"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game"
@@ -181,5 +183,86 @@ func TestResignation(t *testing.T) {
 				t.Fatalf("result %v for the first player, false resignation %v", rec.Result, rec.FalseResign)
 			}
 		}
+	}
+}
+
+// With the Alpha-Beta-Zero mover at weight m = 0, every move after the
+// temperature plies is one of alpha-beta's best at the configured depth
+// (checked by an independent multi-PV search of each position of the
+// game), the game is reproducible, and a network of generation
+// ABZero.Generations or later plays plain MCTS again.
+func TestABZeroSelfPlay(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	cfg.SelfPlay.TemperaturePlies = 2
+	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{Generations: 3, Depth: 3, M: "0"}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	play := func(gen int, id uint64) Record {
+		w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "t"}, rn, gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go w.batch.Run(ctx)
+		rec, err := w.Play(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	g, _ := game.Lookup("connect4")
+	ab, err := alphabeta.New(alphabeta.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// alphaBetaBest reports whether every move of rec after the
+	// temperature plies scores the maximum of a fresh multi-PV search.
+	alphaBetaBest := func(rec Record) (checked int, ok bool) {
+		p, _ := g.New(nil)
+		for i, text := range rec.Moves {
+			m, err := p.ParseMove(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i >= cfg.SelfPlay.TemperaturePlies {
+				ab.Clear()
+				r := ab.Search(context.Background(), p.Clone().(alphabeta.Position), alphabeta.Limits{Depth: 3, MultiPV: true}, nil)
+				best, played := math.MinInt, math.MinInt
+				for _, rs := range r.RootScores {
+					best = max(best, rs.Score)
+					if rs.Move == m {
+						played = rs.Score
+					}
+				}
+				checked++
+				if played != best {
+					return checked, false
+				}
+			}
+			p.Make(m)
+		}
+		return checked, true
+	}
+	allBest := 0
+	for id := uint64(0); id < 3; id++ {
+		rec := play(0, id)
+		if n, ok := alphaBetaBest(rec); !ok {
+			t.Fatalf("game %d (%v): a move after the temperature plies is not alpha-beta's best", id, rec.Moves)
+		} else if n == 0 {
+			t.Fatalf("game %d has no move after the temperature plies", id)
+		}
+		if again := play(0, id); !slices.Equal(again.Moves, rec.Moves) {
+			t.Fatalf("game %d differs when replayed:\n%v\n%v", id, rec.Moves, again.Moves)
+		}
+		if _, ok := alphaBetaBest(play(3, id)); ok {
+			allBest++
+		}
+	}
+	// A 1x4 network with 16 simulations does not play like depth-3
+	// alpha-beta for three whole games.
+	if allBest == 3 {
+		t.Error("generation 3 (past ABZero.Generations) still plays alpha-beta's moves")
 	}
 }
