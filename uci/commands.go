@@ -96,7 +96,12 @@ func (e *Engine) cmdSetOption(args []string) error {
 	if vi < 0 || vi == len(args)-1 {
 		return fmt.Errorf("setoption: option %s needs a value", clip(name))
 	}
-	value := strings.Join(args[vi+1:], " ")
+	return e.setOption(name, strings.Join(args[vi+1:], " "))
+}
+
+// setOption sets the variant, a search option or a rule option, whichever
+// name means (case-insensitive).
+func (e *Engine) setOption(name, value string) error {
 	if strings.EqualFold(name, variantOption) {
 		return e.setVariant(value)
 	}
@@ -131,7 +136,7 @@ func (e *Engine) setVariant(name string) error {
 	if err != nil {
 		return fmt.Errorf("setoption %s: %w", variantOption, err)
 	}
-	e.game, e.opts, e.pos = g, resolved, pos
+	e.game, e.opts, e.pos, e.banned = g, resolved, pos, nil
 	return nil
 }
 
@@ -179,7 +184,7 @@ func (e *Engine) setRule(name, value string) error {
 		if err != nil {
 			return fmt.Errorf("setoption: %w", err)
 		}
-		e.opts, e.pos = resolved, pos
+		e.opts, e.pos, e.banned = resolved, pos, nil
 	}
 	for n, u := range updates {
 		e.rules[n] = u
@@ -193,7 +198,7 @@ func (e *Engine) cmdNewGame() error {
 	if err != nil {
 		return fmt.Errorf("ucinewgame: %w", err)
 	}
-	e.pos = pos
+	e.pos, e.banned = pos, nil
 	if ng, ok := e.searcher.(NewGamer); ok {
 		ng.NewGame()
 	}
@@ -242,7 +247,7 @@ func (e *Engine) cmdPosition(args []string) error {
 			}
 		}
 	}
-	e.pos = p
+	e.pos, e.banned = p, nil
 	return nil
 }
 

@@ -16,6 +16,47 @@
 // Searcher given with WithSearcher; without one the engine answers that
 // search is not available.
 //
+// # UCCI
+//
+// Chinese GUIs speak UCCI (Universal Chinese Chess Interface 3.0,
+// xqbase.com; ElephantEye is its reference engine). When the engine
+// receives `ucci` while the variant is xiangqi it switches to UCCI for the
+// rest of the session; on another variant it refuses with an error line
+// and keeps speaking UCI. Implemented:
+//
+//   - `ucci` answers `id name`, `id author`, the options in UCCI syntax
+//     (`option hashsize type spin min 1 max 65536 default 64`, `option
+//     Mover type combo var ab var mcts var abzero default ab`, `option
+//     Network type string default <empty>`, `option newgame type button`,
+//     `option usemillisec type check default true`) and `ucciok`. Hash is
+//     declared under UCCI's name hashsize; UCI_Variant and Notation are
+//     not offered (the game is xiangqi, moves are ICCS).
+//   - Moves in and out are ICCS text: files a-i, ranks 0-9 from Red's side
+//     (`h2e2`), in position, banmoves, bestmove, ponder and pv.
+//   - `setoption NAME [VALUE]` without name/value keywords (the UCI form is
+//     accepted too); `setoption usemillisec true|false` (on/off too),
+//     `setoption newgame` for a new game.
+//   - `position fen F [moves ...]` and `position startpos [moves ...]`.
+//   - `banmoves M...`: moves the searches of this position may not play,
+//     until the next position or new game.
+//   - `go [draw] depth N | depth infinite | infinite | nodes N |
+//     time T [movestogo N | increment I] [opptime T [oppmovestogo N |
+//     oppincrement I]]`: T and I in milliseconds, or seconds after
+//     `setoption usemillisec false`; time without movestogo or increment
+//     means one move to go, as in ElephantEye. `movetime MS` is accepted as
+//     an extension. `go depth 0` answers nobestmove at once; draw offers
+//     are never accepted; `go ponder` is refused (no pondering).
+//   - Info lines as ElephantEye writes them: `info depth D score S pv ...`
+//     (S in centi-units, soldier = 100; a mate n plies away is 10000 - n,
+//     negative when mated), `info time T nodes N`, `info message ...`
+//     (errors too: `info message error: ...`).
+//   - `bestmove M [ponder M]`, or `nobestmove` when the position has no
+//     legal move, every legal move is banned, or go fails; `stop` when no
+//     search runs answers nobestmove, as the protocol recommends.
+//   - `isready`/`readyok`; `quit` (and `bye`, which some GUIs send) answers
+//     `bye` and ends Run; `ponderhit` is accepted without effect; `probe`
+//     and `pophash` are not implemented.
+//
 // The client side, Client, drives an external UCI engine such as
 // Fairy-Stockfish as a subprocess with timeouts on every wait:
 //

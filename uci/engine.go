@@ -54,6 +54,11 @@ type Engine struct {
 	opts  game.Options            // the resolved options of the current game
 	pos   game.Position
 	job   *job
+	proto protocol // UCI until a ucci command switches to UCCI
+	// UCCI only: the time unit of go is milliseconds (usemillisec, on by
+	// default) or seconds; banned are the moves banmoves forbids in pos.
+	millis bool
+	banned []game.Move
 }
 
 // EngineOption configures NewEngine.
@@ -238,8 +243,8 @@ func (e *Engine) Run(ctx context.Context) error {
 			case e.job == nil:
 				push(l)
 			default:
-				// A job runs: isready and stop act now, quit stops a
-				// search, everything else waits.
+				// A job runs: isready and stop act now, quit (bye in
+				// UCCI) stops a search, everything else waits.
 				switch l.command() {
 				case "isready":
 					if len(queue) == 0 {
@@ -249,12 +254,10 @@ func (e *Engine) Run(ctx context.Context) error {
 					}
 				case "stop":
 					e.job.cancel()
-				case "quit":
-					if e.job.search {
+				default:
+					if e.isQuit(l.command()) && e.job.search {
 						e.job.cancel()
 					}
-					push(l)
-				default:
 					push(l)
 				}
 			}
@@ -273,8 +276,13 @@ func (e *Engine) execute(ctx context.Context, l inputLine) (quit bool) {
 	if len(f) == 0 {
 		return false
 	}
+	if e.proto == protoUCCI {
+		return e.executeUCCI(ctx, f)
+	}
 	var err error
 	switch f[0] {
+	case "ucci":
+		err = e.cmdUCCI()
 	case "uci":
 		e.cmdUCI()
 	case "isready":
@@ -420,6 +428,15 @@ type output struct {
 	mu  sync.Mutex
 	w   *bufio.Writer
 	err error
+	// ucci: errors go out as `info message` (UCCI has no `info string`).
+	ucci bool
+}
+
+// setUCCI switches error lines to UCCI's `info message`.
+func (o *output) setUCCI() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.ucci = true
 }
 
 // lines writes each line with a line break and flushes.
@@ -443,10 +460,16 @@ func (o *output) printf(format string, args ...any) {
 	o.lines(fmt.Sprintf(format, args...))
 }
 
-// errorf reports an error to the GUI as `info string error: ...`, on one
-// line whatever the message holds.
+// errorf reports an error to the GUI as `info string error: ...` (`info
+// message error: ...` in UCCI), on one line whatever the message holds.
 func (o *output) errorf(format string, args ...any) {
-	o.lines("info string error: " + oneLine(fmt.Sprintf(format, args...)))
+	o.mu.Lock()
+	kind := "string"
+	if o.ucci {
+		kind = "message"
+	}
+	o.mu.Unlock()
+	o.lines("info " + kind + " error: " + oneLine(fmt.Sprintf(format, args...)))
 }
 
 // Err returns the first write error.

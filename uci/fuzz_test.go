@@ -8,15 +8,19 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tabula-zero/tabula/game"
 )
 
 // outputLine matches every line the engine may write.
-var outputLine = regexp.MustCompile(`^(|id (name|author) .*|option name .*|uciok|readyok|info .*|bestmove \S+( ponder \S+)?|Variant: .*|Options: .*|Fen: .*|Key: [0-9A-F]{16}|Side to move: .*|Status: .*|\d+: \d+|Nodes searched: \d+)$`)
+var outputLine = regexp.MustCompile(`^(|id (name|author) .*|option (name )?.*|uciok|ucciok|bye|readyok|info .*|bestmove \S+( ponder \S+)?|nobestmove|Variant: .*|Options: .*|Fen: .*|Key: [0-9A-F]{16}|Side to move: .*|Status: .*|\d+: \d+|Nodes searched: \d+)$`)
 
 // FuzzEngine feeds arbitrary command text to an engine with a searcher:
 // Run must not panic, must return nil at the end of the input (or the
 // context's error when a long perft outlives the deadline, promptly), and
-// must write only well-formed lines.
+// must write only well-formed lines. Each line also goes through the UCCI
+// parsers (go arguments, info translation); whole UCCI sessions need real
+// Xiangqi and are fuzzed in cmd/engine (FuzzUCCI).
 func FuzzEngine(f *testing.F) {
 	for _, s := range []string{
 		"uci\nisready\nucinewgame\nquit\n",
@@ -29,10 +33,23 @@ func FuzzEngine(f *testing.F) {
 		"go searchmoves 1 wtime -1 btime 20 winc 1 binc 1 movestogo 3 movetime 1 nodes 5 mate 1\n",
 		"go perft 2\nposition startpos moves 9\nd\nquit\nd\n",
 		"\x00\xff\r\n\u2028 \x85\n" + strings.Repeat("z", 300) + "\nisready",
+		// UCCI: refused on the counting games; its words then mean nothing.
+		"ucci\nsetoption usemillisec false\nbanmoves 1\ngo time 300 increment 2 opptime 5 oppincrement 1\nstop\nbye\n",
+		"ucci\ngo draw depth infinite\ngo depth 0\ngo time -5 movestogo 3 oppmovestogo 2\nquit\n",
+		"depth 6 seldepth 9 score mate -3 upperbound nodes 5 nps 1 time 17 hashfull 0 multipv 1 currmove 2 pv 1 2\n",
+		"string x\ndepth\nscore cp\nscore mate 99999999999999999999\nmultipv\ntime x\n",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data string) {
+		for i, line := range strings.Split(data, "\n") {
+			parseUCCILimits(strings.Fields(line), game.Color(i&1), i&2 == 0)
+			for _, l := range ucciInfo(oneLine(line), i&1 == 0) {
+				if !strings.HasPrefix(l, "info ") || l != oneLine(l) {
+					t.Fatalf("ucciInfo(%q) wrote %q", line, l)
+				}
+			}
+		}
 		out := &syncBuffer{}
 		e, err := NewEngine(strings.NewReader(data), out, WithVariant("count"), WithMaxLineBytes(200), WithSearcher(&fakeSearcher{}))
 		if err != nil {

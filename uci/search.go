@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -120,9 +121,21 @@ func (e *Engine) cmdGo(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, ref := e.pos.Clone(), e.pos.Clone()
-	e.startJob(ctx, true, func(ctx context.Context) { e.search(ctx, p, ref, lim) })
+	e.startSearch(ctx, lim)
 	return nil
+}
+
+// startSearch runs the searcher on a copy of the position in the
+// background; the reply is written in the protocol spoken now.
+func (e *Engine) startSearch(ctx context.Context, lim Limits) {
+	p, ref := e.pos.Clone(), e.pos.Clone()
+	d := dialect{ucci: e.proto == protoUCCI, millis: e.millis}
+	e.startJob(ctx, true, func(ctx context.Context) { e.search(ctx, p, ref, lim, d) })
+}
+
+// dialect is how a search reports: UCI, or UCCI with its time unit.
+type dialect struct {
+	ucci, millis bool
 }
 
 // perft prints the divide of p to depth as Fairy-Stockfish does: one
@@ -167,9 +180,15 @@ func perftCtx(ctx context.Context, p game.Position, depth int) (n uint64, ok boo
 }
 
 // search runs the searcher on p and prints bestmove; ref is an untouched
-// copy of p to check and format the moves it returns.
-func (e *Engine) search(ctx context.Context, p, ref game.Position, lim Limits) {
+// copy of p to check and format the moves it returns. In UCCI the info
+// lines are translated (ucciInfo) and no move is `nobestmove`.
+func (e *Engine) search(ctx context.Context, p, ref game.Position, lim Limits, d dialect) {
 	info := func(s string) { e.out.lines("info " + oneLine(s)) }
+	none := "bestmove (none)"
+	if d.ucci {
+		info = func(s string) { e.out.lines(ucciInfo(oneLine(s), d.millis)...) }
+		none = "nobestmove"
+	}
 	res, err := e.searcher.Search(ctx, p, lim, info)
 	if err != nil {
 		e.out.errorf("search: %v", err)
@@ -177,11 +196,14 @@ func (e *Engine) search(ctx context.Context, p, ref game.Position, lim Limits) {
 	if lim.Infinite {
 		<-ctx.Done()
 	}
-	line := "bestmove (none)"
+	line := none
 	if res.Best != game.NoMove {
-		if !game.IsLegal(ref, res.Best) {
+		switch {
+		case !game.IsLegal(ref, res.Best):
 			e.out.errorf("search: the searcher returned an illegal move")
-		} else {
+		case len(lim.SearchMoves) > 0 && !slices.Contains(lim.SearchMoves, res.Best):
+			e.out.errorf("search: the searcher returned a move outside searchmoves (or banned by banmoves)")
+		default:
 			line = "bestmove " + ref.FormatMove(res.Best)
 			ref.Make(res.Best)
 			if res.Ponder != game.NoMove && game.IsLegal(ref, res.Ponder) {
