@@ -17,6 +17,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/rollout"
 )
 
 // Player chooses the moves of one side. A Player is used by one goroutine
@@ -61,6 +62,10 @@ const (
 //	net:FILE[,sims=N,search=puct|gumbel]
 //	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,algo=A,hash=MiB]
 //	mcts:sims=N[,search=puct|gumbel]
+//	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
+//
+// The last line is package rollout's classical MCTS players; their keys
+// are listed in rollout_players.go and docs/rollout.md.
 //
 // Every kind also takes name=NAME (the name in results; default: the spec
 // text). FILE is a checkpoint file or a run directory (its best
@@ -114,7 +119,7 @@ func RegisterKind(kind string, parse func(spec, args, gameName string) (*Spec, e
 	kind = strings.ToLower(kind)
 	kindsMu.Lock()
 	defer kindsMu.Unlock()
-	if _, dup := kinds[kind]; dup || slices.Contains([]string{KindRandom, KindAB, KindNet, KindABZero, KindMCTS, KindCustom}, kind) {
+	if _, dup := kinds[kind]; dup || slices.Contains([]string{KindRandom, KindAB, KindNet, KindABZero, KindMCTS, KindCustom}, kind) || isRolloutKind(kind) {
 		panic("arena: player kind " + kind + " registered twice")
 	}
 	kinds[kind] = parse
@@ -180,8 +185,12 @@ func ParsePlayer(spec, gameName string) (*Spec, error) {
 	case "":
 		err = fmt.Errorf("arena: empty player spec")
 	default:
+		if isRolloutKind(kind) { // rollout_players.go
+			err = s.parseRollout(g, kv, pos)
+			break
+		}
 		err = fmt.Errorf("arena: player %q: unknown kind %q (valid: %s)", text, kind,
-			strings.Join([]string{KindRandom, KindAB, KindNet, KindABZero, KindMCTS}, ", "))
+			strings.Join(append([]string{KindRandom, KindAB, KindNet, KindABZero, KindMCTS}, rollout.Algorithms...), ", "))
 	}
 	if err != nil {
 		return nil, err

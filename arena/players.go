@@ -49,6 +49,9 @@ func (s *Spec) New() (Player, error) {
 		}
 		return &abzeroPlayer{name: s.name, mv: mv}, nil
 	}
+	if isRolloutKind(s.Kind) && s.newPlayer != nil { // rollout_players.go
+		return s.newPlayer()
+	}
 	return nil, fmt.Errorf("arena: player %q: unknown kind %q", s.Text, s.Kind)
 }
 
