@@ -211,6 +211,11 @@ func (e *Engine) Run(ctx context.Context) error {
 			if quit := e.execute(ctx, l); quit {
 				return e.out.Err()
 			}
+			if eof && e.job != nil && e.job.search {
+				// No stop can come any more: a search queued behind the
+				// end of the input ends at once, like one running then.
+				e.job.cancel()
+			}
 		}
 		if err := e.out.Err(); err != nil {
 			return err
@@ -428,7 +433,7 @@ type output struct {
 	mu  sync.Mutex
 	w   *bufio.Writer
 	err error
-	// ucci: errors go out as `info message` (UCCI has no `info string`).
+	// ucci: messages go out as `info message` (UCCI has no `info string`).
 	ucci bool
 }
 
@@ -463,13 +468,19 @@ func (o *output) printf(format string, args ...any) {
 // errorf reports an error to the GUI as `info string error: ...` (`info
 // message error: ...` in UCCI), on one line whatever the message holds.
 func (o *output) errorf(format string, args ...any) {
+	o.message("error: " + fmt.Sprintf(format, args...))
+}
+
+// message writes text for the user: `info string ...`, or `info message
+// ...` in UCCI, on one line.
+func (o *output) message(text string) {
 	o.mu.Lock()
 	kind := "string"
 	if o.ucci {
 		kind = "message"
 	}
 	o.mu.Unlock()
-	o.lines("info " + kind + " error: " + oneLine(fmt.Sprintf(format, args...)))
+	o.lines("info " + kind + " " + oneLine(text))
 }
 
 // Err returns the first write error.

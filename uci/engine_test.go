@@ -707,3 +707,13 @@ func TestStopInfiniteSearch(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// A search queued behind the end of the input ends at once too: no stop
+// can come for it.
+func TestSearchQueuedAfterEndOfInput(t *testing.T) {
+	got := transcript(t, "go depth 3\ngo infinite\nd\n", WithSearcher(&fakeSearcher{block: true}))
+	const one = "info depth 1 score cp 0 pv with a line break\nbestmove 1 ponder 2\n"
+	if want := one + one + countDump("0 w"); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

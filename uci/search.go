@@ -149,7 +149,7 @@ func (e *Engine) perft(ctx context.Context, p game.Position, depth int) {
 		n, ok := perftCtx(ctx, p, depth-1)
 		p.Unmake()
 		if !ok {
-			e.out.lines("info string perft stopped")
+			e.out.message("perft stopped")
 			return
 		}
 		total += n
