@@ -2,7 +2,10 @@
 // search behind the usual `go` commands. The option Mover picks the
 // search: ab (alpha-beta, the default), mcts or abzero (both need the
 // option Network, a checkpoint file or run directory; see movers.go for
-// how each honours the `go` limits and what its info lines mean).
+// how each honours the `go` limits and what its info lines mean). For
+// Chinese Xiangqi GUIs the engine speaks UCCI instead when the first
+// command is `ucci`: ICCS move text (h2e2), UCCI's setoption, go time and
+// banmoves, nobestmove and bye (see package uci).
 //
 //	go run ./cmd/engine [-variant xiangqi|connect4|lion]    UCI on stdin/stdout
 //	go run ./cmd/engine -variant xiangqi -perft 5 [-fen F]  perft with speed, then exit

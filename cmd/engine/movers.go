@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,17 +26,28 @@ import (
 //
 //   - ab: alpha-beta (searcher.go).
 //   - mcts: the network's PUCT search. `go nodes N` runs N simulations,
-//     movetime or the clock bound the time, infinite runs until stop;
-//     otherwise Simulations. depth is ignored. info: nodes = simulations
-//     of this search, score cp = round(1000 * root value) (the value in
+//     movetime or the clock bound the time, infinite runs until stop,
+//     depth N runs until the principal variation is N plies long (at most
+//     mcts.MaxPV; or it ends in a finished game, or the root is proven);
+//     limits combine, the first reached ends the search; without any,
+//     Simulations. info: depth = length of the pv, nodes = simulations of
+//     this search, score cp = round(1000 * root value) (the value in
 //     [-1, 1] for the side to move; 1000 is a proven win), pv = the most
-//     visited root move (the tree exports no deeper line), and an `info
-//     string visits` line with the most visited moves.
+//     visited line (mcts.Result.PV), and an `info string visits` line with
+//     the most visited moves.
 //   - abzero: Alpha-Beta-Zero: alpha-beta (depth, movetime or the clock;
-//     without a limit depth defaultABZeroDepth) and MCTS (nodes, else
-//     Simulations) at once, then the move maximising ABZeroWeight * visit
-//     share + alpha-beta score in soldiers. info: the alpha-beta
-//     iterations, then `info string abzero` with the best candidates.
+//     without a limit depth defaultABZeroDepth; infinite until stop) and
+//     MCTS (nodes; else until the time or stop with movetime, the clock or
+//     infinite; else Simulations) at once, then the move maximising
+//     ABZeroWeight * visit share + alpha-beta score in soldiers. info: the
+//     alpha-beta iterations, then `info string abzero` with the best
+//     candidates.
+//
+// Every mover honours a restricted root (searchmoves, or UCCI's banmoves):
+// ab and abzero take the best allowed move of alpha-beta's root scores,
+// mcts the most visited allowed move. Alpha-beta's root scores come after
+// its iterative deepening, so under a time limit the deepening gets half
+// the time (abBudget).
 //
 // mcts and abzero need Network: a checkpoint file, or a run directory
 // (its best checkpoint), for the current variant. The tree is kept from
@@ -102,8 +114,14 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 	case optNetwork:
 		value = strings.TrimSpace(value)
 		if value != "" {
-			if _, err := os.Stat(value); err != nil {
+			st, err := os.Stat(value)
+			if err != nil {
 				return true, fmt.Errorf("option %s: %w", optNetwork, err)
+			}
+			// A device or pipe (/dev/zero, /dev/stdin) would be read
+			// without end when the network loads.
+			if !st.Mode().IsRegular() && !st.IsDir() {
+				return true, fmt.Errorf("option %s: %s is not a file or directory", optNetwork, value)
 			}
 		}
 		m.network = value
@@ -171,8 +189,9 @@ type mctsRun struct {
 }
 
 // runMCTS runs up to sims simulations (0: until ctx ends) in chunks,
-// calling progress at most every infoEvery.
-func runMCTS(ctx context.Context, mc *abzero.MCTS, p game.Position, sims int, progress func(mctsRun)) (mctsRun, error) {
+// calling progress at most every infoEvery; done, if not nil, ends the
+// search early when it reports true after a chunk.
+func runMCTS(ctx context.Context, mc *abzero.MCTS, p game.Position, sims int, done func(mctsRun) bool, progress func(mctsRun)) (mctsRun, error) {
 	var run mctsRun
 	last := time.Now()
 	for sims == 0 || run.sims < sims {
@@ -191,7 +210,7 @@ func runMCTS(ctx context.Context, mc *abzero.MCTS, p game.Position, sims int, pr
 		}
 		run.res, run.ok = r, true
 		run.sims += r.Simulations
-		if r.Proven || r.Simulations == 0 {
+		if r.Proven || r.Simulations == 0 || done != nil && done(run) {
 			break
 		}
 		if progress != nil && time.Since(last) >= infoEvery {
@@ -205,14 +224,60 @@ func runMCTS(ctx context.Context, mc *abzero.MCTS, p game.Position, sims int, pr
 // valueCP maps a value in [-1, 1] to centipawns: round(1000 * v).
 func valueCP(v float32) int { return int(math.Round(1000 * float64(v))) }
 
-// mctsInfo formats the figures of a run.
-func mctsInfo(p game.Position, run mctsRun, began time.Time) string {
+// mctsInfo formats the figures of a run with its principal variation.
+func mctsInfo(p game.Position, run mctsRun, pv []game.Move, began time.Time) string {
 	el := time.Since(began)
 	nps := 0
 	if el > 0 {
 		nps = int(float64(run.sims) / el.Seconds())
 	}
-	return fmt.Sprintf("nodes %d nps %d time %d score cp %d pv %s", run.sims, nps, el.Milliseconds(), valueCP(run.res.Value), p.FormatMove(run.res.Best))
+	return fmt.Sprintf("depth %d nodes %d nps %d time %d score cp %d pv %s", len(pv), run.sims, nps, el.Milliseconds(), valueCP(run.res.Value), movesText(p, pv))
+}
+
+// runPV is the principal variation of a run: the search's own, or the
+// root move alone when the result has none (the raw policy).
+func runPV(r mcts.Result) []game.Move {
+	if len(r.PV) > 0 {
+		return r.PV
+	}
+	if r.Best != game.NoMove {
+		return []game.Move{r.Best}
+	}
+	return nil
+}
+
+// deepEnough reports whether a run's principal variation has depth plies
+// or cannot grow: it ends in a finished game.
+func deepEnough(p game.Position, r mcts.Result, depth int) bool {
+	if len(r.PV) >= depth {
+		return true
+	}
+	for _, m := range r.PV {
+		p.Make(m)
+	}
+	over := p.Status().Over()
+	for range r.PV {
+		p.Unmake()
+	}
+	return over
+}
+
+// mostVisitedAllowed returns the allowed move of r with the most visits
+// (then the highest policy), or NoMove when r has none of them.
+func mostVisitedAllowed(r mcts.Result, allowed []game.Move) game.Move {
+	best := -1
+	for i, m := range r.Moves {
+		if !slices.Contains(allowed, m) {
+			continue
+		}
+		if best < 0 || r.Visits[i] > r.Visits[best] || r.Visits[i] == r.Visits[best] && r.Policy[i] > r.Policy[best] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return game.NoMove
+	}
+	return r.Moves[best]
 }
 
 // visitsInfo lists the most visited root moves: `string visits m:n ...`.
@@ -238,23 +303,34 @@ func deadline(ctx context.Context, lim uci.Limits, us game.Color) (context.Conte
 	return context.WithCancel(ctx)
 }
 
+// mctsSims is the simulation budget of the network's search under lim:
+// nodes, else unbounded (0) when time, stop or depth end the search, else
+// the Simulations option.
+func (s *searcher) mctsSims(lim uci.Limits, us game.Color) int {
+	switch {
+	case lim.Nodes > 0:
+		return int(min(lim.Nodes, math.MaxInt32))
+	case lim.Infinite || lim.Depth > 0 || moveTime(lim, us) > 0:
+		return 0
+	}
+	return s.sims
+}
+
 // searchMCTS is the mcts mover.
-func (s *searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limits, info func(string)) (uci.SearchResult, error) {
+func (s *searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limits, allowed []game.Move, info func(string)) (uci.SearchResult, error) {
 	mc, err := s.tree(p)
 	if err != nil {
 		return uci.SearchResult{}, err
 	}
-	sims := s.sims
-	switch {
-	case lim.Nodes > 0:
-		sims = int(min(lim.Nodes, math.MaxInt32))
-	case lim.Infinite || moveTime(lim, p.SideToMove()) > 0:
-		sims = 0
+	var done func(mctsRun) bool
+	if lim.Depth > 0 {
+		depth := min(lim.Depth, mcts.MaxPV)
+		done = func(r mctsRun) bool { return deepEnough(p, r.res, depth) }
 	}
 	ctx, cancel := deadline(ctx, lim, p.SideToMove())
 	defer cancel()
 	began := time.Now()
-	run, err := runMCTS(ctx, mc, p, sims, func(r mctsRun) { info(mctsInfo(p, r, began)) })
+	run, err := runMCTS(ctx, mc, p, s.mctsSims(lim, p.SideToMove()), done, func(r mctsRun) { info(mctsInfo(p, r, runPV(r.res), began)) })
 	if err != nil {
 		return uci.SearchResult{}, err
 	}
@@ -266,14 +342,23 @@ func (s *searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limi
 		}
 		run = mctsRun{res: r, ok: true}
 	}
-	info(mctsInfo(p, run, began))
+	best, pv := run.res.Best, runPV(run.res)
+	if allowed != nil && !slices.Contains(allowed, best) {
+		best = cmp.Or(mostVisitedAllowed(run.res, allowed), allowed[0])
+		pv = []game.Move{best}
+	}
+	info(mctsInfo(p, run, pv, began))
 	info(visitsInfo(p, run.res, 5))
-	return uci.SearchResult{Best: run.res.Best}, nil
+	out := uci.SearchResult{Best: best}
+	if len(pv) > 1 {
+		out.Ponder = pv[1]
+	}
+	return out, nil
 }
 
 // searchABZero is the abzero mover: alpha-beta and MCTS at once, then
 // abzero.Combine.
-func (s *searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim uci.Limits, info func(string)) (uci.SearchResult, error) {
+func (s *searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim uci.Limits, allowed []game.Move, info func(string)) (uci.SearchResult, error) {
 	mc, err := s.tree(p)
 	if err != nil {
 		return uci.SearchResult{}, err
@@ -282,13 +367,21 @@ func (s *searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 		return uci.SearchResult{}, err
 	}
 	us := p.SideToMove()
-	al := alphabeta.Limits{Depth: lim.Depth, Time: moveTime(lim, us), MultiPV: true}
-	if al.Depth == 0 && al.Time == 0 && !lim.Infinite {
+	t := moveTime(lim, us)
+	al := alphabeta.Limits{Depth: lim.Depth, MultiPV: true}
+	if al.Depth == 0 && t == 0 && !lim.Infinite {
 		al.Depth = defaultABZeroDepth
 	}
+	abCtx, abCancel, abTime := abBudget(ctx, t, true)
+	defer abCancel()
+	al.Time = abTime
+	// depth is alpha-beta's limit here: it does not bound the MCTS.
 	sims := s.sims
-	if lim.Nodes > 0 {
+	switch {
+	case lim.Nodes > 0:
 		sims = int(min(lim.Nodes, math.MaxInt32))
+	case lim.Infinite || t > 0:
+		sims = 0
 	}
 	mctsCtx, cancel := deadline(ctx, lim, us)
 	defer cancel()
@@ -297,27 +390,46 @@ func (s *searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	abp := p.Clone().(alphabeta.Position)
 	go func() {
 		defer close(done)
-		abres = s.s.Search(ctx, abp, al, abInfo(abp, info))
+		abres = s.s.Search(abCtx, abp, al, abInfo(abp, info))
 	}()
 	began := time.Now()
-	run, merr := runMCTS(mctsCtx, mc, p, sims, nil)
+	run, merr := runMCTS(mctsCtx, mc, p, sims, nil, nil)
 	<-done
 	if merr != nil && !errors.Is(merr, mcts.ErrGameOver) {
 		return uci.SearchResult{}, merr
 	}
 	if run.ok {
-		info(mctsInfo(p, run, began))
+		info(mctsInfo(p, run, runPV(run.res), began))
+	}
+	ok := func(m game.Move) bool {
+		return m != game.NoMove && (allowed == nil || slices.Contains(allowed, m))
 	}
 	if !run.ok || len(abres.RootScores) == 0 {
 		// One search has nothing to offer: play the other's move.
 		best := abres.Move
-		if best == game.NoMove && run.ok {
+		if !ok(best) && run.ok {
 			best = run.res.Best
+			if allowed != nil && !ok(best) {
+				best = mostVisitedAllowed(run.res, allowed)
+			}
+		}
+		if allowed != nil && !ok(best) {
+			best = s.bestAllowedAB(p, nil, allowed)
 		}
 		return uci.SearchResult{Best: best}, nil
 	}
 	best, cands := abzero.Combine(run.res, abres, s.weight, abzero.DefaultMateValue)
+	if allowed != nil {
+		cands = slices.DeleteFunc(cands, func(c abzero.Candidate) bool { return !ok(c.Move) })
+	}
 	slices.SortStableFunc(cands, func(a, b abzero.Candidate) int { return cmpDesc(a.V, b.V) })
+	if !ok(best) {
+		// Combine's choice is banned: the best allowed candidate.
+		if len(cands) == 0 {
+			return uci.SearchResult{Best: s.bestAllowedAB(p, nil, allowed)}, nil
+		}
+		best = cands[0].Move
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "string abzero m %g depth %d sims %d:", s.weight, abres.Depth, run.sims)
 	for _, c := range cands[:min(5, len(cands))] {

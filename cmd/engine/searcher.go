@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,39 +90,105 @@ func abInfo(p alphabeta.Position, info func(string)) func(alphabeta.Info) {
 	}
 }
 
+// Search runs the selected mover. Root moves restricted by searchmoves
+// (UCI) or banmoves (UCCI) are honoured by every mover: see allowedMoves.
 func (s *searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits, info func(string)) (uci.SearchResult, error) {
-	if len(lim.SearchMoves) > 0 {
-		return uci.SearchResult{}, fmt.Errorf("searchmoves is not supported")
+	allowed, err := allowedMoves(gp, lim.SearchMoves)
+	if err != nil {
+		return uci.SearchResult{}, err
 	}
 	if s.mover == moverMCTS {
-		return s.searchMCTS(ctx, gp, lim, info)
+		return s.searchMCTS(ctx, gp, lim, allowed, info)
 	}
 	p, ok := gp.(alphabeta.Position)
 	if !ok {
 		return uci.SearchResult{}, fmt.Errorf("game %s has no alpha-beta support", gp.Game())
 	}
 	if s.mover == moverABZero {
-		return s.searchABZero(ctx, p, lim, info)
+		return s.searchABZero(ctx, p, lim, allowed, info)
 	}
 	if err := s.ensureAB(); err != nil {
 		return uci.SearchResult{}, err
 	}
-	al := alphabeta.Limits{Depth: lim.Depth, Nodes: lim.Nodes, Time: moveTime(lim, p.SideToMove()), MultiPV: s.multiPV > 1}
+	// alpha-beta has no root move filter: a restricted root takes the
+	// best allowed move of the multi-PV root scores.
+	al := alphabeta.Limits{Depth: lim.Depth, Nodes: lim.Nodes, MultiPV: s.multiPV > 1 || allowed != nil}
 	if lim.Mate > 0 && (al.Depth == 0 || al.Depth > 2*lim.Mate-1) {
 		al.Depth = 2*lim.Mate - 1
 	}
-	res := s.s.Search(ctx, p, al, abInfo(p, info))
-	for k, rs := range res.RootScores {
+	abCtx, cancel, t := abBudget(ctx, moveTime(lim, p.SideToMove()), al.MultiPV)
+	defer cancel()
+	al.Time = t
+	res := s.s.Search(abCtx, p, al, abInfo(p, info))
+	k := 0
+	for _, rs := range res.RootScores {
 		if k >= s.multiPV {
 			break
 		}
-		info(fmt.Sprintf("depth %d multipv %d score %s pv %s", res.Depth, k+1, alphabeta.FormatScore(rs.Score), p.FormatMove(rs.Move)))
+		if allowed == nil || slices.Contains(allowed, rs.Move) {
+			k++
+			info(fmt.Sprintf("depth %d multipv %d score %s pv %s", res.Depth, k, alphabeta.FormatScore(rs.Score), p.FormatMove(rs.Move)))
+		}
 	}
 	out := uci.SearchResult{Best: res.Move}
 	if len(res.PV) > 1 {
 		out.Ponder = res.PV[1]
 	}
-	return out, nil
+	if allowed == nil || slices.Contains(allowed, res.Move) {
+		return out, nil
+	}
+	return uci.SearchResult{Best: s.bestAllowedAB(p, res.RootScores, allowed)}, nil
+}
+
+// allowedMoves returns the legal moves of p among only, or nil when only
+// is empty or holds every legal move (no restriction).
+func allowedMoves(p game.Position, only []game.Move) ([]game.Move, error) {
+	if len(only) == 0 {
+		return nil, nil
+	}
+	legal := p.GenerateMoves(nil)
+	n := len(legal)
+	allowed := slices.DeleteFunc(legal, func(m game.Move) bool { return !slices.Contains(only, m) })
+	switch {
+	case len(allowed) == n:
+		return nil, nil
+	case len(allowed) == 0:
+		return nil, errors.New("no legal move is among the allowed root moves")
+	}
+	return allowed, nil
+}
+
+// bestAllowedAB picks the best allowed move (any, when allowed is nil)
+// from root scores (best first). Without them (a stopped search) a one-ply
+// multi-PV search, a matter of milliseconds, ranks the moves; it ignores
+// stop, since a move is needed either way.
+func (s *searcher) bestAllowedAB(p alphabeta.Position, scores []alphabeta.RootScore, allowed []game.Move) game.Move {
+	if len(scores) == 0 {
+		scores = s.s.Search(context.Background(), p, alphabeta.Limits{Depth: 1, MultiPV: true}, nil).RootScores
+	}
+	for _, rs := range scores {
+		if allowed == nil || slices.Contains(allowed, rs.Move) {
+			return rs.Move
+		}
+	}
+	if len(allowed) > 0 {
+		return allowed[0]
+	}
+	return game.NoMove
+}
+
+// abBudget applies the time t of a move to an alpha-beta search. With
+// multi-PV the root scores are computed after iterative deepening and
+// regardless of its time limit, so the deepening gets half of t and the
+// context ends at t: a search that would overrun loses its root scores
+// rather than the clock. It returns the context and the deepening's time.
+func abBudget(ctx context.Context, t time.Duration, multiPV bool) (context.Context, context.CancelFunc, time.Duration) {
+	if t <= 0 || !multiPV {
+		c, cancel := context.WithCancel(ctx)
+		return c, cancel, t
+	}
+	c, cancel := context.WithTimeout(ctx, t)
+	return c, cancel, max(t/2, time.Millisecond)
 }
 
 // moveTime turns the limits into a time budget: movetime when given, else
