@@ -35,7 +35,6 @@ func benchPlayouts(b *testing.B, gn, alg string) {
 	if err := s.prepare(context.Background(), p); err != nil {
 		b.Fatal(err)
 	}
-	plies := 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
@@ -47,14 +46,11 @@ func benchPlayouts(b *testing.B, gn, alg string) {
 		}
 		r, _ := s.playout(p)
 		if s.pol != nil {
-			plies += len(s.rec.plies)
 			s.pol.adapt(&s.rec, s.winner(r))
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "playouts/s")
-	if plies > 0 {
-		b.ReportMetric(float64(plies)/float64(b.N), "plies/playout")
-	}
+	b.ReportMetric(float64(s.plies)/float64(b.N), "plies/playout")
 }
 
 func benchGame(b *testing.B, gn string, algs ...string) {
@@ -72,7 +68,7 @@ func BenchmarkPlayoutLion(b *testing.B) {
 }
 
 func BenchmarkPlayoutXiangqi(b *testing.B) {
-	benchGame(b, "xiangqi", UCT, PPA, PPAP, PPAF, PPAFP, MAST)
+	benchGame(b, "xiangqi", UCT, PPA, PPAP, PPAF, PPAFP, MAST, MR)
 }
 
 // BenchmarkSearch runs whole searches of 2,000 playouts from the start

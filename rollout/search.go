@@ -29,6 +29,7 @@ type Searcher struct {
 	deadline time.Time
 	stopped  bool
 	rootSide uint8
+	plies    int // playout plies this search
 
 	buf     []game.Move // the playout's move list
 	kidBuf  []game.Move // expansion's terminal checks
@@ -97,6 +98,9 @@ type Result struct {
 	Value float64
 	// Proven is +1 when the root is a proven win, -1 a proven loss.
 	Proven int
+	// PlayoutPlies counts the moves played in playouts (tree moves not
+	// included); PlayoutPlies/Playouts is the mean playout length.
+	PlayoutPlies int
 	// Nodes is the size of the tree.
 	Nodes    int
 	Time     time.Duration
@@ -140,7 +144,7 @@ func (s *Searcher) Search(ctx context.Context, p game.Position) (Result, error) 
 		}
 	}
 	res := s.result(root)
-	res.Playouts, res.Time = playouts, time.Since(start)
+	res.Playouts, res.PlayoutPlies, res.Time = playouts, s.plies, time.Since(start)
 	s.p, s.ctx, s.feat = nil, nil, nil
 	if s.cfg.Reuse {
 		s.rootPos = p.Clone()
@@ -168,6 +172,7 @@ func (s *Searcher) prepare(ctx context.Context, p game.Position) error {
 	s.ctx = ctx
 	s.deadline = time.Time{}
 	s.stopped = false
+	s.plies = 0
 	s.rootSide = uint8(p.SideToMove())
 	if s.pol != nil {
 		s.pol.reset()
@@ -578,6 +583,7 @@ func (s *Searcher) playout(p game.Position) (int8, bool) {
 	for range made {
 		p.Unmake()
 	}
+	s.plies += made
 	return r, made == 0
 }
 
