@@ -25,7 +25,7 @@
 // and keeps speaking UCI. Implemented:
 //
 //   - `ucci` answers `id name`, `id author`, the options in UCCI syntax
-//     (`option hashsize type spin min 1 max 65536 default 64`, `option
+//     (`option hashsize type spin min 1 max 4096 default 64`, `option
 //     Mover type combo var ab var mcts var abzero default ab`, `option
 //     Network type string default <empty>`, `option newgame type button`,
 //     `option usemillisec type check default true`) and `ucciok`. Hash is

@@ -34,10 +34,15 @@ const (
 	optMultiPV   = "MultiPV"
 )
 
+// maxHashMiB bounds the Hash option: a table the machine cannot allocate
+// kills the process outright (Go cannot recover from running out of
+// memory), so the engine declares a size ordinary machines have.
+const maxHashMiB = 4096
+
 func (s *searcher) SearchOptions() []game.Option {
 	return append([]game.Option{
 		{Name: optAlgorithm, Default: alphabeta.DefaultOptions().Algorithm, Values: alphabeta.Algorithms},
-		{Name: optHash, Default: strconv.Itoa(alphabeta.DefaultOptions().HashMiB), Min: 1, Max: 65536},
+		{Name: optHash, Default: strconv.Itoa(alphabeta.DefaultOptions().HashMiB), Min: 1, Max: maxHashMiB},
 		{Name: optMultiPV, Default: "1", Min: 1, Max: 500},
 	}, moverOptions()...)
 }

@@ -147,7 +147,7 @@ func TestUCCISession(t *testing.T) {
 	hs := s.until(t, "ucciok")
 	for _, want := range []string{
 		"id name tabula", "option usemillisec type check default true", "option newgame type button",
-		"option PlyCap type spin min 1 max 100000 default 400", "option hashsize type spin min 1 max 65536 default 64",
+		"option PlyCap type spin min 1 max 100000 default 400", "option hashsize type spin min 1 max 4096 default 64",
 		"option Mover type combo var ab var mcts var abzero default ab", "option Network type string default <empty>",
 		"option Algorithm type combo var alphabeta var alphabeta-hard var pvs var mtdf var negacstar var negacstar-opt default pvs",
 	} {
@@ -309,7 +309,7 @@ func TestUCCIOptions(t *testing.T) {
 		"info message error: setoption: UCCI plays xiangqi only",
 		`info message error: setoption usemillisec: value "maybe" is not true or false`,
 		`info message error: setoption: option "Hash" needs a value`,
-		"info message error: setoption: option Hash: value 0 is outside [1, 65536]",
+		"info message error: setoption: option Hash: value 0 is outside [1, 4096]",
 		`info message error: setoption: unknown option "Nonsense"`,
 		`info message error: setoption: expected "setoption <option> [<value>]"`,
 		"info message error: setoption: missing option name",
