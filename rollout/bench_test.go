@@ -75,7 +75,11 @@ func BenchmarkPlayoutXiangqi(b *testing.B) {
 // (tree, expansion and solver checks included) and reports playouts/s.
 func BenchmarkSearch(b *testing.B) {
 	for _, gn := range []string{"connect4", "lion", "xiangqi"} {
-		for _, alg := range []string{UCT, Solver, MAST, PPAP} {
+		algs := []string{UCT, Solver, MAST, PPAP}
+		if gn == "lion" {
+			algs = append(algs, MR, MS, MB)
+		}
+		for _, alg := range algs {
 			b.Run(gn+"/"+alg, func(b *testing.B) {
 				g, _ := game.Lookup(gn)
 				p, _ := g.New(nil)
