@@ -136,6 +136,9 @@ func (s *Searcher) Search(ctx context.Context, p game.Position) (Result, error) 
 	if root.kids == nil {
 		s.expandWith(root, moves)
 	}
+	if root.proof != 0 {
+		s.proveRoot(root, p)
+	}
 	playouts := 0
 	if len(root.kids) > 1 {
 		for !s.done(playouts) {
@@ -190,6 +193,43 @@ func (s *Searcher) winner(r int8) int {
 		return int(s.rootSide ^ 1)
 	}
 	return -1
+}
+
+// proveRoot makes a proven root's proof usable for the move choice. A
+// node proven by the hybrids' minimax (MCTS-MS at the node, MCTS-MB from
+// its parent) holds no child proof; as the root of a reused tree it needs
+// one. A win gets the child that the minimax proves lost for the
+// opponent; a loss that not every child shows is forgotten, so that the
+// search runs and finds the most resisting move.
+func (s *Searcher) proveRoot(root *node, p game.Position) {
+	lost := 0
+	for i := range root.kids {
+		switch root.kids[i].proof {
+		case -1:
+			return
+		case 1:
+			lost++
+		}
+	}
+	if root.proof == -1 && lost == len(root.kids) {
+		return
+	}
+	if root.proof == 1 && s.wl != nil {
+		for i := range root.kids {
+			k := &root.kids[i]
+			if k.proof != 0 {
+				continue
+			}
+			p.Make(k.move)
+			v := s.wl.value(p, s.cfg.Depth-1)
+			p.Unmake()
+			if v == -1 && !s.wl.aborted {
+				k.proof = -1
+				return
+			}
+		}
+	}
+	root.proof = 0
 }
 
 // done reports whether the budget is spent, the root is proven or the

@@ -212,3 +212,50 @@ func TestSolverProofsAgreeWithAlphaBeta(t *testing.T) {
 		})
 	}
 }
+
+// A proven win is played out: in games against MCTS-Solver with the tree
+// kept across moves, every move a searcher makes from a root it reports
+// proven won keeps the win (alpha-beta confirms, or at least does not
+// refute it). A root proven by the hybrids' minimax holds no child proof
+// of its own, so reusing it once made MCTS-MB play an arbitrary move.
+func TestProvenWinsArePlayed(t *testing.T) {
+	for _, alg := range []string{rollout.Solver, rollout.MS, rollout.MB} {
+		cfg, _ := rollout.DefaultConfig(alg)
+		cfg.Playouts, cfg.PlayoutCap = 1000, 100
+		if alg == rollout.MS {
+			cfg.Depth, cfg.Threshold = 4, 5
+		}
+		opp, _ := rollout.DefaultConfig(rollout.Solver)
+		opp.Playouts, opp.PlayoutCap = 1000, 100
+		checked := 0
+		for g := uint64(0); g < 12; g++ {
+			a, _ := rollout.New(cfg, g)
+			b, _ := rollout.New(opp, g+100)
+			p := lionStart(t, lion.TryImmediate)
+			for ply := 0; ply < 100 && !p.Status().Over(); ply++ {
+				s := a
+				if (ply+int(g))%2 == 1 {
+					s = b
+				}
+				res, err := s.Search(context.Background(), p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if s == a && res.Proven == 1 {
+					q := p.Clone()
+					q.Make(res.Move)
+					if st := q.Status(); !st.Over() {
+						if sc := abScore(t, q, 10); alphabeta.IsMate(sc) && sc > 0 {
+							t.Fatalf("%s game %d: %s proven won, but %s loses (%s)", alg, g, p, p.FormatMove(res.Move), alphabeta.FormatScore(-sc))
+						}
+					}
+					checked++
+				}
+				p.Make(res.Move)
+			}
+		}
+		if checked < 20 {
+			t.Errorf("%s: only %d proven roots in 12 games", alg, checked)
+		}
+	}
+}
