@@ -35,7 +35,7 @@ func TestErrors(t *testing.T) {
 	}{
 		{func(s string) string { return strings.Replace(s, "  filters: 32", "  filters: 32\n  filtres: 3", 1) }, []string{"filtres", "cfg.yaml"}},
 		{func(s string) string {
-			return strings.Replace(s, "simulations: 64\n  kind", "simulations: many\n  kind", 1)
+			return strings.Replace(s, "simulations: 100\n  kind", "simulations: many\n  kind", 1)
 		}, []string{"many", "cfg.yaml"}},
 		{func(s string) string { return strings.Replace(s, "  momentum: 0.9", "  momentum: 1.5", 1) }, []string{"training.momentum = 1.5", "cfg.yaml"}},
 		{func(s string) string { return strings.Replace(s, "kind: puct", "kind: alphazero", 1) }, []string{"search.kind", "alphazero"}},
