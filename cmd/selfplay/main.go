@@ -79,7 +79,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fwd, err := infer.New(params, cfg.SelfPlay.BatchSize)
+	fwd, err := infer.NewParallel(params, cfg.SelfPlay.BatchSize, 0)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func followBest(ctx context.Context, w *selfplay.Worker, run string, gen, batch 
 		if err != nil || c.Generation <= gen {
 			continue
 		}
-		fwd, err := infer.New(c.Params, batch)
+		fwd, err := infer.NewParallel(c.Params, batch, 0)
 		if err != nil {
 			log.Error("new best network unusable", "path", path, "err", err)
 			continue

@@ -70,6 +70,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return trainer.Run(ctx, trainer.Options{
 		Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
 		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: trainer.ArenaGate(*runDir),
-		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.New(p, n) },
+		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.NewParallel(p, n, 0) },
 	})
 }

@@ -1,0 +1,111 @@
+package infer
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"testing"
+)
+
+// Spreading a batch over cores changes nothing: Parallel equals one Net
+// bit for bit at every batch size, allocates nothing, and rejects what
+// Net rejects.
+func TestParallelEqualsNet(t *testing.T) {
+	for _, s := range quickSpecs(t)[:3] {
+		p := liveParams(t, s, 4)
+		const maxBatch = 19
+		single, err := New(p, maxBatch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, threads := range []int{1, 2, 3} {
+			pl, err := NewParallel(p, maxBatch, threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pl.Threads() != threads {
+				t.Fatalf("%d threads, want %d", pl.Threads(), threads)
+			}
+			for batch := 1; batch <= maxBatch; batch++ {
+				planes := randomPlanes(s, batch, uint64(batch))
+				wantP, wantV := make([]float32, batch*s.Actions), make([]float32, batch)
+				gotP, gotV := make([]float32, batch*s.Actions), make([]float32, batch)
+				if err := single.Forward(planes, batch, wantP, wantV); err != nil {
+					t.Fatal(err)
+				}
+				if err := pl.Forward(planes, batch, gotP, gotV); err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(gotP, wantP) || !slices.Equal(gotV, wantV) {
+					t.Fatalf("%s, %d threads, batch %d: outputs differ from one Net's", s.Game, threads, batch)
+				}
+			}
+			planes := randomPlanes(s, maxBatch, 1)
+			pol, val := make([]float32, maxBatch*s.Actions), make([]float32, maxBatch)
+			if a := testing.AllocsPerRun(5, func() { pl.Forward(planes, maxBatch, pol, val) }); a != 0 {
+				t.Errorf("%s, %d threads: %v allocations per Forward", s.Game, threads, a)
+			}
+			if err := pl.Forward(planes, maxBatch+1, pol, val); err == nil {
+				t.Error("batch above the maximum accepted")
+			}
+			if err := pl.Forward(planes[1:], maxBatch, pol, val); err == nil {
+				t.Error("short planes accepted")
+			}
+			pl.Close()
+			pl.Close() // idempotent
+		}
+	}
+}
+
+// An abandoned Parallel's helpers stop.
+func TestParallelHelpersStop(t *testing.T) {
+	s := quickSpecs(t)[0]
+	p := randomParams(t, s, 1)
+	before := runtime.NumGoroutine()
+	for range 20 {
+		if _, err := NewParallel(p, 4, 3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 50 && runtime.NumGoroutine() > before+2; i++ {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		t.Errorf("%d goroutines after dropping 20 Parallels (%d before)", n, before)
+	}
+}
+
+// BenchmarkParallel compares one Net with Parallel on every core at the
+// self-play batch size (32), in positions per second.
+func BenchmarkParallel(b *testing.B) {
+	const batch = 32
+	for _, name := range presets {
+		s := presetSpec(b, name)
+		p := randomParams(b, s, 1)
+		single, err := New(p, batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pl, err := NewParallel(p, batch, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		planes := randomPlanes(s, batch, 1)
+		pol, val := make([]float32, batch*s.Actions), make([]float32, batch)
+		for _, f := range []struct {
+			name string
+			fwd  func([]float32, int, []float32, []float32) error
+		}{{"net", single.Forward}, {fmt.Sprintf("parallel%d", pl.Threads()), pl.Forward}} {
+			b.Run(name+"/"+f.name, func(b *testing.B) {
+				for b.Loop() {
+					if err := f.fwd(planes, batch, pol, val); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pos/s")
+			})
+		}
+		pl.Close()
+	}
+}
