@@ -8,7 +8,9 @@
 //
 // Player specs: random, ab:depth=N|movetime=MS|nodes=N[,algo=A],
 // net:FILE[,sims=N,search=puct|gumbel], abzero:net=FILE,m=W,depth=N[,sims=N],
-// mcts:sims=N; any of them with name=NAME.
+// mcts:sims=N, the rollout family uct:, solver:, mcts-mr:, mcts-ms:,
+// mcts-mb:, ppa:, ppap:, ppaf:, ppafp:, mast: (docs/rollout.md),
+// uci:COMMAND[,...]; any of them with name=NAME.
 package main
 
 import (
