@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/alphabeta"
@@ -17,7 +18,11 @@ var benchCaps = map[string]int{"connect4": 0, "lion": 100, "xiangqi": 200}
 // search, and the policy reset every 1,000 playouts as a new search would)
 // from the start of game gn and reports playouts/s and the mean playout
 // length.
-func benchPlayouts(b *testing.B, gn, alg string) {
+func benchPlayouts(b *testing.B, gn, alg string) { benchPlayoutsList(b, gn, alg, false) }
+
+// benchPlayoutsList is benchPlayouts; list makes the uniform playouts
+// pick from the legal move list even where the game has a RandomMover.
+func benchPlayoutsList(b *testing.B, gn, alg string, list bool) {
 	g, err := game.Lookup(gn)
 	if err != nil {
 		b.Fatal(err)
@@ -32,6 +37,7 @@ func benchPlayouts(b *testing.B, gn, alg string) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	s.listPlayouts = list
 	if err := s.prepare(context.Background(), p); err != nil {
 		b.Fatal(err)
 	}
@@ -67,20 +73,29 @@ func BenchmarkPlayoutLion(b *testing.B) {
 	benchGame(b, "lion", UCT, PPA, PPAP, PPAF, PPAFP, MAST, MR)
 }
 
+// BenchmarkPlayoutXiangqi: uct draws its moves by RandomMove;
+// uct-movelist is the same playout from the legal move list.
 func BenchmarkPlayoutXiangqi(b *testing.B) {
-	benchGame(b, "xiangqi", UCT, PPA, PPAP, PPAF, PPAFP, MAST, MR)
+	benchGame(b, "xiangqi", UCT)
+	b.Run("uct-movelist", func(b *testing.B) { benchPlayoutsList(b, "xiangqi", UCT, true) })
+	benchGame(b, "xiangqi", PPA, PPAP, PPAF, PPAFP, MAST, MR)
 }
 
 // BenchmarkSearch runs whole searches of 2,000 playouts from the start
-// (tree, expansion and solver checks included) and reports playouts/s.
+// (tree, expansion and solver checks included) and reports playouts/s;
+// xiangqi's uct-movelist and solver-movelist without RandomMove.
 func BenchmarkSearch(b *testing.B) {
 	for _, gn := range []string{"connect4", "lion", "xiangqi"} {
 		algs := []string{UCT, Solver, MAST, PPAP}
 		if gn == "lion" {
 			algs = append(algs, MR, MS, MB)
 		}
-		for _, alg := range algs {
-			b.Run(gn+"/"+alg, func(b *testing.B) {
+		if gn == "xiangqi" {
+			algs = append(algs, UCT+"-movelist", Solver+"-movelist")
+		}
+		for _, name := range algs {
+			alg, list := strings.CutSuffix(name, "-movelist")
+			b.Run(gn+"/"+name, func(b *testing.B) {
 				g, _ := game.Lookup(gn)
 				p, _ := g.New(nil)
 				cfg, _ := DefaultConfig(alg)
@@ -91,6 +106,7 @@ func BenchmarkSearch(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				s.listPlayouts = list
 				n := 0
 				b.ResetTimer()
 				for range b.N {

@@ -18,6 +18,20 @@ const (
 	FeatureAttacked = 2 // an enemy piece attacks the target square after the move
 )
 
+// RandomMover is implemented by positions that can draw a uniformly random
+// legal move faster than by generating all of them (Xiangqi:
+// game/xiangqi/playout.go, a pseudo-legal draw tested for legality alone,
+// rejected and drawn again without it). The uniform playouts (uct, solver,
+// mcts-ms, mcts-mb) use it; the policy playouts need every legal move and
+// do not.
+type RandomMover interface {
+	// RandomMove returns a legal move of the side to move, each with
+	// probability 1/(number of legal moves), drawing its random numbers
+	// from intn (uniform in [0, n)); false when there is none. It must not
+	// allocate.
+	RandomMove(intn func(n int) int) (game.Move, bool)
+}
+
 // ruleStatuser is implemented by positions that can apply the rules that do
 // not depend on the legal moves without generating them (alphabeta's
 // RuleStatus): Xiangqi's Status generates every legal move again.

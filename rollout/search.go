@@ -15,16 +15,20 @@ type Searcher struct {
 	cfg  Config
 	seed uint64
 	rng  rng
+	intn func(int) int // rng.intn bound once, for RandomMover (no closure per call)
 
 	root    *node
 	rootPos game.Position // the root's position (a clone), to find the next root
 	nodes   int           // nodes in the tree
 	limit   int           // cfg.MaxNodes
+	// listPlayouts ignores a RandomMover (benchmarks: the speed without it).
+	listPlayouts bool
 
 	// per search
 	p        game.Position
 	rs       ruleStatuser
 	feat     MoveFeaturer
+	rm       RandomMover // uniform playouts: draw one legal move at a time
 	ctx      context.Context
 	deadline time.Time
 	stopped  bool
@@ -47,6 +51,7 @@ func New(cfg Config, seed uint64) (*Searcher, error) {
 		return nil, err
 	}
 	s := &Searcher{cfg: cfg, limit: cfg.MaxNodes, buf: make([]game.Move, 0, 256), kidBuf: make([]game.Move, 0, 256)}
+	s.intn = s.rng.intn
 	if s.limit == 0 {
 		s.limit = DefaultMaxNodes
 	}
@@ -148,7 +153,7 @@ func (s *Searcher) Search(ctx context.Context, p game.Position) (Result, error) 
 	}
 	res := s.result(root)
 	res.Playouts, res.PlayoutPlies, res.Time = playouts, s.plies, time.Since(start)
-	s.p, s.ctx, s.feat = nil, nil, nil
+	s.p, s.ctx, s.feat, s.rm = nil, nil, nil, nil
 	if s.cfg.Reuse {
 		s.rootPos = p.Clone()
 	} else {
@@ -169,6 +174,10 @@ func (s *Searcher) prepare(ctx context.Context, p game.Position) error {
 	}
 	s.p = p
 	s.rs, _ = p.(ruleStatuser)
+	s.rm = nil
+	if s.pol == nil && s.cfg.Algorithm != MR && !s.listPlayouts {
+		s.rm, _ = p.(RandomMover)
+	}
 	if s.wl != nil {
 		s.wl.rs = s.rs
 	}
@@ -593,6 +602,9 @@ func (s *Searcher) code(m game.Move) int32 {
 // returns the result for the side to move at p, and whether the game was
 // already over at p. p is restored.
 func (s *Searcher) playout(p game.Position) (int8, bool) {
+	if s.rm != nil {
+		return s.playoutUniform(p)
+	}
 	made := 0
 	var r int8
 	for {
@@ -626,6 +638,60 @@ func (s *Searcher) playout(p game.Position) (int8, bool) {
 	s.plies += made
 	return r, made == 0
 }
+
+// playoutUniform is playout with uniformly random moves drawn by the
+// position's RandomMover: the same distribution of playouts without
+// generating every legal move at every step. Game endings are gen's: a
+// position without a legal move is lost (Status), else the rules that do
+// not depend on the moves decide (RuleStatus), then the playout cap. The
+// random stream is read only for the moves played (one RandomMove each),
+// as in playout.
+func (s *Searcher) playoutUniform(p game.Position) (int8, bool) {
+	made := 0
+	var r int8
+	for {
+		var st game.Status
+		if s.rs != nil {
+			if st = s.rs.RuleStatus(); st.Over() {
+				st = p.Status() // a position without a legal move is lost first
+			}
+		} else {
+			st = p.Status()
+		}
+		if st.Over() {
+			r = resultValue(st.Result)
+			break
+		}
+		if s.cfg.PlayoutCap > 0 && made >= s.cfg.PlayoutCap {
+			// A draw unless there is no legal move (looked up without
+			// reading the random stream).
+			r = vDraw
+			if _, ok := s.rm.RandomMove(firstIndex); !ok {
+				r = resultValue(p.Status().Result)
+			}
+			break
+		}
+		m, ok := s.rm.RandomMove(s.intn)
+		if !ok {
+			r = resultValue(p.Status().Result)
+			break
+		}
+		p.Make(m)
+		made++
+	}
+	if made&1 == 1 {
+		r = -r
+	}
+	for range made {
+		p.Unmake()
+	}
+	s.plies += made
+	return r, made == 0
+}
+
+// firstIndex is a RandomMover's intn that always picks the first
+// candidate: a test for a legal move that reads no random numbers.
+func firstIndex(int) int { return 0 }
 
 // gibbs draws a move with probability proportional to exp(k*policy[code])
 // (Alg. 6) and records the step for adapt.
