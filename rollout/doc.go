@@ -27,6 +27,11 @@
 // in the Xiangqi thesis; the Catch the Lion thesis writes win rates on
 // [-1, 1], where the same exploration is 2c.
 //
+// The uniform playouts (uct, solver, mcts-ms, mcts-mb) draw their moves
+// through RandomMover where the position implements it (Xiangqi): one
+// uniformly random legal move without generating them all, the same
+// distribution as a pick from the legal move list.
+//
 // A Searcher owns its tree and buffers and plays on the caller's position
 // through make/unmake; a playout step allocates nothing. Every random
 // choice comes from one PCG stream seeded by NewGame, so a search with a
