@@ -11,6 +11,7 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -65,22 +66,29 @@ func tinyConfig(t *testing.T) (*configs.Config, refNet) {
 	return cfg, refNet{p}
 }
 
+// playGame plays game id with a fresh worker on network fwd of generation
+// gen.
+func playGame(t *testing.T, cfg *configs.Config, fwd mcts.Forwarder, gen int, id uint64) Record {
+	t.Helper()
+	w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "t"}, fwd, gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go w.batch.Run(ctx)
+	rec, err := w.Play(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 func TestSameSeedSameGame(t *testing.T) {
 	cfg, rn := tinyConfig(t)
 	play := func(seed uint64, id uint64) Record {
 		cfg.Seed = seed
-		w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "t"}, rn, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go w.batch.Run(ctx)
-		rec, err := w.Play(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rec
+		return playGame(t, cfg, rn, 0, id)
 	}
 	a, b, c := play(1, 3), play(1, 3), play(1, 4)
 	if !slices.Equal(a.Moves, b.Moves) || a.Result != b.Result {
@@ -198,20 +206,7 @@ func TestABZeroSelfPlay(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	play := func(gen int, id uint64) Record {
-		w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "t"}, rn, gen)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go w.batch.Run(ctx)
-		rec, err := w.Play(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return rec
-	}
+	play := func(gen int, id uint64) Record { return playGame(t, cfg, rn, gen, id) }
 	g, _ := game.Lookup("connect4")
 	ab, err := alphabeta.New(alphabeta.DefaultOptions())
 	if err != nil {

@@ -225,21 +225,24 @@ var goKeywords = map[string]bool{
 
 // parseLimits reads the arguments of `go` (everything but perft); moves
 // after searchmoves are checked for legality in p.
+// goNumber reads the number after the keyword args[*i] of a go command,
+// in [lo, hi], and advances *i past it.
+func goNumber(args []string, i *int, lo, hi int64) (int64, error) {
+	kw := args[*i]
+	if *i+1 >= len(args) {
+		return 0, fmt.Errorf("go %s: missing value", kw)
+	}
+	*i++
+	v, err := strconv.ParseInt(args[*i], 10, 64)
+	if err != nil || v < lo || v > hi {
+		return 0, fmt.Errorf("go %s: value %s is not an integer in [%d, %d]", kw, clip(args[*i]), lo, hi)
+	}
+	return v, nil
+}
+
 func parseLimits(args []string, p game.Position) (Limits, error) {
 	var lim Limits
-	// num reads the number after keyword args[*i] and advances *i.
-	num := func(i *int, lo, hi int64) (int64, error) {
-		kw := args[*i]
-		if *i+1 >= len(args) {
-			return 0, fmt.Errorf("go %s: missing value", kw)
-		}
-		*i++
-		v, err := strconv.ParseInt(args[*i], 10, 64)
-		if err != nil || v < lo || v > hi {
-			return 0, fmt.Errorf("go %s: value %s is not an integer in [%d, %d]", kw, clip(args[*i]), lo, hi)
-		}
-		return v, nil
-	}
+	num := func(i *int, lo, hi int64) (int64, error) { return goNumber(args, i, lo, hi) }
 	ms := func(v int64) time.Duration { return time.Duration(v) * time.Millisecond }
 	for i := 0; i < len(args); i++ {
 		var (

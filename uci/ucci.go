@@ -295,18 +295,7 @@ func parseUCCILimits(args []string, us game.Color, millis bool) (lim Limits, sta
 	if !millis {
 		unit, maxT = time.Second, maxMillis/1000
 	}
-	num := func(i *int, lo, hi int64) (int64, error) {
-		kw := args[*i]
-		if *i+1 >= len(args) {
-			return 0, fmt.Errorf("go %s: missing value", kw)
-		}
-		*i++
-		v, err := strconv.ParseInt(args[*i], 10, 64)
-		if err != nil || v < lo || v > hi {
-			return 0, fmt.Errorf("go %s: value %s is not an integer in [%d, %d]", kw, clip(args[*i]), lo, hi)
-		}
-		return v, nil
-	}
+	num := func(i *int, lo, hi int64) (int64, error) { return goNumber(args, i, lo, hi) }
 	them := us.Other()
 	clock, togo, inc := false, false, false
 	for i := 0; i < len(args); i++ {
