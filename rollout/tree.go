@@ -47,32 +47,21 @@ func (n *node) rate() float64 { return float64(n.w) / (2 * float64(n.n)) }
 
 // selectUCT picks the child of greatest (w + d/2)/p + c sqrt(ln T / p),
 // an untried child first (in move generation order, strict > as in Alg. 2).
-func (s *Searcher) selectUCT(n *node) *node {
-	logT := math.Log(float64(n.n))
-	var best *node
-	bestV := math.Inf(-1)
-	for i := range n.kids {
-		k := &n.kids[i]
-		if k.n == 0 {
-			return k
-		}
-		v := k.rate() + s.cfg.C*math.Sqrt(logT/float64(k.n))
-		if v > bestV {
-			best, bestV = k, v
-		}
-	}
-	return best
-}
+func (s *Searcher) selectUCT(n *node) *node { return s.selectBest(n, false) }
 
 // selectSolver is selectUCT over the children not proven lost for us (a
 // child proven won for its side to move); nil when there is none.
-func (s *Searcher) selectSolver(n *node) *node {
+func (s *Searcher) selectSolver(n *node) *node { return s.selectBest(n, true) }
+
+// selectBest is the UCT choice, skipping children proven won for their
+// side to move when skipProven is set.
+func (s *Searcher) selectBest(n *node, skipProven bool) *node {
 	logT := math.Log(float64(max(n.n, 1)))
 	var best *node
 	bestV := math.Inf(-1)
 	for i := range n.kids {
 		k := &n.kids[i]
-		if k.proof == 1 {
+		if skipProven && k.proof == 1 {
 			continue
 		}
 		if k.n == 0 {
