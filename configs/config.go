@@ -95,6 +95,11 @@ type SelfPlayABZero struct {
 	// M is the network weight over generations: "W", "linear:LOW,HIGH,FROM,TO"
 	// or "step:LOW,HIGH,AT" (abzero.ParseSchedule).
 	M string `yaml:"m"`
+	// PlayedWeight is the share of a recorded move's policy target given
+	// to the move Alpha-Beta-Zero played (the rest is the visit
+	// distribution): the search of a weak network is a poor teacher
+	// where alpha-beta chose better. 0 (absent): visits only.
+	PlayedWeight float64 `yaml:"played_weight,omitempty"`
 }
 
 // Replay is the replay window.
@@ -232,6 +237,7 @@ func (c *Config) Validate() error {
 	if az := p.ABZero; az != (SelfPlayABZero{}) {
 		intIn("selfplay.abzero.generations", az.Generations, 0, 1<<20)
 		intIn("selfplay.abzero.depth", az.Depth, 1, 12)
+		floatIn("selfplay.abzero.played_weight", az.PlayedWeight, 0, 1)
 		if _, err := abzero.ParseSchedule(az.M); err != nil {
 			errs = append(errs, fmt.Sprintf("selfplay.abzero.m: %v", err))
 		}

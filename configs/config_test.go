@@ -49,6 +49,9 @@ func TestErrors(t *testing.T) {
 		{func(s string) string {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, dept: 2}", 1)
 		}, []string{"dept", "cfg.yaml"}},
+		{func(s string) string {
+			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 2, m: \"1\", played_weight: 2}", 1)
+		}, []string{"selfplay.abzero.played_weight = 2"}},
 		{func(string) string { return "" }, []string{"empty"}},
 	} {
 		path := filepath.Join(t.TempDir(), "cfg.yaml")

@@ -312,6 +312,10 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 			if m, err = w.abzeroMove(ctx, ab, p, res, gen); err != nil {
 				return Record{}, err
 			}
+			if pw := w.cfg.SelfPlay.ABZero.PlayedWeight; full && pw > 0 {
+				last := &rec.Samples[len(rec.Samples)-1]
+				last.Policy = mixPlayed(last.Policy, w.game.Encoder.ActionIndex(p, m), float32(pw))
+			}
 		default:
 			m = mcts.Pick(res, 0, rng)
 		}
@@ -383,6 +387,27 @@ func (w *Worker) abzeroMove(ctx context.Context, ab *alphabeta.Searcher, p game.
 	}
 	m, _ := abzero.Combine(res, r, w.abzM.At(gen), abzero.DefaultMateValue)
 	return m, nil
+}
+
+// mixPlayed returns the policy target (1-w)*policy + w*onehot(action).
+// Entries left at zero are dropped.
+func mixPlayed(policy []data.PolicyEntry, action int, w float32) []data.PolicyEntry {
+	out := policy[:0]
+	found := false
+	for _, e := range policy {
+		e.Prob *= 1 - w
+		if e.Action == action {
+			e.Prob += w
+			found = true
+		}
+		if e.Prob > 0 {
+			out = append(out, e)
+		}
+	}
+	if !found {
+		out = append(out, data.PolicyEntry{Action: action, Prob: w})
+	}
+	return out
 }
 
 // fromFirst turns a result for side c into one for the first player.
