@@ -32,6 +32,24 @@ type RandomMover interface {
 	RandomMove(intn func(n int) int) (game.Move, bool)
 }
 
+// PseudoMover is implemented by positions that list a superset of their
+// legal moves (the pseudo-legal moves) faster than the legal moves, and
+// test one of them for legality (Xiangqi: most moves need no test, the
+// rest a make, an attack test and an unmake). MAST's playouts use it: a
+// move drawn by its Gibbs weight from the pseudo-legal moves and rejected
+// when illegal, then drawn again from the rest, is distributed exactly as
+// a draw from the legal moves (playoutPseudo), and a playout step tests
+// one or two moves instead of all of them. The PPA kinds need every legal
+// move's code for adapt and do not use it.
+type PseudoMover interface {
+	// PseudoMoves appends the pseudo-legal moves of the side to move to
+	// dst[:0]: every legal move once, and possibly illegal ones.
+	PseudoMoves(dst []game.Move) []game.Move
+	// LegalPseudo reports whether m, one of PseudoMoves's moves in this
+	// position, is legal.
+	LegalPseudo(m game.Move) bool
+}
+
 // ruleStatuser is implemented by positions that can apply the rules that do
 // not depend on the legal moves without generating them (alphabeta's
 // RuleStatus): Xiangqi's Status generates every legal move again.

@@ -29,6 +29,7 @@ type Searcher struct {
 	rs       ruleStatuser
 	feat     MoveFeaturer
 	rm       RandomMover // uniform playouts: draw one legal move at a time
+	pm       PseudoMover // MAST playouts: draw from the pseudo-legal moves
 	ctx      context.Context
 	deadline time.Time
 	stopped  bool
@@ -174,9 +175,12 @@ func (s *Searcher) prepare(ctx context.Context, p game.Position) error {
 	}
 	s.p = p
 	s.rs, _ = p.(ruleStatuser)
-	s.rm = nil
+	s.rm, s.pm = nil, nil
 	if s.pol == nil && s.cfg.Algorithm != MR && !s.listPlayouts {
 		s.rm, _ = p.(RandomMover)
+	}
+	if s.pol != nil && s.pol.kind == polMAST && !s.listPlayouts {
+		s.pm, _ = p.(PseudoMover)
 	}
 	if s.wl != nil {
 		s.wl.rs = s.rs
@@ -602,8 +606,11 @@ func (s *Searcher) code(m game.Move) int32 {
 // returns the result for the side to move at p, and whether the game was
 // already over at p. p is restored.
 func (s *Searcher) playout(p game.Position) (int8, bool) {
-	if s.rm != nil {
+	switch {
+	case s.rm != nil:
 		return s.playoutUniform(p)
+	case s.pm != nil:
+		return s.playoutPseudo(p)
 	}
 	made := 0
 	var r int8
@@ -687,6 +694,101 @@ func (s *Searcher) playoutUniform(p game.Position) (int8, bool) {
 	}
 	s.plies += made
 	return r, made == 0
+}
+
+// playoutPseudo is playout for MAST through the position's PseudoMover:
+// the same distribution of playouts (gibbsPseudo) without testing every
+// move for legality at every step. Game endings are playoutUniform's.
+func (s *Searcher) playoutPseudo(p game.Position) (int8, bool) {
+	made := 0
+	var r int8
+	for {
+		var st game.Status
+		if s.rs != nil {
+			if st = s.rs.RuleStatus(); st.Over() {
+				st = p.Status() // a position without a legal move is lost first
+			}
+		} else {
+			st = p.Status()
+		}
+		if st.Over() {
+			r = resultValue(st.Result)
+			break
+		}
+		moves := s.pm.PseudoMoves(s.buf[:0])
+		s.buf = moves
+		if s.cfg.PlayoutCap > 0 && made >= s.cfg.PlayoutCap {
+			r = vDraw
+			if !s.anyLegal(moves) {
+				r = resultValue(p.Status().Result)
+			}
+			break
+		}
+		i := s.gibbsPseudo(p, moves)
+		if i < 0 {
+			r = resultValue(p.Status().Result)
+			break
+		}
+		p.Make(moves[i])
+		made++
+	}
+	if made&1 == 1 {
+		r = -r
+	}
+	for range made {
+		p.Unmake()
+	}
+	s.plies += made
+	return r, made == 0
+}
+
+// anyLegal reports whether one of the pseudo-legal moves is legal.
+func (s *Searcher) anyLegal(moves []game.Move) bool {
+	for _, m := range moves {
+		if s.pm.LegalPseudo(m) {
+			return true
+		}
+	}
+	return false
+}
+
+// gibbsPseudo draws a legal move from the pseudo-legal moves with
+// probability proportional to its Gibbs weight, records it as gibbs does
+// (MAST) and returns its index in moves, or -1 when no move is legal.
+// An illegal draw is removed and the draw repeated among the rest. Its
+// result is exact: by induction on the number of illegal moves left, a
+// legal move m is the first legal one drawn with probability
+// w_m/W_S + sum over illegal i of (w_i/W_S)(w_m/W_L) = w_m/W_L, where W_S
+// is the weight of the moves left and W_L that of the legal ones. moves
+// is reordered.
+func (s *Searcher) gibbsPseudo(p game.Position, moves []game.Move) int {
+	pl := uint8(p.SideToMove())
+	ws := s.weights[:0]
+	for _, m := range moves {
+		ws = append(ws, s.pol.gibbs(pl, moveCode(m)))
+	}
+	s.weights = ws
+	for n := len(moves); n > 0; n-- {
+		sum := 0.0
+		for _, w := range ws[:n] {
+			sum += w
+		}
+		x := s.rng.float64() * sum
+		i := 0
+		for ; i < n-1; i++ {
+			x -= ws[i]
+			if x < 0 {
+				break
+			}
+		}
+		if s.pm.LegalPseudo(moves[i]) {
+			s.rec.plies = append(s.rec.plies, plyRec{player: pl, chosen: moveCode(moves[i])})
+			return i
+		}
+		moves[i], moves[n-1] = moves[n-1], moves[i]
+		ws[i], ws[n-1] = ws[n-1], ws[i]
+	}
+	return -1
 }
 
 // firstIndex is a RandomMover's intn that always picks the first

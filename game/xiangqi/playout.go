@@ -207,3 +207,23 @@ func (p *Position) randomFromList(intn func(n int) int, k int) (game.Move, bool)
 	}
 	return game.NoMove, false
 }
+
+// PseudoMoves appends the pseudo-legal moves of the side to move to
+// dst[:0]: every legal move and the moves that leave the own general
+// attacked or facing the other (package rollout's MAST playouts draw from
+// them and test the draw with LegalPseudo). It allocates only when dst
+// holds fewer than MaxMoves.
+func (p *Position) PseudoMoves(dst []game.Move) []game.Move {
+	if cap(dst) >= MaxMoves {
+		n := p.genPseudo((*[MaxMoves]game.Move)(dst[:MaxMoves]))
+		return dst[:n]
+	}
+	var ml [MaxMoves]game.Move
+	n := p.genPseudo(&ml)
+	return append(dst[:0], ml[:n]...)
+}
+
+// LegalPseudo reports whether m, one of PseudoMoves's moves here, is legal.
+func (p *Position) LegalPseudo(m game.Move) bool {
+	return p.legal(m, int(p.squares[kingVal(p.side)-1]), p.checked)
+}
