@@ -73,17 +73,21 @@ func BenchmarkPlayoutLion(b *testing.B) {
 	benchGame(b, "lion", UCT, PPA, PPAP, PPAF, PPAFP, MAST, MR)
 }
 
-// BenchmarkPlayoutXiangqi: uct draws its moves by RandomMove;
-// uct-movelist is the same playout from the legal move list.
+// BenchmarkPlayoutXiangqi: uct draws its moves by RandomMove, mast from
+// the pseudo-legal moves; uct-movelist and mast-movelist are the same
+// playouts from the legal move list.
 func BenchmarkPlayoutXiangqi(b *testing.B) {
 	benchGame(b, "xiangqi", UCT)
 	b.Run("uct-movelist", func(b *testing.B) { benchPlayoutsList(b, "xiangqi", UCT, true) })
-	benchGame(b, "xiangqi", PPA, PPAP, PPAF, PPAFP, MAST, MR)
+	benchGame(b, "xiangqi", MAST)
+	b.Run("mast-movelist", func(b *testing.B) { benchPlayoutsList(b, "xiangqi", MAST, true) })
+	benchGame(b, "xiangqi", PPA, PPAP, PPAF, PPAFP, MR)
 }
 
 // BenchmarkSearch runs whole searches of 2,000 playouts from the start
 // (tree, expansion and solver checks included) and reports playouts/s;
-// xiangqi's uct-movelist and solver-movelist without RandomMove.
+// xiangqi's uct-movelist, solver-movelist and mast-movelist without
+// RandomMove and PseudoMoves.
 func BenchmarkSearch(b *testing.B) {
 	for _, gn := range []string{"connect4", "lion", "xiangqi"} {
 		algs := []string{UCT, Solver, MAST, PPAP}
@@ -91,7 +95,7 @@ func BenchmarkSearch(b *testing.B) {
 			algs = append(algs, MR, MS, MB)
 		}
 		if gn == "xiangqi" {
-			algs = append(algs, UCT+"-movelist", Solver+"-movelist")
+			algs = append(algs, UCT+"-movelist", Solver+"-movelist", MAST+"-movelist")
 		}
 		for _, name := range algs {
 			alg, list := strings.CutSuffix(name, "-movelist")
