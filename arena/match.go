@@ -414,6 +414,7 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 	}
 	var winner game.Color
 	decided := false
+	var effort [2]struct{ sum, moves int64 } // by colour
 	for {
 		if st := pos.Status(); st.Over() {
 			rec.Reason = st.Reason
@@ -446,6 +447,10 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 			}
 			return Record{}, fmt.Errorf("arena: game %d: %s: %w", i, pl.Name(), err)
 		}
+		if ec, ok := pl.(EffortCounter); ok {
+			effort[side].sum += ec.LastEffort()
+			effort[side].moves++
+		}
 		if !game.IsLegal(pos, mv) {
 			winner, decided = side.Other(), true
 			rec.Reason = fmt.Sprintf("%s played an illegal move %s", pl.Name(), pos.FormatMove(mv))
@@ -463,6 +468,17 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 		}
 	}
 	rec.Plies = len(moves)
+	mean := func(c game.Color) float64 {
+		if effort[c].moves == 0 {
+			return 0
+		}
+		return float64(effort[c].sum) / float64(effort[c].moves)
+	}
+	if aFirst {
+		rec.EffortA, rec.EffortB = mean(game.First), mean(game.Second)
+	} else {
+		rec.EffortA, rec.EffortB = mean(game.Second), mean(game.First)
+	}
 	rec.Millis = time.Since(began).Milliseconds()
 	rec.Time = time.Now().UTC().Truncate(time.Second)
 	return rec, nil

@@ -388,3 +388,33 @@ func TestNetAndABZeroPlayers(t *testing.T) {
 		t.Logf("%s vs random: %s", s, res.Score)
 	}
 }
+
+// Records carry each side's mean search work per move: exactly the budget
+// of a fresh-tree UCT player (no solver, no early stop), the nodes of an
+// alpha-beta player, nothing for a player that does not count it.
+func TestRecordsEffort(t *testing.T) {
+	m := Match{Game: "connect4", A: spec(t, "uct:playouts=50,reuse=false", "connect4"), B: spec(t, "random", "connect4"),
+		Games: 4, Concurrency: 1, OpeningPlies: 2, Seed: 3}
+	res, err := RunMatch(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Records {
+		if r.EffortA != 50 || r.EffortB != 0 {
+			t.Errorf("game %d: effort %v / %v, want 50 / 0", r.Index, r.EffortA, r.EffortB)
+		}
+	}
+	m.A, m.B = spec(t, "random", "connect4"), spec(t, "ab:depth=3", "connect4")
+	if res, err = RunMatch(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Records {
+		if r.EffortA != 0 || r.EffortB < 1 {
+			t.Errorf("game %d: effort %v / %v, want 0 / alpha-beta's nodes", r.Index, r.EffortA, r.EffortB)
+		}
+	}
+	a, b := MeanEffort([]Record{{EffortA: 1, EffortB: 10}, {EffortA: 3, EffortB: 20}})
+	if a != 2 || b != 15 {
+		t.Errorf("MeanEffort = %v, %v, want 2, 15", a, b)
+	}
+}

@@ -38,6 +38,14 @@ type Player interface {
 	Close() error
 }
 
+// EffortCounter is implemented by players that count their search work:
+// LastEffort is the work of their last Move, in playouts for the rollout
+// players and in nodes for alpha-beta. Records keep each side's mean per
+// move (equal-time matches compare how much each player searched).
+type EffortCounter interface {
+	LastEffort() int64
+}
+
 // ErrForfeit marks a player error that loses the game instead of ending
 // the match (an external engine that crashed or timed out).
 var ErrForfeit = errors.New("arena: forfeit")

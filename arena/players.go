@@ -85,13 +85,15 @@ func (r *randomPlayer) Move(_ context.Context, p game.Position, _ []game.Move) (
 
 // abPlayer searches with alpha-beta; its table is cleared every game.
 type abPlayer struct {
-	name string
-	s    *alphabeta.Searcher
-	lim  alphabeta.Limits
+	name  string
+	s     *alphabeta.Searcher
+	lim   alphabeta.Limits
+	nodes int64 // the last search's
 }
 
-func (a *abPlayer) Name() string { return a.name }
-func (a *abPlayer) Close() error { return nil }
+func (a *abPlayer) Name() string      { return a.name }
+func (a *abPlayer) LastEffort() int64 { return a.nodes }
+func (a *abPlayer) Close() error      { return nil }
 
 func (a *abPlayer) NewGame(game.Position, uint64) error {
 	a.s.Clear()
@@ -104,6 +106,7 @@ func (a *abPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (ga
 		return game.NoMove, fmt.Errorf("arena: %s: game %s has no alpha-beta support", a.name, p.Game())
 	}
 	res := a.s.Search(ctx, ap, a.lim, nil)
+	a.nodes = int64(res.Nodes)
 	if err := ctx.Err(); err != nil {
 		return game.NoMove, err
 	}

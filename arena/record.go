@@ -36,14 +36,34 @@ type Record struct {
 	Second string `json:"second"`
 	// Start is the start position in the game's text format; Moves are
 	// all moves from it, the first OpeningPlies of them the opening.
-	Start        string    `json:"start"`
-	OpeningPlies int       `json:"opening_plies"`
-	Moves        []string  `json:"moves"`
-	Result       string    `json:"result"` // ResultFirstWins, ResultSecondWins or ResultDraw
-	Reason       string    `json:"reason"`
-	Plies        int       `json:"plies"`
-	Millis       int64     `json:"ms"`
-	Time         time.Time `json:"time"`
+	Start        string   `json:"start"`
+	OpeningPlies int      `json:"opening_plies"`
+	Moves        []string `json:"moves"`
+	Result       string   `json:"result"` // ResultFirstWins, ResultSecondWins or ResultDraw
+	Reason       string   `json:"reason"`
+	Plies        int      `json:"plies"`
+	// EffortA and EffortB are A's and B's mean search work per move in
+	// this game (EffortCounter: playouts, alpha-beta nodes), 0 for players
+	// that do not count it.
+	EffortA float64   `json:"effort_a,omitempty"`
+	EffortB float64   `json:"effort_b,omitempty"`
+	Millis  int64     `json:"ms"`
+	Time    time.Time `json:"time"`
+}
+
+// MeanEffort returns A's and B's mean search work per move over recs: the
+// mean of the games' means (Record.EffortA, EffortB), 0 when not counted.
+func MeanEffort(recs []Record) (a, b float64) {
+	var n float64
+	for _, r := range recs {
+		a += r.EffortA
+		b += r.EffortB
+		n++
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return a / n, b / n
 }
 
 // FirstScore is the first colour's score: 1, 0.5 or 0.

@@ -163,12 +163,14 @@ func (s *Spec) parseRollout(g game.Game, kv map[string]string, pos []string) err
 // rolloutPlayer plays the move of a rollout search; its tree and random
 // stream start afresh every game from the game's seed.
 type rolloutPlayer struct {
-	name string
-	s    *rollout.Searcher
+	name     string
+	s        *rollout.Searcher
+	playouts int64 // the last search's
 }
 
-func (r *rolloutPlayer) Name() string { return r.name }
-func (r *rolloutPlayer) Close() error { return nil }
+func (r *rolloutPlayer) Name() string      { return r.name }
+func (r *rolloutPlayer) LastEffort() int64 { return r.playouts }
+func (r *rolloutPlayer) Close() error      { return nil }
 
 func (r *rolloutPlayer) NewGame(_ game.Position, seed uint64) error {
 	r.s.NewGame(seed)
@@ -177,6 +179,7 @@ func (r *rolloutPlayer) NewGame(_ game.Position, seed uint64) error {
 
 func (r *rolloutPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
 	res, err := r.s.Search(ctx, p)
+	r.playouts = int64(res.Playouts)
 	if err != nil {
 		return game.NoMove, err
 	}

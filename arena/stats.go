@@ -156,6 +156,9 @@ type Summary struct {
 	SPRT     *SPRTState `json:"sprt,omitempty"`
 	Stopped  string     `json:"stopped,omitempty"`
 	Openings string     `json:"openings,omitempty"`
+	// EffortA and EffortB are MeanEffort's (omitted when not counted).
+	EffortA Number `json:"effort_a,omitempty"`
+	EffortB Number `json:"effort_b,omitempty"`
 }
 
 // Summary returns the score's figures for JSON.

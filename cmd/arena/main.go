@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -171,6 +172,8 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	}
 	sum := res.Score.Summary()
 	sum.A, sum.B, sum.Variant, sum.SPRT, sum.Stopped = a.Name(), b.Name(), m.Game, res.SPRT, res.Stopped
+	effA, effB := arena.MeanEffort(res.Records)
+	sum.EffortA, sum.EffortB = arena.Number(math.Round(effA)), arena.Number(math.Round(effB))
 	if o.json {
 		j, jerr := json.Marshal(sum)
 		if jerr != nil {
@@ -195,6 +198,9 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "SPRT elo0 %g elo1 %g alpha %g beta %g: LLR %.3f [%.3f, %.3f], %s\n", st.Elo0, st.Elo1, st.Alpha, st.Beta, st.LLR, st.Lower, st.Upper, d)
 		}
 		fmt.Fprintln(stdout, res.Score)
+		if effA > 0 || effB > 0 {
+			fmt.Fprintf(stdout, "search work per move (playouts or nodes): %s %.0f, %s %.0f\n", a.Name(), effA, b.Name(), effB)
+		}
 	}
 	return err
 }
