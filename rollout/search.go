@@ -618,9 +618,6 @@ func (s *Searcher) playout(p game.Position) (int8, bool) {
 		moves, over, res := s.gen(p, &s.buf)
 		if over {
 			r = res
-			if made&1 == 1 {
-				r = -r
-			}
 			break
 		}
 		if s.cfg.PlayoutCap > 0 && made >= s.cfg.PlayoutCap {
@@ -639,6 +636,16 @@ func (s *Searcher) playout(p game.Position) (int8, bool) {
 		p.Make(moves[i])
 		made++
 	}
+	return s.unwind(p, made, r)
+}
+
+// unwind takes back the made playout plies and returns r, the result for
+// the side to move at the playout's end, from the side to move at its
+// start, and whether nothing was played.
+func (s *Searcher) unwind(p game.Position, made int, r int8) (int8, bool) {
+	if made&1 == 1 {
+		r = -r
+	}
 	for range made {
 		p.Unmake()
 	}
@@ -646,27 +653,33 @@ func (s *Searcher) playout(p game.Position) (int8, bool) {
 	return r, made == 0
 }
 
+// ended reports whether the game is over at p and its result for the
+// side to move, for the playouts that do not generate every legal move: a
+// position without a legal move is lost (Status) before the rules that do
+// not depend on the moves (RuleStatus) decide.
+func (s *Searcher) ended(p game.Position) (int8, bool) {
+	var st game.Status
+	if s.rs != nil {
+		if st = s.rs.RuleStatus(); st.Over() {
+			st = p.Status()
+		}
+	} else {
+		st = p.Status()
+	}
+	return resultValue(st.Result), st.Over()
+}
+
 // playoutUniform is playout with uniformly random moves drawn by the
 // position's RandomMover: the same distribution of playouts without
-// generating every legal move at every step. Game endings are gen's: a
-// position without a legal move is lost (Status), else the rules that do
-// not depend on the moves decide (RuleStatus), then the playout cap. The
-// random stream is read only for the moves played (one RandomMove each),
+// generating every legal move at every step. Game endings are gen's
+// (ended), then the playout cap. The random stream is read only for the moves played (one RandomMove each),
 // as in playout.
 func (s *Searcher) playoutUniform(p game.Position) (int8, bool) {
 	made := 0
 	var r int8
 	for {
-		var st game.Status
-		if s.rs != nil {
-			if st = s.rs.RuleStatus(); st.Over() {
-				st = p.Status() // a position without a legal move is lost first
-			}
-		} else {
-			st = p.Status()
-		}
-		if st.Over() {
-			r = resultValue(st.Result)
+		var over bool
+		if r, over = s.ended(p); over {
 			break
 		}
 		if s.cfg.PlayoutCap > 0 && made >= s.cfg.PlayoutCap {
@@ -686,14 +699,7 @@ func (s *Searcher) playoutUniform(p game.Position) (int8, bool) {
 		p.Make(m)
 		made++
 	}
-	if made&1 == 1 {
-		r = -r
-	}
-	for range made {
-		p.Unmake()
-	}
-	s.plies += made
-	return r, made == 0
+	return s.unwind(p, made, r)
 }
 
 // playoutPseudo is playout for MAST through the position's PseudoMover:
@@ -703,16 +709,8 @@ func (s *Searcher) playoutPseudo(p game.Position) (int8, bool) {
 	made := 0
 	var r int8
 	for {
-		var st game.Status
-		if s.rs != nil {
-			if st = s.rs.RuleStatus(); st.Over() {
-				st = p.Status() // a position without a legal move is lost first
-			}
-		} else {
-			st = p.Status()
-		}
-		if st.Over() {
-			r = resultValue(st.Result)
+		var over bool
+		if r, over = s.ended(p); over {
 			break
 		}
 		moves := s.pm.PseudoMoves(s.buf[:0])
@@ -732,14 +730,7 @@ func (s *Searcher) playoutPseudo(p game.Position) (int8, bool) {
 		p.Make(moves[i])
 		made++
 	}
-	if made&1 == 1 {
-		r = -r
-	}
-	for range made {
-		p.Unmake()
-	}
-	s.plies += made
-	return r, made == 0
+	return s.unwind(p, made, r)
 }
 
 // anyLegal reports whether one of the pseudo-legal moves is legal.

@@ -1,0 +1,37 @@
+# Shared by the reproduction scripts: match LABEL ARENA-FLAGS... plays one
+# arena match and appends its JSON summary, tagged with the label and the
+# flags, to $RESULTS. A label already in $RESULTS is skipped, so a script
+# that was stopped resumes where it left off when run again.
+set -euo pipefail
+
+ARENA=${ARENA:-/tmp/arena}
+OUT=${OUT:-/tmp/repro}
+RESULTS=${RESULTS:-$OUT/results.jsonl}
+mkdir -p "$OUT/records"
+touch "$RESULTS"
+
+if [ ! -x "$ARENA" ]; then
+  (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && go build -o "$ARENA" ./cmd/arena)
+fi
+
+match() {
+  local label=$1
+  shift
+  if [ -n "$(jq -c --arg l "$label" 'select(.label == $l)' "$RESULTS")" ]; then
+    echo "skip $label (in $RESULTS)"
+    return
+  fi
+  local start=$SECONDS summary
+  summary=$("$ARENA" -concurrency 1 -seed "${SEED:-1}" -json -q -out "$OUT/records" -label "$label" "$@" | tail -1)
+  jq -c --arg l "$label" --arg f "$*" --argjson s $((SECONDS - start)) \
+    '{label: $l, flags: $f, seconds: $s} + .' <<<"$summary" >>"$RESULTS"
+  jq -r '"\(.label): \(.wins)-\(.draws)-\(.losses) score \(.score) elo \(.elo) (\(.seconds) s)"' <<<"$(tail -1 "$RESULTS")"
+}
+
+# timed SPEC T: SPEC with movetime=T added (kind: or kind:k=v,...).
+timed() {
+  case $1 in
+  *:*) echo "$1,movetime=$2" ;;
+  *) echo "$1:movetime=$2" ;;
+  esac
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Xiangqi: the thesis's comparisons (seed-xiangqi-abs-vs-ppa.md §4.7, §4.8,
+# Appendix E) from the start position, 170-ply games. Usage:
+# docs/repro/xiangqi.sh [SET...]; sets: equaltime playouts. Results:
+# $OUT/results.jsonl (default /tmp/repro).
+source "$(dirname "$0")/lib.sh"
+
+X=(-variant xiangqi -opening-plies 0 -ply-cap 170)
+
+equaltime() { # equal time, 200 ms per move (the thesis: 0.5 s to 10 s)
+  match xq-mast-vs-uct-200ms "${X[@]}" -games 100 -a mast:movetime=200ms -b uct:movetime=200ms
+  match xq-ab-vs-uct-200ms "${X[@]}" -games 60 -a ab:movetime=200ms -b uct:movetime=200ms
+  match xq-ab-vs-mast-200ms "${X[@]}" -games 60 -a ab:movetime=200ms -b mast:movetime=200ms
+}
+
+playouts() { # equal playouts (§4.7 at a tenth of its 20,000)
+  match xq-ppap-vs-uct-2k "${X[@]}" -games 100 -a ppap:playouts=2000 -b uct:playouts=2000
+  match xq-ppafp-vs-uct-2k "${X[@]}" -games 100 -a ppafp:playouts=2000 -b uct:playouts=2000
+  match xq-mast-vs-uct-2k "${X[@]}" -games 100 -a mast:playouts=2000 -b uct:playouts=2000
+}
+
+for set in "${@:-equaltime playouts}"; do
+  for s in $set; do "$s"; done
+done
