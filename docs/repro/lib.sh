@@ -22,6 +22,8 @@ match() {
     return
   fi
   local start=$SECONDS summary
+  # The arena appends to its records: drop those of an unfinished run.
+  rm -f "$OUT/records/$label.jsonl" "$OUT/records/$label.pgn"
   summary=$("$ARENA" -concurrency 1 -seed "${SEED:-1}" -json -q -out "$OUT/records" -label "$label" "$@" | tail -1)
   jq -c --arg l "$label" --arg f "$*" --argjson s $((SECONDS - start)) \
     '{label: $l, flags: $f, seconds: $s} + .' <<<"$summary" >>"$RESULTS"
@@ -34,4 +36,15 @@ timed() {
   *:*) echo "$1,movetime=$2" ;;
   *) echo "$1:movetime=$2" ;;
   esac
+}
+
+# chunks N LABEL ARENA-FLAGS...: one match played as N matches with seeds
+# 1..N, labelled LABEL-s1 ... LABEL-sN (table.sh sums them), so that a long
+# match can be stopped and resumed between chunks.
+chunks() {
+  local n=$1 label=$2 i
+  shift 2
+  for ((i = 1; i <= n; i++)); do
+    SEED=$i match "$label-s$i" "$@"
+  done
 }

@@ -13,10 +13,10 @@ equaltime() { # equal time, 200 ms per move (the thesis: 0.5 s to 10 s)
   match xq-ab-vs-mast-200ms "${X[@]}" -games 60 -a ab:movetime=200ms -b mast:movetime=200ms
 }
 
-playouts() { # equal playouts (§4.7 at a tenth of its 20,000)
-  match xq-ppap-vs-uct-2k "${X[@]}" -games 100 -a ppap:playouts=2000 -b uct:playouts=2000
-  match xq-ppafp-vs-uct-2k "${X[@]}" -games 100 -a ppafp:playouts=2000 -b uct:playouts=2000
-  match xq-mast-vs-uct-2k "${X[@]}" -games 100 -a mast:playouts=2000 -b uct:playouts=2000
+playouts() { # equal playouts (§4.7 at a tenth of its 20,000), 100 games in chunks of 20
+  chunks 5 xq-ppap-vs-uct-2k "${X[@]}" -games 20 -a ppap:playouts=2000 -b uct:playouts=2000
+  chunks 5 xq-ppafp-vs-uct-2k "${X[@]}" -games 20 -a ppafp:playouts=2000 -b uct:playouts=2000
+  chunks 5 xq-mast-vs-uct-2k "${X[@]}" -games 20 -a mast:playouts=2000 -b uct:playouts=2000
 }
 
 for set in "${@:-equaltime playouts}"; do
