@@ -45,7 +45,7 @@ ab() { # the minimax family (§3.1.2, §3.3): alpha-beta at "2 s" vs MCTS-Solver
   match lion-abtt-2ms-vs-solver-60ms "${L[@]}" -games 400 -a ab:movetime=2ms,algo=alphabeta -b solver:movetime=60ms
   for s in solver mcts-mr:depth=1 mcts-mb:depth=3 mcts-ms:depth=2,threshold=1 mcts-ms:depth=4,threshold=20 mcts-ms:depth=6,threshold=20; do
     n=${s//[:=,]/-}
-    match lion-$n-vs-mtdf-2ms "${L[@]}" -games 200 -a "$(timed "$s" 2ms)" -b ab:movetime=2ms,algo=mtdf
+    match lion-$n-vs-mtdf-2ms "${L[@]}" -games 1000 -a "$(timed "$s" 2ms)" -b ab:movetime=2ms,algo=mtdf
   done
   for s in solver mcts-mr:depth=1 mcts-mb:depth=3 mcts-ms:depth=6,threshold=200; do
     n=${s//[:=,]/-}
