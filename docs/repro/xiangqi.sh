@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Xiangqi: the thesis's comparisons (seed-xiangqi-abs-vs-ppa.md §4.7, §4.8,
 # Appendix E) from the start position, 170-ply games. Usage:
-# docs/repro/xiangqi.sh [SET...]; sets: equaltime, playouts (= ppap ppafp mast), pairs. Results:
+# docs/repro/xiangqi.sh [SET...]; sets: equaltime, playouts (= ppap ppafp mast),
+# pairs (= mastppap mastppafp ppapppafp). Results:
 # $OUT/results.jsonl (default /tmp/repro).
 source "$(dirname "$0")/lib.sh"
 
@@ -21,12 +22,13 @@ playouts() { ppap && ppafp && mast; }
 
 # The other §4.7 pairings with the thesis's shared settings (digest §4.9):
 # c = 0.65 for MAST vs PPAP/PPAFP; p = 1.5, alpha = 0.18, c = 0.4 for PPAP vs PPAFP.
-pairs() {
-  chunks 5 xq-mast-vs-ppap-2k "${X[@]}" -games 20 -a mast:c=0.65,playouts=2000 -b ppap:c=0.65,playouts=2000
-  chunks 5 xq-mast-vs-ppafp-2k "${X[@]}" -games 20 -a mast:c=0.65,playouts=2000 -b ppafp:c=0.65,playouts=2000
+mastppap() { chunks 5 xq-mast-vs-ppap-2k "${X[@]}" -games 20 -a mast:c=0.65,playouts=2000 -b ppap:c=0.65,playouts=2000; }
+mastppafp() { chunks 5 xq-mast-vs-ppafp-2k "${X[@]}" -games 20 -a mast:c=0.65,playouts=2000 -b ppafp:c=0.65,playouts=2000; }
+ppapppafp() {
   chunks 5 xq-ppap-vs-ppafp-2k "${X[@]}" -games 20 -a ppap:p=1.5,alpha=0.18,c=0.4,playouts=2000 \
     -b ppafp:p=1.5,alpha=0.18,c=0.4,playouts=2000
 }
+pairs() { mastppap && mastppafp && ppapppafp; }
 
 for set in "${@:-equaltime playouts}"; do
   for s in $set; do "$s"; done
