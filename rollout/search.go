@@ -672,8 +672,8 @@ func (s *Searcher) ended(p game.Position) (int8, bool) {
 // playoutUniform is playout with uniformly random moves drawn by the
 // position's RandomMover: the same distribution of playouts without
 // generating every legal move at every step. Game endings are gen's
-// (ended), then the playout cap. The random stream is read only for the moves played (one RandomMove each),
-// as in playout.
+// (ended), then the playout cap. The random stream is read only for the
+// moves played (one RandomMove each), as in playout.
 func (s *Searcher) playoutUniform(p game.Position) (int8, bool) {
 	made := 0
 	var r int8

@@ -21,13 +21,14 @@ match() {
     echo "skip $label (in $RESULTS)"
     return
   fi
-  local start=$SECONDS summary
+  local start=$SECONDS summary line
   # The arena appends to its records: drop those of an unfinished run.
   rm -f "$OUT/records/$label.jsonl" "$OUT/records/$label.pgn"
   summary=$("$ARENA" -concurrency 1 -seed "${SEED:-1}" -json -q -out "$OUT/records" -label "$label" "$@" | tail -1)
-  jq -c --arg l "$label" --arg f "$*" --argjson s $((SECONDS - start)) \
-    '{label: $l, flags: $f, seconds: $s} + .' <<<"$summary" >>"$RESULTS"
-  jq -r '"\(.label): \(.wins)-\(.draws)-\(.losses) score \(.score) elo \(.elo) (\(.seconds) s)"' <<<"$(tail -1 "$RESULTS")"
+  line=$(jq -c --arg l "$label" --arg f "$*" --argjson s $((SECONDS - start)) \
+    '{label: $l, flags: $f, seconds: $s} + .' <<<"$summary")
+  echo "$line" >>"$RESULTS"
+  jq -r '"\(.label): \(.wins)-\(.draws)-\(.losses) score \(.score) elo \(.elo) (\(.seconds) s)"' <<<"$line"
 }
 
 # timed SPEC T: SPEC with movetime=T added (kind: or kind:k=v,...).

@@ -9,34 +9,32 @@ source "$(dirname "$0")/lib.sh"
 
 L=(-variant lion -rules TryRule=immediate -opening-plies 0 -ply-cap 100)
 
+# vs_solver NAME GAMES SPEC T: hybrid SPEC against MCTS-Solver, both at T per move.
+vs_solver() {
+  match "lion-$1-vs-solver-$4" "${L[@]}" -games "$2" -a "$(timed "$3" "$4")" -b "solver:movetime=$4"
+}
+
 main2() { # the thesis's best hybrids vs MCTS-Solver at "2 s", 1000 games
-  match lion-mr1-vs-solver-2ms "${L[@]}" -games 1000 -a mcts-mr:depth=1,movetime=2ms -b solver:movetime=2ms
-  match lion-mb3-vs-solver-2ms "${L[@]}" -games 1000 -a mcts-mb:depth=3,movetime=2ms -b solver:movetime=2ms
-  match lion-ms6-20-vs-solver-2ms "${L[@]}" -games 1000 -a mcts-ms:depth=6,threshold=20,movetime=2ms -b solver:movetime=2ms
+  vs_solver mr1 1000 mcts-mr:depth=1 2ms
+  vs_solver mb3 1000 mcts-mb:depth=3 2ms
+  vs_solver ms6-20 1000 mcts-ms:depth=6,threshold=20 2ms
 }
 
 grid2() { # the parameter grids of §3.2 at "2 s", 400 games each
-  for d in 2 3 4; do
-    match lion-mr$d-vs-solver-2ms "${L[@]}" -games 400 -a mcts-mr:depth=$d,movetime=2ms -b solver:movetime=2ms
-  done
-  for d in 1 2 4 5 6; do
-    match lion-mb$d-vs-solver-2ms "${L[@]}" -games 400 -a mcts-mb:depth=$d,movetime=2ms -b solver:movetime=2ms
-  done
+  for d in 2 3 4; do vs_solver mr$d 400 mcts-mr:depth=$d 2ms; done
+  for d in 1 2 4 5 6; do vs_solver mb$d 400 mcts-mb:depth=$d 2ms; done
   for d in 2 4 6; do
     for t in 1 2 5 10 20 50 100 200 500; do
-      [ "$d-$t" = 6-20 ] && continue
-      match lion-ms$d-$t-vs-solver-2ms "${L[@]}" -games 400 -a mcts-ms:depth=$d,threshold=$t,movetime=2ms -b solver:movetime=2ms
+      [ "$d-$t" = 6-20 ] || vs_solver ms$d-$t 400 mcts-ms:depth=$d,threshold=$t 2ms
     done
   done
 }
 
 main20() { # the best hybrids vs MCTS-Solver at "20 s", 400 games
-  match lion-mr1-vs-solver-20ms "${L[@]}" -games 400 -a mcts-mr:depth=1,movetime=20ms -b solver:movetime=20ms
-  match lion-mr2-vs-solver-20ms "${L[@]}" -games 400 -a mcts-mr:depth=2,movetime=20ms -b solver:movetime=20ms
-  match lion-mb3-vs-solver-20ms "${L[@]}" -games 400 -a mcts-mb:depth=3,movetime=20ms -b solver:movetime=20ms
-  match lion-mb5-vs-solver-20ms "${L[@]}" -games 400 -a mcts-mb:depth=5,movetime=20ms -b solver:movetime=20ms
+  for d in 1 2; do vs_solver mr$d 400 mcts-mr:depth=$d 20ms; done
+  for d in 3 5; do vs_solver mb$d 400 mcts-mb:depth=$d 20ms; done
   for dt in 2-1 4-20 6-20 6-100 6-200; do
-    match lion-ms$dt-vs-solver-20ms "${L[@]}" -games 400 -a mcts-ms:depth=${dt%-*},threshold=${dt#*-},movetime=20ms -b solver:movetime=20ms
+    vs_solver ms$dt 400 mcts-ms:depth=${dt%-*},threshold=${dt#*-} 20ms
   done
 }
 
