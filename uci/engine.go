@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/tabula-zero/tabula/game"
 )
@@ -205,8 +207,27 @@ func (e *Engine) Run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		for e.job == nil && len(queue) > 0 {
+	drain:
+		for len(queue) > 0 {
 			l := queue[0]
+			if e.job != nil {
+				// A queued command started a job: the stop and isready
+				// queued right behind it act now, as if they arrived
+				// while it ran; a queued quit stops a search.
+				switch cmd := l.command(); {
+				case cmd == "stop":
+					e.job.cancel()
+				case cmd == "isready":
+					e.out.lines("readyok")
+				case e.isQuit(cmd) && e.job.search:
+					e.job.cancel()
+					fallthrough
+				default:
+					break drain
+				}
+				queue, queued = queue[1:], queued-queueCost(l)
+				continue
+			}
 			queue, queued = queue[1:], queued-queueCost(l)
 			if quit := e.execute(ctx, l); quit {
 				return e.out.Err()
@@ -258,7 +279,14 @@ func (e *Engine) Run(ctx context.Context) error {
 						push(l)
 					}
 				case "stop":
-					e.job.cancel()
+					// stop ends the latest go: the running job, or a
+					// go still in the queue (the running job may have
+					// ended already and its stop come before).
+					if slices.ContainsFunc(queue, func(q inputLine) bool { return q.command() == "go" }) {
+						push(l)
+					} else {
+						e.job.cancel()
+					}
 				default:
 					if e.isQuit(l.command()) && e.job.search {
 						e.job.cancel()
@@ -495,19 +523,24 @@ func (o *output) Err() error {
 const maxMessage = 1000
 
 // oneLine makes s safe to print as one line: control characters become
-// spaces, invalid UTF-8 becomes '?', and the text is clipped to maxMessage
-// bytes.
+// spaces, invalid UTF-8 becomes '?', and text longer than maxMessage bytes
+// is cut at a character boundary and ends in "...", maxMessage bytes in
+// all. oneLine(oneLine(s)) == oneLine(s).
 func oneLine(s string) string {
-	if len(s) > maxMessage {
-		s = s[:maxMessage] + "..."
-	}
-	s = strings.ToValidUTF8(s, "?")
-	return strings.Map(func(r rune) rune {
+	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == '\u0085' || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
 		return r
-	}, s)
+	}, strings.ToValidUTF8(s, "?"))
+	if len(s) > maxMessage {
+		cut := maxMessage - len("...")
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return s
 }
 
 // clip quotes a token from the input for an error message, shortened to a

@@ -414,6 +414,26 @@ func (s *syncBuffer) waitFor(t *testing.T, want string) {
 	}
 }
 
+// waitForCount waits until the output contains want n times.
+func (s *syncBuffer) waitForCount(t *testing.T, want string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Count(s.String(), want) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("output never contained %q %d times; got:\n%s", want, n, clipTail(s.String()))
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// clipTail keeps the end of a long transcript for a failure message.
+func clipTail(s string) string {
+	if len(s) > 2000 {
+		return "..." + s[len(s)-2000:]
+	}
+	return s
+}
+
 // live runs an engine on a pipe so the test can talk to it while it runs.
 type live struct {
 	in   *io.PipeWriter
@@ -715,5 +735,47 @@ func TestSearchQueuedAfterEndOfInput(t *testing.T) {
 	const one = "info depth 1 score cp 0 pv with a line break\nbestmove 1 ponder 2\n"
 	if want := one + one + countDump("0 w"); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// A GUI sends go infinite and stop in pairs, each pair at once: every stop
+// must end its own search, even when it arrives while the previous job
+// has finished but is still recorded (the stop then belongs to the go
+// queued behind it). Before the fix about one pair in fifty hung.
+func TestStopPairsSentTogether(t *testing.T) {
+	for _, proto := range []string{"", "ucci\n"} {
+		l := startLive(t, context.Background(), WithSearcher(&fakeSearcher{block: true}))
+		if proto != "" {
+			// The count game refuses ucci; go, stop and bestmove stay UCI.
+			l.send(t, proto)
+		}
+		const pairs = 300
+		for i := 1; i <= pairs; i++ {
+			l.send(t, "go infinite\nstop\ngo infinite\nstop\n")
+			l.out.waitForCount(t, "bestmove", 2*i)
+		}
+		l.send(t, "quit\n")
+		if err := l.result(t); err != nil {
+			t.Fatalf("Run = %v", err)
+		}
+	}
+}
+
+// stop, go, isready, stop sent together while a perft runs: the first
+// stop ends the perft, the queued search starts, isready is answered while
+// it runs, and the second stop ends it.
+func TestStopAndIsReadyBehindQueuedGo(t *testing.T) {
+	l := startLive(t, context.Background(), WithSearcher(&fakeSearcher{block: true}))
+	l.send(t, bigPerft)
+	l.out.waitFor(t, "readyok\n")
+	l.send(t, "stop\ngo infinite\nisready\nstop\n")
+	l.out.waitForCount(t, "bestmove", 1)
+	l.out.waitForCount(t, "readyok", 2)
+	l.send(t, "quit\n")
+	if err := l.result(t); err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if out := l.out.String(); strings.Index(out, "readyok\ninfo") < 0 {
+		t.Errorf("isready was not answered before the queued search ended:\n%s", out)
 	}
 }

@@ -38,6 +38,9 @@ func FuzzEngine(f *testing.F) {
 		"ucci\ngo draw depth infinite\ngo depth 0\ngo time -5 movestogo 3 oppmovestogo 2\nquit\n",
 		"depth 6 seldepth 9 score mate -3 upperbound nodes 5 nps 1 time 17 hashfull 0 multipv 1 currmove 2 pv 1 2\n",
 		"string x\ndepth\nscore cp\nscore mate 99999999999999999999\nmultipv\ntime x\n",
+		// ucciInfo once prefixed "info depth 0 " to a line already clipped.
+		"pv " + strings.Repeat("y", 1200) + "\n",
+		"string " + strings.Repeat("\u00e9", 700) + "\n",
 	} {
 		f.Add(s)
 	}

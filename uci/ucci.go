@@ -373,7 +373,7 @@ func parseUCCILimits(args []string, us game.Color, millis bool) (lim Limits, sta
 // dropped, and so are the lines of multi-PV ranks beyond the first.
 func ucciInfo(s string, millis bool) []string {
 	if rest, ok := strings.CutPrefix(s, "string"); ok && (rest == "" || rest[0] == ' ') {
-		return []string{"info message" + rest}
+		return []string{oneLine("info message" + rest)}
 	}
 	f := strings.Fields(s)
 	var depth, score, tm, nodes, curr string
@@ -443,6 +443,11 @@ func ucciInfo(s string, millis bool) []string {
 	}
 	if len(msg) > 0 {
 		ls = append(ls, "info message "+strings.Join(msg, " "))
+	}
+	// The parts come from a line clipped to maxMessage; the prefixes
+	// above may push a line past it again.
+	for i, l := range ls {
+		ls[i] = oneLine(l)
 	}
 	return ls
 }

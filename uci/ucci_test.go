@@ -145,3 +145,27 @@ func TestUCCIOptionLines(t *testing.T) {
 		}
 	}
 }
+
+// Lines built from clipped input stay within the message limit, and
+// clipping is idempotent even when it falls inside a multi-byte character.
+func TestLongLinesStayClipped(t *testing.T) {
+	for _, s := range []string{
+		"pv " + strings.Repeat("y", 1200),
+		"depth 3 pv " + strings.Repeat("y ", 700),
+		"string " + strings.Repeat("\u00e9", 700),
+		strings.Repeat("\u2028", 500) + strings.Repeat("x", 600),
+		strings.Repeat("\xff", 1500),
+	} {
+		c := oneLine(s)
+		if len(c) > maxMessage || oneLine(c) != c {
+			t.Errorf("oneLine(%.20q...) = %d bytes, not idempotent or too long", s, len(c))
+		}
+		for _, millis := range []bool{true, false} {
+			for _, l := range ucciInfo(c, millis) {
+				if len(l) > maxMessage || oneLine(l) != l {
+					t.Errorf("ucciInfo(%.20q...) wrote %d bytes: %.40q...", s, len(l), l)
+				}
+			}
+		}
+	}
+}
