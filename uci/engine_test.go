@@ -676,6 +676,7 @@ func TestSearch(t *testing.T) {
 	want := Limits{
 		Depth: 7, Nodes: 100, Mate: 2, MoveTime: 50 * time.Millisecond,
 		Time:      [2]time.Duration{time.Second, 0},
+		Clocked:   [2]bool{true, true},
 		Inc:       [2]time.Duration{10 * time.Millisecond, 20 * time.Millisecond},
 		MovesToGo: 30, Infinite: true, SearchMoves: []game.Move{2, 1},
 	}

@@ -69,11 +69,15 @@ type SearchResult struct {
 // Limits are the limits of a `go` command. Zero values mean "not given";
 // with no limit at all the searcher picks its own default.
 type Limits struct {
-	Depth     int
-	Nodes     uint64
-	Mate      int              // search for a mate in this many moves
-	MoveTime  time.Duration    // exact time for this move
-	Time      [2]time.Duration // clocks (wtime, btime) indexed by game.Color
+	Depth    int
+	Nodes    uint64
+	Mate     int              // search for a mate in this many moves
+	MoveTime time.Duration    // exact time for this move
+	Time     [2]time.Duration // clocks (wtime, btime) indexed by game.Color
+	// Clocked marks the clocks that were given: a given clock at zero
+	// (read from a zero or negative one after a flag fall) asks for a
+	// move at once, where an absent one means no clock.
+	Clocked   [2]bool
 	Inc       [2]time.Duration // increments (winc, binc) indexed by game.Color
 	MovesToGo int
 	// Infinite searches until stop; the engine holds bestmove back until
@@ -279,7 +283,7 @@ func parseLimits(args []string, p game.Position) (Limits, error) {
 		case "wtime", "btime":
 			// GUIs send negative clocks after a flag fall: read as zero.
 			if v, err = num(&i, -maxMillis, maxMillis); err == nil {
-				lim.Time[colorOf(kw)] = ms(max(v, 0))
+				lim.Time[colorOf(kw)], lim.Clocked[colorOf(kw)] = ms(max(v, 0)), true
 			}
 		case "winc", "binc":
 			if v, err = num(&i, 0, maxMillis); err == nil {

@@ -328,7 +328,7 @@ func parseUCCILimits(args []string, us game.Color, millis bool) (lim Limits, sta
 				if kw == "opptime" {
 					c = them
 				}
-				lim.Time[c] = time.Duration(max(v, 0)) * unit
+				lim.Time[c], lim.Clocked[c] = time.Duration(max(v, 0))*unit, true
 				clock = clock || kw == "time"
 			}
 		case "increment", "oppincrement":

@@ -42,17 +42,18 @@ func TestParseUCCILimits(t *testing.T) {
 		{"movetime 250", B, false, Limits{MoveTime: 250 * ms}, false},
 		// Red to move: time and increment are Red's clock.
 		{"time 300000 increment 2000 opptime 250000 oppincrement 1000", W, true,
-			Limits{Time: [2]time.Duration{300 * s, 250 * s}, Inc: [2]time.Duration{2 * s, 1 * s}}, false},
+			Limits{Time: [2]time.Duration{300 * s, 250 * s}, Clocked: [2]bool{true, true}, Inc: [2]time.Duration{2 * s, 1 * s}}, false},
 		// Black to move: the same words fill Black's clock.
 		{"time 300000 increment 2000 opptime 250000 oppincrement 1000", B, true,
-			Limits{Time: [2]time.Duration{250 * s, 300 * s}, Inc: [2]time.Duration{1 * s, 2 * s}}, false},
+			Limits{Time: [2]time.Duration{250 * s, 300 * s}, Clocked: [2]bool{true, true}, Inc: [2]time.Duration{1 * s, 2 * s}}, false},
 		{"time 60000 movestogo 20 opptime 1000 oppmovestogo 3", W, true,
-			Limits{Time: [2]time.Duration{60 * s, 1 * s}, MovesToGo: 20}, false},
+			Limits{Time: [2]time.Duration{60 * s, 1 * s}, Clocked: [2]bool{true, true}, MovesToGo: 20}, false},
 		// Seconds after setoption usemillisec false.
-		{"time 300 increment 2", B, false, Limits{Time: [2]time.Duration{0, 300 * s}, Inc: [2]time.Duration{0, 2 * s}}, false},
+		{"time 300 increment 2", B, false, Limits{Time: [2]time.Duration{0, 300 * s}, Clocked: [2]bool{false, true}, Inc: [2]time.Duration{0, 2 * s}}, false},
 		// time alone: one move to go (ElephantEye); a flag fall reads as 0.
-		{"time 5000", W, true, Limits{Time: [2]time.Duration{5 * s, 0}, MovesToGo: 1}, false},
-		{"time -20 increment 100", W, true, Limits{Inc: [2]time.Duration{100 * ms, 0}}, false},
+		{"time 5000", W, true, Limits{Time: [2]time.Duration{5 * s, 0}, Clocked: [2]bool{true, false}, MovesToGo: 1}, false},
+		{"time -20 increment 100", W, true, Limits{Inc: [2]time.Duration{100 * ms, 0}, Clocked: [2]bool{true, false}}, false},
+		{"time 0", B, true, Limits{Clocked: [2]bool{false, true}, MovesToGo: 1}, false},
 	} {
 		lim, static, err := parseUCCILimits(strings.Fields(c.args), c.us, c.millis)
 		if err != nil || static != c.static || !limitsEqual(lim, c.want) {
@@ -82,7 +83,7 @@ func TestParseUCCILimits(t *testing.T) {
 
 func limitsEqual(a, b Limits) bool {
 	return a.Depth == b.Depth && a.Nodes == b.Nodes && a.Mate == b.Mate && a.MoveTime == b.MoveTime &&
-		a.Time == b.Time && a.Inc == b.Inc && a.MovesToGo == b.MovesToGo && a.Infinite == b.Infinite &&
+		a.Time == b.Time && a.Clocked == b.Clocked && a.Inc == b.Inc && a.MovesToGo == b.MovesToGo && a.Infinite == b.Infinite &&
 		slices.Equal(a.SearchMoves, b.SearchMoves)
 }
 

@@ -140,6 +140,10 @@ func TestMoveTime(t *testing.T) {
 		{uci.Limits{}, 0},
 		{uci.Limits{Time: [2]time.Duration{30 * time.Second, 0}}, time.Second - 20*ms},
 		{uci.Limits{Time: [2]time.Duration{0, 10 * time.Second}, MovesToGo: 1}, 5*time.Second - 20*ms},
+		// A given clock at zero: move at once; without a clock, no limit.
+		{uci.Limits{Clocked: [2]bool{true, true}}, minMoveTime},
+		{uci.Limits{Inc: [2]time.Duration{100 * ms, 0}, Clocked: [2]bool{true, false}}, minMoveTime},
+		{uci.Limits{Inc: [2]time.Duration{100 * ms, 0}}, 0},
 	} {
 		us := game.First
 		if c.lim.Time[1] > 0 {

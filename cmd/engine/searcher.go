@@ -196,15 +196,23 @@ func abBudget(ctx context.Context, t time.Duration, multiPV bool) (context.Conte
 	return c, cancel, max(t/2, time.Millisecond)
 }
 
+// minMoveTime is the budget on an empty clock: the fastest sensible move
+// (alpha-beta finishes depth 1, MCTS plays the network's policy).
+const minMoveTime = time.Millisecond
+
 // moveTime turns the limits into a time budget: movetime when given, else
 // a share of the clock (remaining / moves to go, 30 by default, plus most
-// of the increment), never more than half the clock.
+// of the increment), never more than half the clock; minMoveTime on a
+// given clock at zero, and 0 (no time limit) without a clock.
 func moveTime(lim uci.Limits, us game.Color) time.Duration {
 	if lim.MoveTime > 0 {
 		return lim.MoveTime
 	}
 	left := lim.Time[us]
 	if left <= 0 {
+		if lim.Clocked[us] {
+			return minMoveTime
+		}
 		return 0
 	}
 	togo := lim.MovesToGo
@@ -212,7 +220,7 @@ func moveTime(lim uci.Limits, us game.Color) time.Duration {
 		togo = 30
 	}
 	t := left/time.Duration(togo) + lim.Inc[us]*3/4
-	return max(min(t, left/2)-20*time.Millisecond, time.Millisecond)
+	return max(min(t, left/2)-20*time.Millisecond, minMoveTime)
 }
 
 // movesText writes a line of moves, playing them on p and taking them back.

@@ -63,8 +63,14 @@ func (s *session) send(t *testing.T, lines ...string) {
 // starts with one of the prefixes.
 func (s *session) until(t *testing.T, prefixes ...string) []string {
 	t.Helper()
+	return s.untilWithin(t, time.Minute, prefixes...)
+}
+
+// untilWithin is until with a time limit of d.
+func (s *session) untilWithin(t *testing.T, d time.Duration, prefixes ...string) []string {
+	t.Helper()
 	var got []string
-	timeout := time.After(60 * time.Second)
+	timeout := time.After(d)
 	for {
 		select {
 		case l, ok := <-s.lines:
@@ -78,7 +84,7 @@ func (s *session) until(t *testing.T, prefixes ...string) []string {
 				}
 			}
 		case <-timeout:
-			t.Fatalf("no %q within a minute:\n%s", prefixes, strings.Join(got, "\n"))
+			t.Fatalf("no %q within %v:\n%s", prefixes, d, strings.Join(got, "\n"))
 		}
 	}
 }
@@ -586,5 +592,37 @@ func TestBinaryUCCI(t *testing.T) {
 	until("bye")
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("engine exit: %v", err)
+	}
+}
+
+// TestEmptyClockAnswers: a clock at or below zero (after a flag fall, or
+// with only an increment left) asks for the fastest sensible move, in UCI
+// and UCCI, for every mover; it once meant a search without end.
+func TestEmptyClockAnswers(t *testing.T) {
+	network := tinyNetwork(t)
+	for _, mover := range []string{moverAB, moverMCTS, moverABZero} {
+		for _, ucci := range []bool{false, true} {
+			s := startSession(t)
+			set := func(name, value string) string { return "setoption name " + name + " value " + value }
+			clocks := []string{"go wtime 0 btime 0", "go wtime -50 btime -50", "go wtime 0 winc 100 btime 5000", "go wtime 0 movestogo 5"}
+			if ucci {
+				s.send(t, "ucci")
+				s.until(t, "ucciok")
+				set = func(name, value string) string { return "setoption " + name + " " + value }
+				clocks = []string{"go time 0", "go time -5 increment 100", "go time 0 opptime 0 movestogo 3"}
+			}
+			s.send(t, set("Hash", "1"), set("Network", network), set("Mover", mover), "position startpos")
+			for _, c := range clocks {
+				s.send(t, c)
+				if out := s.untilWithin(t, 20*time.Second, "bestmove", "nobestmove"); !strings.HasPrefix(out[len(out)-1], "bestmove ") {
+					t.Errorf("%s ucci=%v %s: %q", mover, ucci, c, out)
+				}
+			}
+			if ucci {
+				s.end(t)
+			} else {
+				s.send(t, "quit")
+			}
+		}
 	}
 }
