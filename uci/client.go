@@ -70,6 +70,7 @@ type Client struct {
 func Start(ctx context.Context, path string, args ...string) (*Client, error) {
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.WaitDelay = waitDelay
+	ownProcessGroup(cmd)
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("uci: start %s: %w", path, err)
@@ -411,10 +412,12 @@ func (c *Client) close() error {
 			err = fmt.Errorf("uci: engine %s: %s", c.path, c.exitReason())
 		}
 	case <-t.C:
-		c.cmd.Process.Kill()
+		killGroup(c.cmd)
 		<-c.exited
 		err = fmt.Errorf("uci: engine %s did not exit within %v after quit; killed it", c.path, timeout)
 	}
+	// What the engine started and left behind goes with it.
+	killGroup(c.cmd)
 	// A child of the engine may still hold the output open.
 	select {
 	case <-c.readerDone:

@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -35,7 +38,18 @@ func TestMain(m *testing.M) {
 //	badtotal  answers go perft with an unreadable total
 //	dupmove   answers go perft with a move listed twice
 //	crash     answers go perft with one line and exits with 2
+//	parent    starts a child that hangs, names its pid, then acts as hang
 func fakeEngine(mode string) int {
+	if mode == "parent" {
+		child := exec.Command(os.Args[0])
+		child.Env = append(os.Environ(), fakeEngineEnv+"=hang")
+		if err := child.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Printf("child %d\n", child.Process.Pid)
+		mode = "hang"
+	}
 	if mode == "tabula" {
 		e, err := NewEngine(os.Stdin, os.Stdout, WithVariant("count"))
 		if err == nil {
@@ -337,5 +351,37 @@ func TestClientMisuse(t *testing.T) {
 		if err := c.Close(); err != nil {
 			t.Errorf("Close = %v", err)
 		}
+	}
+}
+
+// Killing an engine that does not quit kills what it started too: the
+// engine runs in a process group of its own.
+func TestClientKillsEngineChildren(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	ctx := context.Background()
+	c := startFake(t, ctx, "parent", 200*time.Millisecond)
+	ls, err := c.ReadUntil(ctx, func(l string) bool { return strings.HasPrefix(l, "child ") }, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimPrefix(ls[len(ls)-1], "child "))
+	alive := func() bool {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		// A zombie waiting for a reaper is dead too.
+		return err == nil && !strings.Contains(string(b), ") Z ")
+	}
+	if pid == 0 || !alive() {
+		t.Fatalf("no running child (line %q)", ls[len(ls)-1])
+	}
+	wantErr(t, "close", c.Close(), "killed it")
+	deadline := time.Now().Add(5 * time.Second)
+	for alive() {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatal("the engine's child outlived the engine")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
