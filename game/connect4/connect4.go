@@ -327,11 +327,21 @@ func Parse(text string) (*Position, error) {
 }
 
 func init() {
+	g := game.Game{Name: Name}
 	game.Register(game.Game{
 		Name:    Name,
 		Options: nil,
-		New:     func(game.Options) (game.Position, error) { return New(), nil },
-		Parse: func(text string, _ game.Options) (game.Position, error) {
+		// Connect Four has no rule options: Resolve rejects any.
+		New: func(opts game.Options) (game.Position, error) {
+			if _, err := g.Resolve(opts); err != nil {
+				return nil, err
+			}
+			return New(), nil
+		},
+		Parse: func(text string, opts game.Options) (game.Position, error) {
+			if _, err := g.Resolve(opts); err != nil {
+				return nil, err
+			}
 			p, err := Parse(text)
 			if err != nil {
 				return nil, err

@@ -73,6 +73,7 @@ func randomPositions() []game.Position {
 
 func TestMakeUnmake(t *testing.T) {
 	gametest.MakeUnmake(t, registered(t), nil, randomPositions())
+	gametest.RejectsUnknownOptions(t, registered(t))
 }
 
 func TestEncoder(t *testing.T) {

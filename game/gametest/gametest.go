@@ -219,3 +219,21 @@ func LostWithin(p game.Position, n int) bool {
 	}
 	return true
 }
+
+// RejectsUnknownOptions checks the registry contract that New and Parse
+// fail on an option the game does not declare, for games with options and
+// without, so that a misspelt rule is never silently ignored.
+func RejectsUnknownOptions(t *testing.T, g game.Game) {
+	t.Helper()
+	start, err := g.New(nil)
+	if err != nil {
+		t.Fatalf("%s: New(nil): %v", g.Name, err)
+	}
+	bad := game.Options{"NoSuchRule": "1"}
+	if p, err := g.New(bad); err == nil || p != nil {
+		t.Errorf("%s: New accepted the unknown option NoSuchRule (position %v)", g.Name, p)
+	}
+	if p, err := g.Parse(start.String(), bad); err == nil || p != nil {
+		t.Errorf("%s: Parse accepted the unknown option NoSuchRule (position %v)", g.Name, p)
+	}
+}

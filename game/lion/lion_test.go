@@ -123,6 +123,7 @@ func randomPositions(t testing.TB, opts game.Options, seed uint64) []game.Positi
 
 func TestConformance(t *testing.T) {
 	g := registered(t)
+	gametest.RejectsUnknownOptions(t, g)
 	for i, opts := range []game.Options{safeOpts, immediateOpts} {
 		t.Run(opts["TryRule"], func(t *testing.T) {
 			ps := randomPositions(t, opts, uint64(11+i))

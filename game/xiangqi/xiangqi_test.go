@@ -80,6 +80,7 @@ func TestConformance(t *testing.T) {
 	}
 	ps := randomPositions(1, 12)
 	gametest.MakeUnmake(t, g, nil, ps)
+	gametest.RejectsUnknownOptions(t, g)
 	gametest.Encoder(t, Encoder{}, ps)
 	gametest.Symmetry(t, Encoder{}, ps, func(gp game.Position, _ int) game.Position {
 		return mirrorPosition(t, gp.(*Position))
