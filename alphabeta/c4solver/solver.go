@@ -23,6 +23,10 @@ const Invalid = math.MinInt32
 // DefaultTTMiB is the table size New uses for ttMiB <= 0.
 const DefaultTTMiB = 16
 
+// MaxTTMiB bounds the table: a larger one than the machine can allocate
+// would end the process instead of failing with an error.
+const MaxTTMiB = 4096
+
 // Algorithm names accepted by New.
 const (
 	AlphaBeta       = "alphabeta"        // fail-soft alpha-beta, full reachable window
@@ -89,7 +93,8 @@ type Solver struct {
 
 // New returns a solver running algo (one of Algorithms) with a
 // transposition table of ttMiB MiB (rounded down to a power of two of
-// 8-byte entries, at least 1 MiB; DefaultTTMiB when ttMiB <= 0).
+// 8-byte entries, at least 1 MiB; DefaultTTMiB when ttMiB <= 0; at most
+// MaxTTMiB).
 func New(algo string, ttMiB int) (*Solver, error) {
 	s := &Solver{algo: algo}
 	switch algo {
@@ -111,6 +116,9 @@ func New(algo string, ttMiB int) (*Solver, error) {
 	}
 	if ttMiB <= 0 {
 		ttMiB = DefaultTTMiB
+	}
+	if ttMiB > MaxTTMiB {
+		return nil, fmt.Errorf("c4solver: table of %d MiB exceeds the limit of %d MiB", ttMiB, MaxTTMiB)
 	}
 	s.tt = newTable(ttMiB)
 	return s, nil

@@ -36,6 +36,7 @@ import (
 	_ "github.com/tabula-zero/tabula/game/connect4"
 	_ "github.com/tabula-zero/tabula/game/lion"
 	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	"github.com/tabula-zero/tabula/internal/cliflag"
 )
 
 func main() {
@@ -92,6 +93,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	var checks cliflag.Checks
+	checks.Int("games", o.games, 1, math.MaxInt)
+	checks.Int("concurrency", o.concurrency, 1, 4096)
+	checks.Int("opening-plies", o.openingPlies, 0, math.MaxInt)
+	checks.Int("ply-cap", o.plyCap, 0, math.MaxInt)
+	checks.Int("positions", o.positions, 0, math.MaxInt)
+	if err := checks.Err(); err != nil {
+		return err
+	}
 	switch {
 	case o.ratings:
 		return runRatings(o, stdout)
@@ -125,9 +135,6 @@ func parseSPRT(s string) (*arena.SPRT, error) {
 func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.a == "" || o.b == "" {
 		return errors.New("a match needs -a SPEC and -b SPEC (or -ratings, or -pons)")
-	}
-	if o.games < 1 {
-		return fmt.Errorf("-games %d: want at least 1", o.games)
 	}
 	rules, err := game.ParseOptions(o.rules)
 	if err != nil {

@@ -27,8 +27,12 @@ import (
 	_ "github.com/tabula-zero/tabula/game/connect4"
 	_ "github.com/tabula-zero/tabula/game/lion"
 	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/uci"
 )
+
+// maxPerftDepth bounds -perft (as `go perft` is bounded).
+const maxPerftDepth = 20
 
 func main() {
 	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
@@ -51,6 +55,12 @@ func run(args []string, in io.Reader, out io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var checks cliflag.Checks
+	checks.Int("perft", *perft, 0, maxPerftDepth)
+	checks.Int("hash", *hash, 1, c4solver.MaxTTMiB)
+	if err := checks.Err(); err != nil {
+		return err
 	}
 	opts, err := game.ParseOptions(*rules)
 	if err != nil {

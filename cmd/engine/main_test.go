@@ -55,6 +55,11 @@ func TestFlagErrors(t *testing.T) {
 		{"stray"},
 		{"-variant", "xiangqi", "-solve", "x"},
 		{"-variant", "connect4", "-solve", "/nonexistent"},
+		// Once ignored (-perft -1 started the engine) or out of memory.
+		{"-perft", "-1"},
+		{"-perft", "21"},
+		{"-variant", "connect4", "-solve", "-", "-hash", "100000000"},
+		{"-variant", "connect4", "-solve", "-", "-hash", "-5"},
 	} {
 		var out bytes.Buffer
 		if err := run(args, strings.NewReader(""), &out); err == nil {
