@@ -1,6 +1,7 @@
 package checkpoints
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"math/rand/v2"
@@ -140,5 +141,71 @@ func TestRunDirectory(t *testing.T) {
 	os.Remove(filepath.Join(run, Subdir, names[0]))
 	if _, err := Pointer(run, BestFile); err == nil || !strings.Contains(err.Error(), "missing checkpoint") {
 		t.Fatalf("dangling pointer: %v", err)
+	}
+}
+
+// A pointer records its checkpoint's generation and checksum: a damaged
+// byte that makes it name another existing checkpoint is detected, and
+// RepairPointer finds the checkpoint it recorded. Damage elsewhere, a
+// pointer written by hand with a name alone, and control bytes are handled
+// with errors that quote the text.
+func TestPointerIntegrity(t *testing.T) {
+	run := t.TempDir()
+	c := sample(t)
+	var names []string
+	for g := 1; g <= 3; g++ {
+		c.Generation, c.Step = g, int64(g*100)
+		name, err := SaveRun(run, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	latest := filepath.Join(run, LatestFile)
+	good, _ := os.ReadFile(latest)
+	// Damage that names an older, existing checkpoint.
+	flipped := bytes.Replace(good, []byte(names[2]), []byte(names[0]), 1)
+	os.WriteFile(latest, flipped, 0o644)
+	if _, err := Pointer(run, LatestFile); !errors.Is(err, ErrDamagedPointer) {
+		t.Fatalf("flipped name followed: %v", err)
+	}
+	name, err := RepairPointer(run, LatestFile)
+	if err != nil || name != names[2] {
+		t.Fatalf("RepairPointer = %s, %v; want %s", name, err, names[2])
+	}
+	if p, err := Pointer(run, LatestFile); err != nil || filepath.Base(p) != names[2] {
+		t.Fatalf("after repair: %s, %v", p, err)
+	}
+	for _, damaged := range [][]byte{
+		bytes.Replace(good, []byte("generation 3"), []byte("generation 7"), 1),
+		bytes.Replace(good, []byte("sha256 "), []byte("sha256 00"), 1),
+		good[:len(good)-20],
+		[]byte("g000003\x00\x00.ckpt\n"),
+	} {
+		os.WriteFile(latest, damaged, 0o644)
+		_, err := Pointer(run, LatestFile)
+		if !errors.Is(err, ErrDamagedPointer) {
+			t.Errorf("%q: %v", damaged, err)
+		} else if strings.ContainsRune(err.Error(), 0) {
+			t.Errorf("error prints raw NUL bytes: %q", err.Error())
+		}
+	}
+	// A checkpoint replaced under its name (same generation, new contents).
+	os.WriteFile(latest, good, 0o644)
+	c.Generation, c.Step, c.Meta = 3, 300, map[string]string{"replaced": "yes"}
+	if _, err := SaveRun(run, c); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(latest, good, 0o644)
+	if _, err := Pointer(run, LatestFile); !errors.Is(err, ErrDamagedPointer) {
+		t.Errorf("replaced checkpoint accepted: %v", err)
+	}
+	if _, err := RepairPointer(run, LatestFile); err == nil {
+		t.Error("repaired to a checkpoint with another checksum")
+	}
+	// A name alone, as a user writes it to choose a checkpoint.
+	os.WriteFile(latest, []byte(names[1]+"\n"), 0o644)
+	if p, err := Pointer(run, LatestFile); err != nil || filepath.Base(p) != names[1] {
+		t.Fatalf("name-only pointer: %s, %v", p, err)
 	}
 }
