@@ -6,17 +6,21 @@ package atomicfile
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // Write creates or replaces path with what fill writes. On any error the
 // target is untouched and the temporary file removed.
 func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempInfix+"*")
 	if err != nil {
 		return fmt.Errorf("atomicfile: %w", err)
 	}
@@ -60,4 +64,37 @@ func WriteBytes(path string, data []byte, perm os.FileMode) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// tempInfix marks the temporary files of Write: "." + base + tempInfix +
+// random digits.
+const tempInfix = ".tmp-"
+
+// RemoveStale deletes the temporary files that writes killed midway left
+// in dir, those last modified at least minAge ago (0: all of them; pass
+// more where another process may be writing into dir right now). It
+// returns how many it removed.
+func RemoveStale(dir string, minAge time.Duration) (int, error) {
+	es, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("atomicfile: %w", err)
+	}
+	n := 0
+	for _, e := range es {
+		name := e.Name()
+		if e.IsDir() || !strings.HasPrefix(name, ".") || !strings.Contains(name, tempInfix) {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil || time.Since(info.ModTime()) < minAge {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err == nil {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -1,0 +1,78 @@
+package jsonl
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type rec struct {
+	N int `json:"n"`
+}
+
+func lines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// A line cut short by a kill stays a line of its own: the next record is
+// not glued to it, and every complete record reads back.
+func TestCutLineIsEnded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "metrics.jsonl")
+	os.WriteFile(path, []byte(`{"n":1}`+"\n"+`{"n":2,"lo`), 0o644)
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(rec{3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ls := lines(t, path)
+	if len(ls) != 3 || ls[1] != `{"n":2,"lo` {
+		t.Fatalf("lines %q", ls)
+	}
+	var got []int
+	sc := bufio.NewScanner(strings.NewReader(strings.Join(ls, "\n")))
+	for sc.Scan() {
+		var r rec
+		if json.Unmarshal(sc.Bytes(), &r) == nil {
+			got = append(got, r.N)
+		}
+	}
+	if len(got) != 2 || got[0] != 1 || got[1] != 3 {
+		t.Fatalf("records %v, want [1 3]", got)
+	}
+	// An intact file is left as it is.
+	l, _ = Open(path)
+	l.Close()
+	if n := len(lines(t, path)); n != 3 {
+		t.Fatalf("reopening changed the file: %d lines", n)
+	}
+}
+
+// A full disk is an error, and stays one.
+func TestWriteErrorsAreReported(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	l, err := Open("/dev/full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(rec{1}); err == nil {
+		t.Fatal("write to a full device: no error")
+	}
+	if l.Err() == nil || l.Append(rec{2}) == nil || l.Close() == nil {
+		t.Fatal("the write error did not stick")
+	}
+}
