@@ -7,6 +7,7 @@ package configs
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
@@ -160,9 +161,40 @@ func Load(path string) (*Config, error) {
 	return Parse(b, path)
 }
 
-// Parse decodes strictly (unknown keys and wrong types are errors) and
-// validates. name identifies the source in errors.
+// sealPrefix starts the first line of a sealed config: the SHA-256 of the
+// rest of the file.
+const sealPrefix = "# tabula frozen config sha256:"
+
+// MarshalSealed returns the canonical YAML form under a first line that
+// holds its checksum: Parse then rejects the file when it is cut short or
+// changed (a run's frozen copy is changed only through the trainer).
+func (c *Config) MarshalSealed() []byte {
+	body := c.Marshal()
+	sum := sha256.Sum256(body)
+	return append([]byte(fmt.Sprintf("%s%x (changes go through -accept-config-change)\n", sealPrefix, sum)), body...)
+}
+
+// checkSeal verifies the checksum line of a sealed config; text without
+// one passes.
+func checkSeal(b []byte) error {
+	if !bytes.HasPrefix(b, []byte(sealPrefix)) {
+		return nil
+	}
+	line, body, _ := bytes.Cut(b, []byte("\n"))
+	want, _, _ := strings.Cut(strings.TrimPrefix(string(line), sealPrefix), " ")
+	if sum := sha256.Sum256(body); fmt.Sprintf("%x", sum) != want {
+		return errors.New("the frozen config does not match its checksum: the file was cut short or edited")
+	}
+	return nil
+}
+
+// Parse decodes strictly (unknown keys and wrong types are errors),
+// checks the seal of a sealed file (MarshalSealed) and validates. name
+// identifies the source in errors.
 func Parse(b []byte, name string) (*Config, error) {
+	if err := checkSeal(b); err != nil {
+		return nil, fmt.Errorf("configs: %s: %w", name, err)
+	}
 	var c Config
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
@@ -172,10 +204,44 @@ func Parse(b []byte, name string) (*Config, error) {
 		}
 		return nil, fmt.Errorf("configs: %s: %s", name, strings.ReplaceAll(err.Error(), "yaml: ", ""))
 	}
+	if err := requireSections(b); err != nil {
+		return nil, fmt.Errorf("configs: %s: %w", name, err)
+	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
 	return &c, nil
+}
+
+// requiredSections are the top-level keys every config spells out, and
+// gating.matches: a missing section would silently mean zero values (no
+// gate games: every candidate promoted), as in a file cut short.
+var requiredSections = []string{"game", "seed", "network", "search", "selfplay", "replay", "training", "gating"}
+
+// requireSections reports the required keys that the YAML text lacks.
+func requireSections(b []byte) error {
+	var doc map[string]yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return err
+	}
+	var missing []string
+	for _, k := range requiredSections {
+		if n, ok := doc[k]; !ok || n.Tag == "!!null" {
+			missing = append(missing, k)
+		}
+	}
+	if g, ok := doc["gating"]; ok && g.Kind == yaml.MappingNode {
+		var gating map[string]yaml.Node
+		if err := g.Decode(&gating); err == nil {
+			if m, ok := gating["matches"]; !ok || m.Tag == "!!null" {
+				missing = append(missing, "gating.matches (write `matches: []` to promote every candidate without gate games)")
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("missing %s", strings.Join(missing, ", "))
+	}
+	return nil
 }
 
 // Marshal returns the canonical YAML form (used for the run's frozen copy

@@ -53,6 +53,11 @@ func TestErrors(t *testing.T) {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 2, m: \"1\", played_weight: 2}", 1)
 		}, []string{"selfplay.abzero.played_weight = 2"}},
 		{func(string) string { return "" }, []string{"empty"}},
+		// Cut short after a section header, or a section left out: no
+		// silent zero values.
+		{func(s string) string { return s[:strings.Index(s, "gating:")+len("gating:\n")] }, []string{"missing gating"}},
+		{func(s string) string { return s[:strings.Index(s, "gating:")] + "gating: {}\n" }, []string{"missing gating.matches"}},
+		{func(s string) string { return strings.Replace(s, "seed: 1\n", "", 1) }, []string{"missing seed"}},
 	} {
 		path := filepath.Join(t.TempDir(), "cfg.yaml")
 		os.WriteFile(path, []byte(c.edit(string(base))), 0o644)
@@ -69,5 +74,28 @@ func TestErrors(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
 		t.Error("missing file accepted")
+	}
+}
+
+// A sealed config (a run's frozen copy) reads back, and a copy cut short
+// or changed is rejected even where the rest would still parse.
+func TestSealed(t *testing.T) {
+	c, err := Preset("lion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := c.MarshalSealed()
+	back, err := Parse(sealed, "sealed")
+	if err != nil || !reflect.DeepEqual(back, c) {
+		t.Fatalf("sealed config does not round-trip: %v", err)
+	}
+	for name, damaged := range map[string]string{
+		"cut after a match":     string(sealed[:strings.LastIndex(string(sealed), "    - opponent")]),
+		"edited":                strings.Replace(string(sealed), "seed: 1", "seed: 2", 1),
+		"checksum line flipped": strings.Replace(string(sealed), "sha256:", "sha256:0", 1),
+	} {
+		if _, err := Parse([]byte(damaged), "config.yaml"); err == nil || !strings.Contains(err.Error(), "checksum") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }
