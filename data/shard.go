@@ -73,6 +73,7 @@ type Header struct {
 	Generation     int       `json:"generation"`
 	Worker         string    `json:"worker"`
 	Seq            int       `json:"seq"`
+	GameSeed       uint64    `json:"game_seed,omitempty"` // the PCG seed of the games, with Sample.GameID the stream
 	Samples        int       `json:"samples"`
 	Created        time.Time `json:"created"`
 }
@@ -90,11 +91,19 @@ var (
 	decoder, _ = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxPayload))
 )
 
+// CheckWorker reports whether name can name a worker in shard file names.
+func CheckWorker(name string) error {
+	if !workerName.MatchString(name) {
+		return fmt.Errorf("worker name %q must be 1-64 letters, digits, '_' or '.'", name)
+	}
+	return nil
+}
+
 // Write stores samples as the shard described by h (its Samples field is
 // set here) in dir, atomically, and returns the file's path.
 func Write(dir string, h Header, samples []Sample) (string, error) {
-	if !workerName.MatchString(h.Worker) {
-		return "", fmt.Errorf("data: worker name %q must be 1-64 letters, digits, '_' or '.'", h.Worker)
+	if err := CheckWorker(h.Worker); err != nil {
+		return "", fmt.Errorf("data: %w", err)
 	}
 	h.Samples = len(samples)
 	data, err := Encode(h, samples)

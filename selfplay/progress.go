@@ -1,8 +1,8 @@
 package selfplay
 
 import (
+	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -17,12 +17,18 @@ import (
 // hits) and a JSON line per interval in the metrics writer.
 type Progress struct {
 	out     io.Writer
-	metrics io.Writer
+	metrics MetricsLog
 	w       *Worker
 	bar     *progressbar.ProgressBar
 	start   time.Time
 	mu      sync.Mutex
 	last    Stats
+	err     error // the first failed metrics write
+}
+
+// MetricsLog takes the metrics lines (internal/jsonl's Log).
+type MetricsLog interface {
+	Append(v any) error
 }
 
 // Metric is one JSON line of self-play metrics.
@@ -48,7 +54,7 @@ type Metric struct {
 
 // NewProgress prepares progress output for a run of games games (0: open
 // ended) or a duration. The live bar is drawn only when out is a terminal.
-func NewProgress(out, metrics io.Writer, w *Worker, games int, duration time.Duration) *Progress {
+func NewProgress(out io.Writer, metrics MetricsLog, w *Worker, games int, duration time.Duration) *Progress {
 	p := &Progress{out: out, metrics: metrics, w: w, start: time.Now()}
 	if isTerminal(out) {
 		max := int64(-1)
@@ -115,31 +121,44 @@ func (p *Progress) Run(ctx context.Context) {
 		p.mu.Unlock()
 		if time.Since(lastWrite) >= 10*time.Second {
 			lastWrite = time.Now()
-			p.write(m)
+			if err := p.write(m); err != nil {
+				// Keep playing: the games are in the shards; Final reports it.
+				p.mu.Lock()
+				p.err = cmp.Or(p.err, err)
+				p.mu.Unlock()
+			}
 		}
 	}
 }
 
-func (p *Progress) write(m Metric) {
+func (p *Progress) write(m Metric) error {
+	var err error
 	if p.metrics != nil {
-		b, _ := json.Marshal(m)
-		p.metrics.Write(append(b, '\n'))
+		err = p.metrics.Append(m)
 	}
 	if p.bar == nil {
 		fmt.Fprintln(p.out, m.Line())
 	}
+	return err
 }
 
-// Final writes the last metrics line and a summary.
-func (p *Progress) Final() {
+// Final writes the last metrics line and a summary. It returns the first
+// failed metrics write of the whole run.
+func (p *Progress) Final() error {
 	m := p.Snapshot()
 	p.mu.Lock()
 	if p.bar != nil {
 		p.bar.Finish()
 	}
 	p.mu.Unlock()
-	p.write(m)
+	err := p.write(m)
 	if p.bar != nil {
 		fmt.Fprintln(p.out, m.Line())
 	}
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
 }

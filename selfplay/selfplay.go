@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -54,6 +55,9 @@ type Worker struct {
 	shardMu sync.Mutex
 	pending []data.Sample
 	seq     int
+	// seed is the PCG seed of this worker's games, game ID the stream
+	// (GameSeed).
+	seed uint64
 
 	// The Alpha-Beta-Zero mover of early generations (nil: off): its
 	// weight schedule and a pool of alpha-beta searchers, one per game.
@@ -84,7 +88,12 @@ func New(cfg *configs.Config, opts Options, fwd mcts.Forwarder, generation int) 
 	if err != nil {
 		return nil, err
 	}
+	if err := data.CheckWorker(opts.Worker); err != nil {
+		return nil, fmt.Errorf("selfplay: %w", err)
+	}
 	w := &Worker{cfg: cfg, opts: opts, game: g, rules: rules, mcfg: MCTSConfig(cfg), fwd: fwd}
+	w.seq = NextShardSeq(opts.ReplayDir, opts.Worker)
+	w.seed = GameSeed(cfg.Seed, opts.Worker, w.seq)
 	if w.batch, err = w.newBatcher(); err != nil {
 		return nil, err
 	}
@@ -248,11 +257,30 @@ type Record struct {
 	Samples                []data.Sample
 }
 
-// Play plays one self-play game with the seed derived from the run seed
-// and id: the same seed and id give the same game.
+// GameSeed is the seed of a worker's games: a hash of the run seed, the
+// worker's name and the shard sequence number it starts at. Workers with
+// different names, and every start of a worker after it has written
+// shards, play different games; a start that wrote nothing replays the
+// games it lost. The three numbers are logged and the seed is in every
+// shard's header, so each game can be replayed from it and its game ID.
+func GameSeed(runSeed uint64, worker string, firstShard int) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d\x00%s\x00%d", runSeed, worker, firstShard)
+	// SplitMix64's finaliser spreads FNV's weak high bits.
+	z := h.Sum64() + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// Seed returns the seed of the worker's games (GameSeed).
+func (w *Worker) Seed() uint64 { return w.seed }
+
+// Play plays one self-play game with the worker's seed and id: the same
+// seed and id give the same game.
 func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 	sp, s := w.cfg.SelfPlay, w.cfg.Search
-	rng := rand.New(rand.NewPCG(w.cfg.Seed, id))
+	rng := rand.New(rand.NewPCG(w.seed, id))
 	start, err := w.game.New(w.rules)
 	if err != nil {
 		return Record{}, err
@@ -468,7 +496,7 @@ func (w *Worker) flush(final bool) error {
 		return nil
 	}
 	h := data.Header{Game: w.game.Name, EncoderVersion: w.game.Encoder.Version(), Generation: w.Generation(),
-		Worker: w.opts.Worker, Seq: w.seq, Created: time.Now().UTC()}
+		Worker: w.opts.Worker, Seq: w.seq, GameSeed: w.seed, Created: time.Now().UTC()}
 	path, err := data.Write(w.opts.ReplayDir, h, w.pending)
 	if err != nil {
 		return fmt.Errorf("selfplay: %w", err)
@@ -483,10 +511,6 @@ func (w *Worker) flush(final bool) error {
 	w.statsMu.Unlock()
 	return nil
 }
-
-// SetShardSeq sets the next shard sequence number (resuming a worker name
-// whose shards exist already).
-func (w *Worker) SetShardSeq(seq int) { w.seq = seq }
 
 // NextShardSeq returns the sequence number after the highest one worker
 // has written in dir, so a restarted worker never overwrites its shards.

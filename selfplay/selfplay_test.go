@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/alphabeta"
@@ -302,5 +303,56 @@ func TestABZeroPlayedWeight(t *testing.T) {
 			}
 			p.Make(m)
 		}
+	}
+}
+
+// Two workers on one network and run seed play different games; each
+// worker's seed is reproducible from the run seed, its name and the shard
+// it starts at (recorded in its shards' headers).
+func TestWorkersPlayDifferentGames(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	dir := t.TempDir()
+	play := func(name string) (uint64, []string) {
+		w, err := New(cfg, Options{ReplayDir: dir, Worker: name}, rn, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go w.batch.Run(ctx)
+		var games []string
+		for id := range uint64(4) {
+			rec, err := w.Play(ctx, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			games = append(games, strings.Join(rec.Moves, " "))
+		}
+		return w.Seed(), games
+	}
+	seedA, a := play("a")
+	seedB, b := play("b")
+	seedA2, a2 := play("a")
+	if seedA != GameSeed(cfg.Seed, "a", 0) || seedA2 != seedA || !slices.Equal(a, a2) {
+		t.Fatal("a worker's games are not reproducible from its seed")
+	}
+	if seedA == seedB {
+		t.Fatal("workers a and b share a seed")
+	}
+	same := 0
+	for i := range a {
+		if a[i] == b[i] {
+			same++
+		}
+	}
+	if same > 1 {
+		t.Fatalf("workers a and b played %d of %d games identically", same, len(a))
+	}
+	// Once a has written a shard, its next start plays other games.
+	if GameSeed(cfg.Seed, "a", 1) == seedA {
+		t.Fatal("a restart after a shard keeps the seed")
+	}
+	if _, err := New(cfg, Options{ReplayDir: dir, Worker: "bad/name"}, rn, 0); err == nil || !strings.Contains(err.Error(), "worker name") {
+		t.Fatalf("bad worker name: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -21,6 +22,9 @@ import (
 
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/internal/cliflag"
+	"github.com/tabula-zero/tabula/internal/jsonl"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -56,6 +60,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *runDir == "" || fs.NArg() > 0 {
 		return errors.New("usage: selfplay -run RUN [-config FILE] [-games N] [-time D] (see -h)")
 	}
+	var checks cliflag.Checks
+	checks.Int("games", *games, 0, math.MaxInt)
+	checks.Duration("time", *limit, 0)
+	checks.Int("parallel", *parallel, 0, math.MaxInt)
+	checks.Int("sims", *sims, 0, math.MaxInt)
+	checks.Duration("poll", *poll, 10*time.Millisecond)
+	if err := checks.Err(); err != nil {
+		return err
+	}
+	if err := data.CheckWorker(*worker); err != nil {
+		return fmt.Errorf("-worker: %w", err)
+	}
 	cfg, err := loadConfig(*runDir, *cfgPath, *gameName)
 	if err != nil {
 		return err
@@ -88,13 +104,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(out, nil))
-	log.Info("self-play", "game", cfg.Game, "network", source, "generation", gen, "worker", *worker)
 	w, err := selfplay.New(cfg, selfplay.Options{ReplayDir: replay, Worker: *worker}, fwd, gen)
 	if err != nil {
 		return err
 	}
-	w.SetShardSeq(selfplay.NextShardSeq(replay, *worker))
-	metrics, err := os.OpenFile(filepath.Join(*runDir, "selfplay-"+*worker+".jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	log.Info("self-play", "game", cfg.Game, "network", source, "generation", gen, "worker", *worker,
+		"run_seed", cfg.Seed, "game_seed", w.Seed())
+	metrics, err := jsonl.Open(filepath.Join(*runDir, "selfplay-"+*worker+".jsonl"))
 	if err != nil {
 		return err
 	}
@@ -108,11 +124,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	err = w.Run(ctx, *games, *limit)
 	cancel()
-	prog.Final()
 	if errors.Is(err, context.Canceled) {
-		return nil
+		err = nil
 	}
-	return err
+	return errors.Join(err, prog.Final())
 }
 
 func defaultWorker() string {

@@ -41,23 +41,42 @@ func TestSelfPlayRun(t *testing.T) {
 	if len(shards) < 2 {
 		t.Fatalf("shards %v", shards)
 	}
-	games := map[uint64]bool{}
+	// Each round played 6 games, in shards that did not overwrite each
+	// other; the second start of the worker played other games than the
+	// first (a new seed, recorded in the headers), not the same six again.
+	rounds := map[uint64]map[uint64]string{} // game seed -> game id -> positions
 	for _, s := range shards {
 		h, samples, err := data.Read(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h.Generation != 0 || h.Worker != "t1" {
+		if h.Generation != 0 || h.Worker != "t1" || h.GameSeed == 0 {
 			t.Fatalf("header %+v", h)
 		}
+		if rounds[h.GameSeed] == nil {
+			rounds[h.GameSeed] = map[uint64]string{}
+		}
 		for _, x := range samples {
-			games[x.GameID] = true
+			rounds[h.GameSeed][x.GameID] += x.Position + "|"
 		}
 	}
-	// Both rounds played 6 games each with the same seed: the same ids, so
-	// the same six games twice, in shards that did not overwrite each other.
-	if len(games) != 6 {
-		t.Fatalf("samples from %d distinct games, want 6", len(games))
+	if len(rounds) != 2 {
+		t.Fatalf("%d game seeds in the shards, want one per start", len(rounds))
+	}
+	seen, repeated := map[string]bool{}, 0
+	for _, games := range rounds {
+		if len(games) != 6 {
+			t.Fatalf("a start wrote %d games, want 6", len(games))
+		}
+		for _, g := range games {
+			if seen[g] {
+				repeated++
+			}
+			seen[g] = true
+		}
+	}
+	if repeated > 1 {
+		t.Fatalf("%d of 6 games were played again after the restart", repeated)
 	}
 	metrics, _ := os.ReadFile(filepath.Join(run, "selfplay-t1.jsonl"))
 	if !strings.Contains(string(metrics), `"games":6`) {
@@ -79,6 +98,20 @@ func TestFlagErrors(t *testing.T) {
 	} {
 		if err := run(context.Background(), args, &out); err == nil {
 			t.Errorf("%q: no error", args)
+		}
+	}
+	// Values that once panicked, ran without a limit or failed late: the
+	// error names the flag before any work starts.
+	for _, c := range [][2]string{
+		{"-poll", "0s"}, {"-games", "-1"}, {"-time", "-5s"}, {"-parallel", "-5"}, {"-sims", "-1"}, {"-worker", "bad/name"},
+	} {
+		run := t.TempDir()
+		err := run2(t, run, &out, c[0], c[1])
+		if err == nil || !strings.Contains(err.Error(), c[0]+" ") && !strings.Contains(err.Error(), c[0]+":") {
+			t.Errorf("%s %s: %v", c[0], c[1], err)
+		}
+		if _, serr := os.Stat(filepath.Join(run, "replay")); serr == nil {
+			t.Errorf("%s %s: the run directory was written to", c[0], c[1])
 		}
 	}
 }
