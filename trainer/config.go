@@ -25,7 +25,7 @@ func frozenConfig(run string, cfg *configs.Config, accept bool) (*configs.Config
 		if cfg == nil {
 			return nil, fmt.Errorf("trainer: %s has no config.yaml and no config was given", run)
 		}
-		return cfg, atomicfile.WriteBytes(path, cfg.Marshal(), 0o644)
+		return cfg, atomicfile.WriteBytes(path, cfg.MarshalSealed(), 0o644)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
@@ -51,7 +51,7 @@ func frozenConfig(run string, cfg *configs.Config, accept bool) (*configs.Config
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
-	return cfg, atomicfile.WriteBytes(path, cfg.Marshal(), 0o644)
+	return cfg, atomicfile.WriteBytes(path, cfg.MarshalSealed(), 0o644)
 }
 
 // trainConfig maps the config's training section to the net trainer's.

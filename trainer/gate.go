@@ -27,27 +27,9 @@ func ArenaGate(run string) Gate {
 		res := GateResult{Promote: true}
 		rules := game.Options(cfg.Rules)
 		for i, gm := range cfg.Gating.Matches {
-			opts := arena.NetOptions{Sims: gm.Simulations, Gumbel: cfg.Search.Kind == "gumbel"}
-			candName := fmt.Sprintf("gen%d", gen)
-			if gm.Candidate != "" && gm.Candidate != "net" {
-				var err error
-				if opts, err = abzeroOptions(gm.Candidate, opts); err != nil {
-					return res, fmt.Errorf("trainer: gating.matches[%d].candidate: %w", i, err)
-				}
-				candName = fmt.Sprintf("gen%d-abzero", gen)
-			}
-			a, err := arena.NewNetSpec(candName, cfg.Game, cand, opts)
+			a, b, err := gatePlayers(cfg, i, cand, gen, best, bestGen)
 			if err != nil {
 				return res, err
-			}
-			var b *arena.Spec
-			if gm.Opponent == "best" {
-				b, err = arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), cfg.Game, best, arena.NetOptions{Sims: gm.Simulations, Gumbel: opts.Gumbel})
-			} else {
-				b, err = arena.ParsePlayer(gm.Opponent, cfg.Game)
-			}
-			if err != nil {
-				return res, fmt.Errorf("trainer: gating.matches[%d].opponent: %w", i, err)
 			}
 			label := fmt.Sprintf("g%06d-%d-%s", gen, i, safe(gm.Opponent))
 			r, err := arena.RunMatch(ctx, arena.Match{Game: cfg.Game, Rules: rules, A: a, B: b, Games: gm.Games,
@@ -57,7 +39,7 @@ func ArenaGate(run string) Gate {
 				return res, err
 			}
 			s := r.Score.Summary()
-			mr := MatchResult{Opponent: b.Name(), Candidate: candName, Games: s.Games, Wins: s.Wins, Draws: s.Draws, Losses: s.Losses,
+			mr := MatchResult{Opponent: b.Name(), Candidate: a.Name(), Games: s.Games, Wins: s.Wins, Draws: s.Draws, Losses: s.Losses,
 				Score: float64(s.Score), Elo: clampElo(float64(s.Elo)), EloCI95: clampElo(float64(s.EloCI95)), LOS: float64(s.LOS), Threshold: gm.Threshold}
 			if gm.Threshold > 0 {
 				mr.Passed = r.Passes(gm.Threshold)
@@ -67,6 +49,56 @@ func ArenaGate(run string) Gate {
 		}
 		return res, nil
 	}
+}
+
+// CheckGating builds the players of every gate match of cfg with a fresh
+// network, so that a bad player spec fails when the config loads rather
+// than after a generation of self-play and training.
+func CheckGating(cfg *configs.Config) error {
+	if len(cfg.Gating.Matches) == 0 {
+		return nil
+	}
+	spec, err := configs.NetSpec(cfg)
+	if err != nil {
+		return err
+	}
+	p, err := net.NewParams(spec, cfg.Seed)
+	if err != nil {
+		return err
+	}
+	for i := range cfg.Gating.Matches {
+		if _, _, err := gatePlayers(cfg, i, p, 1, p, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gatePlayers makes the players of gate match i: the candidate of
+// generation gen (as a network or the Alpha-Beta-Zero blend) and its
+// opponent (the best network or a player spec).
+func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
+	gm := cfg.Gating.Matches[i]
+	opts := arena.NetOptions{Sims: gm.Simulations, Gumbel: cfg.Search.Kind == "gumbel"}
+	candName := fmt.Sprintf("gen%d", gen)
+	if gm.Candidate != "" && gm.Candidate != "net" {
+		if opts, err = abzeroOptions(gm.Candidate, opts); err != nil {
+			return nil, nil, fmt.Errorf("trainer: gating.matches[%d].candidate: %w", i, err)
+		}
+		candName = fmt.Sprintf("gen%d-abzero", gen)
+	}
+	if a, err = arena.NewNetSpec(candName, cfg.Game, cand, opts); err != nil {
+		return nil, nil, fmt.Errorf("trainer: gating.matches[%d].candidate: %w", i, err)
+	}
+	if gm.Opponent == "best" {
+		b, err = arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), cfg.Game, best, arena.NetOptions{Sims: gm.Simulations, Gumbel: opts.Gumbel})
+	} else {
+		b, err = arena.ParsePlayer(gm.Opponent, cfg.Game)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("trainer: gating.matches[%d].opponent: %w", i, err)
+	}
+	return a, b, nil
 }
 
 // abzeroOptions reads a candidate spec "abzero:m=W,depth=N".

@@ -2,7 +2,6 @@ package trainer
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -22,11 +21,9 @@ func (l *Loop) loop(ctx context.Context) error {
 	for done := 0; l.opts.MaxGenerations == 0 || done < l.opts.MaxGenerations; done++ {
 		err := l.generation(ctx)
 		if ctx.Err() != nil {
-			// Stopped (Ctrl-C or the time limit): keep the training done so far.
-			if serr := l.saveInterrupted(); serr != nil {
-				return serr
-			}
-			return nil
+			// Stopped (Ctrl-C or the time limit): keep the training done
+			// so far; a metrics write that failed on the way still counts.
+			return errors.Join(l.saveInterrupted(), l.metrics.Err())
 		}
 		if err != nil {
 			return err
@@ -81,7 +78,9 @@ func (l *Loop) generation(ctx context.Context) error {
 		st := l.worker.Stats()
 		m.SelfPlayGames, m.SelfPlaySamples = st.Games, st.Samples
 	}
-	l.record(m)
+	if err := l.record(m); err != nil {
+		return err
+	}
 	fmt.Fprintf(l.out, "generation %d: %s; best is generation %d\n", l.gen, l.lastGate, l.bestGen)
 	return l.plot()
 }
@@ -153,24 +152,26 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 	var acc net.Stats
 	k := 0
 	t0 := time.Now()
-	report := func() {
+	report := func() error {
 		if k == 0 {
-			return
+			return nil
 		}
 		f := 1 / float64(k)
 		m := Metric{Kind: "train", Time: time.Now().UTC(), Generation: l.gen, Step: acc.Step,
 			Loss: acc.Loss * f, ValueLoss: acc.ValueLoss * f, PolicyLoss: acc.PolicyLoss * f, L2: acc.L2 * f,
 			GradNorm: acc.GradNorm * f, LR: acc.LR, Window: l.window.Len(),
 			SamplesPerSec: float64(k*n) / time.Since(t0).Seconds()}
-		l.record(m)
+		if err := l.record(m); err != nil {
+			return err
+		}
 		fmt.Fprintf(l.out, "gen %d step %d | loss %.4f (value %.4f, policy %.4f, l2 %.4f) | |g| %.3f lr %.4g | %.0f samples/s | %s%s\n",
 			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, m.L2, m.GradNorm, m.LR, m.SamplesPerSec, l.lastGate, l.eta())
 		acc, k, t0 = net.Stats{}, 0, time.Now()
+		return nil
 	}
 	for s := 0; s < steps; s++ {
 		if ctx.Err() != nil {
-			report()
-			return ctx.Err()
+			return errors.Join(ctx.Err(), report())
 		}
 		if err := l.window.Batch(l.rng, n, b.Planes, b.Policy, b.Value); err != nil {
 			return err
@@ -187,11 +188,12 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		acc.LR, acc.Step = st.LR, st.Step
 		k++
 		if k == 50 {
-			report()
+			if err := report(); err != nil {
+				return err
+			}
 		}
 	}
-	report()
-	return nil
+	return report()
 }
 
 func (l *Loop) eta() string {
@@ -248,14 +250,14 @@ type Metric struct {
 	SelfPlaySamples int64         `json:"selfplay_samples,omitempty"`
 }
 
-func (l *Loop) record(m Metric) {
-	b, err := json.Marshal(m)
-	if err != nil {
-		l.log.Error("metrics", "err", err)
-		return
+// record appends m to RUN/metrics.jsonl; a failed write (a full disk)
+// stops the run rather than losing the record silently.
+func (l *Loop) record(m Metric) error {
+	if err := l.metrics.Append(m); err != nil {
+		return fmt.Errorf("trainer: metrics: %w", err)
 	}
-	l.metrics.Write(append(b, '\n'))
 	l.history = append(l.history, pointOf(m))
+	return nil
 }
 
 func gateText(r GateResult) string {

@@ -19,6 +19,8 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/atomicfile"
+	"github.com/tabula-zero/tabula/internal/jsonl"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -97,7 +99,7 @@ type Loop struct {
 	// training phase (the sample ratio's measure of fresh data).
 	unused int
 
-	metrics  *os.File
+	metrics  *jsonl.Log
 	history  []point // for plots
 	lastGate string
 	start    time.Time
@@ -125,14 +127,26 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
-	defer l.metrics.Close()
-	return l.loop(ctx)
+	err = l.loop(ctx)
+	return errors.Join(err, l.metrics.Close())
 }
 
 func open(opts Options) (*Loop, error) {
+	if opts.Config != nil && opts.Gate != nil {
+		// Before the config is frozen: a corrected config then starts
+		// the run as if the bad one had never been given.
+		if err := CheckGating(opts.Config); err != nil {
+			return nil, err
+		}
+	}
 	cfg, err := frozenConfig(opts.Run, opts.Config, opts.AcceptConfigChange)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Gate != nil {
+		if err := CheckGating(cfg); err != nil {
+			return nil, err
+		}
 	}
 	g, err := game.Lookup(cfg.Game)
 	if err != nil {
@@ -147,7 +161,8 @@ func open(opts Options) (*Loop, error) {
 	if err := os.MkdirAll(l.replay, 0o755); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
-	if l.metrics, err = os.OpenFile(filepath.Join(opts.Run, "metrics.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err != nil {
+	l.removeStaleTemps()
+	if l.metrics, err = jsonl.Open(filepath.Join(opts.Run, "metrics.jsonl")); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	if err := l.restore(); err != nil {
@@ -158,10 +173,46 @@ func open(opts Options) (*Loop, error) {
 	return l, nil
 }
 
+// staleShardAge is how old a temporary shard file in RUN/replay must be
+// to count as left by a killed write: workers in other processes write
+// there while the trainer runs, each shard in well under a second.
+const staleShardAge = 10 * time.Minute
+
+// removeStaleTemps deletes the temporary files of writes killed midway.
+// The trainer holds the run's lock, so its own directories have no write
+// under way; the replay directory is shared with other workers.
+func (l *Loop) removeStaleTemps() {
+	for dir, age := range map[string]time.Duration{
+		l.run: 0, filepath.Join(l.run, checkpoints.Subdir): 0, filepath.Join(l.run, "plots"): 0, l.replay: staleShardAge,
+	} {
+		n, err := atomicfile.RemoveStale(dir, age)
+		if err != nil {
+			l.log.Warn("temporary files", "dir", dir, "err", err)
+		} else if n > 0 {
+			l.log.Info("removed temporary files of interrupted writes", "dir", dir, "files", n)
+		}
+	}
+}
+
+// pointer resolves one of the run's pointers, repairing a damaged one
+// that still records which checkpoint it meant.
+func (l *Loop) pointer(which string) (string, error) {
+	path, err := checkpoints.Pointer(l.run, which)
+	if !errors.Is(err, checkpoints.ErrDamagedPointer) {
+		return path, err
+	}
+	name, rerr := checkpoints.RepairPointer(l.run, which)
+	if rerr != nil {
+		return "", fmt.Errorf("%w (repair: %v)", err, rerr)
+	}
+	l.log.Warn("repaired a damaged pointer", "pointer", which, "checkpoint", name, "damage", err)
+	return checkpoints.Pointer(l.run, which)
+}
+
 // restore loads the latest checkpoint, or creates generation 0.
 func (l *Loop) restore() error {
 	var c *checkpoints.Checkpoint
-	latest, err := checkpoints.Pointer(l.run, checkpoints.LatestFile)
+	latest, err := l.pointer(checkpoints.LatestFile)
 	switch {
 	case errors.Is(err, checkpoints.ErrNoCheckpoint):
 		spec, err := configs.NetSpec(l.cfg)
@@ -173,11 +224,8 @@ func (l *Loop) restore() error {
 			return err
 		}
 		c = &checkpoints.Checkpoint{Params: p, Created: time.Now().UTC()}
-		name, err := checkpoints.SaveRun(l.run, c)
+		name, err := checkpoints.CreateRun(l.run, c)
 		if err != nil {
-			return err
-		}
-		if err := checkpoints.SetPointer(l.run, checkpoints.BestFile, name); err != nil {
 			return err
 		}
 		l.log.Info("new run", "run", l.run, "game", l.cfg.Game, "checkpoint", name)
@@ -188,6 +236,10 @@ func (l *Loop) restore() error {
 			return err
 		}
 		l.log.Info("resuming", "run", l.run, "checkpoint", filepath.Base(latest), "generation", c.Generation, "step", c.Step)
+		if names, _ := checkpoints.List(l.run); len(names) > 0 && names[len(names)-1] > filepath.Base(latest) {
+			l.log.Warn("checkpoints newer than latest were never committed (a stop during their save) and will be replaced",
+				"newest", names[len(names)-1])
+		}
 	}
 	want, err := configs.NetSpec(l.cfg)
 	if err != nil {
@@ -216,7 +268,15 @@ func (l *Loop) restore() error {
 	}
 	l.rng = rand.New(pcg)
 	l.pcg = pcg
-	best, err := checkpoints.Pointer(l.run, checkpoints.BestFile)
+	best, err := l.pointer(checkpoints.BestFile)
+	if errors.Is(err, checkpoints.ErrNoCheckpoint) && c.Generation == 0 && c.Step == 0 {
+		// A run created before best was written first: generation 0 is
+		// the only possible best.
+		if err = checkpoints.SetPointer(l.run, checkpoints.BestFile, filepath.Base(latest)); err == nil {
+			l.log.Warn("repaired the missing best pointer", "checkpoint", filepath.Base(latest))
+			best = latest
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -233,7 +293,11 @@ func (l *Loop) restore() error {
 	if err != nil {
 		return err
 	}
-	l.unused = n
+	if c.Step == 0 {
+		// A resumed run has trained on the window already: only a new
+		// run counts it as fresh, so sample_ratio holds after a restart.
+		l.unused = n
+	}
 	if l.opts.SelfPlay {
 		fwd, err := l.opts.NewForwarder(l.best, l.cfg.SelfPlay.BatchSize)
 		if err != nil {
@@ -244,7 +308,6 @@ func (l *Loop) restore() error {
 		if err != nil {
 			return err
 		}
-		l.worker.SetShardSeq(selfplay.NextShardSeq(l.replay, "trainer"))
 	}
 	return nil
 }

@@ -231,3 +231,169 @@ func TestTrainFromShards(t *testing.T) {
 		t.Fatal("the trainer played games although self-play was off")
 	}
 }
+
+// oneGen runs the tiny config for one generation (gen: the run so far)
+// and returns the output.
+func oneGen(t *testing.T, run string, cfg *configs.Config) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := Run(context.Background(), Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 1, Out: &out, NewForwarder: newFwd}); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	return out.String()
+}
+
+func latestGeneration(t *testing.T, run string) int {
+	t.Helper()
+	latest, err := checkpoints.Pointer(run, checkpoints.LatestFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := checkpoints.Load(latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Generation
+}
+
+// A kill while a new run is created leaves a run that starts: before best
+// was written (the first checkpoint and latest only, as the creation order
+// once left it), and before latest was written (checkpoint and best only).
+func TestInterruptedCreationResumes(t *testing.T) {
+	cfg := tinyConfig(t)
+	spec, _ := configs.NetSpec(cfg)
+	p, _ := net.NewParams(spec, cfg.Seed)
+	gen0 := &checkpoints.Checkpoint{Params: p}
+
+	run := t.TempDir()
+	os.WriteFile(filepath.Join(run, "config.yaml"), cfg.MarshalSealed(), 0o644)
+	if _, err := checkpoints.SaveRun(run, gen0); err != nil { // checkpoint + latest, no best
+		t.Fatal(err)
+	}
+	oneGen(t, run, nil)
+	if latestGeneration(t, run) != 1 {
+		t.Fatal("the run did not go on")
+	}
+
+	run = t.TempDir()
+	os.WriteFile(filepath.Join(run, "config.yaml"), cfg.MarshalSealed(), 0o644)
+	if _, err := checkpoints.CreateRun(run, gen0); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(run, checkpoints.LatestFile)) // killed before latest
+	oneGen(t, run, nil)
+	if latestGeneration(t, run) != 1 {
+		t.Fatal("the run did not go on")
+	}
+	if _, err := checkpoints.Pointer(run, checkpoints.BestFile); err != nil {
+		t.Fatalf("best: %v", err)
+	}
+}
+
+// A damaged latest pointer that names an older checkpoint is detected and
+// repaired: the run resumes from the newest generation, and no checkpoint
+// file is overwritten. Temporary files of killed writes are removed, and a
+// metrics line cut short does not swallow the next record.
+func TestDamageDetectedOnResume(t *testing.T) {
+	run := t.TempDir()
+	cfg := tinyConfig(t)
+	oneGen(t, run, cfg)
+	oneGen(t, run, nil)
+	names, _ := checkpoints.List(run)
+	if len(names) != 3 {
+		t.Fatalf("checkpoints %v", names)
+	}
+	newest, _ := os.ReadFile(filepath.Join(run, checkpoints.Subdir, names[2]))
+	latest := filepath.Join(run, checkpoints.LatestFile)
+	text, _ := os.ReadFile(latest)
+	os.WriteFile(latest, bytes.Replace(text, []byte(names[2]), []byte(names[1]), 1), 0o644)
+	stale := filepath.Join(run, checkpoints.Subdir, "."+names[2]+".tmp-123")
+	os.WriteFile(stale, []byte("half a checkpoint"), 0o644)
+	mf, _ := os.OpenFile(filepath.Join(run, "metrics.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	mf.WriteString(`{"kind":"train","generation":`)
+	mf.Close()
+
+	oneGen(t, run, nil)
+	if g := latestGeneration(t, run); g != 3 {
+		t.Fatalf("resumed into generation %d, want 3", g)
+	}
+	if b, _ := os.ReadFile(filepath.Join(run, checkpoints.Subdir, names[2])); !bytes.Equal(b, newest) {
+		t.Fatal("the newest checkpoint was overwritten")
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatal("the temporary file of a killed write is still there")
+	}
+	b, _ := os.ReadFile(filepath.Join(run, "metrics.jsonl"))
+	bad := 0
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m Metric
+		if json.Unmarshal([]byte(l), &m) != nil {
+			bad++
+		}
+	}
+	if bad != 1 || !strings.Contains(string(b), "\"generation\":3") {
+		t.Fatalf("%d unreadable metrics lines (want only the cut one), generation 3 recorded: %v", bad, strings.Contains(string(b), "\"generation\":3"))
+	}
+}
+
+// After a restart the first generation plays fresh games as sample_ratio
+// asks, rather than training again on the window it already trained on.
+func TestSampleRatioAfterRestart(t *testing.T) {
+	run := t.TempDir()
+	oneGen(t, run, tinyConfig(t))
+	if out := oneGen(t, run, nil); !strings.Contains(out, "self-play:") {
+		t.Fatalf("the first generation after a restart trained without self-play:\n%s", out)
+	}
+}
+
+// A metrics write that fails (a full disk) stops the run with an error.
+func TestMetricsWriteErrorStops(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full on this system")
+	}
+	run := t.TempDir()
+	if err := os.Symlink("/dev/full", filepath.Join(run, "metrics.jsonl")); err != nil {
+		t.Skip(err)
+	}
+	err := Run(context.Background(), Options{Run: run, Config: tinyConfig(t), SelfPlay: true, MaxGenerations: 1, NewForwarder: newFwd})
+	if err == nil || !strings.Contains(err.Error(), "metrics") {
+		t.Fatalf("Run = %v, want a metrics write error", err)
+	}
+}
+
+// Bad gate players fail when the config loads, before any self-play, and
+// leave nothing behind; a frozen config cut short is refused.
+func TestConfigCheckedAtLoad(t *testing.T) {
+	for _, c := range []struct {
+		match configs.GateMatch
+		want  string
+	}{
+		{configs.GateMatch{Opponent: "ab:depth=-3", Games: 2, Simulations: 2}, "gating.matches[0].opponent"},
+		{configs.GateMatch{Opponent: "chess:engine", Games: 2, Simulations: 2}, "gating.matches[0].opponent"},
+		{configs.GateMatch{Opponent: "best", Candidate: "abzero:m=1,depth=-3", Games: 2, Simulations: 2}, "gating.matches[0].candidate"},
+	} {
+		run := t.TempDir()
+		cfg := tinyConfig(t)
+		cfg.Gating.Matches = []configs.GateMatch{c.match}
+		var out bytes.Buffer
+		err := Run(context.Background(), Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 1, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v", c.match, err)
+		}
+		if strings.Contains(out.String(), "self-play") {
+			t.Errorf("%+v: played games first", c.match)
+		}
+		if es, _ := os.ReadDir(run); len(es) > 1 { // the lock file only
+			t.Errorf("%+v: left %v", c.match, es)
+		}
+	}
+	run := t.TempDir()
+	oneGen(t, run, tinyConfig(t))
+	path := filepath.Join(run, "config.yaml")
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, b[:bytes.Index(b, []byte("gating:"))+len("gating:\n")], 0o644)
+	err := Run(context.Background(), Options{Run: run, SelfPlay: true, MaxGenerations: 1, NewForwarder: newFwd})
+	if err == nil || !strings.Contains(err.Error(), "config.yaml") {
+		t.Fatalf("truncated frozen config: %v", err)
+	}
+}

@@ -11,12 +11,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 
+	_ "github.com/tabula-zero/tabula/arena/uciplayer" // uci: gate opponents
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
@@ -47,6 +50,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var checks cliflag.Checks
+	checks.Duration("max-time", *maxTime, 0)
+	checks.Int("max-generations", *maxGen, 0, math.MaxInt)
+	if err := checks.Err(); err != nil {
+		return err
 	}
 	var cfg *configs.Config
 	var err error

@@ -50,4 +50,39 @@ func TestFlags(t *testing.T) {
 	if err := run2(&out, "-game", "chess", "-run", t.TempDir()); err == nil {
 		t.Error("unknown game accepted")
 	}
+	// Negative limits once meant no limit.
+	for _, args := range [][]string{{"-max-generations", "-1"}, {"-max-time", "-5s"}} {
+		run := t.TempDir()
+		err := run2(&out, append(args, "-run", run)...)
+		if err == nil || !strings.Contains(err.Error(), args[0]+" "+args[1]) {
+			t.Errorf("%q: %v", args, err)
+		}
+		if _, err := os.Stat(filepath.Join(run, "config.yaml")); err == nil {
+			t.Errorf("%q: the run was started", args)
+		}
+	}
+}
+
+// Gate opponents are checked when the config loads, external engines
+// (uci:) included: cmd/train knows the kind and reports the missing
+// program before any self-play.
+func TestGateOpponentsChecked(t *testing.T) {
+	cfg, _ := configs.Preset("connect4")
+	for _, c := range [][2]string{
+		{"uci:/nonexistent/engine", "/nonexistent/engine"},
+		{"ab:depth=-3", "gating.matches[0].opponent"},
+	} {
+		cfg.Gating.Matches = []configs.GateMatch{{Opponent: c[0], Games: 2, Simulations: 2}}
+		dir := t.TempDir()
+		path := filepath.Join(dir, "cfg.yaml")
+		os.WriteFile(path, cfg.Marshal(), 0o644)
+		var out bytes.Buffer
+		err := run2(&out, "-config", path, "-run", filepath.Join(dir, "run"), "-max-generations", "1")
+		if err == nil || !strings.Contains(err.Error(), c[1]) || strings.Contains(err.Error(), "unknown kind") {
+			t.Errorf("%s: %v", c[0], err)
+		}
+		if strings.Contains(out.String(), "self-play") {
+			t.Errorf("%s: self-play ran first:\n%s", c[0], out.String())
+		}
+	}
 }
