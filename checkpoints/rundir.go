@@ -41,21 +41,18 @@ func Name(generation int, step int64) string {
 // SaveRun writes c into run's checkpoint directory and points latest at
 // it. It returns the file name.
 func SaveRun(run string, c *Checkpoint) (string, error) {
-	dir := filepath.Join(run, Subdir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("checkpoints: %w", err)
-	}
-	name := Name(c.Generation, c.Step)
-	if err := Save(filepath.Join(dir, name), c); err != nil {
-		return "", err
-	}
-	return name, SetPointer(run, LatestFile, name)
+	return saveAndPoint(run, c, LatestFile)
 }
 
 // CreateRun writes the first checkpoint of a new run and points best and
 // then latest at it. latest comes last: a run with a latest pointer is
 // complete, and one killed before it is created anew.
 func CreateRun(run string, c *Checkpoint) (string, error) {
+	return saveAndPoint(run, c, BestFile, LatestFile)
+}
+
+// saveAndPoint saves c under its name and sets the pointers in order.
+func saveAndPoint(run string, c *Checkpoint, pointers ...string) (string, error) {
 	dir := filepath.Join(run, Subdir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("checkpoints: %w", err)
@@ -64,10 +61,12 @@ func CreateRun(run string, c *Checkpoint) (string, error) {
 	if err := Save(filepath.Join(dir, name), c); err != nil {
 		return "", err
 	}
-	if err := SetPointer(run, BestFile, name); err != nil {
-		return "", err
+	for _, p := range pointers {
+		if err := SetPointer(run, p, name); err != nil {
+			return "", err
+		}
 	}
-	return name, SetPointer(run, LatestFile, name)
+	return name, nil
 }
 
 // List returns the checkpoint file names of run in training order.
