@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,11 +12,11 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta"
-	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/rollout"
+	"github.com/tabula-zero/tabula/rundir"
 )
 
 // Player chooses the moves of one side. A Player is used by one goroutine
@@ -448,21 +447,7 @@ func (s *Spec) parseMCTS(kv map[string]string, pos []string) error {
 
 // load reads a checkpoint (or a run directory's best one) for game g.
 func (s *Spec) load(g game.Game, file string) error {
-	if file == "" {
-		return fmt.Errorf("arena: player %q: empty checkpoint file name", s.Text)
-	}
-	st, err := os.Stat(file)
-	if err != nil {
-		return fmt.Errorf("arena: player %q: %w", s.Text, err)
-	}
-	if st.IsDir() {
-		best, err := checkpoints.Pointer(file, checkpoints.BestFile)
-		if err != nil {
-			return fmt.Errorf("arena: player %q: %w", s.Text, err)
-		}
-		file = best
-	}
-	c, err := checkpoints.LoadFor(file, g.Name, g.Encoder.Version())
+	c, file, err := rundir.LoadNetwork(file, g)
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}

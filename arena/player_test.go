@@ -13,6 +13,7 @@ import (
 	_ "github.com/tabula-zero/tabula/game/lion"
 	_ "github.com/tabula-zero/tabula/game/xiangqi"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/rundir"
 )
 
 // tinyCheckpoint writes a small untrained network for a game.
@@ -97,11 +98,11 @@ func TestParsePlayerGood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name, err := checkpoints.SaveRun(run, p)
+	name, err := rundir.Dir(run).Save(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkpoints.SetPointer(run, checkpoints.BestFile, name); err != nil {
+	if err := rundir.Dir(run).SetPointer(rundir.Best, name); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ spec, kind, name string }{

@@ -66,6 +66,58 @@ type header struct {
 	Created        time.Time         `json:"created"`
 }
 
+// Ext is the file name extension of checkpoints.
+const Ext = ".ckpt"
+
+// Name is the file name of the checkpoint of a generation and step;
+// names sort in training order.
+func Name(generation int, step int64) string {
+	return fmt.Sprintf("g%06d-s%09d%s", generation, step, Ext)
+}
+
+// ID identifies a checkpoint file: its generation and the SHA-256 of its
+// contents that ends it.
+type ID struct {
+	Generation int
+	Sum        [sha256.Size]byte
+}
+
+// Identify reads a checkpoint's generation from its header and the
+// checksum from its end, without reading the rest; Load verifies the
+// whole file.
+func Identify(path string) (ID, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return ID{}, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return ID{}, err
+	}
+	var pre [16]byte
+	if _, err := io.ReadFull(f, pre[:]); err != nil || !bytes.Equal(pre[:8], magic[:]) {
+		return ID{}, fmt.Errorf("%s is not a tabula checkpoint", path)
+	}
+	hl := int64(binary.LittleEndian.Uint32(pre[12:]))
+	if 16+hl+sha256.Size > st.Size() {
+		return ID{}, fmt.Errorf("%s: truncated checkpoint", path)
+	}
+	hj := make([]byte, hl)
+	if _, err := io.ReadFull(f, hj); err != nil {
+		return ID{}, fmt.Errorf("%s: %w", path, err)
+	}
+	var h header
+	if err := json.Unmarshal(hj, &h); err != nil {
+		return ID{}, fmt.Errorf("%s: bad header: %w", path, err)
+	}
+	id := ID{Generation: h.Generation}
+	if _, err := f.ReadAt(id.Sum[:], st.Size()-sha256.Size); err != nil {
+		return ID{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return id, nil
+}
+
 // Save writes c to path atomically.
 func Save(path string, c *Checkpoint) error {
 	data, err := Encode(c)

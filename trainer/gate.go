@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/rundir"
 )
 
 // openingPlies is how many random plies start each pair of gate games, so
@@ -34,7 +34,7 @@ func ArenaGate(run string) Gate {
 			label := fmt.Sprintf("g%06d-%d-%s", gen, i, safe(gm.Opponent))
 			r, err := arena.RunMatch(ctx, arena.Match{Game: cfg.Game, Rules: rules, A: a, B: b, Games: gm.Games,
 				Concurrency: 2, OpeningPlies: openingPlies[cfg.Game], Seed: cfg.Seed + uint64(gen)*1000 + uint64(i),
-				RecordDir: filepath.Join(run, "arena"), Label: label})
+				RecordDir: rundir.Dir(run).Arena(), Label: label})
 			if err != nil {
 				return res, err
 			}
@@ -58,11 +58,7 @@ func CheckGating(cfg *configs.Config) error {
 	if len(cfg.Gating.Matches) == 0 {
 		return nil
 	}
-	spec, err := configs.NetSpec(cfg)
-	if err != nil {
-		return err
-	}
-	p, err := net.NewParams(spec, cfg.Seed)
+	p, err := rundir.FreshParams(cfg)
 	if err != nil {
 		return err
 	}

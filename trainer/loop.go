@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/rundir"
 )
 
 // loop runs generations until a limit or cancellation.
@@ -59,7 +59,7 @@ func (l *Loop) generation(ctx context.Context) error {
 		}
 	}
 	if res.Promote {
-		if err := checkpoints.SetPointer(l.run, checkpoints.BestFile, name); err != nil {
+		if err := l.dir.SetPointer(rundir.Best, name); err != nil {
 			return err
 		}
 		l.best, l.bestGen = cand, l.gen
@@ -214,7 +214,7 @@ func (l *Loop) save(p *net.Params, gen int) (string, error) {
 	}
 	c := &checkpoints.Checkpoint{Step: st.Step, Generation: gen, Params: p, OptimizerStep: st.Step,
 		Optimizer: st.Momentum, RNG: rng, Created: time.Now().UTC()}
-	return checkpoints.SaveRun(l.run, c)
+	return l.dir.Save(c)
 }
 
 // saveInterrupted checkpoints the current (part-trained) generation on a
@@ -224,7 +224,7 @@ func (l *Loop) saveInterrupted() error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(l.out, "stopped: saved %s\n", filepath.Join(checkpoints.Subdir, name))
+	fmt.Fprintf(l.out, "stopped: saved %s\n", l.dir.Checkpoint(name))
 	return nil
 }
 

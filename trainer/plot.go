@@ -60,7 +60,7 @@ func readHistory(path string) []point {
 // plot writes RUN/plots/loss.png (losses over steps) and RUN/plots/elo.png
 // (the candidate's Elo against each gate opponent over generations).
 func (l *Loop) plot() error {
-	dir := filepath.Join(l.run, "plots")
+	dir := l.dir.Plots()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

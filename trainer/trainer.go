@@ -23,6 +23,7 @@ import (
 	"github.com/tabula-zero/tabula/internal/jsonl"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
@@ -76,14 +77,13 @@ type MatchResult struct {
 
 // Loop is a training run in progress.
 type Loop struct {
-	opts   Options
-	cfg    *configs.Config
-	game   game.Game
-	rules  game.Options
-	log    *slog.Logger
-	out    io.Writer
-	run    string
-	replay string
+	opts  Options
+	cfg   *configs.Config
+	game  game.Game
+	rules game.Options
+	log   *slog.Logger
+	out   io.Writer
+	dir   rundir.Dir
 
 	model   *net.Model
 	trainer *net.Trainer
@@ -118,7 +118,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err := os.MkdirAll(opts.Run, 0o755); err != nil {
 		return fmt.Errorf("trainer: %w", err)
 	}
-	release, err := lockRun(opts.Run)
+	release, err := rundir.Dir(opts.Run).Lock()
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,8 @@ func open(opts Options) (*Loop, error) {
 			return nil, err
 		}
 	}
-	cfg, err := frozenConfig(opts.Run, opts.Config, opts.AcceptConfigChange)
+	dir := rundir.Dir(opts.Run)
+	cfg, err := dir.Freeze(opts.Config, opts.AcceptConfigChange)
 	if err != nil {
 		return nil, err
 	}
@@ -156,20 +157,20 @@ func open(opts Options) (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loop{opts: opts, cfg: cfg, game: g, rules: rules, log: opts.Log, out: opts.Out, run: opts.Run,
-		replay: filepath.Join(opts.Run, "replay"), start: time.Now()}
-	if err := os.MkdirAll(l.replay, 0o755); err != nil {
+	l := &Loop{opts: opts, cfg: cfg, game: g, rules: rules, log: opts.Log, out: opts.Out, dir: dir,
+		start: time.Now()}
+	if err := os.MkdirAll(dir.Replay(), 0o755); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	l.removeStaleTemps()
-	if l.metrics, err = jsonl.Open(filepath.Join(opts.Run, "metrics.jsonl")); err != nil {
+	if l.metrics, err = jsonl.Open(dir.Metrics()); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	if err := l.restore(); err != nil {
 		l.metrics.Close()
 		return nil, err
 	}
-	l.history = readHistory(filepath.Join(opts.Run, "metrics.jsonl"))
+	l.history = readHistory(dir.Metrics())
 	return l, nil
 }
 
@@ -183,7 +184,7 @@ const staleShardAge = 10 * time.Minute
 // under way; the replay directory is shared with other workers.
 func (l *Loop) removeStaleTemps() {
 	for dir, age := range map[string]time.Duration{
-		l.run: 0, filepath.Join(l.run, checkpoints.Subdir): 0, filepath.Join(l.run, "plots"): 0, l.replay: staleShardAge,
+		string(l.dir): 0, l.dir.Checkpoints(): 0, l.dir.Plots(): 0, l.dir.Replay(): staleShardAge,
 	} {
 		n, err := atomicfile.RemoveStale(dir, age)
 		if err != nil {
@@ -197,46 +198,42 @@ func (l *Loop) removeStaleTemps() {
 // pointer resolves one of the run's pointers, repairing a damaged one
 // that still records which checkpoint it meant.
 func (l *Loop) pointer(which string) (string, error) {
-	path, err := checkpoints.Pointer(l.run, which)
-	if !errors.Is(err, checkpoints.ErrDamagedPointer) {
+	path, err := l.dir.Pointer(which)
+	if !errors.Is(err, rundir.ErrDamagedPointer) {
 		return path, err
 	}
-	name, rerr := checkpoints.RepairPointer(l.run, which)
+	name, rerr := l.dir.RepairPointer(which)
 	if rerr != nil {
 		return "", fmt.Errorf("%w (repair: %v)", err, rerr)
 	}
 	l.log.Warn("repaired a damaged pointer", "pointer", which, "checkpoint", name, "damage", err)
-	return checkpoints.Pointer(l.run, which)
+	return l.dir.Pointer(which)
 }
 
 // restore loads the latest checkpoint, or creates generation 0.
 func (l *Loop) restore() error {
 	var c *checkpoints.Checkpoint
-	latest, err := l.pointer(checkpoints.LatestFile)
+	latest, err := l.pointer(rundir.Latest)
 	switch {
-	case errors.Is(err, checkpoints.ErrNoCheckpoint):
-		spec, err := configs.NetSpec(l.cfg)
-		if err != nil {
-			return err
-		}
-		p, err := net.NewParams(spec, l.cfg.Seed)
+	case errors.Is(err, rundir.ErrNoCheckpoint):
+		p, err := rundir.FreshParams(l.cfg)
 		if err != nil {
 			return err
 		}
 		c = &checkpoints.Checkpoint{Params: p, Created: time.Now().UTC()}
-		name, err := checkpoints.CreateRun(l.run, c)
+		name, err := l.dir.Create(c)
 		if err != nil {
 			return err
 		}
-		l.log.Info("new run", "run", l.run, "game", l.cfg.Game, "checkpoint", name)
+		l.log.Info("new run", "run", l.dir, "game", l.cfg.Game, "checkpoint", name)
 	case err != nil:
 		return err
 	default:
 		if c, err = checkpoints.LoadFor(latest, l.game.Name, l.game.Encoder.Version()); err != nil {
 			return err
 		}
-		l.log.Info("resuming", "run", l.run, "checkpoint", filepath.Base(latest), "generation", c.Generation, "step", c.Step)
-		if names, _ := checkpoints.List(l.run); len(names) > 0 && names[len(names)-1] > filepath.Base(latest) {
+		l.log.Info("resuming", "run", l.dir, "checkpoint", filepath.Base(latest), "generation", c.Generation, "step", c.Step)
+		if names, _ := l.dir.List(); len(names) > 0 && names[len(names)-1] > filepath.Base(latest) {
 			l.log.Warn("checkpoints newer than latest were never committed (a stop during their save) and will be replaced",
 				"newest", names[len(names)-1])
 		}
@@ -268,11 +265,11 @@ func (l *Loop) restore() error {
 	}
 	l.rng = rand.New(pcg)
 	l.pcg = pcg
-	best, err := l.pointer(checkpoints.BestFile)
-	if errors.Is(err, checkpoints.ErrNoCheckpoint) && c.Generation == 0 && c.Step == 0 {
+	best, err := l.pointer(rundir.Best)
+	if errors.Is(err, rundir.ErrNoCheckpoint) && c.Generation == 0 && c.Step == 0 {
 		// A run created before best was written first: generation 0 is
 		// the only possible best.
-		if err = checkpoints.SetPointer(l.run, checkpoints.BestFile, filepath.Base(latest)); err == nil {
+		if err = l.dir.SetPointer(rundir.Best, filepath.Base(latest)); err == nil {
 			l.log.Warn("repaired the missing best pointer", "checkpoint", filepath.Base(latest))
 			best = latest
 		}
@@ -285,7 +282,7 @@ func (l *Loop) restore() error {
 		return err
 	}
 	l.best, l.bestGen = bc.Params, bc.Generation
-	if l.window, err = data.NewWindow(l.replay, l.game, l.rules, l.cfg.Replay.Window); err != nil {
+	if l.window, err = data.NewWindow(l.dir.Replay(), l.game, l.rules, l.cfg.Replay.Window); err != nil {
 		return err
 	}
 	l.window.OnCorrupt = func(path string, err error) { l.log.Warn("skipping shard", "path", path, "err", err) }
@@ -303,7 +300,7 @@ func (l *Loop) restore() error {
 		if err != nil {
 			return err
 		}
-		l.worker, err = selfplay.New(l.cfg, selfplay.Options{ReplayDir: l.replay, Worker: "trainer",
+		l.worker, err = selfplay.New(l.cfg, selfplay.Options{ReplayDir: l.dir.Replay(), Worker: "trainer",
 			OnShard: func(_ string, s []data.Sample) { l.newSP.Add(int64(len(s))) }}, fwd, l.bestGen)
 		if err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/net/onnx"
+	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
@@ -62,11 +63,11 @@ func TestLoopAndResume(t *testing.T) {
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	names, _ := checkpoints.List(run)
+	names, _ := rundir.Dir(run).List()
 	if len(names) != 3 { // generation 0 and two trained ones
 		t.Fatalf("checkpoints %v", names)
 	}
-	latest, _ := checkpoints.Pointer(run, checkpoints.LatestFile)
+	latest, _ := rundir.Dir(run).Pointer(rundir.Latest)
 	c, err := checkpoints.Load(latest)
 	if err != nil || c.Generation != 2 || c.Step != 20 || len(c.Optimizer) == 0 || len(c.RNG) == 0 {
 		t.Fatalf("latest %s: %+v %v", latest, c, err)
@@ -77,7 +78,7 @@ func TestLoopAndResume(t *testing.T) {
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	latest, _ = checkpoints.Pointer(run, checkpoints.LatestFile)
+	latest, _ = rundir.Dir(run).Pointer(rundir.Latest)
 	if c, err = checkpoints.Load(latest); err != nil || c.Generation != 3 || c.Step != 30 {
 		t.Fatalf("after resume: generation %d step %d, %v", c.Generation, c.Step, err)
 	}
@@ -109,7 +110,7 @@ func TestLoopAndResume(t *testing.T) {
 
 func TestSecondTrainerRefused(t *testing.T) {
 	run := t.TempDir()
-	release, err := lockRun(run)
+	release, err := rundir.Dir(run).Lock()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestEndToEnd(t *testing.T) {
 	if len(records) != 4 {
 		t.Fatalf("arena records %v", records)
 	}
-	best, _ := checkpoints.Pointer(run, checkpoints.BestFile)
+	best, _ := rundir.Dir(run).Pointer(rundir.Best)
 	bc, _ := checkpoints.Load(best)
 	if wantBest := gens[1].Best; bc.Generation != wantBest {
 		t.Fatalf("best pointer at generation %d, metrics say %d", bc.Generation, wantBest)
@@ -170,7 +171,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := Run(ctx, opts); err != nil {
 		t.Fatal(err)
 	}
-	latest, _ := checkpoints.Pointer(run, checkpoints.LatestFile)
+	latest, _ := rundir.Dir(run).Pointer(rundir.Latest)
 	lc, err := checkpoints.Load(latest)
 	if err != nil || lc.Generation != 2 || lc.Step <= 20 || lc.Step >= 220 {
 		t.Fatalf("interrupted checkpoint: generation %d step %d, %v", lc.Generation, lc.Step, err)
@@ -182,7 +183,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	latest, _ = checkpoints.Pointer(run, checkpoints.LatestFile)
+	latest, _ = rundir.Dir(run).Pointer(rundir.Latest)
 	if lc2, _ := checkpoints.Load(latest); lc2.Generation != 3 || lc2.Step != lc.Step+200 {
 		t.Fatalf("resumed run: generation %d step %d, want 3 and %d", lc2.Generation, lc2.Step, lc.Step+200)
 	}
@@ -223,7 +224,7 @@ func TestTrainFromShards(t *testing.T) {
 	if err := Run(context.Background(), Options{Run: run, Config: cfg, SelfPlay: false, MaxGenerations: 1, Out: &out, NewForwarder: newFwd}); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	latest, _ := checkpoints.Pointer(run, checkpoints.LatestFile)
+	latest, _ := rundir.Dir(run).Pointer(rundir.Latest)
 	if c, err := checkpoints.Load(latest); err != nil || c.Generation != 1 || c.Step != int64(cfg.Training.StepsPerGeneration) {
 		t.Fatalf("latest after training from shards: %+v %v", c, err)
 	}
@@ -245,7 +246,7 @@ func oneGen(t *testing.T, run string, cfg *configs.Config) string {
 
 func latestGeneration(t *testing.T, run string) int {
 	t.Helper()
-	latest, err := checkpoints.Pointer(run, checkpoints.LatestFile)
+	latest, err := rundir.Dir(run).Pointer(rundir.Latest)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestInterruptedCreationResumes(t *testing.T) {
 
 	run := t.TempDir()
 	os.WriteFile(filepath.Join(run, "config.yaml"), cfg.MarshalSealed(), 0o644)
-	if _, err := checkpoints.SaveRun(run, gen0); err != nil { // checkpoint + latest, no best
+	if _, err := rundir.Dir(run).Save(gen0); err != nil { // checkpoint + latest, no best
 		t.Fatal(err)
 	}
 	oneGen(t, run, nil)
@@ -277,15 +278,15 @@ func TestInterruptedCreationResumes(t *testing.T) {
 
 	run = t.TempDir()
 	os.WriteFile(filepath.Join(run, "config.yaml"), cfg.MarshalSealed(), 0o644)
-	if _, err := checkpoints.CreateRun(run, gen0); err != nil {
+	if _, err := rundir.Dir(run).Create(gen0); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(filepath.Join(run, checkpoints.LatestFile)) // killed before latest
+	os.Remove(rundir.Dir(run).Path(rundir.Latest)) // killed before latest
 	oneGen(t, run, nil)
 	if latestGeneration(t, run) != 1 {
 		t.Fatal("the run did not go on")
 	}
-	if _, err := checkpoints.Pointer(run, checkpoints.BestFile); err != nil {
+	if _, err := rundir.Dir(run).Pointer(rundir.Best); err != nil {
 		t.Fatalf("best: %v", err)
 	}
 }
@@ -299,15 +300,15 @@ func TestDamageDetectedOnResume(t *testing.T) {
 	cfg := tinyConfig(t)
 	oneGen(t, run, cfg)
 	oneGen(t, run, nil)
-	names, _ := checkpoints.List(run)
+	names, _ := rundir.Dir(run).List()
 	if len(names) != 3 {
 		t.Fatalf("checkpoints %v", names)
 	}
-	newest, _ := os.ReadFile(filepath.Join(run, checkpoints.Subdir, names[2]))
-	latest := filepath.Join(run, checkpoints.LatestFile)
+	newest, _ := os.ReadFile(rundir.Dir(run).Checkpoint(names[2]))
+	latest := rundir.Dir(run).Path(rundir.Latest)
 	text, _ := os.ReadFile(latest)
 	os.WriteFile(latest, bytes.Replace(text, []byte(names[2]), []byte(names[1]), 1), 0o644)
-	stale := filepath.Join(run, checkpoints.Subdir, "."+names[2]+".tmp-123")
+	stale := rundir.Dir(run).Checkpoint("." + names[2] + ".tmp-123")
 	os.WriteFile(stale, []byte("half a checkpoint"), 0o644)
 	mf, _ := os.OpenFile(filepath.Join(run, "metrics.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	mf.WriteString(`{"kind":"train","generation":`)
@@ -317,7 +318,7 @@ func TestDamageDetectedOnResume(t *testing.T) {
 	if g := latestGeneration(t, run); g != 3 {
 		t.Fatalf("resumed into generation %d, want 3", g)
 	}
-	if b, _ := os.ReadFile(filepath.Join(run, checkpoints.Subdir, names[2])); !bytes.Equal(b, newest) {
+	if b, _ := os.ReadFile(rundir.Dir(run).Checkpoint(names[2])); !bytes.Equal(b, newest) {
 		t.Fatal("the newest checkpoint was overwritten")
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {

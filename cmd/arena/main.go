@@ -37,6 +37,7 @@ import (
 	_ "github.com/tabula-zero/tabula/game/lion"
 	_ "github.com/tabula-zero/tabula/game/xiangqi"
 	"github.com/tabula-zero/tabula/internal/cliflag"
+	"github.com/tabula-zero/tabula/rundir"
 )
 
 func main() {
@@ -151,7 +152,7 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	m := arena.Match{Game: o.variant, Rules: rules, A: a, B: b, Games: o.games, Concurrency: o.concurrency,
 		OpeningPlies: o.openingPlies, Seed: o.seed, PlyCap: o.plyCap, RecordDir: o.out, Label: o.label}
 	if m.RecordDir == "" && o.run != "" {
-		m.RecordDir = filepath.Join(o.run, "arena")
+		m.RecordDir = rundir.Dir(o.run).Arena()
 	}
 	if m.Label == "" {
 		m.Label = time.Now().UTC().Format("20060102T150405") + "-" + a.Name() + "-vs-" + b.Name()
@@ -244,7 +245,7 @@ func runRatings(o options, stdout io.Writer) error {
 	if o.run == "" {
 		return errors.New("-ratings needs -run RUN")
 	}
-	dir := filepath.Join(o.run, "arena")
+	dir := rundir.Dir(o.run).Arena()
 	recs, err := arena.ReadRecords(dir)
 	if err != nil {
 		return err

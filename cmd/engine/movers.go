@@ -15,10 +15,10 @@ import (
 	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/arena"
-	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/uci"
 )
 
@@ -154,15 +154,7 @@ func (m *moverState) tree(p game.Position) (*abzero.MCTS, error) {
 	if err != nil {
 		return nil, err
 	}
-	file := m.network
-	if st, err := os.Stat(file); err != nil {
-		return nil, err
-	} else if st.IsDir() {
-		if file, err = checkpoints.Pointer(file, checkpoints.BestFile); err != nil {
-			return nil, err
-		}
-	}
-	c, err := checkpoints.LoadFor(file, g.Name, g.Encoder.Version())
+	c, _, err := rundir.LoadNetwork(m.network, g)
 	if err != nil {
 		return nil, err
 	}

@@ -12,21 +12,21 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/jsonl"
-	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
@@ -72,7 +72,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := data.CheckWorker(*worker); err != nil {
 		return fmt.Errorf("-worker: %w", err)
 	}
-	cfg, err := loadConfig(*runDir, *cfgPath, *gameName)
+	dir := rundir.Dir(*runDir)
+	cfg, err := loadConfig(dir, *cfgPath, *gameName)
 	if err != nil {
 		return err
 	}
@@ -91,7 +92,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	params, gen, source, err := network(cfg, *runDir, *ckpt)
+	params, gen, source, err := dir.Network(cfg, *ckpt)
 	if err != nil {
 		return err
 	}
@@ -99,7 +100,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	replay := filepath.Join(*runDir, "replay")
+	replay := dir.Replay()
 	if err := os.MkdirAll(replay, 0o755); err != nil {
 		return err
 	}
@@ -110,7 +111,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	log.Info("self-play", "game", cfg.Game, "network", source, "generation", gen, "worker", *worker,
 		"run_seed", cfg.Seed, "game_seed", w.Seed())
-	metrics, err := jsonl.Open(filepath.Join(*runDir, "selfplay-"+*worker+".jsonl"))
+	metrics, err := jsonl.Open(dir.WorkerMetrics(*worker))
 	if err != nil {
 		return err
 	}
@@ -120,7 +121,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer cancel()
 	go prog.Run(ctx)
 	if *ckpt == "" {
-		go followBest(ctx, w, *runDir, gen, cfg.SelfPlay.BatchSize, *poll, log)
+		g, err := game.Lookup(cfg.Game)
+		if err != nil {
+			return err
+		}
+		go followBest(ctx, w, dir, g, gen, cfg.SelfPlay.BatchSize, *poll, log)
 	}
 	err = w.Run(ctx, *games, *limit)
 	cancel()
@@ -140,57 +145,22 @@ func defaultWorker() string {
 }
 
 // loadConfig prefers the run's frozen config, then -config, then the preset.
-func loadConfig(run, path, gameName string) (*configs.Config, error) {
-	frozen := filepath.Join(run, "config.yaml")
-	if path == "" {
-		if _, err := os.Stat(frozen); err == nil {
-			path = frozen
-		}
-	}
-	if path != "" {
+func loadConfig(run rundir.Dir, path, gameName string) (*configs.Config, error) {
+	cfg, err := run.FrozenConfig()
+	switch {
+	case err == nil:
+		return cfg, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	case path != "":
 		return configs.Load(path)
 	}
 	return configs.Preset(gameName)
 }
 
-// network returns the parameters to play with: -checkpoint, the run's
-// best, or a fresh generation-0 network (seeded, so every worker and the
-// trainer agree on it).
-func network(cfg *configs.Config, run, ckpt string) (*net.Params, int, string, error) {
-	if ckpt == "" {
-		best, err := checkpoints.Pointer(run, checkpoints.BestFile)
-		switch {
-		case err == nil:
-			ckpt = best
-		case errors.Is(err, checkpoints.ErrNoCheckpoint):
-			p, err := FreshParams(cfg)
-			return p, 0, "fresh generation 0", err
-		default:
-			return nil, 0, "", err
-		}
-	}
-	c, err := checkpoints.Load(ckpt)
-	if err != nil {
-		return nil, 0, "", err
-	}
-	if c.Params.Spec.Game != cfg.Game {
-		return nil, 0, "", fmt.Errorf("checkpoint %s is a %s network, the config plays %s", ckpt, c.Params.Spec.Game, cfg.Game)
-	}
-	return c.Params, c.Generation, ckpt, nil
-}
-
-// FreshParams builds the config's network with the config's seed.
-func FreshParams(cfg *configs.Config) (*net.Params, error) {
-	spec, err := configs.NetSpec(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return net.NewParams(spec, cfg.Seed)
-}
-
 // followBest switches the worker to a newer best network when the run's
 // best pointer moves (the trainer promoted one).
-func followBest(ctx context.Context, w *selfplay.Worker, run string, gen, batch int, every time.Duration, log *slog.Logger) {
+func followBest(ctx context.Context, w *selfplay.Worker, run rundir.Dir, g game.Game, gen, batch int, every time.Duration, log *slog.Logger) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -199,11 +169,7 @@ func followBest(ctx context.Context, w *selfplay.Worker, run string, gen, batch 
 			return
 		case <-t.C:
 		}
-		path, err := checkpoints.Pointer(run, checkpoints.BestFile)
-		if err != nil {
-			continue
-		}
-		c, err := checkpoints.Load(path)
+		c, path, err := rundir.LoadNetwork(string(run), g)
 		if err != nil || c.Generation <= gen {
 			continue
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/trainer"
 )
 
@@ -69,7 +70,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		*runDir = filepath.Join("runs", *gameName)
 	}
 	if cfg == nil {
-		if _, err := os.Stat(filepath.Join(*runDir, "config.yaml")); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(rundir.Dir(*runDir).Config()); errors.Is(err, os.ErrNotExist) {
 			if cfg, err = configs.Preset(*gameName); err != nil {
 				return err
 			}

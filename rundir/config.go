@@ -1,0 +1,62 @@
+package rundir
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/internal/atomicfile"
+)
+
+// Freeze settles the run's configuration: a new run freezes cfg as
+// RUN/config.yaml; a resumed run keeps its frozen copy, and a different
+// cfg is an error unless accept is set, in which case the change is
+// recorded in RUN/config-changes.log and the new config frozen.
+func (d Dir) Freeze(cfg *configs.Config, accept bool) (*configs.Config, error) {
+	path := d.Config()
+	old, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if cfg == nil {
+			return nil, fmt.Errorf("rundir: %s has no config.yaml and no config was given", d)
+		}
+		return cfg, atomicfile.WriteBytes(path, cfg.MarshalSealed(), 0o644)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("rundir: %w", err)
+	}
+	frozen, err := configs.Parse(old, path)
+	if err != nil {
+		return nil, err
+	}
+	if cfg == nil || bytes.Equal(frozen.Marshal(), cfg.Marshal()) {
+		return frozen, nil
+	}
+	if !accept {
+		return nil, fmt.Errorf("rundir: the config differs from the run's frozen %s; pass -accept-config-change to continue with the new one", path)
+	}
+	if frozen.Game != cfg.Game {
+		return nil, fmt.Errorf("rundir: the run plays %s, the new config %s: start a new run", frozen.Game, cfg.Game)
+	}
+	f, err := os.OpenFile(d.ConfigChanges(), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("rundir: %w", err)
+	}
+	fmt.Fprintf(f, "=== %s: config changed; previous config:\n%s", time.Now().UTC().Format(time.RFC3339), old)
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("rundir: %w", err)
+	}
+	return cfg, atomicfile.WriteBytes(path, cfg.MarshalSealed(), 0o644)
+}
+
+// FrozenConfig reads the run's frozen config; the error wraps
+// fs.ErrNotExist when the run has none yet.
+func (d Dir) FrozenConfig() (*configs.Config, error) {
+	if _, err := os.Stat(d.Config()); err != nil {
+		return nil, fmt.Errorf("rundir: %w", err)
+	}
+	return configs.Load(d.Config())
+}

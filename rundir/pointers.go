@@ -1,0 +1,151 @@
+package rundir
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/internal/atomicfile"
+)
+
+// The pointer files RUN/best and RUN/latest hold a checkpoint's file name
+// in RUN/checkpoints, its generation and checksum.
+const (
+	Best   = "best"
+	Latest = "latest"
+)
+
+var (
+	// ErrNoCheckpoint is returned when a run has no checkpoint (a new run).
+	ErrNoCheckpoint = errors.New("rundir: no checkpoint")
+	// ErrDamagedPointer is returned by Pointer when a pointer's recorded
+	// generation or checksum does not match the checkpoint it names.
+	ErrDamagedPointer = errors.New("rundir: damaged pointer")
+)
+
+// SetPointer atomically points the run's best or latest file at a
+// checkpoint name, which must exist. The pointer records the checkpoint's
+// generation and the SHA-256 its file ends with, so that a damaged pointer
+// (a flipped byte naming another checkpoint) is detected rather than
+// followed.
+func (d Dir) SetPointer(pointer, name string) error {
+	if pointer != Best && pointer != Latest {
+		return fmt.Errorf("rundir: unknown pointer %q", pointer)
+	}
+	if name != filepath.Base(name) || !strings.HasSuffix(name, checkpoints.Ext) {
+		return fmt.Errorf("rundir: bad checkpoint name %q", name)
+	}
+	id, err := checkpoints.Identify(d.Checkpoint(name))
+	if err != nil {
+		return fmt.Errorf("rundir: %s: %w", pointer, err)
+	}
+	text := fmt.Sprintf("%s\ngeneration %d\nsha256 %x\n", name, id.Generation, id.Sum)
+	return atomicfile.WriteBytes(d.Path(pointer), []byte(text), 0o644)
+}
+
+// Pointer returns the path of the checkpoint the run's best or latest file
+// names, or ErrNoCheckpoint when the pointer does not exist. A pointer
+// holding only a name (written by hand, or before pointers recorded their
+// checkpoint) is taken as it is; one that records a generation and
+// checksum must match the file it names (else ErrDamagedPointer).
+func (d Dir) Pointer(pointer string) (string, error) {
+	p, err := d.readPointer(pointer)
+	if err != nil {
+		return "", err
+	}
+	path := d.Checkpoint(p.name)
+	id, err := checkpoints.Identify(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("rundir: %s points at a missing checkpoint %q", d.Path(pointer), p.name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("rundir: %s points at an unreadable checkpoint: %w", d.Path(pointer), err)
+	}
+	if p.recorded && id != p.ID {
+		return "", fmt.Errorf("%w: %s names %q (generation %d, sha256 %.12x...) but records generation %d, sha256 %.12x...; "+
+			"write the checkpoint's name into the file to choose one", ErrDamagedPointer, d.Path(pointer), p.name, id.Generation, id.Sum, p.Generation, p.Sum)
+	}
+	return path, nil
+}
+
+// RepairPointer rewrites a damaged pointer to the checkpoint whose
+// checksum it records, when exactly one checkpoint of that generation has
+// it (the damage hit the name), and returns that checkpoint's name.
+func (d Dir) RepairPointer(pointer string) (string, error) {
+	p, err := d.readPointer(pointer)
+	if err != nil {
+		return "", err
+	}
+	if !p.recorded {
+		return "", fmt.Errorf("rundir: %s records no checksum to repair it by", d.Path(pointer))
+	}
+	names, err := d.List()
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for _, n := range names {
+		if id, err := checkpoints.Identify(d.Checkpoint(n)); err == nil && id == p.ID {
+			found = append(found, n)
+		}
+	}
+	if len(found) != 1 {
+		return "", fmt.Errorf("rundir: %s: %d checkpoints have the recorded generation %d and checksum; write the checkpoint's name into the file to choose one",
+			d.Path(pointer), len(found), p.Generation)
+	}
+	return found[0], d.SetPointer(pointer, found[0])
+}
+
+// pointerFile is a parsed pointer: the checkpoint name and, when recorded,
+// the generation and checksum it had when the pointer was written.
+type pointerFile struct {
+	name string
+	checkpoints.ID
+	recorded bool
+}
+
+// readPointer parses one of the run's pointer files.
+func (d Dir) readPointer(pointer string) (pointerFile, error) {
+	b, err := os.ReadFile(d.Path(pointer))
+	if errors.Is(err, fs.ErrNotExist) {
+		return pointerFile{}, fmt.Errorf("%w: %s has no %s pointer", ErrNoCheckpoint, d, pointer)
+	}
+	if err != nil {
+		return pointerFile{}, fmt.Errorf("rundir: %w", err)
+	}
+	bad := func(what string) (pointerFile, error) {
+		return pointerFile{}, fmt.Errorf("%w: %s %s: %.80q", ErrDamagedPointer, d.Path(pointer), what, b)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\r\n"), "\n")
+	p := pointerFile{name: strings.TrimSpace(lines[0])}
+	if p.name == "" || p.name != filepath.Base(p.name) || !strings.HasSuffix(p.name, checkpoints.Ext) || strings.ContainsFunc(p.name, isControl) {
+		return bad("holds a bad checkpoint name")
+	}
+	switch len(lines) {
+	case 1:
+		return p, nil
+	case 3:
+		var sum []byte
+		_, gerr := fmt.Sscanf(lines[1], "generation %d", &p.Generation)
+		hexSum, ok := strings.CutPrefix(lines[2], "sha256 ")
+		if ok {
+			sum, err = hex.DecodeString(hexSum)
+		}
+		if gerr != nil || !ok || err != nil || len(sum) != sha256.Size || lines[1] != fmt.Sprintf("generation %d", p.Generation) {
+			return bad("is not a pointer (name, generation, sha256)")
+		}
+		copy(p.Sum[:], sum)
+		p.recorded = true
+		return p, nil
+	}
+	return bad("is not a pointer (name, generation, sha256)")
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || r == utf8.RuneError }
