@@ -2,13 +2,13 @@ package alphabeta_test
 
 import (
 	"bufio"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game/connect4"
+	"github.com/tabula-zero/tabula/internal/ponsdata"
 )
 
 // ponsScore converts a search score into Pascal Pons' convention: 22 minus
@@ -28,9 +28,9 @@ func ponsScore(score, n int) int {
 // TestConnect4EndgamesExact: the generic searcher, searching to the end of
 // the game, reproduces Pons' exact scores on his end-game set.
 func TestConnect4EndgamesExact(t *testing.T) {
-	f, err := os.Open("../../shared/data/connect4/Test_L3_R1")
+	f, err := ponsdata.Open("Test_L3_R1")
 	if err != nil {
-		t.Skipf("Pons' test data not found: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)

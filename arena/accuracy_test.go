@@ -3,22 +3,20 @@ package arena
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/alphabeta/c4solver"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/connect4"
+	"github.com/tabula-zero/tabula/internal/ponsdata"
 )
-
-const ponsDir = "../../shared/data/connect4/"
 
 func ponsLines(t *testing.T, file string, n int) []PonsLine {
 	t.Helper()
-	f, err := os.Open(ponsDir + file)
+	f, err := ponsdata.Open(file)
 	if err != nil {
-		t.Skipf("Pons' test data not found: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	lines, err := ReadPons(f, n)

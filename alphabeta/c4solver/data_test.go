@@ -3,22 +3,13 @@ package c4solver
 import (
 	"bufio"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/game/connect4"
+	"github.com/tabula-zero/tabula/internal/ponsdata"
 )
-
-// Pons' test sets live in ../shared/data/connect4 next to the repository
-// (TABULA_C4_DATA overrides the folder).
-func dataDir() string {
-	if d := os.Getenv("TABULA_C4_DATA"); d != "" {
-		return d
-	}
-	return filepath.Join("..", "..", "..", "shared", "data", "connect4")
-}
 
 // long reports whether the whole-set tiers run (TABULA_LONG=1).
 func long() bool { return os.Getenv("TABULA_LONG") == "1" }
@@ -31,13 +22,12 @@ type testPos struct {
 }
 
 // loadSet reads Pons' set name, keeping every step-th line (from the
-// first); it skips the test when the data is missing.
+// first).
 func loadSet(tb testing.TB, name string, step int) []testPos {
 	tb.Helper()
-	path := filepath.Join(dataDir(), name)
-	f, err := os.Open(path)
+	f, err := ponsdata.Open(name)
 	if err != nil {
-		tb.Skipf("Pons' test set not available (set TABULA_C4_DATA): %v", err)
+		tb.Fatal(err)
 	}
 	defer f.Close()
 	var out []testPos

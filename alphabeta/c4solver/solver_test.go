@@ -53,7 +53,7 @@ func TestNewUnknownAlgorithm(t *testing.T) {
 	}
 }
 
-// The hand-worked positions of ../shared/data/connect4/README.md.
+// The hand-worked positions of internal/ponsdata/README.md.
 func TestHandWorked(t *testing.T) {
 	s := newSolver(t, Fastest, 4)
 	for _, c := range []struct {

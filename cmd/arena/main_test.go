@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tabula-zero/tabula/internal/ponsdata"
 )
 
 func runArgs(t *testing.T, args ...string) (string, string, error) {
@@ -92,9 +94,9 @@ func TestMatchText(t *testing.T) {
 }
 
 func TestPons(t *testing.T) {
-	file := "../../../shared/data/connect4/Test_L3_R1"
-	if _, err := os.Stat(file); err != nil {
-		t.Skipf("Pons' data not found: %v", err)
+	file, err := ponsdata.WriteTo(t.TempDir(), "Test_L3_R1")
+	if err != nil {
+		t.Fatal(err)
 	}
 	out, _, err := runArgs(t, "-variant", "connect4", "-a", "ab:depth=20", "-pons", file, "-positions", "10")
 	if err != nil {

@@ -3,13 +3,13 @@ package connect4
 import (
 	"bufio"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/gametest"
+	"github.com/tabula-zero/tabula/internal/ponsdata"
 )
 
 func registered(t testing.TB) game.Game {
@@ -378,9 +378,9 @@ func TestMakeAllocs(t *testing.T) {
 }
 
 func TestPonsData(t *testing.T) {
-	f, err := os.Open("/work/shared/data/connect4/Test_L1_R1")
+	f, err := ponsdata.Open("Test_L1_R1")
 	if err != nil {
-		t.Skipf("Pons data not available: %v", err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
