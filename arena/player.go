@@ -59,6 +59,18 @@ const (
 	KindCustom = "custom" // NewFuncSpec
 )
 
+// SpecUsage lists the player spec forms for a command's -h text.
+const SpecUsage = `player specs (-a, -b):
+  random
+  ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB]          alpha-beta
+  net:FILE[,sims=N,search=puct|gumbel]                      a network with MCTS (FILE: checkpoint or run directory)
+  abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
+  mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
+  uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
+                                                            the classical MCTS family (keys: docs/rollout.md)
+  uci:COMMAND[,variant=V,depth=N|movetime=MS|nodes=N,timeout=MS,Option=Value...]   an external engine
+every kind also takes name=NAME (the name in results)`
+
 // Spec is a parsed player spec: what ParsePlayer read, with any network
 // loaded once, ready to make players (one per match worker).
 //

@@ -43,10 +43,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "arena:", err)
-		os.Exit(1)
-	}
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	cliflag.Exit("arena", err)
 }
 
 type options struct {
@@ -74,7 +73,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.b, "b", "", "player B's spec")
 	fs.IntVar(&o.games, "games", 100, "number of games (colour-swapped pairs)")
 	fs.IntVar(&o.concurrency, "concurrency", runtime.NumCPU(), "games played at once")
-	fs.StringVar(&o.openings, "openings", "", "openings file: a position text, `moves M1 M2 ...` or `TEXT moves ...` per line, one per pair in turn")
+	fs.StringVar(&o.openings, "openings", "", "openings `FILE`: a position text, \"moves M1 M2 ...\" or \"TEXT moves ...\" per line, one per pair in turn")
 	fs.IntVar(&o.openingPlies, "opening-plies", 4, "without -openings: random plies from the start, per pair")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random openings and the players' randomness")
 	fs.IntVar(&o.plyCap, "ply-cap", 400, "draw a game after this many plies (0: the rules only)")
@@ -88,6 +87,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.anchor, "anchor", "", "-ratings: the player held at Elo 0 (default: the first ab: player, else random, else the first by name)")
 	fs.StringVar(&o.pons, "pons", "", "connect4: measure player A's optimal-move rate on this file of Pons positions")
 	fs.IntVar(&o.positions, "positions", 0, "-pons: use the first N positions (0: all)")
+	cliflag.Usage(fs, "arena -a SPEC -b SPEC [-variant GAME] [-games N] ... | arena -run RUN -ratings | arena -variant connect4 -a SPEC -pons FILE",
+		"Plays matches between two players and reports W-D-L, Elo with its 95% interval, LOS (and an SPRT\n"+
+			"with -sprt); rates a run's recorded games (-ratings); measures a Connect Four player's optimal-move\n"+
+			"rate on Pons' positions (-pons, e.g. internal/ponsdata/Test_L2_R1). See docs/arena.md.", arena.SpecUsage)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -142,6 +144,21 @@ func TestErrors(t *testing.T) {
 		_, _, err := runArgs(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+}
+
+// -h is help, not an error (the command exits 0), and says what matters.
+func TestHelp(t *testing.T) {
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"-h"}, &out, &errb)
+	text := errb.String()
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, want := range []string{"player specs", "uci:COMMAND", "-openings FILE"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("-h does not mention %q:\n%s", want, text)
 		}
 	}
 }

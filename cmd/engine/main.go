@@ -35,10 +35,7 @@ import (
 const maxPerftDepth = 20
 
 func main() {
-	if err := run(os.Args[1:], os.Stdin, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "engine:", err)
-		os.Exit(1)
-	}
+	cliflag.Exit("engine", run(os.Args[1:], os.Stdin, os.Stdout))
 }
 
 func run(args []string, in io.Reader, out io.Writer) error {
@@ -47,9 +44,15 @@ func run(args []string, in io.Reader, out io.Writer) error {
 	perft := fs.Int("perft", 0, "run perft to this depth from the start position (or -fen), print the divide and speed, and exit")
 	fen := fs.String("fen", "", "position text for -perft (FEN for Xiangqi)")
 	rules := fs.String("rules", "", "rule options as name=value,name=value (for example TryRule=immediate)")
-	solve := fs.String("solve", "", "connect4: solve each line `<moves> [score]` of this file exactly (- for stdin), print `<moves> <score> <nodes> <microseconds>` and a summary")
+	solve := fs.String("solve", "", "connect4: solve each line \"MOVES [SCORE]\" of `FILE` exactly (- for stdin); prints \"MOVES SCORE NODES MICROSECONDS\" a line and a summary")
 	algo := fs.String("algo", "negacstar-opt", "connect4 -solve: algorithm ("+strings.Join(c4solver.Algorithms(), ", ")+")")
 	hash := fs.Int("hash", 256, "connect4 -solve: transposition table size in MiB")
+	fs.SetOutput(out)
+	cliflag.Usage(fs, "engine [-variant GAME] [-rules K=V,...] | engine -perft N [-fen TEXT] | engine -variant connect4 -solve FILE",
+		"Without -perft or -solve, the engine speaks UCI on stdin and stdout (a GUI or arena starts it);\n"+
+			"a first command \"ucci\" switches to UCCI for Xiangqi GUIs. Options (see \"uci\"): UCI_Variant,\n"+
+			"the game's rules, Mover (ab, mcts, abzero), Network (a checkpoint or run directory), Hash,\n"+
+			"Algorithm, MultiPV, Simulations.", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"flag"
 	"io"
 	"slices"
 	"strings"
@@ -156,6 +158,21 @@ func TestMoveTime(t *testing.T) {
 		}
 		if got := moveTime(c.lim, us); got != c.want {
 			t.Errorf("%+v: %v, want %v", c.lim, got, c.want)
+		}
+	}
+}
+
+// -h is help, not an error (the command exits 0), and says what matters.
+func TestHelp(t *testing.T) {
+	var b bytes.Buffer
+	err := run([]string{"-h"}, strings.NewReader(""), &b)
+	text := b.String()
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, want := range []string{"speaks UCI on stdin", "UCCI", "-solve FILE"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("-h does not mention %q:\n%s", want, text)
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/tabula-zero/tabula/internal/atomicfile"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/onnx"
+	"github.com/tabula-zero/tabula/rundir"
 )
 
 // maxSamples bounds -samples (each sample runs the slow reference pass).
@@ -40,12 +41,12 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.SetOutput(&errs)
 	fs.StringVar(&o.newGame, "new", "", "export a freshly initialised preset network for this game (connect4, lion, xiangqi) instead of a checkpoint")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the -new network's initialisation and of the sample games")
-	fs.StringVar(&o.checkpoint, "checkpoint", "", "checkpoint `FILE` to export")
+	fs.StringVar(&o.checkpoint, "checkpoint", "", "checkpoint `FILE` to export, or a run directory (its best checkpoint)")
 	fs.StringVar(&o.out, "o", "", "write the ONNX model to `FILE` (required)")
 	fs.IntVar(&o.samples, "samples", 0, "also write `N` positions from seeded random play with the native network's outputs (needs -samples-out)")
 	fs.StringVar(&o.samplesOut, "samples-out", "", "write the samples as JSON to `FILE`")
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "usage: export (-checkpoint FILE | -new GAME [-seed S]) -o model.onnx [-samples N -samples-out FILE.json]\n\n")
+		fmt.Fprintf(stdout, "usage: export (-checkpoint FILE|RUN | -new GAME [-seed S]) -o model.onnx [-samples N -samples-out FILE.json]\n\n")
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		fs.SetOutput(&errs)
@@ -140,12 +141,23 @@ func network(o options) (*net.Params, onnx.Metadata, error) {
 			"source": "new", "seed": strconv.FormatUint(o.seed, 10),
 		}}, nil
 	}
-	c, err := checkpoints.Load(o.checkpoint)
+	file, err := rundir.ResolveCheckpoint(o.checkpoint)
 	if err != nil {
 		return nil, onnx.Metadata{}, fmt.Errorf("export: %w", err)
 	}
+	c, err := checkpoints.Load(file)
+	if err != nil {
+		return nil, onnx.Metadata{}, fmt.Errorf("export: %w", err)
+	}
+	// The model's input planes are the game's encoding now: a checkpoint
+	// of an older encoder would export a model that reads them wrongly.
+	if g, err := game.Lookup(c.Params.Spec.Game); err != nil {
+		return nil, onnx.Metadata{}, fmt.Errorf("export: %s: %w", file, err)
+	} else if _, err := checkpoints.LoadFor(file, g.Name, g.Encoder.Version()); err != nil {
+		return nil, onnx.Metadata{}, fmt.Errorf("export: %w", err)
+	}
 	return c.Params, onnx.Metadata{Extra: map[string]string{
-		"source":     "checkpoint " + filepath.Base(o.checkpoint),
+		"source":     "checkpoint " + filepath.Base(file),
 		"step":       strconv.FormatInt(c.Step, 10),
 		"generation": strconv.Itoa(c.Generation),
 	}}, nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/onnx"
+	"github.com/tabula-zero/tabula/rundir"
 )
 
 func runOK(t *testing.T, args ...string) string {
@@ -163,6 +165,26 @@ func TestCheckpoint(t *testing.T) {
 		}
 	}
 	checkModel(t, model, ss)
+
+	// A run directory exports its best checkpoint, the same model.
+	rd := rundir.Dir(filepath.Join(dir, "run"))
+	name, err := rd.Create(&checkpoints.Checkpoint{Params: p, Step: 1234, Generation: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromRun := filepath.Join(dir, "run.onnx")
+	runOK(t, "-checkpoint", string(rd), "-o", fromRun)
+	want, _ = onnx.Marshal(p, onnx.Metadata{Extra: map[string]string{"source": "checkpoint " + name, "step": "1234", "generation": "3"}})
+	if got, _ := os.ReadFile(fromRun); !bytes.Equal(got, want) {
+		t.Error("the run directory's export differs from its best checkpoint's")
+	}
+	// A checkpoint of another encoder version is refused.
+	p.Spec.EncoderVersion++
+	old := filepath.Join(dir, "old.ckpt")
+	checkpoints.Save(old, &checkpoints.Checkpoint{Params: p})
+	if err := run([]string{"-checkpoint", old, "-o", filepath.Join(dir, "old.onnx")}, io.Discard); err == nil || !strings.Contains(err.Error(), "encoder version") {
+		t.Errorf("old encoder: %v", err)
+	}
 }
 
 func TestReplacesOutput(t *testing.T) {

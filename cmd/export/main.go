@@ -13,13 +13,11 @@
 package main
 
 import (
-	"fmt"
 	"os"
+
+	"github.com/tabula-zero/tabula/internal/cliflag"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	cliflag.Exit("export", run(os.Args[1:], os.Stdout))
 }

@@ -33,10 +33,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "selfplay:", err)
-		os.Exit(1)
-	}
+	err := run(ctx, os.Args[1:], os.Stderr)
+	stop()
+	cliflag.Exit("selfplay", err)
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -54,6 +53,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	seed := fs.Uint64("seed", 0, "random seed (0: from the config)")
 	worker := fs.String("worker", defaultWorker(), "worker name in shard names")
 	poll := fs.Duration("poll", 30*time.Second, "how often to look for a newer best network")
+	cliflag.Usage(fs, "selfplay -run DIR [-games N] [-time D] [-worker NAME] [-checkpoint FILE|RUN]",
+		"Plays self-play games with the run's best network (following promotions), a given checkpoint,\n"+
+			"or a new run's generation-0 network, and writes replay shards into RUN/replay for the trainer.\n"+
+			"Several workers, on one machine or sharing the directory, each need their own -worker name.", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

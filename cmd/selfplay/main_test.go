@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,6 +114,21 @@ func TestFlagErrors(t *testing.T) {
 		}
 		if _, serr := os.Stat(filepath.Join(run, "replay")); serr == nil {
 			t.Errorf("%s %s: the run directory was written to", c[0], c[1])
+		}
+	}
+}
+
+// -h is help, not an error (the command exits 0), and says what matters.
+func TestHelp(t *testing.T) {
+	var b bytes.Buffer
+	err := run(context.Background(), []string{"-h"}, &b)
+	text := b.String()
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, want := range []string{"usage: selfplay", "-worker"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("-h does not mention %q:\n%s", want, text)
 		}
 	}
 }

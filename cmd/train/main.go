@@ -30,10 +30,9 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "train:", err)
-		os.Exit(1)
-	}
+	err := run(ctx, os.Args[1:], os.Stdout)
+	stop()
+	cliflag.Exit("train", err)
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -46,6 +45,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
 	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
 	accept := fs.Bool("accept-config-change", false, "continue a run with a config that differs from its frozen copy (the change is logged)")
+	cliflag.Usage(fs, "train [-config FILE | -game connect4|lion|xiangqi] [-run DIR] [-max-time D] [-max-generations N]",
+		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
+			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
+			"Ctrl-C saves a checkpoint first.", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

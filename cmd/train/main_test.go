@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +85,21 @@ func TestGateOpponentsChecked(t *testing.T) {
 		}
 		if strings.Contains(out.String(), "self-play") {
 			t.Errorf("%s: self-play ran first:\n%s", c[0], out.String())
+		}
+	}
+}
+
+// -h is help, not an error (the command exits 0), and says what matters.
+func TestHelp(t *testing.T) {
+	var b bytes.Buffer
+	err := run(context.Background(), []string{"-h"}, &b)
+	text := b.String()
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, want := range []string{"usage: train", "-max-generations"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("-h does not mention %q:\n%s", want, text)
 		}
 	}
 }

@@ -1,6 +1,8 @@
 package cliflag
 
 import (
+	"errors"
+	"flag"
 	"math"
 	"strings"
 	"testing"
@@ -25,6 +27,31 @@ func TestChecks(t *testing.T) {
 	for _, want := range []string{"-games -1: want at least 0", "-depth 21: want 0 to 20", "-poll 0s: want at least 1ms"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+}
+
+func TestMessageAndUsage(t *testing.T) {
+	for _, c := range [][2]string{
+		{"arena: player \"x\": unknown kind", "arena: player \"x\": unknown kind"},
+		{"player \"x\": unknown kind", "arena: player \"x\": unknown kind"},
+		{"arenas: x", "arena: arenas: x"},
+	} {
+		if got := Message("arena", errors.New(c[0])); got != c[1] {
+			t.Errorf("Message(%q) = %q, want %q", c[0], got, c[1])
+		}
+	}
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	var b strings.Builder
+	fs.SetOutput(&b)
+	fs.Int("n", 1, "how many")
+	Usage(fs, "x [-n N]", "Does x.", "Notes.")
+	if err := fs.Parse([]string{"-h"}); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	for _, want := range []string{"usage: x [-n N]\n\nDoes x.\n\nflags:\n", "-n int", "how many", "\nNotes.\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, b.String())
 		}
 	}
 }
