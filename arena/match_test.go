@@ -413,6 +413,17 @@ func TestRecordsEffort(t *testing.T) {
 			t.Errorf("game %d: effort %v / %v, want 0 / alpha-beta's nodes", r.Index, r.EffortA, r.EffortB)
 		}
 	}
+	// Network and mcts players count their simulations (once printed 0).
+	ck := tinyCheckpoint(t, t.TempDir(), "connect4", 1)
+	m.A, m.B = spec(t, "net:"+ck+",sims=30", "connect4"), spec(t, "mcts:sims=20", "connect4")
+	if res, err = RunMatch(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Records {
+		if r.EffortA < 1 || r.EffortA > 30 || r.EffortB < 1 || r.EffortB > 20 {
+			t.Errorf("game %d: effort %v / %v, want simulations in [1, 30] / [1, 20]", r.Index, r.EffortA, r.EffortB)
+		}
+	}
 	a, b := MeanEffort([]Record{{EffortA: 1, EffortB: 10}, {EffortA: 3, EffortB: 20}})
 	if a != 2 || b != 15 {
 		t.Errorf("MeanEffort = %v, %v, want 2, 15", a, b)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
@@ -39,7 +40,8 @@ type Player interface {
 
 // EffortCounter is implemented by players that count their search work:
 // LastEffort is the work of their last Move, in playouts for the rollout
-// players and in nodes for alpha-beta. Records keep each side's mean per
+// players, nodes for alpha-beta, and simulations for the network players
+// and mcts (Alpha-Beta-Zero: its MCTS's). Records keep each side's mean per
 // move (equal-time matches compare how much each player searched).
 type EffortCounter interface {
 	LastEffort() int64
@@ -215,6 +217,40 @@ func ParsePlayer(spec, gameName string) (*Spec, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// NetworkGame returns the game of the network a spec plays with (net:FILE,
+// abzero:net=FILE; FILE a checkpoint or run directory), so that a match
+// needs no -variant; ok is false for specs without a network.
+func NetworkGame(spec string) (gameName string, ok bool, err error) {
+	text := strings.TrimSpace(spec)
+	kind, rest, _ := strings.Cut(text, ":")
+	kv, pos, err := splitArgs(text, rest)
+	if err != nil {
+		return "", false, err
+	}
+	var file string
+	switch strings.ToLower(strings.TrimSpace(kind)) {
+	case KindNet:
+		file = kv["file"]
+		if len(pos) > 0 {
+			file = pos[0]
+		}
+	case KindABZero:
+		file = kv["net"]
+	}
+	if file == "" {
+		return "", false, nil
+	}
+	path, err := rundir.ResolveCheckpoint(file)
+	if err != nil {
+		return "", false, fmt.Errorf("arena: player %q: %w", text, err)
+	}
+	id, err := checkpoints.Identify(path)
+	if err != nil {
+		return "", false, fmt.Errorf("arena: player %q: %w", text, err)
+	}
+	return id.Game, true, nil
 }
 
 // splitArgs splits "k=v,k=v,file" into keys and positional arguments,

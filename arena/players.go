@@ -123,6 +123,7 @@ type mctsPlayer struct {
 	sims    int
 	mc      *abzero.MCTS
 	rollout *rolloutEval
+	done    int64 // simulations of the last move
 }
 
 func (m *mctsPlayer) Name() string { return m.name }
@@ -141,13 +142,18 @@ func (m *mctsPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (
 	if err != nil {
 		return game.NoMove, err
 	}
+	m.done = int64(res.Simulations)
 	return res.Best, nil
 }
+
+// LastEffort is the simulations of the last move (0 for the raw policy).
+func (m *mctsPlayer) LastEffort() int64 { return m.done }
 
 // abzeroPlayer is the Alpha-Beta-Zero mover.
 type abzeroPlayer struct {
 	name string
 	mv   *abzero.Mover
+	done int64 // MCTS simulations of the last move
 }
 
 func (a *abzeroPlayer) Name() string { return a.name }
@@ -163,8 +169,13 @@ func (a *abzeroPlayer) Move(ctx context.Context, p game.Position, _ []game.Move)
 	if err != nil {
 		return game.NoMove, err
 	}
+	a.done = int64(d.MCTS.Simulations)
 	return d.Move, nil
 }
+
+// LastEffort is the MCTS simulations of the last move; the alpha-beta
+// search beside it is not counted.
+func (a *abzeroPlayer) LastEffort() int64 { return a.done }
 
 // NetEvaluator is an mcts.Evaluator running one network on one position
 // at a time (batch 1), for a single goroutine: no batching loop, no

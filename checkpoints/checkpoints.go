@@ -75,14 +75,15 @@ func Name(generation int, step int64) string {
 	return fmt.Sprintf("g%06d-s%09d%s", generation, step, Ext)
 }
 
-// ID identifies a checkpoint file: its generation and the SHA-256 of its
-// contents that ends it.
+// ID identifies a checkpoint file: its game, generation and the SHA-256
+// of its contents that ends it.
 type ID struct {
+	Game       string
 	Generation int
 	Sum        [sha256.Size]byte
 }
 
-// Identify reads a checkpoint's generation from its header and the
+// Identify reads a checkpoint's game and generation from its header and the
 // checksum from its end, without reading the rest; Load verifies the
 // whole file.
 func Identify(path string) (ID, error) {
@@ -111,7 +112,7 @@ func Identify(path string) (ID, error) {
 	if err := json.Unmarshal(hj, &h); err != nil {
 		return ID{}, fmt.Errorf("%s: bad header: %w", path, err)
 	}
-	id := ID{Generation: h.Generation}
+	id := ID{Game: h.Game, Generation: h.Generation}
 	if _, err := f.ReadAt(id.Sum[:], st.Size()-sha256.Size); err != nil {
 		return ID{}, fmt.Errorf("%s: %w", path, err)
 	}

@@ -68,7 +68,7 @@ func (d Dir) Pointer(pointer string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("rundir: %s points at an unreadable checkpoint: %w", d.Path(pointer), err)
 	}
-	if p.recorded && id != p.ID {
+	if p.recorded && !p.matches(id) {
 		return "", fmt.Errorf("%w: %s names %q (generation %d, sha256 %.12x...) but records generation %d, sha256 %.12x...; "+
 			"write the checkpoint's name into the file to choose one", ErrDamagedPointer, d.Path(pointer), p.name, id.Generation, id.Sum, p.Generation, p.Sum)
 	}
@@ -92,7 +92,7 @@ func (d Dir) RepairPointer(pointer string) (string, error) {
 	}
 	var found []string
 	for _, n := range names {
-		if id, err := checkpoints.Identify(d.Checkpoint(n)); err == nil && id == p.ID {
+		if id, err := checkpoints.Identify(d.Checkpoint(n)); err == nil && p.matches(id) {
 			found = append(found, n)
 		}
 	}
@@ -109,6 +109,11 @@ type pointerFile struct {
 	name string
 	checkpoints.ID
 	recorded bool
+}
+
+// matches reports whether a checkpoint is the one the pointer recorded.
+func (p pointerFile) matches(id checkpoints.ID) bool {
+	return id.Generation == p.Generation && id.Sum == p.Sum
 }
 
 // readPointer parses one of the run's pointer files.

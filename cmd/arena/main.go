@@ -67,7 +67,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("arena", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	fs.StringVar(&o.variant, "variant", "xiangqi", "game: "+strings.Join(game.Names(), ", "))
+	fs.StringVar(&o.variant, "variant", "", "game: "+strings.Join(game.Names(), ", ")+" (default: the game of -a's or -b's network, else of -run, else xiangqi)")
 	fs.StringVar(&o.rules, "rules", "", "rule options as name=value,name=value")
 	fs.StringVar(&o.a, "a", "", "player A's spec (results are from A's side)")
 	fs.StringVar(&o.b, "b", "", "player B's spec")
@@ -106,6 +106,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := checks.Err(); err != nil {
 		return err
 	}
+	if o.variant == "" {
+		v, err := defaultVariant(o)
+		if err != nil {
+			return err
+		}
+		o.variant = v
+	}
 	switch {
 	case o.ratings:
 		return runRatings(o, stdout)
@@ -113,6 +120,22 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runPons(ctx, o, stdout)
 	}
 	return runMatch(ctx, o, stdout, stderr)
+}
+
+// defaultVariant is the game when -variant is not given: that of the
+// first player's network, else of the run, else Xiangqi.
+func defaultVariant(o options) (string, error) {
+	for _, spec := range []string{o.a, o.b} {
+		if g, ok, err := arena.NetworkGame(spec); err != nil || ok {
+			return g, err
+		}
+	}
+	if o.run != "" {
+		if cfg, err := rundir.Dir(o.run).FrozenConfig(); err == nil {
+			return cfg.Game, nil
+		}
+	}
+	return "xiangqi", nil
 }
 
 // parseSPRT reads "elo0,elo1[,alpha,beta]".

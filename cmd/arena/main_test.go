@@ -11,7 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
+	"github.com/tabula-zero/tabula/rundir"
 )
 
 func runArgs(t *testing.T, args ...string) (string, string, error) {
@@ -160,5 +163,43 @@ func TestHelp(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("-h does not mention %q:\n%s", want, text)
 		}
+	}
+}
+
+// Without -variant the game comes from a player's network (a run
+// directory here), then from -run; a network player's search work per move
+// is its simulations (it once printed 0).
+func TestVariantFromNetwork(t *testing.T) {
+	cfg, _ := configs.Preset("lion")
+	cfg.Network.Blocks, cfg.Network.Filters, cfg.Network.ValueHidden = 1, 4, 4
+	p, err := rundir.FreshParams(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := rundir.Dir(t.TempDir())
+	if _, err := run.Create(&checkpoints.Checkpoint{Params: p}); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, err := runArgs(t, "-a", "random", "-b", "net:"+string(run)+",sims=8", "-games", "2", "-json", "-q")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	var res map[string]any
+	if err := json.Unmarshal([]byte(lastLine(out)), &res); err != nil {
+		t.Fatalf("last line %q: %v", lastLine(out), err)
+	}
+	if res["variant"] != "lion" {
+		t.Errorf("variant %v, want lion (the network's game)", res["variant"])
+	}
+	if e, _ := res["effort_b"].(float64); e < 1 || e > 8 {
+		t.Errorf("network player's work per move %v, want its simulations (1-8): %s", res["effort_b"], lastLine(out))
+	}
+	os.WriteFile(run.Config(), cfg.MarshalSealed(), 0o644)
+	out, stderr, err = runArgs(t, "-run", string(run), "-a", "random", "-b", "ab:depth=1", "-games", "2", "-json", "-q")
+	if err != nil {
+		t.Fatal(err, stderr)
+	}
+	if !strings.Contains(lastLine(out), `"variant":"lion"`) {
+		t.Errorf("-run's game not taken: %s", lastLine(out))
 	}
 }
