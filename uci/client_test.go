@@ -241,12 +241,8 @@ func TestClientFairyStockfish(t *testing.T) {
 func TestClientGarbage(t *testing.T) {
 	ctx := context.Background()
 	c := startFake(t, ctx, "garbage", 300*time.Millisecond)
-	start := time.Now()
 	err := c.Handshake(ctx)
 	wantErr(t, "handshake", err, `no reply to "uci" within 300ms`, "lines read, the last")
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("handshake took %v", d)
-	}
 	c.ReplyTimeout = 10 * time.Second // the engine does quit, if slowly under -race
 	if err := c.Close(); err != nil {
 		t.Errorf("Close = %v", err)
@@ -265,12 +261,8 @@ func TestClientEarlyExit(t *testing.T) {
 func TestClientHang(t *testing.T) {
 	ctx := context.Background()
 	c := startFake(t, ctx, "hang", 200*time.Millisecond)
-	start := time.Now()
 	wantErr(t, "handshake", c.Handshake(ctx), `no reply to "uci" within 200ms (no output)`)
 	wantErr(t, "close", c.Close(), "did not exit within 200ms after quit; killed it")
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("handshake and close took %v", d)
-	}
 	// A context ends a wait too, and says so.
 	c = startFake(t, ctx, "hang", time.Second)
 	cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
@@ -303,13 +295,11 @@ func TestClientStubborn(t *testing.T) {
 func TestClientLongLine(t *testing.T) {
 	ctx := context.Background()
 	c := startFake(t, ctx, "longline", 5*time.Second)
-	start := time.Now()
 	wantErr(t, "handshake", c.Handshake(ctx), "engine wrote a line longer than 1048576 bytes")
 	// The engine's blocked write fails once the client stops reading, so
-	// Close need not wait for the timeout.
-	c.Close()
-	if d := time.Since(start); d > 4*time.Second {
-		t.Errorf("handshake and close took %v", d)
+	// it exits on quit: Close need not wait for the timeout and kill it.
+	if err := c.Close(); err != nil && strings.Contains(err.Error(), "killed") {
+		t.Errorf("Close = %v", err)
 	}
 }
 

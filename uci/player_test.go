@@ -163,13 +163,9 @@ func TestPlayerFailures(t *testing.T) {
 				if err := p.NewGame(start, 1); err != nil {
 					t.Fatalf("game %d: %v", game, err)
 				}
-				began := time.Now()
 				_, err := p.Move(context.Background(), start.Clone(), nil)
 				if !errors.Is(err, ErrEngineFailed) || !strings.Contains(err.Error(), tc.want) {
 					t.Fatalf("game %d: error %v, want ErrEngineFailed with %q", game, err, tc.want)
-				}
-				if el := time.Since(began); el > 3*time.Second {
-					t.Errorf("game %d: failure took %v", game, el)
 				}
 			}
 		})
