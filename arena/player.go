@@ -14,6 +14,7 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/rollout"
@@ -108,6 +109,7 @@ type Spec struct {
 	base   *infer.Net // cloned per player
 	sims   int
 	gumbel bool
+	search *mcts.Config // NetOptions.Search (nil: defaults)
 	m      float64
 	// custom players (NewFuncSpec)
 	newPlayer func() (Player, error)
@@ -515,6 +517,10 @@ func (s *Spec) setNetwork(file string, p *net.Params) error {
 type NetOptions struct {
 	Sims   int  // MCTS simulations (0: raw policy)
 	Gumbel bool // Gumbel root search instead of PUCT
+	// Search, when set, is the MCTS constants to play with (a run's
+	// c_init, c_base, FPU, Gumbel, gumbel_m, solver); Gumbel is then
+	// taken from it.
+	Search *mcts.Config
 	// ABZero, when set, makes an Alpha-Beta-Zero player with weight M
 	// and alpha-beta depth Depth.
 	ABZero   bool
@@ -538,6 +544,10 @@ func NewNetSpec(name, gameName string, p *net.Params, o NetOptions) (*Spec, erro
 		return nil, fmt.Errorf("arena: player %q: %d simulations", name, o.Sims)
 	}
 	s := &Spec{Text: name, Kind: KindNet, Game: g.Name, name: name, sims: o.Sims, gumbel: o.Gumbel}
+	if o.Search != nil {
+		c := *o.Search
+		s.search, s.gumbel = &c, c.Gumbel
+	}
 	if o.ABZero {
 		s.Kind = KindABZero
 		if math.IsNaN(o.M) || math.IsInf(o.M, 0) || o.M < 0 {

@@ -34,14 +34,14 @@ func (s *Spec) New() (Player, error) {
 		return &abPlayer{name: s.name, s: ab, lim: s.limits}, nil
 	case KindNet:
 		ev := NewNetEvaluator(s.base.Clone(), g.Encoder)
-		return &mctsPlayer{name: s.name, sims: s.sims, mc: abzero.NewMCTS(s.mctsConfig(), ev, 0)}, nil
+		return &mctsPlayer{name: s.name, sims: s.sims, mc: abzero.NewMCTS(s.SearchConfig(), ev, 0)}, nil
 	case KindMCTS:
 		ev := &rolloutEval{}
-		return &mctsPlayer{name: s.name, sims: s.sims, mc: abzero.NewMCTS(s.mctsConfig(), ev, 0), rollout: ev}, nil
+		return &mctsPlayer{name: s.name, sims: s.sims, mc: abzero.NewMCTS(s.SearchConfig(), ev, 0), rollout: ev}, nil
 	case KindABZero:
 		ev := NewNetEvaluator(s.base.Clone(), g.Encoder)
 		cfg := abzero.DefaultConfig(s.m, s.limits.Depth, s.sims)
-		cfg.MCTS = s.mctsConfig()
+		cfg.MCTS = s.SearchConfig()
 		cfg.AlphaBeta = s.abOpts
 		mv, err := abzero.New(cfg, ev, 0)
 		if err != nil {
@@ -55,7 +55,13 @@ func (s *Spec) New() (Player, error) {
 	return nil, fmt.Errorf("arena: player %q: unknown kind %q", s.Text, s.Kind)
 }
 
-func (s *Spec) mctsConfig() mcts.Config {
+// SearchConfig is the MCTS constants the spec's network or mcts players
+// search with: NetOptions.Search when given, else the defaults (with
+// Gumbel as the spec says). The arena's players never add root noise.
+func (s *Spec) SearchConfig() mcts.Config {
+	if s.search != nil {
+		return *s.search
+	}
 	c := mcts.DefaultConfig()
 	c.Gumbel = s.gumbel
 	return c

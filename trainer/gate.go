@@ -12,6 +12,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/rundir"
+	"github.com/tabula-zero/tabula/selfplay"
 )
 
 // openingPlies is how many random plies start each pair of gate games, so
@@ -75,7 +76,9 @@ func CheckGating(cfg *configs.Config) error {
 // opponent (the best network or a player spec).
 func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
 	gm := cfg.Gating.Matches[i]
-	opts := arena.NetOptions{Sims: gm.Simulations, Gumbel: cfg.Search.Kind == "gumbel"}
+	// The run's search constants (noise stays off in matches).
+	search := selfplay.MCTSConfig(cfg)
+	opts := arena.NetOptions{Sims: gm.Simulations, Search: &search}
 	candName := fmt.Sprintf("gen%d", gen)
 	if gm.Candidate != "" && gm.Candidate != "net" {
 		if opts, err = abzeroOptions(gm.Candidate, opts); err != nil {
@@ -87,7 +90,7 @@ func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *ne
 		return nil, nil, fmt.Errorf("trainer: gating.matches[%d].candidate: %w", i, err)
 	}
 	if gm.Opponent == "best" {
-		b, err = arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), cfg.Game, best, arena.NetOptions{Sims: gm.Simulations, Gumbel: opts.Gumbel})
+		b, err = arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), cfg.Game, best, arena.NetOptions{Sims: gm.Simulations, Search: &search})
 	} else {
 		b, err = arena.ParsePlayer(gm.Opponent, cfg.Game)
 	}
