@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -128,21 +129,63 @@ func NewFuncSpec(name, gameName string, newPlayer func() (Player, error)) (*Spec
 	return &Spec{Text: name, Kind: KindCustom, Game: g.Name, name: name, newPlayer: newPlayer}, nil
 }
 
-// kinds holds the player kinds registered from other packages.
+// kinds holds the player kinds: this package's, registered in init, and
+// those of other packages (arena/uciplayer's external engines).
 var (
 	kindsMu sync.Mutex
 	kinds   = map[string]func(spec, args, gameName string) (*Spec, error){}
 )
 
-// RegisterKind makes ParsePlayer hand specs "kind:args" to parse (for
-// players built outside this package, such as arena/uciplayer's external
-// engines; parse usually ends in NewFuncSpec). It panics on a built-in or
-// duplicate kind.
+func init() {
+	for kind, parse := range map[string]func(s *Spec, g game.Game, kv map[string]string, pos []string) error{
+		KindRandom: func(s *Spec, _ game.Game, kv map[string]string, pos []string) error { return s.parseRandom(kv, pos) },
+		KindAB:     (*Spec).parseAB,
+		KindNet:    (*Spec).parseNet,
+		KindABZero: (*Spec).parseABZero,
+		KindMCTS:   func(s *Spec, _ game.Game, kv map[string]string, pos []string) error { return s.parseMCTS(kv, pos) },
+	} {
+		RegisterKind(kind, builtin(kind, parse))
+	}
+	for _, kind := range rollout.Algorithms { // rollout_players.go
+		RegisterKind(kind, builtin(kind, (*Spec).parseRollout))
+	}
+}
+
+// builtin makes a registered parser of a kind of this package: the spec's
+// keys and positional arguments, name= taken out, go to parse.
+func builtin(kind string, parse func(s *Spec, g game.Game, kv map[string]string, pos []string) error) func(spec, args, gameName string) (*Spec, error) {
+	return func(text, rest, gameName string) (*Spec, error) {
+		g, err := game.Lookup(gameName)
+		if err != nil {
+			return nil, fmt.Errorf("arena: %w", err)
+		}
+		s := &Spec{Text: text, Kind: kind, Game: g.Name, name: text}
+		kv, pos, err := splitArgs(text, rest)
+		if err != nil {
+			return nil, err
+		}
+		if n, ok := kv["name"]; ok {
+			if n == "" || strings.ContainsAny(n, "\t\n\"") {
+				return nil, fmt.Errorf("arena: player %q: bad name %q", text, n)
+			}
+			s.name = n
+			delete(kv, "name")
+		}
+		if err := parse(s, g, kv, pos); err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+}
+
+// RegisterKind makes ParsePlayer hand specs "kind:args" to parse; parse
+// usually ends in NewFuncSpec for players built outside this package. It
+// panics on a kind registered before.
 func RegisterKind(kind string, parse func(spec, args, gameName string) (*Spec, error)) {
 	kind = strings.ToLower(kind)
 	kindsMu.Lock()
 	defer kindsMu.Unlock()
-	if _, dup := kinds[kind]; dup || slices.Contains([]string{KindRandom, KindAB, KindNet, KindABZero, KindMCTS, KindCustom}, kind) || isRolloutKind(kind) {
+	if _, dup := kinds[kind]; dup || kind == KindCustom {
 		panic("arena: player kind " + kind + " registered twice")
 	}
 	kinds[kind] = parse
@@ -152,6 +195,13 @@ func registeredKind(kind string) func(spec, args, gameName string) (*Spec, error
 	kindsMu.Lock()
 	defer kindsMu.Unlock()
 	return kinds[kind]
+}
+
+// Kinds lists the registered player kinds.
+func Kinds() []string {
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	return slices.Sorted(maps.Keys(kinds))
 }
 
 // Name returns the name the spec's players go by.
@@ -179,46 +229,14 @@ func ParsePlayer(spec, gameName string) (*Spec, error) {
 	}
 	kind, rest, _ := strings.Cut(text, ":")
 	kind = strings.ToLower(strings.TrimSpace(kind))
-	if parse := registeredKind(kind); parse != nil {
-		return parse(text, rest, g.Name)
+	if kind == "" {
+		return nil, fmt.Errorf("arena: empty player spec")
 	}
-	s := &Spec{Text: text, Kind: kind, Game: g.Name, name: text}
-	kv, pos, err := splitArgs(text, rest)
-	if err != nil {
-		return nil, err
+	parse := registeredKind(kind)
+	if parse == nil {
+		return nil, fmt.Errorf("arena: player %q: unknown kind %q (valid: %s)", text, kind, strings.Join(Kinds(), ", "))
 	}
-	if n, ok := kv["name"]; ok {
-		if n == "" || strings.ContainsAny(n, "\t\n\"") {
-			return nil, fmt.Errorf("arena: player %q: bad name %q", text, n)
-		}
-		s.name = n
-		delete(kv, "name")
-	}
-	switch kind {
-	case KindRandom:
-		err = s.parseRandom(kv, pos)
-	case KindAB:
-		err = s.parseAB(g, kv, pos)
-	case KindNet:
-		err = s.parseNet(g, kv, pos)
-	case KindABZero:
-		err = s.parseABZero(g, kv, pos)
-	case KindMCTS:
-		err = s.parseMCTS(kv, pos)
-	case "":
-		err = fmt.Errorf("arena: empty player spec")
-	default:
-		if isRolloutKind(kind) { // rollout_players.go
-			err = s.parseRollout(g, kv, pos)
-			break
-		}
-		err = fmt.Errorf("arena: player %q: unknown kind %q (valid: %s)", text, kind,
-			strings.Join(append([]string{KindRandom, KindAB, KindNet, KindABZero, KindMCTS}, rollout.Algorithms...), ", "))
-	}
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
+	return parse(text, rest, g.Name)
 }
 
 // NetworkGame returns the game of the network a spec plays with (net:FILE,

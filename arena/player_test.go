@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	_ "github.com/tabula-zero/tabula/game/lion"
 	_ "github.com/tabula-zero/tabula/game/xiangqi"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/rollout"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -167,4 +169,21 @@ func TestNewNetSpec(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The built-in kinds go through the same registry as other packages'
+// kinds: all are listed, and none can be registered again.
+func TestKindsRegistry(t *testing.T) {
+	ks := Kinds()
+	for _, k := range append([]string{KindRandom, KindAB, KindNet, KindABZero, KindMCTS}, rollout.Algorithms...) {
+		if !slices.Contains(ks, k) {
+			t.Errorf("kind %s is not registered (have %v)", k, ks)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a built-in kind was registered again")
+		}
+	}()
+	RegisterKind(KindAB, nil)
 }
