@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/rundir"
 )
@@ -156,14 +155,7 @@ func TestHelp(t *testing.T) {
 	var out, errb bytes.Buffer
 	err := run(context.Background(), []string{"-h"}, &out, &errb)
 	text := errb.String()
-	if !errors.Is(err, flag.ErrHelp) {
-		t.Fatalf("-h: %v", err)
-	}
-	for _, want := range []string{"player specs", "uci:COMMAND", "-openings FILE"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("-h does not mention %q:\n%s", want, text)
-		}
-	}
+	cliflagtest.Help(t, err, text, "player specs", "uci:COMMAND", "-openings FILE")
 }
 
 // Without -variant the game comes from a player's network (a run

@@ -3,8 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"flag"
 	"io"
 	"slices"
 	"strings"
@@ -12,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
 	"github.com/tabula-zero/tabula/uci"
 )
 
@@ -167,12 +166,5 @@ func TestHelp(t *testing.T) {
 	var b bytes.Buffer
 	err := run([]string{"-h"}, strings.NewReader(""), &b)
 	text := b.String()
-	if !errors.Is(err, flag.ErrHelp) {
-		t.Fatalf("-h: %v", err)
-	}
-	for _, want := range []string{"speaks UCI on stdin", "UCCI", "-solve FILE"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("-h does not mention %q:\n%s", want, text)
-		}
-	}
+	cliflagtest.Help(t, err, text, "speaks UCI on stdin", "UCCI", "-solve FILE")
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
 )
 
 // tinyRun writes a run directory whose frozen config is a tiny Connect
@@ -123,12 +122,5 @@ func TestHelp(t *testing.T) {
 	var b bytes.Buffer
 	err := run(context.Background(), []string{"-h"}, &b)
 	text := b.String()
-	if !errors.Is(err, flag.ErrHelp) {
-		t.Fatalf("-h: %v", err)
-	}
-	for _, want := range []string{"usage: selfplay", "-worker"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("-h does not mention %q:\n%s", want, text)
-		}
-	}
+	cliflagtest.Help(t, err, text, "usage: selfplay", "-worker")
 }

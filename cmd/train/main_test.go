@@ -3,14 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
 )
 
 func TestTrainOneGeneration(t *testing.T) {
@@ -94,12 +93,5 @@ func TestHelp(t *testing.T) {
 	var b bytes.Buffer
 	err := run(context.Background(), []string{"-h"}, &b)
 	text := b.String()
-	if !errors.Is(err, flag.ErrHelp) {
-		t.Fatalf("-h: %v", err)
-	}
-	for _, want := range []string{"usage: train", "-max-generations"} {
-		if !strings.Contains(text, want) {
-			t.Errorf("-h does not mention %q:\n%s", want, text)
-		}
-	}
+	cliflagtest.Help(t, err, text, "usage: train", "-max-generations")
 }
