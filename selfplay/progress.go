@@ -1,7 +1,6 @@
 package selfplay
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -23,10 +22,10 @@ type Progress struct {
 	start   time.Time
 	mu      sync.Mutex
 	last    Stats
-	err     error // the first failed metrics write
 }
 
-// MetricsLog takes the metrics lines (internal/jsonl's Log).
+// MetricsLog takes the metrics lines (internal/jsonl's Log). After a
+// failed write, Append keeps returning that failure.
 type MetricsLog interface {
 	Append(v any) error
 }
@@ -121,12 +120,9 @@ func (p *Progress) Run(ctx context.Context) {
 		p.mu.Unlock()
 		if time.Since(lastWrite) >= 10*time.Second {
 			lastWrite = time.Now()
-			if err := p.write(m); err != nil {
-				// Keep playing: the games are in the shards; Final reports it.
-				p.mu.Lock()
-				p.err = cmp.Or(p.err, err)
-				p.mu.Unlock()
-			}
+			// A failed write does not stop the games (they are in the
+			// shards); the log keeps it for Final to report.
+			p.write(m)
 		}
 	}
 }
@@ -155,10 +151,5 @@ func (p *Progress) Final() error {
 	if p.bar != nil {
 		fmt.Fprintln(p.out, m.Line())
 	}
-	if err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.err
+	return err
 }

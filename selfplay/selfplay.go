@@ -265,12 +265,9 @@ type Record struct {
 // shard's header, so each game can be replayed from it and its game ID.
 func GameSeed(runSeed uint64, worker string, firstShard int) uint64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%d\x00%s\x00%d", runSeed, worker, firstShard)
-	// SplitMix64's finaliser spreads FNV's weak high bits.
-	z := h.Sum64() + 0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
+	fmt.Fprintf(h, "%s\x00%d", worker, firstShard)
+	// One PCG output mixes the two into a well-spread seed.
+	return rand.NewPCG(runSeed, h.Sum64()).Uint64()
 }
 
 // Seed returns the seed of the worker's games (GameSeed).

@@ -22,8 +22,9 @@ func (l *Loop) loop(ctx context.Context) error {
 		err := l.generation(ctx)
 		if ctx.Err() != nil {
 			// Stopped (Ctrl-C or the time limit): keep the training done
-			// so far; a metrics write that failed on the way still counts.
-			return errors.Join(l.saveInterrupted(), l.metrics.Err())
+			// so far (a metrics write that failed on the way is reported
+			// when Run closes the log).
+			return l.saveInterrupted()
 		}
 		if err != nil {
 			return err

@@ -128,13 +128,19 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	err = l.loop(ctx)
-	return errors.Join(err, l.metrics.Close())
+	// Close returns the first failed metrics write too, which loop may
+	// have returned already.
+	if cerr := l.metrics.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func open(opts Options) (*Loop, error) {
+	// A given config is checked before it is frozen, so that a corrected
+	// one starts the run as if the bad one had never been given; without
+	// one, the frozen config is checked.
 	if opts.Config != nil && opts.Gate != nil {
-		// Before the config is frozen: a corrected config then starts
-		// the run as if the bad one had never been given.
 		if err := CheckGating(opts.Config); err != nil {
 			return nil, err
 		}
@@ -144,7 +150,7 @@ func open(opts Options) (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Gate != nil {
+	if opts.Config == nil && opts.Gate != nil {
 		if err := CheckGating(cfg); err != nil {
 			return nil, err
 		}

@@ -56,15 +56,26 @@ func TestFlagErrors(t *testing.T) {
 		{"stray"},
 		{"-variant", "xiangqi", "-solve", "x"},
 		{"-variant", "connect4", "-solve", "/nonexistent"},
-		// Once ignored (-perft -1 started the engine) or out of memory.
-		{"-perft", "-1"},
-		{"-perft", "21"},
-		{"-variant", "connect4", "-solve", "-", "-hash", "100000000"},
-		{"-variant", "connect4", "-solve", "-", "-hash", "-5"},
 	} {
 		var out bytes.Buffer
 		if err := run(args, strings.NewReader(""), &out); err == nil {
 			t.Errorf("%q: no error", args)
+		}
+	}
+	// Once ignored (-perft -1 started the engine) or out of memory: now
+	// refused up front, naming the flag and its range.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-perft", "-1"}, "-perft -1: want 0 to 20"},
+		{[]string{"-perft", "21"}, "-perft 21: want 0 to 20"},
+		{[]string{"-variant", "connect4", "-solve", "-", "-hash", "100000000"}, "-hash 100000000: want 1 to 4096"},
+		{[]string{"-variant", "connect4", "-solve", "-", "-hash", "-5"}, "-hash -5: want 1 to 4096"},
+	} {
+		var out bytes.Buffer
+		if err := run(c.args, strings.NewReader(""), &out); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.args, err, c.want)
 		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game"
@@ -172,8 +173,17 @@ func followBest(ctx context.Context, w *selfplay.Worker, run rundir.Dir, g game.
 			return
 		case <-t.C:
 		}
-		c, path, err := rundir.LoadNetwork(string(run), g)
-		if err != nil || c.Generation <= gen {
+		// The pointer's target is identified from its header; only a
+		// newer generation is loaded whole.
+		path, err := run.Pointer(rundir.Best)
+		if err != nil {
+			continue
+		}
+		if id, err := checkpoints.Identify(path); err != nil || id.Generation <= gen {
+			continue
+		}
+		c, path, err := rundir.LoadNetwork(path, g)
+		if err != nil {
 			continue
 		}
 		fwd, err := infer.NewParallel(c.Params, batch, 0)
