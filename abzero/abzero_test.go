@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -96,7 +97,7 @@ func decide(t *testing.T, p game.Position, m float64) Decision {
 		t.Fatal(err)
 	}
 	before := p.String()
-	d, err := mv.Move(context.Background(), p)
+	d, err := mv.Move(context.Background(), p, Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +262,7 @@ func TestCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	_, err = mv.Move(ctx, connect4.New())
+	_, err = mv.Move(ctx, connect4.New(), Limits{})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("error %v, want the deadline", err)
 	}
@@ -283,71 +284,99 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestMCTSReusesTree(t *testing.T) {
-	s := NewMCTS(mcts.DefaultConfig(), hashEval{}, 1)
-	p := connect4.New()
-	r1, err := s.Search(context.Background(), p, 200, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Make(r1.Best)
-	p.Make(connect4.ColumnMove(0))
-	r2, err := s.Search(context.Background(), p, 200, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total := 0
-	for _, n := range r2.Visits {
-		total += n
-	}
-	if total <= 200 {
-		t.Fatalf("after reuse the root children have %d visits, want more than the 200 new ones", total)
-	}
-	// A fresh mover from the same position sees only the new simulations.
-	f := NewMCTS(mcts.DefaultConfig(), hashEval{}, 1)
-	r3, err := f.Search(context.Background(), p, 200, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total = 0
-	for _, n := range r3.Visits {
-		total += n
-	}
-	if total != 200 {
-		t.Fatalf("fresh tree: %d visits, want 200", total)
-	}
-	// An unrelated position starts a new tree.
-	q, _ := connect4.Parse("7777")
-	r4, err := s.Search(context.Background(), q, 50, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	total = 0
-	for _, n := range r4.Visits {
-		total += n
-	}
-	if total != 50 {
-		t.Fatalf("unrelated position: %d visits, want 50", total)
+// Self-play's blend of its own MCTS result plays what the mover plays.
+func TestBlendMatchesMover(t *testing.T) {
+	for _, p := range positions(t) {
+		mr, _ := independent(t, p)
+		for _, m := range []float64{0, 1, 5, 1e9} {
+			b, err := NewBlender(config(m))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := b.Blend(context.Background(), p, mr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := decide(t, p, m); got.Move != want.Move {
+				t.Errorf("%s m=%v: Blend plays %s, the mover %s", p, m, p.FormatMove(got.Move), p.FormatMove(want.Move))
+			}
+		}
 	}
 }
 
-func TestRawPolicy(t *testing.T) {
-	s := NewMCTS(mcts.DefaultConfig(), hashEval{}, 1)
-	p := connect4.New()
-	r, err := s.Search(context.Background(), p, 0, false)
+// A restricted root: the mover plays the allowed move with the highest
+// blended value, never a banned one.
+func TestAllowedMoves(t *testing.T) {
+	for _, p := range positions(t) {
+		free := decide(t, p, 1)
+		var allowed []game.Move
+		for _, m := range p.GenerateMoves(nil) {
+			if m != free.Move {
+				allowed = append(allowed, m)
+			}
+		}
+		mv, err := New(config(1), hashEval{}, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := mv.Move(context.Background(), p, Limits{Allowed: allowed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Move == free.Move {
+			t.Fatalf("%s: played the banned move %s", p, p.FormatMove(d.Move))
+		}
+		for _, c := range d.Candidates {
+			if c.Move != free.Move && c.V > valueOf(t, d, d.Move) {
+				t.Errorf("%s: plays %s (v %v) but allowed %s has v %v", p, p.FormatMove(d.Move), valueOf(t, d, d.Move), p.FormatMove(c.Move), c.V)
+			}
+		}
+	}
+}
+
+func valueOf(t *testing.T, d Decision, m game.Move) float64 {
+	t.Helper()
+	for _, c := range d.Candidates {
+		if c.Move == m {
+			return c.V
+		}
+	}
+	t.Fatalf("no candidate for move %d", m)
+	return 0
+}
+
+// A move on a clock, or until stop, answers with a legal allowed move
+// when its time is up or its context ends, and not with an error.
+func TestInterruptibleMoves(t *testing.T) {
+	p := positions(t)[4] // Xiangqi
+	allowed := p.GenerateMoves(nil)[3:5]
+	watchdog, stop := context.WithTimeout(context.Background(), time.Minute)
+	defer stop()
+	mv, err := New(config(1), hashEval{}, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	priors := make([]float32, len(r.Moves))
-	hashEval{}.Evaluate(p, r.Moves, priors)
-	best := 0
-	for i := range priors {
-		if priors[i] > priors[best] {
-			best = i
-		}
+	d, err := mv.Move(watchdog, p, Limits{Time: 100 * time.Millisecond, Allowed: allowed})
+	if err != nil || watchdog.Err() != nil {
+		t.Fatalf("timed move: %v (watchdog %v)", err, watchdog.Err())
 	}
-	if r.Best != r.Moves[best] {
-		t.Fatalf("raw policy plays %d, the prior's argmax is %d", r.Best, r.Moves[best])
+	if !slices.Contains(allowed, d.Move) || len(d.Candidates) == 0 || d.MCTS.Simulations == 0 {
+		t.Fatalf("timed move %s: %d candidates, %d simulations", p.FormatMove(d.Move), len(d.Candidates), d.MCTS.Simulations)
+	}
+	// Stopped before alpha-beta finishes depth 1: the MCTS move.
+	ctx, cancel := context.WithCancel(watchdog)
+	cancel()
+	d, err = mv.Move(ctx, p, Limits{Infinite: true, Allowed: allowed})
+	if err != nil || !slices.Contains(allowed, d.Move) || len(d.Candidates) != 0 {
+		t.Fatalf("stopped move %s: %d candidates, %v", p.FormatMove(d.Move), len(d.Candidates), err)
+	}
+	// Until stop, stopped after a while: the root scores are not there
+	// (they come after the deepening), so alpha-beta's move.
+	ctx, cancel = context.WithTimeout(watchdog, 200*time.Millisecond)
+	defer cancel()
+	d, err = mv.Move(ctx, p, Limits{Infinite: true})
+	if err != nil || d.AlphaBeta.Depth == 0 || d.Move != d.AlphaBeta.Move {
+		t.Fatalf("infinite move %s, alpha-beta's %s at depth %d: %v", p.FormatMove(d.Move), p.FormatMove(d.AlphaBeta.Move), d.AlphaBeta.Depth, err)
 	}
 }
 

@@ -15,16 +15,21 @@
 // k/100), so that beta stays finite, mates dominate every material score
 // and sooner mates (later losses) are preferred.
 //
-// The package also holds the plain MCTS mover (MCTS), which keeps its tree
-// between the moves of a game.
+// Mover runs both searches (its MCTS is an mcts.Mover, whose tree lives
+// across the moves of a game); Blender runs the alpha-beta half for a
+// caller with its own MCTS (self-play, whose tree also makes the training
+// targets). Both choose through the same blend.
 package abzero
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
@@ -85,7 +90,9 @@ type Candidate struct {
 	V    float64 // Pi*m + Beta
 }
 
-// Decision is a Mover's choice with the two searches behind it.
+// Decision is a mover's choice with the two searches behind it.
+// Candidates is empty when the move did not come from the blend: an
+// interrupted search left alpha-beta without root scores (see decide).
 type Decision struct {
 	Move       game.Move
 	M          float64
@@ -94,96 +101,210 @@ type Decision struct {
 	AlphaBeta  alphabeta.Result
 }
 
-// Mover is the Alpha-Beta-Zero mover for one game at a time. It is not
-// safe for concurrent use; it runs its two searches in two goroutines of
-// its own.
-type Mover struct {
-	cfg  Config
-	mc   *MCTS
-	ab   *alphabeta.Searcher
-	seed uint64
+// Limits bound one move of a Mover. With neither Time nor Infinite the
+// searches run to Config.Depth and Config.Sims (unless Depth or Sims say
+// otherwise) and a context that ends fails the move. With Time or
+// Infinite (or Interruptible) the move is interruptible: alpha-beta
+// deepens (up to Depth when given) and MCTS simulates (up to Sims when
+// given) until the time is up or ctx ends, and the move is then made from
+// what the searches have.
+type Limits struct {
+	Depth int
+	Sims  int
+	// Time is the time for the move: alpha-beta deepens for half of it
+	// and scores every root move in the rest (alphabeta.Limits).
+	Time          time.Duration
+	Infinite      bool
+	Interruptible bool
+	// Allowed restricts the root (searchmoves, banmoves); nil allows
+	// every legal move.
+	Allowed []game.Move
+	// Info, if not nil, gets alpha-beta's completed iterations.
+	Info func(alphabeta.Info)
 }
 
-// New returns a mover evaluating positions with eval; seed feeds the MCTS
-// noise.
-func New(cfg Config, eval mcts.Evaluator, seed uint64) (*Mover, error) {
+// Blender is the alpha-beta half of the mover and the blend. It is not
+// safe for concurrent use.
+type Blender struct {
+	cfg Config
+	ab  *alphabeta.Searcher
+}
+
+// NewBlender returns a blender with cfg (cfg.Sims and cfg.MCTS are not
+// used: the caller searches).
+func NewBlender(cfg Config) (*Blender, error) {
 	if cfg.MateValue == 0 {
 		cfg.MateValue = DefaultMateValue
 	}
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	if eval == nil {
-		return nil, errors.New("abzero: nil evaluator")
-	}
 	ab, err := alphabeta.New(cfg.AlphaBeta)
 	if err != nil {
 		return nil, fmt.Errorf("abzero: %w", err)
 	}
-	return &Mover{cfg: cfg, mc: NewMCTS(cfg.MCTS, eval, seed), ab: ab, seed: seed}, nil
+	return &Blender{cfg: cfg, ab: ab}, nil
 }
 
-// Config returns the mover's settings.
-func (mv *Mover) Config() Config { return mv.cfg }
+// Config returns the settings.
+func (b *Blender) Config() Config { return b.cfg }
 
 // SetM changes the network weight (for a schedule over training).
-func (mv *Mover) SetM(m float64) error {
-	c := mv.cfg
+func (b *Blender) SetM(m float64) error {
+	c := b.cfg
 	c.M = m
 	if err := c.check(); err != nil {
 		return err
 	}
-	mv.cfg = c
+	b.cfg = c
 	return nil
+}
+
+// NewGame clears the alpha-beta table, so that a game does not depend on
+// the games searched before it.
+func (b *Blender) NewGame() { b.ab.Clear() }
+
+// Blend searches p with multi-PV alpha-beta to Config.Depth and blends
+// its root scores with mres, the caller's MCTS result for p.
+func (b *Blender) Blend(ctx context.Context, p game.Position, mres mcts.Result) (Decision, error) {
+	abp, err := alphaBetaPosition(p)
+	if err != nil {
+		return Decision{}, err
+	}
+	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true}, nil)
+	if err := ctx.Err(); err != nil {
+		return Decision{}, err
+	}
+	return b.decide(p, mres, abres, nil, false)
+}
+
+// decide blends the two results. Without alpha-beta root scores (a stop
+// or the clock came before they were complete) an interruptible move
+// plays alpha-beta's move when it completed an iteration, else the most
+// visited allowed move; any other move fails.
+func (b *Blender) decide(p game.Position, mres mcts.Result, abres alphabeta.Result, allowed []game.Move, interruptible bool) (Decision, error) {
+	d := Decision{M: b.cfg.M, MCTS: mres, AlphaBeta: abres}
+	if len(abres.RootScores) == 0 {
+		if !interruptible {
+			return Decision{}, fmt.Errorf("abzero: alpha-beta returned no root scores for %s", p)
+		}
+		switch {
+		case abres.Depth > 0 && (allowed == nil || slices.Contains(allowed, abres.Move)):
+			d.Move = abres.Move
+		default:
+			d.Move = mostVisitedAllowed(mres, allowed)
+		}
+		if d.Move == game.NoMove && allowed != nil {
+			d.Move = allowed[0]
+		}
+		return d, nil
+	}
+	d.Move, d.Candidates = combine(mres, abres, b.cfg.M, b.cfg.MateValue, allowed)
+	return d, nil
+}
+
+// Mover is the Alpha-Beta-Zero mover for one game at a time. It is not
+// safe for concurrent use; it runs its two searches in two goroutines of
+// its own.
+type Mover struct {
+	Blender
+	mc *mcts.Mover
+}
+
+// New returns a mover evaluating positions with eval; seed feeds the MCTS
+// noise.
+func New(cfg Config, eval mcts.Evaluator, seed uint64) (*Mover, error) {
+	if eval == nil {
+		return nil, errors.New("abzero: nil evaluator")
+	}
+	b, err := NewBlender(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Mover{Blender: *b, mc: mcts.NewMover(cfg.MCTS, eval, seed)}, nil
 }
 
 // NewGame clears the alpha-beta table and the MCTS tree.
 func (mv *Mover) NewGame(seed uint64) {
-	mv.ab.Clear()
+	mv.Blender.NewGame()
 	mv.mc.NewGame(seed)
 }
 
 // Move searches p (which it does not modify) with both searches at once
-// and returns the move maximising pi_a * m + beta_a. Both searches stop
-// when ctx ends; Move then returns ctx's error.
-func (mv *Mover) Move(ctx context.Context, p game.Position) (Decision, error) {
-	abp, ok := p.Clone().(alphabeta.Position)
-	if !ok {
-		return Decision{}, fmt.Errorf("abzero: game %s has no alpha-beta support", p.Game())
+// and returns the allowed move maximising pi_a * m + beta_a.
+func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decision, error) {
+	abp, err := alphaBetaPosition(p)
+	if err != nil {
+		return Decision{}, err
 	}
 	if st := p.Status(); st.Over() {
 		return Decision{}, mcts.ErrGameOver
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	timed := lim.Time > 0 || lim.Infinite
+	interruptible := timed || lim.Interruptible
+	al := alphabeta.Limits{Depth: lim.Depth, Time: lim.Time, MultiPV: true}
+	ml := mcts.Limits{Sims: lim.Sims, Noise: mv.cfg.Noise, Interruptible: interruptible}
+	if !timed {
+		al.Depth = cmp.Or(al.Depth, mv.cfg.Depth)
+		ml.Sims = cmp.Or(ml.Sims, mv.cfg.Sims)
+		// No simulations and no clock: the raw policy, at once.
+		ml.Interruptible = interruptible && ml.Sims > 0
+	}
+	parent := ctx
+	var cancel context.CancelFunc
+	if lim.Time > 0 {
+		ctx, cancel = context.WithTimeout(ctx, lim.Time)
+	} else {
+		ctx, cancel = context.WithCancel(ctx)
+	}
 	defer cancel()
 	var (
-		wg     sync.WaitGroup
-		mres   mcts.Result
-		merr   error
-		abres  alphabeta.Result
-		parent = ctx
+		wg    sync.WaitGroup
+		abres alphabeta.Result
 	)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		abres = mv.ab.Search(ctx, abp, alphabeta.Limits{Depth: mv.cfg.Depth, MultiPV: true}, nil)
+		abres = mv.ab.Search(ctx, abp, al, lim.Info)
 	}()
-	mres, merr = mv.mc.Search(ctx, p, mv.cfg.Sims, mv.cfg.Noise)
+	mres, merr := mv.mc.Search(ctx, p, ml)
 	if merr != nil {
 		cancel()
 	}
 	wg.Wait()
-	if err := parent.Err(); err != nil {
-		return Decision{}, err
-	}
 	if merr != nil {
 		return Decision{}, merr
 	}
-	if len(abres.RootScores) == 0 {
-		return Decision{}, fmt.Errorf("abzero: alpha-beta returned no root scores for %s", p)
+	if err := parent.Err(); err != nil && !interruptible {
+		return Decision{}, err
 	}
-	best, cands := Combine(mres, abres, mv.cfg.M, mv.cfg.MateValue)
-	return Decision{Move: best, M: mv.cfg.M, Candidates: cands, MCTS: mres, AlphaBeta: abres}, nil
+	return mv.decide(p, mres, abres, lim.Allowed, interruptible)
+}
+
+func alphaBetaPosition(p game.Position) (alphabeta.Position, error) {
+	abp, ok := p.Clone().(alphabeta.Position)
+	if !ok {
+		return nil, fmt.Errorf("abzero: game %s has no alpha-beta support", p.Game())
+	}
+	return abp, nil
+}
+
+// mostVisitedAllowed returns the allowed move (any, with allowed nil) of r
+// with the most visits, then the highest policy; NoMove when r has none.
+func mostVisitedAllowed(r mcts.Result, allowed []game.Move) game.Move {
+	best := -1
+	for i, m := range r.Moves {
+		if allowed != nil && !slices.Contains(allowed, m) {
+			continue
+		}
+		if best < 0 || r.Visits[i] > r.Visits[best] || r.Visits[i] == r.Visits[best] && r.Policy[i] > r.Policy[best] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return game.NoMove
+	}
+	return r.Moves[best]
 }
 
 // Beta converts an alpha-beta score (centi-units, mate scores as
@@ -224,6 +345,12 @@ func VisitShares(r mcts.Result) []float64 {
 // an alpha-beta score (which a completed multi-PV search never leaves)
 // counts as mated at once.
 func Combine(r mcts.Result, ab alphabeta.Result, m, mateValue float64) (game.Move, []Candidate) {
+	return combine(r, ab, m, mateValue, nil)
+}
+
+// combine is Combine with the argmax over the allowed moves only (all with
+// allowed nil); the candidates still cover every move.
+func combine(r mcts.Result, ab alphabeta.Result, m, mateValue float64, allowed []game.Move) (game.Move, []Candidate) {
 	scores := make(map[game.Move]int, len(ab.RootScores))
 	for _, rs := range ab.RootScores {
 		scores[rs.Move] = rs.Score
@@ -248,6 +375,9 @@ func Combine(r mcts.Result, ab alphabeta.Result, m, mateValue float64) (game.Mov
 		c := Candidate{Move: mvv, Pi: pi[i], Beta: Beta(s, mateValue)}
 		c.V = c.Pi*m + c.Beta
 		cands[i] = c
+		if allowed != nil && !slices.Contains(allowed, mvv) {
+			continue
+		}
 		if best < 0 || c.V > cands[best].V || (c.V == cands[best].V && rank(i) > rank(best)) {
 			best = i
 		}

@@ -60,10 +60,14 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 		}
 	}
 	if lim.MultiPV && res.Depth > 0 && ctx.Err() == nil {
-		// Limits no longer apply (the scores must be complete), but a stop
-		// still does: then there are no root scores.
+		// The depth and node limits no longer apply (the scores must be
+		// complete), but a stop or the end of Time still does: then there
+		// are no root scores.
 		s.aborted = false
 		s.maxNodes, s.deadline = 0, time.Time{}
+		if lim.Time > 0 {
+			s.deadline = s.start.Add(lim.Time)
+		}
 		s.ctx = ctx
 		res.RootScores = s.RootScores(res.Depth)
 		if s.aborted {

@@ -62,7 +62,11 @@ func FixedDepthOptions(algo string) Options {
 type Limits struct {
 	Depth int
 	Nodes uint64
-	Time  time.Duration
+	// Time bounds the search. With MultiPV, iterative deepening gets half
+	// of it and the root scores the rest: they come after the deepening
+	// and must be complete, so a search that would overrun Time returns
+	// no root scores rather than overrun.
+	Time time.Duration
 	// MultiPV asks for an exact score of every root move at the deepest
 	// completed depth (Result.RootScores).
 	MultiPV bool
@@ -185,7 +189,7 @@ func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 	s.start = time.Now()
 	s.deadline = time.Time{}
 	if lim.Time > 0 {
-		s.deadline = s.start.Add(lim.Time)
+		s.deadline = s.start.Add(deepeningTime(lim))
 	}
 	s.maxNodes = lim.Nodes
 	s.nodes = 0
@@ -213,4 +217,12 @@ func (s *Searcher) poll() {
 		s.aborted = true
 	default:
 	}
+}
+
+// deepeningTime is the share of lim.Time iterative deepening may use.
+func deepeningTime(lim Limits) time.Duration {
+	if lim.MultiPV {
+		return max(lim.Time/2, time.Millisecond)
+	}
+	return lim.Time
 }

@@ -3,14 +3,12 @@ package arena
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/mcts"
-	"github.com/tabula-zero/tabula/net/infer"
 )
 
 // New makes a player from the spec. Players made from one spec share the
@@ -33,13 +31,13 @@ func (s *Spec) New() (Player, error) {
 		}
 		return &abPlayer{name: s.name, s: ab, lim: s.limits}, nil
 	case KindNet:
-		ev := NewNetEvaluator(s.base.Clone(), g.Encoder)
-		return &mctsPlayer{name: s.name, sims: s.sims, mc: abzero.NewMCTS(s.SearchConfig(), ev, 0)}, nil
+		ev := mcts.NewNetEvaluator(s.base.Clone(), g.Encoder)
+		return &mctsPlayer{name: s.name, sims: s.sims, mc: mcts.NewMover(s.SearchConfig(), ev, 0)}, nil
 	case KindMCTS:
 		ev := &rolloutEval{}
-		return &mctsPlayer{name: s.name, sims: s.sims, mc: abzero.NewMCTS(s.SearchConfig(), ev, 0), rollout: ev}, nil
+		return &mctsPlayer{name: s.name, sims: s.sims, mc: mcts.NewMover(s.SearchConfig(), ev, 0), rollout: ev}, nil
 	case KindABZero:
-		ev := NewNetEvaluator(s.base.Clone(), g.Encoder)
+		ev := mcts.NewNetEvaluator(s.base.Clone(), g.Encoder)
 		cfg := abzero.DefaultConfig(s.m, s.limits.Depth, s.sims)
 		cfg.MCTS = s.SearchConfig()
 		cfg.AlphaBeta = s.abOpts
@@ -127,7 +125,7 @@ func (a *abPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (ga
 type mctsPlayer struct {
 	name    string
 	sims    int
-	mc      *abzero.MCTS
+	mc      *mcts.Mover
 	rollout *rolloutEval
 	done    int64 // simulations of the last move
 }
@@ -144,7 +142,7 @@ func (m *mctsPlayer) NewGame(_ game.Position, seed uint64) error {
 }
 
 func (m *mctsPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
-	res, err := m.mc.Search(ctx, p, m.sims, false)
+	res, err := m.mc.Search(ctx, p, mcts.Limits{Sims: m.sims})
 	if err != nil {
 		return game.NoMove, err
 	}
@@ -171,7 +169,7 @@ func (a *abzeroPlayer) NewGame(_ game.Position, seed uint64) error {
 }
 
 func (a *abzeroPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
-	d, err := a.mv.Move(ctx, p)
+	d, err := a.mv.Move(ctx, p, abzero.Limits{})
 	if err != nil {
 		return game.NoMove, err
 	}
@@ -182,47 +180,6 @@ func (a *abzeroPlayer) Move(ctx context.Context, p game.Position, _ []game.Move)
 // LastEffort is the MCTS simulations of the last move; the alpha-beta
 // search beside it is not counted.
 func (a *abzeroPlayer) LastEffort() int64 { return a.done }
-
-// NetEvaluator is an mcts.Evaluator running one network on one position
-// at a time (batch 1), for a single goroutine: no batching loop, no
-// locks. It masks illegal moves by taking the softmax over the legal
-// moves' logits only.
-type NetEvaluator struct {
-	net    *infer.Net
-	enc    game.Encoder
-	planes []float32
-	policy []float32
-	value  [1]float32
-}
-
-// NewNetEvaluator wraps n (owned by the evaluator from now on: give each
-// goroutine its own Clone).
-func NewNetEvaluator(n *infer.Net, enc game.Encoder) *NetEvaluator {
-	c, h, w := enc.Shape()
-	return &NetEvaluator{net: n, enc: enc, planes: make([]float32, c*h*w), policy: make([]float32, enc.ActionSize())}
-}
-
-// Evaluate implements mcts.Evaluator.
-func (e *NetEvaluator) Evaluate(p game.Position, moves []game.Move, priors []float32) (float32, error) {
-	e.enc.Encode(p, e.planes)
-	if err := e.net.Forward(e.planes, 1, e.policy, e.value[:]); err != nil {
-		return 0, err
-	}
-	mx := float32(math.Inf(-1))
-	for i, m := range moves {
-		priors[i] = e.policy[e.enc.ActionIndex(p, m)]
-		mx = max(mx, priors[i])
-	}
-	var sum float32
-	for i := range moves {
-		priors[i] = float32(math.Exp(float64(priors[i] - mx)))
-		sum += priors[i]
-	}
-	for i := range moves {
-		priors[i] /= sum
-	}
-	return e.value[0], nil
-}
 
 // rolloutEval is classic MCTS's evaluation: uniform priors and the result
 // of one uniformly random playout to the end of the game.

@@ -140,3 +140,40 @@ func IsLegal(p Position, m Move) bool {
 	}
 	return false
 }
+
+// PathBelow returns the moves that lead from root to target when target
+// lies at most depth plies below root (the same position at depth 0),
+// matched by key and ply; ok is false otherwise. Search trees use it to
+// keep the subtree of the position a game reached (the move played and
+// the reply). root is not modified.
+func PathBelow(root, target Position, depth int) (path []Move, ok bool) {
+	plies := target.Ply() - root.Ply()
+	if plies < 0 || plies > depth || root.Game() != target.Game() {
+		return nil, false
+	}
+	q := root.Clone()
+	key := target.Key()
+	var walk func(d int) bool
+	walk = func(d int) bool {
+		if d == 0 {
+			return q.Key() == key
+		}
+		if q.Status().Over() {
+			return false
+		}
+		for _, m := range q.GenerateMoves(nil) {
+			q.Make(m)
+			path = append(path, m)
+			if walk(d - 1) {
+				return true
+			}
+			path = path[:len(path)-1]
+			q.Unmake()
+		}
+		return false
+	}
+	if walk(plies) {
+		return path, true
+	}
+	return nil, false
+}

@@ -98,3 +98,37 @@ func TestParseOptions(t *testing.T) {
 		t.Fatalf("empty: %v %v", o, err)
 	}
 }
+
+func TestPathBelow(t *testing.T) {
+	g, _ := game.Lookup("xiangqi")
+	root, _ := g.New(nil)
+	target := root.Clone()
+	if err := game.Play(target, "h3e3", "h10g8"); err != nil {
+		t.Fatal(err)
+	}
+	path, ok := game.PathBelow(root, target, 2)
+	if !ok || len(path) != 2 {
+		t.Fatalf("PathBelow two plies: %v %v", path, ok)
+	}
+	q := root.Clone()
+	for _, m := range path {
+		q.Make(m)
+	}
+	if q.Key() != target.Key() || root.Ply() != 0 {
+		t.Fatalf("path %v leads to %s, want %s (root ply %d)", path, q, target, root.Ply())
+	}
+	if path, ok := game.PathBelow(root, root, 2); !ok || len(path) != 0 {
+		t.Fatalf("PathBelow of the root itself: %v %v", path, ok)
+	}
+	if _, ok := game.PathBelow(root, target, 1); ok {
+		t.Fatal("found a position two plies down within one ply")
+	}
+	if _, ok := game.PathBelow(target, root, 2); ok {
+		t.Fatal("found a position above the root")
+	}
+	c4, _ := game.Lookup("connect4")
+	other, _ := c4.New(nil)
+	if _, ok := game.PathBelow(root, other, 2); ok {
+		t.Fatal("found a position of another game")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -140,23 +139,6 @@ func (b *Batcher) Evaluate(p game.Position, moves []game.Move, priors []float32)
 		b.cache.put(key, r.value, priors[:len(moves)])
 	}
 	return r.value, nil
-}
-
-// softmax writes the softmax of logits into out (the legal-move mask is
-// implicit: only legal moves' logits are there).
-func softmax(logits, out []float32) {
-	mx := float32(math.Inf(-1))
-	for _, l := range logits {
-		mx = max(mx, l)
-	}
-	var sum float32
-	for i, l := range logits {
-		out[i] = float32(math.Exp(float64(l - mx)))
-		sum += out[i]
-	}
-	for i := range out {
-		out[i] /= sum
-	}
 }
 
 // Run is the batching loop; it returns when ctx is done, after which

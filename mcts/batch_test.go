@@ -35,20 +35,15 @@ func (f *fakeNet) Forward(planes []float32, n int, policy, value []float32) erro
 	return nil
 }
 
-// direct evaluates one position with the fake net, no batcher.
+// direct evaluates one position with the fake net through the batch-1
+// evaluator, no batcher.
 func direct(f *fakeNet, enc game.Encoder, p game.Position, moves []game.Move) ([]float32, float32) {
-	planes := make([]float32, f.size)
-	enc.Encode(p, planes)
-	pol := make([]float32, f.actions)
-	val := make([]float32, 1)
-	f.Forward(planes, 1, pol, val)
-	logits := make([]float32, len(moves))
-	for i, m := range moves {
-		logits[i] = pol[enc.ActionIndex(p, m)]
-	}
 	priors := make([]float32, len(moves))
-	softmax(logits, priors)
-	return priors, val[0]
+	v, err := NewNetEvaluator(f, enc).Evaluate(p, moves, priors)
+	if err != nil {
+		panic(err)
+	}
+	return priors, v
 }
 
 func TestBatcherMatchesDirect(t *testing.T) {

@@ -276,45 +276,21 @@ func (s *Searcher) poll() bool {
 }
 
 // reroot makes s.root the node of p: the old root when p is its position,
-// a child or grandchild when p follows it by one or two moves (matched by
-// key and ply), else a fresh node.
+// a child or grandchild when p follows it by one or two moves
+// (game.PathBelow), else a fresh node.
 func (s *Searcher) reroot(p game.Position) {
 	old, pos := s.root, s.rootPos
 	s.root, s.rootPos = nil, nil
-	if s.cfg.Reuse && old != nil && pos != nil && p.Game() == pos.Game() {
-		same := func(q game.Position) bool { return q.Key() == p.Key() && q.Ply() == p.Ply() }
-		switch {
-		case same(pos):
-			s.root = old
-		case p.Ply() == pos.Ply()+1:
-			for i := range old.kids {
-				k := &old.kids[i]
-				pos.Make(k.move)
-				if same(pos) {
-					s.root = k
-				}
-				pos.Unmake()
-				if s.root != nil {
+	if s.cfg.Reuse && old != nil && pos != nil {
+		if path, ok := game.PathBelow(pos, p, 2); ok {
+			n := old
+			for _, m := range path {
+				n = n.kid(m)
+				if n == nil {
 					break
 				}
 			}
-		case p.Ply() == pos.Ply()+2:
-			for i := 0; i < len(old.kids) && s.root == nil; i++ {
-				k := &old.kids[i]
-				pos.Make(k.move)
-				for j := range k.kids {
-					g := &k.kids[j]
-					pos.Make(g.move)
-					if same(pos) {
-						s.root = g
-					}
-					pos.Unmake()
-					if s.root != nil {
-						break
-					}
-				}
-				pos.Unmake()
-			}
+			s.root = n
 		}
 	}
 	if s.root == nil {

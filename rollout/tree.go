@@ -124,3 +124,13 @@ func count(n *node) int {
 	}
 	return c
 }
+
+// kid returns n's child reached by m, or nil when it has none.
+func (n *node) kid(m game.Move) *node {
+	for i := range n.kids {
+		if n.kids[i].move == m {
+			return &n.kids[i]
+		}
+	}
+	return nil
+}

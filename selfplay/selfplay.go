@@ -291,9 +291,12 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 	var sides []game.Color
 	var wouldResign [2]bool
 	gen := w.Generation() // fixed for the game: SetNetwork waits for it
-	ab := w.abzeroSearcher(gen)
-	if ab != nil {
-		defer w.abzSP.Put(ab)
+	blend, err := w.blender(gen)
+	if err != nil {
+		return Record{}, err
+	}
+	if blend != nil {
+		defer w.abzSP.Put(blend)
 	}
 	for {
 		p := tree.Position()
@@ -333,10 +336,12 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 		switch {
 		case p.Ply() < sp.TemperaturePlies:
 			m = mcts.Pick(res, 1, rng)
-		case ab != nil:
-			if m, err = w.abzeroMove(ctx, ab, p, res, gen); err != nil {
-				return Record{}, err
+		case blend != nil:
+			d, err := blend.Blend(ctx, p, res)
+			if err != nil {
+				return Record{}, fmt.Errorf("selfplay: %w", err)
 			}
+			m = d.Move
 			if pw := w.cfg.SelfPlay.ABZero.PlayedWeight; full && pw > 0 {
 				last := &rec.Samples[len(rec.Samples)-1]
 				last.Policy = mixPlayed(last.Policy, w.game.Encoder.ActionIndex(p, m), float32(pw))
@@ -374,44 +379,33 @@ func (w *Worker) setupABZero(az configs.SelfPlayABZero) error {
 		return fmt.Errorf("selfplay: abzero: game %s has no alpha-beta search", w.game.Name)
 	}
 	w.abzM = &sched
+	cfg := abzero.DefaultConfig(sched.At(0), az.Depth, 0)
+	cfg.AlphaBeta.HashMiB = 1 // shallow searches; one table per game in flight
+	if _, err := abzero.NewBlender(cfg); err != nil {
+		return fmt.Errorf("selfplay: abzero: %w", err)
+	}
 	w.abzSP.New = func() any {
-		o := alphabeta.DefaultOptions()
-		o.HashMiB = 1 // shallow searches; one table per game in flight
-		s, err := alphabeta.New(o)
-		if err != nil {
-			panic("selfplay: default alpha-beta options rejected: " + err.Error())
-		}
-		return s
+		b, _ := abzero.NewBlender(cfg) // checked above
+		return b
 	}
 	return nil
 }
 
-// abzeroSearcher returns a cleared alpha-beta searcher when generation gen
-// plays with the Alpha-Beta-Zero blend, else nil. Clearing per game keeps
-// games independent of which searcher they drew: the same seed gives the
-// same game.
-func (w *Worker) abzeroSearcher(gen int) *alphabeta.Searcher {
+// blender returns an Alpha-Beta-Zero blender with m(gen) and a cleared
+// table when generation gen plays with the blend, else nil. Clearing per
+// game keeps games independent of which blender they drew: the same seed
+// gives the same game.
+func (w *Worker) blender(gen int) (*abzero.Blender, error) {
 	if w.abzM == nil || gen >= w.cfg.SelfPlay.ABZero.Generations {
-		return nil
+		return nil, nil
 	}
-	s := w.abzSP.Get().(*alphabeta.Searcher)
-	s.Clear()
-	return s
-}
-
-// abzeroMove blends the search result res of p with a multi-PV alpha-beta
-// search: argmax pi_a * m(gen) + beta_a.
-func (w *Worker) abzeroMove(ctx context.Context, ab *alphabeta.Searcher, p game.Position, res mcts.Result, gen int) (game.Move, error) {
-	abp := p.Clone().(alphabeta.Position) // checked in setupABZero
-	r := ab.Search(ctx, abp, alphabeta.Limits{Depth: w.cfg.SelfPlay.ABZero.Depth, MultiPV: true}, nil)
-	if err := ctx.Err(); err != nil {
-		return game.NoMove, err
+	b := w.abzSP.Get().(*abzero.Blender)
+	b.NewGame()
+	if err := b.SetM(w.abzM.At(gen)); err != nil {
+		w.abzSP.Put(b)
+		return nil, fmt.Errorf("selfplay: abzero.m at generation %d: %w", gen, err)
 	}
-	if len(r.RootScores) == 0 {
-		return game.NoMove, fmt.Errorf("selfplay: abzero: alpha-beta returned no root scores for %s", p)
-	}
-	m, _ := abzero.Combine(res, r, w.abzM.At(gen), abzero.DefaultMateValue)
-	return m, nil
+	return b, nil
 }
 
 // mixPlayed returns the policy target (1-w)*policy + w*onehot(action).

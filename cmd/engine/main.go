@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta/c4solver"
+	"github.com/tabula-zero/tabula/engine"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/connect4"
 	_ "github.com/tabula-zero/tabula/game/lion"
@@ -80,7 +81,7 @@ func run(args []string, in io.Reader, out io.Writer) error {
 		}
 		return runSolve(ctx, in, out, *solve, *algo, *hash)
 	}
-	e, err := uci.NewEngine(in, out, uci.WithVariant(*variant), uci.WithRuleOptions(opts), uci.WithSearcher(newSearcher()))
+	e, err := uci.NewEngine(in, out, uci.WithVariant(*variant), uci.WithRuleOptions(opts), uci.WithSearcher(engine.New()))
 	if err != nil {
 		return err
 	}

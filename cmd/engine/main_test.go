@@ -1,17 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"io"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
-	"github.com/tabula-zero/tabula/uci"
 )
 
 func TestPerftFlag(t *testing.T) {
@@ -76,98 +70,6 @@ func TestFlagErrors(t *testing.T) {
 		var out bytes.Buffer
 		if err := run(c.args, strings.NewReader(""), &out); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.args, err, c.want)
-		}
-	}
-}
-
-// untilBestmove runs the engine on input and returns its output up to the
-// first bestmove. Input stays open until then: end of input stops a search.
-func untilBestmove(t *testing.T, input string) *strings.Builder {
-	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- run(nil, inR, outW); outW.Close() }()
-	go io.WriteString(inW, input)
-	var text strings.Builder
-	sc := bufio.NewScanner(outR)
-	for sc.Scan() {
-		text.WriteString(sc.Text() + "\n")
-		if strings.HasPrefix(sc.Text(), "bestmove") {
-			break
-		}
-	}
-	inW.Close()
-	go io.Copy(io.Discard, outR)
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	return &text
-}
-
-// TestSearchTranscript drives the real engine with the alpha-beta searcher.
-// Input stays open until bestmove arrives: end of input stops a search.
-func TestSearchTranscript(t *testing.T) {
-	text := untilBestmove(t, "setoption name UCI_Variant value xiangqi\n"+
-		"position fen 3k5/R8/9/9/9/9/9/9/9/R3K4 w\n"+
-		"go depth 3\n")
-	if !strings.Contains(text.String(), "score mate 1") {
-		t.Fatalf("no mate in one found:\n%s", text.String())
-	}
-	// The best move must end the game: Black has no legal move after it.
-	g, _ := game.Lookup("xiangqi")
-	p, err := g.Parse("3k5/R8/9/9/9/9/9/9/9/R3K4 w", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	best := strings.Fields(text.String()[strings.LastIndex(text.String(), "bestmove"):])[1]
-	if err := game.Play(p, best); err != nil || p.Status().Result != game.Loss {
-		t.Fatalf("bestmove %s does not mate: %v %+v", best, err, p.Status())
-	}
-}
-
-func TestSearchOptions(t *testing.T) {
-	s := newSearcher()
-	for _, o := range s.SearchOptions() {
-		if slices.Contains(s.StringOptions(), o.Name) {
-			continue // free text, not checked
-		}
-		if err := o.Check(o.Default); err != nil {
-			t.Errorf("default of %s rejected: %v", o.Name, err)
-		}
-	}
-	if err := s.SetSearchOption(optAlgorithm, "mtdf"); err != nil || s.opts.Algorithm != "mtdf" {
-		t.Fatalf("Algorithm: %v", err)
-	}
-	g, _ := game.Lookup("connect4")
-	p, _ := g.New(nil)
-	res, err := s.Search(t.Context(), p, uci.Limits{Depth: 4}, func(string) {})
-	if err != nil || !game.IsLegal(p, res.Best) {
-		t.Fatalf("mtdf search: %v %v", res.Best, err)
-	}
-}
-
-func TestMoveTime(t *testing.T) {
-	ms := time.Millisecond
-	for _, c := range []struct {
-		lim  uci.Limits
-		want time.Duration
-	}{
-		{uci.Limits{MoveTime: 500 * ms}, 500 * ms},
-		{uci.Limits{}, 0},
-		{uci.Limits{Time: [2]time.Duration{30 * time.Second, 0}}, time.Second - 20*ms},
-		{uci.Limits{Time: [2]time.Duration{0, 10 * time.Second}, MovesToGo: 1}, 5*time.Second - 20*ms},
-		// A given clock at zero: move at once; without a clock, no limit.
-		{uci.Limits{Clocked: [2]bool{true, true}}, minMoveTime},
-		{uci.Limits{Inc: [2]time.Duration{100 * ms, 0}, Clocked: [2]bool{true, false}}, minMoveTime},
-		{uci.Limits{Inc: [2]time.Duration{100 * ms, 0}}, 0},
-	} {
-		us := game.First
-		if c.lim.Time[1] > 0 {
-			us = game.Second
-		}
-		if got := moveTime(c.lim, us); got != c.want {
-			t.Errorf("%+v: %v, want %v", c.lim, got, c.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bufio"
@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,7 +18,7 @@ import (
 	"github.com/tabula-zero/tabula/uci"
 )
 
-// session drives the engine (run, as main does) over pipes, so a test
+// session drives the engine (serve, as cmd/engine does) over pipes, so a test
 // can read replies before it sends the next command.
 type session struct {
 	in    *io.PipeWriter
@@ -28,13 +26,13 @@ type session struct {
 	done  chan error
 }
 
-func startSession(t *testing.T, args ...string) *session {
+func startSession(t *testing.T) *session {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	s := &session{in: inW, lines: make(chan string, 4096), done: make(chan error, 1)}
 	go func() {
-		err := run(args, inR, outW)
+		err := serve(inR, outW)
 		outW.Close()
 		s.done <- err
 	}()
@@ -287,7 +285,7 @@ func TestBanMoves(t *testing.T) {
 }
 
 func TestUCCIOptions(t *testing.T) {
-	s := newSearcher()
+	s := New()
 	var out bytes.Buffer
 	in := "ucci\nsetoption hashsize 8\nsetoption name Algorithm value mtdf\nsetoption simulations 77\nsetoption ABZeroWeight 2.5\n" +
 		"setoption Network <empty>\nsetoption usemillisec off\nsetoption PlyCap 300\nd\n" +
@@ -395,7 +393,7 @@ func TestICCSRoundTrip(t *testing.T) {
 	}
 	board := func(input string) []string {
 		var out bytes.Buffer
-		e, err := uci.NewEngine(strings.NewReader(input), &out, uci.WithSearcher(newSearcher()))
+		e, err := uci.NewEngine(strings.NewReader(input), &out, uci.WithSearcher(New()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -526,72 +524,6 @@ func TestMCTSPrincipalVariation(t *testing.T) {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
-}
-
-// TestBinaryUCCI builds the engine and plays UCCI with it through pipes,
-// as a GUI does.
-func TestBinaryUCCI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the engine")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool to build the engine with")
-	}
-	bin := filepath.Join(t.TempDir(), "engine")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stdout)
-	until := func(prefix string) []string {
-		t.Helper()
-		var got []string
-		for sc.Scan() {
-			got = append(got, sc.Text())
-			if strings.HasPrefix(sc.Text(), prefix) {
-				return got
-			}
-		}
-		t.Fatalf("no %q in:\n%s", prefix, strings.Join(got, "\n"))
-		return nil
-	}
-	send := func(s string) {
-		t.Helper()
-		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	send("ucci")
-	until("ucciok")
-	send("setoption hashsize 1")
-	send("isready")
-	until("readyok")
-	send("position fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2 h7e7")
-	send("go depth 3")
-	out := until("bestmove")
-	p := xiangqiParse(t, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", iccsRules)
-	if err := game.Play(p, "h2e2", "h7e7", strings.Fields(out[len(out)-1])[1]); err != nil {
-		t.Fatalf("%q: %v", out[len(out)-1], err)
-	}
-	send("quit")
-	until("bye")
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("engine exit: %v", err)
-	}
 }
 
 // TestEmptyClockAnswers: a clock at or below zero (after a flag fall, or

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func FuzzUCCI(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data string) {
 		data = hashOption.ReplaceAllString(data, "hush")
 		out := &syncWriter{}
-		s := newSearcher()
+		s := New()
 		if err := s.SetSearchOption(optHash, "1"); err != nil {
 			t.Fatal(err)
 		}

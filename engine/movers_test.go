@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -47,9 +47,9 @@ func xiangqiStart(t *testing.T) game.Position {
 }
 
 // moverSearcher returns a searcher with the given mover and the network.
-func moverSearcher(t *testing.T, mover, network string) *searcher {
+func moverSearcher(t *testing.T, mover, network string) *Searcher {
 	t.Helper()
-	s := newSearcher()
+	s := New()
 	for _, o := range [][2]string{{optMover, mover}, {optNetwork, network}, {optSimulations, "40"}, {optHash, "1"}} {
 		if err := s.SetSearchOption(o[0], o[1]); err != nil {
 			t.Fatal(err)
@@ -59,7 +59,7 @@ func moverSearcher(t *testing.T, mover, network string) *searcher {
 }
 
 // search runs s on p and returns the move and the info lines.
-func search(t *testing.T, ctx context.Context, s *searcher, p game.Position, lim uci.Limits) (game.Move, string) {
+func search(t *testing.T, ctx context.Context, s *Searcher, p game.Position, lim uci.Limits) (game.Move, string) {
 	t.Helper()
 	var infos strings.Builder
 	res, err := s.Search(ctx, p.Clone(), lim, func(l string) { infos.WriteString(l + "\n") })
@@ -141,7 +141,7 @@ func TestABZeroMover(t *testing.T) {
 }
 
 func TestMoverOptionErrors(t *testing.T) {
-	s := newSearcher()
+	s := New()
 	if err := s.SetSearchOption(optMover, moverMCTS); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"context"
@@ -14,17 +14,19 @@ import (
 	"github.com/tabula-zero/tabula/uci"
 )
 
-// searcher adapts alphabeta to the engine: UCI limits to alpha-beta
-// limits, iterations to info lines, and the search options.
-type searcher struct {
+// Searcher is the engine's uci.Searcher: the search options, and UCI
+// limits turned into a search by the selected mover (alpha-beta, the
+// network's MCTS or Alpha-Beta-Zero; see movers.go) with its info lines.
+type Searcher struct {
 	opts    alphabeta.Options
 	multiPV int
 	s       *alphabeta.Searcher
 	moverState
 }
 
-func newSearcher() *searcher {
-	return &searcher{opts: alphabeta.DefaultOptions(), multiPV: 1, moverState: newMoverState()}
+// New returns a searcher with the default options (the alpha-beta mover).
+func New() *Searcher {
+	return &Searcher{opts: alphabeta.DefaultOptions(), multiPV: 1, moverState: newMoverState()}
 }
 
 // Option names.
@@ -39,7 +41,7 @@ const (
 // memory), so the engine declares a size ordinary machines have.
 const maxHashMiB = 4096
 
-func (s *searcher) SearchOptions() []game.Option {
+func (s *Searcher) SearchOptions() []game.Option {
 	return append([]game.Option{
 		{Name: optAlgorithm, Default: alphabeta.DefaultOptions().Algorithm, Values: alphabeta.Algorithms},
 		{Name: optHash, Default: strconv.Itoa(alphabeta.DefaultOptions().HashMiB), Min: 1, Max: maxHashMiB},
@@ -47,7 +49,7 @@ func (s *searcher) SearchOptions() []game.Option {
 	}, moverOptions()...)
 }
 
-func (s *searcher) SetSearchOption(name, value string) error {
+func (s *Searcher) SetSearchOption(name, value string) error {
 	if ok, err := s.setMoverOption(name, value); ok {
 		return err
 	}
@@ -66,7 +68,7 @@ func (s *searcher) SetSearchOption(name, value string) error {
 	return nil
 }
 
-func (s *searcher) NewGame() {
+func (s *Searcher) NewGame() {
 	if s.s != nil {
 		s.s.Clear()
 	}
@@ -74,7 +76,7 @@ func (s *searcher) NewGame() {
 }
 
 // ensureAB builds the alpha-beta searcher with the current options.
-func (s *searcher) ensureAB() error {
+func (s *Searcher) ensureAB() error {
 	if s.s != nil {
 		return nil
 	}
@@ -97,7 +99,7 @@ func abInfo(p alphabeta.Position, info func(string)) func(alphabeta.Info) {
 
 // Search runs the selected mover. Root moves restricted by searchmoves
 // (UCI) or banmoves (UCCI) are honoured by every mover: see allowedMoves.
-func (s *searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits, info func(string)) (uci.SearchResult, error) {
+func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits, info func(string)) (uci.SearchResult, error) {
 	allowed, err := allowedMoves(gp, lim.SearchMoves)
 	if err != nil {
 		return uci.SearchResult{}, err
@@ -121,10 +123,8 @@ func (s *searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 	if lim.Mate > 0 && (al.Depth == 0 || al.Depth > 2*lim.Mate-1) {
 		al.Depth = 2*lim.Mate - 1
 	}
-	abCtx, cancel, t := abBudget(ctx, moveTime(lim, p.SideToMove()), al.MultiPV)
-	defer cancel()
-	al.Time = t
-	res := s.s.Search(abCtx, p, al, abInfo(p, info))
+	al.Time = moveTime(lim, p.SideToMove())
+	res := s.s.Search(ctx, p, al, abInfo(p, info))
 	k := 0
 	for _, rs := range res.RootScores {
 		if k >= s.multiPV {
@@ -167,7 +167,7 @@ func allowedMoves(p game.Position, only []game.Move) ([]game.Move, error) {
 // from root scores (best first). Without them (a stopped search) a one-ply
 // multi-PV search, a matter of milliseconds, ranks the moves; it ignores
 // stop, since a move is needed either way.
-func (s *searcher) bestAllowedAB(p alphabeta.Position, scores []alphabeta.RootScore, allowed []game.Move) game.Move {
+func (s *Searcher) bestAllowedAB(p alphabeta.Position, scores []alphabeta.RootScore, allowed []game.Move) game.Move {
 	if len(scores) == 0 {
 		scores = s.s.Search(context.Background(), p, alphabeta.Limits{Depth: 1, MultiPV: true}, nil).RootScores
 	}
@@ -180,20 +180,6 @@ func (s *searcher) bestAllowedAB(p alphabeta.Position, scores []alphabeta.RootSc
 		return allowed[0]
 	}
 	return game.NoMove
-}
-
-// abBudget applies the time t of a move to an alpha-beta search. With
-// multi-PV the root scores are computed after iterative deepening and
-// regardless of its time limit, so the deepening gets half of t and the
-// context ends at t: a search that would overrun loses its root scores
-// rather than the clock. It returns the context and the deepening's time.
-func abBudget(ctx context.Context, t time.Duration, multiPV bool) (context.Context, context.CancelFunc, time.Duration) {
-	if t <= 0 || !multiPV {
-		c, cancel := context.WithCancel(ctx)
-		return c, cancel, t
-	}
-	c, cancel := context.WithTimeout(ctx, t)
-	return c, cancel, max(t/2, time.Millisecond)
 }
 
 // minMoveTime is the budget on an empty clock: the fastest sensible move

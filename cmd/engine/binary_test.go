@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabula-zero/tabula/game"
+)
+
+// TestBinaryUCCI builds the engine and plays UCCI with it through pipes,
+// as a GUI does.
+func TestBinaryUCCI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the engine")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool to build the engine with")
+	}
+	bin := filepath.Join(t.TempDir(), "engine")
+	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	until := func(prefix string) []string {
+		t.Helper()
+		var got []string
+		for sc.Scan() {
+			got = append(got, sc.Text())
+			if strings.HasPrefix(sc.Text(), prefix) {
+				return got
+			}
+		}
+		t.Fatalf("no %q in:\n%s", prefix, strings.Join(got, "\n"))
+		return nil
+	}
+	send := func(s string) {
+		t.Helper()
+		if _, err := io.WriteString(stdin, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("ucci")
+	until("ucciok")
+	send("setoption hashsize 1")
+	send("isready")
+	until("readyok")
+	send("position fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2 h7e7")
+	send("go depth 3")
+	out := until("bestmove")
+	p := xiangqiParse(t, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", iccsRules)
+	if err := game.Play(p, "h2e2", "h7e7", strings.Fields(out[len(out)-1])[1]); err != nil {
+		t.Fatalf("%q: %v", out[len(out)-1], err)
+	}
+	send("quit")
+	until("bye")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("engine exit: %v", err)
+	}
+}
+
+// iccsRules are the rule options of a Xiangqi position written in ICCS.
+var iccsRules = game.Options{"Notation": "iccs"}
+
+func xiangqiParse(t *testing.T, fen string, opts game.Options) game.Position {
+	t.Helper()
+	g, _ := game.Lookup("xiangqi")
+	p, err := g.Parse(fen, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

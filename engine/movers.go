@@ -1,0 +1,363 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tabula-zero/tabula/abzero"
+	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/rundir"
+	"github.com/tabula-zero/tabula/uci"
+)
+
+// The movers behind `go`, chosen by the Mover option:
+//
+//   - ab: alpha-beta (searcher.go).
+//   - mcts: the network's PUCT search (mcts.Mover). `go nodes N` runs N
+//     simulations, movetime or the clock bound the time, infinite runs
+//     until stop, depth N runs until the principal variation is N plies
+//     long (at most mcts.MaxPV; or it ends in a finished game, or the root
+//     is proven); limits combine, the first reached ends the search;
+//     without any, Simulations. info: depth = length of the pv, nodes =
+//     simulations of this search, score cp = round(1000 * root value) (the
+//     value in [-1, 1] for the side to move; 1000 is a proven win), pv =
+//     the most visited line (mcts.Result.PV), and an `info string visits`
+//     line with the most visited moves.
+//   - abzero: Alpha-Beta-Zero (abzero.Mover): alpha-beta (depth, movetime
+//     or the clock; without a limit depth defaultABZeroDepth; infinite
+//     until stop) and MCTS (nodes; else until the time or stop with
+//     movetime, the clock or infinite; else Simulations) at once, then the
+//     move maximising ABZeroWeight * visit share + alpha-beta score in
+//     soldiers. info: the alpha-beta iterations, then `info string abzero`
+//     with the best candidates.
+//
+// Every mover honours a restricted root (searchmoves, or UCCI's banmoves):
+// ab and abzero take the best allowed move of alpha-beta's root scores,
+// mcts the most visited allowed move. Alpha-beta's root scores come after
+// its iterative deepening, so under a time limit the deepening gets half
+// the time (alphabeta.Limits).
+//
+// mcts and abzero need Network: a checkpoint file, or a run directory
+// (its best checkpoint), for the current variant. The tree is kept from
+// move to move within a game (ucinewgame clears it).
+
+// Mover option names and values.
+const (
+	optMover        = "Mover"
+	optNetwork      = "Network"
+	optSimulations  = "Simulations"
+	optABZeroWeight = "ABZeroWeight"
+
+	moverAB     = "ab"
+	moverMCTS   = "mcts"
+	moverABZero = "abzero"
+)
+
+var movers = []string{moverAB, moverMCTS, moverABZero}
+
+const (
+	defaultSims        = 800
+	defaultABZeroDepth = 4
+	defaultWeight      = "1"
+	// infoEvery spaces the progress lines of long MCTS searches.
+	infoEvery = time.Second
+)
+
+// moverState is the searcher's state for the network movers.
+type moverState struct {
+	mover   string
+	network string
+	sims    int
+	weight  float64
+
+	// The network's evaluator and the movers built on it, for the network
+	// file and game in evalKey; nil until needed.
+	evalKey string
+	eval    *mcts.NetEvaluator
+	mc      *mcts.Mover
+	abz     *abzero.Mover
+}
+
+func newMoverState() moverState {
+	w, _ := strconv.ParseFloat(defaultWeight, 64)
+	return moverState{mover: moverAB, sims: defaultSims, weight: w}
+}
+
+func moverOptions() []game.Option {
+	return []game.Option{
+		{Name: optMover, Default: moverAB, Values: movers},
+		{Name: optNetwork, Default: ""},
+		{Name: optSimulations, Default: strconv.Itoa(defaultSims), Min: 1, Max: 100_000_000},
+		{Name: optABZeroWeight, Default: defaultWeight},
+	}
+}
+
+// StringOptions declares Network and ABZeroWeight as free text.
+func (s *Searcher) StringOptions() []string { return []string{optNetwork, optABZeroWeight} }
+
+// setMoverOption sets a mover option; ok is false for other names.
+func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
+	switch name {
+	case optMover:
+		m.mover = value
+	case optNetwork:
+		value = strings.TrimSpace(value)
+		if value != "" {
+			st, err := os.Stat(value)
+			if err != nil {
+				return true, fmt.Errorf("option %s: %w", optNetwork, err)
+			}
+			// A device or pipe (/dev/zero, /dev/stdin) would be read
+			// without end when the network loads.
+			if !st.Mode().IsRegular() && !st.IsDir() {
+				return true, fmt.Errorf("option %s: %s is not a file or directory", optNetwork, value)
+			}
+		}
+		m.network = value
+		m.evalKey, m.eval, m.mc, m.abz = "", nil, nil, nil
+	case optSimulations:
+		m.sims, _ = strconv.Atoi(value)
+	case optABZeroWeight:
+		w, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
+			return true, fmt.Errorf("option %s: %q is not a number >= 0", optABZeroWeight, value)
+		}
+		m.weight = w
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// evaluator returns the network's evaluator for p's game, loading the
+// network when the file or the game changed (which drops the movers).
+func (m *moverState) evaluator(p game.Position) (*mcts.NetEvaluator, error) {
+	if m.network == "" {
+		return nil, fmt.Errorf("mover %s needs the %s option (a checkpoint file or run directory)", m.mover, optNetwork)
+	}
+	key := m.network + "\x00" + p.Game()
+	if m.eval != nil && m.evalKey == key {
+		return m.eval, nil
+	}
+	g, err := game.Lookup(p.Game())
+	if err != nil {
+		return nil, err
+	}
+	c, _, err := rundir.LoadNetwork(m.network, g)
+	if err != nil {
+		return nil, err
+	}
+	n, err := infer.New(c.Params, 1)
+	if err != nil {
+		return nil, err
+	}
+	m.eval, m.evalKey, m.mc, m.abz = mcts.NewNetEvaluator(n, g.Encoder), key, nil, nil
+	return m.eval, nil
+}
+
+// mctsMover returns the network's MCTS mover for p's game.
+func (m *moverState) mctsMover(p game.Position) (*mcts.Mover, error) {
+	ev, err := m.evaluator(p)
+	if err != nil {
+		return nil, err
+	}
+	if m.mc == nil {
+		m.mc = mcts.NewMover(mcts.DefaultConfig(), ev, 0)
+	}
+	return m.mc, nil
+}
+
+// abzeroMover returns the Alpha-Beta-Zero mover for p's game with the
+// current weight and alpha-beta options.
+func (m *moverState) abzeroMover(p game.Position, ab alphabeta.Options) (*abzero.Mover, error) {
+	ev, err := m.evaluator(p)
+	if err != nil {
+		return nil, err
+	}
+	if m.abz == nil || m.abz.Config().AlphaBeta != ab {
+		cfg := abzero.DefaultConfig(m.weight, defaultABZeroDepth, m.sims)
+		cfg.AlphaBeta = ab
+		if m.abz, err = abzero.New(cfg, ev, 0); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.abz.SetM(m.weight); err != nil {
+		return nil, err
+	}
+	return m.abz, nil
+}
+
+func (m *moverState) newGame() {
+	if m.mc != nil {
+		m.mc.NewGame(0)
+	}
+	if m.abz != nil {
+		m.abz.NewGame(0)
+	}
+}
+
+// valueCP maps a value in [-1, 1] to centipawns: round(1000 * v).
+func valueCP(v float32) int { return int(math.Round(1000 * float64(v))) }
+
+// mctsInfo formats the figures of a search with its principal variation.
+func mctsInfo(p game.Position, r mcts.Result, pv []game.Move, began time.Time) string {
+	el := time.Since(began)
+	nps := 0
+	if el > 0 {
+		nps = int(float64(r.Simulations) / el.Seconds())
+	}
+	return fmt.Sprintf("depth %d nodes %d nps %d time %d score cp %d pv %s", len(pv), r.Simulations, nps, el.Milliseconds(), valueCP(r.Value), movesText(p, pv))
+}
+
+// deepEnough reports whether a search's principal variation has depth
+// plies or cannot grow: it ends in a finished game.
+func deepEnough(p game.Position, r mcts.Result, depth int) bool {
+	if len(r.PV) >= depth {
+		return true
+	}
+	for _, m := range r.PV {
+		p.Make(m)
+	}
+	over := p.Status().Over()
+	for range r.PV {
+		p.Unmake()
+	}
+	return over
+}
+
+// mostVisitedAllowed returns the allowed move of r with the most visits
+// (then the highest policy), or NoMove when r has none of them.
+func mostVisitedAllowed(r mcts.Result, allowed []game.Move) game.Move {
+	best := -1
+	for i, m := range r.Moves {
+		if !slices.Contains(allowed, m) {
+			continue
+		}
+		if best < 0 || r.Visits[i] > r.Visits[best] || r.Visits[i] == r.Visits[best] && r.Policy[i] > r.Policy[best] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return game.NoMove
+	}
+	return r.Moves[best]
+}
+
+// visitsInfo lists the most visited root moves: `string visits m:n ...`.
+func visitsInfo(p game.Position, r mcts.Result, top int) string {
+	idx := make([]int, len(r.Moves))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return r.Visits[b] - r.Visits[a] })
+	var b strings.Builder
+	b.WriteString("string visits")
+	for _, i := range idx[:min(top, len(idx))] {
+		fmt.Fprintf(&b, " %s:%d", p.FormatMove(r.Moves[i]), r.Visits[i])
+	}
+	return b.String()
+}
+
+// deadline applies the time budget of lim to ctx.
+func deadline(ctx context.Context, lim uci.Limits, us game.Color) (context.Context, context.CancelFunc) {
+	if t := moveTime(lim, us); t > 0 {
+		return context.WithTimeout(ctx, t)
+	}
+	return context.WithCancel(ctx)
+}
+
+// mctsSims is the simulation budget of the network's search under lim:
+// nodes, else unbounded (0) when time, stop or depth end the search, else
+// the Simulations option.
+func (s *Searcher) mctsSims(lim uci.Limits, us game.Color) int {
+	switch {
+	case lim.Nodes > 0:
+		return int(min(lim.Nodes, math.MaxInt32))
+	case lim.Infinite || lim.Depth > 0 || moveTime(lim, us) > 0:
+		return 0
+	}
+	return s.sims
+}
+
+// searchMCTS is the mcts mover.
+func (s *Searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limits, allowed []game.Move, info func(string)) (uci.SearchResult, error) {
+	mc, err := s.mctsMover(p)
+	if err != nil {
+		return uci.SearchResult{}, err
+	}
+	began, last := time.Now(), time.Now()
+	ml := mcts.Limits{Sims: s.mctsSims(lim, p.SideToMove()), Interruptible: true,
+		Progress: func(r mcts.Result) {
+			if time.Since(last) >= infoEvery {
+				info(mctsInfo(p, r, r.PV, began))
+				last = time.Now()
+			}
+		}}
+	if lim.Depth > 0 {
+		depth := min(lim.Depth, mcts.MaxPV)
+		ml.Done = func(r mcts.Result) bool { return deepEnough(p, r, depth) }
+	}
+	ctx, cancel := deadline(ctx, lim, p.SideToMove())
+	defer cancel()
+	res, err := mc.Search(ctx, p, ml)
+	if err != nil {
+		return uci.SearchResult{}, err
+	}
+	best, pv := res.Best, res.PV
+	if allowed != nil && !slices.Contains(allowed, best) {
+		best = cmp.Or(mostVisitedAllowed(res, allowed), allowed[0])
+		pv = []game.Move{best}
+	}
+	info(mctsInfo(p, res, pv, began))
+	info(visitsInfo(p, res, 5))
+	out := uci.SearchResult{Best: best}
+	if len(pv) > 1 {
+		out.Ponder = pv[1]
+	}
+	return out, nil
+}
+
+// searchABZero is the abzero mover.
+func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim uci.Limits, allowed []game.Move, info func(string)) (uci.SearchResult, error) {
+	mv, err := s.abzeroMover(p, s.opts)
+	if err != nil {
+		return uci.SearchResult{}, err
+	}
+	us := p.SideToMove()
+	al := abzero.Limits{Depth: lim.Depth, Time: moveTime(lim, us), Infinite: lim.Infinite, Interruptible: true,
+		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info)}
+	if lim.Nodes > 0 {
+		al.Sims = int(min(lim.Nodes, math.MaxInt32))
+	}
+	began := time.Now()
+	d, err := mv.Move(ctx, p, al)
+	if err != nil {
+		return uci.SearchResult{}, err
+	}
+	if d.MCTS.Best != game.NoMove {
+		info(mctsInfo(p, d.MCTS, d.MCTS.PV, began))
+	}
+	if len(d.Candidates) > 0 {
+		cands := slices.DeleteFunc(slices.Clone(d.Candidates), func(c abzero.Candidate) bool {
+			return allowed != nil && !slices.Contains(allowed, c.Move)
+		})
+		slices.SortStableFunc(cands, func(a, b abzero.Candidate) int { return cmp.Compare(b.V, a.V) })
+		var b strings.Builder
+		fmt.Fprintf(&b, "string abzero m %g depth %d sims %d:", d.M, d.AlphaBeta.Depth, d.MCTS.Simulations)
+		for _, c := range cands[:min(5, len(cands))] {
+			fmt.Fprintf(&b, " %s v %.3f pi %.3f beta %.2f", p.FormatMove(c.Move), c.V, c.Pi, c.Beta)
+		}
+		info(b.String())
+	}
+	return uci.SearchResult{Best: d.Move}, nil
+}
