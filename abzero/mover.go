@@ -111,8 +111,8 @@ type Decision struct {
 type Limits struct {
 	Depth int
 	Sims  int
-	// Time is the time for the move: alpha-beta deepens for half of it
-	// and scores every root move in the rest (alphabeta.Limits).
+	// Time is the time for the move (alpha-beta scores every root move
+	// after each iteration under a clock: alphabeta.Limits).
 	Time          time.Duration
 	Infinite      bool
 	Interruptible bool

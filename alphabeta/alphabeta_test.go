@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
@@ -186,6 +187,23 @@ func TestXiangqiMates(t *testing.T) {
 		}
 		if s := p.Status(); s.Result != game.Loss {
 			t.Errorf("%s: after %d plies of best play the status is %+v, want the defender mated", fen, 2*n-1, s)
+		}
+	}
+}
+
+// A multi-PV search on a clock scores every root move at some depth it
+// completed, however the clock falls.
+func TestMultiPVOnAClock(t *testing.T) {
+	p := xiangqi.New(xiangqi.DefaultRules)
+	s := newSearcher(t, alphabeta.DefaultOptions())
+	res := s.Search(context.Background(), p, alphabeta.Limits{Time: 50 * time.Millisecond, MultiPV: true}, nil)
+	legal := p.GenerateMoves(nil)
+	if res.RootDepth < 1 || res.RootDepth > res.Depth || len(res.RootScores) != len(legal) {
+		t.Fatalf("depth %d, %d root scores at depth %d for %d legal moves", res.Depth, len(res.RootScores), res.RootDepth, len(legal))
+	}
+	for i := 1; i < len(res.RootScores); i++ {
+		if res.RootScores[i].Score > res.RootScores[i-1].Score {
+			t.Fatalf("root scores not best first: %+v", res.RootScores)
 		}
 	}
 }

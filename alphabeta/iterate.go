@@ -43,6 +43,16 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 		if res.Move == game.NoMove {
 			break // no legal move: nothing deeper to find
 		}
+		if lim.MultiPV && lim.Time > 0 {
+			// Scoring every root move costs 3-14 times the iteration
+			// (Xiangqi openings) and varies too much to predict: score
+			// each depth, and the clock keeps the last complete scores.
+			rs := s.RootScores(depth)
+			if s.aborted {
+				break
+			}
+			res.RootScores, res.RootDepth = rs, depth
+		}
 		// A mate found within the horizon cannot get shorter.
 		if IsMate(score) && Mate-abs(score) <= depth {
 			break
@@ -59,19 +69,15 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 			res.Move = ms[0]
 		}
 	}
-	if lim.MultiPV && res.Depth > 0 && ctx.Err() == nil {
+	if lim.MultiPV && lim.Time == 0 && res.Depth > 0 && ctx.Err() == nil {
 		// The depth and node limits no longer apply (the scores must be
-		// complete), but a stop or the end of Time still does: then there
-		// are no root scores.
+		// complete), but a stop still does: then there are no root scores.
 		s.aborted = false
-		s.maxNodes, s.deadline = 0, time.Time{}
-		if lim.Time > 0 {
-			s.deadline = s.start.Add(lim.Time)
-		}
+		s.maxNodes = 0
 		s.ctx = ctx
-		res.RootScores = s.RootScores(res.Depth)
+		res.RootScores, res.RootDepth = s.RootScores(res.Depth), res.Depth
 		if s.aborted {
-			res.RootScores = nil
+			res.RootScores, res.RootDepth = nil, 0
 		}
 	}
 	res.Nodes, res.Time = s.nodes, time.Since(s.start)

@@ -62,13 +62,11 @@ func FixedDepthOptions(algo string) Options {
 type Limits struct {
 	Depth int
 	Nodes uint64
-	// Time bounds the search. With MultiPV, iterative deepening gets half
-	// of it and the root scores the rest: they come after the deepening
-	// and must be complete, so a search that would overrun Time returns
-	// no root scores rather than overrun.
 	Time time.Duration
 	// MultiPV asks for an exact score of every root move at the deepest
-	// completed depth (Result.RootScores).
+	// completed depth (Result.RootScores). Under Time they are scored
+	// after every iteration, so that the clock always leaves the scores
+	// of some depth (Result.RootDepth); otherwise once, after the last.
 	MultiPV bool
 }
 
@@ -100,6 +98,7 @@ type Result struct {
 	Time       time.Duration
 	PV         []game.Move
 	RootScores []RootScore // with Limits.MultiPV, best first
+	RootDepth  int         // the depth of RootScores
 }
 
 type algorithm uint8
@@ -189,7 +188,7 @@ func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 	s.start = time.Now()
 	s.deadline = time.Time{}
 	if lim.Time > 0 {
-		s.deadline = s.start.Add(deepeningTime(lim))
+		s.deadline = s.start.Add(lim.Time)
 	}
 	s.maxNodes = lim.Nodes
 	s.nodes = 0
@@ -217,12 +216,4 @@ func (s *Searcher) poll() {
 		s.aborted = true
 	default:
 	}
-}
-
-// deepeningTime is the share of lim.Time iterative deepening may use.
-func deepeningTime(lim Limits) time.Duration {
-	if lim.MultiPV {
-		return max(lim.Time/2, time.Millisecond)
-	}
-	return lim.Time
 }

@@ -43,9 +43,9 @@ import (
 //
 // Every mover honours a restricted root (searchmoves, or UCCI's banmoves):
 // ab and abzero take the best allowed move of alpha-beta's root scores,
-// mcts the most visited allowed move. Alpha-beta's root scores come after
-// its iterative deepening, so under a time limit the deepening gets half
-// the time (alphabeta.Limits).
+// mcts the most visited allowed move. Under a time limit alpha-beta
+// scores every root move after each iteration, so a restricted root or
+// the blend always has the scores of some completed depth.
 //
 // mcts and abzero need Network: a checkpoint file, or a run directory
 // (its best checkpoint), for the current variant. The tree is kept from
