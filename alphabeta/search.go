@@ -62,7 +62,7 @@ func FixedDepthOptions(algo string) Options {
 type Limits struct {
 	Depth int
 	Nodes uint64
-	Time time.Duration
+	Time  time.Duration
 	// MultiPV asks for an exact score of every root move at the deepest
 	// completed depth (Result.RootScores). Under Time they are scored
 	// after every iteration, so that the clock always leaves the scores
