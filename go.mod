@@ -7,6 +7,7 @@ require (
 	github.com/klauspost/compress v1.18.2
 	github.com/owulveryck/onnx-go v0.5.0
 	github.com/schollz/progressbar/v3 v3.17.1
+	gonum.org/v1/gonum v0.15.1
 	gonum.org/v1/plot v0.15.2
 	google.golang.org/protobuf v1.36.5
 	gopkg.in/yaml.v3 v3.0.1
@@ -41,7 +42,6 @@ require (
 	golang.org/x/term v0.26.0 // indirect
 	golang.org/x/text v0.22.0 // indirect
 	golang.org/x/xerrors v0.0.0-20200804184101-5ec99f83aff1 // indirect
-	gonum.org/v1/gonum v0.15.1 // indirect
 	gorgonia.org/cu v0.9.4 // indirect
 	gorgonia.org/dawson v1.2.0 // indirect
 	gorgonia.org/vecf32 v0.9.0 // indirect

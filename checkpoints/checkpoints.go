@@ -1,6 +1,6 @@
 // Package checkpoints stores networks with their training state, one
-// self-describing file per checkpoint, and keeps a run directory's list
-// and its best and latest pointers.
+// self-describing file per checkpoint (a run directory's list and its
+// pointers are package rundir's).
 //
 // File format (little endian):
 //

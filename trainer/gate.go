@@ -21,7 +21,7 @@ var openingPlies = map[string]int{"connect4": 2, "lion": 2, "xiangqi": 4}
 
 // ArenaGate is the default gate: the config's gate matches played with the
 // arena, records in RUN/arena. A match with a threshold is a promotion
-// gate (the candidate must reach that score, or pass the SPRT); the others
+// gate (the candidate must reach that score); the others
 // are recorded to show strength over training.
 func ArenaGate(run string) Gate {
 	return func(ctx context.Context, cfg *configs.Config, cand *net.Params, gen int, best *net.Params, bestGen int) (GateResult, error) {
