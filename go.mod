@@ -7,6 +7,7 @@ require (
 	github.com/klauspost/compress v1.18.2
 	github.com/owulveryck/onnx-go v0.5.0
 	github.com/schollz/progressbar/v3 v3.17.1
+	golang.org/x/sync v0.11.0
 	gonum.org/v1/gonum v0.15.1
 	gonum.org/v1/plot v0.15.2
 	google.golang.org/protobuf v1.36.5

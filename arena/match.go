@@ -2,6 +2,7 @@ package arena
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -10,8 +11,9 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/tabula-zero/tabula/game"
 )
@@ -210,57 +212,51 @@ func RunMatch(ctx context.Context, m Match) (Result, error) {
 		defer rw.close()
 	}
 
+	// stop ends the match early (the SPRT decided); a failing worker ends
+	// it through the group.
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	eg, egCtx := errgroup.WithContext(runCtx)
 	jobs := make(chan job)
 	results := make(chan Record)
-	var fatalOnce sync.Once
-	var fatal error
-	fail := func(err error) {
-		fatalOnce.Do(func() { fatal = err })
-		stop()
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // feeder
-		defer wg.Done()
+	eg.Go(func() error { // feeder
 		defer close(jobs)
 		for i := range m.Games {
 			select {
 			case jobs <- job{i}:
-			case <-runCtx.Done():
-				return
+			case <-egCtx.Done():
+				return nil
 			}
 		}
-	}()
+		return nil
+	})
 	for range k {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		eg.Go(func() error {
 			w, err := newWorker(g, &m)
 			if err != nil {
-				fail(err)
-				return
+				return err
 			}
 			defer w.close()
 			for j := range jobs {
-				rec, err := w.play(runCtx, j.index)
+				rec, err := w.play(egCtx, j.index)
 				if err != nil {
-					if runCtx.Err() == nil {
-						fail(err)
+					if egCtx.Err() != nil {
+						return nil // the match is over; its cause is reported
 					}
-					return
+					return err
 				}
 				select {
 				case results <- rec:
-				case <-runCtx.Done():
-					return
+				case <-egCtx.Done():
+					return nil
 				}
 			}
-		}()
+			return nil
+		})
 	}
+	var playErr error
 	go func() {
-		wg.Wait()
+		playErr = eg.Wait()
 		close(results)
 	}()
 
@@ -269,13 +265,14 @@ func RunMatch(ctx context.Context, m Match) (Result, error) {
 		st := m.SPRT.State(Score{})
 		res.SPRT = &st
 	}
+	var writeErr error
 	for rec := range results {
-		if runCtx.Err() != nil {
+		if runCtx.Err() != nil || writeErr != nil {
 			continue // drain: the match is over
 		}
 		if rw != nil {
-			if err := rw.write(rec); err != nil {
-				fail(err)
+			if writeErr = rw.write(rec); writeErr != nil {
+				stop()
 				continue
 			}
 		}
@@ -294,8 +291,8 @@ func RunMatch(ctx context.Context, m Match) (Result, error) {
 		}
 	}
 	slices.SortFunc(res.Records, func(a, b Record) int { return a.Index - b.Index })
-	if fatal != nil {
-		return res, fatal
+	if err := cmp.Or(writeErr, playErr); err != nil {
+		return res, err
 	}
 	if err := ctx.Err(); err != nil {
 		res.Stopped = "cancelled"

@@ -9,10 +9,9 @@ import (
 	"testing"
 
 	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
-	_ "github.com/tabula-zero/tabula/game/connect4"
-	_ "github.com/tabula-zero/tabula/game/lion"
-	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/rollout"
 	"github.com/tabula-zero/tabula/rundir"
@@ -25,7 +24,7 @@ func tinyCheckpoint(t *testing.T, dir, gameName string, seed uint64) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := net.Preset(g)
+	s, err := configs.PresetSpec(g.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

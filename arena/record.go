@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tabula-zero/tabula/game"
 )
 
 // Game results as PGN writes them, from the first colour's view (Red in
@@ -134,7 +136,7 @@ func newRecordWriter(dir, label, variant string) (*recordWriter, error) {
 	if w.jsonl, err = os.OpenFile(base+".jsonl", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
 		return nil, fmt.Errorf("arena: records: %w", err)
 	}
-	if variant == "xiangqi" {
+	if g, err := game.Lookup(variant); err == nil && g.PGN {
 		if w.pgn, err = os.OpenFile(base+".pgn", os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644); err != nil {
 			w.jsonl.Close()
 			return nil, fmt.Errorf("arena: records: %w", err)

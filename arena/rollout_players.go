@@ -35,12 +35,6 @@ import (
 // c=0.4; mast k=16 c=0.9; k=1 for the PPA family. c is on the [0, 1]
 // win-rate scale.
 
-// defaultPlayoutCap is the playout cap by game when the spec has none:
-// Catch the Lion's thesis code caps playouts at 100 plies; the Xiangqi
-// thesis caps them but does not say where, and 200 plies is its longest
-// game limit; Connect Four ends by itself within 42.
-var defaultPlayoutCap = map[string]int{"lion": 100, "xiangqi": 200}
-
 // isRolloutKind reports whether kind names a rollout player.
 func isRolloutKind(kind string) bool { return slices.Contains(rollout.Algorithms, kind) }
 
@@ -115,7 +109,7 @@ func (s *Spec) parseRollout(g game.Game, kv map[string]string, pos []string) err
 		}
 	}
 	if _, ok := kv["maxplies"]; !ok {
-		cfg.PlayoutCap = defaultPlayoutCap[g.Name]
+		cfg.PlayoutCap = g.PlayoutCap
 	}
 	n, hasPlayouts, err := s.intArg(kv, "playouts", 1, 1<<30)
 	if err != nil {

@@ -19,9 +19,7 @@ import (
 
 	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/game"
-	_ "github.com/tabula-zero/tabula/game/connect4" // the games a config may name
-	_ "github.com/tabula-zero/tabula/game/lion"
-	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -147,6 +145,16 @@ func Preset(game string) (*Config, error) {
 		return nil, fmt.Errorf("configs: no preset for game %q", game)
 	}
 	return Parse(b, "preset "+game+".yaml")
+}
+
+// PresetSpec is the network of a game's preset: the YAML presets are the
+// only source of the preset shapes.
+func PresetSpec(game string) (net.Spec, error) {
+	c, err := Preset(game)
+	if err != nil {
+		return net.Spec{}, err
+	}
+	return NetSpec(c)
 }
 
 // PresetBytes returns an embedded preset file's text.

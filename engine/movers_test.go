@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/uci"
@@ -20,7 +21,7 @@ func tinyNetwork(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := net.Preset(g)
+	s, err := configs.PresetSpec(g.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

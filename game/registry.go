@@ -35,6 +35,22 @@ type Game struct {
 	// history: replay moves from a known position to keep repetitions.
 	Parse   func(text string, opts Options) (Position, error)
 	Encoder Encoder
+
+	// What other packages need to know of a game lives here, not in
+	// tables keyed by game name.
+
+	// OpeningPlies is how many random plies start each pair of gate
+	// games, so that deterministic players do not replay one game.
+	OpeningPlies int
+	// PlayoutCap bounds a random playout of the rollout players (0: the
+	// game ends by itself soon enough).
+	PlayoutCap int
+	// UCIVariant is the UCI_Variant name engines such as Fairy-Stockfish
+	// know the game by ("": none is sent).
+	UCIVariant string
+	// PGN says the game's text format is a FEN, so that game records are
+	// also written as PGN.
+	PGN bool
 }
 
 var (

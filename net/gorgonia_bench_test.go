@@ -1,4 +1,4 @@
-package net
+package net_test
 
 import (
 	"fmt"
@@ -6,10 +6,8 @@ import (
 	"runtime/debug"
 	"testing"
 
-	"github.com/tabula-zero/tabula/game"
-	_ "github.com/tabula-zero/tabula/game/connect4"
-	_ "github.com/tabula-zero/tabula/game/lion"
-	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/net"
 )
 
 // benchGOGC is the GC target the benchmarks run with. Every gorgonia pass
@@ -22,12 +20,8 @@ const benchGOGC = 400
 
 var benchGames = []string{"connect4", "lion", "xiangqi"}
 
-func presetSpec(b *testing.B, name string) Spec {
-	g, err := game.Lookup(name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s, err := Preset(g)
+func presetSpec(b *testing.B, name string) net.Spec {
+	s, err := configs.PresetSpec(name)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,17 +35,17 @@ func BenchmarkGorgoniaForward(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(benchGOGC))
 	for _, name := range benchGames {
 		spec := presetSpec(b, name)
-		p, err := NewParams(spec, 1)
+		p, err := net.NewParams(spec, 1)
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := NewModel(p, 0)
+		m, err := net.NewModel(p, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, n := range []int{1, 16, 64} {
 			b.Run(fmt.Sprintf("%s/batch=%d", name, n), func(b *testing.B) {
-				x := randomPlanes(rand.New(rand.NewPCG(1, uint64(n))), spec, n)
+				x := net.RandomPlanes(rand.New(rand.NewPCG(1, uint64(n))), spec, n)
 				if _, _, err := m.Forward(x, n); err != nil { // builds the graph
 					b.Fatal(err)
 				}
@@ -77,19 +71,19 @@ func BenchmarkGorgoniaTrain(b *testing.B) {
 	for _, name := range benchGames {
 		b.Run(fmt.Sprintf("%s/batch=%d", name, n), func(b *testing.B) {
 			spec := presetSpec(b, name)
-			p, err := NewParams(spec, 1)
+			p, err := net.NewParams(spec, 1)
 			if err != nil {
 				b.Fatal(err)
 			}
-			m, err := NewModel(p, n)
+			m, err := net.NewModel(p, n)
 			if err != nil {
 				b.Fatal(err)
 			}
-			tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
+			tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
 			if err != nil {
 				b.Fatal(err)
 			}
-			batch := randomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
+			batch := net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
 			if _, err := tr.Step(batch); err != nil { // first pass allocates
 				b.Fatal(err)
 			}

@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/configs"
@@ -196,32 +198,28 @@ func (w *Worker) Run(ctx context.Context, games int, duration time.Duration) err
 	loopDone := make(chan error, 1)
 	go func() { loopDone <- batch.Run(runCtx) }()
 	var started atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, w.cfg.SelfPlay.ParallelGames)
+	eg, gameCtx := errgroup.WithContext(runCtx)
 	for range w.cfg.SelfPlay.ParallelGames {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for runCtx.Err() == nil {
+		eg.Go(func() error {
+			for gameCtx.Err() == nil {
 				if games > 0 && started.Add(1) > int64(games) {
-					return
+					return nil
 				}
-				if err := w.playOne(runCtx); err != nil {
-					if runCtx.Err() == nil {
-						errs <- err
-						cancel()
+				if err := w.playOne(gameCtx); err != nil {
+					if gameCtx.Err() != nil {
+						return nil // stopped: the time is up, ctx ended, or a game failed
 					}
-					return
+					return err
 				}
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	err := eg.Wait()
 	cancel()
 	<-loopDone
-	close(errs)
 	ferr := w.flush(true)
-	if err := <-errs; err != nil {
+	if err != nil {
 		return err
 	}
 	return ferr

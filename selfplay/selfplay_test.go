@@ -58,7 +58,7 @@ func tinyConfig(t *testing.T) (*configs.Config, refNet) {
 	cfg.SelfPlay.BatchSize = 4
 	cfg.SelfPlay.ShardSamples = 50
 	g, _ := game.Lookup("connect4")
-	spec, _ := net.Preset(g)
+	spec, _ := configs.PresetSpec(g.Name)
 	spec.Blocks, spec.Filters = 1, 4
 	p, err := net.NewParams(spec, 1)
 	if err != nil {

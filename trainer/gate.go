@@ -15,17 +15,18 @@ import (
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
-// openingPlies is how many random plies start each pair of gate games, so
-// that the deterministic players do not replay one game.
-var openingPlies = map[string]int{"connect4": 2, "lion": 2, "xiangqi": 4}
-
 // ArenaGate is the default gate: the config's gate matches played with the
 // arena, records in RUN/arena. A match with a threshold is a promotion
-// gate (the candidate must reach that score); the others
-// are recorded to show strength over training.
+// gate (the candidate must reach that score); the others are recorded to
+// show strength over training. Each pair of games starts with the game's
+// OpeningPlies random plies.
 func ArenaGate(run string) Gate {
 	return func(ctx context.Context, cfg *configs.Config, cand *net.Params, gen int, best *net.Params, bestGen int) (GateResult, error) {
 		res := GateResult{Promote: true}
+		g, err := game.Lookup(cfg.Game)
+		if err != nil {
+			return res, err
+		}
 		rules := game.Options(cfg.Rules)
 		for i, gm := range cfg.Gating.Matches {
 			a, b, err := gatePlayers(cfg, i, cand, gen, best, bestGen)
@@ -34,7 +35,7 @@ func ArenaGate(run string) Gate {
 			}
 			label := fmt.Sprintf("g%06d-%d-%s", gen, i, safe(gm.Opponent))
 			r, err := arena.RunMatch(ctx, arena.Match{Game: cfg.Game, Rules: rules, A: a, B: b, Games: gm.Games,
-				Concurrency: 2, OpeningPlies: openingPlies[cfg.Game], Seed: cfg.Seed + uint64(gen)*1000 + uint64(i),
+				Concurrency: 2, OpeningPlies: g.OpeningPlies, Seed: cfg.Seed + uint64(gen)*1000 + uint64(i),
 				RecordDir: rundir.Dir(run).Arena(), Label: label})
 			if err != nil {
 				return res, err

@@ -20,7 +20,8 @@ import (
 // Text format: "<n> <w|b>", for example "0 w".
 func init() {
 	game.Register(game.Game{
-		Name: "count",
+		Name:       "count",
+		UCIVariant: "counting",
 		Options: []game.Option{
 			{Name: "Goal", Default: "10", Min: 1, Max: 40, Help: "the number that wins"},
 			{Name: "Steps", Default: "short", Values: []string{"short", "long"}, Help: "short: moves 1-2, long: moves 1-3"},

@@ -60,8 +60,9 @@ type PlayerConfig struct {
 // COMMAND is the executable, optionally followed by space-separated
 // arguments. Keys other than name, variant, depth, movetime, nodes and
 // timeout are engine options, sent with their case kept (Hash=16 sends
-// `setoption name Hash value 16`). variant defaults to xiangqi for the
-// xiangqi game and to none for other games; variant=none sends none.
+// `setoption name Hash value 16`). variant defaults to the game's
+// UCIVariant (xiangqi for Xiangqi, none for the others); variant=none
+// sends none.
 // Without depth, movetime or nodes the engine searches to depth 1.
 func ParsePlayerSpec(args, gameName string) (PlayerConfig, error) {
 	var c PlayerConfig
@@ -72,8 +73,8 @@ func ParsePlayerSpec(args, gameName string) (PlayerConfig, error) {
 	}
 	c.Path, c.Args = cmd[0], cmd[1:]
 	c.Name = "uci:" + strings.TrimSpace(args)
-	if gameName == "xiangqi" {
-		c.Variant = "xiangqi"
+	if g, err := game.Lookup(gameName); err == nil {
+		c.Variant = g.UCIVariant
 	}
 	seen := map[string]bool{}
 	for _, part := range parts[1:] {

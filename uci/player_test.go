@@ -71,11 +71,12 @@ func countStart(t *testing.T) game.Position {
 }
 
 func TestParsePlayerSpec(t *testing.T) {
-	c, err := ParsePlayerSpec("/usr/games/fairy-stockfish,depth=3,Hash=16,name=fsf", "xiangqi")
+	c, err := ParsePlayerSpec("/usr/games/fairy-stockfish,depth=3,Hash=16,name=fsf", "count")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Path != "/usr/games/fairy-stockfish" || c.Depth != 3 || c.Variant != "xiangqi" || c.Name != "fsf" ||
+	// The variant defaults to the game's UCIVariant.
+	if c.Path != "/usr/games/fairy-stockfish" || c.Depth != 3 || c.Variant != "counting" || c.Name != "fsf" ||
 		len(c.Options) != 1 || c.Options[0] != (SetOptionArg{"Hash", "16"}) {
 		t.Errorf("got %+v", c)
 	}
@@ -89,7 +90,7 @@ func TestParsePlayerSpec(t *testing.T) {
 	if cmd, _ := (&Player{cfg: c}).goCommand(); cmd != "go movetime 100" {
 		t.Errorf("go command %q", cmd)
 	}
-	c, _ = ParsePlayerSpec("eng", "connect4")
+	c, _ = ParsePlayerSpec("eng", "tally")
 	if c.Depth != 1 || c.Variant != "" {
 		t.Errorf("defaults: %+v", c)
 	}

@@ -31,11 +31,10 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/arena/pons"
 	_ "github.com/tabula-zero/tabula/arena/uciplayer"
 	"github.com/tabula-zero/tabula/game"
-	_ "github.com/tabula-zero/tabula/game/connect4"
-	_ "github.com/tabula-zero/tabula/game/lion"
-	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/rundir"
 )
@@ -337,11 +336,11 @@ func runPons(ctx context.Context, o options, stdout io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	lines, err := arena.ReadPons(f, o.positions)
+	lines, err := pons.Read(f, o.positions)
 	if err != nil {
 		return err
 	}
-	acc, err := arena.MeasureAccuracy(ctx, p, lines, o.concurrency)
+	acc, err := pons.Measure(ctx, p, lines, o.concurrency)
 	if err != nil {
 		return err
 	}

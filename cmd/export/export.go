@@ -10,10 +10,9 @@ import (
 	"strconv"
 
 	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
-	_ "github.com/tabula-zero/tabula/game/connect4"
-	_ "github.com/tabula-zero/tabula/game/lion"
-	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/internal/atomicfile"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/onnx"
@@ -129,7 +128,7 @@ func network(o options) (*net.Params, onnx.Metadata, error) {
 		if err != nil {
 			return nil, onnx.Metadata{}, fmt.Errorf("export: -new: %w", err)
 		}
-		spec, err := net.Preset(g)
+		spec, err := configs.PresetSpec(g.Name)
 		if err != nil {
 			return nil, onnx.Metadata{}, fmt.Errorf("export: -new: %w", err)
 		}

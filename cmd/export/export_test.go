@@ -15,6 +15,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/onnx"
@@ -100,7 +101,7 @@ func TestNewWithSamples(t *testing.T) {
 
 	// The model is the fresh preset net of that seed, with its metadata.
 	g, _ := game.Lookup("connect4")
-	spec, _ := net.Preset(g)
+	spec, _ := configs.PresetSpec(g.Name)
 	p, _ := net.NewParams(spec, 7)
 	want, err := onnx.Marshal(p, onnx.Metadata{Extra: map[string]string{"source": "new", "seed": "7"}})
 	if err != nil {
@@ -135,7 +136,7 @@ func TestNewWithSamples(t *testing.T) {
 func TestCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	g, _ := game.Lookup("lion")
-	spec, _ := net.Preset(g)
+	spec, _ := configs.PresetSpec(g.Name)
 	p, _ := net.NewParams(spec, 3)
 	for i := range p.Input.Mean {
 		p.Input.Mean[i] = 0.1 * float32(i%5)

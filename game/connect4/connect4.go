@@ -348,6 +348,7 @@ func init() {
 			}
 			return p, nil
 		},
-		Encoder: Encoder{},
+		Encoder:      Encoder{},
+		OpeningPlies: 2, // a game ends by itself within 42 plies: no playout cap
 	})
 }

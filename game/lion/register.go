@@ -68,6 +68,8 @@ func init() {
 			}
 			return p, nil
 		},
-		Encoder: Encoder{},
+		Encoder:      Encoder{},
+		OpeningPlies: 2,
+		PlayoutCap:   100, // as the Catch the Lion thesis's code
 	})
 }

@@ -37,6 +37,13 @@ func init() {
 			return Parse(text, r)
 		},
 		Encoder: Encoder{},
+		// The longer and more branching game needs more random plies for
+		// distinct gate games; the Xiangqi thesis caps playouts without
+		// saying where, and 200 plies is its longest game limit.
+		OpeningPlies: 4,
+		PlayoutCap:   200,
+		UCIVariant:   "xiangqi",
+		PGN:          true,
 	})
 }
 

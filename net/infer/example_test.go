@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/connect4"
 	"github.com/tabula-zero/tabula/net"
@@ -17,7 +18,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	spec, err := net.Preset(g)
+	spec, err := configs.PresetSpec(g.Name)
 	if err != nil {
 		panic(err)
 	}

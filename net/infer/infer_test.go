@@ -2,7 +2,6 @@ package infer
 
 import (
 	"fmt"
-	"github.com/tabula-zero/tabula/net/gemm"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,10 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/net/gemm"
+
 	"github.com/tabula-zero/tabula/game"
-	_ "github.com/tabula-zero/tabula/game/connect4"
-	_ "github.com/tabula-zero/tabula/game/lion"
-	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -80,7 +80,7 @@ func presetSpec(t testing.TB, name string) net.Spec {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := net.Preset(g)
+	s, err := configs.PresetSpec(g.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

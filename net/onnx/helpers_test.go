@@ -5,10 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
-	_ "github.com/tabula-zero/tabula/game/connect4"
-	_ "github.com/tabula-zero/tabula/game/lion"
-	_ "github.com/tabula-zero/tabula/game/xiangqi"
+	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -85,7 +84,7 @@ func preset(t testing.TB, name string, seed uint64) (game.Game, *net.Params) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := net.Preset(g)
+	spec, err := configs.PresetSpec(g.Name)
 	if err != nil {
 		t.Fatal(err)
 	}

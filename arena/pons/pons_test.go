@@ -1,4 +1,4 @@
-package arena
+package pons
 
 import (
 	"context"
@@ -7,19 +7,20 @@ import (
 	"testing"
 
 	"github.com/tabula-zero/tabula/alphabeta/c4solver"
+	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/connect4"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
 )
 
-func ponsLines(t *testing.T, file string, n int) []PonsLine {
+func ponsLines(t *testing.T, file string, n int) []Line {
 	t.Helper()
 	f, err := ponsdata.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	lines, err := ReadPons(f, n)
+	lines, err := Read(f, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,14 +47,14 @@ func (p *perfect) Move(ctx context.Context, pos game.Position, _ []game.Move) (g
 func TestAccuracy(t *testing.T) {
 	lines := append(ponsLines(t, "Test_L3_R1", 30), ponsLines(t, "Test_L2_R1", 20)...)
 	n := len(lines)
-	perf, err := NewFuncSpec("perfect", "connect4", func() (Player, error) {
+	perf, err := arena.NewFuncSpec("perfect", "connect4", func() (arena.Player, error) {
 		s, err := c4solver.New(c4solver.Fastest, 8)
 		return &perfect{s}, err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err := MeasureAccuracy(context.Background(), perf, lines, 2)
+	acc, err := Measure(context.Background(), perf, lines, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,23 +63,23 @@ func TestAccuracy(t *testing.T) {
 	}
 	// Alpha-beta searching to the end of the game is exact on the end
 	// game set.
-	ab, err := ParsePlayer("ab:depth=20", "connect4")
+	ab, err := arena.ParsePlayer("ab:depth=20", "connect4")
 	if err != nil {
 		t.Fatal(err)
 	}
 	end := lines[:30]
-	acc, err = MeasureAccuracy(context.Background(), ab, end, 2)
+	acc, err = Measure(context.Background(), ab, end, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if acc.Optimal != len(end) {
 		t.Errorf("ab:depth=20 on end games: %d/%d optimal", acc.Optimal, len(end))
 	}
-	rnd, err := ParsePlayer("random", "connect4")
+	rnd, err := arena.ParsePlayer("random", "connect4")
 	if err != nil {
 		t.Fatal(err)
 	}
-	acc, err = MeasureAccuracy(context.Background(), rnd, lines, 2)
+	acc, err = Measure(context.Background(), rnd, lines, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +88,7 @@ func TestAccuracy(t *testing.T) {
 		t.Errorf("random: %+v", acc)
 	}
 	// The same seed gives the same figures with any number of workers.
-	acc1, err := MeasureAccuracy(context.Background(), rnd, lines, 1)
+	acc1, err := Measure(context.Background(), rnd, lines, 1)
 	if err != nil || acc1 != acc {
 		t.Errorf("random with one worker: %+v (%v), with two %+v", acc1, err, acc)
 	}
@@ -95,16 +96,16 @@ func TestAccuracy(t *testing.T) {
 
 func TestReadPonsErrors(t *testing.T) {
 	for _, bad := range []string{"123 4 5\n", "12x 3\n", "1234 x\n", "1111111 0\n", "1212121 3\n"} {
-		if _, err := ReadPons(strings.NewReader(bad), 0); err == nil {
+		if _, err := Read(strings.NewReader(bad), 0); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
 	}
-	lines, err := ReadPons(strings.NewReader("\n44 3\n45 -2\n46 0\n"), 2)
+	lines, err := Read(strings.NewReader("\n44 3\n45 -2\n46 0\n"), 2)
 	if err != nil || fmt.Sprint(lines) != "[{44 3} {45 -2}]" {
 		t.Errorf("%v %v", lines, err)
 	}
-	x, _ := ParsePlayer("random", "xiangqi")
-	if _, err := MeasureAccuracy(context.Background(), x, lines, 1); err == nil {
+	x, _ := arena.ParsePlayer("random", "xiangqi")
+	if _, err := Measure(context.Background(), x, lines, 1); err == nil {
 		t.Error("a xiangqi player accepted")
 	}
 }

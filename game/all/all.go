@@ -1,0 +1,10 @@
+// Package all registers every game. Programs and packages that must know
+// all games (configs, the commands) import it for its side effect; it is
+// the one list a new game is added to.
+package all
+
+import (
+	_ "github.com/tabula-zero/tabula/game/connect4" // registers connect4
+	_ "github.com/tabula-zero/tabula/game/lion"     // registers lion
+	_ "github.com/tabula-zero/tabula/game/xiangqi"  // registers xiangqi
+)

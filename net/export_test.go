@@ -1,0 +1,8 @@
+package net
+
+// Internals for the external tests (package net_test), which may import
+// configs for the preset shapes.
+var (
+	RandomPlanes = randomPlanes
+	RandomBatch  = randomBatch
+)
