@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -18,7 +19,7 @@ import (
 // The benchmarks set it for their duration and restore the old value.
 const benchGOGC = 400
 
-var benchGames = []string{"connect4", "lion", "xiangqi"}
+var benchGames = game.Names()
 
 func presetSpec(b *testing.B, name string) net.Spec {
 	s, err := configs.PresetSpec(name)

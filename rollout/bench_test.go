@@ -10,10 +10,6 @@ import (
 	"github.com/tabula-zero/tabula/game/gametest"
 )
 
-// Playout caps of the benchmarks: the arena's defaults (Catch the Lion:
-// the thesis code's 100 plies; Xiangqi: 200 plies).
-var benchCaps = map[string]int{"connect4": 0, "lion": 100, "xiangqi": 200}
-
 // benchPlayouts runs playouts (with the policy's adapt step, as in a
 // search, and the policy reset every 1,000 playouts as a new search would)
 // from the start of game gn and reports playouts/s and the mean playout
@@ -32,7 +28,7 @@ func benchPlayoutsList(b *testing.B, gn, alg string, list bool) {
 		b.Fatal(err)
 	}
 	cfg, _ := DefaultConfig(alg)
-	cfg.PlayoutCap = benchCaps[gn]
+	cfg.PlayoutCap = g.PlayoutCap
 	s, err := New(cfg, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -89,7 +85,7 @@ func BenchmarkPlayoutXiangqi(b *testing.B) {
 // xiangqi's uct-movelist, solver-movelist and mast-movelist without
 // RandomMove and PseudoMoves.
 func BenchmarkSearch(b *testing.B) {
-	for _, gn := range []string{"connect4", "lion", "xiangqi"} {
+	for _, gn := range game.Names() {
 		algs := []string{UCT, Solver, MAST, PPAP}
 		if gn == "lion" {
 			algs = append(algs, MR, MS, MB)
@@ -103,7 +99,7 @@ func BenchmarkSearch(b *testing.B) {
 				g, _ := game.Lookup(gn)
 				p, _ := g.New(nil)
 				cfg, _ := DefaultConfig(alg)
-				cfg.PlayoutCap = benchCaps[gn]
+				cfg.PlayoutCap = g.PlayoutCap
 				cfg.Playouts = 2000
 				cfg.Reuse = false
 				s, err := New(cfg, 1)

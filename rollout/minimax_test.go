@@ -124,7 +124,7 @@ func TestMinimaxRolloutPick(t *testing.T) {
 
 // A playout step allocates nothing, for every playout kind and game.
 func TestPlayoutAllocs(t *testing.T) {
-	for _, gn := range []string{"connect4", "lion", "xiangqi"} {
+	for _, gn := range game.Names() {
 		for _, alg := range []string{UCT, MR, PPA, PPAP, PPAF, PPAFP, MAST} {
 			p := startOf(t, gn)
 			if _, ok := p.(MoveFeaturer); !ok && (alg == PPAF || alg == PPAFP) {

@@ -133,7 +133,7 @@ func TestMASTAdaptByHand(t *testing.T) {
 // side to move, the legal moves' codes in generation order and the chosen
 // move among them.
 func TestRecordIsTheIteration(t *testing.T) {
-	for _, gn := range []string{"connect4", "lion", "xiangqi"} {
+	for _, gn := range game.Names() {
 		for _, alg := range []string{PPA, PPAF, MAST} {
 			g, _ := game.Lookup(gn)
 			p, _ := g.New(nil)

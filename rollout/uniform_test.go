@@ -29,7 +29,7 @@ func (w *listMover) RuleStatus() game.Status { return w.Position.(ruleStatuser).
 // The uniform playouts use a position's RandomMover (Xiangqi has one);
 // the policy playouts and MCTS-MR, which need every legal move, do not.
 func TestRandomMoverUsed(t *testing.T) {
-	for _, gn := range []string{"connect4", "lion", "xiangqi"} {
+	for _, gn := range game.Names() {
 		for _, alg := range Algorithms {
 			p := startOf(t, gn)
 			if _, ok := p.(MoveFeaturer); !ok && (alg == PPAF || alg == PPAFP) {
@@ -53,7 +53,7 @@ func TestRandomMoverUsed(t *testing.T) {
 // the same results and lengths, from positions of random games (game ends
 // by every rule among them) with and without a playout cap.
 func TestUniformPlayoutMatchesGeneric(t *testing.T) {
-	for _, gn := range []string{"connect4", "lion", "xiangqi"} {
+	for _, gn := range game.Names() {
 		start := startOf(t, gn)
 		positions := gametest.RandomPositions(start, 6, 150, 11)
 		for _, cap := range []int{0, 3, 40} {

@@ -2,8 +2,9 @@ package infer
 
 import (
 	"fmt"
-	"github.com/tabula-zero/tabula/net/gemm"
 	"testing"
+
+	"github.com/tabula-zero/tabula/net/gemm"
 )
 
 // BenchmarkForward measures Forward on the presets at batch 1, 16 and 64

@@ -87,7 +87,7 @@ func presetSpec(t testing.TB, name string) net.Spec {
 	return s
 }
 
-var presets = []string{"connect4", "lion", "xiangqi"}
+var presets = game.Names()
 
 // oddSpecs cover shapes the presets do not: no blocks, one block, filter
 // and head counts that are no multiple of any panel width, a board with

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -159,7 +160,7 @@ func TestOnnxruntimeRandomNet(t *testing.T) {
 
 func TestOnnxruntimePresets(t *testing.T) {
 	node, env := findORT(t)
-	for i, name := range []string{"connect4", "lion", "xiangqi"} {
+	for i, name := range game.Names() {
 		t.Run(name, func(t *testing.T) {
 			g, p := preset(t, name, uint64(20+i))
 			samples, err := Samples(g, p, 5, uint64(30+i))

@@ -35,7 +35,7 @@ func TestSamplesDeterministic(t *testing.T) {
 }
 
 func TestSamplesPositions(t *testing.T) {
-	for i, name := range []string{"connect4", "lion", "xiangqi"} {
+	for i, name := range game.Names() {
 		t.Run(name, func(t *testing.T) {
 			g, p := preset(t, name, uint64(i))
 			n := 12
