@@ -15,6 +15,7 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/kvlist"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
@@ -273,34 +274,14 @@ func NetworkGame(spec string) (gameName string, ok bool, err error) {
 	return id.Game, true, nil
 }
 
-// splitArgs splits "k=v,k=v,file" into keys and positional arguments,
-// rejecting duplicate and empty keys.
+// splitArgs splits "k=v,k=v,file" into keys (lower-cased) and positional
+// arguments (kvlist.Parse).
 func splitArgs(text, rest string) (map[string]string, []string, error) {
-	kv := map[string]string{}
-	var pos []string
-	if strings.TrimSpace(rest) == "" {
-		return kv, nil, nil
+	pairs, pos, err := kvlist.Parse(rest)
+	if err != nil {
+		return nil, nil, fmt.Errorf("arena: player %q: %w", text, err)
 	}
-	for _, part := range strings.Split(rest, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			return nil, nil, fmt.Errorf("arena: player %q: empty argument", text)
-		}
-		k, v, ok := strings.Cut(part, "=")
-		if !ok {
-			pos = append(pos, part)
-			continue
-		}
-		k = strings.ToLower(strings.TrimSpace(k))
-		if k == "" {
-			return nil, nil, fmt.Errorf("arena: player %q: argument %q has no key", text, part)
-		}
-		if _, dup := kv[k]; dup {
-			return nil, nil, fmt.Errorf("arena: player %q: key %s given twice", text, k)
-		}
-		kv[k] = strings.TrimSpace(v)
-	}
-	return kv, pos, nil
+	return kvlist.Map(pairs, true), pos, nil
 }
 
 // keys checks that kv holds only allowed keys.

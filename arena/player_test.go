@@ -57,7 +57,7 @@ func TestParsePlayerErrors(t *testing.T) {
 		{"ab:movetime=fast", "neither milliseconds nor a duration"},
 		{"ab:movetime=-5", "out of range"},
 		{"ab:nodes=0", "not a positive integer"},
-		{"ab:depth=3,,", "empty argument"},
+		{"ab:depth=3,,", "empty part"},
 		{"ab:4", `unexpected argument "4"`},
 		{"random:depth=2", `unknown key "depth"`},
 		{"net:", "needs a checkpoint file"},

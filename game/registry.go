@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/tabula-zero/tabula/internal/kvlist"
 )
 
 // Option declares a rule option of a game, such as Catch the Lion's try
@@ -165,16 +167,13 @@ func (opts Options) Get(name, def string) string {
 // ParseOptions reads rule options written as "name=value,name=value" (the
 // form command-line flags use); "" is no options.
 func ParseOptions(s string) (Options, error) {
-	opts := Options{}
-	if strings.TrimSpace(s) == "" {
-		return opts, nil
+	pairs, err := kvlist.Pairs(s)
+	if err != nil {
+		return nil, fmt.Errorf("game: options: %w", err)
 	}
-	for _, kv := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if k = strings.TrimSpace(k); !ok || k == "" {
-			return nil, fmt.Errorf("game: option %q is not name=value", kv)
-		}
-		opts[k] = strings.TrimSpace(v)
+	opts := Options{}
+	for _, p := range pairs {
+		opts[p.Key] = p.Value
 	}
 	return opts, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/kvlist"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -108,14 +109,12 @@ func abzeroOptions(spec string, o arena.NetOptions) (arena.NetOptions, error) {
 		return o, fmt.Errorf("%q is not net or abzero:m=W,depth=N", spec)
 	}
 	o.ABZero, o.M, o.Depth = true, 1, 2
-	for _, kv := range strings.Split(args, ",") {
-		k, v, ok := strings.Cut(kv, "=")
-		if kv == "" {
-			continue
-		}
-		if !ok {
-			return o, fmt.Errorf("%q: %q is not key=value", spec, kv)
-		}
+	pairs, err := kvlist.Pairs(args)
+	if err != nil {
+		return o, fmt.Errorf("%q: %w", spec, err)
+	}
+	for _, p := range pairs {
+		k, v := p.Key, p.Value
 		var err error
 		switch k {
 		case "m":

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/kvlist"
 )
 
 // ErrEngineFailed marks a Player error caused by the engine: it crashed,
@@ -66,8 +67,8 @@ type PlayerConfig struct {
 // Without depth, movetime or nodes the engine searches to depth 1.
 func ParsePlayerSpec(args, gameName string) (PlayerConfig, error) {
 	var c PlayerConfig
-	parts := strings.Split(args, ",")
-	cmd := strings.Fields(parts[0])
+	command, rest, _ := strings.Cut(args, ",")
+	cmd := strings.Fields(command)
 	if len(cmd) == 0 {
 		return c, errors.New("uci player: missing engine command (uci:COMMAND[,key=value...])")
 	}
@@ -76,19 +77,15 @@ func ParsePlayerSpec(args, gameName string) (PlayerConfig, error) {
 	if g, err := game.Lookup(gameName); err == nil {
 		c.Variant = g.UCIVariant
 	}
-	seen := map[string]bool{}
-	for _, part := range parts[1:] {
-		part = strings.TrimSpace(part)
-		k, v, ok := strings.Cut(part, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" {
-			return c, fmt.Errorf("uci player: argument %q is not key=value", part)
-		}
-		lk := strings.ToLower(k)
-		if seen[lk] {
-			return c, fmt.Errorf("uci player: key %s given twice", k)
-		}
-		seen[lk] = true
+	if strings.Contains(args, ",") && strings.TrimSpace(rest) == "" {
+		return c, fmt.Errorf("uci player: empty key=value list after %q", command)
+	}
+	pairs, err := kvlist.Pairs(rest)
+	if err != nil {
+		return c, fmt.Errorf("uci player: %w", err)
+	}
+	for _, p := range pairs {
+		k, v, lk := p.Key, p.Value, strings.ToLower(p.Key)
 		num := func() (int64, error) {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 1 {
@@ -133,7 +130,7 @@ func ParsePlayerSpec(args, gameName string) (PlayerConfig, error) {
 			c.MoveTimeout = time.Duration(min(n, 86_400_000)) * time.Millisecond
 		default:
 			if strings.ContainsAny(k+v, "\r\n") || strings.Contains(" "+k+" ", " value ") {
-				return c, fmt.Errorf("uci player: bad option %q", part)
+				return c, fmt.Errorf("uci player: bad option %q", k+"="+v)
 			}
 			c.Options = append(c.Options, SetOptionArg{Name: k, Value: v})
 		}

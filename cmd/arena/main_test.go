@@ -129,7 +129,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-sprt", "5"}, "want elo0,elo1"},
 		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-sprt", "5,0"}, "elo0 < elo1"},
 		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-games", "0"}, "at least 1"},
-		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-rules", "x"}, "not name=value"},
+		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-rules", "x"}, "not key=value"},
 		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-rules", "Foo=1"}, `connect4: unknown option "Foo"`},
 		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-concurrency", "-2"}, "-concurrency -2: want 1 to 4096"},
 		{[]string{"-variant", "connect4", "-a", "random", "-b", "ab:depth=2", "-opening-plies", "-1"}, "-opening-plies -1: want at least 0"},
