@@ -60,3 +60,19 @@ func (d Dir) FrozenConfig() (*configs.Config, error) {
 	}
 	return configs.Load(d.Config())
 }
+
+// WorkerConfig is the config a worker joining the run plays with: the
+// run's frozen config, else the file at path when given, else the preset
+// of gameName (a run the trainer has not started yet).
+func (d Dir) WorkerConfig(path, gameName string) (*configs.Config, error) {
+	cfg, err := d.FrozenConfig()
+	switch {
+	case err == nil:
+		return cfg, nil
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	case path != "":
+		return configs.Load(path)
+	}
+	return configs.Preset(gameName)
+}

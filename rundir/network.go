@@ -79,3 +79,24 @@ func (d Dir) Network(cfg *configs.Config, ckpt string) (*net.Params, int, string
 	}
 	return c.Params, c.Generation, file, nil
 }
+
+// NewerBest returns the run's best checkpoint when its generation is
+// above gen, else nil (also while the run has none). The pointer's target
+// is identified from its header, so an unchanged best costs no load.
+func (d Dir) NewerBest(g game.Game, gen int) (*checkpoints.Checkpoint, string, error) {
+	path, err := d.Pointer(Best)
+	if errors.Is(err, ErrNoCheckpoint) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	id, err := checkpoints.Identify(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if id.Generation <= gen {
+		return nil, "", nil
+	}
+	return LoadNetwork(path, g)
+}

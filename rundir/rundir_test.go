@@ -120,3 +120,62 @@ func TestSecondLockRefused(t *testing.T) {
 	}
 	release()
 }
+
+// A worker follows promotions: nothing while the run has no best or the
+// best is not newer, the checkpoint once it is.
+func TestNewerBest(t *testing.T) {
+	cfg := tinyConfig(t)
+	c4, _ := game.Lookup("connect4")
+	run := Dir(t.TempDir())
+	if c, _, err := run.NewerBest(c4, 0); c != nil || err != nil {
+		t.Fatalf("run without a best: %v %v", c, err)
+	}
+	p, _ := FreshParams(cfg)
+	if _, err := run.Create(&checkpoints.Checkpoint{Generation: 3, Params: p}); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, err := run.NewerBest(c4, 3); c != nil || err != nil {
+		t.Fatalf("best not newer than 3: %v %v", c, err)
+	}
+	c, path, err := run.NewerBest(c4, 2)
+	if err != nil || c == nil || c.Generation != 3 || path == "" {
+		t.Fatalf("newer best: %v %q %v", c, path, err)
+	}
+	lion, _ := game.Lookup("lion")
+	if _, _, err := run.NewerBest(lion, 0); err == nil {
+		t.Fatal("a connect4 best loaded for lion")
+	}
+}
+
+// A worker's config: the run's frozen one, else the given file, else the
+// preset.
+func TestWorkerConfig(t *testing.T) {
+	run := Dir(t.TempDir())
+	cfg, err := run.WorkerConfig("", "lion")
+	if err != nil || cfg.Game != "lion" {
+		t.Fatalf("preset: %v %v", cfg, err)
+	}
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	own := tinyConfig(t)
+	own.Seed = 77
+	if err := os.WriteFile(file, own.Marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := run.WorkerConfig(file, "lion"); err != nil || cfg.Seed != 77 {
+		t.Fatalf("file: %v %v", cfg, err)
+	}
+	frozen := tinyConfig(t)
+	frozen.Seed = 5
+	if _, err := run.Freeze(frozen, false); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, err := run.WorkerConfig(file, "lion"); err != nil || cfg.Seed != 5 {
+		t.Fatalf("frozen: %v %v", cfg, err)
+	}
+	if _, err := run.WorkerConfig(filepath.Join(t.TempDir(), "missing.yaml"), "lion"); err != nil {
+		t.Fatalf("the frozen config should win over a missing file: %v", err)
+	}
+	if _, err := Dir(t.TempDir()).WorkerConfig("", "chess"); err == nil {
+		t.Fatal("a preset for an unknown game")
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"log/slog"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -162,6 +163,34 @@ func (w *Worker) SetNetwork(fwd mcts.Forwarder, generation int) {
 	w.fwd = fwd
 	w.batch.SetForwarder(fwd)
 	w.generation.Store(int64(generation))
+}
+
+// NextNetwork returns a network newer than generation gen and its
+// generation, or a nil Forwarder when there is none yet.
+type NextNetwork func(gen int) (mcts.Forwarder, int, error)
+
+// Follow asks next every interval for a network newer than gen (the
+// generation playing now) and switches to it (SetNetwork), until ctx
+// ends. A failed look is logged and tried again at the next tick.
+func (w *Worker) Follow(ctx context.Context, every time.Duration, gen int, next NextNetwork, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fwd, g, err := next(gen)
+		if err != nil {
+			log.Warn("looking for a newer network", "err", err)
+			continue
+		}
+		if fwd != nil {
+			w.SetNetwork(fwd, g)
+			gen = g
+		}
+	}
 }
 
 // Run plays games until games have been played (0: no limit), the

@@ -2,11 +2,15 @@ package selfplay
 
 import (
 	"context"
+	"errors"
+	"io"
+	"log/slog"
 	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/configs"
@@ -354,5 +358,40 @@ func TestWorkersPlayDifferentGames(t *testing.T) {
 	}
 	if _, err := New(cfg, Options{ReplayDir: dir, Worker: "bad/name"}, rn, 0); err == nil || !strings.Contains(err.Error(), "worker name") {
 		t.Fatalf("bad worker name: %v", err)
+	}
+}
+
+// Follow switches to each newer network next offers, skips failed looks,
+// and stops with its context.
+func TestFollow(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "f"}, rn, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var asked []int
+	calls := 0
+	next := func(gen int) (mcts.Forwarder, int, error) {
+		asked = append(asked, gen)
+		calls++
+		switch calls {
+		case 1:
+			return nil, 0, errors.New("pointer being written")
+		case 2:
+			return nil, 0, nil // nothing newer
+		case 3:
+			return rn, 2, nil
+		case 4:
+			return rn, 5, nil
+		}
+		cancel()
+		return nil, 0, nil
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	w.Follow(ctx, time.Millisecond, 0, next, log)
+	if w.Generation() != 5 || !slices.Equal(asked, []int{0, 0, 0, 2, 5}) {
+		t.Fatalf("generation %d, asked for networks newer than %v", w.Generation(), asked)
 	}
 }

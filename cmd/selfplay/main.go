@@ -12,7 +12,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"math"
 	"os"
@@ -20,12 +19,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tabula-zero/tabula/checkpoints"
-	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/jsonl"
+	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -77,7 +75,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("-worker: %w", err)
 	}
 	dir := rundir.Dir(*runDir)
-	cfg, err := loadConfig(dir, *cfgPath, *gameName)
+	cfg, err := dir.WorkerConfig(*cfgPath, *gameName)
 	if err != nil {
 		return err
 	}
@@ -148,51 +146,19 @@ func defaultWorker() string {
 	return fmt.Sprintf("%s_%d", r.Replace(h), os.Getpid())
 }
 
-// loadConfig prefers the run's frozen config, then -config, then the preset.
-func loadConfig(run rundir.Dir, path, gameName string) (*configs.Config, error) {
-	cfg, err := run.FrozenConfig()
-	switch {
-	case err == nil:
-		return cfg, nil
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, err
-	case path != "":
-		return configs.Load(path)
-	}
-	return configs.Preset(gameName)
-}
-
 // followBest switches the worker to a newer best network when the run's
 // best pointer moves (the trainer promoted one).
 func followBest(ctx context.Context, w *selfplay.Worker, run rundir.Dir, g game.Game, gen, batch int, every time.Duration, log *slog.Logger) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		// The pointer's target is identified from its header; only a
-		// newer generation is loaded whole.
-		path, err := run.Pointer(rundir.Best)
-		if err != nil {
-			continue
-		}
-		if id, err := checkpoints.Identify(path); err != nil || id.Generation <= gen {
-			continue
-		}
-		c, path, err := rundir.LoadNetwork(path, g)
-		if err != nil {
-			continue
+	w.Follow(ctx, every, gen, func(gen int) (mcts.Forwarder, int, error) {
+		c, path, err := run.NewerBest(g, gen)
+		if err != nil || c == nil {
+			return nil, 0, err
 		}
 		fwd, err := infer.NewParallel(c.Params, batch, 0)
 		if err != nil {
-			log.Error("new best network unusable", "path", path, "err", err)
-			continue
+			return nil, 0, fmt.Errorf("new best network %s: %w", path, err)
 		}
-		w.SetNetwork(fwd, c.Generation)
-		gen = c.Generation
-		log.Info("switched network", "path", path, "generation", gen)
-	}
+		log.Info("switching network", "path", path, "generation", c.Generation)
+		return fwd, c.Generation, nil
+	}, log)
 }
