@@ -254,3 +254,32 @@ func WriteRatings(w io.Writer, rows []Rating, anchor string) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// DefaultAnchor is the player the ratings of recs are anchored at when
+// none is named: the first alpha-beta player by name (a fixed strength),
+// else random, else the first name.
+func DefaultAnchor(recs []Record) string {
+	seen := map[string]bool{}
+	var names []string
+	for _, r := range recs {
+		for _, n := range []string{r.First, r.Second} {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if strings.HasPrefix(n, KindAB+":") {
+			return n
+		}
+	}
+	if seen[KindRandom] {
+		return KindRandom
+	}
+	if len(names) > 0 {
+		return names[0]
+	}
+	return ""
+}

@@ -163,3 +163,42 @@ func TestReadRecordsTornLine(t *testing.T) {
 		t.Fatal("bad result accepted")
 	}
 }
+
+func TestDefaultAnchor(t *testing.T) {
+	recs := func(pairs ...string) []Record {
+		var out []Record
+		for i := 0; i+1 < len(pairs); i += 2 {
+			out = append(out, Record{First: pairs[i], Second: pairs[i+1]})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		recs []Record
+		want string
+	}{
+		{recs("net:b", "ab:depth=4", "ab:depth=2", "random"), "ab:depth=2"},
+		{recs("net:b", "random", "mcts:x", "net:a"), "random"},
+		{recs("net:b", "mcts:x"), "mcts:x"},
+		{nil, ""},
+	} {
+		if got := DefaultAnchor(c.recs); got != c.want {
+			t.Errorf("%v: anchor %q, want %q", c.recs, got, c.want)
+		}
+	}
+}
+
+func TestParseSPRT(t *testing.T) {
+	s, err := ParseSPRT("0, 10")
+	if err != nil || *s != (SPRT{Elo0: 0, Elo1: 10, Alpha: 0.05, Beta: 0.05}) {
+		t.Fatalf("%+v %v", s, err)
+	}
+	s, err = ParseSPRT("-5,5,0.01,0.1")
+	if err != nil || *s != (SPRT{Elo0: -5, Elo1: 5, Alpha: 0.01, Beta: 0.1}) {
+		t.Fatalf("%+v %v", s, err)
+	}
+	for _, bad := range []string{"", "5", "1,2,3", "a,5", "5,0", "0,5,2,0.05"} {
+		if _, err := ParseSPRT(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

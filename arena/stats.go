@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Score counts a match's games from player A's view.
@@ -311,4 +312,26 @@ func constrainedMLE(q [3]float64, s float64) [3]float64 {
 		p[i] /= sum
 	}
 	return p
+}
+
+// ParseSPRT reads an SPRT written "elo0,elo1[,alpha,beta]" (alpha and
+// beta 0.05 by default), checked.
+func ParseSPRT(s string) (*SPRT, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 2 && len(parts) != 4 {
+		return nil, fmt.Errorf("arena: sprt %q: want elo0,elo1 or elo0,elo1,alpha,beta", s)
+	}
+	v := []float64{0, 0, 0.05, 0.05}
+	for i, p := range parts {
+		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return nil, fmt.Errorf("arena: sprt %q: %q is not a number", s, p)
+		}
+		v[i] = f
+	}
+	t := &SPRT{Elo0: v[0], Elo1: v[1], Alpha: v[2], Beta: v[3]}
+	if err := t.Check(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }

@@ -25,8 +25,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -137,27 +135,6 @@ func defaultVariant(o options) (string, error) {
 	return "xiangqi", nil
 }
 
-// parseSPRT reads "elo0,elo1[,alpha,beta]".
-func parseSPRT(s string) (*arena.SPRT, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 2 && len(parts) != 4 {
-		return nil, fmt.Errorf("-sprt %q: want elo0,elo1 or elo0,elo1,alpha,beta", s)
-	}
-	v := []float64{0, 0, 0.05, 0.05}
-	for i, p := range parts {
-		f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil {
-			return nil, fmt.Errorf("-sprt %q: %q is not a number", s, p)
-		}
-		v[i] = f
-	}
-	t := &arena.SPRT{Elo0: v[0], Elo1: v[1], Alpha: v[2], Beta: v[3]}
-	if err := t.Check(); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
 func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.a == "" || o.b == "" {
 		return errors.New("a match needs -a SPEC and -b SPEC (or -ratings, or -pons)")
@@ -188,7 +165,7 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 		}
 	}
 	if o.sprt != "" {
-		if m.SPRT, err = parseSPRT(o.sprt); err != nil {
+		if m.SPRT, err = arena.ParseSPRT(o.sprt); err != nil {
 			return err
 		}
 	}
@@ -238,34 +215,6 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	return err
 }
 
-// defaultAnchor is the first alpha-beta player by name, else random, else
-// the first name.
-func defaultAnchor(recs []arena.Record) string {
-	seen := map[string]bool{}
-	var names []string
-	for _, r := range recs {
-		for _, n := range []string{r.First, r.Second} {
-			if !seen[n] {
-				seen[n] = true
-				names = append(names, n)
-			}
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if strings.HasPrefix(n, arena.KindAB+":") {
-			return n
-		}
-	}
-	if seen[arena.KindRandom] {
-		return arena.KindRandom
-	}
-	if len(names) > 0 {
-		return names[0]
-	}
-	return ""
-}
-
 func runRatings(o options, stdout io.Writer) error {
 	if o.run == "" {
 		return errors.New("-ratings needs -run RUN")
@@ -280,7 +229,7 @@ func runRatings(o options, stdout io.Writer) error {
 	}
 	anchor := o.anchor
 	if anchor == "" {
-		anchor = defaultAnchor(recs)
+		anchor = arena.DefaultAnchor(recs)
 	}
 	rows, err := arena.Ratings(arena.Outcomes(recs), arena.RatingOptions{Anchor: anchor})
 	if err != nil {
