@@ -40,13 +40,16 @@ func (l *Loop) generation(ctx context.Context) error {
 	if t.SampleRatio > 0 {
 		need = max(need, int(float64(t.StepsPerGeneration*t.BatchSize)/t.SampleRatio)-l.unused)
 	}
+	t0 := time.Now()
 	if err := l.gather(ctx, need); err != nil {
 		return err
 	}
 	l.unused = 0
+	t1 := time.Now()
 	if err := l.train(ctx, t.StepsPerGeneration); err != nil {
 		return err
 	}
+	t2 := time.Now()
 	cand := l.model.Params()
 	l.gen++
 	name, err := l.save(cand, l.gen)
@@ -54,11 +57,13 @@ func (l *Loop) generation(ctx context.Context) error {
 		return err
 	}
 	res := GateResult{Promote: true}
+	t3 := time.Now()
 	if l.opts.Gate != nil {
 		if res, err = l.opts.Gate(ctx, l.cfg, cand, l.gen, l.best, l.bestGen); err != nil {
 			return err
 		}
 	}
+	t4 := time.Now()
 	if res.Promote {
 		if err := l.dir.SetPointer(rundir.Best, name); err != nil {
 			return err
@@ -74,7 +79,8 @@ func (l *Loop) generation(ctx context.Context) error {
 	}
 	l.lastGate = gateText(res)
 	m := Metric{Kind: "generation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
-		Checkpoint: name, Promoted: res.Promote, Best: l.bestGen, Matches: res.Matches, Window: l.window.Len()}
+		Checkpoint: name, Promoted: res.Promote, Best: l.bestGen, Matches: res.Matches, Window: l.window.Len(),
+		GatherSeconds: t1.Sub(t0).Seconds(), TrainSeconds: t2.Sub(t1).Seconds(), GateSeconds: t4.Sub(t3).Seconds()}
 	if l.worker != nil {
 		st := l.worker.Stats()
 		m.SelfPlayGames, m.SelfPlaySamples = st.Games, st.Samples
@@ -149,10 +155,13 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 func (l *Loop) train(ctx context.Context, steps int) error {
 	c, h, w := l.game.Encoder.Shape()
 	n, a := l.cfg.Training.BatchSize, l.game.Encoder.ActionSize()
-	b := net.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
+	feed := newBatchFeed(l.window, l.rng, steps, n, func() *net.Batch {
+		return &net.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
+	})
+	defer feed.close()
 	var acc net.Stats
 	k := 0
-	t0 := time.Now()
+	t0, wait0 := time.Now(), time.Duration(0)
 	report := func() error {
 		if k == 0 {
 			return nil
@@ -161,23 +170,29 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		m := Metric{Kind: "train", Time: time.Now().UTC(), Generation: l.gen, Step: acc.Step,
 			Loss: acc.Loss * f, ValueLoss: acc.ValueLoss * f, PolicyLoss: acc.PolicyLoss * f, L2: acc.L2 * f,
 			GradNorm: acc.GradNorm * f, LR: acc.LR, Window: l.window.Len(),
-			SamplesPerSec: float64(k*n) / time.Since(t0).Seconds()}
+			SamplesPerSec:  float64(k*n) / time.Since(t0).Seconds(),
+			BatchWaitShare: (feed.wait - wait0).Seconds() / time.Since(t0).Seconds()}
 		if err := l.record(m); err != nil {
 			return err
 		}
-		fmt.Fprintf(l.out, "gen %d step %d | loss %.4f (value %.4f, policy %.4f, l2 %.4f) | |g| %.3f lr %.4g | %.0f samples/s | %s%s\n",
-			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, m.L2, m.GradNorm, m.LR, m.SamplesPerSec, l.lastGate, l.eta())
-		acc, k, t0 = net.Stats{}, 0, time.Now()
+		fmt.Fprintf(l.out, "gen %d step %d | loss %.4f (value %.4f, policy %.4f, l2 %.4f) | |g| %.3f lr %.4g | %.0f samples/s, %.0f%% waiting for data | %s%s\n",
+			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, m.L2, m.GradNorm, m.LR, m.SamplesPerSec, 100*m.BatchWaitShare, l.lastGate, l.eta())
+		acc, k, t0, wait0 = net.Stats{}, 0, time.Now(), feed.wait
 		return nil
 	}
 	for s := 0; s < steps; s++ {
 		if ctx.Err() != nil {
 			return errors.Join(ctx.Err(), report())
 		}
-		if err := l.window.Batch(l.rng, n, b.Planes, b.Policy, b.Value); err != nil {
+		b, err := feed.next(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return errors.Join(ctx.Err(), report())
+			}
 			return err
 		}
-		st, err := l.trainer.Step(b)
+		st, err := l.trainer.Step(*b)
+		feed.release(b)
 		if err != nil {
 			return err
 		}
@@ -249,6 +264,14 @@ type Metric struct {
 	Matches         []MatchResult `json:"matches,omitempty"`
 	SelfPlayGames   int64         `json:"selfplay_games,omitempty"`
 	SelfPlaySamples int64         `json:"selfplay_samples,omitempty"`
+	// BatchWaitShare is the share of training time the steps waited for
+	// their batch (train lines).
+	BatchWaitShare float64 `json:"batch_wait_share,omitempty"`
+	// Where a generation's wall time went: waiting for self-play samples,
+	// training steps, gate matches.
+	GatherSeconds float64 `json:"gather_s,omitempty"`
+	TrainSeconds  float64 `json:"train_s,omitempty"`
+	GateSeconds   float64 `json:"gate_s,omitempty"`
 }
 
 // record appends m to RUN/metrics.jsonl; a failed write (a full disk)

@@ -145,6 +145,13 @@ func TestEndToEnd(t *testing.T) {
 	if len(gens) != 2 || len(gens[0].Matches) != 2 || gens[0].Matches[0].Games != 4 || gens[0].Matches[1].Opponent != "ab:depth=1" {
 		t.Fatalf("generation metrics %+v", gens)
 	}
+	for _, g := range gens {
+		// Every phase took some time; none took more than the generation.
+		total := g.Time.Sub(gens[0].Time).Seconds()
+		if g.GatherSeconds <= 0 || g.TrainSeconds <= 0 || g.GateSeconds <= 0 || g.Generation == 2 && g.GatherSeconds+g.TrainSeconds+g.GateSeconds > total {
+			t.Errorf("generation %d phase times: gather %v train %v gate %v (%.3fs after generation 1)", g.Generation, g.GatherSeconds, g.TrainSeconds, g.GateSeconds, total)
+		}
+	}
 	records, _ := filepath.Glob(filepath.Join(run, "arena", "*.jsonl"))
 	if len(records) != 4 {
 		t.Fatalf("arena records %v", records)
