@@ -9,6 +9,7 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/gemm"
 )
 
 // benchGOGC is the GC target the benchmarks run with. Every gorgonia pass
@@ -64,38 +65,59 @@ func BenchmarkGorgoniaForward(b *testing.B) {
 	}
 }
 
-// BenchmarkGorgoniaTrain measures training steps (forward, backward,
-// momentum update) on the presets at batch 64, in samples per second.
-func BenchmarkGorgoniaTrain(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(benchGOGC))
-	const n = 64
-	for _, name := range benchGames {
-		b.Run(fmt.Sprintf("%s/batch=%d", name, n), func(b *testing.B) {
-			spec := presetSpec(b, name)
-			p, err := net.NewParams(spec, 1)
-			if err != nil {
-				b.Fatal(err)
-			}
-			m, err := net.NewModel(p, n)
-			if err != nil {
-				b.Fatal(err)
-			}
-			tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
-			if err != nil {
-				b.Fatal(err)
-			}
-			batch := net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
-			if _, err := tr.Step(batch); err != nil { // first pass allocates
-				b.Fatal(err)
+// BenchmarkTrainPeak is the reference the training benchmarks are read
+// against, measured in the same run: net/gemm's Sgemm (on every core) at
+// large square sizes, in GFLOP/s. Run both with -bench Train.
+func BenchmarkTrainPeak(b *testing.B) {
+	for _, size := range []int{1024, 2048} {
+		b.Run(fmt.Sprintf("sgemm=%d", size), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, uint64(size)))
+			x, y, z := make([]float32, size*size), make([]float32, size*size), make([]float32, size*size)
+			for i := range x {
+				x[i], y[i] = rng.Float32(), rng.Float32()
 			}
 			for b.Loop() {
-				if _, err := tr.Step(batch); err != nil {
+				gemm.Sgemm(false, false, size, size, size, 1, x, size, y, size, 0, z, size)
+			}
+			b.ReportMetric(2*float64(size*size*size)*float64(b.N)/1e9/b.Elapsed().Seconds(), "GFLOP/s")
+		})
+	}
+}
+
+// BenchmarkGorgoniaTrain measures training steps (forward, backward,
+// momentum update) on the presets at batch 64 and 256, in samples per
+// second and GFLOP/s (compare with BenchmarkTrainPeak).
+func BenchmarkGorgoniaTrain(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(benchGOGC))
+	for _, name := range benchGames {
+		for _, n := range []int{64, 256} {
+			b.Run(fmt.Sprintf("%s/batch=%d", name, n), func(b *testing.B) {
+				spec := presetSpec(b, name)
+				p, err := net.NewParams(spec, 1)
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "samples/s")
-			// forward + backward is about three forward passes
-			b.ReportMetric(float64(b.N*n)*3*float64(spec.ForwardFLOPs())/1e9/b.Elapsed().Seconds(), "GFLOP/s")
-		})
+				m, err := net.NewModel(p, n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
+				if err != nil {
+					b.Fatal(err)
+				}
+				batch := net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
+				if _, err := tr.Step(batch); err != nil { // first pass allocates
+					b.Fatal(err)
+				}
+				for b.Loop() {
+					if _, err := tr.Step(batch); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "samples/s")
+				// forward + backward is about three forward passes
+				b.ReportMetric(float64(b.N*n)*3*float64(spec.ForwardFLOPs())/1e9/b.Elapsed().Seconds(), "GFLOP/s")
+			})
+		}
 	}
 }
