@@ -89,8 +89,17 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	}
 
 	// The kernels write whole tiles into a padded scratch product; the
-	// last step scales it into C.
-	prod := grow(&ws.prod, mpad*npad)
+	// last step scales it into C. When the tiles cover C exactly and C is
+	// neither scaled nor added to, they write straight into C: with a
+	// short k (a convolution's input gradient) the scratch and its copy
+	// cost as much as the multiplication.
+	direct := beta == 0 && alpha == 1 && mpad == m && npad == n && ldc == n
+	var prod []float32
+	if direct {
+		prod = c[:m*n]
+	} else {
+		prod = grow(&ws.prod, mpad*npad)
+	}
 	tiles := mpad / MR
 	workers := min(runtime.GOMAXPROCS(0), tiles, max(1, m*n*k/(1<<20)))
 	run := func(t0, t1 int) {
@@ -122,6 +131,9 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 					kern.Run(&t)
 				}
 			}
+		}
+		if direct {
+			return
 		}
 		for i := t0 * MR; i < min(t1*MR, m); i++ {
 			dst := c[i*ldc : i*ldc+n]

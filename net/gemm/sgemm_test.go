@@ -91,6 +91,48 @@ func TestSgemmMatchesDefinition(t *testing.T) {
 	}
 }
 
+// When the tiles cover C exactly (m a multiple of MR, n of every
+// kernel's NR, ldc = n) with alpha 1 and beta 0, the kernels write into C
+// directly; the result is the same, also over several k blocks.
+func TestSgemmDirectIntoC(t *testing.T) {
+	defer func(d Kernel) { Default = d }(Default)
+	for _, kern := range Kernels {
+		Default = kern
+		t.Run(kern.Name, testSgemmDirectIntoC)
+	}
+}
+
+func testSgemmDirectIntoC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, sh := range [][3]int{{6 * 20, 64, 64}, {6 * 7, 64, kc + 37}, {6 * 50, 128, 2*kc + 5}} {
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				m, n, k := sh[0], sh[1], sh[2]
+				rowsA, colsA := m, k
+				if tA {
+					rowsA, colsA = k, m
+				}
+				rowsB, colsB := k, n
+				if tB {
+					rowsB, colsB = n, k
+				}
+				a, b := randSlice(rng, rowsA*colsA), randSlice(rng, rowsB*colsB)
+				c, want := make([]float32, m*n), make([]float32, m*n)
+				for i := range c {
+					c[i] = float32(math.NaN()) // beta = 0: never read
+				}
+				naiveSgemm(tA, tB, m, n, k, 1, a, colsA, b, colsB, 0, want, n)
+				Sgemm(tA, tB, m, n, k, 1, a, colsA, b, colsB, 0, c, n)
+				for i := range c {
+					if d := math.Abs(float64(c[i] - want[i])); !(d <= 1e-4*math.Sqrt(float64(k))*(1+math.Abs(float64(want[i])))) {
+						t.Fatalf("m=%d n=%d k=%d tA=%v tB=%v: c[%d] = %g, want %g", m, n, k, tA, tB, i, c[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkSgemm compares the kernel product with gonum's on the shapes
 // of a Connect Four training step (batch 128, 4x32 tower): the forward
 // convolution, the input gradient and the weight gradient.
