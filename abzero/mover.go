@@ -192,7 +192,7 @@ func (b *Blender) decide(p game.Position, mres mcts.Result, abres alphabeta.Resu
 		case abres.Depth > 0 && (allowed == nil || slices.Contains(allowed, abres.Move)):
 			d.Move = abres.Move
 		default:
-			d.Move = mostVisitedAllowed(mres, allowed)
+			d.Move = mres.MostVisited(allowed)
 		}
 		if d.Move == game.NoMove && allowed != nil {
 			d.Move = allowed[0]
@@ -287,24 +287,6 @@ func alphaBetaPosition(p game.Position) (alphabeta.Position, error) {
 		return nil, fmt.Errorf("abzero: game %s has no alpha-beta support", p.Game())
 	}
 	return abp, nil
-}
-
-// mostVisitedAllowed returns the allowed move (any, with allowed nil) of r
-// with the most visits, then the highest policy; NoMove when r has none.
-func mostVisitedAllowed(r mcts.Result, allowed []game.Move) game.Move {
-	best := -1
-	for i, m := range r.Moves {
-		if allowed != nil && !slices.Contains(allowed, m) {
-			continue
-		}
-		if best < 0 || r.Visits[i] > r.Visits[best] || r.Visits[i] == r.Visits[best] && r.Policy[i] > r.Policy[best] {
-			best = i
-		}
-	}
-	if best < 0 {
-		return game.NoMove
-	}
-	return r.Moves[best]
 }
 
 // Beta converts an alpha-beta score (centi-units, mate scores as

@@ -235,24 +235,6 @@ func deepEnough(p game.Position, r mcts.Result, depth int) bool {
 	return over
 }
 
-// mostVisitedAllowed returns the allowed move of r with the most visits
-// (then the highest policy), or NoMove when r has none of them.
-func mostVisitedAllowed(r mcts.Result, allowed []game.Move) game.Move {
-	best := -1
-	for i, m := range r.Moves {
-		if !slices.Contains(allowed, m) {
-			continue
-		}
-		if best < 0 || r.Visits[i] > r.Visits[best] || r.Visits[i] == r.Visits[best] && r.Policy[i] > r.Policy[best] {
-			best = i
-		}
-	}
-	if best < 0 {
-		return game.NoMove
-	}
-	return r.Moves[best]
-}
-
 // visitsInfo lists the most visited root moves: `string visits m:n ...`.
 func visitsInfo(p game.Position, r mcts.Result, top int) string {
 	idx := make([]int, len(r.Moves))
@@ -315,7 +297,7 @@ func (s *Searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limi
 	}
 	best, pv := res.Best, res.PV
 	if allowed != nil && !slices.Contains(allowed, best) {
-		best = cmp.Or(mostVisitedAllowed(res, allowed), allowed[0])
+		best = cmp.Or(res.MostVisited(allowed), allowed[0])
 		pv = []game.Move{best}
 	}
 	info(mctsInfo(p, res, pv, began))
@@ -336,8 +318,11 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	us := p.SideToMove()
 	al := abzero.Limits{Depth: lim.Depth, Time: moveTime(lim, us), Infinite: lim.Infinite, Interruptible: true,
 		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info)}
-	if lim.Nodes > 0 {
+	switch {
+	case lim.Nodes > 0:
 		al.Sims = int(min(lim.Nodes, math.MaxInt32))
+	case al.Time == 0 && !lim.Infinite:
+		al.Sims = s.sims // the option as it is now, not as the mover was built
 	}
 	began := time.Now()
 	d, err := mv.Move(ctx, p, al)

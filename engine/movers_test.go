@@ -118,6 +118,13 @@ func TestABZeroMover(t *testing.T) {
 			t.Errorf("info lacks %q:\n%s", want, info)
 		}
 	}
+	// A later Simulations value is the one searched with.
+	if err := s.SetSearchOption(optSimulations, "23"); err != nil {
+		t.Fatal(err)
+	}
+	if _, info := search(t, context.Background(), s, p, uci.Limits{Depth: 1}); !strings.Contains(info, " sims 23:") {
+		t.Errorf("Simulations 23 not used:\n%s", info)
+	}
 	// A mate in one is found whatever the network thinks.
 	if err := s.SetSearchOption(optABZeroWeight, "0.5"); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/tabula-zero/tabula/game"
 )
@@ -104,9 +105,9 @@ func (m *Mover) Search(ctx context.Context, p game.Position, lim Limits) (Result
 		res  Result
 		sims int
 	)
-	for ok := false; lim.Sims == 0 || sims < lim.Sims; ok = true {
+	for lim.Sims == 0 || sims < lim.Sims {
 		if ctx.Err() != nil {
-			if !ok {
+			if sims == 0 {
 				return RawPolicy(m.eval, p)
 			}
 			break
@@ -171,4 +172,24 @@ func RawPolicy(eval Evaluator, p game.Position) (Result, error) {
 	}
 	return Result{Moves: moves, Visits: make([]int, len(moves)), Policy: priors, Best: moves[best],
 		PV: []game.Move{moves[best]}, Value: v}, nil
+}
+
+// MostVisited returns the move among allowed (any move when allowed is
+// nil) with the most visits, then the highest policy; NoMove when r has
+// none of them. It is the move to play when the search's own choice is
+// banned (searchmoves, banmoves).
+func (r Result) MostVisited(allowed []game.Move) game.Move {
+	best := -1
+	for i, m := range r.Moves {
+		if allowed != nil && !slices.Contains(allowed, m) {
+			continue
+		}
+		if best < 0 || r.Visits[i] > r.Visits[best] || r.Visits[i] == r.Visits[best] && r.Policy[i] > r.Policy[best] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return game.NoMove
+	}
+	return r.Moves[best]
 }

@@ -177,3 +177,20 @@ func TestNetEvaluatorMasksIllegalMoves(t *testing.T) {
 		t.Fatalf("value %v, want %v", v, value[0])
 	}
 }
+
+func TestMostVisited(t *testing.T) {
+	r := Result{Moves: []game.Move{10, 11, 12, 13}, Visits: []int{5, 9, 9, 1}, Policy: []float32{0.1, 0.2, 0.6, 0.1}}
+	for _, c := range []struct {
+		allowed []game.Move
+		want    game.Move
+	}{
+		{nil, 12},                 // 11 and 12 tie on visits; 12 has more policy
+		{[]game.Move{10, 13}, 10}, // the best allowed
+		{[]game.Move{13}, 13},
+		{[]game.Move{99}, game.NoMove},
+	} {
+		if got := r.MostVisited(c.allowed); got != c.want {
+			t.Errorf("allowed %v: %d, want %d", c.allowed, got, c.want)
+		}
+	}
+}

@@ -68,7 +68,11 @@ func TestBinaryUCCI(t *testing.T) {
 	send("position fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2 h7e7")
 	send("go depth 3")
 	out := until("bestmove")
-	p := xiangqiParse(t, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", iccsRules)
+	g, _ := game.Lookup("xiangqi")
+	p, err := g.Parse("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", game.Options{"Notation": "iccs"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := game.Play(p, "h2e2", "h7e7", strings.Fields(out[len(out)-1])[1]); err != nil {
 		t.Fatalf("%q: %v", out[len(out)-1], err)
 	}
@@ -77,17 +81,4 @@ func TestBinaryUCCI(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("engine exit: %v", err)
 	}
-}
-
-// iccsRules are the rule options of a Xiangqi position written in ICCS.
-var iccsRules = game.Options{"Notation": "iccs"}
-
-func xiangqiParse(t *testing.T, fen string, opts game.Options) game.Position {
-	t.Helper()
-	g, _ := game.Lookup("xiangqi")
-	p, err := g.Parse(fen, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
