@@ -1,0 +1,434 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"hash"
+	"math"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// BN is a training-mode batch norm fused with the residual add and ReLU:
+//
+//	z = relu(gamma * (y - mean) / sqrt(var + eps) + beta (+ res))
+//
+// over padded NHWC y, with the batch's mean and biased variance per
+// channel. Every forward pass moves the running statistics as gorgonia's
+// BatchNormOp does (PyTorch convention, unbiased variance):
+// running = momentum*batch + (1-momentum)*running. Sums run in float64,
+// image by image, added up in image order: the result does not depend on
+// the number of threads.
+type BN struct {
+	id            uint64
+	b             Board
+	c             int
+	momentum, eps float64
+	residual      bool
+
+	runMean, runVar *tensor.Dense // (c)
+	mean, invstd    []float64     // of the last forward pass
+	scale, shift    []float32
+	part            []float64 // per image: 2*c partial sums
+	z, dy, dres     output
+	dgamma, dbeta   output
+}
+
+// BatchNorm applies a fused batch norm to y (padded NHWC, c channels) with
+// gamma and beta of shape (1, c, 1, 1); res is nil or a padded NHWC tensor
+// like y added before the ReLU. The running statistics start at mean 0,
+// variance 1.
+func BatchNorm(y, gamma, beta, res *G.Node, b Board, momentum, eps float64) (*G.Node, *BN, error) {
+	if err := b.check(); err != nil {
+		return nil, nil, err
+	}
+	ys := y.Shape()
+	if len(ys) != 4 || !ys.Eq(b.padded(ys[3])) {
+		return nil, nil, fmt.Errorf("ops: batch norm of shape %v, want (%d, %d, %d, c)", ys, b.N, b.hp(), b.wp())
+	}
+	c := ys[3]
+	for _, p := range []*G.Node{gamma, beta} {
+		if !p.Shape().Eq(tensor.Shape{1, c, 1, 1}) {
+			return nil, nil, fmt.Errorf("ops: batch norm scale or shift of shape %v, want (1, %d, 1, 1)", p.Shape(), c)
+		}
+	}
+	if b.pixels() < 2 {
+		return nil, nil, errors.New("ops: batch norm needs at least 2 pixels per channel")
+	}
+	bn := &BN{id: newID(), b: b, c: c, momentum: momentum, eps: eps, residual: res != nil,
+		runMean: tensor.New(tensor.WithShape(c), tensor.Of(tensor.Float32)),
+		runVar:  tensor.New(tensor.WithShape(c), tensor.WithBacking(ones(c))),
+		mean:    make([]float64, c), invstd: make([]float64, c),
+		scale: make([]float32, c), shift: make([]float32, c),
+		part: make([]float64, b.N*2*c),
+	}
+	inputs := []*G.Node{y, gamma, beta}
+	if res != nil {
+		if !res.Shape().Eq(ys) {
+			return nil, nil, fmt.Errorf("ops: residual of shape %v added to %v", res.Shape(), ys)
+		}
+		inputs = append(inputs, res)
+	}
+	z, err := G.ApplyOp(&bnOp{bn}, inputs...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return z, bn, nil
+}
+
+func ones(n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = 1
+	}
+	return s
+}
+
+// Stats returns the running mean and variance (shape (c)); they are the
+// op's own tensors.
+func (bn *BN) Stats() (mean, variance tensor.Tensor) { return bn.runMean, bn.runVar }
+
+// SetStats copies running statistics into the op.
+func (bn *BN) SetStats(mean, variance tensor.Tensor) error {
+	for _, t := range []tensor.Tensor{mean, variance} {
+		d, ok := t.Data().([]float32)
+		if !ok || len(d) != bn.c {
+			return fmt.Errorf("ops: batch norm statistics of shape %v and type %v, want (%d) float32", t.Shape(), t.Dtype(), bn.c)
+		}
+	}
+	copy(bn.runMean.Float32s(), mean.Data().([]float32))
+	copy(bn.runVar.Float32s(), variance.Data().([]float32))
+	return nil
+}
+
+// rows calls f with every board row of image n: the offset of its first
+// pixel in a padded NHWC tensor of c channels, and its length in floats.
+func (bn *BN) rows(n int, f func(off, length int)) {
+	b := bn.b
+	for y := 0; y < b.H; y++ {
+		f(((n*b.hp()+y+1)*b.wp()+1)*bn.c, b.W*bn.c)
+	}
+}
+
+// sums adds f's two per-channel terms over every board pixel, image by
+// image in parallel, then in image order.
+func (bn *BN) sums(f func(n, off, length int, s0, s1 []float64), s0, s1 []float64) {
+	c := bn.c
+	clear(bn.part)
+	parallel(bn.b.N, func(n int) {
+		p := bn.part[n*2*c : (n+1)*2*c]
+		bn.rows(n, func(off, length int) { f(n, off, length, p[:c], p[c:]) })
+	})
+	clear(s0)
+	clear(s1)
+	for n := 0; n < bn.b.N; n++ {
+		p := bn.part[n*2*c : (n+1)*2*c]
+		for i := 0; i < c; i++ {
+			s0[i] += p[i]
+			s1[i] += p[c+i]
+		}
+	}
+}
+
+func (bn *BN) forward(y, gamma, beta, res []float32) *tensor.Dense {
+	c, px := bn.c, float64(bn.b.pixels())
+	if bn.z.t == nil {
+		bn.z = newOutput(bn.b.padded(c), 0)
+	}
+	sum, sq := make([]float64, c), make([]float64, c)
+	bn.sums(func(_, off, length int, s0, _ []float64) {
+		for p := off; p < off+length; p += c {
+			for ch, v := range y[p : p+c] {
+				s0[ch] += float64(v)
+			}
+		}
+	}, sum, sq)
+	for i := range sum {
+		bn.mean[i] = sum[i] / px
+	}
+	bn.sums(func(_, off, length int, _, s1 []float64) {
+		for p := off; p < off+length; p += c {
+			for ch, v := range y[p : p+c] {
+				d := float64(v) - bn.mean[ch]
+				s1[ch] += d * d
+			}
+		}
+	}, sum, sq)
+	rm, rv := bn.runMean.Float32s(), bn.runVar.Float32s()
+	m := bn.momentum
+	for i := 0; i < c; i++ {
+		v := sq[i] / px
+		bn.invstd[i] = 1 / math.Sqrt(v+bn.eps)
+		s := float64(gamma[i]) * bn.invstd[i]
+		bn.scale[i], bn.shift[i] = float32(s), float32(float64(beta[i])-bn.mean[i]*s)
+		rm[i] = float32(m*bn.mean[i] + (1-m)*float64(rm[i]))
+		rv[i] = float32(m*sq[i]/(px-1) + (1-m)*float64(rv[i]))
+	}
+	z := bn.z.buf
+	parallel(bn.b.N, func(n int) {
+		zeroBorder(z, bn.b, bn.c, n)
+		bn.rows(n, func(off, length int) {
+			for p := off; p < off+length; p += c {
+				ys, zs := y[p:p+c], z[p:p+c]
+				if res != nil {
+					rs := res[p : p+c]
+					for ch, v := range ys {
+						zs[ch] = max(v*bn.scale[ch]+bn.shift[ch]+rs[ch], 0)
+					}
+					continue
+				}
+				for ch, v := range ys {
+					zs[ch] = max(v*bn.scale[ch]+bn.shift[ch], 0)
+				}
+			}
+		})
+	})
+	return bn.z.t
+}
+
+// backward computes the gradients of y, gamma, beta and the residual from
+// dz; it returns dy and keeps the others for bnPartOp.
+func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
+	c, px := bn.c, float64(bn.b.pixels())
+	shape := bn.b.padded(c)
+	if bn.dy.t == nil {
+		bn.dy = newOutput(shape, 0)
+		bn.dgamma = newOutput(tensor.Shape{1, c, 1, 1}, 0)
+		bn.dbeta = newOutput(tensor.Shape{1, c, 1, 1}, 0)
+		if bn.residual {
+			bn.dres = newOutput(shape, 0)
+		}
+	}
+	// The ReLU passes the gradient where its output is positive.
+	sb, sg := make([]float64, c), make([]float64, c)
+	bn.sums(func(n, off, length int, s0, s1 []float64) {
+		for p := off; p < off+length; p += c {
+			zs, ys := z[p:p+c], y[p:p+c]
+			for ch, d := range dz[p : p+c] {
+				if zs[ch] > 0 {
+					s0[ch] += float64(d)
+					s1[ch] += float64(d) * (float64(ys[ch]) - bn.mean[ch])
+				}
+			}
+		}
+	}, sb, sg)
+	for i := 0; i < c; i++ {
+		bn.dbeta.buf[i] = float32(sb[i])
+		sg[i] *= bn.invstd[i]
+		bn.dgamma.buf[i] = float32(sg[i])
+	}
+	// dy = gamma*invstd * (g - mean(g) - xhat*mean(g*xhat)).
+	// With xhat = (y-mean)*invstd this is a*g + b*y + d per channel.
+	a, by, d0 := make([]float32, c), make([]float32, c), make([]float32, c)
+	for i := 0; i < c; i++ {
+		gi := float64(gamma[i]) * bn.invstd[i]
+		k := sg[i] / px * bn.invstd[i] // mean(g*xhat) * invstd
+		a[i] = float32(gi)
+		by[i] = float32(-gi * k)
+		d0[i] = float32(gi * (k*bn.mean[i] - sb[i]/px))
+	}
+	dy, dres := bn.dy.buf, bn.dres.buf
+	parallel(bn.b.N, func(n int) {
+		zeroBorder(dy, bn.b, bn.c, n)
+		if dres != nil {
+			zeroBorder(dres, bn.b, bn.c, n)
+		}
+		bn.rows(n, func(off, length int) {
+			for p := off; p < off+length; p += c {
+				zs, ys, dys := z[p:p+c], y[p:p+c], dy[p:p+c]
+				for ch, d := range dz[p : p+c] {
+					var g float32
+					if zs[ch] > 0 {
+						g = d
+					}
+					dys[ch] = a[ch]*g + by[ch]*ys[ch] + d0[ch]
+				}
+				if dres != nil {
+					rs := dres[p : p+c]
+					for ch, d := range dz[p : p+c] {
+						rs[ch] = 0
+						if zs[ch] > 0 {
+							rs[ch] = d
+						}
+					}
+				}
+			}
+		})
+	})
+	return bn.dy.t
+}
+
+// bnOp is the forward pass; inputs y, gamma, beta (, res).
+type bnOp struct{ bn *BN }
+
+func (op *bnOp) arity() int {
+	if op.bn.residual {
+		return 4
+	}
+	return 3
+}
+func (op *bnOp) Arity() int    { return op.arity() }
+func (op *bnOp) Type() hm.Type { return type4(op.arity()) }
+func (op *bnOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return op.bn.b.padded(op.bn.c), nil
+}
+func (op *bnOp) ReturnsPtr() bool      { return false }
+func (op *bnOp) CallsExtern() bool     { return false }
+func (op *bnOp) OverwritesInput() int  { return -1 }
+func (op *bnOp) WriteHash(h hash.Hash) { writeHash(h, "bn", op.bn.id) }
+func (op *bnOp) Hashcode() uint32      { return hashOf("bn", op.bn.id) }
+func (op *bnOp) String() string {
+	return fmt.Sprintf("BNReLU(%d, residual %t)", op.bn.c, op.bn.residual)
+}
+func (op *bnOp) DiffWRT(n int) []bool {
+	d := make([]bool, n)
+	for i := range d {
+		d[i] = true
+	}
+	return d
+}
+
+func (op *bnOp) params(vals []G.Value) (gamma, beta []float32, err error) {
+	ps := tensor.Shape{1, op.bn.c, 1, 1}
+	if gamma, err = floats(vals[0], ps, "batch norm scale"); err != nil {
+		return
+	}
+	beta, err = floats(vals[1], ps, "batch norm shift")
+	return
+}
+
+func (op *bnOp) Do(vals ...G.Value) (G.Value, error) {
+	if len(vals) != op.arity() {
+		return nil, fmt.Errorf("ops: batch norm takes %d inputs, got %d", op.arity(), len(vals))
+	}
+	shape := op.bn.b.padded(op.bn.c)
+	y, err := floats(vals[0], shape, "batch norm input")
+	if err != nil {
+		return nil, err
+	}
+	gamma, beta, err := op.params(vals[1:3])
+	if err != nil {
+		return nil, err
+	}
+	var res []float32
+	if op.bn.residual {
+		if res, err = floats(vals[3], shape, "residual"); err != nil {
+			return nil, err
+		}
+	}
+	return op.bn.forward(y, gamma, beta, res), nil
+}
+
+func (op *bnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	if len(inputs) != op.arity() {
+		return nil, errors.New("ops: batch norm gradient: wrong number of inputs")
+	}
+	dy, err := G.ApplyOp(&bnGradOp{op.bn}, inputs[0], inputs[1], output, grad)
+	if err != nil {
+		return nil, err
+	}
+	grads := G.Nodes{dy}
+	for _, part := range []bnPart{partGamma, partBeta, partResidual}[:op.arity()-1] {
+		g, err := G.ApplyOp(&bnPartOp{op.bn, part}, dy)
+		if err != nil {
+			return nil, err
+		}
+		grads = append(grads, g)
+	}
+	return grads, nil
+}
+
+// bnGradOp computes all gradients of a bnOp and returns that of y; inputs
+// y, gamma, z (the forward output), dz.
+type bnGradOp struct{ bn *BN }
+
+func (op *bnGradOp) Arity() int    { return 4 }
+func (op *bnGradOp) Type() hm.Type { return type4(4) }
+func (op *bnGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return op.bn.b.padded(op.bn.c), nil
+}
+func (op *bnGradOp) ReturnsPtr() bool      { return false }
+func (op *bnGradOp) CallsExtern() bool     { return false }
+func (op *bnGradOp) OverwritesInput() int  { return -1 }
+func (op *bnGradOp) WriteHash(h hash.Hash) { writeHash(h, "bngrad", op.bn.id) }
+func (op *bnGradOp) Hashcode() uint32      { return hashOf("bngrad", op.bn.id) }
+func (op *bnGradOp) String() string        { return "BNReLUGrad" }
+
+func (op *bnGradOp) Do(vals ...G.Value) (G.Value, error) {
+	if len(vals) != 4 {
+		return nil, fmt.Errorf("ops: batch norm gradient takes 4 inputs, got %d", len(vals))
+	}
+	shape := op.bn.b.padded(op.bn.c)
+	y, err := floats(vals[0], shape, "batch norm input")
+	if err != nil {
+		return nil, err
+	}
+	gamma, err := floats(vals[1], tensor.Shape{1, op.bn.c, 1, 1}, "batch norm scale")
+	if err != nil {
+		return nil, err
+	}
+	z, err := floats(vals[2], shape, "batch norm output")
+	if err != nil {
+		return nil, err
+	}
+	dz, err := floats(vals[3], shape, "batch norm output gradient")
+	if err != nil {
+		return nil, err
+	}
+	return op.bn.backward(y, gamma, z, dz), nil
+}
+
+type bnPart int
+
+const (
+	partGamma bnPart = iota
+	partBeta
+	partResidual
+)
+
+func (p bnPart) String() string { return [...]string{"gamma", "beta", "residual"}[p] }
+
+// bnPartOp hands over one of the gradients bnGradOp computed; its input is
+// bnGradOp's node, which orders it after the computation.
+type bnPartOp struct {
+	bn   *BN
+	part bnPart
+}
+
+func (op *bnPartOp) Arity() int    { return 1 }
+func (op *bnPartOp) Type() hm.Type { return type4(1) }
+func (op *bnPartOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	if op.part == partResidual {
+		return op.bn.b.padded(op.bn.c), nil
+	}
+	return tensor.Shape{1, op.bn.c, 1, 1}, nil
+}
+func (op *bnPartOp) ReturnsPtr() bool     { return false }
+func (op *bnPartOp) CallsExtern() bool    { return false }
+func (op *bnPartOp) OverwritesInput() int { return -1 }
+func (op *bnPartOp) WriteHash(h hash.Hash) {
+	writeHash(h, "bngrad."+op.part.String(), op.bn.id)
+}
+func (op *bnPartOp) Hashcode() uint32 { return hashOf("bngrad."+op.part.String(), op.bn.id) }
+func (op *bnPartOp) String() string   { return "BNGrad." + op.part.String() }
+
+func (op *bnPartOp) Do(vals ...G.Value) (G.Value, error) {
+	if len(vals) != 1 {
+		return nil, fmt.Errorf("ops: batch norm gradient part takes 1 input, got %d", len(vals))
+	}
+	var o output
+	switch op.part {
+	case partGamma:
+		o = op.bn.dgamma
+	case partBeta:
+		o = op.bn.dbeta
+	default:
+		o = op.bn.dres
+	}
+	if o.t == nil {
+		return nil, errors.New("ops: batch norm gradient part read before the gradient ran")
+	}
+	return o.t, nil
+}

@@ -1,0 +1,410 @@
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"hash"
+	"runtime"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/tabula-zero/tabula/net/gemm"
+)
+
+// dwChunk is the number of pixels one pass of the weight gradient packs:
+// a chunk of one panel (dwChunk x nr floats, 32 KiB at nr = 32) stays in
+// the first-level cache while the output-channel tiles stream past it.
+const dwChunk = 256
+
+// Conv is a k x k convolution (k = 1 or 3, stride 1, same padding, no
+// bias) from padded NHWC x (n, h+2, w+2, in) with weights w (out, in, k, k),
+// gorgonia's and the checkpoints' layout, to padded NHWC (n, h+2, w+2,
+// out). inputGrad false leaves x without a gradient (the network's input
+// planes), which saves the transposed convolution there.
+func Conv(x, w *G.Node, b Board, k int, inputGrad bool) (*G.Node, error) {
+	if err := b.check(); err != nil {
+		return nil, err
+	}
+	ws := w.Shape()
+	if len(ws) != 4 || ws[2] != k || ws[3] != k || (k != 1 && k != 3) {
+		return nil, fmt.Errorf("ops: convolution weights of shape %v for k = %d", ws, k)
+	}
+	out, in := ws[0], ws[1]
+	if xs := x.Shape(); !xs.Eq(b.padded(in)) {
+		return nil, fmt.Errorf("ops: convolution input of shape %v, want %v", xs, b.padded(in))
+	}
+	s := newConvState(b, k, in, out, gemm.Default)
+	s.inputGrad = inputGrad
+	return G.ApplyOp(&convOp{s}, x, w)
+}
+
+// convState is what the three ops of one convolution (forward, input
+// gradient, weight gradient) share: geometry, packed weights, offset
+// tables and the reused buffers.
+type convState struct {
+	id             uint64
+	b              Board
+	k, in, out     int
+	kern           gemm.Kernel
+	inputGrad      bool
+	pp             []int // padded pixel of each board pixel
+	rows           int   // pixels rounded up to whole tiles
+	fwd, bwd       pass
+	y, dx, dw      output
+	dyT            []float32   // dy transposed: [mpad][pixels]
+	acc, col       [][]float32 // per part: weight-gradient sums, packed patch chunk
+	accRows, kpad  int
+	wshape, xshape tensor.Shape
+}
+
+// pass is one convolution as tiles: rows are board pixels, reading a
+// padded NHWC tensor with channel stride from and writing one with
+// channel stride to.
+type pass struct {
+	from, to   int
+	cs         int // output column stride: to rounded up to whole panels
+	panels     int
+	nseg, slen int
+	stride     int
+	w          []float32 // packed weights
+	aoff, coff []int
+	tmp        []float32 // output with column stride cs when cs != to
+}
+
+func newConvState(b Board, k, in, out int, kern gemm.Kernel) *convState {
+	s := &convState{id: newID(), b: b, k: k, in: in, out: out, kern: kern, pp: b.paddedPixels()}
+	s.rows = roundUp(b.pixels(), gemm.MR)
+	s.fwd = s.newPass(in, out)
+	s.bwd = s.newPass(out, in)
+	s.wshape = tensor.Shape{out, in, k, k}
+	s.xshape = b.padded(in)
+	s.accRows = roundUp(out, gemm.MR)
+	s.kpad = roundUp(k*k*in, kern.NR)
+	return s
+}
+
+func (s *convState) newPass(from, to int) pass {
+	nr := s.kern.NR
+	p := pass{from: from, to: to, cs: roundUp(to, nr)}
+	p.panels = p.cs / nr
+	wp := s.b.wp()
+	if s.k == 3 {
+		p.nseg, p.slen, p.stride = 3, 3*from, wp*from
+	} else {
+		p.nseg, p.slen = 1, from
+	}
+	p.w = make([]float32, p.panels*p.nseg*p.slen*nr)
+	p.aoff = make([]int, s.rows)
+	p.coff = make([]int, s.rows)
+	direct := p.cs == to
+	tail := s.b.N * s.b.hp() * wp * to // first float past the padded tensor
+	if !direct {
+		p.tmp = make([]float32, (len(s.pp)+1)*p.cs)
+		tail = len(s.pp) * p.cs
+	}
+	for r := range p.aoff {
+		if r >= len(s.pp) {
+			// Rows past the last pixel recompute the first one into the tail.
+			p.aoff[r], p.coff[r] = p.aoff[0], tail
+			continue
+		}
+		q := s.pp[r]
+		if s.k == 3 {
+			q -= wp + 1 // top-left corner of the patch
+		}
+		p.aoff[r] = q * from
+		if direct {
+			p.coff[r] = s.pp[r] * to
+		} else {
+			p.coff[r] = r * p.cs
+		}
+	}
+	return p
+}
+
+// run computes the pass from a into dst (padded NHWC with the pass's
+// output channels and at least cs floats of tail).
+func (s *convState) run(p *pass, a, dst []float32) {
+	t := gemm.Tile{A: a, NSeg: p.nseg, SegLen: p.slen, SegStride: p.stride, C: dst}
+	if p.tmp != nil {
+		t.C = p.tmp
+	}
+	parts := splits(s.rows / gemm.MR)
+	parallel(parts, func(part int) {
+		r0 := s.rows / gemm.MR * part / parts * gemm.MR
+		r1 := s.rows / gemm.MR * (part + 1) / parts * gemm.MR
+		tiles(s.kern, t, p.w, p.panels, p.aoff, p.coff, r0, r1, false)
+		if p.tmp != nil {
+			for r := r0; r < min(r1, len(s.pp)); r++ {
+				copy(dst[s.pp[r]*p.to:(s.pp[r]+1)*p.to], p.tmp[r*p.cs:])
+			}
+		}
+	})
+}
+
+// packForward lays out w (out, in, k, k) as panels [ky][kx][in] x out.
+func (s *convState) packForward(w []float32) {
+	nr, kdim := s.kern.NR, s.fwd.nseg*s.fwd.slen
+	for o := 0; o < s.out; o++ {
+		for c := 0; c < s.in; c++ {
+			for ky := 0; ky < s.k; ky++ {
+				for kx := 0; kx < s.k; kx++ {
+					kidx := (ky*s.k+kx)*s.in + c
+					s.fwd.w[((o/nr)*kdim+kidx)*nr+o%nr] = w[((o*s.in+c)*s.k+ky)*s.k+kx]
+				}
+			}
+		}
+	}
+}
+
+// packBackward lays out the transposed convolution's weights, w flipped
+// in space with in and out exchanged: panels [ky][kx][out] x in.
+func (s *convState) packBackward(w []float32) {
+	nr, kdim := s.kern.NR, s.bwd.nseg*s.bwd.slen
+	k := s.k
+	for o := 0; o < s.out; o++ {
+		for c := 0; c < s.in; c++ {
+			for ky := 0; ky < k; ky++ {
+				for kx := 0; kx < k; kx++ {
+					kidx := (ky*k+kx)*s.out + o
+					s.bwd.w[((c/nr)*kdim+kidx)*nr+c%nr] = w[((o*s.in+c)*k+(k-1-ky))*k+(k-1-kx)]
+				}
+			}
+		}
+	}
+}
+
+// forward: y = conv(x, w).
+func (s *convState) forward(x, w []float32) *tensor.Dense {
+	if s.y.t == nil {
+		s.y = newOutput(s.b.padded(s.out), s.fwd.cs)
+	}
+	s.packForward(w)
+	s.run(&s.fwd, x, s.y.buf)
+	return s.y.t
+}
+
+// inputGradient: dx = conv^T(dy, w), the border of dx left zero.
+func (s *convState) inputGradient(w, dy []float32) *tensor.Dense {
+	if s.dx.t == nil {
+		s.dx = newOutput(s.b.padded(s.in), s.bwd.cs)
+	}
+	s.packBackward(w)
+	s.run(&s.bwd, dy, s.dx.buf)
+	return s.dx.t
+}
+
+// weightGradient: dw[o][c][ky][kx] = sum over pixels p of
+// dy[p][o] * x[p + (ky-1, kx-1)][c]. It is a matrix product of dy
+// transposed (out x pixels) and the pixels' patches (pixels x k*k*in);
+// the patches are packed chunk by chunk straight into panel layout, and
+// every part of the pixel range sums into its own accumulator, added up
+// in part order (deterministic for a given number of threads).
+func (s *convState) weightGradient(x, dy []float32) *tensor.Dense {
+	px := len(s.pp)
+	nr := s.kern.NR
+	parts := max(1, min(runtime.GOMAXPROCS(0), (px+dwChunk-1)/dwChunk))
+	if s.dw.t == nil {
+		s.dw = newOutput(s.wshape, 0)
+		s.dyT = make([]float32, s.accRows*px)
+	}
+	for len(s.acc) < parts {
+		s.acc = append(s.acc, make([]float32, s.accRows*s.kpad))
+		s.col = append(s.col, make([]float32, dwChunk*s.kpad))
+	}
+	// dy transposed, board pixels only; rows past out stay zero.
+	parallel(splits(px), func(part int) {
+		n := splits(px)
+		for i := px * part / n; i < px*(part+1)/n; i++ {
+			src := dy[s.pp[i]*s.out : (s.pp[i]+1)*s.out]
+			for o, v := range src {
+				s.dyT[o*px+i] = v
+			}
+		}
+	})
+	parallel(parts, func(part int) {
+		i0, i1 := px*part/parts, px*(part+1)/parts
+		acc, col := s.acc[part], s.col[part]
+		t := gemm.Tile{A: s.dyT, NSeg: 1, C: acc}
+		var ao, co [gemm.MR]int
+		for c0 := i0; c0 < i1; c0 += dwChunk {
+			n := min(dwChunk, i1-c0)
+			s.packPatches(x, col, c0, n)
+			t.SegLen = n
+			for tr := 0; tr < s.accRows; tr += gemm.MR {
+				for r := 0; r < gemm.MR; r++ {
+					ao[r] = (tr+r)*px + c0
+					co[r] = (tr + r) * s.kpad
+				}
+				tiles(s.kern, t, col[:n*s.kpad], s.kpad/nr, ao[:], co[:], 0, gemm.MR, c0 > i0)
+			}
+		}
+	})
+	// Sum the parts and reorder [o][ky][kx][c] into [o][c][ky][kx].
+	acc := s.acc[0]
+	for p := 1; p < parts; p++ {
+		for i, v := range s.acc[p] {
+			acc[i] += v
+		}
+	}
+	dw := s.dw.buf
+	kk := s.k * s.k
+	for o := 0; o < s.out; o++ {
+		for c := 0; c < s.in; c++ {
+			for q := 0; q < kk; q++ {
+				dw[(o*s.in+c)*kk+q] = acc[o*s.kpad+q*s.in+c]
+			}
+		}
+	}
+	return s.dw.t
+}
+
+// packPatches writes the patches of pixels [p0, p0+n) into col as panels
+// [n][nr] of the k*k*in patch entries ([ky][kx][in] order, zero past the
+// last).
+func (s *convState) packPatches(x, col []float32, p0, n int) {
+	nr := s.kern.NR
+	wp := s.b.wp()
+	kk := s.k * s.k
+	for j := 0; j < n; j++ {
+		q := s.pp[p0+j]
+		for tap := 0; tap < kk; tap++ {
+			src := q
+			if s.k == 3 {
+				src += (tap/3-1)*wp + tap%3 - 1
+			}
+			row := x[src*s.in : (src+1)*s.in]
+			for c := 0; c < s.in; {
+				kidx := tap*s.in + c
+				panel, col0 := kidx/nr, kidx%nr
+				run := min(nr-col0, s.in-c)
+				copy(col[(panel*n+j)*nr+col0:][:run], row[c:c+run])
+				c += run
+			}
+		}
+		for kidx := kk * s.in; kidx < s.kpad; kidx++ {
+			col[((kidx/nr)*n+j)*nr+kidx%nr] = 0
+		}
+	}
+}
+
+// convOp is the forward convolution; inputs x, w.
+type convOp struct{ s *convState }
+
+func type4(arity int) hm.Type {
+	t := G.TensorType{Dims: 4, Of: hm.TypeVariable('a')}
+	ts := make([]hm.Type, arity+1)
+	for i := range ts {
+		ts[i] = t
+	}
+	return hm.NewFnType(ts...)
+}
+
+func (op *convOp) Arity() int    { return 2 }
+func (op *convOp) Type() hm.Type { return type4(2) }
+func (op *convOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return op.s.b.padded(op.s.out), nil
+}
+func (op *convOp) ReturnsPtr() bool      { return false }
+func (op *convOp) CallsExtern() bool     { return false }
+func (op *convOp) OverwritesInput() int  { return -1 }
+func (op *convOp) WriteHash(h hash.Hash) { writeHash(h, "conv", op.s.id) }
+func (op *convOp) Hashcode() uint32      { return hashOf("conv", op.s.id) }
+func (op *convOp) String() string {
+	return fmt.Sprintf("Conv%dx%d(%d->%d)", op.s.k, op.s.k, op.s.in, op.s.out)
+}
+func (op *convOp) DiffWRT(int) []bool { return []bool{op.s.inputGrad, true} }
+
+func (op *convOp) Do(vals ...G.Value) (G.Value, error) {
+	if len(vals) != 2 {
+		return nil, fmt.Errorf("ops: convolution takes 2 inputs, got %d", len(vals))
+	}
+	x, err := floats(vals[0], op.s.xshape, "convolution input")
+	if err != nil {
+		return nil, err
+	}
+	w, err := floats(vals[1], op.s.wshape, "convolution weights")
+	if err != nil {
+		return nil, err
+	}
+	return op.s.forward(x, w), nil
+}
+
+func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	if len(inputs) != 2 {
+		return nil, errors.New("ops: convolution gradient needs 2 inputs")
+	}
+	dw, err := G.ApplyOp(&convWeightGradOp{op.s}, inputs[0], grad)
+	if err != nil {
+		return nil, err
+	}
+	var dx *G.Node
+	if op.s.inputGrad {
+		if dx, err = G.ApplyOp(&convInputGradOp{op.s}, inputs[1], grad); err != nil {
+			return nil, err
+		}
+	}
+	return G.Nodes{dx, dw}, nil
+}
+
+// convInputGradOp is the input gradient; inputs w, dy.
+type convInputGradOp struct{ s *convState }
+
+func (op *convInputGradOp) Arity() int    { return 2 }
+func (op *convInputGradOp) Type() hm.Type { return type4(2) }
+func (op *convInputGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return op.s.xshape.Clone(), nil
+}
+func (op *convInputGradOp) ReturnsPtr() bool      { return false }
+func (op *convInputGradOp) CallsExtern() bool     { return false }
+func (op *convInputGradOp) OverwritesInput() int  { return -1 }
+func (op *convInputGradOp) WriteHash(h hash.Hash) { writeHash(h, "convdx", op.s.id) }
+func (op *convInputGradOp) Hashcode() uint32      { return hashOf("convdx", op.s.id) }
+func (op *convInputGradOp) String() string        { return "ConvInputGrad" }
+
+func (op *convInputGradOp) Do(vals ...G.Value) (G.Value, error) {
+	if len(vals) != 2 {
+		return nil, fmt.Errorf("ops: convolution input gradient takes 2 inputs, got %d", len(vals))
+	}
+	w, err := floats(vals[0], op.s.wshape, "convolution weights")
+	if err != nil {
+		return nil, err
+	}
+	dy, err := floats(vals[1], op.s.b.padded(op.s.out), "convolution output gradient")
+	if err != nil {
+		return nil, err
+	}
+	return op.s.inputGradient(w, dy), nil
+}
+
+// convWeightGradOp is the weight gradient; inputs x, dy.
+type convWeightGradOp struct{ s *convState }
+
+func (op *convWeightGradOp) Arity() int    { return 2 }
+func (op *convWeightGradOp) Type() hm.Type { return type4(2) }
+func (op *convWeightGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return op.s.wshape.Clone(), nil
+}
+func (op *convWeightGradOp) ReturnsPtr() bool      { return false }
+func (op *convWeightGradOp) CallsExtern() bool     { return false }
+func (op *convWeightGradOp) OverwritesInput() int  { return -1 }
+func (op *convWeightGradOp) WriteHash(h hash.Hash) { writeHash(h, "convdw", op.s.id) }
+func (op *convWeightGradOp) Hashcode() uint32      { return hashOf("convdw", op.s.id) }
+func (op *convWeightGradOp) String() string        { return "ConvWeightGrad" }
+
+func (op *convWeightGradOp) Do(vals ...G.Value) (G.Value, error) {
+	if len(vals) != 2 {
+		return nil, fmt.Errorf("ops: convolution weight gradient takes 2 inputs, got %d", len(vals))
+	}
+	x, err := floats(vals[0], op.s.xshape, "convolution input")
+	if err != nil {
+		return nil, err
+	}
+	dy, err := floats(vals[1], op.s.b.padded(op.s.out), "convolution output gradient")
+	if err != nil {
+		return nil, err
+	}
+	return op.s.weightGradient(x, dy), nil
+}

@@ -1,0 +1,253 @@
+package ops
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+const (
+	testMomentum = 0.1
+	testEps      = 1e-5
+)
+
+// towerParams are the tensors of a small network: an input 3x3 convolution,
+// one residual block, a 1x1 head; each with BN scale and shift.
+type towerParams struct {
+	b          Board
+	in, f, out int
+	vals       []*tensor.Dense // w1 g1 b1 wa ga ba wb gb bb wh gh bh
+	x, r       *tensor.Dense   // input planes, loss weights
+}
+
+func newTowerParams(seed uint64) *towerParams {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	p := &towerParams{b: Board{N: 3, H: 5, W: 4}, in: 3, f: 8, out: 2}
+	b := p.b
+	dense := func(shape ...int) *tensor.Dense {
+		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(randSlice(rng, tensor.Shape(shape).TotalSize())))
+	}
+	bn := func(c int) []*tensor.Dense {
+		g := dense(1, c, 1, 1)
+		for i, v := range g.Float32s() {
+			g.Float32s()[i] = 1 + 0.3*v
+		}
+		return []*tensor.Dense{g, dense(1, c, 1, 1)}
+	}
+	p.vals = append(p.vals, dense(p.f, p.in, 3, 3))
+	p.vals = append(p.vals, bn(p.f)...)
+	p.vals = append(p.vals, dense(p.f, p.f, 3, 3))
+	p.vals = append(p.vals, bn(p.f)...)
+	p.vals = append(p.vals, dense(p.f, p.f, 3, 3))
+	p.vals = append(p.vals, bn(p.f)...)
+	p.vals = append(p.vals, dense(p.out, p.f, 1, 1))
+	p.vals = append(p.vals, bn(p.out)...)
+	p.x = dense(b.N, p.in, b.H, b.W)
+	p.r = dense(b.N, p.out*b.H*b.W)
+	return p
+}
+
+type testGraph struct {
+	g      *G.ExprGraph
+	vm     G.VM
+	loss   *G.Node
+	grads  G.Nodes
+	stats  []interface{ Stats() (tensor.Tensor, tensor.Tensor) }
+	params G.Nodes
+}
+
+func (p *towerParams) nodes(g *G.ExprGraph) (x, r *G.Node, ps G.Nodes) {
+	x = G.NewTensor(g, G.Float32, 4, G.WithShape(p.x.Shape()...), G.WithValue(p.x), G.WithName("x"))
+	r = G.NewTensor(g, G.Float32, 2, G.WithShape(p.r.Shape()...), G.WithValue(p.r), G.WithName("r"))
+	for i, v := range p.vals {
+		ps = append(ps, G.NewTensor(g, G.Float32, 4, G.WithShape(v.Shape()...), G.WithValue(v), G.WithName(string(rune('A'+i)))))
+	}
+	return x, r, ps
+}
+
+func (tg *testGraph) finish(t *testing.T, flat, r *G.Node) {
+	t.Helper()
+	l, err := G.HadamardProd(flat, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.loss, err = G.Sum(l); err != nil {
+		t.Fatal(err)
+	}
+	if tg.grads, err = G.Grad(tg.loss, tg.params...); err != nil {
+		t.Fatal(err)
+	}
+	tg.vm = G.NewTapeMachine(tg.g)
+}
+
+// fastGraph builds the network on this package's ops.
+func (p *towerParams) fastGraph(t *testing.T) *testGraph {
+	t.Helper()
+	g := G.NewGraph()
+	x, r, ps := p.nodes(g)
+	tg := &testGraph{g: g, params: ps}
+	must := func(n *G.Node, err error) *G.Node {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	bn := func(y, gamma, beta, res *G.Node) *G.Node {
+		z, op, err := BatchNorm(y, gamma, beta, res, p.b, testMomentum, testEps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg.stats = append(tg.stats, op)
+		return z
+	}
+	xp := must(Pad(x, p.b))
+	h := bn(must(Conv(xp, ps[0], p.b, 3, false)), ps[1], ps[2], nil)
+	a := bn(must(Conv(h, ps[3], p.b, 3, true)), ps[4], ps[5], nil)
+	h = bn(must(Conv(a, ps[6], p.b, 3, true)), ps[7], ps[8], h)
+	o := bn(must(Conv(h, ps[9], p.b, 1, true)), ps[10], ps[11], nil)
+	tg.finish(t, must(Flatten(o, p.b)), r)
+	return tg
+}
+
+// referenceGraph builds the same network on gorgonia's Conv2d, BatchNorm,
+// Rectify and Add.
+func (p *towerParams) referenceGraph(t *testing.T) *testGraph {
+	t.Helper()
+	g := G.NewGraph()
+	x, r, ps := p.nodes(g)
+	tg := &testGraph{g: g, params: ps}
+	must := func(n *G.Node, err error) *G.Node {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	convBN := func(x, w, gamma, beta, res *G.Node, k int) *G.Node {
+		pad := k / 2
+		y := must(G.Conv2d(x, w, tensor.Shape{k, k}, []int{pad, pad}, []int{1, 1}, []int{1, 1}))
+		y, _, _, op, err := G.BatchNorm(y, gamma, beta, testMomentum, testEps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tg.stats = append(tg.stats, op)
+		if res != nil {
+			y = must(G.Add(y, res))
+		}
+		return must(G.Rectify(y))
+	}
+	h := convBN(x, ps[0], ps[1], ps[2], nil, 3)
+	a := convBN(h, ps[3], ps[4], ps[5], nil, 3)
+	h = convBN(a, ps[6], ps[7], ps[8], h, 3)
+	o := convBN(h, ps[9], ps[10], ps[11], nil, 1)
+	b := p.b
+	tg.finish(t, must(G.Reshape(o, tensor.Shape{b.N, p.out * b.H * b.W})), r)
+	return tg
+}
+
+// run returns the loss and copies of the gradients.
+func (tg *testGraph) run(t *testing.T) (float64, [][]float32) {
+	t.Helper()
+	if err := tg.vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	defer tg.vm.Reset()
+	loss := float64(tg.loss.Value().Data().(float32))
+	var grads [][]float32
+	for _, g := range tg.grads {
+		d := g.Value().(*tensor.Dense)
+		if d.RequiresIterator() {
+			d = d.Materialize().(*tensor.Dense)
+		}
+		grads = append(grads, append([]float32(nil), d.Float32s()...))
+	}
+	return loss, grads
+}
+
+var paramNames = []string{"w1", "g1", "b1", "wa", "ga", "ba", "wb", "gb", "bb", "wh", "gh", "bh"}
+
+// TestGraphMatchesGorgonia runs a residual network built on these ops and
+// the same network on gorgonia's own ops: loss, every parameter's
+// gradient and the running statistics agree.
+func TestGraphMatchesGorgonia(t *testing.T) {
+	p := newTowerParams(1)
+	fast, ref := p.fastGraph(t), p.referenceGraph(t)
+	for step := 0; step < 2; step++ {
+		fl, fg := fast.run(t)
+		rl, rg := ref.run(t)
+		if math.Abs(fl-rl) > 1e-4*math.Max(1, math.Abs(rl)) {
+			t.Fatalf("step %d: loss %v, gorgonia's %v", step, fl, rl)
+		}
+		for i := range fg {
+			if e := maxRelErr(fg[i], rg[i]); e > 1e-4 {
+				t.Errorf("step %d: gradient of %s: relative error %.3g", step, paramNames[i], e)
+			}
+		}
+		for i := range fast.stats {
+			fm, fv := fast.stats[i].Stats()
+			rm, rv := ref.stats[i].Stats()
+			if e := maxRelErr(fm.Data().([]float32), rm.Data().([]float32)) + maxRelErr(fv.Data().([]float32), rv.Data().([]float32)); e > 1e-5 {
+				t.Errorf("step %d: running statistics of BN %d: relative error %.3g", step, i, e)
+			}
+		}
+	}
+}
+
+// TestFiniteDifferences compares the gradients of the fast graph with
+// central differences of its own loss.
+func TestFiniteDifferences(t *testing.T) {
+	p := newTowerParams(2)
+	fast := p.fastGraph(t)
+	_, grads := fast.run(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	const h = 1e-3
+	for i, v := range p.vals {
+		var rms float64
+		for _, g := range grads[i] {
+			rms += float64(g) * float64(g)
+		}
+		rms = math.Sqrt(rms / float64(len(grads[i])))
+		bad := 0
+		for range 6 {
+			j := rng.IntN(len(v.Float32s()))
+			w := v.Float32s()
+			orig := w[j]
+			w[j] = orig + h
+			up, _ := fast.run(t)
+			w[j] = orig - h
+			down, _ := fast.run(t)
+			w[j] = orig
+			fd := (up - down) / (2 * h)
+			if d := math.Abs(fd - float64(grads[i][j])); d > 0.05*rms+2e-3 {
+				t.Logf("%s[%d]: gradient %.5g, finite difference %.5g", paramNames[i], j, grads[i][j], fd)
+				bad++
+			}
+		}
+		// A step across a ReLU kink may spoil one difference.
+		if bad > 1 {
+			t.Errorf("%s: %d of 6 finite differences disagree with the gradient", paramNames[i], bad)
+		}
+	}
+}
+
+// TestDeterministic: two runs of one graph give bit-identical gradients.
+func TestDeterministic(t *testing.T) {
+	p := newTowerParams(5)
+	a, b := p.fastGraph(t), p.fastGraph(t)
+	la, ga := a.run(t)
+	lb, gb := b.run(t)
+	if la != lb {
+		t.Fatalf("losses %v and %v", la, lb)
+	}
+	for i := range ga {
+		for j := range ga[i] {
+			if ga[i][j] != gb[i][j] {
+				t.Fatalf("gradient of %s differs at %d", paramNames[i], j)
+			}
+		}
+	}
+}

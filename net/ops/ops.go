@@ -1,0 +1,184 @@
+// Package ops holds the fast gorgonia operations of the training graph:
+// 3x3 and 1x1 convolutions with their input and weight gradients,
+// training-mode batch norm fused with ReLU and the residual add, and the
+// layout changes at the ends of the residual tower.
+//
+// Inside the tower activations and their gradients are zero-padded NHWC
+// tensors of shape (n, h+2, w+2, c): a 3x3 patch is then three runs of
+// 3*c contiguous floats, which net/gemm's tile kernel reads in place (no
+// im2col), and every gradient arrives already padded for the next
+// transposed convolution. The border is zero in every such tensor, always.
+//
+// gorgonia's own Conv2d and BatchNorm (kept as the reference the tests
+// compare against) spend most of a training step copying: im2col, col2im,
+// transposes, Repeat for the broadcasts, single-threaded. These ops run
+// the arithmetic on the tile kernels on every core and reuse their output
+// buffers from step to step. Each op belongs to one graph, and a graph is
+// used by one goroutine at a time (as gorgonia requires anyway).
+package ops
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+
+	"github.com/tabula-zero/tabula/net/gemm"
+)
+
+// Board is the geometry every op of one graph shares: batch N of H x W
+// boards.
+type Board struct{ N, H, W int }
+
+func (b Board) hp() int     { return b.H + 2 }
+func (b Board) wp() int     { return b.W + 2 }
+func (b Board) pixels() int { return b.N * b.H * b.W }
+
+// padded returns the padded tensor shape for c channels.
+func (b Board) padded(c int) tensor.Shape { return tensor.Shape{b.N, b.hp(), b.wp(), c} }
+
+// paddedPixels lists the padded pixel index of every board pixel, in
+// (image, row, column) order.
+func (b Board) paddedPixels() []int {
+	pp := make([]int, 0, b.pixels())
+	for n := 0; n < b.N; n++ {
+		for y := 0; y < b.H; y++ {
+			for x := 0; x < b.W; x++ {
+				pp = append(pp, (n*b.hp()+y+1)*b.wp()+x+1)
+			}
+		}
+	}
+	return pp
+}
+
+// zeroBorder clears the padding of image n of a padded NHWC tensor t of c
+// channels: the convolutions read it as the zeros around the board.
+func zeroBorder(t []float32, b Board, c, n int) {
+	row := b.wp() * c
+	img := t[n*b.hp()*row : (n+1)*b.hp()*row]
+	clear(img[:row])
+	clear(img[(b.hp()-1)*row:])
+	for y := 1; y < b.hp()-1; y++ {
+		clear(img[y*row : y*row+c])
+		clear(img[(y+1)*row-c : (y+1)*row])
+	}
+}
+
+func (b Board) check() error {
+	if b.N < 1 || b.H < 1 || b.W < 1 {
+		return fmt.Errorf("ops: batch %d of %dx%d boards", b.N, b.H, b.W)
+	}
+	return nil
+}
+
+// ids makes every op's hash unique: gorgonia merges nodes whose ops hash
+// alike and whose inputs are the same, and two of our ops with equal
+// settings still hold different state.
+var ids atomic.Uint64
+
+func newID() uint64 { return ids.Add(1) }
+
+func hashOf(name string, id uint64) uint32 {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "tabula.ops.%s.%d", name, id)
+	return h.Sum32()
+}
+
+func writeHash(h hash.Hash, name string, id uint64) { fmt.Fprintf(h, "tabula.ops.%s.%d", name, id) }
+
+// floats returns the float32 data of v in row-major order with the given
+// shape: gorgonia's transposes hand over views, which are materialised.
+func floats(v G.Value, shape tensor.Shape, what string) ([]float32, error) {
+	d, ok := v.(*tensor.Dense)
+	if !ok {
+		return nil, fmt.Errorf("ops: %s is a %T, not a dense tensor", what, v)
+	}
+	if !d.Shape().Eq(shape) {
+		return nil, fmt.Errorf("ops: %s has shape %v, want %v", what, d.Shape(), shape)
+	}
+	if d.RequiresIterator() {
+		m, ok := d.Materialize().(*tensor.Dense)
+		if !ok {
+			return nil, fmt.Errorf("ops: %s cannot be materialised", what)
+		}
+		d = m
+	}
+	f, ok := d.Data().([]float32)
+	if !ok {
+		return nil, fmt.Errorf("ops: %s holds %v, want float32", what, d.Dtype())
+	}
+	return f, nil
+}
+
+// output is an op's result tensor, allocated once and reused by every
+// run. buf may be longer than the tensor: the tile kernels write rows
+// beyond the last real one into that tail.
+type output struct {
+	buf []float32
+	t   *tensor.Dense
+}
+
+func newOutput(shape tensor.Shape, tail int) output {
+	buf := make([]float32, shape.TotalSize()+tail)
+	return output{buf: buf, t: tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(buf[:shape.TotalSize()]))}
+}
+
+// parallel runs f(part) for part in [0, parts) on up to GOMAXPROCS
+// goroutines and waits for them.
+func parallel(parts int, f func(part int)) {
+	workers := min(parts, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for p := 0; p < parts; p++ {
+			f(p)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Go(func() {
+			for {
+				p := int(next.Add(1)) - 1
+				if p >= parts {
+					return
+				}
+				f(p)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// splits is the number of contiguous ranges a parallel loop over rows
+// uses: a few per core, so that uneven cores still finish together.
+func splits(rows int) int { return max(1, min(rows, 4*runtime.GOMAXPROCS(0))) }
+
+func roundUp(n, m int) int { return (n + m - 1) / m * m }
+
+// tiles runs kernel tiles over rows [r0, r1) (multiples of gemm.MR) for
+// every panel: row r reads A at aoff[r] and writes C at coff[r] + panel*nr.
+// w holds the panels one after another, kdim*nr floats each.
+func tiles(kern gemm.Kernel, t gemm.Tile, w []float32, panels int, aoff, coff []int, r0, r1 int, accumulate bool) {
+	nr := kern.NR
+	kdim := t.NSeg * t.SegLen
+	var bias [32]float32
+	t.Bias = bias[:nr]
+	c := t.C
+	for p := 0; p < panels; p++ {
+		t.W = w[p*kdim*nr : (p+1)*kdim*nr]
+		t.C = c[p*nr:]
+		if accumulate {
+			t.Res = t.C
+		}
+		for r := r0; r < r1; r += gemm.MR {
+			t.Aoff = aoff[r : r+gemm.MR]
+			t.Coff = coff[r : r+gemm.MR]
+			kern.Run(&t)
+		}
+	}
+}
