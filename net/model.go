@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/tabula-zero/tabula/net/gemm"
+	"github.com/tabula-zero/tabula/net/ops"
 )
 
 // gorgonia computes every matrix product of the graph (im2col
@@ -136,8 +138,9 @@ type denseLayer struct {
 // network; Forward calls run in parallel with each other and with the
 // forward/backward part of a training step.
 type Model struct {
-	spec       Spec
-	trainBatch int
+	spec         Spec
+	trainBatch   int
+	referenceOps bool // training graph on gorgonia's Conv2d and BatchNorm
 
 	input          convLayer
 	blocks         [][2]convLayer
@@ -163,6 +166,13 @@ type Model struct {
 	pool   map[int][]*graph // idle inference graphs by batch size
 }
 
+// bnStats is a batch norm holding running statistics: gorgonia's
+// BatchNormOp or net/ops' fused BN.
+type bnStats interface {
+	Stats() (mean, variance tensor.Tensor)
+	SetStats(mean, variance tensor.Tensor) error
+}
+
 // graph is one expression graph and its tape machine.
 type graph struct {
 	n     int
@@ -172,7 +182,7 @@ type graph struct {
 	xv    *tensor.Dense
 	logit *G.Node // (n, actions)
 	value *G.Node // (n)
-	bn    []*G.BatchNormOp
+	bn    []bnStats // Params.Layers order
 
 	// training graph only
 	pi, z              *G.Node
@@ -181,9 +191,19 @@ type graph struct {
 	grads              G.Nodes // ParamTensors order
 }
 
+// ModelOption changes how NewModel builds a model.
+type ModelOption func(*Model)
+
+// ReferenceOps builds the training graph's tower on gorgonia's own Conv2d,
+// BatchNorm, Rectify and Add instead of net/ops: the slower reference the
+// fast ops are checked against, kept selectable for comparisons.
+func ReferenceOps() ModelOption { return func(m *Model) { m.referenceOps = true } }
+
 // NewModel builds a model holding a copy of p. trainBatch is the batch size
 // of the training graph (at least 2), or 0 for an inference-only model.
-func NewModel(p *Params, trainBatch int) (*Model, error) {
+// The training graph runs the tower on net/ops unless ReferenceOps is
+// given; inference graphs always use gorgonia's ops.
+func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 	if p == nil {
 		return nil, errors.New("net: nil params")
 	}
@@ -211,6 +231,9 @@ func NewModel(p *Params, trainBatch int) (*Model, error) {
 		}
 	}
 	m := &Model{spec: p.Spec, trainBatch: trainBatch, pool: map[int][]*graph{}}
+	for _, o := range opts {
+		o(m)
+	}
 	m.infos = p.Spec.ParamTensors()
 	m.input = m.newConv(&p.Input)
 	m.blocks = make([][2]convLayer, len(p.Blocks))
@@ -350,27 +373,22 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 	gr.xv = tensor.New(tensor.WithShape(n, s.Channels, s.Height, s.Width), tensor.Of(tensor.Float32))
 	gr.x = G.NewTensor(g, G.Float32, 4, G.WithShape(n, s.Channels, s.Height, s.Width), G.WithName("x"), G.WithValue(gr.xv))
 
-	learn := make(G.Nodes, 0, len(m.tensors))
+	learn := make(G.Nodes, len(m.tensors))
 	param := func(t *tensor.Dense) *G.Node {
-		i := len(learn)
+		i := slices.Index(m.tensors, t)
 		nd := G.NewTensor(g, G.Float32, t.Dims(), G.WithShape(t.Shape().Clone()...), G.WithName(m.infos[i].Name), G.WithValue(t))
-		learn = append(learn, nd)
+		learn[i] = nd
 		return nd
 	}
-	convBN := func(x *G.Node, c *convLayer) (*G.Node, error) {
-		w, gamma, beta := param(c.w), param(c.gamma), param(c.beta)
-		p := c.k / 2
-		y, err := G.Conv2d(x, w, tensor.Shape{c.k, c.k}, []int{p, p}, []int{1, 1}, []int{1, 1})
-		if err != nil {
-			return nil, err
-		}
-		y, _, _, op, err := G.BatchNorm(y, gamma, beta, BNMomentum, BNEpsilon)
-		if err != nil {
-			return nil, err
-		}
-		gr.bn = append(gr.bn, op)
-		return y, nil
+	tower := m.referenceTower
+	if train && !m.referenceOps {
+		tower = m.fastTower
 	}
+	pflat, vflat, err := tower(gr, param)
+	if err != nil {
+		return nil, err
+	}
+
 	// dense computes x W^T + b as (W x^T)^T: gorgonia's Mul has no
 	// transposed-B form, and transposing the activations is cheaper than
 	// transposing the weights. W goes through an identity Reshape, which
@@ -397,61 +415,11 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 		}
 		return G.BroadcastAdd(y, b, nil, []byte{0})
 	}
-	hw := s.Height * s.Width
-
-	h, err := convBN(gr.x, &m.input)
+	if gr.logit, err = dense(pflat, &m.polFC); err != nil {
+		return nil, err
+	}
+	vh, err := dense(vflat, &m.valFC1)
 	if err != nil {
-		return nil, err
-	}
-	if h, err = G.Rectify(h); err != nil {
-		return nil, err
-	}
-	for i := range m.blocks {
-		y, err := convBN(h, &m.blocks[i][0])
-		if err != nil {
-			return nil, err
-		}
-		if y, err = G.Rectify(y); err != nil {
-			return nil, err
-		}
-		if y, err = convBN(y, &m.blocks[i][1]); err != nil {
-			return nil, err
-		}
-		if y, err = G.Add(y, h); err != nil {
-			return nil, err
-		}
-		if h, err = G.Rectify(y); err != nil {
-			return nil, err
-		}
-	}
-
-	// Policy head.
-	ph, err := convBN(h, &m.polConv)
-	if err != nil {
-		return nil, err
-	}
-	if ph, err = G.Rectify(ph); err != nil {
-		return nil, err
-	}
-	if ph, err = G.Reshape(ph, tensor.Shape{n, s.PolicyChannels * hw}); err != nil {
-		return nil, err
-	}
-	if gr.logit, err = dense(ph, &m.polFC); err != nil {
-		return nil, err
-	}
-
-	// Value head.
-	vh, err := convBN(h, &m.valConv)
-	if err != nil {
-		return nil, err
-	}
-	if vh, err = G.Rectify(vh); err != nil {
-		return nil, err
-	}
-	if vh, err = G.Reshape(vh, tensor.Shape{n, s.ValueChannels * hw}); err != nil {
-		return nil, err
-	}
-	if vh, err = dense(vh, &m.valFC1); err != nil {
 		return nil, err
 	}
 	if vh, err = G.Rectify(vh); err != nil {
@@ -466,9 +434,8 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 	if gr.value, err = G.Tanh(vh); err != nil {
 		return nil, err
 	}
-	if len(learn) != len(m.tensors) || len(gr.bn) != len(m.convs) {
-		return nil, fmt.Errorf("internal error: graph has %d parameters and %d BN layers, want %d and %d",
-			len(learn), len(gr.bn), len(m.tensors), len(m.convs))
+	if slices.Contains(learn, nil) || len(gr.bn) != len(m.convs) {
+		return nil, fmt.Errorf("internal error: graph lacks a parameter or has %d BN layers, want %d", len(gr.bn), len(m.convs))
 	}
 
 	if !train {
@@ -483,6 +450,109 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 	}
 	gr.vm = G.NewTapeMachine(g)
 	return gr, nil
+}
+
+// referenceTower builds the residual tower and the heads' convolutions on
+// gorgonia's own Conv2d, BatchNorm, Rectify and Add (NCHW), and returns
+// the heads' flattened activations (n, channels*h*w). Inference graphs
+// always use it; training graphs when the model was built with
+// ReferenceOps.
+func (m *Model) referenceTower(gr *graph, param func(*tensor.Dense) *G.Node) (pflat, vflat *G.Node, err error) {
+	s, n := m.spec, gr.n
+	convBN := func(x *G.Node, c *convLayer, res *G.Node) (*G.Node, error) {
+		w, gamma, beta := param(c.w), param(c.gamma), param(c.beta)
+		p := c.k / 2
+		y, err := G.Conv2d(x, w, tensor.Shape{c.k, c.k}, []int{p, p}, []int{1, 1}, []int{1, 1})
+		if err != nil {
+			return nil, err
+		}
+		y, _, _, op, err := G.BatchNorm(y, gamma, beta, BNMomentum, BNEpsilon)
+		if err != nil {
+			return nil, err
+		}
+		gr.bn = append(gr.bn, op)
+		if res != nil {
+			if y, err = G.Add(y, res); err != nil {
+				return nil, err
+			}
+		}
+		return G.Rectify(y)
+	}
+	h, err := convBN(gr.x, &m.input, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range m.blocks {
+		y, err := convBN(h, &m.blocks[i][0], nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		if h, err = convBN(y, &m.blocks[i][1], h); err != nil {
+			return nil, nil, err
+		}
+	}
+	hw := s.Height * s.Width
+	head := func(c *convLayer) (*G.Node, error) {
+		y, err := convBN(h, c, nil)
+		if err != nil {
+			return nil, err
+		}
+		return G.Reshape(y, tensor.Shape{n, c.out * hw})
+	}
+	if pflat, err = head(&m.polConv); err != nil {
+		return nil, nil, err
+	}
+	vflat, err = head(&m.valConv)
+	return pflat, vflat, err
+}
+
+// fastTower is referenceTower on net/ops: the same network in padded NHWC
+// on the tile kernels, for training graphs.
+func (m *Model) fastTower(gr *graph, param func(*tensor.Dense) *G.Node) (pflat, vflat *G.Node, err error) {
+	s := m.spec
+	b := ops.Board{N: gr.n, H: s.Height, W: s.Width}
+	convBN := func(x *G.Node, c *convLayer, res *G.Node, inputGrad bool) (*G.Node, error) {
+		w, gamma, beta := param(c.w), param(c.gamma), param(c.beta)
+		y, err := ops.Conv(x, w, b, c.k, inputGrad)
+		if err != nil {
+			return nil, err
+		}
+		z, bn, err := ops.BatchNorm(y, gamma, beta, res, b, BNMomentum, BNEpsilon)
+		if err != nil {
+			return nil, err
+		}
+		gr.bn = append(gr.bn, bn)
+		return z, nil
+	}
+	x, err := ops.Pad(gr.x, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := convBN(x, &m.input, nil, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range m.blocks {
+		y, err := convBN(h, &m.blocks[i][0], nil, true)
+		if err != nil {
+			return nil, nil, err
+		}
+		if h, err = convBN(y, &m.blocks[i][1], h, true); err != nil {
+			return nil, nil, err
+		}
+	}
+	head := func(c *convLayer) (*G.Node, error) {
+		y, err := convBN(h, c, nil, true)
+		if err != nil {
+			return nil, err
+		}
+		return ops.Flatten(y, b)
+	}
+	if pflat, err = head(&m.polConv); err != nil {
+		return nil, nil, err
+	}
+	vflat, err = head(&m.valConv)
+	return pflat, vflat, err
 }
 
 // syncStats copies the model's running statistics into the graph's BN ops.

@@ -867,3 +867,89 @@ func TestSharedTensorsUntouched(t *testing.T) {
 		}
 	}
 }
+
+// TestFastOpsFollowReference trains three models from the same parameters
+// on the same batches: one on net/ops, one on gorgonia's own ops, and one
+// on gorgonia's ops with every batch's samples in reverse order (the same
+// computation, rounded elsewhere: it shows how SGD amplifies rounding).
+// Along the reference run, every 10 steps a fast model built from the
+// reference's weights computes the same loss and gradients within float32
+// rounding; over 200 steps the loss curves stay within 0.5%.
+func TestFastOpsFollowReference(t *testing.T) {
+	spec := Spec{Game: "test", Channels: 3, Height: 5, Width: 6, Actions: 9,
+		Blocks: 2, Filters: 16, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 16}
+	p, err := NewParams(spec, 31)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, steps = 16, 200
+	cfg := TrainConfig{
+		Schedule:    Schedule{Kind: ScheduleCosine, LR: 0.05, Warmup: 20, Total: steps, MinLR: 0.005},
+		Momentum:    0.9,
+		WeightDecay: 1e-4,
+	}
+	newTrainer := func(p *Params, opts ...ModelOption) *Trainer {
+		m, err := NewModel(p, n, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := m.NewTrainer(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	trainers := []*Trainer{newTrainer(p), newTrainer(p, ReferenceOps()), newTrainer(p, ReferenceOps())}
+	rng := rand.New(rand.NewPCG(32, 33))
+	var fastGap, noiseGap float64
+	for i := 0; i < steps; i++ {
+		b := randomBatch(rng, spec, n)
+		if i%10 == 0 {
+			ref := trainers[1]
+			fast := newTrainer(ref.m.Params())
+			for _, tr := range []*Trainer{fast, ref} {
+				tr.m.trainMu.Lock()
+				_, err := tr.gradients(b)
+				tr.m.trainMu.Unlock()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			for k := range fast.grad {
+				if d := maxDiff(fast.grad[k], ref.grad[k]); d > 1e-5 {
+					t.Errorf("step %d: gradient of %s differs from the reference by %.3g", i, ref.m.infos[k].Name, d)
+				}
+			}
+		}
+		var loss [3]float64
+		for j, tr := range trainers {
+			if j == 2 {
+				b = reversed(b, spec)
+			}
+			st, err := tr.Step(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loss[j] = st.Loss
+		}
+		fastGap = max(fastGap, math.Abs(loss[0]-loss[1])/loss[1])
+		noiseGap = max(noiseGap, math.Abs(loss[2]-loss[1])/loss[1])
+		if fastGap > 5e-3 {
+			t.Fatalf("step %d: loss %v, reference %v", i+1, loss[0], loss[1])
+		}
+	}
+	t.Logf("largest relative loss gap in %d steps: fast ops %.3g, reversed batches %.3g", steps, fastGap, noiseGap)
+}
+
+// reversed returns b with its samples in reverse order.
+func reversed(b Batch, spec Spec) Batch {
+	r := Batch{N: b.N, Planes: slices.Clone(b.Planes), Policy: slices.Clone(b.Policy), Value: slices.Clone(b.Value)}
+	size := spec.Channels * spec.Height * spec.Width
+	for i := 0; i < b.N; i++ {
+		j := b.N - 1 - i
+		copy(r.Planes[i*size:(i+1)*size], b.Planes[j*size:(j+1)*size])
+		copy(r.Policy[i*spec.Actions:(i+1)*spec.Actions], b.Policy[j*spec.Actions:(j+1)*spec.Actions])
+		r.Value[i] = b.Value[j]
+	}
+	return r
+}

@@ -183,7 +183,9 @@ func TestGraphMatchesGorgonia(t *testing.T) {
 			t.Fatalf("step %d: loss %v, gorgonia's %v", step, fl, rl)
 		}
 		for i := range fg {
-			if e := maxRelErr(fg[i], rg[i]); e > 1e-4 {
+			e := maxRelErr(fg[i], rg[i])
+			t.Logf("step %d: %s %.3g", step, paramNames[i], e)
+			if e > 1e-4 {
 				t.Errorf("step %d: gradient of %s: relative error %.3g", step, paramNames[i], e)
 			}
 		}
