@@ -86,38 +86,50 @@ func BenchmarkTrainPeak(b *testing.B) {
 
 // BenchmarkGorgoniaTrain measures training steps (forward, backward,
 // momentum update) on the presets at batch 64 and 256, in samples per
-// second and GFLOP/s (compare with BenchmarkTrainPeak).
+// second and GFLOP/s (compare with BenchmarkTrainPeak), with the training
+// graph on net/ops (ops=fast, the default) and on gorgonia's own ops
+// (ops=reference).
 func BenchmarkGorgoniaTrain(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(benchGOGC))
 	for _, name := range benchGames {
 		for _, n := range []int{64, 256} {
-			b.Run(fmt.Sprintf("%s/batch=%d", name, n), func(b *testing.B) {
-				spec := presetSpec(b, name)
-				p, err := net.NewParams(spec, 1)
-				if err != nil {
-					b.Fatal(err)
-				}
-				m, err := net.NewModel(p, n)
-				if err != nil {
-					b.Fatal(err)
-				}
-				tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
-				if err != nil {
-					b.Fatal(err)
-				}
-				batch := net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
-				if _, err := tr.Step(batch); err != nil { // first pass allocates
-					b.Fatal(err)
-				}
-				for b.Loop() {
-					if _, err := tr.Step(batch); err != nil {
-						b.Fatal(err)
-					}
-				}
-				b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "samples/s")
-				// forward + backward is about three forward passes
-				b.ReportMetric(float64(b.N*n)*3*float64(spec.ForwardFLOPs())/1e9/b.Elapsed().Seconds(), "GFLOP/s")
-			})
+			for _, ops := range []string{"fast", "reference"} {
+				b.Run(fmt.Sprintf("%s/batch=%d/ops=%s", name, n, ops), func(b *testing.B) {
+					benchTrain(b, name, n, ops == "reference")
+				})
+			}
 		}
 	}
+}
+
+func benchTrain(b *testing.B, name string, n int, reference bool) {
+	spec := presetSpec(b, name)
+	p, err := net.NewParams(spec, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var opts []net.ModelOption
+	if reference {
+		opts = append(opts, net.ReferenceOps())
+	}
+	m, err := net.NewModel(p, n, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
+	if err != nil {
+		b.Fatal(err)
+	}
+	batch := net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
+	if _, err := tr.Step(batch); err != nil { // first pass allocates
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := tr.Step(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "samples/s")
+	// forward + backward is about three forward passes
+	b.ReportMetric(float64(b.N*n)*3*float64(spec.ForwardFLOPs())/1e9/b.Elapsed().Seconds(), "GFLOP/s")
 }

@@ -197,20 +197,21 @@ func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
 		bn.dy = newOutput(shape, 0)
 		bn.dgamma = newOutput(tensor.Shape{1, c, 1, 1}, 0)
 		bn.dbeta = newOutput(tensor.Shape{1, c, 1, 1}, 0)
-		if bn.residual {
-			bn.dres = newOutput(shape, 0)
-		}
+		bn.dres = newOutput(shape, 0)
 	}
-	// The ReLU passes the gradient where its output is positive.
+	// The ReLU passes the gradient where its output is positive: g, kept
+	// for the second pass and handed over as the residual's gradient.
+	g := bn.dres.buf
 	sb, sg := make([]float64, c), make([]float64, c)
 	bn.sums(func(n, off, length int, s0, s1 []float64) {
+		zeroBorder(g, bn.b, c, n)
 		for p := off; p < off+length; p += c {
-			zs, ys := z[p:p+c], y[p:p+c]
+			zs, ys, gs := z[p:p+c], y[p:p+c], g[p:p+c]
 			for ch, d := range dz[p : p+c] {
-				if zs[ch] > 0 {
-					s0[ch] += float64(d)
-					s1[ch] += float64(d) * (float64(ys[ch]) - bn.mean[ch])
-				}
+				v := reluGrad(d, zs[ch])
+				gs[ch] = v
+				s0[ch] += float64(v)
+				s1[ch] += float64(v) * (float64(ys[ch]) - bn.mean[ch])
 			}
 		}
 	}, sb, sg)
@@ -229,35 +230,28 @@ func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
 		by[i] = float32(-gi * k)
 		d0[i] = float32(gi * (k*bn.mean[i] - sb[i]/px))
 	}
-	dy, dres := bn.dy.buf, bn.dres.buf
+	dy := bn.dy.buf
 	parallel(bn.b.N, func(n int) {
-		zeroBorder(dy, bn.b, bn.c, n)
-		if dres != nil {
-			zeroBorder(dres, bn.b, bn.c, n)
-		}
+		zeroBorder(dy, bn.b, c, n)
 		bn.rows(n, func(off, length int) {
 			for p := off; p < off+length; p += c {
-				zs, ys, dys := z[p:p+c], y[p:p+c], dy[p:p+c]
-				for ch, d := range dz[p : p+c] {
-					var g float32
-					if zs[ch] > 0 {
-						g = d
-					}
-					dys[ch] = a[ch]*g + by[ch]*ys[ch] + d0[ch]
-				}
-				if dres != nil {
-					rs := dres[p : p+c]
-					for ch, d := range dz[p : p+c] {
-						rs[ch] = 0
-						if zs[ch] > 0 {
-							rs[ch] = d
-						}
-					}
+				gs, ys, dys := g[p:p+c], y[p:p+c], dy[p:p+c]
+				for ch, v := range gs {
+					dys[ch] = a[ch]*v + by[ch]*ys[ch] + d0[ch]
 				}
 			}
 		})
 	})
 	return bn.dy.t
+}
+
+// reluGrad is d where z > 0 and 0 where z == 0 (z is a ReLU's output,
+// never negative), without a branch: the sign pattern is random, and a
+// mispredicted branch per element cost more than the arithmetic.
+func reluGrad(d, z float32) float32 {
+	bits := math.Float32bits(z)
+	mask := uint32(int32(-bits) >> 31) // all ones when bits != 0
+	return math.Float32frombits(math.Float32bits(d) & mask)
 }
 
 // bnOp is the forward pass; inputs y, gamma, beta (, res).

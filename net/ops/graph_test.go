@@ -51,11 +51,13 @@ func newTowerParams(seed uint64) *towerParams {
 }
 
 type testGraph struct {
-	g      *G.ExprGraph
-	vm     G.VM
-	loss   *G.Node
-	grads  G.Nodes
-	stats  []interface{ Stats() (tensor.Tensor, tensor.Tensor) }
+	g     *G.ExprGraph
+	vm    G.VM
+	loss  *G.Node
+	grads G.Nodes
+	stats []interface {
+		Stats() (tensor.Tensor, tensor.Tensor)
+	}
 	params G.Nodes
 }
 
