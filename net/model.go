@@ -180,8 +180,8 @@ type graph struct {
 	vm    G.VM
 	x     *G.Node
 	xv    *tensor.Dense
-	logit *G.Node // (n, actions)
-	value *G.Node // (n)
+	logit *G.Node   // (n, actions)
+	value *G.Node   // (n)
 	bn    []bnStats // Params.Layers order
 
 	// training graph only

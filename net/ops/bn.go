@@ -168,7 +168,6 @@ func (bn *BN) forward(y, gamma, beta, res []float32) *tensor.Dense {
 	}
 	z := bn.z.buf
 	parallel(bn.b.N, func(n int) {
-		zeroBorder(z, bn.b, bn.c, n)
 		bn.rows(n, func(off, length int) {
 			for p := off; p < off+length; p += c {
 				ys, zs := y[p:p+c], z[p:p+c]
@@ -204,7 +203,6 @@ func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
 	g := bn.dres.buf
 	sb, sg := make([]float64, c), make([]float64, c)
 	bn.sums(func(n, off, length int, s0, s1 []float64) {
-		zeroBorder(g, bn.b, c, n)
 		for p := off; p < off+length; p += c {
 			zs, ys, gs := z[p:p+c], y[p:p+c], g[p:p+c]
 			for ch, d := range dz[p : p+c] {
@@ -232,7 +230,6 @@ func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
 	}
 	dy := bn.dy.buf
 	parallel(bn.b.N, func(n int) {
-		zeroBorder(dy, bn.b, c, n)
 		bn.rows(n, func(off, length int) {
 			for p := off; p < off+length; p += c {
 				gs, ys, dys := g[p:p+c], y[p:p+c], dy[p:p+c]

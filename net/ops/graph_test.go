@@ -255,3 +255,34 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestPaddingStaysZero runs training passes of the fast graph and checks
+// that every padded NHWC value in it, gorgonia's gradient sums included,
+// has a zero border: the convolutions read it as the zeros around the
+// board.
+func TestPaddingStaysZero(t *testing.T) {
+	p := newTowerParams(6)
+	fast := p.fastGraph(t)
+	b := p.b
+	for step := 0; step < 3; step++ {
+		if err := fast.vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for _, n := range fast.g.AllNodes() {
+			s := n.Shape()
+			d, ok := n.Value().(*tensor.Dense)
+			if !ok || len(s) != 4 || !s.Eq(b.padded(s[3])) {
+				continue
+			}
+			if _, ok := fromPadded(b, s[3], d.Float32s()); !ok {
+				t.Errorf("step %d: %v has a non-zero border", step, n)
+			}
+			checked++
+		}
+		if checked < 15 {
+			t.Fatalf("only %d padded values in the graph", checked)
+		}
+		fast.vm.Reset()
+	}
+}

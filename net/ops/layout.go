@@ -118,7 +118,6 @@ func (op *layoutOp) Do(vals ...G.Value) (G.Value, error) {
 			return nil, err
 		}
 		parallel(b.N, func(n int) {
-			zeroBorder(out, b, c, n)
 			for ch := 0; ch < c; ch++ {
 				plane := src[(n*c+ch)*hw : (n*c+ch+1)*hw]
 				for y := 0; y < b.H; y++ {
