@@ -120,6 +120,18 @@ type Training struct {
 	TotalSteps         int64     `yaml:"total_steps"` // cosine: steps to decay over
 	Momentum           float64   `yaml:"momentum"`
 	WeightDecay        float64   `yaml:"weight_decay"`
+	// Ops is the training graph's implementation: "fast" (net/ops, the
+	// default when empty) or "reference" (gorgonia's own convolution and
+	// batch norm, about 4-12x slower; for comparisons).
+	Ops string `yaml:"ops"`
+}
+
+// ModelOptions are the net.NewModel options the training section asks for.
+func (t Training) ModelOptions() []net.ModelOption {
+	if t.Ops == "reference" {
+		return []net.ModelOption{net.ReferenceOps()}
+	}
+	return nil
 }
 
 // Gating is the list of matches a candidate plays after each generation.
@@ -325,6 +337,9 @@ func (c *Config) Validate() error {
 	floatIn("training.learning_rate", t.LearningRate, 1e-9, 10)
 	floatIn("training.momentum", t.Momentum, 0, 0.999)
 	floatIn("training.weight_decay", t.WeightDecay, 0, 1)
+	if t.Ops != "" && t.Ops != "fast" && t.Ops != "reference" {
+		errs = append(errs, fmt.Sprintf("training.ops = %q: want fast or reference", t.Ops))
+	}
 	switch t.Schedule {
 	case "piecewise":
 		if len(t.Boundaries) != len(t.Rates) {

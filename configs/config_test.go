@@ -38,6 +38,7 @@ func TestErrors(t *testing.T) {
 			return strings.Replace(s, "simulations: 100\n  kind", "simulations: many\n  kind", 1)
 		}, []string{"many", "cfg.yaml"}},
 		{func(s string) string { return strings.Replace(s, "  momentum: 0.9", "  momentum: 1.5", 1) }, []string{"training.momentum = 1.5", "cfg.yaml"}},
+		{func(s string) string { return strings.Replace(s, "  ops: fast", "  ops: turbo", 1) }, []string{"training.ops", "turbo"}},
 		{func(s string) string { return strings.Replace(s, "kind: puct", "kind: alphazero", 1) }, []string{"search.kind", "alphazero"}},
 		{func(s string) string { return strings.Replace(s, "game: connect4", "game: go", 1) }, []string{"unknown game", "go"}},
 		{func(s string) string { return strings.Replace(s, "rules: {}", "rules: {TryRule: safe}", 1) }, []string{"rules", "TryRule"}},

@@ -252,7 +252,7 @@ func (l *Loop) restore() error {
 		return fmt.Errorf("trainer: the checkpoint's network %+v differs from the config's %+v", c.Params.Spec, want)
 	}
 	l.gen = c.Generation
-	if l.model, err = net.NewModel(c.Params, l.cfg.Training.BatchSize); err != nil {
+	if l.model, err = net.NewModel(c.Params, l.cfg.Training.BatchSize, l.cfg.Training.ModelOptions()...); err != nil {
 		return err
 	}
 	if l.trainer, err = l.model.NewTrainer(trainConfig(l.cfg)); err != nil {
