@@ -32,6 +32,8 @@ type BN struct {
 	mean, invstd    []float64     // of the last forward pass
 	scale, shift    []float32
 	part            []float64 // per image: 2*c partial sums
+	s0, s1          []float64 // per channel sums
+	a, by, d0       []float32 // backward: dy = a*g + by*y + d0 per channel
 	z, dy, dres     output
 	dgamma, dbeta   output
 }
@@ -63,6 +65,8 @@ func BatchNorm(y, gamma, beta, res *G.Node, b Board, momentum, eps float64) (*G.
 		mean:    make([]float64, c), invstd: make([]float64, c),
 		scale: make([]float32, c), shift: make([]float32, c),
 		part: make([]float64, b.N*2*c),
+		s0:   make([]float64, c), s1: make([]float64, c),
+		a: make([]float32, c), by: make([]float32, c), d0: make([]float32, c),
 	}
 	inputs := []*G.Node{y, gamma, beta}
 	if res != nil {
@@ -137,7 +141,7 @@ func (bn *BN) forward(y, gamma, beta, res []float32) *tensor.Dense {
 	if bn.z.t == nil {
 		bn.z = newOutput(bn.b.padded(c), 0)
 	}
-	sum, sq := make([]float64, c), make([]float64, c)
+	sum, sq := bn.s0, bn.s1
 	bn.sums(func(_, off, length int, s0, _ []float64) {
 		for p := off; p < off+length; p += c {
 			for ch, v := range y[p : p+c] {
@@ -201,7 +205,7 @@ func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
 	// The ReLU passes the gradient where its output is positive: g, kept
 	// for the second pass and handed over as the residual's gradient.
 	g := bn.dres.buf
-	sb, sg := make([]float64, c), make([]float64, c)
+	sb, sg := bn.s0, bn.s1
 	bn.sums(func(n, off, length int, s0, s1 []float64) {
 		for p := off; p < off+length; p += c {
 			zs, ys, gs := z[p:p+c], y[p:p+c], g[p:p+c]
@@ -220,7 +224,7 @@ func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
 	}
 	// dy = gamma*invstd * (g - mean(g) - xhat*mean(g*xhat)).
 	// With xhat = (y-mean)*invstd this is a*g + b*y + d per channel.
-	a, by, d0 := make([]float32, c), make([]float32, c), make([]float32, c)
+	a, by, d0 := bn.a, bn.by, bn.d0
 	for i := 0; i < c; i++ {
 		gi := float64(gamma[i]) * bn.invstd[i]
 		k := sg[i] / px * bn.invstd[i] // mean(g*xhat) * invstd
