@@ -464,6 +464,20 @@ func TestBNRunningStatisticsUpdate(t *testing.T) {
 	}
 }
 
+// newTestTrainer builds a model of p with training batch n and its trainer.
+func newTestTrainer(t *testing.T, p *Params, n int, cfg TrainConfig, opts ...ModelOption) *Trainer {
+	t.Helper()
+	m, err := NewModel(p, n, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := m.NewTrainer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 func TestResumeBitIdentical(t *testing.T) {
 	spec := tinySpec()
 	p := randomParams(t, spec, 51)
@@ -477,17 +491,7 @@ func TestResumeBitIdentical(t *testing.T) {
 	for i := range batches {
 		batches[i] = randomBatch(rng, spec, n)
 	}
-	newTrainer := func(p *Params) *Trainer {
-		m, err := NewModel(p, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := m.NewTrainer(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr
-	}
+	newTrainer := func(p *Params) *Trainer { return newTestTrainer(t, p, n, cfg) }
 
 	straight := newTrainer(p)
 	var want []Stats
@@ -888,17 +892,7 @@ func TestFastOpsFollowReference(t *testing.T) {
 		Momentum:    0.9,
 		WeightDecay: 1e-4,
 	}
-	newTrainer := func(p *Params, opts ...ModelOption) *Trainer {
-		m, err := NewModel(p, n, opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := m.NewTrainer(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return tr
-	}
+	newTrainer := func(p *Params, opts ...ModelOption) *Trainer { return newTestTrainer(t, p, n, cfg, opts...) }
 	trainers := []*Trainer{newTrainer(p), newTrainer(p, ReferenceOps()), newTrainer(p, ReferenceOps())}
 	rng := rand.New(rand.NewPCG(32, 33))
 	var fastGap, noiseGap float64

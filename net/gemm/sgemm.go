@@ -177,15 +177,21 @@ func grow(buf *[]float32, n int) []float32 {
 	return (*buf)[:n]
 }
 
-func checkArgs(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	rowsA, colsA := m, k
+// storedShapes returns the shapes of A and B as stored, for op(A) m x k
+// and op(B) k x n.
+func storedShapes(transA, transB bool, m, n, k int) (rowsA, colsA, rowsB, colsB int) {
+	rowsA, colsA, rowsB, colsB = m, k, k, n
 	if transA {
 		rowsA, colsA = k, m
 	}
-	rowsB, colsB := k, n
 	if transB {
 		rowsB, colsB = n, k
 	}
+	return
+}
+
+func checkArgs(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	rowsA, colsA, rowsB, colsB := storedShapes(transA, transB, m, n, k)
 	switch {
 	case m < 0 || n < 0 || k < 0:
 		panic(fmt.Sprintf("gemm: negative dimension m=%d n=%d k=%d", m, n, k))

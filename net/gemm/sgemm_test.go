@@ -50,14 +50,7 @@ func TestSgemmMatchesDefinition(t *testing.T) {
 				for _, ab := range [][2]float32{{1, 0}, {0.5, 0}, {1, 1}, {-2, 0.25}} {
 					m, n, k := sh[0], sh[1], sh[2]
 					name := fmt.Sprintf("m=%d n=%d k=%d tA=%v tB=%v alpha=%g beta=%g", m, n, k, tA, tB, ab[0], ab[1])
-					rowsA, colsA := m, k
-					if tA {
-						rowsA, colsA = k, m
-					}
-					rowsB, colsB := k, n
-					if tB {
-						rowsB, colsB = n, k
-					}
+					rowsA, colsA, rowsB, colsB := storedShapes(tA, tB, m, n, k)
 					lda, ldb, ldc := colsA+rng.IntN(3), colsB+rng.IntN(3), n+rng.IntN(3)
 					a, b := randSlice(rng, rowsA*lda), randSlice(rng, rowsB*ldb)
 					c := randSlice(rng, m*ldc)
@@ -108,14 +101,7 @@ func testSgemmDirectIntoC(t *testing.T) {
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
 				m, n, k := sh[0], sh[1], sh[2]
-				rowsA, colsA := m, k
-				if tA {
-					rowsA, colsA = k, m
-				}
-				rowsB, colsB := k, n
-				if tB {
-					rowsB, colsB = n, k
-				}
+				rowsA, colsA, rowsB, colsB := storedShapes(tA, tB, m, n, k)
 				a, b := randSlice(rng, rowsA*colsA), randSlice(rng, rowsB*colsB)
 				c, want := make([]float32, m*n), make([]float32, m*n)
 				for i := range c {

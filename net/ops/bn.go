@@ -3,7 +3,6 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"hash"
 	"math"
 
 	"github.com/chewxy/hm"
@@ -75,7 +74,7 @@ func BatchNorm(y, gamma, beta, res *G.Node, b Board, momentum, eps float64) (*G.
 		}
 		inputs = append(inputs, res)
 	}
-	z, err := G.ApplyOp(&bnOp{bn}, inputs...)
+	z, err := G.ApplyOp(&bnOp{base("bn", bn.id), bn}, inputs...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -256,7 +255,10 @@ func reluGrad(d, z float32) float32 {
 }
 
 // bnOp is the forward pass; inputs y, gamma, beta (, res).
-type bnOp struct{ bn *BN }
+type bnOp struct {
+	opBase
+	bn *BN
+}
 
 func (op *bnOp) arity() int {
 	if op.bn.residual {
@@ -269,11 +271,6 @@ func (op *bnOp) Type() hm.Type { return type4(op.arity()) }
 func (op *bnOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return op.bn.b.padded(op.bn.c), nil
 }
-func (op *bnOp) ReturnsPtr() bool      { return false }
-func (op *bnOp) CallsExtern() bool     { return false }
-func (op *bnOp) OverwritesInput() int  { return -1 }
-func (op *bnOp) WriteHash(h hash.Hash) { writeHash(h, "bn", op.bn.id) }
-func (op *bnOp) Hashcode() uint32      { return hashOf("bn", op.bn.id) }
 func (op *bnOp) String() string {
 	return fmt.Sprintf("BNReLU(%d, residual %t)", op.bn.c, op.bn.residual)
 }
@@ -320,13 +317,13 @@ func (op *bnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(inputs) != op.arity() {
 		return nil, errors.New("ops: batch norm gradient: wrong number of inputs")
 	}
-	dy, err := G.ApplyOp(&bnGradOp{op.bn}, inputs[0], inputs[1], output, grad)
+	dy, err := G.ApplyOp(&bnGradOp{base("bngrad", op.bn.id), op.bn}, inputs[0], inputs[1], output, grad)
 	if err != nil {
 		return nil, err
 	}
 	grads := G.Nodes{dy}
 	for _, part := range []bnPart{partGamma, partBeta, partResidual}[:op.arity()-1] {
-		g, err := G.ApplyOp(&bnPartOp{op.bn, part}, dy)
+		g, err := G.ApplyOp(&bnPartOp{base("bngrad."+part.String(), op.bn.id), op.bn, part}, dy)
 		if err != nil {
 			return nil, err
 		}
@@ -337,19 +334,17 @@ func (op *bnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 
 // bnGradOp computes all gradients of a bnOp and returns that of y; inputs
 // y, gamma, z (the forward output), dz.
-type bnGradOp struct{ bn *BN }
+type bnGradOp struct {
+	opBase
+	bn *BN
+}
 
 func (op *bnGradOp) Arity() int    { return 4 }
 func (op *bnGradOp) Type() hm.Type { return type4(4) }
 func (op *bnGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return op.bn.b.padded(op.bn.c), nil
 }
-func (op *bnGradOp) ReturnsPtr() bool      { return false }
-func (op *bnGradOp) CallsExtern() bool     { return false }
-func (op *bnGradOp) OverwritesInput() int  { return -1 }
-func (op *bnGradOp) WriteHash(h hash.Hash) { writeHash(h, "bngrad", op.bn.id) }
-func (op *bnGradOp) Hashcode() uint32      { return hashOf("bngrad", op.bn.id) }
-func (op *bnGradOp) String() string        { return "BNReLUGrad" }
+func (op *bnGradOp) String() string { return "BNReLUGrad" }
 
 func (op *bnGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 4 {
@@ -388,6 +383,7 @@ func (p bnPart) String() string { return [...]string{"gamma", "beta", "residual"
 // bnPartOp hands over one of the gradients bnGradOp computed; its input is
 // bnGradOp's node, which orders it after the computation.
 type bnPartOp struct {
+	opBase
 	bn   *BN
 	part bnPart
 }
@@ -400,14 +396,7 @@ func (op *bnPartOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	}
 	return tensor.Shape{1, op.bn.c, 1, 1}, nil
 }
-func (op *bnPartOp) ReturnsPtr() bool     { return false }
-func (op *bnPartOp) CallsExtern() bool    { return false }
-func (op *bnPartOp) OverwritesInput() int { return -1 }
-func (op *bnPartOp) WriteHash(h hash.Hash) {
-	writeHash(h, "bngrad."+op.part.String(), op.bn.id)
-}
-func (op *bnPartOp) Hashcode() uint32 { return hashOf("bngrad."+op.part.String(), op.bn.id) }
-func (op *bnPartOp) String() string   { return "BNGrad." + op.part.String() }
+func (op *bnPartOp) String() string { return "BNGrad." + op.part.String() }
 
 func (op *bnPartOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 1 {

@@ -3,7 +3,6 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"hash"
 	"runtime"
 
 	"github.com/chewxy/hm"
@@ -37,7 +36,7 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool) (*G.Node, error) {
 	}
 	s := newConvState(b, k, in, out, gemm.Default)
 	s.inputGrad = inputGrad
-	return G.ApplyOp(&convOp{s}, x, w)
+	return G.ApplyOp(&convOp{base("conv", s.id), s}, x, w)
 }
 
 // convState is what the three ops of one convolution (forward, input
@@ -215,9 +214,9 @@ func (s *convState) weightGradient(x, dy []float32) *tensor.Dense {
 		s.col = append(s.col, make([]float32, dwChunk*s.kpad))
 	}
 	// dy transposed, board pixels only; rows past out stay zero.
-	parallel(splits(px), func(part int) {
-		n := splits(px)
-		for i := px * part / n; i < px*(part+1)/n; i++ {
+	tparts := splits(px)
+	parallel(tparts, func(part int) {
+		for i := px * part / tparts; i < px*(part+1)/tparts; i++ {
 			src := dy[s.pp[i]*s.out : (s.pp[i]+1)*s.out]
 			for o, v := range src {
 				s.dyT[o*px+i] = v
@@ -291,7 +290,10 @@ func (s *convState) packPatches(x, col []float32, p0, n int) {
 }
 
 // convOp is the forward convolution; inputs x, w.
-type convOp struct{ s *convState }
+type convOp struct {
+	opBase
+	s *convState
+}
 
 func type4(arity int) hm.Type {
 	t := G.TensorType{Dims: 4, Of: hm.TypeVariable('a')}
@@ -307,11 +309,6 @@ func (op *convOp) Type() hm.Type { return type4(2) }
 func (op *convOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return op.s.b.padded(op.s.out), nil
 }
-func (op *convOp) ReturnsPtr() bool      { return false }
-func (op *convOp) CallsExtern() bool     { return false }
-func (op *convOp) OverwritesInput() int  { return -1 }
-func (op *convOp) WriteHash(h hash.Hash) { writeHash(h, "conv", op.s.id) }
-func (op *convOp) Hashcode() uint32      { return hashOf("conv", op.s.id) }
 func (op *convOp) String() string {
 	return fmt.Sprintf("Conv%dx%d(%d->%d)", op.s.k, op.s.k, op.s.in, op.s.out)
 }
@@ -336,13 +333,13 @@ func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	if len(inputs) != 2 {
 		return nil, errors.New("ops: convolution gradient needs 2 inputs")
 	}
-	dw, err := G.ApplyOp(&convWeightGradOp{op.s}, inputs[0], grad)
+	dw, err := G.ApplyOp(&convWeightGradOp{base("convdw", op.s.id), op.s}, inputs[0], grad)
 	if err != nil {
 		return nil, err
 	}
 	var dx *G.Node
 	if op.s.inputGrad {
-		if dx, err = G.ApplyOp(&convInputGradOp{op.s}, inputs[1], grad); err != nil {
+		if dx, err = G.ApplyOp(&convInputGradOp{base("convdx", op.s.id), op.s}, inputs[1], grad); err != nil {
 			return nil, err
 		}
 	}
@@ -350,19 +347,17 @@ func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 }
 
 // convInputGradOp is the input gradient; inputs w, dy.
-type convInputGradOp struct{ s *convState }
+type convInputGradOp struct {
+	opBase
+	s *convState
+}
 
 func (op *convInputGradOp) Arity() int    { return 2 }
 func (op *convInputGradOp) Type() hm.Type { return type4(2) }
 func (op *convInputGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return op.s.xshape.Clone(), nil
 }
-func (op *convInputGradOp) ReturnsPtr() bool      { return false }
-func (op *convInputGradOp) CallsExtern() bool     { return false }
-func (op *convInputGradOp) OverwritesInput() int  { return -1 }
-func (op *convInputGradOp) WriteHash(h hash.Hash) { writeHash(h, "convdx", op.s.id) }
-func (op *convInputGradOp) Hashcode() uint32      { return hashOf("convdx", op.s.id) }
-func (op *convInputGradOp) String() string        { return "ConvInputGrad" }
+func (op *convInputGradOp) String() string { return "ConvInputGrad" }
 
 func (op *convInputGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 2 {
@@ -380,19 +375,17 @@ func (op *convInputGradOp) Do(vals ...G.Value) (G.Value, error) {
 }
 
 // convWeightGradOp is the weight gradient; inputs x, dy.
-type convWeightGradOp struct{ s *convState }
+type convWeightGradOp struct {
+	opBase
+	s *convState
+}
 
 func (op *convWeightGradOp) Arity() int    { return 2 }
 func (op *convWeightGradOp) Type() hm.Type { return type4(2) }
 func (op *convWeightGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return op.s.wshape.Clone(), nil
 }
-func (op *convWeightGradOp) ReturnsPtr() bool      { return false }
-func (op *convWeightGradOp) CallsExtern() bool     { return false }
-func (op *convWeightGradOp) OverwritesInput() int  { return -1 }
-func (op *convWeightGradOp) WriteHash(h hash.Hash) { writeHash(h, "convdw", op.s.id) }
-func (op *convWeightGradOp) Hashcode() uint32      { return hashOf("convdw", op.s.id) }
-func (op *convWeightGradOp) String() string        { return "ConvWeightGrad" }
+func (op *convWeightGradOp) String() string { return "ConvWeightGrad" }
 
 func (op *convWeightGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 2 {

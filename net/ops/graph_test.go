@@ -85,19 +85,25 @@ func (tg *testGraph) finish(t *testing.T, flat, r *G.Node) {
 	tg.vm = G.NewTapeMachine(tg.g)
 }
 
-// fastGraph builds the network on this package's ops.
-func (p *towerParams) fastGraph(t *testing.T) *testGraph {
-	t.Helper()
-	g := G.NewGraph()
-	x, r, ps := p.nodes(g)
-	tg := &testGraph{g: g, params: ps}
-	must := func(n *G.Node, err error) *G.Node {
+// mustNode returns a function that passes a node through and fails the
+// test on an error.
+func mustNode(t *testing.T) func(*G.Node, error) *G.Node {
+	return func(n *G.Node, err error) *G.Node {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
+}
+
+// fastGraph builds the network on this package's ops.
+func (p *towerParams) fastGraph(t *testing.T) *testGraph {
+	t.Helper()
+	g := G.NewGraph()
+	x, r, ps := p.nodes(g)
+	tg := &testGraph{g: g, params: ps}
+	must := mustNode(t)
 	bn := func(y, gamma, beta, res *G.Node) *G.Node {
 		z, op, err := BatchNorm(y, gamma, beta, res, p.b, testMomentum, testEps)
 		if err != nil {
@@ -122,13 +128,7 @@ func (p *towerParams) referenceGraph(t *testing.T) *testGraph {
 	g := G.NewGraph()
 	x, r, ps := p.nodes(g)
 	tg := &testGraph{g: g, params: ps}
-	must := func(n *G.Node, err error) *G.Node {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	must := mustNode(t)
 	convBN := func(x, w, gamma, beta, res *G.Node, k int) *G.Node {
 		pad := k / 2
 		y := must(G.Conv2d(x, w, tensor.Shape{k, k}, []int{pad, pad}, []int{1, 1}, []int{1, 1}))

@@ -3,7 +3,6 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"hash"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -20,7 +19,7 @@ func Pad(x *G.Node, b Board) (*G.Node, error) {
 	if len(xs) != 4 || xs[0] != b.N || xs[2] != b.H || xs[3] != b.W {
 		return nil, fmt.Errorf("ops: input planes of shape %v, want (%d, c, %d, %d)", xs, b.N, b.H, b.W)
 	}
-	return G.ApplyOp(&layoutOp{id: newID(), b: b, c: xs[1], toPadded: true, input: true}, x)
+	return G.ApplyOp(newLayoutOp(b, xs[1], true, true), x)
 }
 
 // Flatten turns padded NHWC x into rows (n, c*h*w) in NCHW order, the
@@ -33,19 +32,25 @@ func Flatten(x *G.Node, b Board) (*G.Node, error) {
 	if len(xs) != 4 || !xs.Eq(b.padded(xs[3])) {
 		return nil, fmt.Errorf("ops: flatten of shape %v, want (%d, %d, %d, c)", xs, b.N, b.hp(), b.wp())
 	}
-	return G.ApplyOp(&layoutOp{id: newID(), b: b, c: xs[3]}, x)
+	return G.ApplyOp(newLayoutOp(b, xs[3], false, false), x)
 }
 
 // layoutOp moves values between NCHW (n, c, h, w) or its rows (n, c*h*w)
 // and padded NHWC. toPadded is Pad (and the gradient of Flatten); the
 // other direction is Flatten (and would be the gradient of Pad).
 type layoutOp struct {
-	id       uint64
+	opBase
 	b        Board
 	c        int
 	toPadded bool
 	input    bool // Pad of the graph input: no gradient
 	out      output
+}
+
+func newLayoutOp(b Board, c int, toPadded, input bool) *layoutOp {
+	op := &layoutOp{b: b, c: c, toPadded: toPadded, input: input}
+	op.opBase = base(op.name(), newID())
+	return op
 }
 
 func (op *layoutOp) nchw() tensor.Shape {
@@ -78,19 +83,14 @@ func (op *layoutOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	}
 	return op.nchw(), nil
 }
-func (op *layoutOp) ReturnsPtr() bool      { return false }
-func (op *layoutOp) CallsExtern() bool     { return false }
-func (op *layoutOp) OverwritesInput() int  { return -1 }
-func (op *layoutOp) WriteHash(h hash.Hash) { writeHash(h, op.name(), op.id) }
-func (op *layoutOp) Hashcode() uint32      { return hashOf(op.name(), op.id) }
-func (op *layoutOp) String() string        { return fmt.Sprintf("Layout.%s(%d)", op.name(), op.c) }
-func (op *layoutOp) DiffWRT(int) []bool    { return []bool{!op.input} }
+func (op *layoutOp) String() string     { return fmt.Sprintf("Layout.%s(%d)", op.name(), op.c) }
+func (op *layoutOp) DiffWRT(int) []bool { return []bool{!op.input} }
 
 func (op *layoutOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if op.input {
 		return nil, errors.New("ops: the input planes have no gradient")
 	}
-	g, err := G.ApplyOp(&layoutOp{id: newID(), b: op.b, c: op.c, toPadded: !op.toPadded}, grad)
+	g, err := G.ApplyOp(newLayoutOp(op.b, op.c, !op.toPadded, false), grad)
 	if err != nil {
 		return nil, err
 	}

@@ -74,13 +74,22 @@ var ids atomic.Uint64
 
 func newID() uint64 { return ids.Add(1) }
 
-func hashOf(name string, id uint64) uint32 {
+// opBase is what every op here answers alike: results are new values
+// (never views of an input), computed on the CPU, and hashed by a key
+// unique to the op.
+type opBase struct{ key string }
+
+func base(kind string, id uint64) opBase { return opBase{fmt.Sprintf("tabula.ops.%s.%d", kind, id)} }
+
+func (opBase) ReturnsPtr() bool        { return false }
+func (opBase) CallsExtern() bool       { return false }
+func (opBase) OverwritesInput() int    { return -1 }
+func (o opBase) WriteHash(h hash.Hash) { fmt.Fprint(h, o.key) }
+func (o opBase) Hashcode() uint32 {
 	h := fnv.New32a()
-	fmt.Fprintf(h, "tabula.ops.%s.%d", name, id)
+	o.WriteHash(h)
 	return h.Sum32()
 }
-
-func writeHash(h hash.Hash, name string, id uint64) { fmt.Fprintf(h, "tabula.ops.%s.%d", name, id) }
 
 // floats returns the float32 data of v in row-major order with the given
 // shape: gorgonia's transposes hand over views, which are materialised.
