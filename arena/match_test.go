@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/testnet"
 )
 
 func spec(t *testing.T, s, gameName string) *Spec {
@@ -368,7 +369,7 @@ func TestMatchErrors(t *testing.T) {
 
 func TestNetAndABZeroPlayers(t *testing.T) {
 	dir := t.TempDir()
-	c4 := tinyCheckpoint(t, dir, "connect4", 4)
+	c4 := testnet.Checkpoint(t, dir, "connect4", 4)
 	for _, s := range []string{"net:" + c4 + ",sims=16", "net:" + c4 + ",sims=0", "net:" + c4 + ",sims=16,search=gumbel", "abzero:net=" + c4 + ",m=1,depth=2,sims=8"} {
 		m := Match{Game: "connect4", A: spec(t, s, "connect4"), B: spec(t, "random", "connect4"), Games: 4, Concurrency: 2, OpeningPlies: 2, Seed: 2}
 		res, err := RunMatch(context.Background(), m)
@@ -408,7 +409,7 @@ func TestRecordsEffort(t *testing.T) {
 		}
 	}
 	// Network and mcts players count their simulations (once printed 0).
-	ck := tinyCheckpoint(t, t.TempDir(), "connect4", 1)
+	ck := testnet.Checkpoint(t, t.TempDir(), "connect4", 1)
 	m.A, m.B = spec(t, "net:"+ck+",sims=30", "connect4"), spec(t, "mcts:sims=20", "connect4")
 	if res, err = RunMatch(context.Background(), m); err != nil {
 		t.Fatal(err)

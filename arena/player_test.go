@@ -9,41 +9,17 @@ import (
 	"testing"
 
 	"github.com/tabula-zero/tabula/checkpoints"
-	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
-	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/internal/testnet"
 	"github.com/tabula-zero/tabula/rollout"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
-// tinyCheckpoint writes a small untrained network for a game.
-func tinyCheckpoint(t *testing.T, dir, gameName string, seed uint64) string {
-	t.Helper()
-	g, err := game.Lookup(gameName)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := configs.PresetSpec(g.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Blocks, s.Filters = 1, 8
-	p, err := net.NewParams(s, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, gameName+".ckpt")
-	if err := checkpoints.Save(path, &checkpoints.Checkpoint{Params: p, Generation: 3}); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestParsePlayerErrors(t *testing.T) {
 	dir := t.TempDir()
-	c4 := tinyCheckpoint(t, dir, "connect4", 1)
-	xq := tinyCheckpoint(t, dir, "xiangqi", 1)
+	c4 := testnet.Checkpoint(t, dir, "connect4", 1)
+	xq := testnet.Checkpoint(t, dir, "xiangqi", 1)
 	for _, c := range []struct{ spec, want string }{
 		{"", "empty player spec"},
 		{"human", `unknown kind "human"`},
@@ -92,7 +68,7 @@ func TestParsePlayerErrors(t *testing.T) {
 
 func TestParsePlayerGood(t *testing.T) {
 	dir := t.TempDir()
-	c4 := tinyCheckpoint(t, dir, "connect4", 1)
+	c4 := testnet.Checkpoint(t, dir, "connect4", 1)
 	// A run directory: net:RUN uses its best checkpoint.
 	run := filepath.Join(dir, "run")
 	p, err := checkpoints.Load(c4)
@@ -148,7 +124,7 @@ func TestParsePlayerGood(t *testing.T) {
 
 func TestNewNetSpec(t *testing.T) {
 	dir := t.TempDir()
-	c, err := checkpoints.Load(tinyCheckpoint(t, dir, "connect4", 2))
+	c, err := checkpoints.Load(testnet.Checkpoint(t, dir, "connect4", 2))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,13 @@
 package engine
 
 import (
-	"context"
-	"errors"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tabula-zero/tabula/uci"
+	"github.com/tabula-zero/tabula/uci/ucitest"
 )
 
 // ucciLine matches every line the engine may write in UCCI mode.
@@ -42,7 +39,7 @@ func FuzzUCCI(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data string) {
 		data = hashOption.ReplaceAllString(data, "hush")
-		out := &syncWriter{}
+		out := &ucitest.Output{}
 		s := New()
 		if err := s.SetSearchOption(optHash, "1"); err != nil {
 			t.Fatal(err)
@@ -51,45 +48,11 @@ func FuzzUCCI(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		const deadline = time.Second
-		ctx, cancel := context.WithTimeout(context.Background(), deadline)
-		defer cancel()
-		done := make(chan error, 1)
-		go func() { done <- e.Run(ctx) }()
-		select {
-		case err := <-done:
-			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("Run = %v", err)
-			}
-		case <-time.After(deadline + 10*time.Second):
-			t.Fatalf("Run hangs on %q", data)
-		}
+		ucitest.RunBounded(t, e.Run, time.Second, 10*time.Second, data)
 		text := out.String()
-		if !strings.HasSuffix(text, "\n") {
-			t.Fatalf("output does not end with a line break: %q", text)
+		if !strings.Contains(text, "ucciok\n") {
+			t.Fatalf("input %q: no ucciok in %q", data, text)
 		}
-		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-			if !utf8.ValidString(l) || strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) || !ucciLine.MatchString(l) {
-				t.Fatalf("input %q: unexpected output line %q", data, l)
-			}
-		}
+		ucitest.CheckLines(t, text, ucciLine, data)
 	})
-}
-
-// syncWriter collects output written while Run and its search run.
-type syncWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }

@@ -2,40 +2,17 @@ package engine
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/tabula-zero/tabula/checkpoints"
-	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
-	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/internal/testnet"
 	"github.com/tabula-zero/tabula/uci"
 )
 
 // tinyNetwork saves a small untrained Xiangqi network and returns its path.
-func tinyNetwork(t *testing.T) string {
-	t.Helper()
-	g, err := game.Lookup("xiangqi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := configs.PresetSpec(g.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Blocks, s.Filters = 1, 8
-	p, err := net.NewParams(s, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "tiny.ckpt")
-	if err := checkpoints.Save(path, &checkpoints.Checkpoint{Params: p}); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+func tinyNetwork(t *testing.T) string { return testnet.Checkpoint(t, t.TempDir(), "xiangqi", 1) }
 
 func xiangqiStart(t *testing.T) game.Position {
 	t.Helper()

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/uci/ucitest"
 )
 
 // transcript runs an engine on input (starting with the count game unless
@@ -385,24 +385,8 @@ func TestIOErrors(t *testing.T) {
 }
 
 // syncBuffer is an output the test reads while the engine writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
+type syncBuffer struct{ ucitest.Output }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// waitFor waits until the output contains want.
 func (s *syncBuffer) waitFor(t *testing.T, want string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)

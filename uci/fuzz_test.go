@@ -1,15 +1,13 @@
 package uci
 
 import (
-	"context"
-	"errors"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/uci/ucitest"
 )
 
 // outputLine matches every line the engine may write.
@@ -53,40 +51,14 @@ func FuzzEngine(f *testing.F) {
 				}
 			}
 		}
-		out := &syncBuffer{}
+		out := &ucitest.Output{}
 		e, err := NewEngine(strings.NewReader(data), out, WithVariant("count"), WithMaxLineBytes(200), WithSearcher(&fakeSearcher{}))
 		if err != nil {
 			t.Fatal(err)
 		}
 		// A perft deep in the long count game legitimately takes hours;
 		// cancellation must still end it at once.
-		const deadline = time.Second
-		ctx, cancel := context.WithTimeout(context.Background(), deadline)
-		defer cancel()
-		done := make(chan error, 1)
-		go func() { done <- e.Run(ctx) }()
-		select {
-		case err := <-done:
-			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				t.Fatalf("Run = %v", err)
-			}
-		case <-time.After(deadline + 5*time.Second):
-			t.Fatalf("Run hangs on %q", data)
-		}
-		text := out.String()
-		if text != "" && !strings.HasSuffix(text, "\n") {
-			t.Fatalf("output does not end with a line break: %q", text)
-		}
-		for _, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-			if text == "" {
-				break
-			}
-			if !utf8.ValidString(l) || strings.ContainsFunc(l, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-				t.Fatalf("malformed output line %q", l)
-			}
-			if !outputLine.MatchString(l) {
-				t.Fatalf("unexpected output line %q", l)
-			}
-		}
+		ucitest.RunBounded(t, e.Run, time.Second, 5*time.Second, data)
+		ucitest.CheckLines(t, out.String(), outputLine, data)
 	})
 }
