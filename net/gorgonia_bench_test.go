@@ -12,12 +12,14 @@ import (
 	"github.com/tabula-zero/tabula/net/gemm"
 )
 
-// benchGOGC is the GC target the benchmarks run with. Every gorgonia pass
-// allocates about as much as the live heap (all intermediates are
-// reallocated), so at the default GOGC=100 the collector runs after every
-// pass; 400 is what gorgonia-notes.md recommends for such programs (set
-// it with GOGC or debug.SetGCPercent in the binary, never in the library).
-// The benchmarks set it for their duration and restore the old value.
+// benchGOGC is the GC target the benchmarks run with. Every gorgonia
+// inference pass allocates about as much as the live heap (all
+// intermediates are reallocated), so at the default GOGC=100 the collector
+// runs after every pass; 400 is what gorgonia-notes.md recommends for such
+// programs (set it with GOGC or debug.SetGCPercent in the binary, never in
+// the library). Training steps on net/ops allocate only gorgonia's
+// bookkeeping (TestStepAllocatesNoTensors). The benchmarks set it for their
+// duration and restore the old value.
 const benchGOGC = 400
 
 var benchGames = game.Names()

@@ -115,7 +115,7 @@ func (s Spec) ForwardFLOPs() int64 {
 type convLayer struct {
 	out, in, k     int
 	w, gamma, beta *tensor.Dense // (out,in,k,k), (1,out,1,1), (1,out,1,1)
-	mean, vr       []float32
+	mean, vr       *tensor.Dense // (out)
 }
 
 type denseLayer struct {
@@ -283,8 +283,8 @@ func (m *Model) newConv(c *ConvBN) convLayer {
 		w:     tensor.New(tensor.WithShape(c.Out, c.In, c.K, c.K), tensor.WithBacking(clone32(c.W))),
 		gamma: tensor.New(tensor.WithShape(1, c.Out, 1, 1), tensor.WithBacking(clone32(c.Gamma))),
 		beta:  tensor.New(tensor.WithShape(1, c.Out, 1, 1), tensor.WithBacking(clone32(c.Beta))),
-		mean:  clone32(c.Mean),
-		vr:    clone32(c.Var),
+		mean:  tensor.New(tensor.WithShape(c.Out), tensor.WithBacking(clone32(c.Mean))),
+		vr:    tensor.New(tensor.WithShape(c.Out), tensor.WithBacking(clone32(c.Var))),
 	}
 }
 
@@ -328,8 +328,8 @@ func (m *Model) Params() *Params {
 			W:     clone32(c.w.Float32s()),
 			Gamma: clone32(c.gamma.Float32s()),
 			Beta:  clone32(c.beta.Float32s()),
-			Mean:  clone32(c.mean),
-			Var:   clone32(c.vr),
+			Mean:  clone32(c.mean.Float32s()),
+			Var:   clone32(c.vr.Float32s()),
 		}
 	}
 	dense := func(d *denseLayer) Dense {
@@ -380,8 +380,9 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 		learn[i] = nd
 		return nd
 	}
+	fast := train && !m.referenceOps
 	tower := m.referenceTower
-	if train && !m.referenceOps {
+	if fast {
 		tower = m.fastTower
 	}
 	pflat, vflat, err := tower(gr, param)
@@ -415,17 +416,24 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 		}
 		return G.BroadcastAdd(y, b, nil, []byte{0})
 	}
-	if gr.logit, err = dense(pflat, &m.polFC); err != nil {
+	layer := func(x *G.Node, d *denseLayer, relu bool) (*G.Node, error) {
+		if fast {
+			return ops.Dense(x, param(d.w), param(d.b), relu)
+		}
+		y, err := dense(x, d)
+		if err == nil && relu {
+			y, err = G.Rectify(y)
+		}
+		return y, err
+	}
+	if gr.logit, err = layer(pflat, &m.polFC, false); err != nil {
 		return nil, err
 	}
-	vh, err := dense(vflat, &m.valFC1)
+	vh, err := layer(vflat, &m.valFC1, true)
 	if err != nil {
 		return nil, err
 	}
-	if vh, err = G.Rectify(vh); err != nil {
-		return nil, err
-	}
-	if vh, err = dense(vh, &m.valFC2); err != nil {
+	if vh, err = layer(vh, &m.valFC2, false); err != nil {
 		return nil, err
 	}
 	if vh, err = G.Reshape(vh, tensor.Shape{n}); err != nil {
@@ -560,9 +568,7 @@ func (m *Model) fastTower(gr *graph, param func(*tensor.Dense) *G.Node) (pflat, 
 // machine resets them). Callers hold m.mu (read or write).
 func (m *Model) syncStats(gr *graph) error {
 	for i, c := range m.convs {
-		mean := tensor.New(tensor.WithShape(c.out), tensor.WithBacking(c.mean))
-		vr := tensor.New(tensor.WithShape(c.out), tensor.WithBacking(c.vr))
-		if err := gr.bn[i].SetStats(mean, vr); err != nil {
+		if err := gr.bn[i].SetStats(c.mean, c.vr); err != nil {
 			return fmt.Errorf("net: BN statistics: %w", err)
 		}
 	}

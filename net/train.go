@@ -175,8 +175,8 @@ func (t *Trainer) Step(b Batch) (Stats, error) {
 	// the model's.
 	for i, c := range m.convs {
 		mean, vr := m.train.bn[i].Stats()
-		copy(c.mean, mean.Data().([]float32))
-		copy(c.vr, vr.Data().([]float32))
+		copy(c.mean.Float32s(), float32s(mean))
+		copy(c.vr.Float32s(), float32s(vr))
 	}
 	m.mu.Unlock()
 
@@ -288,6 +288,15 @@ func (m *Model) checkBatch(b Batch) error {
 	return nil
 }
 
+// float32s returns the data of a float32 tensor without boxing it in an
+// interface when it is dense.
+func float32s(t tensor.Tensor) []float32 {
+	if d, ok := t.(*tensor.Dense); ok {
+		return d.Float32s()
+	}
+	return t.Data().([]float32)
+}
+
 func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
 
 func scalarValue(n *G.Node) (float64, error) {
@@ -380,7 +389,7 @@ func (xentOp) Do(vals ...G.Value) (G.Value, error) {
 }
 
 func (xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dz, err := G.ApplyOp(xentGradOp{}, inputs[0], inputs[1], grad)
+	dz, err := G.ApplyOp(&xentGradOp{}, inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -388,16 +397,17 @@ func (xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 }
 
 // xentGradOp is the gradient of xentOp with respect to the logits:
-// g/n * (softmax(z_i) * sum(pi_i) - pi_i) for the upstream scalar g.
-type xentGradOp struct{}
+// g/n * (softmax(z_i) * sum(pi_i) - pi_i) for the upstream scalar g. It
+// belongs to one graph and reuses its result from run to run.
+type xentGradOp struct{ out *tensor.Dense }
 
-func (xentGradOp) Arity() int { return 3 }
-func (xentGradOp) Type() hm.Type {
+func (*xentGradOp) Arity() int { return 3 }
+func (*xentGradOp) Type() hm.Type {
 	a := hm.TypeVariable('a')
 	t := G.TensorType{Dims: 2, Of: a}
 	return hm.NewFnType(t, t, a, t)
 }
-func (xentGradOp) InferShape(ns ...G.DimSizer) (tensor.Shape, error) {
+func (*xentGradOp) InferShape(ns ...G.DimSizer) (tensor.Shape, error) {
 	if len(ns) != 3 {
 		return nil, fmt.Errorf("net: xent gradient takes 3 inputs, got %d", len(ns))
 	}
@@ -407,18 +417,18 @@ func (xentGradOp) InferShape(ns ...G.DimSizer) (tensor.Shape, error) {
 	}
 	return s.Clone(), nil
 }
-func (xentGradOp) ReturnsPtr() bool      { return false }
-func (xentGradOp) CallsExtern() bool     { return false }
-func (xentGradOp) OverwritesInput() int  { return -1 }
-func (xentGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "tabula.xentgrad") }
-func (op xentGradOp) Hashcode() uint32   { return opHash(op) }
-func (xentGradOp) String() string        { return "XEntGrad" }
-func (xentGradOp) DiffWRT(int) []bool    { return []bool{false, false, false} }
-func (xentGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
+func (*xentGradOp) ReturnsPtr() bool      { return false }
+func (*xentGradOp) CallsExtern() bool     { return false }
+func (*xentGradOp) OverwritesInput() int  { return -1 }
+func (*xentGradOp) WriteHash(h hash.Hash) { fmt.Fprint(h, "tabula.xentgrad") }
+func (op *xentGradOp) Hashcode() uint32   { return opHash(op) }
+func (*xentGradOp) String() string        { return "XEntGrad" }
+func (*xentGradOp) DiffWRT(int) []bool    { return []bool{false, false, false} }
+func (*xentGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
 	return nil, errors.New("net: no second derivative of the cross-entropy")
 }
 
-func (xentGradOp) Do(vals ...G.Value) (G.Value, error) {
+func (op *xentGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 3 {
 		return nil, fmt.Errorf("net: xent gradient takes 3 inputs, got %d", len(vals))
 	}
@@ -443,7 +453,10 @@ func (xentGradOp) Do(vals ...G.Value) (G.Value, error) {
 		return nil, fmt.Errorf("net: xent gradient: upstream gradient of type %T", vals[2])
 	}
 	n, a := z.n, z.a
-	out := make([]float32, n*a)
+	if op.out == nil || op.out.Shape()[0] != n || op.out.Shape()[1] != a {
+		op.out = tensor.New(tensor.WithShape(n, a), tensor.Of(tensor.Float32))
+	}
+	out := op.out.Float32s()
 	scale := g / float64(n)
 	for i := 0; i < n; i++ {
 		zr, pr, or := z.d[i*a:(i+1)*a], pi.d[i*a:(i+1)*a], out[i*a:(i+1)*a]
@@ -456,7 +469,7 @@ func (xentGradOp) Do(vals ...G.Value) (G.Value, error) {
 			or[j] = float32(scale * (math.Exp(float64(zr[j])-lse)*sum - float64(pr[j])))
 		}
 	}
-	return tensor.New(tensor.WithShape(n, a), tensor.WithBacking(out)), nil
+	return op.out, nil
 }
 
 type matrix32 struct {
@@ -473,10 +486,11 @@ func xentInputs(vals []G.Value) (z, pi matrix32, err error) {
 		if !ok || t.Shape().Dims() != 2 {
 			return matrix32{}, fmt.Errorf("net: cross-entropy input %T is not a matrix", v)
 		}
-		d, ok := t.Data().([]float32)
-		if !ok {
-			return matrix32{}, fmt.Errorf("net: cross-entropy input of type %v, want float32", t.Dtype())
+		dt, ok := t.(*tensor.Dense)
+		if !ok || dt.Dtype() != tensor.Float32 {
+			return matrix32{}, fmt.Errorf("net: cross-entropy input of type %v, want a float32 dense tensor", t.Dtype())
 		}
+		d := dt.Float32s()
 		s := t.Shape()
 		if len(d) != s[0]*s[1] {
 			return matrix32{}, fmt.Errorf("net: cross-entropy input is a view")

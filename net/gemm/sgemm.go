@@ -7,6 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/tabula-zero/tabula/internal/parallel"
 )
 
 // BLAS is gonum's BLAS with Sgemm replaced by the tile kernels below.
@@ -22,8 +24,8 @@ func (BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32
 	Sgemm(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// Products smaller than this many multiply-adds go to gonum: packing and
-// the scratch output cost more than they save there.
+// Products smaller than this many multiply-adds run as plain loops:
+// packing and the scratch output cost more than they save there.
 const minKernelWork = 32 * 32 * 32
 
 // kc is the depth of one pass over the packed panels: a kc x nr block of
@@ -33,23 +35,27 @@ const kc = 256
 
 // Sgemm is BLAS.Sgemm with booleans for the transpositions. It panics on
 // inconsistent arguments, as every BLAS does: they are programming errors.
+// Its scratch space comes from a pool, which the garbage collector empties
+// now and then; a caller that multiplies the same shapes again and again
+// keeps a Workspace of its own instead.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	ws := workspaces.Get().(*Workspace)
+	ws.Sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	workspaces.Put(ws)
+}
+
+// Sgemm is the package's Sgemm on w's scratch space: it allocates nothing
+// once the space has grown to the largest shapes. A Workspace is used by
+// one goroutine at a time.
+func (ws *Workspace) Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkArgs(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 {
 		return
 	}
 	if k == 0 || alpha == 0 || m*n*k < minKernelWork {
-		tr := func(t bool) blas.Transpose {
-			if t {
-				return blas.Trans
-			}
-			return blas.NoTrans
-		}
-		gonum.Implementation{}.Sgemm(tr(transA), tr(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		small(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	ws := workspaces.Get().(*workspace)
-	defer workspaces.Put(ws)
 	kern := Default
 	nr := kern.NR
 	panels := (n + nr - 1) / nr
@@ -100,74 +106,141 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	} else {
 		prod = grow(&ws.prod, mpad*npad)
 	}
-	tiles := mpad / MR
-	workers := min(runtime.GOMAXPROCS(0), tiles, max(1, m*n*k/(1<<20)))
-	run := func(t0, t1 int) {
-		var t Tile
-		var aoff, coff [MR]int
-		var bias [32]float32
-		t.A, t.NSeg, t.SegStride, t.Bias, t.C = arows, 1, 0, bias[:nr], prod
-		t.Aoff, t.Coff = aoff[:], coff[:]
-		for k0 := 0; k0 < k; k0 += kc {
-			kb := min(kc, k-k0)
-			t.SegLen = kb
-			if k0 > 0 {
-				t.Res = prod
-			}
-			for p := 0; p < panels; p++ {
-				t.W = packed[(p*k+k0)*nr : (p*k+k0+kb)*nr]
-				for ti := t0; ti < t1; ti++ {
-					for r := 0; r < MR; r++ {
-						i := ti*MR + r
-						// Rows past m repeat row 0; their sums land in
-						// the scratch padding and are never read.
-						src := i
-						if i >= m {
-							src = 0
-						}
-						aoff[r] = src*astride + k0
-						coff[r] = i*npad + p*nr
-					}
-					kern.Run(&t)
-				}
-			}
-		}
-		if direct {
-			return
-		}
-		for i := t0 * MR; i < min(t1*MR, m); i++ {
-			dst := c[i*ldc : i*ldc+n]
-			src := prod[i*npad : i*npad+n]
-			switch {
-			case beta == 0 && alpha == 1:
-				copy(dst, src)
-			case beta == 0:
-				for j, v := range src {
-					dst[j] = alpha * v
-				}
-			default:
-				for j, v := range src {
-					dst[j] = alpha*v + beta*dst[j]
-				}
-			}
-		}
-	}
-	if workers <= 1 {
-		run(0, tiles)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		t0, t1 := tiles*w/workers, tiles*(w+1)/workers
-		wg.Go(func() { run(t0, t1) })
-	}
-	wg.Wait()
+	ws.call = sgemmCall{kern: kern, m: m, n: n, k: k, panels: panels, npad: npad, tiles: mpad / MR,
+		arows: arows, astride: astride, packed: packed, prod: prod, direct: direct,
+		alpha: alpha, beta: beta, c: c, ldc: ldc}
+	ws.call.workers = min(runtime.GOMAXPROCS(0), ws.call.tiles, max(1, m*n*k/(1<<20)), len(ws.scratch))
+	parallel.For(ws.call.workers, ws.part)
+	ws.call = sgemmCall{}
 }
 
-// workspace holds one call's scratch buffers, reused across calls.
-type workspace struct{ at, packed, prod []float32 }
+// sgemmCall is one Sgemm call's arguments for its parts.
+type sgemmCall struct {
+	kern                         Kernel
+	m, n, k, panels, npad, tiles int
+	workers                      int
+	arows                        []float32
+	astride                      int
+	packed, prod                 []float32
+	direct                       bool
+	alpha, beta                  float32
+	c                            []float32
+	ldc                          int
+}
 
-var workspaces = sync.Pool{New: func() any { return new(workspace) }}
+// run computes part w of the call's tiles (a contiguous range of them).
+func (ws *Workspace) run(w int) {
+	a := &ws.call
+	nr := a.kern.NR
+	t0, t1 := a.tiles*w/a.workers, a.tiles*(w+1)/a.workers
+	s := &ws.scratch[w]
+	t, aoff, coff := &s.t, &s.aoff, &s.coff
+	*t = Tile{A: a.arows, NSeg: 1, Bias: zeroBias[:nr], C: a.prod, Aoff: aoff[:], Coff: coff[:]}
+	for k0 := 0; k0 < a.k; k0 += kc {
+		kb := min(kc, a.k-k0)
+		t.SegLen = kb
+		if k0 > 0 {
+			t.Res = a.prod
+		}
+		for p := 0; p < a.panels; p++ {
+			t.W = a.packed[(p*a.k+k0)*nr : (p*a.k+k0+kb)*nr]
+			for ti := t0; ti < t1; ti++ {
+				for r := 0; r < MR; r++ {
+					i := ti*MR + r
+					// Rows past m repeat row 0; their sums land in the
+					// scratch padding and are never read.
+					src := i
+					if i >= a.m {
+						src = 0
+					}
+					aoff[r] = src*a.astride + k0
+					coff[r] = i*a.npad + p*nr
+				}
+				a.kern.Run(t)
+			}
+		}
+	}
+	if a.direct {
+		return
+	}
+	for i := t0 * MR; i < min(t1*MR, a.m); i++ {
+		dst := a.c[i*a.ldc : i*a.ldc+a.n]
+		src := a.prod[i*a.npad : i*a.npad+a.n]
+		switch {
+		case a.beta == 0 && a.alpha == 1:
+			copy(dst, src)
+		case a.beta == 0:
+			for j, v := range src {
+				dst[j] = a.alpha * v
+			}
+		default:
+			for j, v := range src {
+				dst[j] = a.alpha*v + a.beta*dst[j]
+			}
+		}
+	}
+}
+
+// small computes a product with plain loops, each sum in k order. It
+// replaces gonum's Sgemm for small products because gonum's assembly dot
+// product first steps to a 16-byte boundary, so its rounding depends on
+// where the operands lie in memory, and training must not.
+func small(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	ai, al := lda, 1 // A[i][l] is a[i*ai + l*al]
+	if transA {
+		ai, al = 1, lda
+	}
+	bl, bj := ldb, 1 // B[l][j] is b[l*bl + j*bj]
+	if transB {
+		bl, bj = 1, ldb
+	}
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		for j := range row {
+			var sum float32
+			if alpha != 0 {
+				for l := 0; l < k; l++ {
+					sum += a[i*ai+l*al] * b[l*bl+j*bj]
+				}
+			}
+			if beta == 0 {
+				row[j] = alpha * sum
+			} else {
+				row[j] = alpha*sum + beta*row[j]
+			}
+		}
+	}
+}
+
+// zeroBias is the bias of every tile of a product (the kernels only read
+// it).
+var zeroBias [64]float32
+
+// Workspace holds one call's scratch buffers, reused across calls, and
+// its loop body for parallel.For, made once.
+type Workspace struct {
+	at, packed, prod []float32
+	call             sgemmCall
+	part             func(w int)
+	// scratch holds each part's tile: parts run concurrently, and a tile
+	// handed to a kernel through a func value would be allocated per call
+	// if it were a local.
+	scratch []tileScratch
+}
+
+type tileScratch struct {
+	t          Tile
+	aoff, coff [MR]int
+}
+
+// NewWorkspace returns an empty workspace.
+func NewWorkspace() *Workspace {
+	ws := &Workspace{scratch: make([]tileScratch, 64)}
+	ws.part = ws.run
+	return ws
+}
+
+var workspaces = sync.Pool{New: func() any { return NewWorkspace() }}
 
 // grow returns (*buf)[:n], reallocating when it is too short.
 func grow(buf *[]float32, n int) []float32 {

@@ -8,6 +8,8 @@ import (
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/tabula-zero/tabula/internal/parallel"
 )
 
 // BN is a training-mode batch norm fused with the residual add and ReLU:
@@ -35,6 +37,12 @@ type BN struct {
 	a, by, d0       []float32 // backward: dy = a*g + by*y + d0 per channel
 	z, dy, dres     output
 	dgamma, dbeta   output
+
+	// The per-image loop bodies handed to parallel.For, made once, and
+	// their arguments.
+	shape, pshape                                      tensor.Shape // of y, of gamma
+	meanPart, varPart, normPart, gradSumPart, gradPart func(n int)
+	cur                                                struct{ y, res, z, dz []float32 }
 }
 
 // BatchNorm applies a fused batch norm to y (padded NHWC, c channels) with
@@ -67,6 +75,9 @@ func BatchNorm(y, gamma, beta, res *G.Node, b Board, momentum, eps float64) (*G.
 		s0:   make([]float64, c), s1: make([]float64, c),
 		a: make([]float32, c), by: make([]float32, c), d0: make([]float32, c),
 	}
+	bn.shape, bn.pshape = b.padded(c), tensor.Shape{1, c, 1, 1}
+	bn.meanPart, bn.varPart, bn.normPart = bn.sumImage, bn.sqImage, bn.normImage
+	bn.gradSumPart, bn.gradPart = bn.gradSumImage, bn.gradImage
 	inputs := []*G.Node{y, gamma, beta}
 	if res != nil {
 		if !res.Shape().Eq(ys) {
@@ -95,35 +106,34 @@ func (bn *BN) Stats() (mean, variance tensor.Tensor) { return bn.runMean, bn.run
 
 // SetStats copies running statistics into the op.
 func (bn *BN) SetStats(mean, variance tensor.Tensor) error {
-	for _, t := range []tensor.Tensor{mean, variance} {
-		d, ok := t.Data().([]float32)
-		if !ok || len(d) != bn.c {
+	var src [2][]float32
+	for i, t := range []tensor.Tensor{mean, variance} {
+		d, ok := t.(*tensor.Dense)
+		if !ok || d.Dtype() != tensor.Float32 || d.Shape().TotalSize() != bn.c {
 			return fmt.Errorf("ops: batch norm statistics of shape %v and type %v, want (%d) float32", t.Shape(), t.Dtype(), bn.c)
 		}
+		src[i] = d.Float32s()
 	}
-	copy(bn.runMean.Float32s(), mean.Data().([]float32))
-	copy(bn.runVar.Float32s(), variance.Data().([]float32))
+	copy(bn.runMean.Float32s(), src[0])
+	copy(bn.runVar.Float32s(), src[1])
 	return nil
 }
 
-// rows calls f with every board row of image n: the offset of its first
-// pixel in a padded NHWC tensor of c channels, and its length in floats.
-func (bn *BN) rows(n int, f func(off, length int)) {
+// row returns where board row y of image n lies in a padded NHWC tensor
+// of c channels: its first float and one past its last.
+func (bn *BN) row(n, y int) (lo, hi int) {
 	b := bn.b
-	for y := 0; y < b.H; y++ {
-		f(((n*b.hp()+y+1)*b.wp()+1)*bn.c, b.W*bn.c)
-	}
+	lo = ((n*b.hp()+y+1)*b.wp() + 1) * bn.c
+	return lo, lo + b.W*bn.c
 }
 
-// sums adds f's two per-channel terms over every board pixel, image by
-// image in parallel, then in image order.
-func (bn *BN) sums(f func(n, off, length int, s0, s1 []float64), s0, s1 []float64) {
+// sums runs f, which adds two per-channel terms over the board pixels of
+// one image into that image's partial sums, on every image in parallel,
+// then adds the partial sums up in image order into s0 and s1.
+func (bn *BN) sums(f func(n int), s0, s1 []float64) {
 	c := bn.c
 	clear(bn.part)
-	parallel(bn.b.N, func(n int) {
-		p := bn.part[n*2*c : (n+1)*2*c]
-		bn.rows(n, func(off, length int) { f(n, off, length, p[:c], p[c:]) })
-	})
+	parallel.For(bn.b.N, f)
 	clear(s0)
 	clear(s1)
 	for n := 0; n < bn.b.N; n++ {
@@ -135,30 +145,24 @@ func (bn *BN) sums(f func(n, off, length int, s0, s1 []float64), s0, s1 []float6
 	}
 }
 
+// partial returns image n's two partial sums.
+func (bn *BN) partial(n int) (s0, s1 []float64) {
+	p := bn.part[n*2*bn.c : (n+1)*2*bn.c]
+	return p[:bn.c], p[bn.c:]
+}
+
 func (bn *BN) forward(y, gamma, beta, res []float32) *tensor.Dense {
 	c, px := bn.c, float64(bn.b.pixels())
 	if bn.z.t == nil {
 		bn.z = newOutput(bn.b.padded(c), 0)
 	}
+	bn.cur.y, bn.cur.res, bn.cur.z = y, res, bn.z.buf
 	sum, sq := bn.s0, bn.s1
-	bn.sums(func(_, off, length int, s0, _ []float64) {
-		for p := off; p < off+length; p += c {
-			for ch, v := range y[p : p+c] {
-				s0[ch] += float64(v)
-			}
-		}
-	}, sum, sq)
+	bn.sums(bn.meanPart, sum, sq)
 	for i := range sum {
 		bn.mean[i] = sum[i] / px
 	}
-	bn.sums(func(_, off, length int, _, s1 []float64) {
-		for p := off; p < off+length; p += c {
-			for ch, v := range y[p : p+c] {
-				d := float64(v) - bn.mean[ch]
-				s1[ch] += d * d
-			}
-		}
-	}, sum, sq)
+	bn.sums(bn.varPart, sum, sq)
 	rm, rv := bn.runMean.Float32s(), bn.runVar.Float32s()
 	m := bn.momentum
 	for i := 0; i < c; i++ {
@@ -169,25 +173,59 @@ func (bn *BN) forward(y, gamma, beta, res []float32) *tensor.Dense {
 		rm[i] = float32(m*bn.mean[i] + (1-m)*float64(rm[i]))
 		rv[i] = float32(m*sq[i]/(px-1) + (1-m)*float64(rv[i]))
 	}
-	z := bn.z.buf
-	parallel(bn.b.N, func(n int) {
-		bn.rows(n, func(off, length int) {
-			for p := off; p < off+length; p += c {
-				ys, zs := y[p:p+c], z[p:p+c]
-				if res != nil {
-					rs := res[p : p+c]
-					for ch, v := range ys {
-						zs[ch] = max(v*bn.scale[ch]+bn.shift[ch]+rs[ch], 0)
-					}
-					continue
-				}
-				for ch, v := range ys {
-					zs[ch] = max(v*bn.scale[ch]+bn.shift[ch], 0)
-				}
-			}
-		})
-	})
+	parallel.For(bn.b.N, bn.normPart)
 	return bn.z.t
+}
+
+// sumImage adds image n's activations per channel.
+func (bn *BN) sumImage(n int) {
+	c, y := bn.c, bn.cur.y
+	s0, _ := bn.partial(n)
+	for r := 0; r < bn.b.H; r++ {
+		lo, hi := bn.row(n, r)
+		for p := lo; p < hi; p += c {
+			for ch, v := range y[p : p+c] {
+				s0[ch] += float64(v)
+			}
+		}
+	}
+}
+
+// sqImage adds image n's squared deviations from the mean per channel.
+func (bn *BN) sqImage(n int) {
+	c, y := bn.c, bn.cur.y
+	_, s1 := bn.partial(n)
+	for r := 0; r < bn.b.H; r++ {
+		lo, hi := bn.row(n, r)
+		for p := lo; p < hi; p += c {
+			for ch, v := range y[p : p+c] {
+				d := float64(v) - bn.mean[ch]
+				s1[ch] += d * d
+			}
+		}
+	}
+}
+
+// normImage writes image n's output: normalised, shifted, the residual
+// added, rectified.
+func (bn *BN) normImage(n int) {
+	c, y, z, res := bn.c, bn.cur.y, bn.cur.z, bn.cur.res
+	for r := 0; r < bn.b.H; r++ {
+		lo, hi := bn.row(n, r)
+		for p := lo; p < hi; p += c {
+			ys, zs := y[p:p+c], z[p:p+c]
+			if res != nil {
+				rs := res[p : p+c]
+				for ch, v := range ys {
+					zs[ch] = max(v*bn.scale[ch]+bn.shift[ch]+rs[ch], 0)
+				}
+				continue
+			}
+			for ch, v := range ys {
+				zs[ch] = max(v*bn.scale[ch]+bn.shift[ch], 0)
+			}
+		}
+	}
 }
 
 // backward computes the gradients of y, gamma, beta and the residual from
@@ -201,21 +239,9 @@ func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
 		bn.dbeta = newOutput(tensor.Shape{1, c, 1, 1}, 0)
 		bn.dres = newOutput(shape, 0)
 	}
-	// The ReLU passes the gradient where its output is positive: g, kept
-	// for the second pass and handed over as the residual's gradient.
-	g := bn.dres.buf
+	bn.cur.y, bn.cur.z, bn.cur.dz = y, z, dz
 	sb, sg := bn.s0, bn.s1
-	bn.sums(func(n, off, length int, s0, s1 []float64) {
-		for p := off; p < off+length; p += c {
-			zs, ys, gs := z[p:p+c], y[p:p+c], g[p:p+c]
-			for ch, d := range dz[p : p+c] {
-				v := reluGrad(d, zs[ch])
-				gs[ch] = v
-				s0[ch] += float64(v)
-				s1[ch] += float64(v) * (float64(ys[ch]) - bn.mean[ch])
-			}
-		}
-	}, sb, sg)
+	bn.sums(bn.gradSumPart, sb, sg)
 	for i := 0; i < c; i++ {
 		bn.dbeta.buf[i] = float32(sb[i])
 		sg[i] *= bn.invstd[i]
@@ -231,18 +257,43 @@ func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
 		by[i] = float32(-gi * k)
 		d0[i] = float32(gi * (k*bn.mean[i] - sb[i]/px))
 	}
-	dy := bn.dy.buf
-	parallel(bn.b.N, func(n int) {
-		bn.rows(n, func(off, length int) {
-			for p := off; p < off+length; p += c {
-				gs, ys, dys := g[p:p+c], y[p:p+c], dy[p:p+c]
-				for ch, v := range gs {
-					dys[ch] = a[ch]*v + by[ch]*ys[ch] + d0[ch]
-				}
-			}
-		})
-	})
+	parallel.For(bn.b.N, bn.gradPart)
 	return bn.dy.t
+}
+
+// gradSumImage passes dz through the ReLU for image n: g, where the
+// output is positive, kept for the second pass and handed over as the
+// residual's gradient; and it adds g and g*(y-mean) per channel.
+func (bn *BN) gradSumImage(n int) {
+	c, y, z, dz, g := bn.c, bn.cur.y, bn.cur.z, bn.cur.dz, bn.dres.buf
+	s0, s1 := bn.partial(n)
+	for r := 0; r < bn.b.H; r++ {
+		lo, hi := bn.row(n, r)
+		for p := lo; p < hi; p += c {
+			zs, ys, gs := z[p:p+c], y[p:p+c], g[p:p+c]
+			for ch, d := range dz[p : p+c] {
+				v := reluGrad(d, zs[ch])
+				gs[ch] = v
+				s0[ch] += float64(v)
+				s1[ch] += float64(v) * (float64(ys[ch]) - bn.mean[ch])
+			}
+		}
+	}
+}
+
+// gradImage writes image n's dy = a*g + by*y + d0.
+func (bn *BN) gradImage(n int) {
+	c, y, g, dy := bn.c, bn.cur.y, bn.dres.buf, bn.dy.buf
+	a, by, d0 := bn.a, bn.by, bn.d0
+	for r := 0; r < bn.b.H; r++ {
+		lo, hi := bn.row(n, r)
+		for p := lo; p < hi; p += c {
+			gs, ys, dys := g[p:p+c], y[p:p+c], dy[p:p+c]
+			for ch, v := range gs {
+				dys[ch] = a[ch]*v + by[ch]*ys[ch] + d0[ch]
+			}
+		}
+	}
 }
 
 // reluGrad is d where z > 0 and 0 where z == 0 (z is a ReLU's output,
@@ -283,7 +334,7 @@ func (op *bnOp) DiffWRT(n int) []bool {
 }
 
 func (op *bnOp) params(vals []G.Value) (gamma, beta []float32, err error) {
-	ps := tensor.Shape{1, op.bn.c, 1, 1}
+	ps := op.bn.pshape
 	if gamma, err = floats(vals[0], ps, "batch norm scale"); err != nil {
 		return
 	}
@@ -295,7 +346,7 @@ func (op *bnOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != op.arity() {
 		return nil, fmt.Errorf("ops: batch norm takes %d inputs, got %d", op.arity(), len(vals))
 	}
-	shape := op.bn.b.padded(op.bn.c)
+	shape := op.bn.shape
 	y, err := floats(vals[0], shape, "batch norm input")
 	if err != nil {
 		return nil, err
@@ -350,12 +401,12 @@ func (op *bnGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 4 {
 		return nil, fmt.Errorf("ops: batch norm gradient takes 4 inputs, got %d", len(vals))
 	}
-	shape := op.bn.b.padded(op.bn.c)
+	shape := op.bn.shape
 	y, err := floats(vals[0], shape, "batch norm input")
 	if err != nil {
 		return nil, err
 	}
-	gamma, err := floats(vals[1], tensor.Shape{1, op.bn.c, 1, 1}, "batch norm scale")
+	gamma, err := floats(vals[1], op.bn.pshape, "batch norm scale")
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/tabula-zero/tabula/internal/parallel"
 	"github.com/tabula-zero/tabula/net/gemm"
 )
 
@@ -52,10 +53,30 @@ type convState struct {
 	rows           int   // pixels rounded up to whole tiles
 	fwd, bwd       pass
 	y, dx, dw      output
-	dyT            []float32   // dy transposed: [mpad][pixels]
-	acc, col       [][]float32 // per part: weight-gradient sums, packed patch chunk
+	dyT            []float32 // dy transposed: [mpad][pixels]
+	dwParts        []dwPart
 	accRows, kpad  int
 	wshape, xshape tensor.Shape
+	yshape         tensor.Shape
+
+	// The loop bodies handed to parallel.For, made once (a closure made
+	// per call would be allocated per call), and their arguments.
+	runPart, transposePart, dwPart func(part int)
+	cur                            struct {
+		p      *pass
+		a, dst []float32
+		x, dy  []float32
+		parts  int
+	}
+	runTiles []gemm.Tile // per part of run
+}
+
+// dwPart is one part's share of the weight gradient: its accumulator,
+// its packed patch chunk and its tile.
+type dwPart struct {
+	acc, col []float32
+	t        gemm.Tile
+	ao, co   [gemm.MR]int
 }
 
 // pass is one convolution as tiles: rows are board pixels, reading a
@@ -79,8 +100,10 @@ func newConvState(b Board, k, in, out int, kern gemm.Kernel) *convState {
 	s.bwd = s.newPass(out, in)
 	s.wshape = tensor.Shape{out, in, k, k}
 	s.xshape = b.padded(in)
+	s.yshape = b.padded(out)
 	s.accRows = roundUp(out, gemm.MR)
 	s.kpad = roundUp(k*k*in, kern.NR)
+	s.runPart, s.transposePart, s.dwPart = s.runRows, s.transposeRows, s.dwPixels
 	return s
 }
 
@@ -126,21 +149,30 @@ func (s *convState) newPass(from, to int) pass {
 // run computes the pass from a into dst (padded NHWC with the pass's
 // output channels and at least cs floats of tail).
 func (s *convState) run(p *pass, a, dst []float32) {
-	t := gemm.Tile{A: a, NSeg: p.nseg, SegLen: p.slen, SegStride: p.stride, C: dst}
+	parts := splits(s.rows / gemm.MR)
+	for len(s.runTiles) < parts {
+		s.runTiles = append(s.runTiles, gemm.Tile{})
+	}
+	s.cur.p, s.cur.a, s.cur.dst, s.cur.parts = p, a, dst, parts
+	parallel.For(parts, s.runPart)
+}
+
+// runRows is part of run: a range of whole tiles of rows.
+func (s *convState) runRows(part int) {
+	p, dst, parts := s.cur.p, s.cur.dst, s.cur.parts
+	t := &s.runTiles[part]
+	*t = gemm.Tile{A: s.cur.a, NSeg: p.nseg, SegLen: p.slen, SegStride: p.stride, C: dst}
 	if p.tmp != nil {
 		t.C = p.tmp
 	}
-	parts := splits(s.rows / gemm.MR)
-	parallel(parts, func(part int) {
-		r0 := s.rows / gemm.MR * part / parts * gemm.MR
-		r1 := s.rows / gemm.MR * (part + 1) / parts * gemm.MR
-		tiles(s.kern, t, p.w, p.panels, p.aoff, p.coff, r0, r1, false)
-		if p.tmp != nil {
-			for r := r0; r < min(r1, len(s.pp)); r++ {
-				copy(dst[s.pp[r]*p.to:(s.pp[r]+1)*p.to], p.tmp[r*p.cs:])
-			}
+	r0 := s.rows / gemm.MR * part / parts * gemm.MR
+	r1 := s.rows / gemm.MR * (part + 1) / parts * gemm.MR
+	tiles(s.kern, t, p.w, p.panels, p.aoff, p.coff, r0, r1, false)
+	if p.tmp != nil {
+		for r := r0; r < min(r1, len(s.pp)); r++ {
+			copy(dst[s.pp[r]*p.to:(s.pp[r]+1)*p.to], p.tmp[r*p.cs:])
 		}
-	})
+	}
 }
 
 // packForward lays out w (out, in, k, k) as panels [ky][kx][in] x out.
@@ -203,48 +235,24 @@ func (s *convState) inputGradient(w, dy []float32) *tensor.Dense {
 // in part order (deterministic for a given number of threads).
 func (s *convState) weightGradient(x, dy []float32) *tensor.Dense {
 	px := len(s.pp)
-	nr := s.kern.NR
 	parts := max(1, min(runtime.GOMAXPROCS(0), (px+dwChunk-1)/dwChunk))
 	if s.dw.t == nil {
 		s.dw = newOutput(s.wshape, 0)
 		s.dyT = make([]float32, s.accRows*px)
 	}
-	for len(s.acc) < parts {
-		s.acc = append(s.acc, make([]float32, s.accRows*s.kpad))
-		s.col = append(s.col, make([]float32, dwChunk*s.kpad))
+	for len(s.dwParts) < parts {
+		s.dwParts = append(s.dwParts, dwPart{acc: make([]float32, s.accRows*s.kpad), col: make([]float32, dwChunk*s.kpad)})
 	}
+	s.cur.x, s.cur.dy = x, dy
 	// dy transposed, board pixels only; rows past out stay zero.
-	tparts := splits(px)
-	parallel(tparts, func(part int) {
-		for i := px * part / tparts; i < px*(part+1)/tparts; i++ {
-			src := dy[s.pp[i]*s.out : (s.pp[i]+1)*s.out]
-			for o, v := range src {
-				s.dyT[o*px+i] = v
-			}
-		}
-	})
-	parallel(parts, func(part int) {
-		i0, i1 := px*part/parts, px*(part+1)/parts
-		acc, col := s.acc[part], s.col[part]
-		t := gemm.Tile{A: s.dyT, NSeg: 1, C: acc}
-		var ao, co [gemm.MR]int
-		for c0 := i0; c0 < i1; c0 += dwChunk {
-			n := min(dwChunk, i1-c0)
-			s.packPatches(x, col, c0, n)
-			t.SegLen = n
-			for tr := 0; tr < s.accRows; tr += gemm.MR {
-				for r := 0; r < gemm.MR; r++ {
-					ao[r] = (tr+r)*px + c0
-					co[r] = (tr + r) * s.kpad
-				}
-				tiles(s.kern, t, col[:n*s.kpad], s.kpad/nr, ao[:], co[:], 0, gemm.MR, c0 > i0)
-			}
-		}
-	})
+	s.cur.parts = splits(px)
+	parallel.For(s.cur.parts, s.transposePart)
+	s.cur.parts = parts
+	parallel.For(parts, s.dwPart)
 	// Sum the parts and reorder [o][ky][kx][c] into [o][c][ky][kx].
-	acc := s.acc[0]
+	acc := s.dwParts[0].acc
 	for p := 1; p < parts; p++ {
-		for i, v := range s.acc[p] {
+		for i, v := range s.dwParts[p].acc {
 			acc[i] += v
 		}
 	}
@@ -258,6 +266,38 @@ func (s *convState) weightGradient(x, dy []float32) *tensor.Dense {
 		}
 	}
 	return s.dw.t
+}
+
+// transposeRows is part of weightGradient: dy transposed for a range of
+// pixels.
+func (s *convState) transposeRows(part int) {
+	px, parts, dy := len(s.pp), s.cur.parts, s.cur.dy
+	for i := px * part / parts; i < px*(part+1)/parts; i++ {
+		src := dy[s.pp[i]*s.out : (s.pp[i]+1)*s.out]
+		for o, v := range src {
+			s.dyT[o*px+i] = v
+		}
+	}
+}
+
+// dwPixels is part of weightGradient: the sums over a range of pixels
+// into the part's own accumulator.
+func (s *convState) dwPixels(part int) {
+	px, parts := len(s.pp), s.cur.parts
+	i0, i1 := px*part/parts, px*(part+1)/parts
+	d := &s.dwParts[part]
+	for c0 := i0; c0 < i1; c0 += dwChunk {
+		n := min(dwChunk, i1-c0)
+		s.packPatches(s.cur.x, d.col, c0, n)
+		for tr := 0; tr < s.accRows; tr += gemm.MR {
+			for r := 0; r < gemm.MR; r++ {
+				d.ao[r] = (tr+r)*px + c0
+				d.co[r] = (tr + r) * s.kpad
+			}
+			d.t = gemm.Tile{A: s.dyT, NSeg: 1, SegLen: n, C: d.acc}
+			tiles(s.kern, &d.t, d.col[:n*s.kpad], s.kpad/s.kern.NR, d.ao[:], d.co[:], 0, gemm.MR, c0 > i0)
+		}
+	}
 }
 
 // packPatches writes the patches of pixels [p0, p0+n) into col as panels
@@ -367,7 +407,7 @@ func (op *convInputGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	dy, err := floats(vals[1], op.s.b.padded(op.s.out), "convolution output gradient")
+	dy, err := floats(vals[1], op.s.yshape, "convolution output gradient")
 	if err != nil {
 		return nil, err
 	}
@@ -395,7 +435,7 @@ func (op *convWeightGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	dy, err := floats(vals[1], op.s.b.padded(op.s.out), "convolution output gradient")
+	dy, err := floats(vals[1], op.s.yshape, "convolution output gradient")
 	if err != nil {
 		return nil, err
 	}

@@ -15,17 +15,20 @@ const (
 )
 
 // towerParams are the tensors of a small network: an input 3x3 convolution,
-// one residual block, a 1x1 head; each with BN scale and shift.
+// one residual block, a 1x1 head, each with BN scale and shift, and two
+// dense layers (the first rectified).
 type towerParams struct {
-	b          Board
-	in, f, out int
-	vals       []*tensor.Dense // w1 g1 b1 wa ga ba wb gb bb wh gh bh
-	x, r       *tensor.Dense   // input planes, loss weights
+	b                  Board
+	in, f, out, hidden int
+	vals               []*tensor.Dense // w1 g1 b1 wa ga ba wb gb bb wh gh bh wd1 bd1 wd2 bd2
+	x, r               *tensor.Dense   // input planes, loss weights
 }
+
+const testOutputs = 3 // of the last dense layer
 
 func newTowerParams(seed uint64) *towerParams {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	p := &towerParams{b: Board{N: 3, H: 5, W: 4}, in: 3, f: 8, out: 2}
+	p := &towerParams{b: Board{N: 3, H: 5, W: 4}, in: 3, f: 8, out: 2, hidden: 5}
 	b := p.b
 	dense := func(shape ...int) *tensor.Dense {
 		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(randSlice(rng, tensor.Shape(shape).TotalSize())))
@@ -45,8 +48,10 @@ func newTowerParams(seed uint64) *towerParams {
 	p.vals = append(p.vals, bn(p.f)...)
 	p.vals = append(p.vals, dense(p.out, p.f, 1, 1))
 	p.vals = append(p.vals, bn(p.out)...)
+	p.vals = append(p.vals, dense(p.hidden, p.out*b.H*b.W), dense(p.hidden))
+	p.vals = append(p.vals, dense(testOutputs, p.hidden), dense(testOutputs))
 	p.x = dense(b.N, p.in, b.H, b.W)
-	p.r = dense(b.N, p.out*b.H*b.W)
+	p.r = dense(b.N, testOutputs)
 	return p
 }
 
@@ -65,7 +70,7 @@ func (p *towerParams) nodes(g *G.ExprGraph) (x, r *G.Node, ps G.Nodes) {
 	x = G.NewTensor(g, G.Float32, 4, G.WithShape(p.x.Shape()...), G.WithValue(p.x), G.WithName("x"))
 	r = G.NewTensor(g, G.Float32, 2, G.WithShape(p.r.Shape()...), G.WithValue(p.r), G.WithName("r"))
 	for i, v := range p.vals {
-		ps = append(ps, G.NewTensor(g, G.Float32, 4, G.WithShape(v.Shape()...), G.WithValue(v), G.WithName(string(rune('A'+i)))))
+		ps = append(ps, G.NewTensor(g, G.Float32, v.Dims(), G.WithShape(v.Shape()...), G.WithValue(v), G.WithName(string(rune('A'+i)))))
 	}
 	return x, r, ps
 }
@@ -117,7 +122,8 @@ func (p *towerParams) fastGraph(t *testing.T) *testGraph {
 	a := bn(must(Conv(h, ps[3], p.b, 3, true)), ps[4], ps[5], nil)
 	h = bn(must(Conv(a, ps[6], p.b, 3, true)), ps[7], ps[8], h)
 	o := bn(must(Conv(h, ps[9], p.b, 1, true)), ps[10], ps[11], nil)
-	tg.finish(t, must(Flatten(o, p.b)), r)
+	d := must(Dense(must(Flatten(o, p.b)), ps[12], ps[13], true))
+	tg.finish(t, must(Dense(d, ps[14], ps[15], false)), r)
 	return tg
 }
 
@@ -147,7 +153,12 @@ func (p *towerParams) referenceGraph(t *testing.T) *testGraph {
 	h = convBN(a, ps[6], ps[7], ps[8], h, 3)
 	o := convBN(h, ps[9], ps[10], ps[11], nil, 1)
 	b := p.b
-	tg.finish(t, must(G.Reshape(o, tensor.Shape{b.N, p.out * b.H * b.W})), r)
+	dense := func(x, w, bias *G.Node) *G.Node {
+		y := must(G.Transpose(must(G.Mul(w, must(G.Transpose(x))))))
+		return must(G.BroadcastAdd(y, bias, nil, []byte{0}))
+	}
+	d := must(G.Rectify(dense(must(G.Reshape(o, tensor.Shape{b.N, p.out * b.H * b.W})), ps[12], ps[13])))
+	tg.finish(t, dense(d, ps[14], ps[15]), r)
 	return tg
 }
 
@@ -170,7 +181,7 @@ func (tg *testGraph) run(t *testing.T) (float64, [][]float32) {
 	return loss, grads
 }
 
-var paramNames = []string{"w1", "g1", "b1", "wa", "ga", "ba", "wb", "gb", "bb", "wh", "gh", "bh"}
+var paramNames = []string{"w1", "g1", "b1", "wa", "ga", "ba", "wb", "gb", "bb", "wh", "gh", "bh", "wd1", "bd1", "wd2", "bd2"}
 
 // TestGraphMatchesGorgonia runs a residual network built on these ops and
 // the same network on gorgonia's own ops: loss, every parameter's

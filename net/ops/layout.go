@@ -7,6 +7,8 @@ import (
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/tabula-zero/tabula/internal/parallel"
 )
 
 // Pad turns the network's input planes x (n, c, h, w) into a padded NHWC
@@ -45,11 +47,23 @@ type layoutOp struct {
 	toPadded bool
 	input    bool // Pad of the graph input: no gradient
 	out      output
+
+	pad, flat tensor.Shape // padded NHWC, the other side
+	part      func(n int)  // per image, made once for parallel.For
+	src       []float32    // the running Do's input
+	what      string       // the input, for errors
 }
 
 func newLayoutOp(b Board, c int, toPadded, input bool) *layoutOp {
 	op := &layoutOp{b: b, c: c, toPadded: toPadded, input: input}
 	op.opBase = base(op.name(), newID())
+	op.pad, op.flat = b.padded(c), op.nchw()
+	op.what = op.name() + " input"
+	if toPadded {
+		op.part = op.padImage
+	} else {
+		op.part = op.flattenImage
+	}
 	return op
 }
 
@@ -101,50 +115,54 @@ func (op *layoutOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 1 {
 		return nil, fmt.Errorf("ops: %s takes 1 input, got %d", op.name(), len(vals))
 	}
-	b, c := op.b, op.c
-	hw := b.H * b.W
-	pad := b.padded(c)
 	if op.out.t == nil {
 		if op.toPadded {
-			op.out = newOutput(pad, 0)
+			op.out = newOutput(op.pad, 0)
 		} else {
-			op.out = newOutput(op.nchw(), 0)
+			op.out = newOutput(op.flat, 0)
 		}
 	}
-	out := op.out.buf
+	in := op.pad
 	if op.toPadded {
-		src, err := floats(vals[0], op.nchw(), op.name()+" input")
-		if err != nil {
-			return nil, err
-		}
-		parallel(b.N, func(n int) {
-			for ch := 0; ch < c; ch++ {
-				plane := src[(n*c+ch)*hw : (n*c+ch+1)*hw]
-				for y := 0; y < b.H; y++ {
-					base := (n*b.hp() + y + 1) * b.wp()
-					for x, v := range plane[y*b.W : (y+1)*b.W] {
-						out[(base+x+1)*c+ch] = v
-					}
-				}
-			}
-		})
-		return op.out.t, nil
+		in = op.flat
 	}
-	src, err := floats(vals[0], pad, op.name()+" input")
+	src, err := floats(vals[0], in, op.what)
 	if err != nil {
 		return nil, err
 	}
-	parallel(b.N, func(n int) {
-		row := out[n*c*hw : (n+1)*c*hw]
+	op.src = src
+	parallel.For(op.b.N, op.part)
+	op.src = nil
+	return op.out.t, nil
+}
+
+// padImage copies image n from NCHW into the padded NHWC output.
+func (op *layoutOp) padImage(n int) {
+	b, c, src, out := op.b, op.c, op.src, op.out.buf
+	hw := b.H * b.W
+	for ch := 0; ch < c; ch++ {
+		plane := src[(n*c+ch)*hw : (n*c+ch+1)*hw]
 		for y := 0; y < b.H; y++ {
 			base := (n*b.hp() + y + 1) * b.wp()
-			for x := 0; x < b.W; x++ {
-				px := src[(base+x+1)*c : (base+x+2)*c]
-				for ch, v := range px {
-					row[ch*hw+y*b.W+x] = v
-				}
+			for x, v := range plane[y*b.W : (y+1)*b.W] {
+				out[(base+x+1)*c+ch] = v
 			}
 		}
-	})
-	return op.out.t, nil
+	}
+}
+
+// flattenImage copies image n from padded NHWC into its NCHW output row.
+func (op *layoutOp) flattenImage(n int) {
+	b, c, src := op.b, op.c, op.src
+	hw := b.H * b.W
+	row := op.out.buf[n*c*hw : (n+1)*c*hw]
+	for y := 0; y < b.H; y++ {
+		base := (n*b.hp() + y + 1) * b.wp()
+		for x := 0; x < b.W; x++ {
+			px := src[(base+x+1)*c : (base+x+2)*c]
+			for ch, v := range px {
+				row[ch*hw+y*b.W+x] = v
+			}
+		}
+	}
 }

@@ -26,7 +26,6 @@ import (
 	"hash"
 	"hash/fnv"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	G "gorgonia.org/gorgonia"
@@ -108,11 +107,10 @@ func floats(v G.Value, shape tensor.Shape, what string) ([]float32, error) {
 		}
 		d = m
 	}
-	f, ok := d.Data().([]float32)
-	if !ok {
+	if d.Dtype() != tensor.Float32 {
 		return nil, fmt.Errorf("ops: %s holds %v, want float32", what, d.Dtype())
 	}
-	return f, nil
+	return d.Float32s(), nil
 }
 
 // output is an op's result tensor, allocated once and reused by every
@@ -128,46 +126,25 @@ func newOutput(shape tensor.Shape, tail int) output {
 	return output{buf: buf, t: tensor.New(tensor.WithShape(shape.Clone()...), tensor.WithBacking(buf[:shape.TotalSize()]))}
 }
 
-// parallel runs f(part) for part in [0, parts) on up to GOMAXPROCS
-// goroutines and waits for them.
-func parallel(parts int, f func(part int)) {
-	workers := min(parts, runtime.GOMAXPROCS(0))
-	if workers <= 1 {
-		for p := 0; p < parts; p++ {
-			f(p)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Go(func() {
-			for {
-				p := int(next.Add(1)) - 1
-				if p >= parts {
-					return
-				}
-				f(p)
-			}
-		})
-	}
-	wg.Wait()
-}
-
 // splits is the number of contiguous ranges a parallel loop over rows
 // uses: a few per core, so that uneven cores still finish together.
 func splits(rows int) int { return max(1, min(rows, 4*runtime.GOMAXPROCS(0))) }
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
 
+// zeroBias is the bias of every tile here (the kernels only read it).
+var zeroBias [64]float32
+
 // tiles runs kernel tiles over rows [r0, r1) (multiples of gemm.MR) for
 // every panel: row r reads A at aoff[r] and writes C at coff[r] + panel*nr.
-// w holds the panels one after another, kdim*nr floats each.
-func tiles(kern gemm.Kernel, t gemm.Tile, w []float32, panels int, aoff, coff []int, r0, r1 int, accumulate bool) {
+// w holds the panels one after another, kdim*nr floats each. t is the
+// caller's tile (reused, so that nothing is allocated) with A, NSeg,
+// SegLen, SegStride and C set; tiles changes its other fields.
+func tiles(kern gemm.Kernel, t *gemm.Tile, w []float32, panels int, aoff, coff []int, r0, r1 int, accumulate bool) {
 	nr := kern.NR
 	kdim := t.NSeg * t.SegLen
-	var bias [32]float32
-	t.Bias = bias[:nr]
+	t.Bias = zeroBias[:nr]
+	t.Res = nil
 	c := t.C
 	for p := 0; p < panels; p++ {
 		t.W = w[p*kdim*nr : (p+1)*kdim*nr]
@@ -178,7 +155,8 @@ func tiles(kern gemm.Kernel, t gemm.Tile, w []float32, panels int, aoff, coff []
 		for r := r0; r < r1; r += gemm.MR {
 			t.Aoff = aoff[r : r+gemm.MR]
 			t.Coff = coff[r : r+gemm.MR]
-			kern.Run(&t)
+			kern.Run(t)
 		}
 	}
+	t.C = c
 }
