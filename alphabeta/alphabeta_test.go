@@ -154,7 +154,17 @@ func every[T any](xs []T, n int) []T {
 
 // TestXiangqiMates finds every forced mate of the test file at the
 // distance Fairy-Stockfish reported, and plays into it.
+// Both the classic options and Xiangqi's pruning defaults must find them.
 func TestXiangqiMates(t *testing.T) {
+	for name, o := range map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions(), "xiangqi": alphabeta.DefaultOptionsFor("xiangqi")} {
+		t.Run(name, func(t *testing.T) { testXiangqiMates(t, o) })
+	}
+}
+
+func testXiangqiMates(t *testing.T, o alphabeta.Options) {
+	search := func(t *testing.T, p alphabeta.Position, depth int) alphabeta.Result {
+		return newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth}, nil)
+	}
 	data, err := os.ReadFile("testdata/xiangqi-mates.epd")
 	if err != nil {
 		t.Fatal(err)
@@ -205,5 +215,20 @@ func TestMultiPVOnAClock(t *testing.T) {
 		if res.RootScores[i].Score > res.RootScores[i-1].Score {
 			t.Fatalf("root scores not best first: %+v", res.RootScores)
 		}
+	}
+}
+
+func TestSetFeature(t *testing.T) {
+	var o alphabeta.Options
+	for _, name := range alphabeta.FeatureNames() {
+		if err := o.Set(name, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !o.Quiescence || !o.CheckExtension || !o.NullMove || !o.LMR || !o.Aspiration || !o.ReverseFutility || !o.Futility || !o.LateMovePruning || !o.DeltaPruning {
+		t.Fatalf("not every feature is on: %+v", o)
+	}
+	if err := o.Set("razoring", true); err == nil || !strings.Contains(err.Error(), `unknown search feature "razoring"`) {
+		t.Fatalf("unknown feature: %v", err)
 	}
 }

@@ -93,8 +93,35 @@ func (s *Searcher) root(depth, guess int) int {
 	case algNegaC, algNegaCOpt:
 		return s.negaCStar(depth, s.algo == algNegaCOpt)
 	}
-	return s.search(-Infinity, Infinity, depth, 0, true)
+	if !s.opts.Aspiration || depth < aspirationDepth || IsMate(guess) {
+		return s.search(-Infinity, Infinity, depth, 0, true)
+	}
+	// Aspiration: a window around the previous score, widened on the side
+	// that failed until the score falls inside.
+	delta := aspirationWindow
+	alpha, beta := max(guess-delta, -Infinity), min(guess+delta, Infinity)
+	for {
+		score := s.search(alpha, beta, depth, 0, true)
+		switch {
+		case s.aborted:
+			return score
+		case score <= alpha:
+			alpha = max(score-delta, -Infinity)
+		case score >= beta:
+			beta = min(score+delta, Infinity)
+		default:
+			return score
+		}
+		delta *= 2
+	}
 }
+
+// Aspiration windows start at iteration aspirationDepth, aspirationWindow
+// either side of the previous score.
+const (
+	aspirationDepth  = 4
+	aspirationWindow = 40
+)
 
 // mtdf converges on the value with null-window searches (Plaat).
 func (s *Searcher) mtdf(depth, g int) int {

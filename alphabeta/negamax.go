@@ -1,6 +1,10 @@
 package alphabeta
 
-import "github.com/tabula-zero/tabula/game"
+import (
+	"math"
+
+	"github.com/tabula-zero/tabula/game"
+)
 
 // Ordering score bands: TT move, then captures by v = c*m - f (MVV-LVA
 // with m = 16 >= the largest value ratio, so every capture comes before
@@ -75,9 +79,21 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		}
 	}
 
+	// Shallow non-PV nodes out of check may be pruned on the static
+	// evaluation (computed once here).
+	pvNode := beta-alpha > 1
+	prune := !pvNode && !inCheck && ply > 0
+	eval := 0
+	if prune {
+		eval = p.Evaluate()
+	}
+	if prune && s.opts.ReverseFutility && depth <= rfpDepth && beta < mateBound && beta > -mateBound && eval-rfpMargin*depth >= beta {
+		return eval
+	}
+
 	// Null move: if passing still fails high, a real move will too.
-	if s.nm != nil && nullOK && !inCheck && ply > 0 && depth >= 3 && beta < mateBound && beta > -mateBound && s.nm.NullMoveOK() && p.Evaluate() >= beta {
-		r := 2 + depth/4
+	if s.nm != nil && nullOK && prune && depth >= 3 && beta < mateBound && beta > -mateBound && eval >= beta && s.nm.NullMoveOK() {
+		r := 3 + depth/4 + min((eval-beta)/200, 3)
 		s.nm.MakeNull()
 		v := -s.search(-beta, -beta+1, depth-1-r, ply+1, false)
 		s.nm.UnmakeNull()
@@ -88,7 +104,18 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 			if v > mateBound {
 				v = beta
 			}
-			return v
+			// Deep null-move cutoffs are verified by a reduced search
+			// without null moves (zugzwang-like positions).
+			if depth < nullVerifyDepth {
+				return v
+			}
+			w := s.search(beta-1, beta, depth-1-r, ply, false)
+			if s.aborted {
+				return 0
+			}
+			if w >= beta {
+				return v
+			}
 		}
 	}
 
@@ -105,17 +132,36 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		m := pick(moves, scores, i)
 		captured, _ := p.MoveValues(m)
 		quiet := captured == 0
+		killer := m == s.killers[ply][0] || m == s.killers[ply][1]
 		p.Make(m)
+		givesCheck := p.InCheck()
+		// Futility and late-move pruning: a quiet move that gives no
+		// check cannot lift this shallow node to alpha.
+		if prune && quiet && i > 0 && !givesCheck && !killer && best > -mateBound {
+			if s.opts.Futility && depth <= futilityDepth && eval+futilityMargin*depth <= alpha {
+				p.Unmake()
+				best = max(best, eval+futilityMargin*depth)
+				continue
+			}
+			if s.opts.LateMovePruning && depth <= lmpDepth && i >= lmpMoves(depth) {
+				p.Unmake()
+				continue
+			}
+		}
 		var score int
 		if i == 0 {
 			score = -s.search(-beta, -alpha, depth-1, ply+1, true)
 		} else {
 			r := 0
-			if s.opts.LMR && depth >= 3 && i >= 3 && quiet && !inCheck && m != s.killers[ply][0] && m != s.killers[ply][1] && !p.InCheck() {
-				r = 1
-				if i >= 8 && depth >= 5 {
-					r = 2
+			if s.opts.LMR && depth >= 3 && i >= 2 && quiet && !inCheck && !givesCheck {
+				r = lmrTable[min(depth, lmrMax-1)][min(i, lmrMax-1)]
+				if pvNode {
+					r--
 				}
+				if killer {
+					r--
+				}
+				r = max(0, min(r, depth-2))
 			}
 			researched := false
 			if r > 0 {
@@ -174,6 +220,34 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	return best
 }
 
+// Pruning parameters, in the evaluation's centi-units (a Xiangqi soldier
+// is 100).
+const (
+	rfpDepth        = 6
+	rfpMargin       = 120
+	futilityDepth   = 3
+	futilityMargin  = 150
+	lmpDepth        = 3
+	nullVerifyDepth = 12
+	deltaMargin     = 200
+	lmrMax          = 64
+)
+
+// lmpMoves is the number of moves searched at depth before late-move
+// pruning starts.
+func lmpMoves(depth int) int { return 3 + depth*depth }
+
+// lmrTable[d][i] is the reduction of the i-th move at depth d: about
+// ln(d)*ln(i)/2, as Stockfish-family engines reduce.
+var lmrTable = func() (t [lmrMax][lmrMax]int) {
+	for d := 1; d < lmrMax; d++ {
+		for i := 1; i < lmrMax; i++ {
+			t[d][i] = int(0.5 + math.Log(float64(d))*math.Log(float64(i))/2)
+		}
+	}
+	return t
+}()
+
 // leaf scores a horizon node: quiescence search, or the static evaluation.
 func (s *Searcher) leaf(alpha, beta, ply int) int {
 	if s.opts.Quiescence {
@@ -223,6 +297,11 @@ func (s *Searcher) quiesce(alpha, beta, ply int) int {
 	s.order(moves, scores, ply, game.NoMove)
 	for i := range moves {
 		m := pick(moves, scores, i)
+		if s.opts.DeltaPruning && !inCheck {
+			if captured, _ := p.MoveValues(m); best+captured+deltaMargin <= alpha {
+				continue
+			}
+		}
 		p.Make(m)
 		score := -s.quiesce(-beta, -alpha, ply+1)
 		p.Unmake()

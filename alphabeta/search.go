@@ -3,6 +3,7 @@ package alphabeta
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -32,9 +33,26 @@ type Options struct {
 	// CheckExtension searches one ply deeper when in check.
 	CheckExtension bool
 	// NullMove and LMR prune and reduce; they apply to games that
-	// implement NullMover (null move) and to quiet late moves (LMR).
+	// implement NullMover (null move) and to quiet late moves (LMR, by a
+	// table of depth and move number, less at PV nodes and for killers).
 	NullMove bool
 	LMR      bool
+	// Aspiration searches each iteration from the second on in a window
+	// around the previous score, widening it on a fail (PVS and
+	// alpha-beta).
+	Aspiration bool
+	// ReverseFutility returns the static evaluation at shallow non-PV
+	// nodes where it beats beta by a margin per ply.
+	ReverseFutility bool
+	// Futility skips quiet moves that give no check at shallow non-PV
+	// nodes where the evaluation plus a margin cannot reach alpha.
+	Futility bool
+	// LateMovePruning skips quiet moves that give no check after the
+	// first few at shallow non-PV nodes.
+	LateMovePruning bool
+	// DeltaPruning skips quiescence captures that cannot lift the
+	// evaluation to alpha even with a margin.
+	DeltaPruning bool
 	// ExactDepthTT lets TT entries cut off only at exactly the depth they
 	// were searched to, so that every algorithm returns the fixed-depth
 	// minimax value (the equivalence invariant). Off, deeper entries are
@@ -50,6 +68,51 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Algorithm: AlgPVS, HashMiB: 64, Quiescence: true, CheckExtension: true}
 }
+
+// features maps the feature names of Set to their options.
+func (o *Options) features() map[string]*bool {
+	return map[string]*bool{
+		"quiescence": &o.Quiescence, "checkext": &o.CheckExtension,
+		"nullmove": &o.NullMove, "lmr": &o.LMR, "aspiration": &o.Aspiration,
+		"rfp": &o.ReverseFutility, "futility": &o.Futility, "lmp": &o.LateMovePruning,
+		"delta": &o.DeltaPruning,
+	}
+}
+
+// FeatureNames lists the names Set takes.
+func FeatureNames() []string {
+	var o Options
+	names := slices.Sorted(maps.Keys(o.features()))
+	return names
+}
+
+// Set switches the search feature name (one of FeatureNames) on or off.
+func (o *Options) Set(name string, on bool) error {
+	f, ok := o.features()[name]
+	if !ok {
+		return fmt.Errorf("alphabeta: unknown search feature %q (valid: %s)", name, strings.Join(FeatureNames(), ", "))
+	}
+	*f = on
+	return nil
+}
+
+// DefaultOptionsFor returns the strongest measured configuration for a
+// game: DefaultOptions with the pruning that SPRTs accepted for it
+// (docs/alphabeta.md). Games without such evidence (Connect Four, Catch
+// the Lion, whose ab:depth=N players are fixed anchors of the learning
+// benchmarks) get DefaultOptions.
+func DefaultOptionsFor(gameName string) Options {
+	o := DefaultOptions()
+	if gameName == "xiangqi" {
+		for _, f := range xiangqiFeatures {
+			*o.features()[f] = true
+		}
+	}
+	return o
+}
+
+// xiangqiFeatures are the pruning features on by default for Xiangqi.
+var xiangqiFeatures = []string{"nullmove", "lmr", "aspiration", "futility", "delta"}
 
 // FixedDepthOptions leave the searched tree independent of the algorithm:
 // no extensions, reductions or pruning; TT cutoffs at equal depth only.

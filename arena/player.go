@@ -67,7 +67,7 @@ const (
 // SpecUsage lists the player spec forms for a command's -h text.
 const SpecUsage = `player specs (-a, -b):
   random
-  ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB]          alpha-beta
+  ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames)
   net:FILE[,sims=N,search=puct|gumbel]                      a network with MCTS (FILE: checkpoint or run directory)
   abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
@@ -323,9 +323,10 @@ func (s *Spec) parseRandom(kv map[string]string, pos []string) error {
 	return s.keys(kv)
 }
 
-// parseABOptions reads algo= and hash=.
-func (s *Spec) parseABOptions(kv map[string]string) error {
-	s.abOpts = alphabeta.DefaultOptions()
+// parseABOptions reads algo=, hash= and the search features (FEATURE=on|off)
+// over base.
+func (s *Spec) parseABOptions(base alphabeta.Options, kv map[string]string) error {
+	s.abOpts = base
 	s.abOpts.HashMiB = defaultHashMiB
 	if a, ok := kv["algo"]; ok {
 		if !slices.Contains(alphabeta.Algorithms, a) {
@@ -340,7 +341,25 @@ func (s *Spec) parseABOptions(kv map[string]string) error {
 	if ok {
 		s.abOpts.HashMiB = h
 	}
+	for _, name := range alphabeta.FeatureNames() {
+		v, ok := kv[name]
+		if !ok {
+			continue
+		}
+		if v != "on" && v != "off" {
+			return fmt.Errorf("arena: player %q: %s=%q is neither on nor off", s.Text, name, v)
+		}
+		if err := s.abOpts.Set(name, v == "on"); err != nil {
+			return fmt.Errorf("arena: player %q: %w", s.Text, err)
+		}
+	}
 	return nil
+}
+
+// abKeys are the keys of the alpha-beta options every kind running
+// alpha-beta takes.
+func abKeys(more ...string) []string {
+	return append(append([]string{"algo", "hash"}, alphabeta.FeatureNames()...), more...)
 }
 
 func (s *Spec) checkAlphaBeta(g game.Game) error {
@@ -358,10 +377,10 @@ func (s *Spec) parseAB(g game.Game, kv map[string]string, pos []string) error {
 	if err := s.noPositional(pos); err != nil {
 		return err
 	}
-	if err := s.keys(kv, "depth", "movetime", "nodes", "algo", "hash"); err != nil {
+	if err := s.keys(kv, abKeys("depth", "movetime", "nodes")...); err != nil {
 		return err
 	}
-	if err := s.parseABOptions(kv); err != nil {
+	if err := s.parseABOptions(alphabeta.DefaultOptionsFor(g.Name), kv); err != nil {
 		return err
 	}
 	d, _, err := s.intArg(kv, "depth", 1, alphabeta.MaxDepth)
@@ -447,7 +466,7 @@ func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) erro
 	if err := s.noPositional(pos); err != nil {
 		return err
 	}
-	if err := s.keys(kv, "net", "m", "depth", "sims", "search", "algo", "hash"); err != nil {
+	if err := s.keys(kv, abKeys("net", "m", "depth", "sims", "search")...); err != nil {
 		return err
 	}
 	for _, k := range []string{"net", "m", "depth"} {
@@ -463,7 +482,9 @@ func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) erro
 	if s.limits.Depth, _, err = s.intArg(kv, "depth", 1, alphabeta.MaxDepth); err != nil {
 		return err
 	}
-	if err := s.parseABOptions(kv); err != nil {
+	// The blend reads exact root scores at a fixed depth: no pruning
+	// unless asked for.
+	if err := s.parseABOptions(alphabeta.DefaultOptions(), kv); err != nil {
 		return err
 	}
 	if err := s.parseSearch(kv, DefaultSims); err != nil {

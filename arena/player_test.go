@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
@@ -30,6 +31,8 @@ func TestParsePlayerErrors(t *testing.T) {
 		{"ab:depth=3,depth=4", "given twice"},
 		{"ab:depht=3", `unknown key "depht"`},
 		{"ab:depth=3,algo=minimax", `unknown algo "minimax"`},
+		{"ab:depth=3,lmr=yes", `lmr="yes" is neither on nor off`},
+		{"ab:depth=3,lmrr=on", `unknown key "lmrr"`},
 		{"ab:movetime=fast", "neither milliseconds nor a duration"},
 		{"ab:movetime=-5", "out of range"},
 		{"ab:nodes=0", "not a positive integer"},
@@ -161,4 +164,39 @@ func TestKindsRegistry(t *testing.T) {
 		}
 	}()
 	RegisterKind(KindAB, nil)
+}
+
+// An ab player searches with its game's default features, changed by
+// FEATURE=on|off; abzero's blend starts from the classic options.
+func TestABFeatures(t *testing.T) {
+	for _, c := range []struct {
+		spec, game string
+		want       alphabeta.Options
+	}{
+		{"ab:depth=3", "xiangqi", alphabeta.DefaultOptionsFor("xiangqi")},
+		{"ab:depth=3", "connect4", alphabeta.DefaultOptions()},
+		{"ab:depth=3,lmr=on,quiescence=off", "connect4", func() alphabeta.Options {
+			o := alphabeta.DefaultOptions()
+			o.LMR, o.Quiescence = true, false
+			return o
+		}()},
+		{"ab:depth=3,nullmove=off", "xiangqi", func() alphabeta.Options {
+			o := alphabeta.DefaultOptionsFor("xiangqi")
+			o.NullMove = false
+			return o
+		}()},
+	} {
+		s, err := ParsePlayer(c.spec, c.game)
+		if err != nil {
+			t.Fatalf("%q: %v", c.spec, err)
+		}
+		want := c.want
+		want.HashMiB = defaultHashMiB
+		if s.abOpts != want {
+			t.Errorf("%q for %s: options %+v, want %+v", c.spec, c.game, s.abOpts, want)
+		}
+	}
+	if alphabeta.DefaultOptionsFor("xiangqi") == alphabeta.DefaultOptions() {
+		t.Error("Xiangqi has no pruning defaults")
+	}
 }

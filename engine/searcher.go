@@ -19,6 +19,7 @@ import (
 // network's MCTS or Alpha-Beta-Zero; see movers.go) with its info lines.
 type Searcher struct {
 	opts    alphabeta.Options
+	tunedTo string // the game whose search features opts hold
 	multiPV int
 	s       *alphabeta.Searcher
 	moverState
@@ -113,6 +114,13 @@ func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 	}
 	if s.mover == moverABZero {
 		return s.searchABZero(ctx, p, lim, allowed, info)
+	}
+	if g := gp.Game(); g != s.tunedTo {
+		// Each game searches with the features measured best for it;
+		// the algorithm and hash options stay the user's.
+		o := alphabeta.DefaultOptionsFor(g)
+		o.Algorithm, o.HashMiB = s.opts.Algorithm, s.opts.HashMiB
+		s.opts, s.tunedTo, s.s = o, g, nil
 	}
 	if err := s.ensureAB(); err != nil {
 		return uci.SearchResult{}, err
