@@ -37,7 +37,7 @@ type Options struct {
 	// table of depth and move number, less at PV nodes and for killers).
 	NullMove bool
 	LMR      bool
-	// Aspiration searches each iteration from the second on in a window
+	// Aspiration searches each iteration from depth 4 on in a window
 	// around the previous score, widening it on a fail (PVS and
 	// alpha-beta).
 	Aspiration bool
@@ -82,8 +82,7 @@ func (o *Options) features() map[string]*bool {
 // FeatureNames lists the names Set takes.
 func FeatureNames() []string {
 	var o Options
-	names := slices.Sorted(maps.Keys(o.features()))
-	return names
+	return slices.Sorted(maps.Keys(o.features()))
 }
 
 // Set switches the search feature name (one of FeatureNames) on or off.
@@ -105,7 +104,7 @@ func DefaultOptionsFor(gameName string) Options {
 	o := DefaultOptions()
 	if gameName == "xiangqi" {
 		for _, f := range xiangqiFeatures {
-			*o.features()[f] = true
+			o.Set(f, true) // a name from the list below, known to Set
 		}
 	}
 	return o

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/uci"
 )
@@ -111,6 +112,27 @@ func TestMoveTime(t *testing.T) {
 		}
 		if got := moveTime(c.lim, us); got != c.want {
 			t.Errorf("%+v: %v, want %v", c.lim, got, c.want)
+		}
+	}
+}
+
+// Each game's search uses that game's default features; the algorithm and
+// hash the user set survive a change of game.
+func TestSearchFeaturesFollowTheGame(t *testing.T) {
+	s := New()
+	if err := s.SetSearchOption(optHash, "8"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"xiangqi", "connect4", "xiangqi"} {
+		g, _ := game.Lookup(name)
+		p, _ := g.New(nil)
+		if _, err := s.Search(t.Context(), p, uci.Limits{Depth: 2}, func(string) {}); err != nil {
+			t.Fatal(err)
+		}
+		want := alphabeta.DefaultOptionsFor(name)
+		want.HashMiB = 8
+		if s.opts != want {
+			t.Errorf("%s: options %+v, want %+v", name, s.opts, want)
 		}
 	}
 }

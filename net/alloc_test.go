@@ -1,12 +1,8 @@
 package net_test
 
 import (
-	"math/rand/v2"
 	"runtime"
 	"testing"
-
-	"github.com/tabula-zero/tabula/configs"
-	"github.com/tabula-zero/tabula/net"
 )
 
 // TestStepAllocatesNoTensors checks that a steady-state training step on
@@ -14,24 +10,9 @@ import (
 // machine keeps a few small objects per instruction) is the same at
 // batch 8 and batch 64, and far below the size of one activation tensor.
 func TestStepAllocatesNoTensors(t *testing.T) {
-	spec, err := configs.PresetSpec("connect4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := net.NewParams(spec, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	spec := presetSpec(t, "connect4")
 	perStep := func(n int) (objects float64, bytes uint64) {
-		m, err := net.NewModel(p, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
-		if err != nil {
-			t.Fatal(err)
-		}
-		batch := net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
+		tr, batch := newBenchTrainer(t, spec, n)
 		step := func() {
 			if _, err := tr.Step(batch); err != nil {
 				t.Fatal(err)

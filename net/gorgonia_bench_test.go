@@ -24,12 +24,31 @@ const benchGOGC = 400
 
 var benchGames = game.Names()
 
-func presetSpec(b *testing.B, name string) net.Spec {
+func presetSpec(tb testing.TB, name string) net.Spec {
 	s, err := configs.PresetSpec(name)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return s
+}
+
+// newBenchTrainer returns an SGD trainer (momentum 0.9, weight decay 1e-4)
+// of a fresh network of spec at batch n, and a random batch for it.
+func newBenchTrainer(tb testing.TB, spec net.Spec, n int, opts ...net.ModelOption) (*net.Trainer, net.Batch) {
+	tb.Helper()
+	p, err := net.NewParams(spec, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := net.NewModel(p, n, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tr, net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
 }
 
 // BenchmarkGorgoniaForward measures eval-mode Forward on the presets at
@@ -106,23 +125,11 @@ func BenchmarkGorgoniaTrain(b *testing.B) {
 
 func benchTrain(b *testing.B, name string, n int, reference bool) {
 	spec := presetSpec(b, name)
-	p, err := net.NewParams(spec, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
 	var opts []net.ModelOption
 	if reference {
 		opts = append(opts, net.ReferenceOps())
 	}
-	m, err := net.NewModel(p, n, opts...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
-	if err != nil {
-		b.Fatal(err)
-	}
-	batch := net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
+	tr, batch := newBenchTrainer(b, spec, n, opts...)
 	if _, err := tr.Step(batch); err != nil { // first pass allocates
 		b.Fatal(err)
 	}

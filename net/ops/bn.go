@@ -333,54 +333,25 @@ func (op *bnOp) DiffWRT(n int) []bool {
 	return d
 }
 
-func (op *bnOp) params(vals []G.Value) (gamma, beta []float32, err error) {
-	ps := op.bn.pshape
-	if gamma, err = floats(vals[0], ps, "batch norm scale"); err != nil {
-		return
-	}
-	beta, err = floats(vals[1], ps, "batch norm shift")
-	return
-}
-
 func (op *bnOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != op.arity() {
-		return nil, fmt.Errorf("ops: batch norm takes %d inputs, got %d", op.arity(), len(vals))
-	}
-	shape := op.bn.shape
-	y, err := floats(vals[0], shape, "batch norm input")
+	bn := op.bn
+	args := [4]arg{{bn.shape, "batch norm input"}, {bn.pshape, "batch norm scale"}, {bn.pshape, "batch norm shift"}, {bn.shape, "residual"}}
+	in, err := unpack("batch norm", vals, args[:op.arity()]...)
 	if err != nil {
 		return nil, err
 	}
-	gamma, beta, err := op.params(vals[1:3])
-	if err != nil {
-		return nil, err
-	}
-	var res []float32
-	if op.bn.residual {
-		if res, err = floats(vals[3], shape, "residual"); err != nil {
-			return nil, err
-		}
-	}
-	return op.bn.forward(y, gamma, beta, res), nil
+	return bn.forward(in[0], in[1], in[2], in[3]), nil
 }
 
 func (op *bnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(inputs) != op.arity() {
 		return nil, errors.New("ops: batch norm gradient: wrong number of inputs")
 	}
-	dy, err := G.ApplyOp(&bnGradOp{base("bngrad", op.bn.id), op.bn}, inputs[0], inputs[1], output, grad)
-	if err != nil {
-		return nil, err
-	}
-	grads := G.Nodes{dy}
+	var parts []G.Op
 	for _, part := range []bnPart{partGamma, partBeta, partResidual}[:op.arity()-1] {
-		g, err := G.ApplyOp(&bnPartOp{base("bngrad."+part.String(), op.bn.id), op.bn, part}, dy)
-		if err != nil {
-			return nil, err
-		}
-		grads = append(grads, g)
+		parts = append(parts, &bnPartOp{base("bngrad."+part.String(), op.bn.id), op.bn, part})
 	}
-	return grads, nil
+	return withParts(&bnGradOp{base("bngrad", op.bn.id), op.bn}, G.Nodes{inputs[0], inputs[1], output, grad}, parts...)
 }
 
 // bnGradOp computes all gradients of a bnOp and returns that of y; inputs
@@ -398,27 +369,13 @@ func (op *bnGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 func (op *bnGradOp) String() string { return "BNReLUGrad" }
 
 func (op *bnGradOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 4 {
-		return nil, fmt.Errorf("ops: batch norm gradient takes 4 inputs, got %d", len(vals))
-	}
-	shape := op.bn.shape
-	y, err := floats(vals[0], shape, "batch norm input")
+	bn := op.bn
+	in, err := unpack("batch norm gradient", vals, arg{bn.shape, "batch norm input"}, arg{bn.pshape, "batch norm scale"},
+		arg{bn.shape, "batch norm output"}, arg{bn.shape, "batch norm output gradient"})
 	if err != nil {
 		return nil, err
 	}
-	gamma, err := floats(vals[1], op.bn.pshape, "batch norm scale")
-	if err != nil {
-		return nil, err
-	}
-	z, err := floats(vals[2], shape, "batch norm output")
-	if err != nil {
-		return nil, err
-	}
-	dz, err := floats(vals[3], shape, "batch norm output gradient")
-	if err != nil {
-		return nil, err
-	}
-	return op.bn.backward(y, gamma, z, dz), nil
+	return bn.backward(in[0], in[1], in[2], in[3]), nil
 }
 
 type bnPart int

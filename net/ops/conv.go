@@ -355,18 +355,11 @@ func (op *convOp) String() string {
 func (op *convOp) DiffWRT(int) []bool { return []bool{op.s.inputGrad, true} }
 
 func (op *convOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 2 {
-		return nil, fmt.Errorf("ops: convolution takes 2 inputs, got %d", len(vals))
-	}
-	x, err := floats(vals[0], op.s.xshape, "convolution input")
+	in, err := unpack("convolution", vals, arg{op.s.xshape, "convolution input"}, arg{op.s.wshape, "convolution weights"})
 	if err != nil {
 		return nil, err
 	}
-	w, err := floats(vals[1], op.s.wshape, "convolution weights")
-	if err != nil {
-		return nil, err
-	}
-	return op.s.forward(x, w), nil
+	return op.s.forward(in[0], in[1]), nil
 }
 
 func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
@@ -400,18 +393,11 @@ func (op *convInputGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 func (op *convInputGradOp) String() string { return "ConvInputGrad" }
 
 func (op *convInputGradOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 2 {
-		return nil, fmt.Errorf("ops: convolution input gradient takes 2 inputs, got %d", len(vals))
-	}
-	w, err := floats(vals[0], op.s.wshape, "convolution weights")
+	in, err := unpack("convolution input gradient", vals, arg{op.s.wshape, "convolution weights"}, arg{op.s.yshape, "convolution output gradient"})
 	if err != nil {
 		return nil, err
 	}
-	dy, err := floats(vals[1], op.s.yshape, "convolution output gradient")
-	if err != nil {
-		return nil, err
-	}
-	return op.s.inputGradient(w, dy), nil
+	return op.s.inputGradient(in[0], in[1]), nil
 }
 
 // convWeightGradOp is the weight gradient; inputs x, dy.
@@ -428,16 +414,9 @@ func (op *convWeightGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 func (op *convWeightGradOp) String() string { return "ConvWeightGrad" }
 
 func (op *convWeightGradOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 2 {
-		return nil, fmt.Errorf("ops: convolution weight gradient takes 2 inputs, got %d", len(vals))
-	}
-	x, err := floats(vals[0], op.s.xshape, "convolution input")
+	in, err := unpack("convolution weight gradient", vals, arg{op.s.xshape, "convolution input"}, arg{op.s.yshape, "convolution output gradient"})
 	if err != nil {
 		return nil, err
 	}
-	dy, err := floats(vals[1], op.s.yshape, "convolution output gradient")
-	if err != nil {
-		return nil, err
-	}
-	return op.s.weightGradient(x, dy), nil
+	return op.s.weightGradient(in[0], in[1]), nil
 }

@@ -111,41 +111,21 @@ func (op *denseOp) String() string {
 func (op *denseOp) DiffWRT(int) []bool { return []bool{true, true, true} }
 
 func (op *denseOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 3 {
-		return nil, fmt.Errorf("ops: dense layer takes 3 inputs, got %d", len(vals))
-	}
-	x, err := floats(vals[0], op.d.xshape, "dense input")
+	d := op.d
+	in, err := unpack("dense layer", vals, arg{d.xshape, "dense input"}, arg{d.wshape, "dense weights"}, arg{d.bshape, "dense bias"})
 	if err != nil {
 		return nil, err
 	}
-	w, err := floats(vals[1], op.d.wshape, "dense weights")
-	if err != nil {
-		return nil, err
-	}
-	b, err := floats(vals[2], op.d.bshape, "dense bias")
-	if err != nil {
-		return nil, err
-	}
-	return op.d.forward(x, w, b), nil
+	return d.forward(in[0], in[1], in[2]), nil
 }
 
 func (op *denseOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	if len(inputs) != 3 {
 		return nil, errors.New("ops: dense layer gradient needs 3 inputs")
 	}
-	dx, err := G.ApplyOp(&denseGradOp{base("densegrad", op.d.id), op.d}, inputs[0], inputs[1], output, grad)
-	if err != nil {
-		return nil, err
-	}
-	grads := G.Nodes{dx}
-	for _, weights := range []bool{true, false} {
-		g, err := G.ApplyOp(&densePartOp{base(fmt.Sprintf("densegrad.%t", weights), op.d.id), op.d, weights}, dx)
-		if err != nil {
-			return nil, err
-		}
-		grads = append(grads, g)
-	}
-	return grads, nil
+	id := op.d.id
+	return withParts(&denseGradOp{base("densegrad", id), op.d}, G.Nodes{inputs[0], inputs[1], output, grad},
+		&densePartOp{base("densegrad.w", id), op.d, true}, &densePartOp{base("densegrad.b", id), op.d, false})
 }
 
 // denseGradOp computes all gradients of a denseOp and returns that of x;
@@ -166,26 +146,13 @@ func (op *denseGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 func (op *denseGradOp) String() string { return "DenseGrad" }
 
 func (op *denseGradOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 4 {
-		return nil, fmt.Errorf("ops: dense layer gradient takes 4 inputs, got %d", len(vals))
-	}
-	x, err := floats(vals[0], op.d.xshape, "dense input")
+	d := op.d
+	in, err := unpack("dense layer gradient", vals, arg{d.xshape, "dense input"}, arg{d.wshape, "dense weights"},
+		arg{d.yshape, "dense output"}, arg{d.yshape, "dense output gradient"})
 	if err != nil {
 		return nil, err
 	}
-	w, err := floats(vals[1], op.d.wshape, "dense weights")
-	if err != nil {
-		return nil, err
-	}
-	y, err := floats(vals[2], op.d.yshape, "dense output")
-	if err != nil {
-		return nil, err
-	}
-	dy, err := floats(vals[3], op.d.yshape, "dense output gradient")
-	if err != nil {
-		return nil, err
-	}
-	return op.d.backward(x, w, y, dy), nil
+	return d.backward(in[0], in[1], in[2], in[3]), nil
 }
 
 // densePartOp hands over the weights' or the bias's gradient that

@@ -112,9 +112,6 @@ func (op *layoutOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, erro
 }
 
 func (op *layoutOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("ops: %s takes 1 input, got %d", op.name(), len(vals))
-	}
 	if op.out.t == nil {
 		if op.toPadded {
 			op.out = newOutput(op.pad, 0)
@@ -126,11 +123,11 @@ func (op *layoutOp) Do(vals ...G.Value) (G.Value, error) {
 	if op.toPadded {
 		in = op.flat
 	}
-	src, err := floats(vals[0], in, op.what)
+	src, err := unpack(op.name(), vals, arg{in, op.what})
 	if err != nil {
 		return nil, err
 	}
-	op.src = src
+	op.src = src[0]
 	parallel.For(op.b.N, op.part)
 	op.src = nil
 	return op.out.t, nil

@@ -113,6 +113,48 @@ func floats(v G.Value, shape tensor.Shape, what string) ([]float32, error) {
 	return d.Float32s(), nil
 }
 
+// arg describes one input of an op: the shape it must have and what it
+// is, for errors.
+type arg struct {
+	shape tensor.Shape
+	what  string
+}
+
+// unpack checks that an op got exactly one value per arg, each a float32
+// tensor of the arg's shape, and returns their data in order (at most 4).
+// It allocates nothing unless it fails.
+func unpack(op string, vals []G.Value, args ...arg) (in [4][]float32, err error) {
+	if len(vals) != len(args) {
+		return in, fmt.Errorf("ops: %s takes %d inputs, got %d", op, len(args), len(vals))
+	}
+	for i, a := range args {
+		if in[i], err = floats(vals[i], a.shape, a.what); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
+}
+
+// withParts is the gradient of an op whose gradients one op computes
+// together: grad applied to inputs gives the first gradient, and each part
+// op, applied to grad's node (which orders it after the computation),
+// hands over one of the others.
+func withParts(grad G.Op, inputs G.Nodes, parts ...G.Op) (G.Nodes, error) {
+	first, err := G.ApplyOp(grad, inputs...)
+	if err != nil {
+		return nil, err
+	}
+	grads := G.Nodes{first}
+	for _, part := range parts {
+		g, err := G.ApplyOp(part, first)
+		if err != nil {
+			return nil, err
+		}
+		grads = append(grads, g)
+	}
+	return grads, nil
+}
+
 // output is an op's result tensor, allocated once and reused by every
 // run. buf may be longer than the tensor: the tile kernels write rows
 // beyond the last real one into that tail.
