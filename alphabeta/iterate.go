@@ -175,6 +175,13 @@ func (s *Searcher) FixedDepth(p Position, depth int) (int, game.Move) {
 	return v, s.rootBest
 }
 
+// Quiesce returns the quiescence search's value of p: the static
+// evaluation once the captures (and check evasions) are resolved.
+func (s *Searcher) Quiesce(p Position) int {
+	s.prepare(context.Background(), p, Limits{})
+	return s.quiesce(-Infinity, Infinity, 0)
+}
+
 // RootScores returns the exact score of every legal root move at depth
 // (full-window searches one ply down, helped by the TT), best first.
 func (s *Searcher) RootScores(depth int) []RootScore {

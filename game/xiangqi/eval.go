@@ -1,18 +1,22 @@
 package xiangqi
 
-import "github.com/tabula-zero/tabula/game"
+import (
+	"slices"
+
+	"github.com/tabula-zero/tabula/game"
+)
 
 // Static evaluation for alpha-beta, in centi-units from the side to move's
-// view: CheapChess material (soldier 1, across the river 2, advisor 2,
-// elephant 2, horse 4, cannon 4.5, chariot 9; times 100) plus piece-square
-// tables. Tables are written from Red's side, rank 0 first; Black reads
-// them with ranks turned.
+// view: a linear function of the terms in evalterms.go (material,
+// piece-square tables, mobility, king safety, soldier structure, threats),
+// with weights tuned by Texel's method (weights.go, written by cmd/tune).
+// Tables are written from Red's side, rank 0 first; Black reads them with
+// ranks turned.
 
-// Material values by piece type (soldier before the river).
+// material orders captures (MoveValues): CheapChess values (soldier 1,
+// advisor 2, elephant 2, horse 4, cannon 4.5, chariot 9; times 100). The
+// evaluation's own piece values are tuned weights.
 var material = [numTypes]int{0, 0, 200, 200, 400, 900, 450, 100}
-
-// crossedBonus is added for a soldier across the river (worth 2 then).
-const crossedBonus = 100
 
 // Piece-square tables [rank][file], Red's view. Designed by hand: soldiers
 // gain for approaching the palace through the centre files and lose on the
@@ -85,12 +89,19 @@ var pst = [numTypes][Ranks][Files]int{
 	},
 }
 
-// pieceValue[v][sq]: material plus table for board value v on sq, from its
-// owner's view; built once so Evaluate is one look-up per piece.
-// materialValue is the same without the tables.
-var pieceValue, materialValue [33][NumSquares]int16
+// pieceValue[v][sq]: the material and table terms of board value v on sq
+// times their weights, from its owner's view, in weight units; built from
+// evalWeights so Evaluate is one look-up per piece. materialValue is the
+// same without the tables.
+var pieceValue, materialValue [33][NumSquares]int32
+
+// dynamicWeights: some term beyond the tables has a weight, so Evaluate
+// pays for the attack pass.
+var dynamicWeights bool
 
 func initEval() {
+	w := &evalWeights
+	dynamicWeights = slices.ContainsFunc(w[firstDynamicTerm:], func(x int32) bool { return x != 0 })
 	for v := 1; v <= 32; v++ {
 		t, c := valType[v], valColor[v]
 		for sq := 0; sq < NumSquares; sq++ {
@@ -98,32 +109,41 @@ func initEval() {
 			if c == 1 {
 				r = Ranks - 1 - r
 			}
-			val := material[t] + pst[t][r][f]
-			if t == Pawn && r >= 5 {
-				val += crossedBonus
+			var m int32
+			if t != King {
+				m = w[TermAdvisor+int(t)-Advisor]
 			}
-			pieceValue[v][sq] = int16(val)
-			materialValue[v][sq] = int16(val - pst[t][r][f])
+			if t == Pawn && r >= 5 {
+				m += w[TermCrossedSoldier]
+			}
+			materialValue[v][sq] = m
+			pieceValue[v][sq] = m + w[TermTableKing+int(t)-King]*int32(pst[t][r][f])
 		}
 	}
 }
 
 // Evaluate returns the static score for the side to move.
 func (p *Position) Evaluate() int {
-	var s [2]int
+	var s [2]int32
 	table := &pieceValue
 	if p.noPST {
 		table = &materialValue
 	}
 	for id := 0; id < 32; id++ {
 		if sq := p.squares[id]; sq >= 0 {
-			s[id>>4] += int(table[id+1][sq])
+			s[id>>4] += table[id+1][sq]
 		}
 	}
-	if p.side == game.First {
-		return s[0] - s[1]
+	us := p.side
+	v := s[us] - s[us^1]
+	if dynamicWeights {
+		var t [NumEvalTerms]int32
+		p.dynamicTerms(&t)
+		for i := firstDynamicTerm; i < NumEvalTerms; i++ {
+			v += evalWeights[i] * t[i]
+		}
 	}
-	return s[1] - s[0]
+	return int(v) / WeightScale
 }
 
 // MoveValues returns the material value of the captured piece (0 for a
