@@ -290,9 +290,10 @@ func TestRepetitionDraw(t *testing.T) {
 }
 
 func TestRepetitionVerdicts(t *testing.T) {
-	// The verdict for every combination of checking in the last cycle,
-	// including mutual perpetual check (a draw), on a synthetic history:
-	// hist[i].checked is whether move i-1 gave check.
+	// The verdict for every combination of checking since the first of the
+	// three occurrences (as Fairy-Stockfish counts), including mutual
+	// perpetual check (a draw), on a synthetic history: hist[i].checked is
+	// whether move i-1 gave check.
 	for _, c := range []struct {
 		usChecks, themChecks bool
 		want                 game.Result
@@ -304,8 +305,9 @@ func TestRepetitionVerdicts(t *testing.T) {
 	} {
 		p := mustParse(t, "3k5/9/9/9/9/9/9/9/R8/4K4 w")
 		playAll(t, p, "a2a3 d10d9 a3a2 d9d10 a2a3 d10d9 a3a2 d9d10")
-		// Moves 4..7: 4 and 6 by the side to move now, 5 and 7 by the other.
-		for i := 4; i < 8; i++ {
+		// Moves 0..7: the even ones by the side to move now, the odd ones by
+		// the other.
+		for i := 0; i < 8; i++ {
 			gave := c.themChecks
 			if i%2 == 0 {
 				gave = c.usChecks
