@@ -55,3 +55,28 @@ func BenchmarkLegalMoves(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEvaluate times the static evaluation on positions of random
+// games, with and without the terms beyond material and tables.
+func BenchmarkEvaluate(b *testing.B) {
+	ps := randomPositions(3, 20)
+	saved := EvalWeights()
+	defer SetEvalWeights(saved)
+	dynamic := append([]int32(nil), saved...)
+	for i := firstDynamicTerm; i < NumEvalTerms; i++ {
+		dynamic[i] = 1
+	}
+	for _, c := range []struct {
+		name string
+		w    []int32
+	}{{"tables", saved}, {"all", dynamic}} {
+		SetEvalWeights(c.w)
+		b.Run(c.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				ps[i%len(ps)].(*Position).Evaluate()
+				i++
+			}
+		})
+	}
+}

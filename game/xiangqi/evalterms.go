@@ -9,8 +9,8 @@ import (
 
 // The evaluation is linear: Evaluate = Σ evalWeights[i]·term[i] /
 // WeightScale, every term counted from the side to move's view. Most terms
-// are a side's count minus the opponent's; the threat terms and the tempo
-// are the side to move's own. EvalTerms exposes the terms so that Texel's
+// are a side's count minus the opponent's; the tempo is the side to
+// move's own. EvalTerms exposes the terms so that Texel's
 // method can fit the weights to game results (package alphabeta/texel).
 const (
 	// Material: pieces of each type (the general is always there).
@@ -44,13 +44,6 @@ const (
 	TermHollowCannon
 	TermMissingAdvisors
 	TermMissingElephants
-	// Soldier structure: pairs of crossed soldiers side by side.
-	TermSoldierPairs
-	// Threats: pieces of the side to move (Us) and of the opponent (Them)
-	// that are attacked and either undefended or attacked by a cheaper
-	// piece.
-	TermThreatenedUs
-	TermThreatenedThem
 	// Tempo: 1 for the side to move.
 	TermTempo
 	NumEvalTerms
@@ -66,7 +59,7 @@ var evalTermNames = [NumEvalTerms]string{
 	"table_king", "table_advisor", "table_elephant", "table_horse", "table_rook", "table_cannon", "table_soldier",
 	"rook_mobility", "horse_mobility", "cannon_mobility",
 	"palace_attacks", "hollow_cannon", "missing_advisors", "missing_elephants",
-	"soldier_pairs", "threatened_us", "threatened_them", "tempo",
+	"tempo",
 }
 
 // EvalTermNames names the terms of EvalTerms, in order.
@@ -120,36 +113,32 @@ func (p *Position) EvalTerms(dst []int32) []int32 {
 	return append(dst[:0], t[:]...)
 }
 
-// attackMap counts, for each side and square, the side's pieces that
-// attack the square (own pieces included: that is defence) and the value
-// of the cheapest of them.
-type attackMap struct {
-	n     [2][NumSquares]uint8
-	least [2][NumSquares]uint8
-}
+// palaceIndex[c][sq] numbers the squares of c's palace 0-8, -1 elsewhere.
+var palaceIndex [2][NumSquares]int8
 
-// threatValue ranks pieces for "attacked by a cheaper piece".
-var threatValue = [numTypes]uint8{0, 255, 2, 2, 4, 9, 5, 1}
-
-func (a *attackMap) add(c uint8, sq int, v uint8) {
-	a.n[c][sq]++
-	if a.n[c][sq] == 1 || v < a.least[c][sq] {
-		a.least[c][sq] = v
+// initPalaceIndex runs from init, after the palace tables.
+func initPalaceIndex() {
+	for c := range palaceIndex {
+		for sq := range palaceIndex[c] {
+			palaceIndex[c][sq] = -1
+			if inPalace[c][sq] {
+				r := rankOf(sq)
+				if c == 1 {
+					r -= Ranks - 3
+				}
+				palaceIndex[c][sq] = int8(r*3 + fileOf(sq) - 3)
+			}
+		}
 	}
 }
 
-func (a *attackMap) addLine(c uint8, m uint16, base, stride int, v uint8) {
-	for ; m != 0; m &= m - 1 {
-		a.add(c, base+trailing(m)*stride, v)
-	}
-}
-
-// dynamicTerms fills the terms from firstDynamicTerm on: one pass over
-// the pieces builds both sides' attacks and mobility, a second reads the
-// threats and the king safety off them.
+// dynamicTerms fills the terms from firstDynamicTerm on in one pass over
+// the pieces. It builds no attack map: only the enemy palace's squares
+// are tracked (a 9-bit set per side), slider attacks entering it as line
+// masks.
 func (p *Position) dynamicTerms(t *[NumEvalTerms]int32) {
-	var a attackMap
 	var d [2][NumEvalTerms]int32
+	var palace [2]uint16   // enemy palace squares attacked, by attacker
 	var attackers [2]int32 // chariots, horses and cannons
 	for id := 0; id < 32; id++ {
 		s := int(p.squares[id])
@@ -157,45 +146,31 @@ func (p *Position) dynamicTerms(t *[NumEvalTerms]int32) {
 			continue
 		}
 		c := uint8(id >> 4)
-		ty := idType[id&15]
-		tv := threatValue[ty]
-		switch ty {
-		case King:
-			for i := uint8(0); i < kingN[s]; i++ {
-				a.add(c, int(kingMoves[s][i]), tv)
-			}
-		case Advisor:
-			for i := uint8(0); i < advN[s]; i++ {
-				a.add(c, int(advMoves[s][i]), tv)
-			}
-		case Elephant:
-			for i := uint8(0); i < elephN[s]; i++ {
-				if e := elephMoves[s][i]; p.board[e.leg] == 0 {
-					a.add(c, int(e.to), tv)
-				}
-			}
+		switch idType[id&15] {
 		case Horse:
 			attackers[c]++
+			var mob int32
 			for i := uint8(0); i < horseN[s]; i++ {
 				if e := horseMoves[s][i]; p.board[e.leg] == 0 {
-					a.add(c, int(e.to), tv)
 					if valColor[p.board[e.to]] != c {
-						d[c][TermHorseMobility]++
+						mob++
+					}
+					if j := palaceIndex[c^1][e.to]; j >= 0 {
+						palace[c] |= 1 << j
 					}
 				}
 			}
+			d[c][TermHorseMobility] += mob
 		case Rook, Cannon:
 			attackers[c]++
 			r, f := rankOf(s), fileOf(s)
 			re, fe := &rankLine[f][p.rankOcc[r]], &fileLine[r][p.fileOcc[f]]
 			rc, fc, term := re.cannonCap, fe.cannonCap, TermCannonMobility
-			if ty == Rook {
+			rAtt, fAtt := rc, fc
+			if idType[id&15] == Rook {
 				rc, fc, term = re.rookCap, fe.rookCap, TermRookMobility
-				a.addLine(c, re.quiet, r*Files, 1, tv)
-				a.addLine(c, fe.quiet, f, Files, tv)
+				rAtt, fAtt = rc|re.quiet, fc|fe.quiet
 			}
-			a.addLine(c, rc, r*Files, 1, tv)
-			a.addLine(c, fc, f, Files, tv)
 			mob := bits.OnesCount16(re.quiet) + bits.OnesCount16(fe.quiet)
 			for m := rc; m != 0; m &= m - 1 {
 				if valColor[p.board[r*Files+trailing(m)]] == c^1 {
@@ -208,37 +183,19 @@ func (p *Position) dynamicTerms(t *[NumEvalTerms]int32) {
 				}
 			}
 			d[c][term] += int32(mob)
+			palace[c] |= palaceLines(c^1, r, f, rAtt, fAtt)
 		case Pawn:
 			for i := uint8(0); i < pawnN[c][s]; i++ {
-				a.add(c, int(pawnMoves[c][s][i]), tv)
-			}
-			// A pair counts once, from its left soldier.
-			if r := rankOf(s); (c == 0) == (r >= 5) && fileOf(s) < Files-1 {
-				if v := p.board[s+1]; valColor[v] == c && valType[v] == Pawn {
-					d[c][TermSoldierPairs]++
+				if j := palaceIndex[c^1][pawnMoves[c][s][i]]; j >= 0 {
+					palace[c] |= 1 << j
 				}
 			}
 		}
 	}
-	for id := 0; id < 32; id++ {
-		s := int(p.squares[id])
-		if s < 0 || id&15 == 0 {
-			continue
-		}
-		c := uint8(id >> 4)
-		if a.n[c^1][s] > 0 && (a.n[c][s] == 0 || a.least[c^1][s] < threatValue[idType[id&15]]) {
-			d[c][TermThreatenedUs]++
-		}
-	}
 	for c := uint8(0); c < 2; c++ {
 		e := c ^ 1 // the enemy whose general c attacks
-		k := int(p.squares[kingVal(game.Color(e))-1])
-		for sq := 0; sq < NumSquares; sq++ {
-			if inPalace[e][sq] && a.n[c][sq] > 0 {
-				d[c][TermPalaceAttacks]++
-			}
-		}
-		d[c][TermHollowCannon] = p.hollowCannons(k, c)
+		d[c][TermPalaceAttacks] = int32(bits.OnesCount16(palace[c]))
+		d[c][TermHollowCannon] = p.hollowCannons(int(p.squares[kingVal(game.Color(e))-1]), c)
 		base := int(e) * 16
 		var adv, ele int32
 		for i := firstID[Advisor]; i < firstID[Horse]; i++ {
@@ -254,12 +211,30 @@ func (p *Position) dynamicTerms(t *[NumEvalTerms]int32) {
 		d[c][TermMissingElephants] = (2 - ele) * attackers[c]
 	}
 	us := uint8(p.side)
-	for i := firstDynamicTerm; i < TermThreatenedUs; i++ {
+	for i := firstDynamicTerm; i < TermTempo; i++ {
 		t[i] = d[us][i] - d[us^1][i]
 	}
-	t[TermThreatenedUs] = d[us][TermThreatenedUs]
-	t[TermThreatenedThem] = d[us^1][TermThreatenedUs]
 	t[TermTempo] = 1
+}
+
+// palaceLines returns, as palace indexes, the squares of e's palace among
+// a slider's attacks from (r, f): rank holds the attacked files of rank
+// r, file the attacked ranks of file f.
+func palaceLines(e uint8, r, f int, rank, file uint16) uint16 {
+	r0 := 0 // e's first palace rank
+	if e == 1 {
+		r0 = Ranks - 3
+	}
+	var set uint16
+	if r >= r0 && r < r0+3 {
+		set |= (rank >> 3 & 7) << ((r - r0) * 3)
+	}
+	if f >= 3 && f <= 5 {
+		for m := file >> r0 & 7; m != 0; m &= m - 1 {
+			set |= 1 << (trailing(m)*3 + f - 3)
+		}
+	}
+	return set
 }
 
 // hollowCannons counts c's cannons that are the first piece seen from the

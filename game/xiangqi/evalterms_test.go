@@ -101,20 +101,28 @@ func TestEvalTermsByHand(t *testing.T) {
 				// Red's chariot and cannon against two missing black advisors
 				// and elephants, Black's horse against Red's.
 				TermMissingAdvisors: 2, TermMissingElephants: 2,
-				TermThreatenedUs: 0, TermThreatenedThem: 1, TermSoldierPairs: 0, TermTempo: 1,
+				TermTempo: 1,
 			},
 		},
 		{
-			// Red soldiers c6 and d6 side by side; the black chariot d7 is
-			// defended by the advisor e8 but attacked by the soldier d6; the
-			// soldier d6, attacked by the chariot, is defended by c6.
+			// Red soldiers c6 and d6 across the river; Black's chariot d7
+			// and advisor e8.
 			fen: "4k4/4a4/3r5/2PP5/9/9/9/9/9/4K4 w - - 0 1",
 			want: map[int]int32{
 				TermSoldier: 2, TermCrossedSoldier: 2, TermAdvisor: -1, TermRook: -1,
-				TermSoldierPairs: 1, TermThreatenedUs: 0, TermThreatenedThem: 1,
 				// The soldier d6 reaches d7 of the black palace; the chariot's
 				// file ends at d6.
 				TermPalaceAttacks: 1, TermHollowCannon: 0,
+			},
+		},
+		{
+			// Red's chariot e5 sees e6, e7 and the advisor e8; Red's cannon
+			// a8 jumps its soldier b8 onto e8 too; Black's general f9.
+			fen: "5k3/CP2a4/9/9/4R4/9/9/9/9/4K4 w - - 0 1",
+			want: map[int]int32{
+				TermPalaceAttacks: 2, TermHollowCannon: 0, TermMissingAdvisors: 2,
+				// e6 e7, e8 (a capture), e1-e4, a5-d5, f5-i5
+				TermRookMobility: 3 + 4 + 8,
 			},
 		},
 	}

@@ -171,6 +171,7 @@ func init() {
 	}
 	zobristSide = rng.Uint64()
 	initActions()
+	initPalaceIndex()
 	initEval()
 }
 

@@ -8,5 +8,5 @@ var evalWeights = [NumEvalTerms]int32{
 	16, 16, 16, 16, 16, 16, 16,
 	0, 0, 0,
 	0, 0, 0, 0,
-	0, 0, 0, 0,
+	0,
 }
