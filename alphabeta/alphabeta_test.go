@@ -193,7 +193,7 @@ func testXiangqiMates(t *testing.T, o alphabeta.Options) {
 			if p.Status().Over() {
 				break
 			}
-			p.Make(search(t, p, 2*n+1).Move)
+			p.Make(search(t, p, 2*n+2).Move)
 		}
 		if s := p.Status(); s.Result != game.Loss {
 			t.Errorf("%s: after %d plies of best play the status is %+v, want the defender mated", fen, 2*n-1, s)

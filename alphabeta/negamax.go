@@ -136,8 +136,9 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		p.Make(m)
 		givesCheck := p.InCheck()
 		// Futility and late-move pruning: a quiet move that gives no
-		// check cannot lift this shallow node to alpha.
-		if prune && quiet && i > 0 && !givesCheck && !killer && best > -mateBound {
+		// check cannot lift this shallow node to alpha. Not once alpha is
+		// a mate: a quiet move may mate sooner, and no margin says so.
+		if prune && quiet && i > 0 && !givesCheck && !killer && best > -mateBound && alpha < mateBound {
 			if s.opts.Futility && depth <= futilityDepth && eval+futilityMargin*depth <= alpha {
 				p.Unmake()
 				best = max(best, eval+futilityMargin*depth)
@@ -153,7 +154,9 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 			score = -s.search(-beta, -alpha, depth-1, ply+1, true)
 		} else {
 			r := 0
-			if s.opts.LMR && depth >= 3 && i >= 2 && quiet && !inCheck && !givesCheck {
+			// No reductions once alpha is a mate: a reduced search cannot
+			// see the shorter mate it would have to beat.
+			if s.opts.LMR && depth >= 3 && i >= 2 && quiet && !inCheck && !givesCheck && alpha < mateBound {
 				r = lmrTable[min(depth, lmrMax-1)][min(i, lmrMax-1)]
 				if pvNode {
 					r--
