@@ -63,6 +63,7 @@ type Options struct {
 	// deterministic default). More run Lazy SMP: Search starts Threads-1
 	// helpers on copies of the position that share the TT and only
 	// speak through it, while the main thread decides and reports.
+	// FixedDepth, Quiesce and RootScores search on one thread.
 	Threads int
 }
 
@@ -148,10 +149,10 @@ const MaxDepth = 64
 type Info struct {
 	Depth, SelDepth int
 	Score           int
-	Nodes           uint64
+	Nodes           uint64 // of every thread
 	Time            time.Duration
 	PV              []game.Move
-	Hashfull        int // Nodes count every thread
+	Hashfull        int
 }
 
 // RootScore is one root move's exact score.
@@ -187,7 +188,8 @@ const (
 const historySize = 1 << 16
 
 // Searcher searches positions of any game. It is not safe for concurrent
-// use; run one per goroutine.
+// use; run one per goroutine. With Options.Threads > 1 its Search runs
+// goroutines of its own (helpers.go), all joined before it returns.
 type Searcher struct {
 	opts     Options
 	algo     algorithm
@@ -238,7 +240,7 @@ func New(opts Options) (*Searcher, error) {
 		return nil, fmt.Errorf("alphabeta: hash size %d MiB out of range [0, 65536]", opts.HashMiB)
 	}
 	if opts.Threads < 0 || opts.Threads > MaxThreads {
-		return nil, fmt.Errorf("alphabeta: %d threads out of range [1, %d]", opts.Threads, MaxThreads)
+		return nil, fmt.Errorf("alphabeta: %d threads out of range [0, %d] (0 and 1: one thread)", opts.Threads, MaxThreads)
 	}
 	s := newSearcher(opts, algorithm(i), NewTT(opts.HashMiB))
 	for id := 1; id < opts.Threads; id++ {

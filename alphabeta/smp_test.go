@@ -134,6 +134,22 @@ func TestThreadsFixedDepth(t *testing.T) {
 	}
 }
 
+// Multi-PV on a clock with two threads: the helper runs while the main
+// thread scores the root moves, and every root move is scored.
+func TestThreadsMultiPV(t *testing.T) {
+	o := alphabeta.DefaultOptionsFor("xiangqi")
+	o.Threads = 2
+	p := xiangqi.New(xiangqi.DefaultRules)
+	r := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Time: 50 * time.Millisecond, MultiPV: true}, nil)
+	checkThreads(t, r, 2)
+	if legal := p.GenerateMoves(nil); r.RootDepth < 1 || len(r.RootScores) != len(legal) {
+		t.Fatalf("%d root scores at depth %d for %d legal moves", len(r.RootScores), r.RootDepth, len(legal))
+	}
+	if !game.IsLegal(p, r.Move) {
+		t.Fatalf("illegal move %v", r.Move)
+	}
+}
+
 // The node limit bounds the nodes of all threads (polled every 1024 nodes
 // of the main thread, so with some slack).
 func TestThreadsNodeLimit(t *testing.T) {
