@@ -11,8 +11,14 @@ import (
 // of the deepest completed iteration, or the partial iteration's move when
 // it already scores better. info, if not nil, is called after each
 // completed iteration. p is modified during the search and restored.
+//
+// With Options.Threads > 1 helper threads search copies of p meanwhile
+// (Lazy SMP, helpers.go); they are stopped and joined before Search
+// returns, the node limit bounds the nodes of all threads, and the
+// result's move, score and PV are the main thread's.
 func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func(Info)) Result {
 	s.prepare(ctx, p, lim)
+	stopHelpers := s.startHelpers(p)
 	maxDepth := MaxDepth
 	if lim.Depth > 0 {
 		maxDepth = min(lim.Depth, MaxDepth)
@@ -38,7 +44,7 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 		}
 		res.PV = s.principalVariation(p, depth)
 		if info != nil {
-			info(Info{Depth: depth, SelDepth: s.seldepth, Score: score, Nodes: s.nodes, Time: time.Since(s.start), PV: res.PV, Hashfull: s.tt.Hashfull()})
+			info(Info{Depth: depth, SelDepth: s.seldepth, Score: score, Nodes: s.Nodes(), Time: time.Since(s.start), PV: res.PV, Hashfull: s.tt.Hashfull()})
 		}
 		if res.Move == game.NoMove {
 			break // no legal move: nothing deeper to find
@@ -63,6 +69,7 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 			break
 		}
 	}
+	stopHelpers()
 	if res.Move == game.NoMove {
 		// Stopped before depth 1 finished: any legal move beats none.
 		if ms := p.GenerateMoves(nil); len(ms) > 0 {
@@ -80,7 +87,11 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 			res.RootScores, res.RootDepth = nil, 0
 		}
 	}
-	res.Nodes, res.Time = s.nodes, time.Since(s.start)
+	res.Nodes, res.Time = s.Nodes(), time.Since(s.start)
+	res.ThreadNodes = append(res.ThreadNodes, s.nodes)
+	for _, h := range s.running {
+		res.ThreadNodes = append(res.ThreadNodes, h.nodes)
+	}
 	return res
 }
 

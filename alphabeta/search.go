@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
@@ -58,7 +59,16 @@ type Options struct {
 	// minimax value (the equivalence invariant). Off, deeper entries are
 	// used too, which is stronger.
 	ExactDepthTT bool
+	// Threads is the number of search threads (0 or 1: one, the
+	// deterministic default). More run Lazy SMP: Search starts Threads-1
+	// helpers on copies of the position that share the TT and only
+	// speak through it, while the main thread decides and reports.
+	// FixedDepth, Quiesce and RootScores search on one thread.
+	Threads int
 }
+
+// MaxThreads bounds Options.Threads.
+const MaxThreads = 256
 
 // DefaultOptions is the strongest measured configuration. Null-move
 // pruning and LMR are off: in Xiangqi self-play matches at 20,000 nodes a
@@ -139,7 +149,7 @@ const MaxDepth = 64
 type Info struct {
 	Depth, SelDepth int
 	Score           int
-	Nodes           uint64
+	Nodes           uint64 // of every thread
 	Time            time.Duration
 	PV              []game.Move
 	Hashfull        int
@@ -153,14 +163,15 @@ type RootScore struct {
 
 // Result is the outcome of a search.
 type Result struct {
-	Move       game.Move // game.NoMove when the position has no legal move
-	Score      int
-	Depth      int // deepest completed iteration
-	Nodes      uint64
-	Time       time.Duration
-	PV         []game.Move
-	RootScores []RootScore // with Limits.MultiPV, best first
-	RootDepth  int         // the depth of RootScores
+	Move        game.Move // game.NoMove when the position has no legal move
+	Score       int
+	Depth       int      // deepest completed iteration
+	Nodes       uint64   // of every thread
+	ThreadNodes []uint64 // per thread, the main thread's first
+	Time        time.Duration
+	PV          []game.Move
+	RootScores  []RootScore // with Limits.MultiPV, best first
+	RootDepth   int         // the depth of RootScores
 }
 
 type algorithm uint8
@@ -177,7 +188,8 @@ const (
 const historySize = 1 << 16
 
 // Searcher searches positions of any game. It is not safe for concurrent
-// use; run one per goroutine.
+// use; run one per goroutine. With Options.Threads > 1 its Search runs
+// goroutines of its own (helpers.go), all joined before it returns.
 type Searcher struct {
 	opts     Options
 	algo     algorithm
@@ -205,6 +217,17 @@ type Searcher struct {
 
 	rootBest  game.Move
 	rootScore int
+
+	// Lazy SMP: the main searcher's helpers (their own move buffers,
+	// killers and history, the main searcher's TT) and, while a search
+	// runs, the flag that stops them. A helper has id > 0 and polls stop;
+	// it publishes its node count every poll for the main thread's node
+	// limit and info.
+	helpers   []*Searcher
+	running   []*Searcher // the helpers of the current search
+	id        int
+	stop      *atomic.Bool
+	published atomic.Uint64
 }
 
 // New returns a searcher; an unknown algorithm is an error.
@@ -216,14 +239,27 @@ func New(opts Options) (*Searcher, error) {
 	if opts.HashMiB < 0 || opts.HashMiB > 1<<16 {
 		return nil, fmt.Errorf("alphabeta: hash size %d MiB out of range [0, 65536]", opts.HashMiB)
 	}
-	s := &Searcher{opts: opts, algo: algorithm(i), tt: NewTT(opts.HashMiB)}
+	if opts.Threads < 0 || opts.Threads > MaxThreads {
+		return nil, fmt.Errorf("alphabeta: %d threads out of range [0, %d] (0 and 1: one thread)", opts.Threads, MaxThreads)
+	}
+	s := newSearcher(opts, algorithm(i), NewTT(opts.HashMiB))
+	for id := 1; id < opts.Threads; id++ {
+		h := newSearcher(opts, s.algo, s.tt)
+		h.id = id
+		s.helpers = append(s.helpers, h)
+	}
+	return s, nil
+}
+
+func newSearcher(opts Options, algo algorithm, tt *TT) *Searcher {
+	s := &Searcher{opts: opts, algo: algo, tt: tt}
 	s.failHard = s.algo == algABHard
 	s.pvs = s.algo == algPVS
 	for i := range s.moves {
 		s.moves[i] = make([]game.Move, 0, 256)
 		s.scores[i] = make([]int32, 256)
 	}
-	return s, nil
+	return s
 }
 
 // Options returns the searcher's options.
@@ -234,10 +270,20 @@ func (s *Searcher) Clear() {
 	s.tt.Clear()
 	s.killers = [MaxPly][2]game.Move{}
 	clear(s.history[:])
+	for _, h := range s.helpers {
+		h.killers = [MaxPly][2]game.Move{}
+		clear(h.history[:])
+	}
 }
 
-// Nodes returns the nodes of the last search.
-func (s *Searcher) Nodes() uint64 { return s.nodes }
+// Nodes returns the nodes of the last search, of every thread.
+func (s *Searcher) Nodes() uint64 {
+	n := s.nodes
+	for _, h := range s.running {
+		n += h.published.Load()
+	}
+	return n
+}
 
 func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 	s.p = p
@@ -254,18 +300,28 @@ func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 	}
 	s.maxNodes = lim.Nodes
 	s.nodes = 0
+	s.running = nil
 	s.aborted = false
 	s.seldepth = 0
 	s.killers = [MaxPly][2]game.Move{}
 	for i := range s.history {
 		s.history[i] /= 8 // keep some ordering knowledge between moves
 	}
-	s.tt.NewSearch()
+	if s.id == 0 {
+		s.tt.NewSearch() // the helpers search in the main thread's generation
+	}
 }
 
 // poll checks the stop conditions; it runs every 1024 nodes.
 func (s *Searcher) poll() {
-	if s.maxNodes > 0 && s.nodes >= s.maxNodes {
+	if s.stop != nil { // a helper: the main thread decides
+		s.published.Store(s.nodes)
+		if s.stop.Load() {
+			s.aborted = true
+		}
+		return
+	}
+	if s.maxNodes > 0 && s.Nodes() >= s.maxNodes {
 		s.aborted = true
 		return
 	}

@@ -2,6 +2,7 @@ package alphabeta
 
 import (
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/tabula-zero/tabula/game"
 )
@@ -14,8 +15,8 @@ const (
 	boundExact = boundUpper | boundLower
 )
 
-// ttEntry is 16 bytes: the full key (to reject index collisions), move,
-// score, depth, bound and generation.
+// ttEntry is an entry as probe returns it: the full key (to reject index
+// collisions), move, score, depth, bound and generation.
 type ttEntry struct {
 	key   uint64
 	move  uint32
@@ -27,11 +28,45 @@ type ttEntry struct {
 func (e *ttEntry) bound() uint8 { return e.flags & 3 }
 func (e *ttEntry) gen() uint8   { return e.flags >> 2 }
 
-// bucket holds a depth-preferred slot and an always-replace slot.
-type bucket [2]ttEntry
+// pack returns the entry's data word: move, score, depth and flags.
+func (e *ttEntry) pack() uint64 {
+	return uint64(e.move) | uint64(uint16(e.score))<<32 | uint64(uint8(e.depth))<<48 | uint64(e.flags)<<56
+}
 
-// TT is a transposition table of a fixed size. It is not safe for
-// concurrent use; each searcher owns one.
+// unpack reads a data word back.
+func unpack(key, data uint64) ttEntry {
+	return ttEntry{key: key, move: uint32(data), score: int16(data >> 32), depth: int8(data >> 48), flags: uint8(data >> 56)}
+}
+
+// slot is a stored entry, 16 bytes: the data word and a check word, key ^
+// data (lockless hashing, Hyatt and Mann). Threads read and write the two
+// words with atomic loads and stores but no lock, so a reader may see the
+// check word of one store with the data word of another; the key it
+// recovers (check ^ data) then does not match, and the torn entry is a
+// miss.
+type slot struct {
+	check atomic.Uint64
+	data  atomic.Uint64
+}
+
+// load returns the slot's entry, its key recovered from the check word.
+func (s *slot) load() ttEntry {
+	d := s.data.Load()
+	return unpack(s.check.Load()^d, d)
+}
+
+func (s *slot) save(e ttEntry) {
+	d := e.pack()
+	s.check.Store(e.key ^ d)
+	s.data.Store(d)
+}
+
+// bucket holds a depth-preferred slot and an always-replace slot.
+type bucket [2]slot
+
+// TT is a transposition table of a fixed size. Probes and stores are safe
+// for concurrent use (the threads of one search share it, lockless);
+// NewSearch and Clear are not, and run between searches.
 type TT struct {
 	buckets []bucket
 	mask    uint64
@@ -61,8 +96,8 @@ func (t *TT) NewSearch() { t.gen = (t.gen + 1) & 63 }
 func (t *TT) probe(key uint64) (ttEntry, bool) {
 	b := &t.buckets[key&t.mask]
 	for i := range b {
-		if b[i].key == key && b[i].bound() != boundNone {
-			return b[i], true
+		if e := b[i].load(); e.key == key && e.bound() != boundNone {
+			return e, true
 		}
 	}
 	return ttEntry{}, false
@@ -73,18 +108,20 @@ func (t *TT) probe(key uint64) (ttEntry, bool) {
 func (t *TT) store(key uint64, m game.Move, score, depth int, bound uint8) {
 	b := &t.buckets[key&t.mask]
 	e := ttEntry{key: key, move: uint32(m), score: int16(score), depth: int8(max(min(depth, 127), -128)), flags: bound | t.gen<<2}
-	d := &b[0]
+	d := b[0].load()
 	if d.key == key || d.gen() != t.gen || int(d.depth) <= depth {
 		if e.move == 0 && d.key == key {
 			e.move = d.move // keep the best move of a shallower search
 		}
-		*d = e
+		b[0].save(e)
 		return
 	}
-	if e.move == 0 && b[1].key == key {
-		e.move = b[1].move
+	if e.move == 0 {
+		if a := b[1].load(); a.key == key {
+			e.move = a.move
+		}
 	}
-	b[1] = e
+	b[1].save(e)
 }
 
 // Hashfull returns the permille of slots used by the current search.
@@ -93,7 +130,7 @@ func (t *TT) Hashfull() int {
 	used := 0
 	for i := 0; i < n; i++ {
 		for j := range t.buckets[i] {
-			if e := &t.buckets[i][j]; e.bound() != boundNone && e.gen() == t.gen {
+			if e := t.buckets[i][j].load(); e.bound() != boundNone && e.gen() == t.gen {
 				used++
 			}
 		}

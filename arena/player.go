@@ -67,7 +67,7 @@ const (
 // SpecUsage lists the player spec forms for a command's -h text.
 const SpecUsage = `player specs (-a, -b):
   random
-  ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames)
+  ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1)
   net:FILE[,sims=N,search=puct|gumbel]                      a network with MCTS (FILE: checkpoint or run directory)
   abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
@@ -82,7 +82,7 @@ every kind also takes name=NAME (the name in results)`
 // Spec strings:
 //
 //	random
-//	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB]
+//	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N]
 //	net:FILE[,sims=N,search=puct|gumbel]
 //	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,algo=A,hash=MiB]
 //	mcts:sims=N[,search=puct|gumbel]
@@ -218,6 +218,10 @@ const DefaultSims = 200
 // defaultHashMiB is the alpha-beta table of arena players: matches run
 // two players per worker, several workers at once.
 const defaultHashMiB = 16
+
+// maxABThreads bounds an ab player's threads= (Lazy SMP search threads;
+// the default, one, keeps its games deterministic).
+const maxABThreads = 64
 
 // ParsePlayer reads a player spec for the named game, checking kinds,
 // keys and numbers and loading networks (a missing or wrong-game file is
@@ -377,11 +381,18 @@ func (s *Spec) parseAB(g game.Game, kv map[string]string, pos []string) error {
 	if err := s.noPositional(pos); err != nil {
 		return err
 	}
-	if err := s.keys(kv, abKeys("depth", "movetime", "nodes")...); err != nil {
+	if err := s.keys(kv, abKeys("depth", "movetime", "nodes", "threads")...); err != nil {
 		return err
 	}
 	if err := s.parseABOptions(alphabeta.DefaultOptionsFor(g.Name), kv); err != nil {
 		return err
+	}
+	th, ok, err := s.intArg(kv, "threads", 1, maxABThreads)
+	if err != nil {
+		return err
+	}
+	if ok {
+		s.abOpts.Threads = th
 	}
 	d, _, err := s.intArg(kv, "depth", 1, alphabeta.MaxDepth)
 	if err != nil {

@@ -36,6 +36,10 @@ func TestParsePlayerErrors(t *testing.T) {
 		{"ab:movetime=fast", "neither milliseconds nor a duration"},
 		{"ab:movetime=-5", "out of range"},
 		{"ab:nodes=0", "not a positive integer"},
+		{"ab:depth=3,threads=0", "threads=0 out of range [1, 64]"},
+		{"ab:depth=3,threads=65", "threads=65 out of range [1, 64]"},
+		{"ab:depth=3,threads=two", `threads="two" is not an integer`},
+		{"abzero:net=" + c4 + ",m=1,depth=3,threads=2", `unknown key "threads"`},
 		{"ab:depth=3,,", "empty part"},
 		{"ab:4", `unexpected argument "4"`},
 		{"random:depth=2", `unknown key "depth"`},
@@ -90,6 +94,7 @@ func TestParsePlayerGood(t *testing.T) {
 		{" ab:depth=4 ", KindAB, "ab:depth=4"},
 		{"ab:movetime=500ms,algo=pvs", KindAB, "ab:movetime=500ms,algo=pvs"},
 		{"ab:movetime=20,nodes=1000,hash=1,name=quick", KindAB, "quick"},
+		{"ab:depth=5,threads=2", KindAB, "ab:depth=5,threads=2"},
 		{"net:" + c4, KindNet, "net:" + c4},
 		{"net:" + c4 + ",sims=0,search=gumbel", KindNet, "net:" + c4 + ",sims=0,search=gumbel"},
 		{"net:file=" + c4 + ",sims=8", KindNet, "net:file=" + c4 + ",sims=8"},
@@ -183,6 +188,11 @@ func TestABFeatures(t *testing.T) {
 		{"ab:depth=3,nullmove=off", "xiangqi", func() alphabeta.Options {
 			o := alphabeta.DefaultOptionsFor("xiangqi")
 			o.NullMove = false
+			return o
+		}()},
+		{"ab:depth=3,threads=4", "xiangqi", func() alphabeta.Options {
+			o := alphabeta.DefaultOptionsFor("xiangqi")
+			o.Threads = 4
 			return o
 		}()},
 	} {

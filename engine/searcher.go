@@ -34,6 +34,7 @@ func New() *Searcher {
 const (
 	optAlgorithm = "Algorithm"
 	optHash      = "Hash"
+	optThreads   = "Threads"
 	optMultiPV   = "MultiPV"
 )
 
@@ -42,10 +43,14 @@ const (
 // memory), so the engine declares a size ordinary machines have.
 const maxHashMiB = 4096
 
+// maxThreads bounds the Threads option (alpha-beta's Lazy SMP threads).
+const maxThreads = 64
+
 func (s *Searcher) SearchOptions() []game.Option {
 	return append([]game.Option{
 		{Name: optAlgorithm, Default: alphabeta.DefaultOptions().Algorithm, Values: alphabeta.Algorithms},
 		{Name: optHash, Default: strconv.Itoa(alphabeta.DefaultOptions().HashMiB), Min: 1, Max: maxHashMiB},
+		{Name: optThreads, Default: "1", Min: 1, Max: maxThreads},
 		{Name: optMultiPV, Default: "1", Min: 1, Max: 500},
 	}, moverOptions()...)
 }
@@ -59,6 +64,8 @@ func (s *Searcher) SetSearchOption(name, value string) error {
 		s.opts.Algorithm = value
 	case optHash:
 		s.opts.HashMiB, _ = strconv.Atoi(value)
+	case optThreads:
+		s.opts.Threads, _ = strconv.Atoi(value)
 	case optMultiPV:
 		s.multiPV, _ = strconv.Atoi(value)
 		return nil
@@ -117,9 +124,9 @@ func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 	}
 	if g := gp.Game(); g != s.tunedTo {
 		// Each game searches with the features measured best for it;
-		// the algorithm and hash options stay the user's.
+		// the algorithm, hash and threads options stay the user's.
 		o := alphabeta.DefaultOptionsFor(g)
-		o.Algorithm, o.HashMiB = s.opts.Algorithm, s.opts.HashMiB
+		o.Algorithm, o.HashMiB, o.Threads = s.opts.Algorithm, s.opts.HashMiB, s.opts.Threads
 		s.opts, s.tunedTo, s.s = o, g, nil
 	}
 	if err := s.ensureAB(); err != nil {

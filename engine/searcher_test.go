@@ -116,11 +116,14 @@ func TestMoveTime(t *testing.T) {
 	}
 }
 
-// Each game's search uses that game's default features; the algorithm and
-// hash the user set survive a change of game.
+// Each game's search uses that game's default features; the algorithm,
+// hash and threads the user set survive a change of game.
 func TestSearchFeaturesFollowTheGame(t *testing.T) {
 	s := New()
 	if err := s.SetSearchOption(optHash, "8"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSearchOption(optThreads, "2"); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"xiangqi", "connect4", "xiangqi"} {
@@ -130,7 +133,7 @@ func TestSearchFeaturesFollowTheGame(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := alphabeta.DefaultOptionsFor(name)
-		want.HashMiB = 8
+		want.HashMiB, want.Threads = 8, 2
 		if s.opts != want {
 			t.Errorf("%s: options %+v, want %+v", name, s.opts, want)
 		}
