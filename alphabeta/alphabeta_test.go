@@ -152,6 +152,44 @@ func every[T any](xs []T, n int) []T {
 	return out
 }
 
+// mateCase is a line of testdata/xiangqi-mates.epd: a position and the
+// distance of its forced mate, in moves, as Fairy-Stockfish reported it.
+type mateCase struct {
+	fen string
+	n   int
+}
+
+// xiangqiMates reads the mate suite.
+func xiangqiMates(t *testing.T) []mateCase {
+	t.Helper()
+	data, err := os.ReadFile("testdata/xiangqi-mates.epd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []mateCase
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fen, spec, _ := strings.Cut(line, ";")
+		c := mateCase{fen: strings.TrimSpace(fen)}
+		if _, err := fmt.Sscanf(spec, "mate %d", &c.n); err != nil {
+			t.Fatalf("bad line %q", line)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+func (c mateCase) position(t *testing.T) *xiangqi.Position {
+	t.Helper()
+	p, err := xiangqi.Parse(c.fen, xiangqi.DefaultRules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestXiangqiMates finds every forced mate of the test file at the
 // distance Fairy-Stockfish reported, and plays into it.
 // Both the classic options and Xiangqi's pruning defaults must find them.
@@ -165,23 +203,8 @@ func testXiangqiMates(t *testing.T, o alphabeta.Options) {
 	search := func(t *testing.T, p alphabeta.Position, depth int) alphabeta.Result {
 		return newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth}, nil)
 	}
-	data, err := os.ReadFile("testdata/xiangqi-mates.epd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		fen, spec, _ := strings.Cut(line, ";")
-		var n int
-		if _, err := fmt.Sscanf(spec, "mate %d", &n); err != nil {
-			t.Fatalf("bad line %q", line)
-		}
-		p, err := xiangqi.Parse(strings.TrimSpace(fen), xiangqi.DefaultRules)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range xiangqiMates(t) {
+		p, fen, n := c.position(t), c.fen, c.n
 		r := search(t, p, 2*n+2)
 		if !alphabeta.IsMate(r.Score) || alphabeta.MateIn(r.Score) != n {
 			t.Errorf("%s: score %s, want mate %d", fen, alphabeta.FormatScore(r.Score), n)

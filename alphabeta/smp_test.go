@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -55,29 +54,11 @@ func TestThreadsOption(t *testing.T) {
 // Fairy-Stockfish's distance, and the move played is legal and a mating
 // move: the helper's TT entries never corrupt the main thread's result.
 func TestThreadsMates(t *testing.T) {
-	data, err := os.ReadFile("testdata/xiangqi-mates.epd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if line != "" && line[0] != '#' {
-			lines = append(lines, line)
-		}
-	}
 	for name, o := range map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions(), "xiangqi": alphabeta.DefaultOptionsFor("xiangqi")} {
 		o.Threads = 2
 		s := newSearcher(t, o)
-		for _, line := range every(lines, 6) {
-			fen, spec, _ := strings.Cut(line, ";")
-			var n int
-			if _, err := fmt.Sscanf(spec, "mate %d", &n); err != nil {
-				t.Fatalf("bad line %q", line)
-			}
-			p, err := xiangqi.Parse(strings.TrimSpace(fen), xiangqi.DefaultRules)
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, c := range every(xiangqiMates(t), 6) {
+			p, fen, n := c.position(t), c.fen, c.n
 			s.Clear()
 			r := s.Search(context.Background(), p, alphabeta.Limits{Depth: 2*n + 2}, nil)
 			checkThreads(t, r, 2)

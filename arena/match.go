@@ -131,12 +131,7 @@ func LoadOpenings(path, gameName string, rules game.Options) ([]Opening, error) 
 // start returns the opening's start position and the position after its
 // moves.
 func (o Opening) start(g game.Game, rules game.Options) (start, pos game.Position, err error) {
-	if o.Text == "" {
-		start, err = g.New(rules)
-	} else {
-		start, err = g.Parse(o.Text, rules)
-	}
-	if err != nil {
+	if start, err = g.Start(o.Text, rules); err != nil {
 		return nil, nil, err
 	}
 	pos = start.Clone()

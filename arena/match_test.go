@@ -57,12 +57,7 @@ func replay(t *testing.T, r Record, plyCap int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var p game.Position
-	if r.Start == "" {
-		p, err = g.New(nil)
-	} else {
-		p, err = g.Parse(r.Start, nil)
-	}
+	p, err := g.Start(r.Start, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,3 +130,28 @@ func TestPathBelow(t *testing.T) {
 		t.Fatal("found a position of another game")
 	}
 }
+
+// Start gives the game's start position for an empty text and the parsed
+// position otherwise.
+func TestStart(t *testing.T) {
+	g, err := game.Lookup("xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const fen = "3k5/9/9/9/9/9/9/9/9/4K4 w - - 0 1"
+	for _, c := range []struct{ text, want string }{
+		{"", "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1"},
+		{fen, fen},
+	} {
+		p, err := g.Start(c.text, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.String(); got != c.want {
+			t.Errorf("Start(%q) = %s, want %s", c.text, got, c.want)
+		}
+	}
+	if _, err := g.Start("4k4/9", nil); err == nil {
+		t.Error("Start of a bad text: no error")
+	}
+}

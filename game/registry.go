@@ -55,6 +55,15 @@ type Game struct {
 	PGN bool
 }
 
+// Start returns the position text describes in the game's text format, or
+// the start position when text is empty.
+func (g Game) Start(text string, opts Options) (Position, error) {
+	if text == "" {
+		return g.New(opts)
+	}
+	return g.Parse(text, opts)
+}
+
 var (
 	mu       sync.RWMutex
 	registry = map[string]Game{}

@@ -69,12 +69,7 @@ func Positions(g game.Game, opts game.Options, games []Game, opt SampleOptions) 
 		if gm.Result != 0 && gm.Result != 0.5 && gm.Result != 1 {
 			return nil, fmt.Errorf("texel: game %d: result %v is not 0, 0.5 or 1", i, gm.Result)
 		}
-		var gp game.Position
-		if gm.Start == "" {
-			gp, err = g.New(opts)
-		} else {
-			gp, err = g.Parse(gm.Start, opts)
-		}
+		gp, err := g.Start(gm.Start, opts)
 		if err != nil {
 			return nil, fmt.Errorf("texel: game %d: %w", i, err)
 		}

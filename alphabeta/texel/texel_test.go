@@ -3,6 +3,7 @@ package texel
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,7 +106,7 @@ func TestPositions(t *testing.T) {
 		t.Fatalf("%d samples, want %d (the start, and the positions after moves 2 and 3)", len(samples), len(want))
 	}
 	for i := range want {
-		if samples[i].Result != want[i].Result || dot(samples[i].Terms, samples[i].Terms) != dot(want[i].Terms, want[i].Terms) {
+		if samples[i].Result != want[i].Result || !slices.Equal(samples[i].Terms, want[i].Terms) {
 			t.Errorf("sample %d: %+v, want %+v", i, samples[i], want[i])
 		}
 	}

@@ -111,12 +111,7 @@ func runPerft(ctx context.Context, out io.Writer, variant string, opts game.Opti
 	if err != nil {
 		return err
 	}
-	var p game.Position
-	if text == "" {
-		p, err = g.New(opts)
-	} else {
-		p, err = g.Parse(text, opts)
-	}
+	p, err := g.Start(text, opts)
 	if err != nil {
 		return err
 	}

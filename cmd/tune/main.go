@@ -9,7 +9,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -43,8 +42,7 @@ type options struct {
 func parseFlags(args []string, stdout io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
-	var errs bytes.Buffer
-	fs.SetOutput(&errs)
+	fs.SetOutput(stdout)
 	fs.Func("games", "arena records `DIR` (its *.jsonl files) of Xiangqi games; repeat for several", func(s string) error {
 		o.games = append(o.games, s)
 		return nil
@@ -54,12 +52,9 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.IntVar(&o.perGame, "per-game", 0, "at most `N` positions per game (0: every quiet one)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the choice of positions under -per-game")
 	fixed := fs.String("fix", "", "comma-separated `TERMS` that keep their weight (names as printed)")
-	fs.Usage = func() {
-		fmt.Fprintf(stdout, "usage: tune -games DIR [-games DIR ...] [-o FILE] [-fix TERMS]\n\n")
-		fs.SetOutput(stdout)
-		fs.PrintDefaults()
-		fs.SetOutput(&errs)
-	}
+	cliflag.Usage(fs, "tune -games DIR [-games DIR ...] [-o FILE] [-fix TERMS]",
+		"Fits the Xiangqi evaluation's weights to the results of recorded games (arena records) by Texel's\n"+
+			"method and writes them as Go source (game/xiangqi/weights.go). See docs/alphabeta.md.", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err

@@ -8,8 +8,7 @@ import (
 
 // Static evaluation for alpha-beta, in centi-units from the side to move's
 // view: a linear function of the terms in evalterms.go (material,
-// piece-square tables, mobility, king safety, soldier structure, threats),
-// with weights tuned by Texel's method (weights.go, written by cmd/tune).
+// piece-square tables, mobility, king safety, tempo), with weights tuned by Texel's method (weights.go, written by cmd/tune).
 // Tables are written from Red's side, rank 0 first; Black reads them with
 // ranks turned.
 
@@ -96,28 +95,24 @@ var pst = [numTypes][Ranks][Files]int{
 var pieceValue, materialValue [33][NumSquares]int32
 
 // dynamicWeights: some term beyond the tables has a weight, so Evaluate
-// pays for the attack pass.
+// pays for the pass of dynamicTerms.
 var dynamicWeights bool
 
 func initEval() {
 	w := &evalWeights
 	dynamicWeights = slices.ContainsFunc(w[firstDynamicTerm:], func(x int32) bool { return x != 0 })
 	for v := 1; v <= 32; v++ {
-		t, c := valType[v], valColor[v]
 		for sq := 0; sq < NumSquares; sq++ {
-			r, f := rankOf(sq), fileOf(sq)
-			if c == 1 {
-				r = Ranks - 1 - r
-			}
+			pt := pieceTermsOf(uint8(v), sq)
 			var m int32
-			if t != King {
-				m = w[TermAdvisor+int(t)-Advisor]
+			if pt.material >= 0 {
+				m = w[pt.material]
 			}
-			if t == Pawn && r >= 5 {
+			if pt.crossed {
 				m += w[TermCrossedSoldier]
 			}
 			materialValue[v][sq] = m
-			pieceValue[v][sq] = m + w[TermTableKing+int(t)-King]*int32(pst[t][r][f])
+			pieceValue[v][sq] = m + w[pt.table]*pt.pst
 		}
 	}
 }

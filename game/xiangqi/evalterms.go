@@ -91,19 +91,15 @@ func (p *Position) EvalTerms(dst []int32) []int32 {
 		if sq < 0 {
 			continue
 		}
-		v := id + 1
-		c, ty := valColor[v], int(valType[v])
-		r := rankOf(sq)
-		if c == 1 {
-			r = Ranks - 1 - r
+		c := id >> 4
+		pt := pieceTermsOf(uint8(id+1), sq)
+		if pt.material >= 0 {
+			own[c][pt.material]++
 		}
-		if ty != King {
-			own[c][TermAdvisor+ty-Advisor]++
-		}
-		if ty == Pawn && r >= 5 {
+		if pt.crossed {
 			own[c][TermCrossedSoldier]++
 		}
-		own[c][TermTableKing+ty-King] += int32(pst[ty][r][fileOf(sq)])
+		own[c][pt.table] += pt.pst
 	}
 	us := p.side
 	for i := range firstDynamicTerm {
@@ -111,6 +107,29 @@ func (p *Position) EvalTerms(dst []int32) []int32 {
 	}
 	p.dynamicTerms(&t)
 	return append(dst[:0], t[:]...)
+}
+
+// pieceTerms are the material and table terms a piece adds to its owner.
+type pieceTerms struct {
+	material int   // its material term; -1 for the general
+	crossed  bool  // a soldier across the river
+	table    int   // its table term
+	pst      int32 // its table value
+}
+
+// pieceTermsOf returns the terms of board value v on sq; Evaluate's
+// tables and EvalTerms both count pieces through it.
+func pieceTermsOf(v uint8, sq int) pieceTerms {
+	t := int(valType[v])
+	r := rankOf(sq)
+	if valColor[v] == 1 {
+		r = Ranks - 1 - r
+	}
+	pt := pieceTerms{material: -1, crossed: t == Pawn && r >= 5, table: TermTableKing + t - King, pst: int32(pst[t][r][fileOf(sq)])}
+	if t != King {
+		pt.material = TermAdvisor + t - Advisor
+	}
+	return pt
 }
 
 // palaceIndex[c][sq] numbers the squares of c's palace 0-8, -1 elsewhere.

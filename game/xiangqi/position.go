@@ -19,8 +19,8 @@ type Position struct {
 	hist    []undo
 
 	rules Rules
-	// noPST drops the piece-square tables from Evaluate (material only),
-	// for measuring what the tables are worth.
+	// noPST drops the piece-square tables from Evaluate (the other terms
+	// stay), for measuring what the tables are worth.
 	noPST bool
 }
 

@@ -137,18 +137,25 @@ func (p *Position) perpetualChase(first int) (us, them bool) {
 	for i := n - 1; i >= start; i-- {
 		p.undoMove(p.hist[i].move, p.hist[i].captured)
 	}
-	chased := make([]sqSet, n)
+	// chased[i-start]: the pieces move i chased. The span has no capture,
+	// so it is short (the no-capture rule ends games at 120 plies), and the
+	// search calls this at every third occurrence: no allocation then.
+	var buf [NoCapturePlies + 2]sqSet
+	chased := buf[:]
+	if n-start > len(buf) {
+		chased = make([]sqSet, n-start)
+	}
 	for i := start; i < n; i++ {
 		prev := p.blockers(uint8(p.side) ^ 1)
 		cap := p.doMove(p.hist[i].move)
-		chased[i] = p.chased(p.hist[i].move, cap != 0, prev)
+		chased[i-start] = p.chased(p.hist[i].move, cap != 0, prev)
 	}
 	// Follow the chased pieces back through their own moves: a chase counts
 	// only when one piece is chased by every move.
 	follow := func(last, stop int) bool {
-		s := chased[last]
+		s := chased[last-start]
 		for i := last - 2; i >= stop && !s.empty(); i -= 2 {
-			s = undoMoveSet(s, p.hist[i+1].move).and(chased[i])
+			s = undoMoveSet(s, p.hist[i+1].move).and(chased[i-start])
 		}
 		return !s.empty()
 	}
