@@ -10,13 +10,14 @@ import (
 )
 
 // BenchmarkXiangqiStart reports time to depth and nodes per second from the
-// Xiangqi start position (fresh tables each run).
+// Xiangqi start position (fresh tables each run), with the engine's
+// Xiangqi options.
 func BenchmarkXiangqiStart(b *testing.B) {
-	for _, depth := range []int{6, 8, 10} {
+	for _, depth := range []int{6, 8, 10, 12} {
 		b.Run(fmt.Sprintf("depth%d", depth), func(b *testing.B) {
 			var nodes uint64
 			for b.Loop() {
-				s, _ := alphabeta.New(alphabeta.DefaultOptions())
+				s, _ := alphabeta.New(alphabeta.DefaultOptionsFor("xiangqi"))
 				p := xiangqi.New(xiangqi.DefaultRules)
 				r := s.Search(context.Background(), p, alphabeta.Limits{Depth: depth}, nil)
 				nodes += r.Nodes

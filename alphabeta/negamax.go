@@ -8,12 +8,14 @@ import (
 
 // Ordering score bands: TT move, then captures by v = c*m - f (MVV-LVA
 // with m = 16 >= the largest value ratio, so every capture comes before
-// every quiet move), then killers, then history.
+// every quiet move), then killers, then history, then the captures that
+// lose material by static exchange evaluation (negative scores).
 const (
-	orderTT      = 1 << 30
-	orderCapture = 1 << 24
-	orderKiller  = 1 << 22
-	captureM     = 16
+	orderTT         = 1 << 30
+	orderCapture    = 1 << 24
+	orderKiller     = 1 << 22
+	orderBadCapture = -orderCapture
+	captureM        = 16
 )
 
 // enter does what every node does first: count it, poll the limits, and
@@ -300,6 +302,9 @@ func (s *Searcher) quiesce(alpha, beta, ply int) int {
 	s.order(moves, scores, ply, game.NoMove)
 	for i := range moves {
 		m := pick(moves, scores, i)
+		if scores[i] < 0 && !inCheck {
+			break // the rest lose material by exchange
+		}
 		if s.opts.DeltaPruning && !inCheck {
 			if captured, _ := p.MoveValues(m); best+captured+deltaMargin <= alpha {
 				continue
@@ -337,6 +342,10 @@ func (s *Searcher) order(moves []game.Move, scores []int32, ply int, ttMove game
 			v = orderTT
 		case captured > 0:
 			v = orderCapture + int32(captured*captureM-mover)
+			// Only a capture by a more valuable piece can lose material.
+			if captured < mover && s.see != nil && s.see.SEE(m) < 0 {
+				v += orderBadCapture - orderCapture
+			}
 		case m == k0:
 			v = orderKiller + 1
 		case m == k1:

@@ -48,3 +48,10 @@ type MoveShortage interface {
 type QuietOrderer interface {
 	QuietScore(m game.Move) int
 }
+
+// ExchangeEvaluator is implemented by games with a static exchange
+// evaluation: the material the side to move wins with capture m once the
+// recaptures on its square are played out (negative: m loses material).
+type ExchangeEvaluator interface {
+	SEE(m game.Move) int
+}

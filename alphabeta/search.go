@@ -54,6 +54,10 @@ type Options struct {
 	// DeltaPruning skips quiescence captures that cannot lift the
 	// evaluation to alpha even with a margin.
 	DeltaPruning bool
+	// SEE orders captures that lose material by static exchange
+	// evaluation after the quiet moves and skips them in quiescence out
+	// of check (games that implement ExchangeEvaluator).
+	SEE bool
 	// ExactDepthTT lets TT entries cut off only at exactly the depth they
 	// were searched to, so that every algorithm returns the fixed-depth
 	// minimax value (the equivalence invariant). Off, deeper entries are
@@ -85,7 +89,7 @@ func (o *Options) features() map[string]*bool {
 		"quiescence": &o.Quiescence, "checkext": &o.CheckExtension,
 		"nullmove": &o.NullMove, "lmr": &o.LMR, "aspiration": &o.Aspiration,
 		"rfp": &o.ReverseFutility, "futility": &o.Futility, "lmp": &o.LateMovePruning,
-		"delta": &o.DeltaPruning,
+		"delta": &o.DeltaPruning, "see": &o.SEE,
 	}
 }
 
@@ -121,7 +125,7 @@ func DefaultOptionsFor(gameName string) Options {
 }
 
 // xiangqiFeatures are the pruning features on by default for Xiangqi.
-var xiangqiFeatures = []string{"nullmove", "lmr", "aspiration", "futility", "delta"}
+var xiangqiFeatures = []string{"nullmove", "lmr", "aspiration", "futility", "delta", "see"}
 
 // FixedDepthOptions leave the searched tree independent of the algorithm:
 // no extensions, reductions or pruning; TT cutoffs at equal depth only.
@@ -200,6 +204,7 @@ type Searcher struct {
 	p        Position
 	nm       NullMover
 	qo       QuietOrderer
+	see      ExchangeEvaluator
 	ctx      context.Context
 	start    time.Time
 	deadline time.Time
@@ -291,6 +296,10 @@ func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 	s.qo, _ = p.(QuietOrderer)
 	if !s.opts.NullMove {
 		s.nm = nil
+	}
+	s.see, _ = p.(ExchangeEvaluator)
+	if !s.opts.SEE {
+		s.see = nil
 	}
 	s.ctx = ctx
 	s.start = time.Now()

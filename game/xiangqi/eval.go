@@ -154,15 +154,14 @@ func (p *Position) MoveValues(m game.Move) (captured, mover int) {
 // check (the quiescence moves), to dst[:0].
 func (p *Position) GenerateCaptures(dst []game.Move) []game.Move {
 	var ml [MaxMoves]game.Move
-	n := p.genPseudo(&ml)
-	k := int(p.squares[kingVal(p.side)-1])
-	dst = dst[:0]
-	for _, m := range ml[:n] {
-		if (p.checked || p.board[To(m)] != 0) && p.legal(m, k, p.checked) {
-			dst = append(dst, m)
-		}
+	var n int
+	if p.checked {
+		n = p.genPseudo(&ml)
+	} else {
+		n = p.genCaptures(&ml)
 	}
-	return dst
+	n = p.filterLegal(&ml, n, int(p.squares[kingVal(p.side)-1]), p.checked)
+	return append(dst[:0], ml[:n]...)
 }
 
 // NullMoveOK reports whether the side to move has a chariot, horse or

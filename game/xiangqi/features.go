@@ -25,73 +25,84 @@ func (p *Position) MoveFeatures(m game.Move) uint8 {
 // squareAttacked reports whether a piece of side by could move to sq
 // (ignoring whether the move would leave its own general in check).
 func (p *Position) squareAttacked(sq int, by uint8) bool {
-	r, f := rankOf(sq), fileOf(sq)
-	is := func(s int, t uint8) bool {
-		v := p.board[s]
-		return valColor[v] == by && valType[v] == t
-	}
-	// Chariots on the first piece of each line, cannons behind a screen.
-	e := &rankLine[f][p.rankOcc[r]]
-	for m := e.rookCap; m != 0; m &= m - 1 {
-		if is(r*Files+trailing(m), Rook) {
-			return true
-		}
-	}
-	for m := e.cannonCap; m != 0; m &= m - 1 {
-		if is(r*Files+trailing(m), Cannon) {
-			return true
-		}
-	}
-	e = &fileLine[r][p.fileOcc[f]]
-	for m := e.rookCap; m != 0; m &= m - 1 {
-		if is(trailing(m)*Files+f, Rook) {
-			return true
-		}
-	}
-	for m := e.cannonCap; m != 0; m &= m - 1 {
-		if is(trailing(m)*Files+f, Cannon) {
-			return true
-		}
-	}
-	for i := uint8(0); i < horseAttN[sq]; i++ {
-		h := horseAttacks[sq][i]
-		if p.board[h.leg] == 0 && is(int(h.to), Horse) {
-			return true
-		}
-	}
-	// Elephant, advisor and general steps are symmetric: a piece on t
-	// reaches sq exactly when sq's table lists t (for elephants, with the
-	// same eye).
-	for i := uint8(0); i < elephN[sq]; i++ {
-		el := elephMoves[sq][i]
-		if p.board[el.leg] == 0 && is(int(el.to), Elephant) {
-			return true
-		}
-	}
-	for i := uint8(0); i < advN[sq]; i++ {
-		if is(int(advMoves[sq][i]), Advisor) {
-			return true
-		}
-	}
-	for i := uint8(0); i < kingN[sq]; i++ {
-		if is(int(kingMoves[sq][i]), King) {
-			return true
-		}
-	}
-	// Soldiers: from behind sq (seen from by) or beside it.
-	cand := [4]int{sq - Files, sq + Files, -1, -1}
-	if f > 0 {
-		cand[2] = sq - 1
-	}
-	if f < Files-1 {
-		cand[3] = sq + 1
-	}
-	for _, s := range cand {
-		if s >= 0 && s < NumSquares && is(s, Pawn) && p.pawnReaches(s, sq, by) {
+	for t := uint8(King); t < numTypes; t++ {
+		if p.attackerOf(sq, by, t) >= 0 {
 			return true
 		}
 	}
 	return false
+}
+
+// attackerOf returns the square of a piece of side by and type t that
+// could move to sq (ignoring whether the move would leave its own general
+// in check), or -1 when there is none.
+func (p *Position) attackerOf(sq int, by, t uint8) int {
+	is := func(s int) bool {
+		v := p.board[s]
+		return valColor[v] == by && valType[v] == t
+	}
+	r, f := rankOf(sq), fileOf(sq)
+	switch t {
+	case Rook, Cannon:
+		// Chariots on the first piece of each line, cannons behind a screen.
+		re, fe := &rankLine[f][p.rankOcc[r]], &fileLine[r][p.fileOcc[f]]
+		rm, fm := re.rookCap, fe.rookCap
+		if t == Cannon {
+			rm, fm = re.cannonCap, fe.cannonCap
+		}
+		for m := rm; m != 0; m &= m - 1 {
+			if s := r*Files + trailing(m); is(s) {
+				return s
+			}
+		}
+		for m := fm; m != 0; m &= m - 1 {
+			if s := trailing(m)*Files + f; is(s) {
+				return s
+			}
+		}
+	case Horse:
+		for i := uint8(0); i < horseAttN[sq]; i++ {
+			if h := horseAttacks[sq][i]; p.board[h.leg] == 0 && is(int(h.to)) {
+				return int(h.to)
+			}
+		}
+	// Elephant, advisor and general steps are symmetric: a piece on s
+	// reaches sq exactly when sq's table lists s (for elephants, with the
+	// same eye).
+	case Elephant:
+		for i := uint8(0); i < elephN[sq]; i++ {
+			if el := elephMoves[sq][i]; p.board[el.leg] == 0 && is(int(el.to)) {
+				return int(el.to)
+			}
+		}
+	case Advisor:
+		for i := uint8(0); i < advN[sq]; i++ {
+			if s := int(advMoves[sq][i]); is(s) {
+				return s
+			}
+		}
+	case King:
+		for i := uint8(0); i < kingN[sq]; i++ {
+			if s := int(kingMoves[sq][i]); is(s) {
+				return s
+			}
+		}
+	case Pawn:
+		// From behind sq (seen from by) or beside it.
+		cand := [4]int{sq - Files, sq + Files, -1, -1}
+		if f > 0 {
+			cand[2] = sq - 1
+		}
+		if f < Files-1 {
+			cand[3] = sq + 1
+		}
+		for _, s := range cand {
+			if s >= 0 && s < NumSquares && is(s) && p.pawnReaches(s, sq, by) {
+				return s
+			}
+		}
+	}
+	return -1
 }
 
 // pawnReaches reports whether a soldier of side c on s can step to t.

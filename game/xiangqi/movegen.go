@@ -13,8 +13,27 @@ func trailing(m uint16) int { return bits.TrailingZeros16(m) }
 
 // genPseudo writes the pseudo-legal moves of the side to move into ml and
 // returns their number.
-func (p *Position) genPseudo(ml *[MaxMoves]game.Move) int {
+func (p *Position) genPseudo(ml *[MaxMoves]game.Move) int { return p.gen(ml, false) }
+
+// genCaptures writes the pseudo-legal captures of the side to move into ml
+// and returns their number (quiescence search's moves).
+func (p *Position) genCaptures(ml *[MaxMoves]game.Move) int { return p.gen(ml, true) }
+
+// targetOK[captures][us][valColor of the target]: whether a step onto the
+// target is generated: onto an empty or enemy point, or an enemy one only.
+var targetOK = [2][2][3]bool{
+	{{false, true, true}, {true, false, true}},
+	{{false, true, false}, {true, false, false}},
+}
+
+// gen writes the pseudo-legal moves, or with captures only those that
+// capture, into ml and returns their number.
+func (p *Position) gen(ml *[MaxMoves]game.Move, captures bool) int {
 	us := p.side
+	ok := &targetOK[0][us]
+	if captures {
+		ok = &targetOK[1][us]
+	}
 	n := 0
 	base := int(us) * 16
 	for id := base; id < base+16; id++ {
@@ -26,7 +45,7 @@ func (p *Position) genPseudo(ml *[MaxMoves]game.Move) int {
 		case King:
 			for i := uint8(0); i < kingN[s]; i++ {
 				t := int(kingMoves[s][i])
-				if valColor[p.board[t]] != uint8(us) {
+				if ok[valColor[p.board[t]]] {
 					ml[n] = newMove(s, t)
 					n++
 				}
@@ -34,7 +53,7 @@ func (p *Position) genPseudo(ml *[MaxMoves]game.Move) int {
 		case Advisor:
 			for i := uint8(0); i < advN[s]; i++ {
 				t := int(advMoves[s][i])
-				if valColor[p.board[t]] != uint8(us) {
+				if ok[valColor[p.board[t]]] {
 					ml[n] = newMove(s, t)
 					n++
 				}
@@ -42,7 +61,7 @@ func (p *Position) genPseudo(ml *[MaxMoves]game.Move) int {
 		case Elephant:
 			for i := uint8(0); i < elephN[s]; i++ {
 				e := elephMoves[s][i]
-				if p.board[e.leg] == 0 && valColor[p.board[e.to]] != uint8(us) {
+				if p.board[e.leg] == 0 && ok[valColor[p.board[e.to]]] {
 					ml[n] = newMove(s, int(e.to))
 					n++
 				}
@@ -50,17 +69,17 @@ func (p *Position) genPseudo(ml *[MaxMoves]game.Move) int {
 		case Horse:
 			for i := uint8(0); i < horseN[s]; i++ {
 				e := horseMoves[s][i]
-				if p.board[e.leg] == 0 && valColor[p.board[e.to]] != uint8(us) {
+				if p.board[e.leg] == 0 && ok[valColor[p.board[e.to]]] {
 					ml[n] = newMove(s, int(e.to))
 					n++
 				}
 			}
 		case Rook, Cannon:
-			n = p.genSlider(ml, n, s, idType[id&15] == Rook)
+			n = p.genSlider(ml, n, s, idType[id&15] == Rook, captures)
 		case Pawn:
 			for i := uint8(0); i < pawnN[us][s]; i++ {
 				t := int(pawnMoves[us][s][i])
-				if valColor[p.board[t]] != uint8(us) {
+				if ok[valColor[p.board[t]]] {
 					ml[n] = newMove(s, t)
 					n++
 				}
@@ -70,19 +89,21 @@ func (p *Position) genPseudo(ml *[MaxMoves]game.Move) int {
 	return n
 }
 
-func (p *Position) genSlider(ml *[MaxMoves]game.Move, n, s int, rook bool) int {
+func (p *Position) genSlider(ml *[MaxMoves]game.Move, n, s int, rook, captures bool) int {
 	us := uint8(p.side)
 	r, f := rankOf(s), fileOf(s)
 	re := &rankLine[f][p.rankOcc[r]]
 	fe := &fileLine[r][p.fileOcc[f]]
 	row := r * Files
-	for m := re.quiet; m != 0; m &= m - 1 {
-		ml[n] = newMove(s, row+trailing(m))
-		n++
-	}
-	for m := fe.quiet; m != 0; m &= m - 1 {
-		ml[n] = newMove(s, trailing(m)*Files+f)
-		n++
+	if !captures {
+		for m := re.quiet; m != 0; m &= m - 1 {
+			ml[n] = newMove(s, row+trailing(m))
+			n++
+		}
+		for m := fe.quiet; m != 0; m &= m - 1 {
+			ml[n] = newMove(s, trailing(m)*Files+f)
+			n++
+		}
 	}
 	rc, fc := re.cannonCap, fe.cannonCap
 	if rook {
@@ -139,11 +160,21 @@ func (p *Position) countLegal() int {
 	return c
 }
 
-// genLegal writes the legal moves into ml and returns their number.
+// genLegal writes the legal moves into ml and returns their number. It
+// trusts p.checked, which Make, MakeNull and the FEN parser keep.
 func (p *Position) genLegal(ml *[MaxMoves]game.Move) int {
-	n := p.genPseudo(ml)
+	return p.filterLegal(ml, p.genPseudo(ml), int(p.squares[kingVal(p.side)-1]), p.checked)
+}
+
+// genLegalBare is genLegal for perft, whose doMove does not keep p.checked.
+func (p *Position) genLegalBare(ml *[MaxMoves]game.Move) int {
 	k := int(p.squares[kingVal(p.side)-1])
-	inCheck := p.attacked(k, p.side)
+	return p.filterLegal(ml, p.genPseudo(ml), k, p.attacked(k, p.side))
+}
+
+// filterLegal keeps the legal ones of the n pseudo-legal moves in ml and
+// returns their number; k is the general's square.
+func (p *Position) filterLegal(ml *[MaxMoves]game.Move, n, k int, inCheck bool) int {
 	j := 0
 	for i := 0; i < n; i++ {
 		if p.legal(ml[i], k, inCheck) {
@@ -180,7 +211,7 @@ func (p *Position) perft(depth int, bufs [][MaxMoves]game.Move) uint64 {
 		return uint64(p.countLegal())
 	}
 	ml := &bufs[depth-1]
-	n := p.genLegal(ml)
+	n := p.genLegalBare(ml)
 	var total uint64
 	for i := 0; i < n; i++ {
 		m := ml[i]

@@ -214,3 +214,23 @@ func BenchmarkRandomMove(b *testing.B) {
 		}
 	})
 }
+
+// TestGenerateCaptures checks the capture generator against the legal
+// moves: the quiescence moves are exactly the legal captures, or every
+// legal move when in check.
+func TestGenerateCaptures(t *testing.T) {
+	for _, p := range randomMovePositions(t) {
+		var want []game.Move
+		for _, m := range p.GenerateMoves(nil) {
+			if p.InCheck() || p.board[To(m)] != 0 {
+				want = append(want, m)
+			}
+		}
+		got := p.GenerateCaptures(nil)
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: quiescence moves %v, want %v", p, got, want)
+		}
+	}
+}
