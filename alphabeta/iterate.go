@@ -24,7 +24,7 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 		maxDepth = min(lim.Depth, MaxDepth)
 	}
 	var res Result
-	prev := 0
+	prev, stable := 0, 0
 	for depth := 1; depth <= maxDepth; depth++ {
 		s.rootBest, s.rootScore = game.NoMove, -Infinity
 		score := s.root(depth, prev)
@@ -38,6 +38,11 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 			break
 		}
 		prev = score
+		if depth > 1 && s.rootBest == res.Move {
+			stable++
+		} else {
+			stable = 0
+		}
 		res.Move, res.Score, res.Depth = s.rootBest, score, depth
 		if res.Move == game.NoMove {
 			res.Move = s.ttMove(p)
@@ -63,9 +68,7 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 		if IsMate(score) && Mate-abs(score) <= depth {
 			break
 		}
-		// Time: another iteration rarely finishes in the time left when half
-		// of it is gone.
-		if !s.deadline.IsZero() && time.Since(s.start) > time.Until(s.deadline) {
+		if lim.SoftTime > 0 && time.Since(s.start) > softStop(lim.SoftTime, stable) {
 			break
 		}
 	}
@@ -93,6 +96,23 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 		res.ThreadNodes = append(res.ThreadNodes, h.nodes)
 	}
 	return res
+}
+
+// softStop returns how much of the soft time may be gone for another
+// iteration to start, given for how many iterations the best move has
+// not changed. An iteration takes about as long as all before it, so
+// one started after half of the budget would end near the budget's end:
+// start it later than that only when the last iteration changed its
+// mind, and stop sooner when the move has held (Stockfish's idea of
+// best-move stability, in three steps).
+func softStop(soft time.Duration, stable int) time.Duration {
+	switch {
+	case stable == 0:
+		return soft * 7 / 10
+	case stable >= 4:
+		return soft * 3 / 10
+	}
+	return soft / 2
 }
 
 // root runs the selected algorithm at one depth; guess is the previous

@@ -121,6 +121,10 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		}
 	}
 
+	if s.opts.IIR && depth >= iirDepth && ttMove == game.NoMove && ply > 0 {
+		depth--
+	}
+
 	moves := p.GenerateMoves(s.moves[ply][:0])
 	s.moves[ply] = moves
 	if len(moves) == 0 {
@@ -130,6 +134,7 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	s.order(moves, scores, ply, ttMove)
 
 	best, bestMove := -Infinity, game.NoMove
+	nQuiets := 0
 	for i := range moves {
 		m := pick(moves, scores, i)
 		captured, _ := p.MoveValues(m)
@@ -165,6 +170,9 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 				}
 				if killer {
 					r--
+				}
+				if s.opts.HistoryLMR {
+					r -= int(s.history[int(m)&(historySize-1)]) / historyLMRDiv
 				}
 				r = max(0, min(r, depth-2))
 			}
@@ -204,12 +212,15 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 							s.killers[ply][1] = s.killers[ply][0]
 							s.killers[ply][0] = m
 						}
-						h := &s.history[int(m)&(historySize-1)]
-						*h = min(*h+int32(depth*depth), orderKiller-1)
+						s.rewardHistory(m, s.quiets[ply][:nQuiets], depth)
 					}
 					break
 				}
 			}
+		}
+		if quiet && nQuiets < maxQuiets {
+			s.quiets[ply][nQuiets] = m
+			nQuiets++
 		}
 	}
 	if s.failHard {
@@ -225,6 +236,26 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	return best
 }
 
+// rewardHistory credits quiet move m with a cutoff at depth, and with
+// HistoryLMR debits the quiet moves tried before it.
+func (s *Searcher) rewardHistory(m game.Move, tried []game.Move, depth int) {
+	bonus := int32(depth * depth)
+	if !s.opts.HistoryLMR {
+		h := &s.history[int(m)&(historySize-1)]
+		*h = min(*h+bonus, orderKiller-1)
+		return
+	}
+	// Gravity: each update moves a score a share of the way toward
+	// +-historyMax, so scores stay bounded and old ones fade.
+	bonus = min(bonus, historyMax)
+	h := &s.history[int(m)&(historySize-1)]
+	*h += bonus - *h*bonus/historyMax
+	for _, q := range tried {
+		h := &s.history[int(q)&(historySize-1)]
+		*h -= bonus + *h*bonus/historyMax
+	}
+}
+
 // Pruning parameters, in the evaluation's centi-units (a Xiangqi soldier
 // is 100).
 const (
@@ -236,6 +267,12 @@ const (
 	nullVerifyDepth = 12
 	deltaMargin     = 200
 	lmrMax          = 64
+	iirDepth        = 4
+	// historyMax bounds the aged history scores (HistoryLMR), which then
+	// shift a reduction by up to historyMax/historyLMRDiv plies.
+	historyMax    = 1 << 13
+	historyLMRDiv = 1 << 11
+	maxQuiets     = 64
 )
 
 // lmpMoves is the number of moves searched at depth before late-move
@@ -302,15 +339,18 @@ func (s *Searcher) quiesce(alpha, beta, ply int) int {
 	s.order(moves, scores, ply, game.NoMove)
 	for i := range moves {
 		m := pick(moves, scores, i)
-		if scores[i] < 0 && !inCheck {
-			break // the rest lose material by exchange
-		}
 		if s.opts.DeltaPruning && !inCheck {
 			if captured, _ := p.MoveValues(m); best+captured+deltaMargin <= alpha {
 				continue
 			}
 		}
 		p.Make(m)
+		// A capture that loses material by exchange is searched only when
+		// it gives check: the exchange does not count the threat.
+		if scores[i] < 0 && !inCheck && !p.InCheck() {
+			p.Unmake()
+			continue
+		}
 		score := -s.quiesce(-beta, -alpha, ply+1)
 		p.Unmake()
 		if s.aborted {

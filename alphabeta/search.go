@@ -54,9 +54,19 @@ type Options struct {
 	// DeltaPruning skips quiescence captures that cannot lift the
 	// evaluation to alpha even with a margin.
 	DeltaPruning bool
+	// IIR (internal iterative reduction) searches a node without a
+	// table move one ply shallower from depth 4 on: its ordering is
+	// poor, and the next iteration finds it with a move.
+	IIR bool
+	// HistoryLMR ages the history scores (a bonus for the quiet move
+	// that cuts off, a malus for the quiet moves tried before it, both
+	// scaled by how far the score already is from zero) and reduces late
+	// quiet moves less the better their history.
+	HistoryLMR bool
 	// SEE orders captures that lose material by static exchange
-	// evaluation after the quiet moves and skips them in quiescence out
-	// of check (games that implement ExchangeEvaluator).
+	// evaluation after the quiet moves and skips those that give no check
+	// in quiescence out of check (games that implement
+	// ExchangeEvaluator).
 	SEE bool
 	// ExactDepthTT lets TT entries cut off only at exactly the depth they
 	// were searched to, so that every algorithm returns the fixed-depth
@@ -89,7 +99,7 @@ func (o *Options) features() map[string]*bool {
 		"quiescence": &o.Quiescence, "checkext": &o.CheckExtension,
 		"nullmove": &o.NullMove, "lmr": &o.LMR, "aspiration": &o.Aspiration,
 		"rfp": &o.ReverseFutility, "futility": &o.Futility, "lmp": &o.LateMovePruning,
-		"delta": &o.DeltaPruning, "see": &o.SEE,
+		"delta": &o.DeltaPruning, "see": &o.SEE, "iir": &o.IIR, "histlmr": &o.HistoryLMR,
 	}
 }
 
@@ -138,7 +148,14 @@ func FixedDepthOptions(algo string) Options {
 type Limits struct {
 	Depth int
 	Nodes uint64
-	Time  time.Duration
+	// Time is the hard limit: the search stops when it is up. Alone it
+	// is a fixed time per move (UCI movetime), all of which is used.
+	Time time.Duration
+	// SoftTime, with a clock, is the time the search aims at: no
+	// iteration starts once about half of it is gone (the next would
+	// rarely finish), less once the best move has held for several
+	// iterations and more right after it changed (softStop).
+	SoftTime time.Duration
 	// MultiPV asks for an exact score of every root move at the deepest
 	// completed depth (Result.RootScores). Under Time they are scored
 	// after every iteration, so that the clock always leaves the scores
@@ -217,6 +234,7 @@ type Searcher struct {
 	scores  [MaxPly][]int32
 	killers [MaxPly][2]game.Move
 	history [historySize]int32
+	quiets  [MaxPly][maxQuiets]game.Move // quiet moves tried, for the history malus
 	pv      [MaxPly + 1][MaxPly + 1]game.Move
 	pvLen   [MaxPly + 1]int
 

@@ -138,7 +138,7 @@ func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 	if lim.Mate > 0 && (al.Depth == 0 || al.Depth > 2*lim.Mate-1) {
 		al.Depth = 2*lim.Mate - 1
 	}
-	al.Time = moveTime(lim, p.SideToMove())
+	al.SoftTime, al.Time = searchTimes(lim, p.SideToMove())
 	res := s.s.Search(ctx, p, al, abInfo(p, info))
 	k := 0
 	for _, rs := range res.RootScores {
@@ -222,6 +222,18 @@ func moveTime(lim uci.Limits, us game.Color) time.Duration {
 	}
 	t := left/time.Duration(togo) + lim.Inc[us]*3/4
 	return max(min(t, left/2)-20*time.Millisecond, minMoveTime)
+}
+
+// searchTimes returns alpha-beta's soft and hard time limits: movetime
+// is hard and used in full; a clock's share (moveTime) is the soft limit,
+// with up to three times as much as the hard one when the clock allows
+// (never more than half of it).
+func searchTimes(lim uci.Limits, us game.Color) (soft, hard time.Duration) {
+	t := moveTime(lim, us)
+	if lim.MoveTime > 0 || t == 0 {
+		return 0, t
+	}
+	return t, max(min(3*t, lim.Time[us]/2-20*time.Millisecond), t)
 }
 
 // movesText writes a line of moves, playing them on p and taking them back.

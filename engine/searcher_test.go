@@ -116,6 +116,28 @@ func TestMoveTime(t *testing.T) {
 	}
 }
 
+func TestSearchTimes(t *testing.T) {
+	ms := time.Millisecond
+	for _, c := range []struct {
+		lim        uci.Limits
+		soft, hard time.Duration
+	}{
+		// movetime is a hard limit, used in full.
+		{uci.Limits{MoveTime: 500 * ms}, 0, 500 * ms},
+		{uci.Limits{}, 0, 0},
+		// A clock: its share is the soft limit, three times it the hard.
+		{uci.Limits{Time: [2]time.Duration{30 * time.Second, 0}}, time.Second - 20*ms, 3*time.Second - 60*ms},
+		// The hard limit never passes half of the clock.
+		{uci.Limits{Time: [2]time.Duration{3 * time.Second, 0}, MovesToGo: 2}, 1500*ms - 20*ms, 1500*ms - 20*ms},
+		{uci.Limits{Clocked: [2]bool{true, true}}, minMoveTime, minMoveTime},
+	} {
+		soft, hard := searchTimes(c.lim, game.First)
+		if soft != c.soft || hard != c.hard {
+			t.Errorf("%+v: soft %v hard %v, want %v and %v", c.lim, soft, hard, c.soft, c.hard)
+		}
+	}
+}
+
 // Each game's search uses that game's default features; the algorithm,
 // hash and threads the user set survive a change of game.
 func TestSearchFeaturesFollowTheGame(t *testing.T) {
