@@ -200,3 +200,26 @@ func TestChaseFSF(t *testing.T) {
 		})
 	}
 }
+
+// TestRepetitionAfterNullMove: a search's null move may stand right
+// before the first occurrence of a repeated position. The verdict must
+// not replay the pass as a move (it panicked doing so), and the pass is
+// not a move of the chase.
+func TestRepetitionAfterNullMove(t *testing.T) {
+	p := New(DefaultRules)
+	p.MakeNull()
+	cycle := []string{"b10c8", "b1c3", "c8b10", "c3b1"}
+	for range 2 {
+		for _, s := range cycle {
+			m, err := p.ParseMove(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Make(m)
+		}
+	}
+	st := p.RuleStatus()
+	if st.Result != game.Draw || st.Reason != ReasonRepetition {
+		t.Fatalf("after a pass and two horse cycles: %+v, want a draw by repetition", st)
+	}
+}

@@ -126,12 +126,14 @@ func verdict(us, them bool, reason string) (game.Result, string) {
 // perpetualChase reports whether the side to move (us) and the other side
 // (them) chased one and the same enemy piece with every one of their moves
 // since hist[first]; like Fairy-Stockfish, them's move into the first
-// occurrence counts too when there is one. It replays those moves on the
+// occurrence counts too when there is one (a move, not a pass). It replays those moves on the
 // board, which is restored before it returns.
 func (p *Position) perpetualChase(first int) (us, them bool) {
 	n := len(p.hist)
 	start := first
-	if start > 0 {
+	// A search's null move (a pass) may stand before the first
+	// occurrence: it is no move to replay or to judge.
+	if start > 0 && p.hist[start-1].move != game.NoMove {
 		start--
 	}
 	for i := n - 1; i >= start; i-- {
