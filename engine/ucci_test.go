@@ -152,6 +152,7 @@ func TestUCCISession(t *testing.T) {
 	for _, want := range []string{
 		"id name tabula", "option usemillisec type check default true", "option newgame type button",
 		"option PlyCap type spin min 1 max 100000 default 400", "option hashsize type spin min 1 max 4096 default 64",
+		"option threads type spin min 1 max 64 default 1",
 		"option Mover type combo var ab var mcts var abzero default ab", "option Network type string default <empty>",
 		"option Algorithm type combo var alphabeta var alphabeta-hard var pvs var mtdf var negacstar var negacstar-opt default pvs",
 	} {
@@ -160,13 +161,13 @@ func TestUCCISession(t *testing.T) {
 		}
 	}
 	for _, l := range hs {
-		if strings.Contains(l, "UCI_Variant") || strings.Contains(l, "Notation") || strings.HasPrefix(l, "option name") || strings.Contains(l, "option Hash ") {
+		if strings.Contains(l, "UCI_Variant") || strings.Contains(l, "Notation") || strings.HasPrefix(l, "option name") || strings.Contains(l, "option Hash ") || strings.Contains(l, "option Threads ") {
 			t.Errorf("handshake line %q", l)
 		}
 	}
-	s.send(t, "setoption hashsize 4", "isready")
+	s.send(t, "setoption hashsize 4", "setoption threads 2", "isready")
 	if got := s.until(t, "readyok"); len(got) != 1 {
-		t.Errorf("setoption hashsize: %q", got)
+		t.Errorf("setoption hashsize, threads: %q", got)
 	}
 
 	// A mate in one: ICCS bestmove, and the mate score as ElephantEye's.

@@ -28,9 +28,10 @@
 //     (`option hashsize type spin min 1 max 4096 default 64`, `option
 //     Mover type combo var ab var mcts var abzero default ab`, `option
 //     Network type string default <empty>`, `option newgame type button`,
-//     `option usemillisec type check default true`) and `ucciok`. Hash is
-//     declared under UCCI's name hashsize; UCI_Variant and Notation are
-//     not offered (the game is xiangqi, moves are ICCS).
+//     `option usemillisec type check default true`) and `ucciok`. Hash and
+//     Threads are declared under UCCI's names hashsize and threads;
+//     UCI_Variant and Notation are not offered (the game is xiangqi,
+//     moves are ICCS).
 //   - Moves in and out are ICCS text: files a-i, ranks 0-9 from Red's side
 //     (`h2e2`), in position, banmoves, bestmove, ponder and pv.
 //   - `setoption NAME [VALUE]` without name/value keywords (the UCI form is

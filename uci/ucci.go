@@ -46,7 +46,7 @@ const (
 
 // ucciAliases maps UCCI's standard option names to the searcher's options
 // of the same meaning; the options are declared under the UCCI name.
-var ucciAliases = map[string]string{"hashsize": "Hash"}
+var ucciAliases = map[string]string{"hashsize": "Hash", "threads": "Threads"}
 
 // isQuit reports whether cmd ends the engine: quit, and in UCCI also bye.
 func (e *Engine) isQuit(cmd string) bool {
