@@ -16,6 +16,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tabula-zero/tabula/alphabeta/texel"
@@ -30,6 +31,9 @@ func main() {
 	cliflag.Exit("tune", run(os.Args[1:], os.Stdout))
 }
 
+// maxFixCentis bounds a -fix value: ten chariots.
+const maxFixCentis = 10000
+
 type options struct {
 	games     []string
 	out       string
@@ -37,6 +41,9 @@ type options struct {
 	perGame   int
 	seed      uint64
 	fix       []string
+	// fixAt holds the values (centi-units) of the fixed terms given as
+	// TERM=VALUE; the others keep their current weight.
+	fixAt map[string]float64
 }
 
 func parseFlags(args []string, stdout io.Writer) (options, error) {
@@ -51,8 +58,8 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.IntVar(&o.skipPlies, "skip-plies", 12, "plies at the start of each game not sampled")
 	fs.IntVar(&o.perGame, "per-game", 0, "at most `N` positions per game (0: every quiet one)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the choice of positions under -per-game")
-	fixed := fs.String("fix", "", "comma-separated `TERMS` that keep their weight (names as printed)")
-	cliflag.Usage(fs, "tune -games DIR [-games DIR ...] [-o FILE] [-fix TERMS]",
+	fixed := fs.String("fix", "", "comma-separated `TERMS` that keep their weight, or take VALUE centi-units as TERM=VALUE (names as printed)")
+	cliflag.Usage(fs, "tune -games DIR [-games DIR ...] [-o FILE] [-fix TERM[=VALUE],...]",
 		"Fits the Xiangqi evaluation's weights to the results of recorded games (arena records) by Texel's\n"+
 			"method and writes them as Go source (game/xiangqi/weights.go). See docs/alphabeta.md.", "")
 	if err := fs.Parse(args); err != nil {
@@ -78,10 +85,22 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 		if f = strings.TrimSpace(f); f == "" {
 			continue
 		}
-		if !slices.Contains(names, f) {
-			return o, fmt.Errorf("tune: -fix: unknown term %q (terms: %s)", f, strings.Join(names, ", "))
+		name, value, hasValue := strings.Cut(f, "=")
+		if !slices.Contains(names, name) {
+			return o, fmt.Errorf("tune: -fix: unknown term %q (terms: %s)", name, strings.Join(names, ", "))
 		}
-		o.fix = append(o.fix, f)
+		o.fix = append(o.fix, name)
+		if !hasValue {
+			continue
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxFixCentis {
+			return o, fmt.Errorf("tune: -fix: %s=%q is not a number of centi-units within +-%d", name, value, maxFixCentis)
+		}
+		if o.fixAt == nil {
+			o.fixAt = map[string]float64{}
+		}
+		o.fixAt[name] = v
 	}
 	return o, nil
 }
@@ -114,6 +133,9 @@ func run(args []string, stdout io.Writer) error {
 	pr := &texel.Problem{Samples: samples, Scale: xiangqi.WeightScale, Fixed: make([]bool, len(names))}
 	for i, n := range names {
 		pr.Fixed[i] = slices.Contains(o.fix, n)
+		if v, ok := o.fixAt[n]; ok {
+			w0[i] = v * xiangqi.WeightScale
+		}
 	}
 	k, err := pr.FitK(w0)
 	if err != nil {

@@ -3,29 +3,29 @@
 package xiangqi
 
 // evalWeights are the evaluation's weights in 1/WeightScale centi-units, by
-// term (evalterms.go), fitted by Texel's method (cmd/tune) to 59138 quiet
-// positions of 1000 games: slope 0.00124, mean squared error 0.12435 -> 0.11888.
+// term (evalterms.go), fitted by Texel's method (cmd/tune) to 58879 quiet
+// positions of 1000 games: slope 0.00118, mean squared error 0.11954 -> 0.11936.
 var evalWeights = [NumEvalTerms]int32{
-	1167,  // advisor
-	-1361, // elephant
-	5539,  // horse
-	19739, // rook
-	8028,  // cannon
-	1455,  // soldier
-	1948,  // crossed_soldier
-	17,    // table_king
-	98,    // table_advisor
-	9,     // table_elephant
-	73,    // table_horse
-	137,   // table_rook
-	19,    // table_cannon
-	53,    // table_soldier
-	13,    // rook_mobility
-	295,   // horse_mobility
+	163,   // advisor
+	-1271, // elephant
+	5770,  // horse
+	20653, // rook
+	8342,  // cannon
+	1552,  // soldier
+	2268,  // crossed_soldier
+	6,     // table_king
+	97,    // table_advisor
+	8,     // table_elephant
+	74,    // table_horse
+	124,   // table_rook
+	0,     // table_cannon
+	38,    // table_soldier
+	5,     // rook_mobility
+	289,   // horse_mobility
 	24,    // cannon_mobility
-	-395,  // palace_attacks
-	-1038, // hollow_cannon
-	-398,  // missing_advisors
-	1049,  // missing_elephants
-	-498,  // tempo
+	0,     // palace_attacks
+	0,     // hollow_cannon
+	0,     // missing_advisors
+	987,   // missing_elephants
+	0,     // tempo
 }
