@@ -311,7 +311,10 @@ func (s *Searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limi
 
 // searchABZero is the abzero mover.
 func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim uci.Limits, allowed []game.Move, info func(string)) (uci.SearchResult, error) {
-	mv, err := s.abzeroMover(p, s.opts)
+	// The blend reads exact root scores at a fixed depth: the classic
+	// options whatever the alpha-beta mover searched with before (as the
+	// arena's abzero: player).
+	mv, err := s.abzeroMover(p, s.userOptions(alphabeta.DefaultOptions()))
 	if err != nil {
 		return uci.SearchResult{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/testnet"
 	"github.com/tabula-zero/tabula/uci"
@@ -165,5 +166,23 @@ func TestMoverTranscript(t *testing.T) {
 	}
 	if strings.Contains(out, "error") {
 		t.Errorf("errors in the output:\n%s", out)
+	}
+}
+
+// The blend searches with the classic alpha-beta options (its root scores
+// must be exact), also after the alpha-beta mover has tuned the options
+// to Xiangqi's pruning set; the user's hash survives.
+func TestABZeroKeepsClassicOptions(t *testing.T) {
+	s := moverSearcher(t, moverAB, tinyNetwork(t))
+	p := xiangqiStart(t)
+	search(t, context.Background(), s, p, uci.Limits{Depth: 2})
+	if err := s.SetSearchOption(optMover, moverABZero); err != nil {
+		t.Fatal(err)
+	}
+	search(t, context.Background(), s, p, uci.Limits{Depth: 2, Nodes: 20})
+	want := alphabeta.DefaultOptions()
+	want.HashMiB = 1
+	if got := s.abz.Config().AlphaBeta; got != want {
+		t.Errorf("abzero alpha-beta options %+v, want %+v", got, want)
 	}
 }

@@ -125,9 +125,7 @@ func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 	if g := gp.Game(); g != s.tunedTo {
 		// Each game searches with the features measured best for it;
 		// the algorithm, hash and threads options stay the user's.
-		o := alphabeta.DefaultOptionsFor(g)
-		o.Algorithm, o.HashMiB, o.Threads = s.opts.Algorithm, s.opts.HashMiB, s.opts.Threads
-		s.opts, s.tunedTo, s.s = o, g, nil
+		s.opts, s.tunedTo, s.s = s.userOptions(alphabeta.DefaultOptionsFor(g)), g, nil
 	}
 	if err := s.ensureAB(); err != nil {
 		return uci.SearchResult{}, err
@@ -222,6 +220,13 @@ func moveTime(lim uci.Limits, us game.Color) time.Duration {
 	}
 	t := left/time.Duration(togo) + lim.Inc[us]*3/4
 	return max(min(t, left/2)-20*time.Millisecond, minMoveTime)
+}
+
+// userOptions returns base with the algorithm, hash and threads the user
+// set.
+func (s *Searcher) userOptions(base alphabeta.Options) alphabeta.Options {
+	base.Algorithm, base.HashMiB, base.Threads = s.opts.Algorithm, s.opts.HashMiB, s.opts.Threads
+	return base
 }
 
 // searchTimes returns alpha-beta's soft and hard time limits: movetime

@@ -78,3 +78,20 @@ func BenchmarkEvaluate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMoveFeatures times the playout policy's move features (a make,
+// an attack test and an unmake) over every legal move of random positions.
+func BenchmarkMoveFeatures(b *testing.B) {
+	ps := randomPositions(3, 20)
+	moves := make([][]game.Move, len(ps))
+	for i, p := range ps {
+		moves[i] = p.GenerateMoves(nil)
+	}
+	for b.Loop() {
+		for i, p := range ps {
+			for _, m := range moves[i] {
+				p.(*Position).MoveFeatures(m)
+			}
+		}
+	}
+}

@@ -154,12 +154,7 @@ func (p *Position) MoveValues(m game.Move) (captured, mover int) {
 // check (the quiescence moves), to dst[:0].
 func (p *Position) GenerateCaptures(dst []game.Move) []game.Move {
 	var ml [MaxMoves]game.Move
-	var n int
-	if p.checked {
-		n = p.genPseudo(&ml)
-	} else {
-		n = p.genCaptures(&ml)
-	}
+	n := p.gen(&ml, !p.checked)
 	n = p.filterLegal(&ml, n, int(p.squares[kingVal(p.side)-1]), p.checked)
 	return append(dst[:0], ml[:n]...)
 }

@@ -37,14 +37,14 @@ func (p *Position) squareAttacked(sq int, by uint8) bool {
 // could move to sq (ignoring whether the move would leave its own general
 // in check), or -1 when there is none.
 func (p *Position) attackerOf(sq int, by, t uint8) int {
-	is := func(s int) bool {
-		v := p.board[s]
-		return valColor[v] == by && valType[v] == t
-	}
-	r, f := rankOf(sq), fileOf(sq)
+	// The board holds id+1, and side by's pieces of type t have the ids
+	// lo .. lo+n-1: one subtraction tells whether s holds one.
+	lo, n := by*16+firstID[t]+1, typeCount[t]
+	is := func(s int) bool { return p.board[s]-lo < n }
 	switch t {
 	case Rook, Cannon:
 		// Chariots on the first piece of each line, cannons behind a screen.
+		r, f := rankOf(sq), fileOf(sq)
 		re, fe := &rankLine[f][p.rankOcc[r]], &fileLine[r][p.fileOcc[f]]
 		rm, fm := re.rookCap, fe.rookCap
 		if t == Cannon {
@@ -89,6 +89,7 @@ func (p *Position) attackerOf(sq int, by, t uint8) int {
 		}
 	case Pawn:
 		// From behind sq (seen from by) or beside it.
+		f := fileOf(sq)
 		cand := [4]int{sq - Files, sq + Files, -1, -1}
 		if f > 0 {
 			cand[2] = sq - 1

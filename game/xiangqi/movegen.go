@@ -15,10 +15,6 @@ func trailing(m uint16) int { return bits.TrailingZeros16(m) }
 // returns their number.
 func (p *Position) genPseudo(ml *[MaxMoves]game.Move) int { return p.gen(ml, false) }
 
-// genCaptures writes the pseudo-legal captures of the side to move into ml
-// and returns their number (quiescence search's moves).
-func (p *Position) genCaptures(ml *[MaxMoves]game.Move) int { return p.gen(ml, true) }
-
 // targetOK[captures][us][valColor of the target]: whether a step onto the
 // target is generated: onto an empty or enemy point, or an enemy one only.
 var targetOK = [2][2][3]bool{
@@ -27,7 +23,7 @@ var targetOK = [2][2][3]bool{
 }
 
 // gen writes the pseudo-legal moves, or with captures only those that
-// capture, into ml and returns their number.
+// capture (quiescence search's moves), into ml and returns their number.
 func (p *Position) gen(ml *[MaxMoves]game.Move, captures bool) int {
 	us := p.side
 	ok := &targetOK[0][us]

@@ -126,8 +126,8 @@ func verdict(us, them bool, reason string) (game.Result, string) {
 // perpetualChase reports whether the side to move (us) and the other side
 // (them) chased one and the same enemy piece with every one of their moves
 // since hist[first]; like Fairy-Stockfish, them's move into the first
-// occurrence counts too when there is one (a move, not a pass). It replays those moves on the
-// board, which is restored before it returns.
+// occurrence counts too when there is one (a move, not a pass). It
+// replays those moves on the board, which is restored before it returns.
 func (p *Position) perpetualChase(first int) (us, them bool) {
 	n := len(p.hist)
 	start := first
