@@ -13,13 +13,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
+	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -37,6 +40,8 @@ type Config struct {
 	Replay   Replay            `yaml:"replay"`
 	Training Training          `yaml:"training"`
 	Gating   Gating            `yaml:"gating"`
+	// Evaluation is optional: absent, the run is not benchmarked.
+	Evaluation Evaluation `yaml:"evaluation,omitempty"`
 }
 
 // Network is the network shape.
@@ -373,10 +378,59 @@ func (c *Config) Validate() error {
 		intIn(key+".simulations", m.Simulations, 1, 100000)
 		floatIn(key+".threshold", m.Threshold, 0, 1)
 	}
+	errs = append(errs, c.validateEvaluation(intIn)...)
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
+}
+
+// validateEvaluation checks the evaluation section, when there is one.
+func (c *Config) validateEvaluation(intIn func(key string, v, lo, hi int)) []string {
+	e := c.Evaluation
+	if e.Every == 0 && len(e.Matches) == 0 && e.Pons == nil {
+		return nil
+	}
+	var errs []string
+	if e.Every < time.Second {
+		errs = append(errs, fmt.Sprintf("evaluation.every = %v: want at least 1s (e.g. 5m)", e.Every))
+	}
+	if len(e.Matches) == 0 && e.Pons == nil {
+		errs = append(errs, "evaluation has neither matches nor pons")
+	}
+	for i, m := range e.Matches {
+		key := fmt.Sprintf("evaluation.matches[%d]", i)
+		switch m.Opponent {
+		case "":
+			errs = append(errs, key+".opponent is missing")
+		case "best":
+			errs = append(errs, key+".opponent = best: evaluations are against fixed anchors (a player spec such as ab:depth=4)")
+		}
+		intIn(key+".games", m.Games, 2, 100000)
+		if m.Games%2 != 0 {
+			errs = append(errs, fmt.Sprintf("%s.games = %d must be even (colour-swapped pairs)", key, m.Games))
+		}
+		intIn(key+".simulations", m.Simulations, 0, 100000)
+		if m.Threshold != 0 {
+			errs = append(errs, key+".threshold: an evaluation promotes nothing (thresholds belong to gating)")
+		}
+	}
+	if p := e.Pons; p != nil {
+		if c.Game != "connect4" {
+			errs = append(errs, fmt.Sprintf("evaluation.pons: Pons' positions are Connect Four's, not %s's", c.Game))
+		}
+		if !slices.Contains(ponsdata.Names, p.Set) {
+			errs = append(errs, fmt.Sprintf("evaluation.pons.set = %q: want one of %s", p.Set, strings.Join(ponsdata.Names, ", ")))
+		}
+		intIn("evaluation.pons.positions", p.Positions, 1, 1000)
+		if len(p.Simulations) == 0 {
+			errs = append(errs, "evaluation.pons.simulations is empty (0 is the raw policy)")
+		}
+		for i, n := range p.Simulations {
+			intIn(fmt.Sprintf("evaluation.pons.simulations[%d]", i), n, 0, 100000)
+		}
+	}
+	return errs
 }
 
 // NetSpec returns the network shape of a config for its game.
@@ -392,3 +446,29 @@ func NetSpec(c *Config) (net.Spec, error) {
 		PolicyChannels: n.PolicyChannels, ValueChannels: n.ValueChannels, ValueHidden: n.ValueHidden}
 	return s, s.Validate()
 }
+
+// Evaluation measures the run's best network against fixed anchors at an
+// interval of training time: the learning benchmark's points (docs/training.md).
+// The trainer's clock stops while it evaluates, so the cost of measuring
+// does not change what a run of a given length learns.
+type Evaluation struct {
+	// Every is the training time between evaluations ("5m"); the first
+	// is of the untrained network and the last at the run's -max-time.
+	Every time.Duration `yaml:"every"`
+	// Matches are arena matches of the best network (Threshold unused).
+	Matches []GateMatch `yaml:"matches"`
+	// Pons measures the optimal-move rate on Pascal Pons' Connect Four
+	// positions (connect4 only; absent: off).
+	Pons *EvalPons `yaml:"pons,omitempty"`
+}
+
+// EvalPons is the Pons measure: the first Positions of Set, played by
+// the network with each of Simulations (0: the raw policy).
+type EvalPons struct {
+	Set         string `yaml:"set"`
+	Positions   int    `yaml:"positions"`
+	Simulations []int  `yaml:"simulations"`
+}
+
+// Enabled reports whether the config asks for evaluations.
+func (e Evaluation) Enabled() bool { return e.Every > 0 }

@@ -41,13 +41,8 @@ func ArenaGate(run string) Gate {
 			if err != nil {
 				return res, err
 			}
-			s := r.Score.Summary()
-			mr := MatchResult{Opponent: b.Name(), Candidate: a.Name(), Games: s.Games, Wins: s.Wins, Draws: s.Draws, Losses: s.Losses,
-				Score: float64(s.Score), Elo: clampElo(float64(s.Elo)), EloCI95: clampElo(float64(s.EloCI95)), LOS: float64(s.LOS), Threshold: gm.Threshold}
-			if gm.Threshold > 0 {
-				mr.Passed = r.Passes(gm.Threshold)
-				res.Promote = res.Promote && mr.Passed
-			}
+			mr := matchResult(r, a, b, gm.Threshold)
+			res.Promote = res.Promote && (gm.Threshold == 0 || mr.Passed)
 			res.Matches = append(res.Matches, mr)
 		}
 		return res, nil
@@ -78,20 +73,12 @@ func CheckGating(cfg *configs.Config) error {
 // opponent (the best network or a player spec).
 func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
 	gm := cfg.Gating.Matches[i]
-	// The run's search constants (noise stays off in matches).
-	search := selfplay.MCTSConfig(cfg)
-	opts := arena.NetOptions{Sims: gm.Simulations, Search: &search}
-	candName := fmt.Sprintf("gen%d", gen)
-	if gm.Candidate != "" && gm.Candidate != "net" {
-		if opts, err = abzeroOptions(gm.Candidate, opts); err != nil {
-			return nil, nil, fmt.Errorf("trainer: gating.matches[%d].candidate: %w", i, err)
-		}
-		candName = fmt.Sprintf("gen%d-abzero", gen)
-	}
-	if a, err = arena.NewNetSpec(candName, cfg.Game, cand, opts); err != nil {
-		return nil, nil, fmt.Errorf("trainer: gating.matches[%d].candidate: %w", i, err)
+	key := fmt.Sprintf("gating.matches[%d]", i)
+	if a, err = netPlayer(cfg, gm, key, cand, fmt.Sprintf("gen%d", gen)); err != nil {
+		return nil, nil, err
 	}
 	if gm.Opponent == "best" {
+		search := selfplay.MCTSConfig(cfg)
 		b, err = arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), cfg.Game, best, arena.NetOptions{Sims: gm.Simulations, Search: &search})
 	} else {
 		b, err = arena.ParsePlayer(gm.Opponent, cfg.Game)
@@ -100,6 +87,38 @@ func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *ne
 		return nil, nil, fmt.Errorf("trainer: gating.matches[%d].opponent: %w", i, err)
 	}
 	return a, b, nil
+}
+
+// netPlayer makes the player of a network in match gm (named key in
+// errors): the network with the run's search constants (noise stays off
+// in matches), or the Alpha-Beta-Zero blend the match's candidate names.
+func netPlayer(cfg *configs.Config, gm configs.GateMatch, key string, p *net.Params, name string) (*arena.Spec, error) {
+	search := selfplay.MCTSConfig(cfg)
+	opts := arena.NetOptions{Sims: gm.Simulations, Search: &search}
+	if gm.Candidate != "" && gm.Candidate != "net" {
+		var err error
+		if opts, err = abzeroOptions(gm.Candidate, opts); err != nil {
+			return nil, fmt.Errorf("trainer: %s.candidate: %w", key, err)
+		}
+		name += "-abzero"
+	}
+	s, err := arena.NewNetSpec(name, cfg.Game, p, opts)
+	if err != nil {
+		return nil, fmt.Errorf("trainer: %s.candidate: %w", key, err)
+	}
+	return s, nil
+}
+
+// matchResult summarises a match from player a's side; threshold > 0
+// makes it a promotion gate, passed or not.
+func matchResult(r arena.Result, a, b *arena.Spec, threshold float64) MatchResult {
+	s := r.Score.Summary()
+	mr := MatchResult{Opponent: b.Name(), Candidate: a.Name(), Games: s.Games, Wins: s.Wins, Draws: s.Draws, Losses: s.Losses,
+		Score: float64(s.Score), Elo: clampElo(float64(s.Elo)), EloCI95: clampElo(float64(s.EloCI95)), LOS: float64(s.LOS), Threshold: threshold}
+	if threshold > 0 {
+		mr.Passed = r.Passes(threshold)
+	}
+	return mr
 }
 
 // abzeroOptions reads a candidate spec "abzero:m=W,depth=N".

@@ -13,24 +13,69 @@ import (
 
 // loop runs generations until a limit or cancellation.
 func (l *Loop) loop(ctx context.Context) error {
+	l.clock.start()
+	parent := ctx
 	if l.opts.MaxTime > 0 {
+		// The limit is on training time: the clock stops during
+		// evaluations.
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, l.opts.MaxTime)
+		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
+		go l.stopAfter(ctx, cancel, l.clock.elapsed()+l.opts.MaxTime)
 	}
 	for done := 0; l.opts.MaxGenerations == 0 || done < l.opts.MaxGenerations; done++ {
-		err := l.generation(ctx)
+		var err error
+		if l.evaluationDue() {
+			err = l.evaluate(ctx)
+		}
+		if err == nil {
+			err = l.generation(ctx)
+		}
 		if ctx.Err() != nil {
 			// Stopped (Ctrl-C or the time limit): keep the training done
 			// so far (a metrics write that failed on the way is reported
 			// when Run closes the log).
-			return l.saveInterrupted()
+			if err := l.saveInterrupted(); err != nil || parent.Err() != nil {
+				return err
+			}
+			return l.finalEvaluation(parent)
 		}
 		if err != nil {
 			return err
 		}
 	}
-	return nil
+	return l.finalEvaluation(parent)
+}
+
+// stopAfter cancels the run once the training clock reaches limit.
+func (l *Loop) stopAfter(ctx context.Context, cancel context.CancelFunc, limit time.Duration) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if l.clock.elapsed() >= limit {
+				cancel()
+				return
+			}
+		}
+	}
+}
+
+// finalEvaluation measures the run where a limit ended it, unless it
+// has not trained since the last evaluation.
+func (l *Loop) finalEvaluation(ctx context.Context) error {
+	l.clock.stop()
+	if !l.cfg.Evaluation.Enabled() || l.trainer.State().Step == l.lastEvalStep {
+		return nil
+	}
+	err := l.evaluate(ctx)
+	if ctx.Err() != nil {
+		return nil // Ctrl-C during the last evaluation: the training is saved
+	}
+	return err
 }
 
 // generation is one cycle: gather samples, train, checkpoint, gate.
@@ -216,7 +261,7 @@ func (l *Loop) eta() string {
 	if l.opts.MaxTime <= 0 {
 		return ""
 	}
-	left := l.opts.MaxTime - time.Since(l.start)
+	left := l.opts.MaxTime - (l.clock.elapsed() - l.startClock)
 	return fmt.Sprintf(" | %s left", max(left, 0).Round(time.Second))
 }
 
@@ -230,12 +275,22 @@ func (l *Loop) save(p *net.Params, gen int) (string, error) {
 	}
 	c := &checkpoints.Checkpoint{Step: st.Step, Generation: gen, Params: p, OptimizerStep: st.Step,
 		Optimizer: st.Momentum, RNG: rng, Created: time.Now().UTC()}
-	return l.dir.Save(c)
+	name, err := l.dir.Save(c)
+	if err == nil {
+		l.savedStep = st.Step
+	}
+	return name, err
 }
 
 // saveInterrupted checkpoints the current (part-trained) generation on a
 // clean stop, so no training is lost.
 func (l *Loop) saveInterrupted() error {
+	if l.trainer.State().Step == l.savedStep {
+		// Stopped before a step of the new generation: the latest
+		// checkpoint holds this state already (writing it again under
+		// the same name would change a file the best pointer checks).
+		return nil
+	}
 	name, err := l.save(l.model.Params(), l.gen)
 	if err != nil {
 		return err
@@ -246,18 +301,22 @@ func (l *Loop) saveInterrupted() error {
 
 // Metric is one line of RUN/metrics.jsonl.
 type Metric struct {
-	Kind            string        `json:"kind"` // "train" or "generation"
-	Time            time.Time     `json:"time"`
-	Generation      int           `json:"generation"`
-	Step            int64         `json:"step"`
-	Loss            float64       `json:"loss,omitempty"`
-	ValueLoss       float64       `json:"value_loss,omitempty"`
-	PolicyLoss      float64       `json:"policy_loss,omitempty"`
-	L2              float64       `json:"l2,omitempty"`
-	GradNorm        float64       `json:"grad_norm,omitempty"`
-	LR              float64       `json:"lr,omitempty"`
-	SamplesPerSec   float64       `json:"samples_per_s,omitempty"`
-	Window          int           `json:"window"`
+	Kind          string    `json:"kind"` // "train" or "generation"
+	Time          time.Time `json:"time"`
+	Generation    int       `json:"generation"`
+	Step          int64     `json:"step"`
+	Loss          float64   `json:"loss,omitempty"`
+	ValueLoss     float64   `json:"value_loss,omitempty"`
+	PolicyLoss    float64   `json:"policy_loss,omitempty"`
+	L2            float64   `json:"l2,omitempty"`
+	GradNorm      float64   `json:"grad_norm,omitempty"`
+	LR            float64   `json:"lr,omitempty"`
+	SamplesPerSec float64   `json:"samples_per_s,omitempty"`
+	Window        int       `json:"window"`
+	// TrainClock is the run's training time so far in seconds (summed
+	// over invocations, without evaluations): the learning benchmark's
+	// time axis.
+	TrainClock      float64       `json:"train_clock_s,omitempty"`
 	Checkpoint      string        `json:"checkpoint,omitempty"`
 	Promoted        bool          `json:"promoted,omitempty"`
 	Best            int           `json:"best,omitempty"`
@@ -272,11 +331,17 @@ type Metric struct {
 	GatherSeconds float64 `json:"gather_s,omitempty"`
 	TrainSeconds  float64 `json:"train_s,omitempty"`
 	GateSeconds   float64 `json:"gate_s,omitempty"`
+	// Evaluation lines: Pons measures and the evaluation's own wall time.
+	Pons        []PonsResult `json:"pons,omitempty"`
+	EvalSeconds float64      `json:"eval_s,omitempty"`
 }
 
 // record appends m to RUN/metrics.jsonl; a failed write (a full disk)
 // stops the run rather than losing the record silently.
 func (l *Loop) record(m Metric) error {
+	if m.TrainClock == 0 {
+		m.TrainClock = l.clock.elapsed().Seconds()
+	}
 	if err := l.metrics.Append(m); err != nil {
 		return fmt.Errorf("trainer: metrics: %w", err)
 	}

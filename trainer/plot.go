@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -24,15 +25,29 @@ type point struct {
 	step                int64
 	generation          int
 	loss, value, policy float64
+	clock               time.Duration      // training time
 	elo                 map[string]float64 // by opponent, for generation lines
+	eloCI               map[string]float64 // their 95% half-widths
+	pons                map[string]float64 // optimal-move rate by measure, for evaluation lines
 }
 
 func pointOf(m Metric) point {
-	p := point{kind: m.Kind, step: m.Step, generation: m.Generation, loss: m.Loss, value: m.ValueLoss, policy: m.PolicyLoss}
+	p := point{kind: m.Kind, step: m.Step, generation: m.Generation, loss: m.Loss, value: m.ValueLoss, policy: m.PolicyLoss,
+		clock: time.Duration(m.TrainClock * float64(time.Second))}
 	if len(m.Matches) > 0 {
-		p.elo = map[string]float64{}
+		p.elo, p.eloCI = map[string]float64{}, map[string]float64{}
 		for _, r := range m.Matches {
-			p.elo[r.Opponent] = r.Elo
+			p.elo[r.Opponent], p.eloCI[r.Opponent] = r.Elo, r.EloCI95
+		}
+	}
+	if len(m.Pons) > 0 {
+		p.pons = map[string]float64{}
+		for _, r := range m.Pons {
+			how := "raw policy"
+			if r.Simulations > 0 {
+				how = fmt.Sprintf("%d simulations", r.Simulations)
+			}
+			p.pons[how] = 100 * r.OptimalRate
 		}
 	}
 	return p
@@ -103,6 +118,87 @@ func (l *Loop) plot() error {
 			return err
 		}
 		if err := save(p, filepath.Join(dir, "elo.png")); err != nil {
+			return err
+		}
+	}
+	if err := l.plotStrength(dir); err != nil {
+		return err
+	}
+	return nil
+}
+
+// errorXYs are points with symmetric Y error bars (95% intervals).
+type errorXYs struct {
+	plotter.XYs
+	err []float64
+}
+
+func (e errorXYs) YError(i int) (float64, float64) { return e.err[i], e.err[i] }
+
+// plotStrength writes RUN/plots/strength.png (the evaluations' Elo
+// against each anchor with 95% intervals, over training minutes) and,
+// with Pons measures, RUN/plots/pons.png.
+func (l *Loop) plotStrength(dir string) error {
+	elo := map[string]*errorXYs{}
+	pons := map[string]plotter.XYs{}
+	for _, p := range l.history {
+		if p.kind != "evaluation" {
+			continue
+		}
+		x := p.clock.Minutes()
+		for opp, e := range p.elo {
+			s := elo[opp]
+			if s == nil {
+				s = &errorXYs{}
+				elo[opp] = s
+			}
+			s.XYs = append(s.XYs, plotter.XY{X: x, Y: e})
+			s.err = append(s.err, p.eloCI[opp])
+		}
+		for how, r := range p.pons {
+			pons[how] = append(pons[how], plotter.XY{X: x, Y: r})
+		}
+	}
+	if len(elo) > 0 {
+		p := plot.New()
+		p.Title.Text = fmt.Sprintf("%s: the best network against fixed anchors (95%% intervals)", l.cfg.Game)
+		p.X.Label.Text = "training time (minutes)"
+		p.Y.Label.Text = "Elo difference"
+		p.Legend.Top, p.Legend.Left = true, true
+		for i, opp := range slices.Sorted(maps.Keys(elo)) {
+			s := elo[opp]
+			line, points, err := plotter.NewLinePoints(s.XYs)
+			if err != nil {
+				return err
+			}
+			bars, err := plotter.NewYErrorBars(*s)
+			if err != nil {
+				return err
+			}
+			line.Color, points.Color, bars.Color = plotutil.Color(i), plotutil.Color(i), plotutil.Color(i)
+			points.Shape = plotutil.Shape(i)
+			p.Add(line, points, bars)
+			p.Legend.Add("vs "+opp, line, points)
+		}
+		if err := save(p, filepath.Join(dir, "strength.png")); err != nil {
+			return err
+		}
+	}
+	if len(pons) > 0 {
+		p := plot.New()
+		p.Title.Text = "Connect Four: optimal moves on Pons' positions"
+		p.X.Label.Text = "training time (minutes)"
+		p.Y.Label.Text = "optimal moves (%)"
+		p.Y.Min, p.Y.Max = 0, 100
+		p.Legend.Top, p.Legend.Left = true, true
+		var args []any
+		for _, how := range slices.Sorted(maps.Keys(pons)) {
+			args = append(args, how, pons[how])
+		}
+		if err := plotutil.AddLinePoints(p, args...); err != nil {
+			return err
+		}
+		if err := save(p, filepath.Join(dir, "pons.png")); err != nil {
 			return err
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tabula-zero/tabula/arena/pons"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
@@ -90,11 +91,13 @@ type Loop struct {
 	rng     *rand.Rand
 	pcg     *rand.PCG // rng's source, saved in checkpoints
 	gen     int       // generation of the latest checkpoint
-	best    *net.Params
-	bestGen int
-	window  *data.Window
-	worker  *selfplay.Worker
-	newSP   atomic.Int64 // samples written by self-play since the last count
+	// savedStep is the optimiser step of the latest checkpoint.
+	savedStep int64
+	best      *net.Params
+	bestGen   int
+	window    *data.Window
+	worker    *selfplay.Worker
+	newSP     atomic.Int64 // samples written by self-play since the last count
 	// unused counts samples that reached the window since the last
 	// training phase (the sample ratio's measure of fresh data).
 	unused int
@@ -102,7 +105,14 @@ type Loop struct {
 	metrics  *jsonl.Log
 	history  []point // for plots
 	lastGate string
-	start    time.Time
+	// clock is the training time; startClock its reading when this
+	// invocation began, lastEval at the last evaluation (-1: none yet),
+	// which measured the network of step lastEvalStep.
+	clock        clock
+	startClock   time.Duration
+	lastEval     time.Duration
+	lastEvalStep int64
+	pons         []pons.Line // the evaluation's Pons positions, read once
 }
 
 // Run executes the training loop until a limit or ctx stops it; on
@@ -163,8 +173,7 @@ func open(opts Options) (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loop{opts: opts, cfg: cfg, game: g, rules: rules, log: opts.Log, out: opts.Out, dir: dir,
-		start: time.Now()}
+	l := &Loop{opts: opts, cfg: cfg, game: g, rules: rules, log: opts.Log, out: opts.Out, dir: dir}
 	if err := os.MkdirAll(dir.Replay(), 0o755); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
@@ -177,6 +186,15 @@ func open(opts Options) (*Loop, error) {
 		return nil, err
 	}
 	l.history = readHistory(dir.Metrics())
+	l.lastEval, l.lastEvalStep = -1, -1
+	for _, p := range l.history {
+		// A killed invocation loses the time since its last metrics line.
+		l.clock.base = max(l.clock.base, p.clock)
+		if p.kind == "evaluation" {
+			l.lastEval, l.lastEvalStep = p.clock, p.step
+		}
+	}
+	l.startClock = l.clock.base
 	return l, nil
 }
 
@@ -251,7 +269,7 @@ func (l *Loop) restore() error {
 	if c.Params.Spec != want {
 		return fmt.Errorf("trainer: the checkpoint's network %+v differs from the config's %+v", c.Params.Spec, want)
 	}
-	l.gen = c.Generation
+	l.gen, l.savedStep = c.Generation, c.Step
 	if l.model, err = net.NewModel(c.Params, l.cfg.Training.BatchSize, l.cfg.Training.ModelOptions()...); err != nil {
 		return err
 	}

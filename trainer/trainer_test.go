@@ -9,10 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/arena/pons"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
@@ -431,5 +434,99 @@ func TestGateUsesRunSearch(t *testing.T) {
 		if got := s.SearchConfig(); got != want {
 			t.Errorf("%s searches with %+v, want the run's %+v", s.Name(), got, want)
 		}
+	}
+}
+
+// TestEvaluation: a run with an evaluation section measures its best
+// network at the start, at the interval and at the time limit, against
+// the anchors and on Pons' positions; the time limit counts training
+// time only; a resumed run continues the clock and the schedule.
+func TestEvaluation(t *testing.T) {
+	run := t.TempDir()
+	cfg := tinyConfig(t)
+	cfg.Evaluation = configs.Evaluation{Every: time.Second,
+		Matches: []configs.GateMatch{{Opponent: "random", Games: 2, Simulations: 0}},
+		Pons:    &configs.EvalPons{Set: "Test_L2_R1", Positions: 20, Simulations: []int{0, 4}}}
+	var out bytes.Buffer
+	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxTime: 3 * time.Second, Out: &out, NewForwarder: newFwd}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	evals := func() (ev []Metric, last float64) {
+		for _, m := range metricsOf(t, run) {
+			if m.Kind == "evaluation" {
+				ev = append(ev, m)
+			}
+			last = max(last, m.TrainClock)
+		}
+		return ev, last
+	}
+	ev, last := evals()
+	if len(ev) < 2 || ev[0].Best != 0 || ev[0].Generation != 0 {
+		t.Fatalf("evaluations %+v\n%s", ev, out.String())
+	}
+	for i, m := range ev {
+		if len(m.Matches) != 1 || m.Matches[0].Games != 2 || m.Matches[0].Opponent != "random" || len(m.Pons) != 2 ||
+			m.Pons[0].Simulations != 0 || m.Pons[1].Simulations != 4 || m.Pons[0].Positions != 20 {
+			t.Fatalf("evaluation %d: %+v", i, m)
+		}
+		if i > 0 && i < len(ev)-1 && m.TrainClock < ev[i-1].TrainClock+1 {
+			t.Errorf("evaluation %d at %.2fs of training, the one before at %.2fs: want 1s apart", i, m.TrainClock, ev[i-1].TrainClock)
+		}
+	}
+	// The run trained for its limit, whatever the evaluations cost, and
+	// the last evaluation measured where it stopped.
+	if final := ev[len(ev)-1]; final.TrainClock < 3 || final.TrainClock < last {
+		t.Errorf("last evaluation at %.2fs of training, the run trained %.2fs (limit 3s)\n%s", final.TrainClock, last, out.String())
+	}
+	// The raw policy's Pons figure is the best network's: measure the
+	// checkpoint independently.
+	bestPath, err := rundir.Dir(run).Pointer(rundir.Best)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	bc, err := checkpoints.Load(bestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := ev[len(ev)-1]
+	if bc.Generation != final.Best {
+		t.Fatalf("best is generation %d, the evaluation says %d", bc.Generation, final.Best)
+	}
+	spec, err := arena.NewNetSpec("best", "connect4", bc.Params, arena.NetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := ponsdata.Open("Test_L2_R1")
+	lines, err := pons.Read(f, 20)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc, err := pons.Measure(context.Background(), spec, lines, 1)
+	if err != nil || acc.Optimal != final.Pons[0].Optimal {
+		t.Fatalf("raw policy: %d optimal of 20 measured apart, %d in the evaluation (%v)", acc.Optimal, final.Pons[0].Optimal, err)
+	}
+	records, _ := filepath.Glob(filepath.Join(run, "arena", "e*-0-random.jsonl"))
+	if len(records) != len(ev) {
+		t.Fatalf("%d evaluation records for %d evaluations", len(records), len(ev))
+	}
+	for _, plot := range []string{"strength.png", "pons.png"} {
+		if _, err := os.Stat(filepath.Join(run, "plots", plot)); err != nil {
+			t.Error(err)
+		}
+	}
+	// Resumed: the clock goes on from where it stood, and the schedule
+	// with it (no second evaluation at the start).
+	opts.Config, opts.MaxTime = nil, 1500*time.Millisecond
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	ev2, last2 := evals()
+	if len(ev2) <= len(ev) || last2 < last+1.5 {
+		t.Fatalf("resumed: %d evaluations (before %d), training clock %.2fs (before %.2fs)", len(ev2), len(ev), last2, last)
+	}
+	if first := ev2[len(ev)]; first.TrainClock < last {
+		t.Fatalf("the resumed run evaluated at %.2fs of training, before where it had stopped (%.2fs)", first.TrainClock, last)
 	}
 }

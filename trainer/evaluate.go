@@ -1,0 +1,167 @@
+package trainer
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/arena/pons"
+	"github.com/tabula-zero/tabula/internal/ponsdata"
+	"github.com/tabula-zero/tabula/selfplay"
+)
+
+// PonsResult is one Pons measure of an evaluation: the best network's
+// optimal-move rate on the first Positions of Set with Simulations
+// (0: the raw policy).
+type PonsResult struct {
+	Set         string  `json:"set"`
+	Simulations int     `json:"simulations"`
+	Positions   int     `json:"positions"`
+	Optimal     int     `json:"optimal"`
+	OptimalRate float64 `json:"optimal_rate"`
+	OutcomeRate float64 `json:"outcome_rate"`
+}
+
+// clock is the run's training time: wall time summed over invocations,
+// stopped while the run evaluates itself, so that what a run learns in a
+// given time does not depend on how often it is measured.
+type clock struct {
+	mu      sync.Mutex
+	base    time.Duration // of earlier invocations and finished segments
+	running time.Time     // start of the running segment; zero when stopped
+}
+
+func (c *clock) elapsed() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running.IsZero() {
+		return c.base
+	}
+	return c.base + time.Since(c.running)
+}
+
+func (c *clock) start() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running.IsZero() {
+		c.running = time.Now()
+	}
+}
+
+func (c *clock) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.running.IsZero() {
+		c.base += time.Since(c.running)
+		c.running = time.Time{}
+	}
+}
+
+// evaluationDue reports whether the config's evaluation interval has
+// passed since the last evaluation (or none was made yet).
+func (l *Loop) evaluationDue() bool {
+	e := l.cfg.Evaluation
+	if !e.Enabled() {
+		return false
+	}
+	if l.lastEval < 0 {
+		return true
+	}
+	return l.clock.elapsed() >= l.lastEval+e.Every
+}
+
+// evaluate measures the best network against the config's anchors and
+// records the result (metrics, RUN/arena, plots). The training clock
+// stands still meanwhile.
+func (l *Loop) evaluate(ctx context.Context) error {
+	l.clock.stop()
+	defer l.clock.start()
+	at := l.clock.elapsed()
+	t0 := time.Now()
+	e := l.cfg.Evaluation
+	m := Metric{Kind: "evaluation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
+		Best: l.bestGen, Window: l.window.Len(), TrainClock: at.Seconds()}
+	search := selfplay.MCTSConfig(l.cfg)
+	for i, em := range e.Matches {
+		key := fmt.Sprintf("evaluation.matches[%d]", i)
+		a, err := netPlayer(l.cfg, em, key, l.best, fmt.Sprintf("gen%d", l.bestGen))
+		if err != nil {
+			return err
+		}
+		b, err := arena.ParsePlayer(em.Opponent, l.cfg.Game)
+		if err != nil {
+			return fmt.Errorf("trainer: %s.opponent: %w", key, err)
+		}
+		// The same seed at every evaluation: the openings are paired
+		// across time and across runs of the config.
+		label := fmt.Sprintf("e%07.0f-%d-%s", at.Seconds(), i, safe(em.Opponent))
+		r, err := arena.RunMatch(ctx, arena.Match{Game: l.cfg.Game, Rules: l.rules, A: a, B: b, Games: em.Games,
+			Concurrency: 2, OpeningPlies: l.game.OpeningPlies, Seed: l.cfg.Seed + uint64(i),
+			RecordDir: l.dir.Arena(), Label: label})
+		if err != nil {
+			return err
+		}
+		m.Matches = append(m.Matches, matchResult(r, a, b, 0))
+	}
+	if p := e.Pons; p != nil {
+		lines, err := l.ponsLines(p.Set, p.Positions)
+		if err != nil {
+			return err
+		}
+		for _, n := range p.Simulations {
+			s, err := arena.NewNetSpec(fmt.Sprintf("gen%d", l.bestGen), l.cfg.Game, l.best, arena.NetOptions{Sims: n, Search: &search})
+			if err != nil {
+				return err
+			}
+			acc, err := pons.Measure(ctx, s, lines, 2)
+			if err != nil {
+				return err
+			}
+			m.Pons = append(m.Pons, PonsResult{Set: p.Set, Simulations: n, Positions: acc.Positions, Optimal: acc.Optimal,
+				OptimalRate: acc.OptimalRate(), OutcomeRate: acc.OutcomeRate()})
+		}
+	}
+	m.EvalSeconds = time.Since(t0).Seconds()
+	if err := l.record(m); err != nil {
+		return err
+	}
+	l.lastEval, l.lastEvalStep = at, m.Step
+	fmt.Fprintf(l.out, "evaluation at %s of training (best is generation %d): %s [%.0fs]\n",
+		at.Round(time.Second), l.bestGen, evaluationText(m), m.EvalSeconds)
+	return l.plot()
+}
+
+// ponsLines reads the first n positions of a Pons set once per run.
+func (l *Loop) ponsLines(set string, n int) ([]pons.Line, error) {
+	if l.pons != nil {
+		return l.pons, nil
+	}
+	f, err := ponsdata.Open(set)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if l.pons, err = pons.Read(f, n); err != nil {
+		return nil, fmt.Errorf("trainer: evaluation.pons: %w", err)
+	}
+	return l.pons, nil
+}
+
+// evaluationText is an evaluation's one-line summary.
+func evaluationText(m Metric) string {
+	var parts []string
+	for _, r := range m.Matches {
+		parts = append(parts, fmt.Sprintf("vs %s +%d =%d -%d %.3f (Elo %+.0f ± %.0f)", r.Opponent, r.Wins, r.Draws, r.Losses, r.Score, r.Elo, r.EloCI95))
+	}
+	for _, p := range m.Pons {
+		how := "raw"
+		if p.Simulations > 0 {
+			how = fmt.Sprintf("%d sims", p.Simulations)
+		}
+		parts = append(parts, fmt.Sprintf("Pons %s %s %.1f%%", p.Set, how, 100*p.OptimalRate))
+	}
+	return strings.Join(parts, "; ")
+}
