@@ -35,6 +35,7 @@ func tinyConfig(t *testing.T) *configs.Config {
 	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
 	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 10, 1
 	cfg.Gating.Matches = nil
+	cfg.Evaluation = configs.Evaluation{}
 	return cfg
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
@@ -20,6 +21,7 @@ func TestTrainOneGeneration(t *testing.T) {
 	cfg.Replay.Window, cfg.Replay.MinSamples = 1000, 100
 	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 8, 5, 1
 	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "random", Games: 2, Simulations: 2}}
+	cfg.Evaluation = configs.Evaluation{Every: time.Hour, Matches: []configs.GateMatch{{Opponent: "random", Games: 2}}}
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tiny.yaml")
 	os.WriteFile(path, cfg.Marshal(), 0o644)
@@ -28,10 +30,11 @@ func TestTrainOneGeneration(t *testing.T) {
 	if err := run2(&out, "-config", path, "-run", run, "-max-generations", "1"); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	if !strings.Contains(out.String(), "generation 1: vs random") {
+	// Evaluated untrained and where the limit stopped the run.
+	if !strings.Contains(out.String(), "generation 1: vs random") || strings.Count(out.String(), "evaluation at ") != 2 {
 		t.Fatalf("output:\n%s", out.String())
 	}
-	for _, f := range []string{"latest", "best", "metrics.jsonl", "config.yaml", "plots/loss.png"} {
+	for _, f := range []string{"latest", "best", "metrics.jsonl", "config.yaml", "plots/loss.png", "plots/strength.png"} {
 		if _, err := os.Stat(filepath.Join(run, f)); err != nil {
 			t.Errorf("missing %s", f)
 		}
