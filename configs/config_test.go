@@ -54,9 +54,13 @@ func TestErrors(t *testing.T) {
 		{func(s string) string {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 2, m: \"1\", played_weight: 2}", 1)
 		}, []string{"selfplay.abzero.played_weight = 2"}},
-		{func(s string) string { return withoutEvaluation(s) + "evaluation: {every: 5m, matches: [{opponent: best, games: 3, simulations: 8}]}\n" },
+		{func(s string) string {
+			return withoutEvaluation(s) + "evaluation: {every: 5m, matches: [{opponent: best, games: 3, simulations: 8}]}\n"
+		},
 			[]string{"evaluation.matches[0].opponent = best", "evaluation.matches[0].games = 3"}},
-		{func(s string) string { return withoutEvaluation(s) + "evaluation: {every: 500ms, matches: [{opponent: random, games: 2, simulations: 0}]}\n" },
+		{func(s string) string {
+			return withoutEvaluation(s) + "evaluation: {every: 500ms, matches: [{opponent: random, games: 2, simulations: 0}]}\n"
+		},
 			[]string{"evaluation.every = 500ms"}},
 		{func(s string) string { return withoutEvaluation(s) + "evaluation: {every: soon}\n" }, []string{"soon", "cfg.yaml"}},
 		{func(s string) string { return withoutEvaluation(s) + "evaluation: {every: 5m}\n" }, []string{"neither matches nor pons"}},
