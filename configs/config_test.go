@@ -67,6 +67,10 @@ func TestErrors(t *testing.T) {
 		{func(s string) string {
 			return withoutEvaluation(s) + "evaluation: {every: 5m, pons: {set: Test_L9, positions: 2000, simulations: []}}\n"
 		}, []string{"evaluation.pons.set = \"Test_L9\"", "evaluation.pons.positions = 2000", "evaluation.pons.simulations is empty"}},
+		{func(s string) string {
+			return strings.Replace(s, "      threshold: 0.55", "      threshold: 0\n      sprt: {elo0: 10, elo1: 5, alpha: 0.05, beta: 0.6}", 1)
+		}, []string{"gating.matches[0].sprt needs a threshold", "elo0 = 10 must be below elo1 = 5", "gating.matches[0].sprt.beta = 0.6"}},
+		{func(s string) string { return strings.Replace(s, "gating:\n", "gating:\n  every: -2\n", 1) }, []string{"gating.every = -2"}},
 		{func(string) string { return "" }, []string{"empty"}},
 		// Cut short after a section header, or a section left out: no
 		// silent zero values.

@@ -35,9 +35,13 @@ func ArenaGate(run string) Gate {
 				return res, err
 			}
 			label := fmt.Sprintf("g%06d-%d-%s", gen, i, safe(gm.Opponent))
-			r, err := arena.RunMatch(ctx, arena.Match{Game: cfg.Game, Rules: rules, A: a, B: b, Games: gm.Games,
+			m := arena.Match{Game: cfg.Game, Rules: rules, A: a, B: b, Games: gm.Games,
 				Concurrency: 2, OpeningPlies: g.OpeningPlies, Seed: cfg.Seed + uint64(gen)*1000 + uint64(i),
-				RecordDir: rundir.Dir(run).Arena(), Label: label})
+				RecordDir: rundir.Dir(run).Arena(), Label: label}
+			if t := gm.SPRT; t != nil {
+				m.SPRT = &arena.SPRT{Elo0: t.Elo0, Elo1: t.Elo1, Alpha: t.Alpha, Beta: t.Beta}
+			}
+			r, err := arena.RunMatch(ctx, m)
 			if err != nil {
 				return res, err
 			}
@@ -114,7 +118,7 @@ func netPlayer(cfg *configs.Config, gm configs.GateMatch, key string, p *net.Par
 func matchResult(r arena.Result, a, b *arena.Spec, threshold float64) MatchResult {
 	s := r.Score.Summary()
 	mr := MatchResult{Opponent: b.Name(), Candidate: a.Name(), Games: s.Games, Wins: s.Wins, Draws: s.Draws, Losses: s.Losses,
-		Score: float64(s.Score), Elo: clampElo(float64(s.Elo)), EloCI95: clampElo(float64(s.EloCI95)), LOS: float64(s.LOS), Threshold: threshold}
+		Score: float64(s.Score), Elo: clampElo(float64(s.Elo)), EloCI95: clampElo(float64(s.EloCI95)), LOS: float64(s.LOS), Threshold: threshold, Stopped: r.Stopped}
 	if threshold > 0 {
 		mr.Passed = r.Passes(threshold)
 	}

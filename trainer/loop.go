@@ -103,7 +103,11 @@ func (l *Loop) generation(ctx context.Context) error {
 	}
 	res := GateResult{Promote: true}
 	t3 := time.Now()
-	if l.opts.Gate != nil {
+	switch every := l.cfg.Gating.Every; {
+	case l.opts.Gate == nil:
+	case every > 1 && l.gen%every != 0:
+		res = GateResult{Skipped: true}
+	default:
 		if res, err = l.opts.Gate(ctx, l.cfg, cand, l.gen, l.best, l.bestGen); err != nil {
 			return err
 		}
@@ -350,6 +354,9 @@ func (l *Loop) record(m Metric) error {
 }
 
 func gateText(r GateResult) string {
+	if r.Skipped {
+		return "not gated (gating.every)"
+	}
 	if len(r.Matches) == 0 {
 		return "promoted without gate games"
 	}

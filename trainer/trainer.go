@@ -57,6 +57,8 @@ type Gate func(ctx context.Context, cfg *configs.Config, candidate *net.Params, 
 type GateResult struct {
 	Promote bool          `json:"promote"`
 	Matches []MatchResult `json:"matches"`
+	// Skipped: this generation was not gated (gating.every).
+	Skipped bool `json:"skipped,omitempty"`
 }
 
 // MatchResult is one gate match from the candidate's side. Elo is
@@ -74,6 +76,9 @@ type MatchResult struct {
 	LOS       float64 `json:"los"`
 	Threshold float64 `json:"threshold,omitempty"`
 	Passed    bool    `json:"passed"`
+	// Stopped is why the match ended before its games: "sprt" when the
+	// gate's test decided.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Loop is a training run in progress.
