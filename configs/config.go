@@ -126,6 +126,9 @@ type Training struct {
 	TotalSteps         int64     `yaml:"total_steps"` // cosine: steps to decay over
 	Momentum           float64   `yaml:"momentum"`
 	WeightDecay        float64   `yaml:"weight_decay"`
+	// ValueRootWeight mixes the self-play search's root value into the
+	// value target: (1-w)*result + w*root value (0: the result only).
+	ValueRootWeight float64 `yaml:"value_root_weight,omitempty"`
 	// Ops is the training graph's implementation: "fast" (net/ops, the
 	// default when empty) or "reference" (gorgonia's own convolution and
 	// batch norm, about 4-12x slower; for comparisons).
@@ -360,6 +363,7 @@ func (c *Config) Validate() error {
 	floatIn("training.learning_rate", t.LearningRate, 1e-9, 10)
 	floatIn("training.momentum", t.Momentum, 0, 0.999)
 	floatIn("training.weight_decay", t.WeightDecay, 0, 1)
+	floatIn("training.value_root_weight", t.ValueRootWeight, 0, 1)
 	if t.Ops != "" && t.Ops != "fast" && t.Ops != "reference" {
 		errs = append(errs, fmt.Sprintf("training.ops = %q: want fast or reference", t.Ops))
 	}

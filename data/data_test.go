@@ -188,6 +188,25 @@ func TestWindow(t *testing.T) {
 	if mirrored < n/4 || mirrored > 3*n/4 {
 		t.Errorf("mirrored %d of %d rows, expected about half", mirrored, n)
 	}
+	// A root-value weight mixes the search's value into the target.
+	w.RootValueWeight = 0.25
+	rng, checkRng = rand.New(rand.NewPCG(6, 6)), rand.New(rand.NewPCG(6, 6))
+	if err := w.Batch(rng, n, planes, policy, value); err != nil {
+		t.Fatal(err)
+	}
+	mixed := 0
+	for i := 0; i < n; i++ {
+		s, _ := w.Draw(checkRng)
+		if want := 0.75*s.Result + 0.25*s.RootValue; math.Abs(float64(value[i]-want)) > 1e-6 {
+			t.Fatalf("row %d: value target %v, want 0.75*%v + 0.25*%v", i, value[i], s.Result, s.RootValue)
+		}
+		if s.RootValue != s.Result {
+			mixed++
+		}
+	}
+	if mixed == 0 {
+		t.Fatal("no sample whose root value differs from its result: the mix is untested")
+	}
 	if err := w.Batch(rng, 2, planes, policy, value); err == nil {
 		t.Fatal("wrong buffer sizes accepted")
 	}

@@ -28,6 +28,9 @@ type Window struct {
 	// OnCorrupt, if set, hears about every shard that cannot be read; the
 	// shard is skipped and not retried.
 	OnCorrupt func(path string, err error)
+	// RootValueWeight mixes the search's root value into the value target:
+	// (1-w)*z + w*q, where z is the game's result (0: the result only).
+	RootValueWeight float32
 
 	planes []float32 // scratch: one position's planes
 }
@@ -181,7 +184,7 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value []float32) e
 				pol[j] /= sum
 			}
 		}
-		value[i] = s.Result
+		value[i] = s.Result + w.RootValueWeight*(s.RootValue-s.Result)
 	}
 	return nil
 }

@@ -315,6 +315,7 @@ func (l *Loop) restore() error {
 		return err
 	}
 	l.window.OnCorrupt = func(path string, err error) { l.log.Warn("skipping shard", "path", path, "err", err) }
+	l.window.RootValueWeight = float32(l.cfg.Training.ValueRootWeight)
 	n, err := l.window.Refresh()
 	if err != nil {
 		return err
