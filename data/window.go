@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -28,6 +29,13 @@ type Window struct {
 	// OnCorrupt, if set, hears about every shard that cannot be read; the
 	// shard is skipped and not retried.
 	OnCorrupt func(path string, err error)
+	// GrowFrom, when positive, makes the window grow with the number n of
+	// samples it has taken in, as KataGo's does: c*(1 + beta*((n/c)^alpha
+	// - 1)/alpha) for n > c = GrowFrom, alpha 0.75, beta 0.4, and never
+	// beyond the capacity. Early samples, from a weak network, then leave
+	// the window sooner.
+	GrowFrom    int
+	seenSamples int // samples taken in so far
 	// RootValueWeight mixes the search's root value into the value target:
 	// (1-w)*z + w*q, where z is the game's result (0: the result only).
 	RootValueWeight float32
@@ -89,6 +97,7 @@ func (w *Window) Refresh() (int, error) {
 		}
 		w.shards = append(w.shards, loadedShard{name: n, samples: samples})
 		w.total += len(samples)
+		w.seenSamples += len(samples)
 		added += len(samples)
 	}
 	w.trim()
@@ -101,14 +110,29 @@ func (w *Window) Add(name string, samples []Sample) {
 	w.seen[name] = true
 	w.shards = append(w.shards, loadedShard{name: name, samples: samples})
 	w.total += len(samples)
+	w.seenSamples += len(samples)
 	w.trim()
+}
+
+// Capacity is the number of samples the window holds at most now.
+func (w *Window) Capacity() int {
+	c := w.GrowFrom
+	switch {
+	case c <= 0:
+		return w.capacity
+	case w.seenSamples <= c:
+		return min(w.capacity, c)
+	}
+	const alpha, beta = 0.75, 0.4
+	grown := float64(c) * (1 + beta*(math.Pow(float64(w.seenSamples)/float64(c), alpha)-1)/alpha)
+	return min(w.capacity, int(grown))
 }
 
 // trim drops the oldest samples beyond the capacity (a partly dropped
 // shard keeps its newest samples).
 func (w *Window) trim() {
-	for w.total > w.capacity {
-		over := w.total - w.capacity
+	for limit := w.Capacity(); w.total > limit; {
+		over := w.total - limit
 		s := &w.shards[0]
 		if over >= len(s.samples) {
 			w.total -= len(s.samples)
