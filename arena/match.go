@@ -353,28 +353,9 @@ func (w *worker) opening(pair int) (game.Position, []game.Move, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("arena: %w", err)
 	}
-	moves, err := RandomOpening(start, w.m.OpeningPlies, mix64(w.m.Seed^mix64(uint64(pair)+1)))
+	rng := rand.New(rand.NewPCG(mix64(w.m.Seed^mix64(uint64(pair)+1)), 0x6f70656e696e67))
+	moves, err := game.RandomOpening(start, w.m.OpeningPlies, rng)
 	return start, moves, err
-}
-
-// RandomOpening returns plies uniformly random moves from start (which it
-// does not modify) that do not end the game, drawn from seed.
-func RandomOpening(start game.Position, plies int, seed uint64) ([]game.Move, error) {
-	rng := rand.New(rand.NewPCG(seed, 0x6f70656e696e67))
-	for range 1000 {
-		q := start.Clone()
-		var moves []game.Move
-		for len(moves) < plies && !q.Status().Over() {
-			ms := q.GenerateMoves(nil)
-			mv := ms[rng.IntN(len(ms))]
-			q.Make(mv)
-			moves = append(moves, mv)
-		}
-		if len(moves) == plies && !q.Status().Over() {
-			return moves, nil
-		}
-	}
-	return nil, fmt.Errorf("arena: no random opening of %d plies that leaves the game open", plies)
 }
 
 // play plays game index i of the match.

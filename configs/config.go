@@ -73,14 +73,18 @@ type Search struct {
 
 // SelfPlay is the self-play worker setup.
 type SelfPlay struct {
-	ParallelGames    int     `yaml:"parallel_games"`
-	BatchSize        int     `yaml:"batch_size"`
-	FlushAfterMicros int     `yaml:"flush_after_us"`
-	CacheSize        int     `yaml:"cache_size"`
-	TemperaturePlies int     `yaml:"temperature_plies"`
-	ResignThreshold  float64 `yaml:"resign_threshold"` // resign below this root value; 0 never
-	ResignOffShare   float64 `yaml:"resign_off_share"` // games played out to measure false resignations
-	ShardSamples     int     `yaml:"shard_samples"`
+	ParallelGames    int `yaml:"parallel_games"`
+	BatchSize        int `yaml:"batch_size"`
+	FlushAfterMicros int `yaml:"flush_after_us"`
+	CacheSize        int `yaml:"cache_size"`
+	TemperaturePlies int `yaml:"temperature_plies"`
+	// OpeningPlies starts every game with this many uniformly random
+	// plies (not recorded as samples; they count towards
+	// TemperaturePlies): diversity without a long temperature phase.
+	OpeningPlies    int     `yaml:"opening_plies,omitempty"`
+	ResignThreshold float64 `yaml:"resign_threshold"` // resign below this root value; 0 never
+	ResignOffShare  float64 `yaml:"resign_off_share"` // games played out to measure false resignations
+	ShardSamples    int     `yaml:"shard_samples"`
 	// ABZero plays the moves of early generations with the
 	// Alpha-Beta-Zero blend (absent: off).
 	ABZero SelfPlayABZero `yaml:"abzero,omitempty"`
@@ -347,6 +351,7 @@ func (c *Config) Validate() error {
 	intIn("selfplay.flush_after_us", p.FlushAfterMicros, 0, 1000000)
 	intIn("selfplay.cache_size", p.CacheSize, 0, 1<<26)
 	intIn("selfplay.temperature_plies", p.TemperaturePlies, 0, 1000)
+	intIn("selfplay.opening_plies", p.OpeningPlies, 0, 100)
 	floatIn("selfplay.resign_threshold", p.ResignThreshold, -1, 0)
 	floatIn("selfplay.resign_off_share", p.ResignOffShare, 0, 1)
 	intIn("selfplay.shard_samples", p.ShardSamples, 1, 1<<22)

@@ -309,8 +309,18 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	tree := mcts.NewTree(w.mcfg, w.batch, start, rng)
 	rec := Record{ID: id}
+	if sp.OpeningPlies > 0 {
+		opening, err := game.RandomOpening(start, sp.OpeningPlies, rng)
+		if err != nil {
+			return Record{}, fmt.Errorf("selfplay: %w", err)
+		}
+		for _, m := range opening {
+			rec.Moves = append(rec.Moves, start.FormatMove(m))
+			start.Make(m)
+		}
+	}
+	tree := mcts.NewTree(w.mcfg, w.batch, start, rng)
 	resign := sp.ResignThreshold < 0
 	if resign && rng.Float64() < sp.ResignOffShare {
 		resign, rec.ResignOff = false, true

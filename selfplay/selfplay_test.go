@@ -122,6 +122,38 @@ func TestSameSeedSameGame(t *testing.T) {
 	}
 }
 
+// Random opening plies: the games start with the number asked for, the
+// samples only after them, and the same seed gives the same opening.
+func TestOpeningPlies(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	cfg.SelfPlay.OpeningPlies, cfg.SelfPlay.TemperaturePlies = 6, 0
+	openings := map[string]bool{}
+	for id := uint64(1); id <= 8; id++ {
+		rec := playGame(t, cfg, rn, 0, id)
+		if len(rec.Moves) < 7 || len(rec.Samples) == 0 || len(rec.Samples) > len(rec.Moves)-6 {
+			t.Fatalf("game %d: %d moves, %d samples", id, len(rec.Moves), len(rec.Samples))
+		}
+		for _, s := range rec.Samples {
+			if s.Ply < 6 {
+				t.Fatalf("game %d: a sample at ply %d, inside the random opening", id, s.Ply)
+			}
+		}
+		// The moves replay from the start, opening included.
+		g, _ := game.Lookup("connect4")
+		p, _ := g.New(nil)
+		if err := game.Play(p, rec.Moves...); err != nil {
+			t.Fatalf("game %d does not replay: %v", id, err)
+		}
+		openings[strings.Join(rec.Moves[:6], " ")] = true
+		if again := playGame(t, cfg, rn, 0, id); !slices.Equal(again.Moves, rec.Moves) {
+			t.Fatalf("game %d played twice differs", id)
+		}
+	}
+	if len(openings) < 6 {
+		t.Fatalf("8 games had %d different openings", len(openings))
+	}
+}
+
 func TestRunWritesShards(t *testing.T) {
 	cfg, rn := tinyConfig(t)
 	dir := t.TempDir()
