@@ -69,6 +69,9 @@ type Search struct {
 	// (recorded), FastSimulations on the others (not recorded).
 	FullSearchShare float64 `yaml:"full_search_share"`
 	FastSimulations int     `yaml:"fast_simulations"`
+	// ForcedPlayouts is KataGo's k for forced playouts and policy target
+	// pruning in self-play's PUCT searches (mcts.Config; 0: off).
+	ForcedPlayouts float64 `yaml:"forced_playouts,omitempty"`
 }
 
 // SelfPlay is the self-play worker setup.
@@ -345,6 +348,7 @@ func (c *Config) Validate() error {
 	intIn("search.gumbel_m", s.GumbelM, 1, 1000)
 	floatIn("search.full_search_share", s.FullSearchShare, 0.01, 1)
 	intIn("search.fast_simulations", s.FastSimulations, 1, 100000)
+	floatIn("search.forced_playouts", s.ForcedPlayouts, 0, 100)
 	p := c.SelfPlay
 	intIn("selfplay.parallel_games", p.ParallelGames, 1, 4096)
 	intIn("selfplay.batch_size", p.BatchSize, 1, 4096)
