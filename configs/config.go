@@ -112,6 +112,12 @@ type SelfPlayABZero struct {
 	// distribution): the search of a weak network is a poor teacher
 	// where alpha-beta chose better. 0 (absent): visits only.
 	PlayedWeight float64 `yaml:"played_weight,omitempty"`
+	// ValueScale, when positive, makes a blended move's recorded root
+	// value alpha-beta's: tanh(score/ValueScale), +-1 for a mate (score in
+	// the evaluation's units; for Xiangqi's about 1000, the slope of its
+	// Texel fit). training.value_root_weight then mixes it into the value
+	// target. 0: the search's value.
+	ValueScale float64 `yaml:"value_scale,omitempty"`
 }
 
 // Replay is the replay window.
@@ -363,6 +369,7 @@ func (c *Config) Validate() error {
 		intIn("selfplay.abzero.generations", az.Generations, 0, 1<<20)
 		intIn("selfplay.abzero.depth", az.Depth, 1, 12)
 		floatIn("selfplay.abzero.played_weight", az.PlayedWeight, 0, 1)
+		floatIn("selfplay.abzero.value_scale", az.ValueScale, 0, 1e6)
 		if _, err := abzero.ParseSchedule(az.M); err != nil {
 			errs = append(errs, fmt.Sprintf("selfplay.abzero.m: %v", err))
 		}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -380,9 +381,13 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 				return Record{}, fmt.Errorf("selfplay: %w", err)
 			}
 			m = d.Move
-			if pw := w.cfg.SelfPlay.ABZero.PlayedWeight; full && pw > 0 {
+			az := w.cfg.SelfPlay.ABZero
+			if full && az.PlayedWeight > 0 {
 				last := &rec.Samples[len(rec.Samples)-1]
-				last.Policy = mixPlayed(last.Policy, w.game.Encoder.ActionIndex(p, m), float32(pw))
+				last.Policy = mixPlayed(last.Policy, w.game.Encoder.ActionIndex(p, m), float32(az.PlayedWeight))
+			}
+			if full && az.ValueScale > 0 {
+				rec.Samples[len(rec.Samples)-1].RootValue = AlphaBetaValue(d.AlphaBeta.Score, az.ValueScale)
 			}
 		default:
 			m = mcts.Pick(res, 0, rng)
@@ -444,6 +449,15 @@ func (w *Worker) blender(gen int) (*abzero.Blender, error) {
 		return nil, fmt.Errorf("selfplay: abzero.m at generation %d: %w", gen, err)
 	}
 	return b, nil
+}
+
+// AlphaBetaValue maps an alpha-beta score to a value in [-1, 1]:
+// tanh(score/scale), +-1 for a mate.
+func AlphaBetaValue(score int, scale float64) float32 {
+	if alphabeta.IsMate(score) {
+		return float32(max(-1, min(1, score)))
+	}
+	return float32(math.Tanh(float64(score) / scale))
 }
 
 // mixPlayed returns the policy target (1-w)*policy + w*onehot(action).

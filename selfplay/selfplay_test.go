@@ -342,6 +342,46 @@ func TestABZeroPlayedWeight(t *testing.T) {
 	}
 }
 
+// With abzero.value_scale the blended moves record alpha-beta's value of
+// the position: tanh of a fresh multi-PV search's score over the scale.
+func TestABZeroAlphaBetaValue(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	cfg.SelfPlay.TemperaturePlies = 2
+	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{Generations: 1, Depth: 3, M: "1", ValueScale: 50}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	rec := playGame(t, cfg, rn, 0, 5)
+	g, _ := game.Lookup("connect4")
+	ab, err := alphabeta.New(alphabeta.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := g.New(nil)
+	distinct := map[float32]bool{}
+	for i, text := range rec.Moves {
+		s := rec.Samples[i]
+		if i >= cfg.SelfPlay.TemperaturePlies {
+			r := ab.Search(context.Background(), p.(alphabeta.Position), alphabeta.Limits{Depth: 3, MultiPV: true}, nil)
+			if want := AlphaBetaValue(r.Score, 50); math.Abs(float64(s.RootValue-want)) > 1e-6 {
+				t.Fatalf("ply %d: root value %v, alpha-beta's score %d gives %v", i, s.RootValue, r.Score, want)
+			}
+			distinct[s.RootValue] = true
+		}
+		m, err := p.ParseMove(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Make(m)
+	}
+	if len(distinct) < 3 {
+		t.Fatalf("only %d distinct values: the test shows little", len(distinct))
+	}
+	if AlphaBetaValue(alphabeta.Infinity-3, 50) != 1 || AlphaBetaValue(-(alphabeta.Infinity-3), 50) != -1 {
+		t.Fatal("mates are not +-1")
+	}
+}
+
 // Two workers on one network and run seed play different games; each
 // worker's seed is reproducible from the run seed, its name and the shard
 // it starts at (recorded in its shards' headers).
