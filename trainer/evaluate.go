@@ -3,6 +3,7 @@ package trainer
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -154,7 +155,8 @@ func (l *Loop) ponsLines(set string, n int) ([]pons.Line, error) {
 func evaluationText(m Metric) string {
 	var parts []string
 	for _, r := range m.Matches {
-		parts = append(parts, fmt.Sprintf("vs %s +%d =%d -%d %.3f (Elo %+.0f ± %.0f)", r.Opponent, r.Wins, r.Draws, r.Losses, r.Score, r.Elo, r.EloCI95))
+		// + 0 turns a negative zero into "+0".
+		parts = append(parts, fmt.Sprintf("vs %s +%d =%d -%d %.3f (Elo %+.0f ± %.0f)", r.Opponent, r.Wins, r.Draws, r.Losses, r.Score, math.Round(r.Elo)+0, r.EloCI95))
 	}
 	for _, p := range m.Pons {
 		how := "raw"

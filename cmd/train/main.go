@@ -2,7 +2,7 @@
 // workers, the trainer and gating. The same command on an existing run
 // resumes it. With no flags it trains Connect Four into runs/connect4.
 //
-//	go run ./cmd/train [-config configs/connect4.yaml] [-run runs/c4] [-max-time 30m] [-max-generations N]
+//	go run ./cmd/train [-config configs/connect4.yaml] [-set training.learning_rate=0.01] [-run runs/c4] [-max-time 30m] [-max-generations N]
 package main
 
 import (
@@ -45,7 +45,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
 	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
 	accept := fs.Bool("accept-config-change", false, "continue a run with a config that differs from its frozen copy (the change is logged)")
-	cliflag.Usage(fs, "train [-config FILE | -game connect4|lion|xiangqi] [-run DIR] [-max-time D] [-max-generations N]",
+	var sets []string
+	fs.Func("set", "override one config value as `PATH=VALUE` (YAML; e.g. training.learning_rate=0.01, gating.every=2); repeatable", func(s string) error {
+		sets = append(sets, s)
+		return nil
+	})
+	cliflag.Usage(fs, "train [-config FILE | -game connect4|lion|xiangqi] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-generations N]",
 		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
 			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
 			"Ctrl-C saves a checkpoint first.", "")
@@ -64,7 +69,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	var cfg *configs.Config
 	var err error
 	if *cfgPath != "" {
-		if cfg, err = configs.Load(*cfgPath); err != nil {
+		if cfg, err = loadConfig(*cfgPath, nil, sets); err != nil {
 			return err
 		}
 		*gameName = cfg.Game
@@ -73,8 +78,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		*runDir = filepath.Join("runs", *gameName)
 	}
 	if cfg == nil {
-		if _, err := os.Stat(rundir.Dir(*runDir).Config()); errors.Is(err, os.ErrNotExist) {
-			if cfg, err = configs.Preset(*gameName); err != nil {
+		frozen := rundir.Dir(*runDir).Config()
+		_, err := os.Stat(frozen)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			b, err := configs.PresetBytes(*gameName)
+			if err != nil {
+				return fmt.Errorf("configs: no preset for game %q", *gameName)
+			}
+			if cfg, err = loadConfig("preset "+*gameName+".yaml", b, sets); err != nil {
+				return err
+			}
+		case len(sets) > 0:
+			// The run's own config with the overrides: a change, which
+			// -accept-config-change must allow.
+			if cfg, err = loadConfig(frozen, nil, sets); err != nil {
 				return err
 			}
 		}
@@ -85,4 +103,20 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: trainer.ArenaGate(*runDir),
 		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.NewParallel(p, n, 0) },
 	})
+}
+
+// loadConfig reads a config from b (or the file name when b is nil) with
+// the -set overrides applied.
+func loadConfig(name string, b []byte, sets []string) (*configs.Config, error) {
+	if b == nil {
+		var err error
+		if b, err = os.ReadFile(name); err != nil {
+			return nil, fmt.Errorf("configs: %w", err)
+		}
+	}
+	b, err := configs.Override(b, sets)
+	if err != nil {
+		return nil, err
+	}
+	return configs.Parse(b, name)
 }

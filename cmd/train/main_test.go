@@ -27,7 +27,7 @@ func TestTrainOneGeneration(t *testing.T) {
 	os.WriteFile(path, cfg.Marshal(), 0o644)
 	run := filepath.Join(dir, "run")
 	var out bytes.Buffer
-	if err := run2(&out, "-config", path, "-run", run, "-max-generations", "1"); err != nil {
+	if err := run2(&out, "-config", path, "-set", "training.steps_per_generation=6", "-run", run, "-max-generations", "1"); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	// Evaluated untrained and where the limit stopped the run.
@@ -38,6 +38,14 @@ func TestTrainOneGeneration(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(run, f)); err != nil {
 			t.Errorf("missing %s", f)
 		}
+	}
+	if frozen, err := configs.Load(filepath.Join(run, "config.yaml")); err != nil || frozen.Training.StepsPerGeneration != 6 {
+		t.Fatalf("-set not in the frozen config: %v", err)
+	}
+	// A -set on the existing run is a config change: refused without
+	// -accept-config-change.
+	if err := run2(&out, "-run", run, "-set", "seed=9", "-max-generations", "1"); err == nil || !strings.Contains(err.Error(), "accept-config-change") {
+		t.Fatalf("-set on a run without -accept-config-change: %v", err)
 	}
 }
 
@@ -53,6 +61,11 @@ func TestFlags(t *testing.T) {
 	}
 	if err := run2(&out, "-game", "chess", "-run", t.TempDir()); err == nil {
 		t.Error("unknown game accepted")
+	}
+	for set, want := range map[string]string{"nonsense": "PATH=VALUE", "training.lerning_rate=1": "lerning_rate"} {
+		if err := run2(&out, "-set", set, "-run", t.TempDir()); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("-set %s: %v, want an error with %q", set, err, want)
+		}
 	}
 	// Negative limits once meant no limit.
 	for _, args := range [][]string{{"-max-generations", "-1"}, {"-max-time", "-5s"}} {

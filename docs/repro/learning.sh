@@ -7,7 +7,9 @@
 # measures every run at the same training times against the same anchors
 # with the same openings; its time does not count against MINUTES.
 # A run that exists already is resumed up to MINUTES (a stopped script
-# continues where it left off). CONFIG=FILE benchmarks another config.
+# continues where it left off). CONFIG=FILE benchmarks another config;
+# SET="PATH=VALUE ..." a variant of it (cmd/train -set), NAME=LABEL names
+# the variant's runs $OUT/LABEL-MINUTESm-sSEED (default: the game).
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 GAME MINUTES SEED..." >&2; exit 2; }
 game=$1 minutes=$2
@@ -17,9 +19,12 @@ OUT=${OUT:-/tmp/learning}
 config=${CONFIG:-$root/configs/$game.yaml}
 mkdir -p "$OUT"
 (cd "$root" && go build -o "$OUT/train" ./cmd/train)
+name=${NAME:-$game}
+sets=()
+for kv in ${SET:-}; do sets+=(-set "$kv"); done
 runs=()
 for seed in "$@"; do
-  run=$OUT/$game-${minutes}m-s$seed
+  run=$OUT/$name-${minutes}m-s$seed
   runs+=("$run")
   # Training time already spent (a resumed run trains only the rest).
   done_s=0
@@ -31,11 +36,9 @@ for seed in "$@"; do
     echo "skip $run (trained ${done_s}s)"
     continue
   fi
+  args=()
   if [ ! -f "$run/config.yaml" ]; then
-    sed "s/^seed: .*/seed: $seed/" "$config" >"$OUT/$game-s$seed.yaml"
-    args=(-config "$OUT/$game-s$seed.yaml")
-  else
-    args=()
+    args=(-config "$config" "${sets[@]}" -set "seed=$seed")
   fi
   echo "== $run: ${left}s of training (seed $seed)"
   "$OUT/train" "${args[@]}" -run "$run" -max-time "${left}s" | grep -E '^(run|evaluation|generation)' || true
