@@ -84,7 +84,12 @@ type SelfPlay struct {
 	// OpeningPlies starts every game with this many uniformly random
 	// plies (not recorded as samples; they count towards
 	// TemperaturePlies): diversity without a long temperature phase.
-	OpeningPlies    int     `yaml:"opening_plies,omitempty"`
+	OpeningPlies int `yaml:"opening_plies,omitempty"`
+	// SurpriseWeight is KataGo's policy-surprise weighting: each searched
+	// position is recorded (1-a) + a*KL/mean(KL) times on average, KL the
+	// divergence of its policy target from the network's prior (0: off;
+	// KataGo uses 0.5).
+	SurpriseWeight  float64 `yaml:"surprise_weight,omitempty"`
 	ResignThreshold float64 `yaml:"resign_threshold"` // resign below this root value; 0 never
 	ResignOffShare  float64 `yaml:"resign_off_share"` // games played out to measure false resignations
 	ShardSamples    int     `yaml:"shard_samples"`
@@ -362,6 +367,7 @@ func (c *Config) Validate() error {
 	intIn("selfplay.cache_size", p.CacheSize, 0, 1<<26)
 	intIn("selfplay.temperature_plies", p.TemperaturePlies, 0, 1000)
 	intIn("selfplay.opening_plies", p.OpeningPlies, 0, 100)
+	floatIn("selfplay.surprise_weight", p.SurpriseWeight, 0, 1)
 	floatIn("selfplay.resign_threshold", p.ResignThreshold, -1, 0)
 	floatIn("selfplay.resign_off_share", p.ResignOffShare, 0, 1)
 	intIn("selfplay.shard_samples", p.ShardSamples, 1, 1<<22)

@@ -276,6 +276,14 @@ func TestForcedPlayouts(t *testing.T) {
 	if math.Abs(float64(sum-1)) > 1e-5 || forced.Policy[best] <= float32(forced.Visits[best])/400 || pruned == 0 {
 		t.Fatalf("pruned target %v (sum %v, %d children dropped) for playouts %v", forced.Policy, sum, pruned, forced.Visits)
 	}
+	// The result's prior is the evaluator's, noise or not.
+	cfg.NoiseEpsilon = 0.5
+	for _, r := range []Result{plain, search(2, true)} {
+		if r.Prior[0] != 0.94 || r.Prior[1] != float32(prior) {
+			t.Fatalf("prior %v, want the evaluator's", r.Prior)
+		}
+	}
+	cfg.NoiseEpsilon = 0
 	if m1, m2 := search(0, false), search(2, false); !slices.Equal(m1.Visits, m2.Visits) || !slices.Equal(m1.Policy, m2.Policy) {
 		t.Fatalf("without noise forced playouts changed the search: %v vs %v", m1.Visits, m2.Visits)
 	}

@@ -72,6 +72,9 @@ type Tree struct {
 	root   *node
 	rng    *rand.Rand
 	noised *node // the root that already has noise
+	// rawPrior holds the priors of the noised root's children from
+	// before the noise.
+	rawPrior []float32
 
 	moves  []game.Move
 	priors []float32
@@ -106,6 +109,9 @@ type Result struct {
 	Value       float32
 	Proven      bool
 	Simulations int
+	// Prior is the evaluator's policy over Moves at the root, before any
+	// noise (the measure of a search's surprise).
+	Prior []float32
 	// PV is the principal variation, at most MaxPV plies (see Tree.PV).
 	PV []game.Move
 }
@@ -388,6 +394,7 @@ func (t *Tree) prunedVisits() []float32 {
 
 // addNoise mixes Dirichlet(alpha) noise into the root priors.
 func (t *Tree) addNoise() {
+	t.rawPrior = t.rawPrior[:0]
 	ch := t.root.children
 	if len(ch) == 0 || t.cfg.NoiseAlpha <= 0 {
 		return
@@ -399,6 +406,9 @@ func (t *Tree) addNoise() {
 		sum += noise[i]
 	}
 	eps := float32(t.cfg.NoiseEpsilon)
+	for i := range ch {
+		t.rawPrior = append(t.rawPrior, ch[i].prior)
+	}
 	for i := range ch {
 		d := float32(1 / float64(len(ch)))
 		if sum > 0 {
@@ -438,6 +448,10 @@ func (t *Tree) summary(sims int) Result {
 		c := &r.children[i]
 		res.Moves = append(res.Moves, c.move)
 		res.Visits = append(res.Visits, int(c.visits))
+		res.Prior = append(res.Prior, c.prior)
+	}
+	if t.noised == r && len(t.rawPrior) == len(r.children) {
+		copy(res.Prior, t.rawPrior)
 	}
 	if t.cfg.Gumbel && len(t.gumbel) == len(r.children) {
 		res.Policy = t.improvedPolicy()

@@ -284,6 +284,10 @@ type Record struct {
 	// resigned, and it did not lose.
 	ResignOff, FalseResign bool
 	Samples                []data.Sample
+	// SurpriseWeights are the weights of the game's searched positions
+	// under selfplay.surprise_weight (Samples then holds each position
+	// about that many times).
+	SurpriseWeights []float64
 }
 
 // GameSeed is the seed of a worker's games: a hash of the run seed, the
@@ -328,6 +332,7 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 		resign, rec.ResignOff = false, true
 	}
 	var sides []game.Color
+	var surprise []float64 // KL(policy target || prior) per sample
 	var wouldResign [2]bool
 	gen := w.Generation() // fixed for the game: SetNetwork waits for it
 	blend, err := w.blender(gen)
@@ -363,6 +368,7 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 			}
 			rec.Samples = append(rec.Samples, smp)
 			sides = append(sides, us)
+			surprise = append(surprise, klDivergence(res.Policy, res.Prior))
 		}
 		if sp.ResignThreshold < 0 && float64(res.Value) < sp.ResignThreshold {
 			if resign {
@@ -405,7 +411,57 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 	for i := range rec.Samples {
 		rec.Samples[i].Result = resultFor(rec.Result, sides[i]).Value()
 	}
+	if a := sp.SurpriseWeight; a > 0 {
+		rec.SurpriseWeights = surpriseWeights(surprise, a)
+		rec.Samples = weighSamples(rec.Samples, rec.SurpriseWeights, rng)
+	}
 	return rec, nil
+}
+
+// klDivergence is KL(target || prior) in nats, the search's surprise at
+// the network's policy (priors floored at 1e-6).
+func klDivergence(target, prior []float32) float64 {
+	kl := 0.0
+	for i, t := range target {
+		if t > 0 && i < len(prior) {
+			kl += float64(t) * math.Log(float64(t)/math.Max(float64(prior[i]), 1e-6))
+		}
+	}
+	return max(kl, 0)
+}
+
+// surpriseWeights are KataGo's policy-surprise weights of a game's
+// samples: (1-a) + a * KL_i / mean(KL), which average 1.
+func surpriseWeights(kl []float64, a float64) []float64 {
+	mean := 0.0
+	for _, k := range kl {
+		mean += k / float64(len(kl))
+	}
+	w := make([]float64, len(kl))
+	for i, k := range kl {
+		w[i] = 1
+		if mean > 0 {
+			w[i] = (1 - a) + a*k/mean
+		}
+	}
+	return w
+}
+
+// weighSamples writes each sample floor(w) times and once more with
+// probability frac(w), so that the window draws it in proportion to its
+// weight.
+func weighSamples(samples []data.Sample, weights []float64, rng *rand.Rand) []data.Sample {
+	var out []data.Sample
+	for i, s := range samples {
+		n := int(weights[i])
+		if rng.Float64() < weights[i]-float64(n) {
+			n++
+		}
+		for range n {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // setupABZero checks the Alpha-Beta-Zero settings against the game.

@@ -154,6 +154,35 @@ func TestOpeningPlies(t *testing.T) {
 	}
 }
 
+// Policy-surprise weighting: the same game, each searched position
+// recorded floor(w) or ceil(w) times, the weights averaging 1 and
+// differing between positions.
+func TestSurpriseWeight(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	plain := playGame(t, cfg, rn, 0, 11)
+	cfg.SelfPlay.SurpriseWeight = 0.5
+	weighed := playGame(t, cfg, rn, 0, 11)
+	if !slices.Equal(plain.Moves, weighed.Moves) || len(weighed.SurpriseWeights) != len(plain.Samples) {
+		t.Fatalf("the weighting changed the game or lost samples: %d weights for %d positions", len(weighed.SurpriseWeights), len(plain.Samples))
+	}
+	copies := map[string]int{}
+	for _, s := range weighed.Samples {
+		copies[s.Position]++
+	}
+	mean, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
+	for i, s := range plain.Samples {
+		w := weighed.SurpriseWeights[i]
+		mean += w / float64(len(plain.Samples))
+		lo, hi = min(lo, w), max(hi, w)
+		if n := copies[s.Position]; n < int(math.Floor(w)) || n > int(math.Ceil(w)) {
+			t.Fatalf("position %d (weight %.3f) recorded %d times", i, w, n)
+		}
+	}
+	if math.Abs(mean-1) > 1e-9 || lo < 0.5-1e-9 || hi-lo < 0.1 {
+		t.Fatalf("weights %v: mean %v, range [%v, %v]", weighed.SurpriseWeights, mean, lo, hi)
+	}
+}
+
 func TestRunWritesShards(t *testing.T) {
 	cfg, rn := tinyConfig(t)
 	dir := t.TempDir()
