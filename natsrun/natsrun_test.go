@@ -1,0 +1,285 @@
+package natsrun
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/game"
+	_ "github.com/tabula-zero/tabula/game/all"
+	"github.com/tabula-zero/tabula/game/gametest"
+)
+
+// shardBytes encodes a small shard of game name for worker w, number seq.
+func shardBytes(t *testing.T, name, w string, seq int) (string, []byte) {
+	t.Helper()
+	g, err := game.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := g.New(nil)
+	var samples []data.Sample
+	for i, p := range gametest.RandomPositions(start, 5, 20, uint64(seq)+7) {
+		ms := p.GenerateMoves(nil)
+		if len(ms) == 0 {
+			continue
+		}
+		samples = append(samples, data.Sample{Position: p.String(), Ply: p.Ply(), GameID: uint64(seq*100 + i),
+			Policy: []data.PolicyEntry{{Action: g.Encoder.ActionIndex(p, ms[0]), Prob: 1}}})
+	}
+	h := data.Header{Game: g.Name, EncoderVersion: g.Encoder.Version(), Generation: 1, Worker: w, Seq: seq, Samples: len(samples)}
+	b, err := data.Encode(h, samples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.Name(), b
+}
+
+func connect4Only(h data.Header) error {
+	g, _ := game.Lookup("connect4")
+	if h.Game != g.Name || h.EncoderVersion != g.Encoder.Version() {
+		return fmt.Errorf("shard of %s encoder %d, the run is %s encoder %d", h.Game, h.EncoderVersion, g.Name, g.Encoder.Version())
+	}
+	return nil
+}
+
+func startServer(t *testing.T, c ServerConfig) (string, func()) {
+	t.Helper()
+	s, err := StartServer(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.ClientURL(), func() { s.Shutdown(); s.WaitForShutdown() }
+}
+
+func connect(t *testing.T, url string, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+func TestServerConfigChecked(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		cfg  ServerConfig
+		want string
+	}{
+		{ServerConfig{Addr: "0.0.0.0:0", StoreDir: dir}, "needs credentials"},
+		{ServerConfig{Addr: "127.0.0.1:0", StoreDir: dir, User: "u"}, "needs a password"},
+		{ServerConfig{Addr: "127.0.0.1", StoreDir: dir}, "listen address"},
+		{ServerConfig{Addr: "127.0.0.1:0"}, "store directory"},
+		{ServerConfig{Addr: "127.0.0.1:0", StoreDir: dir, TLSCert: "/nonexistent.pem", TLSKey: "/nonexistent.key"}, "TLS"},
+	} {
+		if _, err := StartServer(c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error with %q", c.cfg, err, c.want)
+		}
+	}
+	if err := CheckRun("a.b"); err == nil {
+		t.Error("run name with a dot accepted")
+	}
+}
+
+// The config and the networks reach a worker; promotions reach it as
+// they happen; a network whose bytes do not match the published SHA-256
+// is refused.
+func TestConfigAndNetworks(t *testing.T) {
+	ctx := context.Background()
+	url, stop := startServer(t, ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	defer stop()
+	trainer, err := Create(ctx, connect(t, url), "c4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Attach(ctx, connect(t, url), "other"); err == nil || !strings.Contains(err.Error(), `no run "other"`) {
+		t.Fatalf("attach to a missing run: %v", err)
+	}
+	worker, err := Attach(ctx, connect(t, url), "c4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := []byte("# sealed\ngame: connect4\n")
+	if err := trainer.PublishConfig(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := worker.Config(ctx); err != nil || !bytes.Equal(got, cfg) {
+		t.Fatalf("config %q, %v", got, err)
+	}
+	if _, err := worker.Best(ctx); err == nil {
+		t.Fatal("a best network before any was published")
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	updates, err := worker.WatchBest(wctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gen := 1; gen <= 3; gen++ {
+		ckpt := bytes.Repeat([]byte{byte(gen)}, 300000) // several object chunks
+		name := fmt.Sprintf("g%06d-s%09d.ckpt", gen, gen*100)
+		if err := trainer.PublishNetwork(ctx, name, gen, ckpt); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case b := <-updates:
+			if b.Generation != gen || b.Name != name {
+				t.Fatalf("promotion %d arrived as %+v", gen, b)
+			}
+			got, err := worker.Network(ctx, b)
+			if err != nil || !bytes.Equal(got, ckpt) {
+				t.Fatalf("network %d: %v", gen, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("promotion %d did not arrive", gen)
+		}
+	}
+	b, err := worker.Best(ctx)
+	if err != nil || b.Generation != 3 {
+		t.Fatalf("best %+v, %v", b, err)
+	}
+	b.SHA256 = strings.Repeat("0", 64)
+	if _, err := worker.Network(ctx, b); err == nil || !strings.Contains(err.Error(), "SHA-256") {
+		t.Fatalf("a network with the wrong checksum: %v", err)
+	}
+	if err := trainer.PublishNetwork(ctx, "../../etc/passwd", 4, []byte("x")); err == nil {
+		t.Fatal("a network name that is a path accepted")
+	}
+}
+
+// Two workers upload shards through their spools while the trainer
+// ingests: every shard lands in the replay directory exactly once, also
+// when a worker publishes one again (a retry after a crash); a corrupt
+// shard and a shard of another game are rejected with named errors; a
+// wrong password is refused; shards published while the trainer is away
+// and across a server restart (file storage) are taken in.
+func TestShardsExactlyOnce(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store := t.TempDir()
+	cfg := ServerConfig{Addr: "127.0.0.1:0", StoreDir: store, User: "tabula", Password: "s3cret"}
+	s, err := StartServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := s.ClientURL()
+	auth := nats.UserInfo("tabula", "s3cret")
+	if _, err := nats.Connect(url, nats.UserInfo("tabula", "wrong")); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		t.Fatalf("wrong password: %v", err)
+	}
+	trainer, err := Create(ctx, connect(t, url, auth), "c4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Published before the trainer takes anything in.
+	var want []string
+	early, b := shardBytes(t, "connect4", "early", 1)
+	if err := trainer.PublishShard(ctx, early, b); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, early)
+	// A server restart with file storage keeps it.
+	s.Shutdown()
+	s.WaitForShutdown()
+	cfg.Addr = strings.TrimPrefix(url, "nats://")
+	if s, err = StartServer(cfg); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+
+	replay := t.TempDir()
+	var mu sync.Mutex
+	var bad []string
+	written := map[string]int{}
+	go trainer.Ingest(ctx, replay, connect4Only,
+		func(path string, _ data.Header) { mu.Lock(); written[filepath.Base(path)]++; mu.Unlock() },
+		func(err error) { mu.Lock(); bad = append(bad, err.Error()); mu.Unlock() })
+
+	var wg sync.WaitGroup
+	for _, w := range []string{"w1", "w2"} {
+		spool := t.TempDir()
+		for seq := range 8 {
+			name, b := shardBytes(t, "connect4", w, seq)
+			if err := os.WriteFile(filepath.Join(spool, name), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, name)
+		}
+		hub, err := Attach(ctx, connect(t, url, auth, nats.MaxReconnects(-1)), "c4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A retry: the first shard again, as after a crash between the
+		// publish and the delete.
+		first, b := shardBytes(t, "connect4", w, 0)
+		if err := hub.PublishShard(ctx, first, b); err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			uctx, ucancel := context.WithCancel(ctx)
+			defer ucancel()
+			go func() {
+				for {
+					if names, _ := pending(spool); len(names) == 0 {
+						ucancel()
+						return
+					}
+					time.Sleep(50 * time.Millisecond)
+				}
+			}()
+			hub.Upload(uctx, spool, func(string) {}, func(err error) { t.Log(err) })
+		}()
+	}
+	wg.Wait()
+	corrupt, b := shardBytes(t, "connect4", "w3", 1)
+	b[len(b)/2] ^= 0xff
+	xq, xb := shardBytes(t, "xiangqi", "w3", 2)
+	for name, b := range map[string][]byte{corrupt: b, xq: xb} {
+		if err := trainer.PublishShard(ctx, name, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		n, nbad := len(written), len(bad)
+		mu.Unlock()
+		if n == len(want) && nbad == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30s: %d of %d shards written, %d rejected", n, len(want), nbad)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // a duplicate would arrive by now
+	mu.Lock()
+	defer mu.Unlock()
+	for _, name := range want {
+		if written[name] != 1 {
+			t.Errorf("%s written %d times", name, written[name])
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(replay, "*"+data.Ext))
+	if len(files) != len(want) {
+		t.Errorf("%d shard files for %d shards", len(files), len(want))
+	}
+	slices.Sort(bad)
+	if !strings.Contains(bad[0]+bad[1], "xiangqi") || !strings.Contains(strings.Join(bad, " "), "shard rejected") {
+		t.Errorf("rejections: %q", bad)
+	}
+}
