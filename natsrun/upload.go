@@ -2,7 +2,9 @@ package natsrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,33 +22,14 @@ import (
 // each shard stored; fail about each failed attempt (it is retried).
 func (h *Hub) Upload(ctx context.Context, spool string, sent func(name string), fail func(error)) error {
 	for {
-		names, err := pending(spool)
-		if err != nil {
-			return err
-		}
-		for _, name := range names {
+		if err := h.Drain(ctx, spool, sent); err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
-			path := filepath.Join(spool, name)
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return fmt.Errorf("natsrun: %w", err)
+			if !errors.Is(err, errPublish) {
+				return err
 			}
-			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-			err = h.PublishShard(pctx, name, b)
-			cancel()
-			if err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				fail(err)
-				break // the server is away: wait, then start again
-			}
-			if err := os.Remove(path); err != nil {
-				return fmt.Errorf("natsrun: %w", err)
-			}
-			sent(name)
+			fail(err) // the server is away: wait, then start again
 		}
 		select {
 		case <-ctx.Done():
@@ -54,6 +37,42 @@ func (h *Hub) Upload(ctx context.Context, spool string, sent func(name string), 
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+var errPublish = errors.New("natsrun: publish failed")
+
+// Drain publishes the shards in spool once, deleting each that the server
+// stored, and stops at the first that fails. Another uploader on the same
+// spool may take a shard first; the message id keeps a second copy out.
+func (h *Hub) Drain(ctx context.Context, spool string, sent func(name string)) error {
+	names, err := pending(spool)
+	if err != nil {
+		return err
+	}
+	for _, name := range names {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		path := filepath.Join(spool, name)
+		b, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // another uploader took it
+		}
+		if err != nil {
+			return fmt.Errorf("natsrun: %w", err)
+		}
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err = h.PublishShard(pctx, name, b)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("%w: %w", errPublish, err)
+		}
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("natsrun: %w", err)
+		}
+		sent(name)
+	}
+	return nil
 }
 
 // pending lists the finished shards in spool, oldest name first

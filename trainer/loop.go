@@ -24,6 +24,7 @@ func (l *Loop) loop(ctx context.Context) error {
 		go l.stopAfter(ctx, cancel, l.clock.elapsed()+l.opts.MaxTime)
 	}
 	for done := 0; l.opts.MaxGenerations == 0 || done < l.opts.MaxGenerations; done++ {
+		l.publish(ctx)
 		var err error
 		if l.evaluationDue() {
 			err = l.evaluate(ctx)
@@ -118,6 +119,8 @@ func (l *Loop) generation(ctx context.Context) error {
 			return err
 		}
 		l.best, l.bestGen = cand, l.gen
+		l.publishPending = true
+		l.publish(ctx)
 		if l.worker != nil {
 			fwd, err := l.opts.NewForwarder(cand, l.cfg.SelfPlay.BatchSize)
 			if err != nil {

@@ -46,6 +46,16 @@ type Options struct {
 	// NewForwarder builds the self-play network evaluator from parameters
 	// (net/infer in production).
 	NewForwarder func(p *net.Params, maxBatch int) (mcts.Forwarder, error)
+	// Publisher, when set, hands the frozen config and every best network
+	// to workers on other machines (natsrun).
+	Publisher Publisher
+}
+
+// Publisher hands a run to remote workers: its sealed config, and each
+// network as it becomes the best (its checkpoint file's name and bytes).
+type Publisher interface {
+	PublishConfig(ctx context.Context, sealed []byte) error
+	PublishNetwork(ctx context.Context, name string, generation int, ckpt []byte) error
 }
 
 // Gate plays the configured gate matches of the candidate of generation
@@ -117,7 +127,9 @@ type Loop struct {
 	startClock   time.Duration
 	lastEval     time.Duration
 	lastEvalStep int64
-	pons         []pons.Line // the evaluation's Pons positions, read once
+	// publishPending: the Publisher lacks the current best network.
+	publishPending bool
+	pons           []pons.Line // the evaluation's Pons positions, read once
 }
 
 // Run executes the training loop until a limit or ctx stops it; on
@@ -142,6 +154,7 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	l.publishPending = true
 	err = l.loop(ctx)
 	// Close returns the first failed metrics write too, which loop may
 	// have returned already.
@@ -338,4 +351,39 @@ func (l *Loop) restore() error {
 		}
 	}
 	return nil
+}
+
+// publish hands the frozen config and the best network to the
+// Publisher, if there is one and they changed since the last success. A
+// failure (the server away) is logged and retried after the next
+// generation: remote workers play on with the network they have.
+func (l *Loop) publish(ctx context.Context) {
+	if l.opts.Publisher == nil || !l.publishPending {
+		return
+	}
+	if err := l.publishOnce(ctx); err != nil {
+		l.log.Warn("publishing to workers failed; retrying after the next generation", "err", err)
+		return
+	}
+	l.publishPending = false
+}
+
+func (l *Loop) publishOnce(ctx context.Context) error {
+	pub := l.opts.Publisher
+	cfg, err := os.ReadFile(l.dir.Config())
+	if err != nil {
+		return fmt.Errorf("trainer: publish config: %w", err)
+	}
+	if err := pub.PublishConfig(ctx, cfg); err != nil {
+		return err
+	}
+	path, err := l.pointer(rundir.Best)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("trainer: publish network: %w", err)
+	}
+	return pub.PublishNetwork(ctx, filepath.Base(path), l.bestGen, b)
 }

@@ -1,0 +1,198 @@
+// Package remote joins self-play workers on other machines to a trainer
+// through a natsrun hub: Ingest is the trainer's side (shards from the
+// stream into RUN/replay), Worker the worker's (the run's config and best
+// network from the hub, promotions followed as they happen, shards
+// uploaded from a local spool).
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/natsrun"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/selfplay"
+)
+
+// Ingest takes the workers' shards into replayDir until ctx ends,
+// accepting only shards of cfg's game and encoder version. A rejected
+// shard is logged and dropped; the run goes on.
+func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *configs.Config, log *slog.Logger, got func(data.Header)) error {
+	g, err := game.Lookup(cfg.Game)
+	if err != nil {
+		return err
+	}
+	check := func(h data.Header) error {
+		if h.Game != g.Name || h.EncoderVersion != g.Encoder.Version() {
+			return fmt.Errorf("a shard of %s (encoder %d) for a run of %s (encoder %d)", h.Game, h.EncoderVersion, g.Name, g.Encoder.Version())
+		}
+		return nil
+	}
+	return hub.Ingest(ctx, replayDir, check,
+		func(path string, h data.Header) {
+			if got != nil {
+				got(h)
+			}
+		},
+		func(err error) { log.Warn("dropped a shard from a worker", "err", err) })
+}
+
+// WorkerOptions configure a remote self-play worker.
+type WorkerOptions struct {
+	Name  string // worker name in shard names
+	Spool string // local directory where shards wait for the server
+	// Configure may change the run's config for this worker (parallel
+	// games, say); the result is validated.
+	Configure func(*configs.Config)
+	// NewForwarder builds the network evaluator (net/infer in production).
+	NewForwarder func(p *net.Params, maxBatch int) (mcts.Forwarder, error)
+	Log          *slog.Logger
+	// Started, if set, hears about the worker once it plays (for progress
+	// displays).
+	Started func(*selfplay.Worker)
+}
+
+// Work plays self-play games for the hub's run until ctx ends (or games
+// games, or duration): it reads the run's config and best network from
+// the hub, follows promotions as the trainer publishes them, and uploads
+// every finished shard. Shards not yet uploaded stay in the spool for the
+// next start.
+func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) error {
+	if err := data.CheckWorker(o.Name); err != nil {
+		return fmt.Errorf("remote: %w", err)
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	var text []byte
+	var best natsrun.Best
+	err := waitFor(ctx, o.Log, func() (err error) {
+		if text, err = hub.Config(ctx); err == nil {
+			best, err = hub.Best(ctx)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	cfg, err := configs.Parse(text, "the run's config from the server")
+	if err != nil {
+		return fmt.Errorf("remote: %w", err)
+	}
+	if o.Configure != nil {
+		o.Configure(cfg)
+		if err := cfg.Validate(); err != nil {
+			return fmt.Errorf("remote: %w", err)
+		}
+	}
+	g, err := game.Lookup(cfg.Game)
+	if err != nil {
+		return err
+	}
+	fwd, err := fetch(ctx, hub, best, g, cfg, o)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.Spool, 0o755); err != nil {
+		return fmt.Errorf("remote: spool: %w", err)
+	}
+	w, err := selfplay.New(cfg, selfplay.Options{ReplayDir: o.Spool, Worker: o.Name}, fwd, best.Generation)
+	if err != nil {
+		return err
+	}
+	o.Log.Info("remote self-play", "game", cfg.Game, "network", best.Name, "generation", best.Generation, "worker", o.Name, "game_seed", w.Seed())
+	if o.Started != nil {
+		o.Started(w)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	updates, err := hub.WatchBest(ctx)
+	if err != nil {
+		return err
+	}
+	go func() {
+		for b := range updates {
+			if b.Generation <= int(w.Generation()) {
+				continue
+			}
+			fwd, err := fetch(ctx, hub, b, g, cfg, o)
+			if err != nil {
+				o.Log.Warn("new best network refused", "network", b.Name, "err", err)
+				continue
+			}
+			o.Log.Info("switching network", "network", b.Name, "generation", b.Generation)
+			w.SetNetwork(fwd, b.Generation)
+		}
+	}()
+	uploaded := make(chan error, 1)
+	upCtx, stopUpload := context.WithCancel(context.Background())
+	go func() {
+		uploaded <- hub.Upload(upCtx, o.Spool, func(string) {}, func(err error) { o.Log.Warn("upload", "err", err) })
+	}()
+	err = w.Run(ctx, games, 0)
+	stopUpload()
+	if uerr := <-uploaded; uerr != nil {
+		err = errors.Join(err, uerr)
+	}
+	// The last shards: what cannot go now waits for the next start.
+	dctx, cancel2 := context.WithTimeout(context.Background(), drainTime)
+	defer cancel2()
+	if derr := hub.Drain(dctx, o.Spool, func(string) {}); derr != nil {
+		o.Log.Warn("shards left in the spool for the next start", "spool", o.Spool, "err", derr)
+	}
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+// waitFor retries f every second until it succeeds or ctx ends: a worker
+// may start before its trainer has published the run.
+func waitFor(ctx context.Context, log *slog.Logger, f func() error) error {
+	for i := 0; ; i++ {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		if i == 0 {
+			log.Info("waiting for the trainer to publish the run", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("remote: %w (last: %v)", ctx.Err(), err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// drainTime bounds the last upload when a worker stops.
+const drainTime = 10 * time.Second
+
+// fetch downloads and checks a best network and builds its evaluator.
+func fetch(ctx context.Context, hub *natsrun.Hub, b natsrun.Best, g game.Game, cfg *configs.Config, o WorkerOptions) (mcts.Forwarder, error) {
+	b2, err := hub.Network(ctx, b)
+	if err != nil {
+		return nil, err
+	}
+	c, err := checkpoints.Decode(b2)
+	if err != nil {
+		return nil, fmt.Errorf("remote: network %s: %w", b.Name, err)
+	}
+	want, err := configs.NetSpec(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if c.Params.Spec != want || c.Params.Spec.Game != g.Name {
+		return nil, fmt.Errorf("remote: network %s is %+v, the run's config wants %+v", b.Name, c.Params.Spec, want)
+	}
+	return o.NewForwarder(c.Params, cfg.SelfPlay.BatchSize)
+}

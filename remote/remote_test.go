@@ -1,0 +1,151 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/natsrun"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/selfplay"
+	"github.com/tabula-zero/tabula/trainer"
+)
+
+func tinyConfig(t *testing.T) *configs.Config {
+	cfg, err := configs.Preset("connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Network.Blocks, cfg.Network.Filters, cfg.Network.ValueHidden = 1, 8, 8
+	cfg.Search.Simulations = 8
+	cfg.SelfPlay.ParallelGames, cfg.SelfPlay.BatchSize, cfg.SelfPlay.ShardSamples = 8, 8, 100
+	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
+	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 10, 1
+	cfg.Gating.Matches = nil
+	cfg.Evaluation = configs.Evaluation{}
+	return cfg
+}
+
+func newFwd(p *net.Params, n int) (mcts.Forwarder, error) { return infer.New(p, n) }
+
+// A tiny Connect Four run whose self-play happens only in two remote
+// workers on an embedded server over loopback: the trainer takes their
+// shards in and trains, the promotions reach the workers, and every
+// shard they wrote is in the replay directory exactly once (each
+// worker's sequence without a gap, each game in one shard).
+func TestRemoteWorkers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	connect := func() *nats.Conn {
+		nc, err := nats.Connect(s.ClientURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(nc.Close)
+		return nc
+	}
+	hub, err := natsrun.Create(ctx, connect(), "tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := t.TempDir()
+	cfg := tinyConfig(t)
+	replay := filepath.Join(run, "replay")
+	go Ingest(ctx, hub, replay, cfg, nil, nil)
+
+	wctx, stopWorkers := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	workers := map[string]*selfplay.Worker{}
+	for _, name := range []string{"w1", "w2"} {
+		wh, err := natsrun.Attach(ctx, connect(), "tiny")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := Work(wctx, wh, WorkerOptions{Name: name, Spool: t.TempDir(), NewForwarder: newFwd,
+				Started: func(w *selfplay.Worker) { mu.Lock(); workers[name] = w; mu.Unlock() }}, 0)
+			if err != nil {
+				t.Errorf("worker %s: %v", name, err)
+			}
+		}()
+	}
+	var out bytes.Buffer
+	err = trainer.Run(ctx, trainer.Options{Run: run, Config: cfg, SelfPlay: false, MaxGenerations: 3, Out: &out,
+		NewForwarder: newFwd, Publisher: hub})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	// The last promotion reaches the workers.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		n, g1, g2 := len(workers), -1, -1
+		if n == 2 {
+			g1, g2 = workers["w1"].Generation(), workers["w2"].Generation()
+		}
+		mu.Unlock()
+		if g1 == 3 && g2 == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("workers at generations %d and %d, the trainer promoted 3", g1, g2)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopWorkers()
+	wg.Wait()
+	// The last shards the workers drained on stopping are taken in too.
+	time.Sleep(2 * time.Second)
+	files, _ := filepath.Glob(filepath.Join(replay, "*"+data.Ext))
+	seqs := map[string][]int{}
+	games := map[string]string{}
+	for _, f := range files {
+		h, samples, err := data.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs[h.Worker] = append(seqs[h.Worker], h.Seq)
+		for _, s := range samples {
+			id := fmt.Sprintf("%s/%d", h.Worker, s.GameID)
+			if other, ok := games[id]; ok && other != f {
+				t.Fatalf("game %s is in %s and %s", id, other, f)
+			}
+			games[id] = f
+		}
+	}
+	for _, w := range []string{"w1", "w2"} {
+		if len(seqs[w]) < 2 {
+			t.Fatalf("worker %s: shards %v", w, seqs[w])
+		}
+		have := map[int]bool{}
+		for _, seq := range seqs[w] {
+			if have[seq] {
+				t.Fatalf("worker %s: shard %d twice", w, seq)
+			}
+			have[seq] = true
+		}
+		for seq := range len(seqs[w]) {
+			if !have[seq] {
+				t.Fatalf("worker %s: shard %d missing of %v", w, seq, seqs[w])
+			}
+		}
+	}
+}
