@@ -234,10 +234,14 @@ type ShardCheck func(data.Header) error
 // decoded (its CRC checked), judged by check, written atomically under the
 // name its header gives, and acknowledged only then. A shard already in
 // dir is acknowledged without a write. A bad shard is reported to bad
-// and dropped from the stream. got hears about every shard written.
+// and dropped from the stream; one that cannot be written (a full disk)
+// is reported and comes again later. got hears about every shard written.
 func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func(path string, hd data.Header), bad func(error)) error {
 	if h.stream == nil {
 		return errors.New("natsrun: Ingest needs the trainer's side (Create)")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("natsrun: %w", err)
 	}
 	cons, err := h.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
 		Durable: "trainer", AckPolicy: jetstream.AckExplicitPolicy, AckWait: time.Minute,
@@ -257,9 +261,16 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 		}
 		for msg := range batch.Messages() {
 			path, hd, err := store(dir, msg.Data(), check)
-			if err != nil {
+			var rej *rejection
+			switch {
+			case errors.As(err, &rej):
 				bad(err)
 				_ = msg.TermWithReason(err.Error())
+				continue
+			case err != nil:
+				// Not the shard's fault (a full disk): it comes again.
+				bad(err)
+				_ = msg.NakWithDelay(5 * time.Second)
 				continue
 			}
 			if err := msg.DoubleAck(ctx); err != nil {
@@ -274,18 +285,24 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 	return nil
 }
 
+// rejection is a shard that can never be taken in.
+type rejection struct{ err error }
+
+func (r *rejection) Error() string { return r.err.Error() }
+func (r *rejection) Unwrap() error { return r.err }
+
 // store decodes and checks a shard and writes it into dir; path is empty
-// when it was there already.
+// when it was there already. A bad shard is a *rejection.
 func store(dir string, shard []byte, check ShardCheck) (path string, hd data.Header, err error) {
 	hd, _, err = data.Decode(shard)
 	if err != nil {
-		return "", hd, fmt.Errorf("natsrun: shard rejected: %w", err)
+		return "", hd, &rejection{fmt.Errorf("natsrun: shard rejected: %w", err)}
 	}
 	if err := data.CheckWorker(hd.Worker); err != nil {
-		return "", hd, fmt.Errorf("natsrun: shard rejected: %w", err)
+		return "", hd, &rejection{fmt.Errorf("natsrun: shard rejected: %w", err)}
 	}
 	if err := check(hd); err != nil {
-		return "", hd, fmt.Errorf("natsrun: shard %s rejected: %w", hd.Name(), err)
+		return "", hd, &rejection{fmt.Errorf("natsrun: shard %s rejected: %w", hd.Name(), err)}
 	}
 	path = filepath.Join(dir, hd.Name())
 	if _, err := os.Stat(path); err == nil {

@@ -52,10 +52,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	seed := fs.Uint64("seed", 0, "random seed (0: from the config)")
 	worker := fs.String("worker", defaultWorker(), "worker name in shard names")
 	poll := fs.Duration("poll", 30*time.Second, "how often to look for a newer best network")
-	cliflag.Usage(fs, "selfplay -run DIR [-games N] [-time D] [-worker NAME] [-checkpoint FILE|RUN]",
+	natsURL := fs.String("nats", "", "play for the run named by -run on the NATS server at `URL` (a trainer's -serve or -nats) instead of a run directory")
+	creds := fs.String("nats-credentials", "", "`FILE` with user:password or a token for the server")
+	ca := fs.String("nats-ca", "", "certificate authority `FILE` (PEM) to trust for a TLS server")
+	spool := fs.String("spool", "", "with -nats: `DIR` where finished shards wait for the server (default: the user cache directory)")
+	cliflag.Usage(fs, "selfplay -run DIR [-games N] [-time D] [-worker NAME] [-checkpoint FILE|RUN] | selfplay -nats URL -run NAME [-games N] [-time D]",
 		"Plays self-play games with the run's best network (following promotions), a given checkpoint,\n"+
 			"or a new run's generation-0 network, and writes replay shards into RUN/replay for the trainer.\n"+
-			"Several workers, on one machine or sharing the directory, each need their own -worker name.", "")
+			"Several workers, on one machine or sharing the directory, each need their own -worker name.\n"+
+			"With -nats it plays for a run that a trainer serves (cmd/train -serve or -nats) on another machine.", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,6 +78,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if err := data.CheckWorker(*worker); err != nil {
 		return fmt.Errorf("-worker: %w", err)
+	}
+	if *natsURL != "" {
+		if *cfgPath != "" || *ckpt != "" {
+			return errors.New("-nats takes the config and the network from the server: no -config or -checkpoint")
+		}
+		return runRemote(ctx, remoteFlags{url: *natsURL, run: *runDir, creds: *creds, ca: *ca, spool: *spool,
+			worker: *worker, games: *games, limit: *limit, parallel: *parallel, sims: *sims}, out)
 	}
 	dir := rundir.Dir(*runDir)
 	cfg, err := dir.WorkerConfig(*cfgPath, *gameName)

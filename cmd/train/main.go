@@ -50,7 +50,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		sets = append(sets, s)
 		return nil
 	})
-	cliflag.Usage(fs, "train [-config FILE | -game connect4|lion|xiangqi] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-generations N]",
+	var nf natsFlags
+	fs.StringVar(&nf.serve, "serve", "", "serve the run to remote workers from an embedded NATS server on `ADDR` (host:port; beyond loopback it needs -nats-credentials)")
+	fs.StringVar(&nf.url, "nats", "", "serve the run to remote workers through the NATS server at `URL` instead")
+	fs.StringVar(&nf.run, "nats-run", "", "the run's `NAME` on the server (default: the run directory's base name)")
+	fs.StringVar(&nf.creds, "nats-credentials", "", "`FILE` with user:password or a token (the embedded server requires it, clients present it)")
+	fs.StringVar(&nf.cert, "nats-tls-cert", "", "embedded server: TLS certificate `FILE` (PEM)")
+	fs.StringVar(&nf.key, "nats-tls-key", "", "embedded server: TLS key `FILE` (PEM)")
+	fs.StringVar(&nf.ca, "nats-ca", "", "-nats: certificate authority `FILE` (PEM) to trust")
+	cliflag.Usage(fs, "train [-config FILE | -game connect4|lion|xiangqi] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-generations N] [-serve ADDR | -nats URL]",
 		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
 			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
 			"Ctrl-C saves a checkpoint first.", "")
@@ -97,12 +105,20 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			}
 		}
 	}
-	fmt.Fprintf(out, "run %s (Ctrl-C saves and stops; the same command resumes)\n", *runDir)
-	return trainer.Run(ctx, trainer.Options{
+	opts := trainer.Options{
 		Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
 		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: trainer.ArenaGate(*runDir),
 		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.NewParallel(p, n, 0) },
-	})
+	}
+	if nf.serve != "" || nf.url != "" {
+		stop, err := serveRemote(ctx, nf, &opts, out)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	fmt.Fprintf(out, "run %s (Ctrl-C saves and stops; the same command resumes)\n", *runDir)
+	return trainer.Run(ctx, opts)
 }
 
 // loadConfig reads a config from b (or the file name when b is nil) with

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/internal/jsonl"
+	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/natsrun"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/remote"
+	"github.com/tabula-zero/tabula/selfplay"
+)
+
+type remoteFlags struct {
+	url, run, creds, ca, spool, worker string
+	games, parallel, sims              int
+	limit                              time.Duration
+}
+
+// runRemote plays for a run served over NATS.
+func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
+	if err := natsrun.CheckRun(f.run); err != nil {
+		return fmt.Errorf("-run: %w", err)
+	}
+	creds, err := natsrun.ReadCredentials(f.creds)
+	if err != nil {
+		return err
+	}
+	if f.spool == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			base = "."
+		}
+		f.spool = filepath.Join(base, "tabula", "spool", f.run)
+	}
+	nc, err := natsrun.Connect(f.url, f.worker, creds, f.ca)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	hub, err := natsrun.Attach(ctx, nc, f.run)
+	if err != nil {
+		return err
+	}
+	if f.limit > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.limit)
+		defer cancel()
+	}
+	log := slog.New(slog.NewTextHandler(out, nil))
+	metrics, err := jsonl.Open(filepath.Join(f.spool, "..", f.run+"-"+f.worker+".jsonl"))
+	if err != nil {
+		return err
+	}
+	defer metrics.Close()
+	pctx, stopProgress := context.WithCancel(ctx)
+	defer stopProgress()
+	var prog *selfplay.Progress
+	err = remote.Work(ctx, hub, remote.WorkerOptions{
+		Name: f.worker, Spool: f.spool, Log: log,
+		Configure: func(c *configs.Config) {
+			if f.parallel > 0 {
+				c.SelfPlay.ParallelGames = f.parallel
+			}
+			if f.sims > 0 {
+				c.Search.Simulations = f.sims
+			}
+		},
+		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.NewParallel(p, n, 0) },
+		Started: func(w *selfplay.Worker) {
+			prog = selfplay.NewProgress(out, metrics, w, f.games, f.limit)
+			go prog.Run(pctx)
+		},
+	}, f.games)
+	stopProgress()
+	if prog != nil {
+		if perr := prog.Final(); err == nil {
+			err = perr
+		}
+	}
+	if ctx.Err() != nil && f.limit > 0 {
+		err = nil // the time limit
+	}
+	return err
+}
