@@ -117,6 +117,25 @@ func TestFlagErrors(t *testing.T) {
 	}
 }
 
+// -nats: the config and network come from the server; a bad run name or
+// an absent server is a clear error.
+func TestRemoteFlagErrors(t *testing.T) {
+	var out bytes.Buffer
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-config", "x.yaml"}, "no -config"},
+		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "runs/c4"}, "-run"},
+		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", "/nonexistent"}, "credentials"},
+		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-spool", t.TempDir()}, "connect to nats://127.0.0.1:1"},
+	} {
+		if err := run(context.Background(), c.args, &out); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error with %q", c.args, err, c.want)
+		}
+	}
+}
+
 // -h is help, not an error (the command exits 0), and says what matters.
 func TestHelp(t *testing.T) {
 	var b bytes.Buffer

@@ -67,6 +67,20 @@ func TestFlags(t *testing.T) {
 			t.Errorf("-set %s: %v, want an error with %q", set, err, want)
 		}
 	}
+	// Serving to remote workers: checked before the run starts.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-serve", "0.0.0.0:0"}, "needs credentials"},
+		{[]string{"-serve", "127.0.0.1:0", "-nats", "nats://127.0.0.1:1"}, "exclude each other"},
+		{[]string{"-serve", "127.0.0.1:0", "-nats-run", "a.b"}, "-nats-run"},
+		{[]string{"-serve", "127.0.0.1:0", "-nats-credentials", "/nonexistent"}, "credentials"},
+	} {
+		if err := run2(&out, append(c.args, "-run", t.TempDir())...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error with %q", c.args, err, c.want)
+		}
+	}
 	// Negative limits once meant no limit.
 	for _, args := range [][]string{{"-max-generations", "-1"}, {"-max-time", "-5s"}} {
 		run := t.TempDir()
