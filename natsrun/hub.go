@@ -236,7 +236,7 @@ type ShardCheck func(data.Header) error
 // dir is acknowledged without a write. A bad shard is reported to bad
 // and dropped from the stream; one that cannot be written (a full disk)
 // is reported and comes again later. got hears about every shard written.
-func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func(path string, hd data.Header), bad func(error)) error {
+func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func(path string, hd data.Header, games int), bad func(error)) error {
 	if h.stream == nil {
 		return errors.New("natsrun: Ingest needs the trainer's side (Create)")
 	}
@@ -260,7 +260,7 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 			continue
 		}
 		for msg := range batch.Messages() {
-			path, hd, err := store(dir, msg.Data(), check)
+			path, hd, games, err := store(dir, msg.Data(), check)
 			var rej *rejection
 			switch {
 			case errors.As(err, &rej):
@@ -278,7 +278,7 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 				continue
 			}
 			if path != "" {
-				got(path, hd)
+				got(path, hd, games)
 			}
 		}
 	}
@@ -292,24 +292,29 @@ func (r *rejection) Error() string { return r.err.Error() }
 func (r *rejection) Unwrap() error { return r.err }
 
 // store decodes and checks a shard and writes it into dir; path is empty
-// when it was there already. A bad shard is a *rejection.
-func store(dir string, shard []byte, check ShardCheck) (path string, hd data.Header, err error) {
-	hd, _, err = data.Decode(shard)
+// when it was there already; games counts the games it holds samples
+// of. A bad shard is a *rejection.
+func store(dir string, shard []byte, check ShardCheck) (path string, hd data.Header, games int, err error) {
+	hd, samples, err := data.Decode(shard)
 	if err != nil {
-		return "", hd, &rejection{fmt.Errorf("natsrun: shard rejected: %w", err)}
+		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard rejected: %w", err)}
 	}
 	if err := data.CheckWorker(hd.Worker); err != nil {
-		return "", hd, &rejection{fmt.Errorf("natsrun: shard rejected: %w", err)}
+		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard rejected: %w", err)}
 	}
 	if err := check(hd); err != nil {
-		return "", hd, &rejection{fmt.Errorf("natsrun: shard %s rejected: %w", hd.Name(), err)}
+		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard %s rejected: %w", hd.Name(), err)}
+	}
+	ids := map[uint64]bool{}
+	for _, s := range samples {
+		ids[s.GameID] = true
 	}
 	path = filepath.Join(dir, hd.Name())
 	if _, err := os.Stat(path); err == nil {
-		return "", hd, nil
+		return "", hd, len(ids), nil
 	}
 	if err := atomicfile.WriteBytes(path, shard, 0o644); err != nil {
-		return "", hd, fmt.Errorf("natsrun: write shard: %w", err)
+		return "", hd, 0, fmt.Errorf("natsrun: write shard: %w", err)
 	}
-	return path, hd, nil
+	return path, hd, len(ids), nil
 }

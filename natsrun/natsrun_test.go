@@ -204,7 +204,7 @@ func TestShardsExactlyOnce(t *testing.T) {
 	var bad []string
 	written := map[string]int{}
 	go trainer.Ingest(ctx, replay, connect4Only,
-		func(path string, _ data.Header) { mu.Lock(); written[filepath.Base(path)]++; mu.Unlock() },
+		func(path string, _ data.Header, _ int) { mu.Lock(); written[filepath.Base(path)]++; mu.Unlock() },
 		func(err error) { mu.Lock(); bad = append(bad, err.Error()); mu.Unlock() })
 
 	var wg sync.WaitGroup

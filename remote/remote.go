@@ -24,9 +24,13 @@ import (
 )
 
 // Ingest takes the workers' shards into replayDir until ctx ends,
-// accepting only shards of cfg's game and encoder version. A rejected
-// shard is logged and dropped; the run goes on.
-func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *configs.Config, log *slog.Logger, got func(data.Header)) error {
+// accepting only shards of cfg's game and encoder version, and counts
+// them in tally (if not nil). A rejected shard is logged and dropped; the
+// run goes on.
+func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *configs.Config, log *slog.Logger, tally *Tally) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	g, err := game.Lookup(cfg.Game)
 	if err != nil {
 		return err
@@ -38,9 +42,9 @@ func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *config
 		return nil
 	}
 	return hub.Ingest(ctx, replayDir, check,
-		func(path string, h data.Header) {
-			if got != nil {
-				got(h)
+		func(path string, h data.Header, games int) {
+			if tally != nil {
+				tally.Add(h, games)
 			}
 		},
 		func(err error) { log.Warn("dropped a shard from a worker", "err", err) })

@@ -3,7 +3,9 @@ package remote
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -66,7 +68,8 @@ func TestRemoteWorkers(t *testing.T) {
 	run := t.TempDir()
 	cfg := tinyConfig(t)
 	replay := filepath.Join(run, "replay")
-	go Ingest(ctx, hub, replay, cfg, nil, nil)
+	tally := &Tally{}
+	go Ingest(ctx, hub, replay, cfg, nil, tally)
 
 	wctx, stopWorkers := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -89,7 +92,7 @@ func TestRemoteWorkers(t *testing.T) {
 	}
 	var out bytes.Buffer
 	err = trainer.Run(ctx, trainer.Options{Run: run, Config: cfg, SelfPlay: false, MaxGenerations: 3, Out: &out,
-		NewForwarder: newFwd, Publisher: hub})
+		NewForwarder: newFwd, Publisher: hub, Remote: tally})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -129,6 +132,35 @@ func TestRemoteWorkers(t *testing.T) {
 				t.Fatalf("game %s is in %s and %s", id, other, f)
 			}
 			games[id] = f
+		}
+	}
+	// The trainer's metrics name both workers with what they sent, and
+	// the tally matches the shards on disk.
+	ms, err := os.ReadFile(filepath.Join(run, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last trainer.Metric
+	for _, line := range bytes.Split(bytes.TrimSpace(ms), []byte("\n")) {
+		var m trainer.Metric
+		if err := json.Unmarshal(line, &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Kind == "generation" {
+			last = m
+		}
+	}
+	if len(last.Workers) != 2 || last.Workers[0].Name != "w1" || last.Workers[1].Name != "w2" || last.Workers[0].Samples == 0 || last.Workers[1].Games == 0 {
+		t.Fatalf("workers in the last generation line: %+v", last.Workers)
+	}
+	onDisk := map[string]int{}
+	for _, f := range files {
+		h, _, _ := data.Read(f)
+		onDisk[h.Worker] += h.Samples
+	}
+	for _, w := range tally.Workers() {
+		if w.Samples != onDisk[w.Name] || w.Shards != len(seqs[w.Name]) {
+			t.Errorf("tally %+v, on disk %d samples in %d shards", w, onDisk[w.Name], len(seqs[w.Name]))
 		}
 	}
 	for _, w := range []string{"w1", "w2"} {

@@ -137,10 +137,13 @@ func (l *Loop) generation(ctx context.Context) error {
 		st := l.worker.Stats()
 		m.SelfPlayGames, m.SelfPlaySamples = st.Games, st.Samples
 	}
+	if l.opts.Remote != nil {
+		m.Workers = l.opts.Remote.Workers()
+	}
 	if err := l.record(m); err != nil {
 		return err
 	}
-	fmt.Fprintf(l.out, "generation %d: %s; best is generation %d\n", l.gen, l.lastGate, l.bestGen)
+	fmt.Fprintf(l.out, "generation %d: %s; best is generation %d%s\n", l.gen, l.lastGate, l.bestGen, workersText(m.Workers, m.Time))
 	return l.plot()
 }
 
@@ -338,6 +341,8 @@ type Metric struct {
 	GatherSeconds float64 `json:"gather_s,omitempty"`
 	TrainSeconds  float64 `json:"train_s,omitempty"`
 	GateSeconds   float64 `json:"gate_s,omitempty"`
+	// Workers are the remote self-play workers (generation lines).
+	Workers []WorkerStat `json:"workers,omitempty"`
 	// Evaluation lines: Pons measures and the evaluation's own wall time.
 	Pons        []PonsResult `json:"pons,omitempty"`
 	EvalSeconds float64      `json:"eval_s,omitempty"`
@@ -354,6 +359,18 @@ func (l *Loop) record(m Metric) error {
 	}
 	l.history = append(l.history, pointOf(m))
 	return nil
+}
+
+// workersText summarises the remote workers for a progress line.
+func workersText(ws []WorkerStat, now time.Time) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	s := "; workers:"
+	for _, w := range ws {
+		s += fmt.Sprintf(" %s %d games %.0f samples/s (%s ago)", w.Name, w.Games, w.SamplesPerSec(), now.Sub(w.LastSeen).Round(time.Second))
+	}
+	return s
 }
 
 func gateText(r GateResult) string {

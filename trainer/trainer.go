@@ -47,8 +47,33 @@ type Options struct {
 	// (net/infer in production).
 	NewForwarder func(p *net.Params, maxBatch int) (mcts.Forwarder, error)
 	// Publisher, when set, hands the frozen config and every best network
-	// to workers on other machines (natsrun).
+	// to workers on other machines (natsrun); Remote reports them.
 	Publisher Publisher
+	Remote    WorkerStats
+}
+
+// WorkerStat is what the trainer knows of a remote worker: the shards,
+// samples and games it took in from it, and when the last came.
+type WorkerStat struct {
+	Name     string    `json:"name"`
+	Shards   int       `json:"shards"`
+	Samples  int       `json:"samples"`
+	Games    int       `json:"games"`
+	First    time.Time `json:"first"`
+	LastSeen time.Time `json:"last_seen"`
+}
+
+// SamplesPerSec is the worker's rate between its first and last shard.
+func (w WorkerStat) SamplesPerSec() float64 {
+	if d := w.LastSeen.Sub(w.First).Seconds(); d > 0 && w.Shards > 1 {
+		return float64(w.Samples) / d
+	}
+	return 0
+}
+
+// WorkerStats reports the remote workers (remote.Tally).
+type WorkerStats interface {
+	Workers() []WorkerStat
 }
 
 // Publisher hands a run to remote workers: its sealed config, and each

@@ -75,13 +75,14 @@ func serveRemote(ctx context.Context, f natsFlags, opts *trainer.Options, out io
 		}
 		return nil, err
 	}
-	opts.Publisher = hub
+	tally := &remote.Tally{}
+	opts.Publisher, opts.Remote = hub, tally
 	ictx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	log := slog.New(slog.NewTextHandler(out, nil))
 	go func() {
 		defer close(done)
-		if err := remote.Ingest(ictx, hub, rundir.Dir(opts.Run).Replay(), cfg, log, nil); err != nil {
+		if err := remote.Ingest(ictx, hub, rundir.Dir(opts.Run).Replay(), cfg, log, tally); err != nil {
 			log.Error("taking in shards stopped", "err", err)
 		}
 	}()
