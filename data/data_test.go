@@ -254,3 +254,43 @@ func TestGrowingWindow(t *testing.T) {
 		t.Fatalf("after 600 samples the window holds %d, want the capacity 150", w.Len())
 	}
 }
+
+// Shard names parse back, and a worker's sequence survives its shards
+// leaving the directory (uploaded and deleted).
+func TestShardSequence(t *testing.T) {
+	g, samples := samplesOf(t, "connect4", 2, 3)
+	dir := t.TempDir()
+	for seq := range 3 {
+		h := header(g, 4, seq)
+		if gen, w, s, ok := ParseName(h.Name()); !ok || gen != 4 || w != "w1" || s != seq {
+			t.Fatalf("ParseName(%s) = %d %s %d %v", h.Name(), gen, w, s, ok)
+		}
+		if _, err := Write(dir, h, samples[:2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, bad := range []string{"x.shard", "g000001-w1-000001.txt", "g00000x-w1-000001.shard", "g000001-w/1-000001.shard", "g000001--000001.shard"} {
+		if _, _, _, ok := ParseName(bad); ok {
+			t.Errorf("ParseName accepted %q", bad)
+		}
+	}
+	if n := NextSeq(dir, "w1"); n != 3 {
+		t.Fatalf("NextSeq = %d, want 3", n)
+	}
+	names, _ := filepath.Glob(filepath.Join(dir, "*"+Ext))
+	for _, p := range names {
+		if err := RecordSent(dir, filepath.Base(p)); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(p)
+	}
+	if n := NextSeq(dir, "w1"); n != 3 {
+		t.Fatalf("after the shards left, NextSeq = %d, want 3", n)
+	}
+	if n := NextSeq(dir, "w2"); n != 0 {
+		t.Fatalf("another worker's NextSeq = %d", n)
+	}
+	if err := RecordSent(dir, "nonsense"); err == nil {
+		t.Fatal("RecordSent of a non-shard name accepted")
+	}
+}

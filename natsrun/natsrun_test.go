@@ -242,6 +242,10 @@ func TestShardsExactlyOnce(t *testing.T) {
 				}
 			}()
 			hub.Upload(uctx, spool, func(string) {}, func(err error) { t.Log(err) })
+			// A restart of this worker continues after the shards it sent.
+			if n := data.NextSeq(spool, w); n != 8 {
+				t.Errorf("worker %s: next sequence %d after sending 8 shards", w, n)
+			}
 		}()
 	}
 	wg.Wait()

@@ -67,6 +67,11 @@ func (h *Hub) Drain(ctx context.Context, spool string, sent func(name string)) e
 		if err != nil {
 			return fmt.Errorf("%w: %w", errPublish, err)
 		}
+		// The worker's next start must not reuse the name (nor the games
+		// seeded from its number).
+		if err := data.RecordSent(spool, name); err != nil {
+			return err
+		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("natsrun: %w", err)
 		}

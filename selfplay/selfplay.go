@@ -12,8 +12,6 @@ import (
 	"log/slog"
 	"math"
 	"math/rand/v2"
-	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -612,24 +610,6 @@ func (w *Worker) flush(final bool) error {
 }
 
 // NextShardSeq returns the sequence number after the highest one worker
-// has written in dir, so a restarted worker never overwrites its shards.
-func NextShardSeq(dir, worker string) int {
-	es, _ := os.ReadDir(dir)
-	next := 0
-	for _, e := range es {
-		var gen, seq int
-		var name string
-		n := strings.TrimSuffix(e.Name(), data.Ext)
-		i := strings.Index(n, "-")
-		j := strings.LastIndex(n, "-")
-		if i < 0 || j <= i {
-			continue
-		}
-		name = n[i+1 : j]
-		if _, err := fmt.Sscanf(n[:i]+" "+n[j+1:], "g%d %d", &gen, &seq); err != nil || name != worker {
-			continue
-		}
-		next = max(next, seq+1)
-	}
-	return next
-}
+// has written in dir (data.NextSeq), so a restarted worker never
+// overwrites its shards.
+func NextShardSeq(dir, worker string) int { return data.NextSeq(dir, worker) }
