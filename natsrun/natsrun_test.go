@@ -15,35 +15,10 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/data/datatest"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all"
-	"github.com/tabula-zero/tabula/game/gametest"
 )
-
-// shardBytes encodes a small shard of game name for worker w, number seq.
-func shardBytes(t *testing.T, name, w string, seq int) (string, []byte) {
-	t.Helper()
-	g, err := game.Lookup(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	start, _ := g.New(nil)
-	var samples []data.Sample
-	for i, p := range gametest.RandomPositions(start, 5, 20, uint64(seq)+7) {
-		ms := p.GenerateMoves(nil)
-		if len(ms) == 0 {
-			continue
-		}
-		samples = append(samples, data.Sample{Position: p.String(), Ply: p.Ply(), GameID: uint64(seq*100 + i),
-			Policy: []data.PolicyEntry{{Action: g.Encoder.ActionIndex(p, ms[0]), Prob: 1}}})
-	}
-	h := data.Header{Game: g.Name, EncoderVersion: g.Encoder.Version(), Generation: 1, Worker: w, Seq: seq, Samples: len(samples)}
-	b, err := data.Encode(h, samples)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h.Name(), b
-}
 
 func connect4Only(h data.Header) error {
 	g, _ := game.Lookup("connect4")
@@ -185,7 +160,7 @@ func TestShardsExactlyOnce(t *testing.T) {
 	}
 	// Published before the trainer takes anything in.
 	var want []string
-	early, b := shardBytes(t, "connect4", "early", 1)
+	early, b := datatest.ShardBytes(t, "connect4", "early", 1)
 	if err := trainer.PublishShard(ctx, early, b); err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +186,7 @@ func TestShardsExactlyOnce(t *testing.T) {
 	for _, w := range []string{"w1", "w2"} {
 		spool := t.TempDir()
 		for seq := range 8 {
-			name, b := shardBytes(t, "connect4", w, seq)
+			name, b := datatest.ShardBytes(t, "connect4", w, seq)
 			if err := os.WriteFile(filepath.Join(spool, name), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +198,7 @@ func TestShardsExactlyOnce(t *testing.T) {
 		}
 		// A retry: the first shard again, as after a crash between the
 		// publish and the delete.
-		first, b := shardBytes(t, "connect4", w, 0)
+		first, b := datatest.ShardBytes(t, "connect4", w, 0)
 		if err := hub.PublishShard(ctx, first, b); err != nil {
 			t.Fatal(err)
 		}
@@ -249,9 +224,9 @@ func TestShardsExactlyOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	corrupt, b := shardBytes(t, "connect4", "w3", 1)
+	corrupt, b := datatest.ShardBytes(t, "connect4", "w3", 1)
 	b[len(b)/2] ^= 0xff
-	xq, xb := shardBytes(t, "xiangqi", "w3", 2)
+	xq, xb := datatest.ShardBytes(t, "xiangqi", "w3", 2)
 	for name, b := range map[string][]byte{corrupt: b, xq: xb} {
 		if err := trainer.PublishShard(ctx, name, b); err != nil {
 			t.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
@@ -157,6 +159,23 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 		err = nil
 	}
 	return err
+}
+
+// Attach opens the run on the server, waiting for its trainer to create
+// it: a worker may start first.
+func Attach(ctx context.Context, nc *nats.Conn, run string, log *slog.Logger) (*natsrun.Hub, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if err := natsrun.CheckRun(run); err != nil {
+		return nil, err
+	}
+	var hub *natsrun.Hub
+	err := waitFor(ctx, log, func() (err error) {
+		hub, err = natsrun.Attach(ctx, nc, run)
+		return err
+	})
+	return hub, err
 }
 
 // waitFor retries f every second until it succeeds or ctx ends: a worker

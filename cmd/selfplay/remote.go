@@ -46,7 +46,8 @@ func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
 		return err
 	}
 	defer nc.Close()
-	hub, err := natsrun.Attach(ctx, nc, f.run)
+	log := slog.New(slog.NewTextHandler(out, nil))
+	hub, err := remote.Attach(ctx, nc, f.run, log)
 	if err != nil {
 		return err
 	}
@@ -55,7 +56,6 @@ func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
 		ctx, cancel = context.WithTimeout(ctx, f.limit)
 		defer cancel()
 	}
-	log := slog.New(slog.NewTextHandler(out, nil))
 	metrics, err := jsonl.Open(filepath.Join(f.spool, "..", f.run+"-"+f.worker+".jsonl"))
 	if err != nil {
 		return err

@@ -1,0 +1,298 @@
+//go:build unix
+
+package remote
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/data/datatest"
+	"github.com/tabula-zero/tabula/natsrun"
+)
+
+// proc is a child process with its output in a file.
+type proc struct {
+	cmd *exec.Cmd
+	log string
+}
+
+func start(t *testing.T, log string, name string, args ...string) *proc {
+	t.Helper()
+	f, err := os.OpenFile(log, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	p := &proc{cmd: cmd, log: log}
+	t.Cleanup(func() { p.kill() })
+	return p
+}
+
+func (p *proc) kill() {
+	if p.cmd.ProcessState == nil {
+		p.cmd.Process.Kill()
+		p.cmd.Wait()
+	}
+}
+
+// stop sends SIGINT and waits for the exit.
+func (p *proc) stop(t *testing.T) error {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(60 * time.Second):
+		p.kill()
+		t.Fatalf("%s did not stop within 60s after SIGINT", p.cmd.Path)
+		return nil
+	}
+}
+
+func (p *proc) output() string {
+	b, _ := os.ReadFile(p.log)
+	return string(b)
+}
+
+func freePort(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+func waitUntil(t *testing.T, what string, d time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("after %v: %s\n%s", d, what, logTails(filepath.Dir(logDir)))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// logDir is a log file of the running test: its directory holds them all.
+var logDir string
+
+// logTails returns the last lines of every log in dir.
+func logTails(dir string) string {
+	var b strings.Builder
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
+	for _, l := range logs {
+		out, _ := os.ReadFile(l)
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		fmt.Fprintf(&b, "--- %s\n%s\n", filepath.Base(l), strings.Join(lines[max(0, len(lines)-8):], "\n"))
+	}
+	return b.String()
+}
+
+// shardsOf lists the shards in dir by worker: their sequence numbers.
+func shardsOf(dir string) map[string][]int {
+	out := map[string][]int{}
+	es, _ := os.ReadDir(dir)
+	for _, e := range es {
+		if _, w, seq, ok := data.ParseName(e.Name()); ok {
+			out[w] = append(out[w], seq)
+		}
+	}
+	return out
+}
+
+// The trainer (-nats) and two cmd/selfplay workers as processes around a
+// separate nats-server with file storage. Faults: kill -9 a worker and
+// restart it; kill -9 the trainer and restart it while the workers go on
+// publishing; restart the server; a worker with a wrong password; a
+// corrupt shard and a shard of another game. At the end every shard each
+// worker finished is in the run exactly once (its sequence without a
+// gap), and no game is in two shards.
+func TestProcessesAndFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("processes and faults: not with -short")
+	}
+	natsBin, err := exec.LookPath("nats-server")
+	if err != nil {
+		if _, serr := os.Stat("/usr/sbin/nats-server"); serr != nil {
+			t.Skip("nats-server is not installed (apt-get install nats-server; .ci/run installs it)")
+		}
+		natsBin = "/usr/sbin/nats-server"
+	}
+	dir := t.TempDir()
+	for _, cmd := range []string{"train", "selfplay"} {
+		b, err := exec.Command("go", "build", "-o", filepath.Join(dir, cmd), "github.com/tabula-zero/tabula/cmd/"+cmd).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go build %s: %v\n%s", cmd, err, b)
+		}
+	}
+	logDir = filepath.Join(dir, "x.log")
+	port := freePort(t)
+	url := "nats://127.0.0.1:" + port
+	store := filepath.Join(dir, "jetstream")
+	startNats := func() *proc {
+		p := start(t, filepath.Join(dir, "nats.log"), natsBin, "-js", "-sd", store, "-a", "127.0.0.1", "-p", port,
+			"--user", "tabula", "--pass", "s3cret")
+		waitUntil(t, "nats-server accepts connections", 20*time.Second, func() bool {
+			c, err := net.Dial("tcp", "127.0.0.1:"+port)
+			if err == nil {
+				c.Close()
+			}
+			return err == nil
+		})
+		return p
+	}
+	creds := filepath.Join(dir, "creds")
+	os.WriteFile(creds, []byte("tabula:s3cret\n"), 0o600)
+	wrong := filepath.Join(dir, "wrong")
+	os.WriteFile(wrong, []byte("tabula:guess\n"), 0o600)
+	cfgFile := filepath.Join(dir, "tiny.yaml")
+	cfg := tinyConfig(t)
+	cfg.Training.StepsPerGeneration = 5
+	os.WriteFile(cfgFile, cfg.Marshal(), 0o644)
+	run := filepath.Join(dir, "tiny")
+	replay := filepath.Join(run, "replay")
+	startTrainer := func() *proc {
+		return start(t, filepath.Join(dir, "train.log"), filepath.Join(dir, "train"), "-config", cfgFile, "-run", run,
+			"-selfplay=false", "-nats", url, "-nats-credentials", creds)
+	}
+	spools := map[string]string{"w1": filepath.Join(dir, "spool1"), "w2": filepath.Join(dir, "spool2")}
+	startWorker := func(name, credsFile string) *proc {
+		return start(t, filepath.Join(dir, name+".log"), filepath.Join(dir, "selfplay"), "-nats", url, "-run", "tiny",
+			"-worker", name, "-spool", spools[name], "-nats-credentials", credsFile, "-parallel", "4")
+	}
+	count := func(w string) int { return len(shardsOf(replay)[w]) }
+
+	server := startNats()
+	trainer := startTrainer()
+	w1, w2 := startWorker("w1", creds), startWorker("w2", creds)
+	waitUntil(t, "both workers' shards in the run", 60*time.Second, func() bool { return count("w1") >= 2 && count("w2") >= 2 })
+
+	// kill -9 a worker mid-game and start it again.
+	w1.cmd.Process.Kill()
+	w1.cmd.Wait()
+	before := count("w1")
+	w1 = startWorker("w1", creds)
+	waitUntil(t, "the restarted worker's shards", 60*time.Second, func() bool { return count("w1") >= before+2 })
+
+	// kill -9 the trainer; the workers go on publishing into the stream.
+	trainer.cmd.Process.Kill()
+	trainer.cmd.Wait()
+	n := len(shardsOf(replay)["w2"])
+	time.Sleep(3 * time.Second)
+	if got := len(shardsOf(replay)["w2"]); got != n {
+		t.Fatalf("shards written while the trainer was down: %d -> %d", n, got)
+	}
+	trainer = startTrainer()
+	waitUntil(t, "the shards published while the trainer was down", 60*time.Second, func() bool { return count("w2") >= n+2 })
+
+	// Restart the server (file storage) while the workers publish.
+	server.cmd.Process.Signal(syscall.SIGTERM)
+	server.cmd.Wait()
+	time.Sleep(time.Second)
+	server = startNats()
+	m1, m2 := count("w1"), count("w2")
+	waitUntil(t, "shards after the server's restart", 90*time.Second, func() bool { return count("w1") > m1 && count("w2") > m2 })
+
+	// A worker with a wrong password is refused.
+	bad := startWorker("w3", wrong)
+	done := make(chan error, 1)
+	go func() { done <- bad.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(strings.ToLower(bad.output()), "authorization") {
+			t.Fatalf("a worker with a wrong password: %v\n%s", err, bad.output())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a worker with a wrong password did not stop")
+	}
+
+	// A corrupt shard and a shard of another game are rejected by name.
+	nc, err := natsrun.Connect(url, "test", natsrun.Credentials{User: "tabula", Password: "s3cret"}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	hub, err := Attach(context.Background(), nc, "tiny", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, b := datatest.ShardBytes(t, "connect4", "evil", 0)
+	b[len(b)/2] ^= 0xff
+	xname, xb := datatest.ShardBytes(t, "xiangqi", "evil", 1)
+	for nm, payload := range map[string][]byte{name: b, xname: xb} {
+		if err := hub.PublishShard(context.Background(), nm, payload); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitUntil(t, "both bad shards rejected in the trainer's log", 30*time.Second, func() bool {
+		out := trainer.output()
+		return strings.Count(out, "dropped a shard") >= 2 && strings.Contains(out, "xiangqi")
+	})
+
+	// Stop: the workers drain their spools, the trainer takes the rest in.
+	for _, w := range []*proc{w1, w2} {
+		if err := w.stop(t); err != nil {
+			t.Fatalf("worker: %v\n%s", err, w.output())
+		}
+	}
+	for name, spool := range spools {
+		if left, _ := filepath.Glob(filepath.Join(spool, "*"+data.Ext)); len(left) > 0 {
+			t.Fatalf("worker %s left %d shards in its spool", name, len(left))
+		}
+	}
+	final := map[string]int{"w1": data.NextSeq(spools["w1"], "w1"), "w2": data.NextSeq(spools["w2"], "w2")}
+	waitUntil(t, "every finished shard in the run", 30*time.Second, func() bool {
+		return count("w1") == final["w1"] && count("w2") == final["w2"]
+	})
+	if err := trainer.stop(t); err != nil {
+		t.Fatalf("trainer: %v\n%s", err, trainer.output())
+	}
+	for w, seqs := range shardsOf(replay) {
+		have := map[int]bool{}
+		for _, s := range seqs {
+			have[s] = true
+		}
+		for s := range final[w] {
+			if !have[s] {
+				t.Errorf("worker %s: shard %d of %d missing", w, s, final[w])
+			}
+		}
+	}
+	games := map[string]string{}
+	files, _ := filepath.Glob(filepath.Join(replay, "*"+data.Ext))
+	for _, f := range files {
+		h, samples, err := data.Read(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range samples {
+			id := fmt.Sprintf("%s/%d/%d", h.Worker, h.GameSeed, s.GameID)
+			if other, ok := games[id]; ok && other != f {
+				t.Fatalf("game %s is in %s and %s", id, filepath.Base(other), filepath.Base(f))
+			}
+			games[id] = f
+		}
+	}
+	if !bytes.Contains([]byte(trainer.output()), []byte("rejected")) {
+		t.Error("the trainer's log does not name the rejections")
+	}
+}
