@@ -3,7 +3,15 @@ package natsrun
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
+	stdnet "net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -260,5 +268,80 @@ func TestShardsExactlyOnce(t *testing.T) {
 	slices.Sort(bad)
 	if !strings.Contains(bad[0]+bad[1], "xiangqi") || !strings.Contains(strings.Join(bad, " "), "shard rejected") {
 		t.Errorf("rejections: %q", bad)
+	}
+}
+
+// writeSelfSigned writes a self-signed certificate for 127.0.0.1 and its
+// key as PEM files.
+func writeSelfSigned(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "tabula test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []stdnet.IP{stdnet.ParseIP("127.0.0.1")}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
+	return certFile, keyFile
+}
+
+// With TLS a client that trusts the certificate connects and one that
+// does not is refused; a token file authenticates.
+func TestTLSAndToken(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := writeSelfSigned(t, dir)
+	tokenFile := filepath.Join(dir, "token")
+	os.WriteFile(tokenFile, []byte("a-long-token\n"), 0o600)
+	creds, err := ReadCredentials(tokenFile)
+	if err != nil || creds.Token != "a-long-token" {
+		t.Fatalf("token file read as %+v, %v", creds, err)
+	}
+	s, err := StartServer(ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir(), Token: creds.Token, TLSCert: cert, TLSKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	url := strings.Replace(s.ClientURL(), "nats://", "tls://", 1)
+	nc, err := Connect(url, "t", creds, cert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	if nc, err := Connect(url, "t", creds, ""); err == nil {
+		nc.Close()
+		t.Fatal("a client that does not trust the certificate connected")
+	}
+	// The trainer's own client of its embedded server connects in-process.
+	ipURL, ipOpts := InProcess(s)
+	nc, err = Connect(ipURL, "trainer", creds, "", ipOpts...)
+	if err != nil {
+		t.Fatalf("in-process client of a TLS server: %v", err)
+	}
+	if _, err := Create(context.Background(), nc, "tls"); err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	if nc, err := Connect(url, "t", Credentials{Token: "guess"}, cert); err == nil {
+		nc.Close()
+		t.Fatal("a wrong token connected")
+	}
+	for content, want := range map[string]string{"": "empty", ":pw": "empty part", "user:": "empty part"} {
+		f := filepath.Join(dir, "c")
+		os.WriteFile(f, []byte(content), 0o600)
+		if _, err := ReadCredentials(f); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("credentials %q: %v", content, err)
+		}
 	}
 }

@@ -17,9 +17,11 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 )
 
 // ServerConfig configures an embedded NATS server with JetStream.
@@ -101,4 +103,11 @@ func loopback(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// InProcess returns the URL and options of a client inside the server's
+// own process (the trainer of an embedded server): it connects through a
+// pipe, for which the server does not require TLS.
+func InProcess(s *server.Server) (string, []nats.Option) {
+	return strings.Replace(s.ClientURL(), "tls://", "nats://", 1), []nats.Option{nats.InProcessServer(s)}
 }

@@ -55,10 +55,10 @@ func serveRemote(ctx context.Context, f natsFlags, opts *trainer.Options, out io
 		if err != nil {
 			return nil, err
 		}
-		url, shutdown = s.ClientURL(), s.Shutdown
-		fmt.Fprintf(out, "serving run %q to remote workers at %s\n", name, url)
-		// The trainer's own client connects in-process (no TLS to verify).
-		extra = append(extra, nats.InProcessServer(s))
+		shutdown = s.Shutdown
+		fmt.Fprintf(out, "serving run %q to remote workers at %s\n", name, s.ClientURL())
+		// The trainer's own client connects in-process.
+		url, extra = natsrun.InProcess(s)
 	}
 	nc, err := natsrun.Connect(url, "trainer", creds, ca, extra...)
 	if err != nil {
