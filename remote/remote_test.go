@@ -153,6 +153,9 @@ func TestRemoteWorkers(t *testing.T) {
 	if len(last.Workers) != 2 || last.Workers[0].Name != "w1" || last.Workers[1].Name != "w2" || last.Workers[0].Samples == 0 || last.Workers[1].Games == 0 {
 		t.Fatalf("workers in the last generation line: %+v", last.Workers)
 	}
+	if _, err := os.Stat(filepath.Join(run, "plots", "workers.png")); err != nil {
+		t.Error(err)
+	}
 	onDisk := map[string]int{}
 	for _, f := range files {
 		h, _, _ := data.Read(f)

@@ -29,6 +29,7 @@ type point struct {
 	elo                 map[string]float64 // by opponent, for generation lines
 	eloCI               map[string]float64 // their 95% half-widths
 	pons                map[string]float64 // optimal-move rate by measure, for evaluation lines
+	workers             map[string]int     // samples taken in from each remote worker so far
 }
 
 func pointOf(m Metric) point {
@@ -38,6 +39,12 @@ func pointOf(m Metric) point {
 		p.elo, p.eloCI = map[string]float64{}, map[string]float64{}
 		for _, r := range m.Matches {
 			p.elo[r.Opponent], p.eloCI[r.Opponent] = r.Elo, r.EloCI95
+		}
+	}
+	if len(m.Workers) > 0 {
+		p.workers = map[string]int{}
+		for _, w := range m.Workers {
+			p.workers[w.Name] = w.Samples
 		}
 	}
 	if len(m.Pons) > 0 {
@@ -124,7 +131,34 @@ func (l *Loop) plot() error {
 	if err := l.plotStrength(dir); err != nil {
 		return err
 	}
-	return nil
+	return l.plotWorkers(dir)
+}
+
+// plotWorkers writes RUN/plots/workers.png: the samples each remote
+// worker contributed over training minutes.
+func (l *Loop) plotWorkers(dir string) error {
+	series := map[string]plotter.XYs{}
+	for _, p := range l.history {
+		for w, n := range p.workers {
+			series[w] = append(series[w], plotter.XY{X: p.clock.Minutes(), Y: float64(n)})
+		}
+	}
+	if len(series) == 0 {
+		return nil
+	}
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: samples from remote workers", l.cfg.Game)
+	p.X.Label.Text = "training time (minutes)"
+	p.Y.Label.Text = "samples taken in"
+	p.Legend.Top, p.Legend.Left = true, true
+	var args []any
+	for _, w := range slices.Sorted(maps.Keys(series)) {
+		args = append(args, w, series[w])
+	}
+	if err := plotutil.AddLinePoints(p, args...); err != nil {
+		return err
+	}
+	return save(p, filepath.Join(dir, "workers.png"))
 }
 
 // errorXYs are points with symmetric Y error bars (95% intervals).
