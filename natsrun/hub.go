@@ -55,8 +55,8 @@ func bucketName(run string) string   { return "tabula_" + run }
 func netsName(run string) string     { return "tabula_" + run + "_nets" }
 func shardSubject(run string) string { return "tabula." + run + ".shards" }
 
-// Create makes (or opens) the run's stream and buckets: the trainer's side.
-func Create(ctx context.Context, nc *nats.Conn, run string) (*Hub, error) {
+// newHub checks the run's name and opens JetStream on nc.
+func newHub(nc *nats.Conn, run string) (*Hub, error) {
 	if err := CheckRun(run); err != nil {
 		return nil, err
 	}
@@ -64,7 +64,16 @@ func Create(ctx context.Context, nc *nats.Conn, run string) (*Hub, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsrun: %w", err)
 	}
-	h := &Hub{run: run, js: js}
+	return &Hub{run: run, js: js}, nil
+}
+
+// Create makes (or opens) the run's stream and buckets: the trainer's side.
+func Create(ctx context.Context, nc *nats.Conn, run string) (*Hub, error) {
+	h, err := newHub(nc, run)
+	if err != nil {
+		return nil, err
+	}
+	js := h.js
 	if h.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: streamName(run), Subjects: []string{shardSubject(run)}, Retention: jetstream.WorkQueuePolicy,
 		Storage: jetstream.FileStorage, Duplicates: dedupWindow,
@@ -82,14 +91,11 @@ func Create(ctx context.Context, nc *nats.Conn, run string) (*Hub, error) {
 
 // Attach opens a run the trainer created: a worker's side.
 func Attach(ctx context.Context, nc *nats.Conn, run string) (*Hub, error) {
-	if err := CheckRun(run); err != nil {
+	h, err := newHub(nc, run)
+	if err != nil {
 		return nil, err
 	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return nil, fmt.Errorf("natsrun: %w", err)
-	}
-	h := &Hub{run: run, js: js}
+	js := h.js
 	if h.kv, err = js.KeyValue(ctx, bucketName(run)); err != nil {
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
 			return nil, fmt.Errorf("natsrun: the server has no run %q (is its trainer serving it?)", run)

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/configs/configstest"
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/natsrun"
@@ -23,20 +24,7 @@ import (
 	"github.com/tabula-zero/tabula/trainer"
 )
 
-func tinyConfig(t *testing.T) *configs.Config {
-	cfg, err := configs.Preset("connect4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Network.Blocks, cfg.Network.Filters, cfg.Network.ValueHidden = 1, 8, 8
-	cfg.Search.Simulations = 8
-	cfg.SelfPlay.ParallelGames, cfg.SelfPlay.BatchSize, cfg.SelfPlay.ShardSamples = 8, 8, 100
-	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
-	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 10, 1
-	cfg.Gating.Matches = nil
-	cfg.Evaluation = configs.Evaluation{}
-	return cfg
-}
+func tinyConfig(t *testing.T) *configs.Config { return configstest.TinyConnectFour(t) }
 
 func newFwd(p *net.Params, n int) (mcts.Forwarder, error) { return infer.New(p, n) }
 

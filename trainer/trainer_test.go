@@ -15,6 +15,7 @@ import (
 	"github.com/tabula-zero/tabula/arena/pons"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/configs/configstest"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
@@ -24,20 +25,7 @@ import (
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
-func tinyConfig(t *testing.T) *configs.Config {
-	cfg, err := configs.Preset("connect4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Network.Blocks, cfg.Network.Filters, cfg.Network.ValueHidden = 1, 8, 8
-	cfg.Search.Simulations = 8
-	cfg.SelfPlay.ParallelGames, cfg.SelfPlay.BatchSize, cfg.SelfPlay.ShardSamples = 8, 8, 100
-	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
-	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 10, 1
-	cfg.Gating.Matches = nil
-	cfg.Evaluation = configs.Evaluation{}
-	return cfg
-}
+func tinyConfig(t *testing.T) *configs.Config { return configstest.TinyConnectFour(t) }
 
 func newFwd(p *net.Params, n int) (mcts.Forwarder, error) { return infer.New(p, n) }
 
@@ -55,6 +43,17 @@ func metricsOf(t *testing.T, run string) []Metric {
 			t.Fatal(err)
 		}
 		out = append(out, m)
+	}
+	return out
+}
+
+// metricsOfKind returns the run's metrics lines of one kind.
+func metricsOfKind(t *testing.T, run, kind string) []Metric {
+	var out []Metric
+	for _, m := range metricsOf(t, run) {
+		if m.Kind == kind {
+			out = append(out, m)
+		}
 	}
 	return out
 }
@@ -140,12 +139,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	var gens []Metric
-	for _, m := range metricsOf(t, run) {
-		if m.Kind == "generation" {
-			gens = append(gens, m)
-		}
-	}
+	gens := metricsOfKind(t, run, "generation")
 	if len(gens) != 2 || len(gens[0].Matches) != 2 || gens[0].Matches[0].Games != 4 || gens[0].Matches[1].Opponent != "ab:depth=1" {
 		t.Fatalf("generation metrics %+v", gens)
 	}
@@ -548,12 +542,7 @@ func TestLighterGates(t *testing.T) {
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	var gens []Metric
-	for _, m := range metricsOf(t, run) {
-		if m.Kind == "generation" {
-			gens = append(gens, m)
-		}
-	}
+	gens := metricsOfKind(t, run, "generation")
 	if len(gens) != 4 {
 		t.Fatalf("%d generation lines", len(gens))
 	}
