@@ -28,6 +28,9 @@ import (
 )
 
 func main() {
+	// Ctrl-C in `train | tee log` stops tee too: writing to the closed
+	// pipe must fail, not kill the trainer before it saves.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := run(ctx, os.Args[1:], os.Stdout)
