@@ -257,6 +257,16 @@ func TestUCCINoBestMove(t *testing.T) {
 // does the same in UCI.
 func TestBanMoves(t *testing.T) {
 	network := tinyNetwork(t)
+	p := xiangqiParse(t, "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", iccsRules)
+	h2e2, err := p.ParseMove("h2e2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Make(h2e2)
+	var afterH2E2 []string
+	for _, m := range p.GenerateMoves(nil) {
+		afterH2E2 = append(afterH2E2, p.FormatMove(m))
+	}
 	for _, mover := range []string{moverAB, moverMCTS, moverABZero} {
 		s := startSession(t)
 		s.send(t, "ucci", "setoption hashsize 1", "setoption Simulations 40", "setoption Network "+network, "setoption Mover "+mover,
@@ -268,11 +278,19 @@ func TestBanMoves(t *testing.T) {
 		if second := strings.Fields(out[len(out)-1])[1]; second == first {
 			t.Errorf("%s: banned %s played again", mover, first)
 		}
-		// A new position lifts the ban.
-		s.send(t, "position startpos moves h2e2", "go depth 2")
-		out = s.until(t, "bestmove")
-		if again := strings.Fields(out[len(out)-1])[1]; again != first {
-			t.Errorf("%s: %s after the ban ended, %s before", mover, again, first)
+		// A new position lifts the ban: banning every other move leaves
+		// the one banned before as the only choice (were the old ban
+		// still on, no move would be left).
+		var others []string
+		for _, m := range afterH2E2 {
+			if m != first {
+				others = append(others, m)
+			}
+		}
+		s.send(t, "position startpos moves h2e2", "banmoves "+strings.Join(others, " "), "go depth 2")
+		out = s.until(t, "nobestmove", "bestmove")
+		if last := out[len(out)-1]; last != "bestmove "+first && !strings.HasPrefix(last, "bestmove "+first+" ") {
+			t.Errorf("%s: %q after the ban ended, want %s", mover, last, first)
 		}
 		s.end(t)
 	}
