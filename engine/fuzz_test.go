@@ -14,7 +14,8 @@ import (
 var ucciLine = regexp.MustCompile(`^(|id (name|author) .*|option \S+ type (check|button|spin|combo|string)( .*)?|ucciok|readyok|bye|nobestmove|` +
 	`bestmove [a-i]\d[a-i]\d( ponder [a-i]\d[a-i]\d)?|` +
 	`info (depth \d+( score -?\d+)?( pv( [a-i]\d[a-i]\d)+)?|time \d+( nodes \d+)?|nodes \d+|currmove [a-i]\d[a-i]\d|message( .*)?)|` +
-	`Variant: .*|Options: .*|Fen: .*|Key: [0-9A-F]{16}|Side to move: .*|Status: .*|[a-i]\d[a-i]\d: \d+|Nodes searched: \d+)$`)
+	`Variant: .*|Options: .*|Fen: .*|Key: [0-9A-F]{16}|Side to move: .*|Status: .*|[a-i]\d[a-i]\d: \d+|Nodes searched: \d+|` +
+	`[ \d]\d  [.A-Za-z ]+|    [~ ]+|    [a-z ]+|[.XO ]+|[1-7 ]+|.* to move|hands: .*)$`)
 
 // hashOption matches the hash size option under any name and case: the
 // fuzzer must not ask for a 64 GiB table.

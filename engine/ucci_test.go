@@ -576,3 +576,20 @@ func TestEmptyClockAnswers(t *testing.T) {
 		}
 	}
 }
+
+// `d` draws the board: Red's back rank at the bottom, the river, and the
+// move played on it.
+func TestDisplayDiagram(t *testing.T) {
+	s := startSession(t)
+	s.send(t, "ucci")
+	s.until(t, "ucciok")
+	s.send(t, "position startpos moves h2e2", "d")
+	out := s.until(t, "Status: ")
+	want := []string{" 1  R N B A K A B N R", " 3  . C . . C . . . .", "    ~ ~ ~ ~ ~ ~ ~ ~ ~", "10  r n b a k a b n r", "Black to move"}
+	for _, w := range want {
+		if !slices.Contains(out, w) {
+			t.Errorf("no line %q in\n%s", w, strings.Join(out, "\n"))
+		}
+	}
+	s.end(t)
+}

@@ -267,6 +267,9 @@ func (e *Engine) cmdDisplay() {
 	if st.Reason != "" {
 		status += " (" + st.Reason + ")"
 	}
+	if d, ok := e.pos.(game.Diagrammer); ok {
+		ls = append(ls, strings.Split(strings.TrimRight(d.Diagram(), "\n"), "\n")...)
+	}
 	ls = append(ls,
 		"Fen: "+oneLine(e.pos.String()),
 		fmt.Sprintf("Key: %016X", e.pos.Key()),

@@ -11,7 +11,8 @@ import (
 )
 
 // outputLine matches every line the engine may write.
-var outputLine = regexp.MustCompile(`^(|id (name|author) .*|option (name )?.*|uciok|ucciok|bye|readyok|info .*|bestmove \S+( ponder \S+)?|nobestmove|Variant: .*|Options: .*|Fen: .*|Key: [0-9A-F]{16}|Side to move: .*|Status: .*|\d+: \d+|Nodes searched: \d+)$`)
+var outputLine = regexp.MustCompile(`^(|id (name|author) .*|option (name )?.*|uciok|ucciok|bye|readyok|info .*|bestmove \S+( ponder \S+)?|nobestmove|Variant: .*|Options: .*|Fen: .*|Key: [0-9A-F]{16}|Side to move: .*|Status: .*|\d+: \d+|Nodes searched: \d+|` +
+	`[ \d]\d  [.A-Za-z ]+|    [~ ]+|    [a-z ]+|[.XO ]+|[1-7 ]+|.* to move|hands: .*)$`)
 
 // FuzzEngine feeds arbitrary command text to an engine with a searcher:
 // Run must not panic, must return nil at the end of the input (or the

@@ -352,3 +352,40 @@ func init() {
 		OpeningPlies: 2, // a game ends by itself within 42 plies: no playout cap
 	})
 }
+
+// Diagram draws the board: X for the first player's stones, O for the
+// second's, columns 1 to 7 below, and who moves.
+func (p *Position) Diagram() string {
+	var grid [Height][Width]byte
+	var height [Width]int
+	for i := 0; i < p.n; i++ {
+		c := p.cols[i]
+		mark := byte('X')
+		if i%2 == 1 {
+			mark = 'O'
+		}
+		grid[height[c]][c] = mark
+		height[c]++
+	}
+	var b strings.Builder
+	for r := Height - 1; r >= 0; r-- {
+		for c := range Width {
+			ch := grid[r][c]
+			if ch == 0 {
+				ch = '.'
+			}
+			b.WriteByte(ch)
+			if c < Width-1 {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("1 2 3 4 5 6 7\n")
+	if p.n%2 == 0 {
+		b.WriteString("X to move\n")
+	} else {
+		b.WriteString("O to move\n")
+	}
+	return b.String()
+}

@@ -365,3 +365,18 @@ func (p *Position) whyIllegal(s string, m game.Move) error {
 	}
 	return fmt.Errorf("lion: illegal move %s", s)
 }
+
+// Diagram draws the board (the first player's upper-case pieces at the
+// bottom, ranks 1 to 4), the pieces in hand and the side to move.
+func (p *Position) Diagram() string {
+	fields := strings.Fields(p.String())
+	d, err := game.GridDiagram(fields[0], files, 1, 0)
+	if err != nil {
+		return err.Error() // the position's own text always draws
+	}
+	side := "first (upper case)"
+	if p.SideToMove() == game.Second {
+		side = "second (lower case)"
+	}
+	return d + "hands: " + fields[2] + "\n" + side + " to move\n"
+}

@@ -221,3 +221,18 @@ func (p *Position) Copy() *Position {
 	copy(q.hist, p.hist)
 	return &q
 }
+
+// Diagram draws the board (Red's upper-case pieces at the bottom, ranks 1
+// to 10, the river between 5 and 6) and the side to move.
+func (p *Position) Diagram() string {
+	fields := strings.Fields(p.String())
+	d, err := game.GridDiagram(fields[0], Files, 1, 5)
+	if err != nil {
+		return err.Error() // the position's own FEN always draws
+	}
+	side := "Red"
+	if p.SideToMove() == game.Second {
+		side = "Black"
+	}
+	return d + side + " to move\n"
+}
