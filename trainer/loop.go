@@ -129,7 +129,7 @@ func (l *Loop) generation(ctx context.Context) error {
 			l.worker.SetNetwork(fwd, l.gen)
 		}
 	}
-	l.lastGate = gateText(res)
+	gate := gateText(res)
 	m := Metric{Kind: "generation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
 		Checkpoint: name, Promoted: res.Promote, Best: l.bestGen, Matches: res.Matches, Window: l.window.Len(),
 		GatherSeconds: t1.Sub(t0).Seconds(), TrainSeconds: t2.Sub(t1).Seconds(), GateSeconds: t4.Sub(t3).Seconds()}
@@ -143,7 +143,7 @@ func (l *Loop) generation(ctx context.Context) error {
 	if err := l.record(m); err != nil {
 		return err
 	}
-	fmt.Fprintf(l.out, "generation %d: %s; best is generation %d%s\n", l.gen, l.lastGate, l.bestGen, workersText(m.Workers, m.Time))
+	fmt.Fprintf(l.out, "generation %d: %s; best is generation %d%s\n", l.gen, gate, l.bestGen, workersText(m.Workers, m.Time))
 	return l.plot()
 }
 
@@ -230,8 +230,10 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		if err := l.record(m); err != nil {
 			return err
 		}
-		fmt.Fprintf(l.out, "gen %d step %d | loss %.4f (value %.4f, policy %.4f, l2 %.4f) | |g| %.3f lr %.4g | %.0f samples/s, %.0f%% waiting for data | %s%s\n",
-			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, m.L2, m.GradNorm, m.LR, m.SamplesPerSec, 100*m.BatchWaitShare, l.lastGate, l.eta())
+		// Under 100 columns (the rest is in the metrics); the gate's result
+		// is on the generation line.
+		fmt.Fprintf(l.out, "gen %d step %d | loss %.3f v %.3f p %.3f | |g| %.2f | %.0f samples/s%s\n",
+			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, m.GradNorm, m.SamplesPerSec, l.eta())
 		acc, k, t0, wait0 = net.Stats{}, 0, time.Now(), feed.wait
 		return nil
 	}

@@ -142,9 +142,8 @@ type Loop struct {
 	// training phase (the sample ratio's measure of fresh data).
 	unused int
 
-	metrics  *jsonl.Log
-	history  []point // for plots
-	lastGate string
+	metrics *jsonl.Log
+	history []point // for plots
 	// clock is the training time; startClock its reading when this
 	// invocation began, lastEval at the last evaluation (-1: none yet),
 	// which measured the network of step lastEvalStep.

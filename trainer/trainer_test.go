@@ -447,6 +447,13 @@ func TestEvaluation(t *testing.T) {
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
+	// Training lines fit 100 columns, with the time left, and do not
+	// repeat the gate's result.
+	for _, line := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(line, "gen ") && (len(line) > 100 || !strings.Contains(line, " left") || strings.Contains(line, "promoted")) {
+			t.Errorf("training line of %d columns: %q", len(line), line)
+		}
+	}
 	evals := func() (ev []Metric, last float64) {
 		for _, m := range metricsOf(t, run) {
 			if m.Kind == "evaluation" {
