@@ -199,9 +199,9 @@ func (l *Loop) plotStrength(dir string) error {
 		p.X.Label.Text = "training time (minutes)"
 		p.Y.Label.Text = "Elo difference"
 		p.Legend.Top, p.Legend.Left = true, true
-		// A sweep's interval is unbounded (clamped to +-1000): keep the
-		// scale on the points.
-		p.Y.Min, p.Y.Max = -800, 800
+		// Elo is clamped to +-1000 (a sweep's, and a sweep's interval, is
+		// unbounded): the scale stops there.
+		p.Y.Min, p.Y.Max = -1000, 1000
 		for i, opp := range slices.Sorted(maps.Keys(elo)) {
 			s := elo[opp]
 			line, points, err := plotter.NewLinePoints(s.XYs)
