@@ -72,6 +72,10 @@ type Search struct {
 	// ForcedPlayouts is KataGo's k for forced playouts and policy target
 	// pruning in self-play's PUCT searches (mcts.Config; 0: off).
 	ForcedPlayouts float64 `yaml:"forced_playouts,omitempty"`
+	// ProvenTargets: where the solver decides a self-play root, its policy
+	// target is the proven best moves (the quickest wins) rather than the
+	// visits spent before the proof (mcts.Config).
+	ProvenTargets bool `yaml:"proven_targets,omitempty"`
 }
 
 // SelfPlay is the self-play worker setup.
@@ -89,7 +93,13 @@ type SelfPlay struct {
 	// position is recorded (1-a) + a*KL/mean(KL) times on average, KL the
 	// divergence of its policy target from the network's prior (0: off;
 	// KataGo uses 0.5).
-	SurpriseWeight  float64 `yaml:"surprise_weight,omitempty"`
+	SurpriseWeight float64 `yaml:"surprise_weight,omitempty"`
+	// Discount shrinks a sample's game result by this factor per ply
+	// between the sample and the game's end (0 or 1: off), so that the
+	// value head tells a quick win from a slow one and a player makes
+	// progress instead of shuffling (Pons' exact scores reward the
+	// quickest win too).
+	Discount        float64 `yaml:"discount,omitempty"`
 	ResignThreshold float64 `yaml:"resign_threshold"` // resign below this root value; 0 never
 	ResignOffShare  float64 `yaml:"resign_off_share"` // games played out to measure false resignations
 	ShardSamples    int     `yaml:"shard_samples"`
@@ -368,6 +378,9 @@ func (c *Config) Validate() error {
 	intIn("selfplay.temperature_plies", p.TemperaturePlies, 0, 1000)
 	intIn("selfplay.opening_plies", p.OpeningPlies, 0, 100)
 	floatIn("selfplay.surprise_weight", p.SurpriseWeight, 0, 1)
+	if p.Discount != 0 {
+		floatIn("selfplay.discount", p.Discount, 0.5, 1)
+	}
 	floatIn("selfplay.resign_threshold", p.ResignThreshold, -1, 0)
 	floatIn("selfplay.resign_off_share", p.ResignOffShare, 0, 1)
 	intIn("selfplay.shard_samples", p.ShardSamples, 1, 1<<22)

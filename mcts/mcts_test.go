@@ -288,3 +288,72 @@ func TestForcedPlayouts(t *testing.T) {
 		t.Fatalf("without noise forced playouts changed the search: %v vs %v", m1.Visits, m2.Visits)
 	}
 }
+
+// TestProvenDistances: the solver's proven plies bound the end as the
+// brute-force solver finds it, a win in one is played whenever there is
+// one, and with ProvenTargets the policy target of a proven root is its
+// quickest wins in equal shares.
+func TestProvenDistances(t *testing.T) {
+	lp, _ := lion.New(nil)
+	for _, start := range []game.Position{connect4.New(), lp} {
+		checked, inOne := 0, 0
+		for _, p := range gametest.RandomPositions(start, 120, 30, 5) {
+			if p.Status().Over() {
+				continue
+			}
+			for _, gumbel := range []bool{false, true} {
+				cfg := DefaultConfig()
+				cfg.Gumbel, cfg.ProvenTargets = gumbel, true
+				res, err := NewTree(cfg, Uniform{}, p, rng(3)).Search(context.Background(), 2000, false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ends []int // root moves that win at once
+				for i, m := range res.Moves {
+					q := p.Clone()
+					q.Make(m)
+					if st := q.Status(); st.Over() && st.Result == game.Loss {
+						ends = append(ends, i)
+					}
+				}
+				if len(ends) > 0 {
+					inOne++
+					q := p.Clone()
+					q.Make(res.Best)
+					if !q.Status().Over() || !res.Proven || res.ProvenPlies != 1 {
+						t.Errorf("%s %s (gumbel %v): %s passes over a win in one (proven %v in %d plies)", p.Game(), p, gumbel, p.FormatMove(res.Best), res.Proven, res.ProvenPlies)
+					}
+					for i, share := range res.Policy {
+						want := float32(0)
+						if slices.Contains(ends, i) {
+							want = 1 / float32(len(ends))
+						}
+						if math.Abs(float64(share-want)) > 1e-6 {
+							t.Errorf("%s %s: proven policy %v, want equal shares on the wins in one %v", p.Game(), p, res.Policy, ends)
+							break
+						}
+					}
+				}
+				if !res.Proven || res.ProvenPlies > 5 {
+					continue
+				}
+				checked++
+				d := res.ProvenPlies
+				switch res.Value {
+				case 1:
+					if !gametest.WinsWithin(p, (d+1)/2) {
+						t.Errorf("%s %s: proven win in %d plies, but no forced win within %d moves", p.Game(), p, d, (d+1)/2)
+					}
+				case -1:
+					if !gametest.LostWithin(p, d/2+1) {
+						t.Errorf("%s %s: proven loss in %d plies, but the opponent has no forced win within %d moves", p.Game(), p, d, d/2+1)
+					}
+				}
+			}
+		}
+		if checked < 10 || inOne < 5 {
+			t.Errorf("%s: only %d proven roots and %d wins in one in the sample", start.Game(), checked, inOne)
+		}
+		t.Logf("%s: %d proven roots checked, %d with a win in one", start.Game(), checked, inOne)
+	}
+}

@@ -35,6 +35,11 @@ type Config struct {
 	// back where PUCT would not have spent them (policy target pruning).
 	// 0: off; KataGo uses 2.
 	ForcedPlayouts float64
+	// ProvenTargets makes the policy target of a root the solver has
+	// decided its proven best moves in equal shares (the quickest wins,
+	// else the draws, else the slowest losses) instead of the visits
+	// spent before the proof.
+	ProvenTargets bool
 }
 
 // DefaultConfig returns AlphaZero's constants with the solver on.
@@ -57,6 +62,10 @@ type node struct {
 	valueSum float32 // values from the view of the player who made move
 	proven   int8
 	expanded bool
+	// plies bounds the proven end: the winner can force it within this
+	// many plies (0: the node is terminal), so the search takes the
+	// quickest proven win and the slowest proven loss.
+	plies    int16
 	raw      float32 // the evaluator's value at expansion, for the side to move here
 	children []node
 }
@@ -105,9 +114,12 @@ type Result struct {
 	// sequential-halving winner with Gumbel; a proven win when known).
 	Best game.Move
 	// Value is the root's value for the side to move; Proven is set when
-	// the solver has decided the root (Value is then -1, 0 or 1).
+	// the solver has decided the root (Value is then -1, 0 or 1), and
+	// ProvenPlies then bounds the plies to the end (the winner can force
+	// it within them).
 	Value       float32
 	Proven      bool
+	ProvenPlies int
 	Simulations int
 	// Prior is the evaluator's policy over Moves at the root, before any
 	// noise (the measure of a search's surprise).
@@ -134,6 +146,9 @@ func (t *Tree) Search(ctx context.Context, sims int, noise bool) (Result, error)
 		if err := t.simulate(nil); err != nil {
 			return Result{}, err
 		}
+	}
+	if t.cfg.Solver {
+		t.proveRootEnds()
 	}
 	if noise && !t.cfg.Gumbel && t.cfg.NoiseEpsilon > 0 && t.noised != t.root {
 		t.addNoise()
@@ -254,32 +269,61 @@ func resultProven(r game.Result) int8 {
 }
 
 // prove updates n's proven result from its children and reports whether
-// it changed (so the parent may change too).
+// it changed (so the parent may change too). A win takes the quickest of
+// the children proven lost, a loss the slowest of the children proven won.
 func (t *Tree) prove(n *node) bool {
 	if n.proven != unknown || !n.expanded {
 		return false
 	}
 	all, draw := true, false
+	win, loss := int16(math.MaxInt16), int16(0)
 	for i := range n.children {
-		switch n.children[i].proven {
+		c := &n.children[i]
+		switch c.proven {
 		case provLoss: // the child's side to move loses: n's side wins
-			n.proven = provWin
-			return true
+			win = min(win, c.plies)
+		case provWin:
+			loss = max(loss, c.plies)
 		case provDraw:
 			draw = true
 		case unknown:
 			all = false
 		}
 	}
-	if !all {
+	switch {
+	case win < math.MaxInt16:
+		n.proven, n.plies = provWin, win+1
+	case !all:
 		return false
-	}
-	if draw {
+	case draw:
 		n.proven = provDraw
-	} else {
-		n.proven = provLoss
+	default:
+		n.proven, n.plies = provLoss, loss+1
 	}
 	return true
+}
+
+// proveRootEnds proves the root's children that end the game at once, so
+// that a win in one is never passed over for a longer proven win found
+// first. It costs one move per child, once per root.
+func (t *Tree) proveRootEnds() {
+	r := t.root
+	if r.proven != unknown || !r.expanded {
+		return
+	}
+	p := t.pos
+	for i := range r.children {
+		c := &r.children[i]
+		if c.expanded {
+			continue
+		}
+		p.Make(c.move)
+		if st := p.Status(); st.Over() {
+			c.proven, c.expanded = resultProven(st.Result), true
+		}
+		p.Unmake()
+	}
+	t.prove(r)
 }
 
 // selectChild picks the child maximising Q + U (PUCT), taking a proven
@@ -442,7 +486,7 @@ func (t *Tree) summary(sims int) Result {
 	r := t.root
 	res := Result{Simulations: sims, Value: -r.q()}
 	if r.proven != unknown {
-		res.Proven, res.Value = true, provenValue(r.proven)
+		res.Proven, res.Value, res.ProvenPlies = true, provenValue(r.proven), int(r.plies)
 	}
 	for i := range r.children {
 		c := &r.children[i]
@@ -453,7 +497,9 @@ func (t *Tree) summary(sims int) Result {
 	if t.noised == r && len(t.rawPrior) == len(r.children) {
 		copy(res.Prior, t.rawPrior)
 	}
-	if t.cfg.Gumbel && len(t.gumbel) == len(r.children) {
+	if t.cfg.ProvenTargets && r.proven != unknown {
+		res.Policy = provenPolicy(r)
+	} else if t.cfg.Gumbel && len(t.gumbel) == len(r.children) {
 		res.Policy = t.improvedPolicy()
 	} else {
 		res.Policy = make([]float32, len(r.children))
@@ -488,10 +534,8 @@ func (t *Tree) rootChoice() int {
 	if len(r.children) == 0 {
 		return -1
 	}
-	for i := range r.children {
-		if r.children[i].proven == provLoss {
-			return i
-		}
+	if i := quickestWin(r); i >= 0 {
+		return i
 	}
 	if t.cfg.Gumbel && len(t.gumbel) == len(r.children) {
 		return t.gumbelWinner()
@@ -502,12 +546,12 @@ func (t *Tree) rootChoice() int {
 // bestChild returns the index of n's child that is proven to win for the
 // side to move at n, else the best by better; -1 when n has no children.
 func bestChild(n *node) int {
+	if i := quickestWin(n); i >= 0 {
+		return i
+	}
 	best := -1
 	for i := range n.children {
 		c := &n.children[i]
-		if c.proven == provLoss {
-			return i
-		}
 		if best < 0 || better(c, &n.children[best]) {
 			best = i
 		}
@@ -550,11 +594,52 @@ func (t *Tree) walkPV(max int, visit func(game.Move)) {
 	}
 }
 
+// provenPolicy shares the policy equally among the proven root's best
+// children: the quickest wins, else the draws, else the slowest losses.
+func provenPolicy(r *node) []float32 {
+	pol := make([]float32, len(r.children))
+	best := func(c *node) bool { return c.proven == provDraw }
+	switch r.proven {
+	case provWin:
+		plies := r.children[quickestWin(r)].plies
+		best = func(c *node) bool { return c.proven == provLoss && c.plies == plies }
+	case provLoss:
+		best = func(c *node) bool { return c.plies == r.plies-1 }
+	}
+	n := 0
+	for i := range r.children {
+		if best(&r.children[i]) {
+			pol[i] = 1
+			n++
+		}
+	}
+	for i := range pol {
+		pol[i] /= float32(n)
+	}
+	return pol
+}
+
+// quickestWin returns the index of n's child proven lost for its side to
+// move (a win for n's) with the fewest plies to the end, or -1.
+func quickestWin(n *node) int {
+	best := -1
+	for i := range n.children {
+		c := &n.children[i]
+		if c.proven == provLoss && (best < 0 || c.plies < n.children[best].plies) {
+			best = i
+		}
+	}
+	return best
+}
+
 // better orders children for the final choice: more visits, then higher
-// prior; proven losing moves last.
+// prior; proven losing moves last, the slowest of them first.
 func better(a, b *node) bool {
 	if (a.proven == provWin) != (b.proven == provWin) {
 		return b.proven == provWin
+	}
+	if a.proven == provWin && a.plies != b.plies {
+		return a.plies > b.plies
 	}
 	if a.visits != b.visits {
 		return a.visits > b.visits

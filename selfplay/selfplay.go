@@ -125,7 +125,7 @@ func MCTSConfig(cfg *configs.Config) mcts.Config {
 	m.CInit, m.CBase, m.FPUReduction = s.CInit, s.CBase, s.FPUReduction
 	m.NoiseAlpha, m.NoiseEpsilon = s.DirichletAlpha, s.NoiseEpsilon
 	m.Solver, m.Gumbel, m.GumbelM = s.Solver, s.Kind == "gumbel", s.GumbelM
-	m.ForcedPlayouts = s.ForcedPlayouts
+	m.ForcedPlayouts, m.ProvenTargets = s.ForcedPlayouts, s.ProvenTargets
 	return m
 }
 
@@ -406,8 +406,13 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 			rec.FalseResign = true
 		}
 	}
+	end := tree.Position().Ply()
 	for i := range rec.Samples {
-		rec.Samples[i].Result = resultFor(rec.Result, sides[i]).Value()
+		smp := &rec.Samples[i]
+		smp.Result = resultFor(rec.Result, sides[i]).Value()
+		if d := sp.Discount; d > 0 && d < 1 {
+			smp.Result *= float32(math.Pow(d, float64(end-smp.Ply)))
+		}
 	}
 	if a := sp.SurpriseWeight; a > 0 {
 		rec.SurpriseWeights = surpriseWeights(surprise, a)

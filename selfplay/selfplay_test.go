@@ -154,6 +154,28 @@ func TestOpeningPlies(t *testing.T) {
 	}
 }
 
+// Discounted results: the same game, each sample's z shrunk by the
+// discount once per ply to the game's end (replayed from its moves).
+func TestDiscount(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	plain := playGame(t, cfg, rn, 0, 5)
+	cfg.SelfPlay.Discount = 0.9
+	disc := playGame(t, cfg, rn, 0, 5)
+	if !slices.Equal(plain.Moves, disc.Moves) || len(plain.Samples) != len(disc.Samples) {
+		t.Fatal("the discount changed the game")
+	}
+	end := len(disc.Moves) // from the empty board
+	for i, s := range disc.Samples {
+		want := plain.Samples[i].Result * float32(math.Pow(0.9, float64(end-s.Ply)))
+		if math.Abs(float64(s.Result-want)) > 1e-6 || (plain.Samples[i].Result != 0) != (s.Result != 0) {
+			t.Fatalf("sample %d at ply %d of %d: z %v, want %v", i, s.Ply, end, s.Result, want)
+		}
+	}
+	if last := disc.Samples[len(disc.Samples)-1]; last.Result == 0 || math.Abs(float64(last.Result)) < 0.8 {
+		t.Fatalf("the last sample's z is %v: the game was drawn or the discount too strong", last.Result)
+	}
+}
+
 // Policy-surprise weighting: the same game, each searched position
 // recorded floor(w) or ceil(w) times, the weights averaging 1 and
 // differing between positions.
