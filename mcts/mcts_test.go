@@ -303,9 +303,16 @@ func TestProvenDistances(t *testing.T) {
 			}
 			for _, gumbel := range []bool{false, true} {
 				cfg := DefaultConfig()
-				cfg.Gumbel, cfg.ProvenTargets = gumbel, true
+				cfg.Gumbel = gumbel
 				res, err := NewTree(cfg, Uniform{}, p, rng(3)).Search(context.Background(), 2000, false)
 				if err != nil {
+					t.Fatal(err)
+				}
+				if sum := sumOf(res.Policy); math.Abs(float64(sum-1)) > 1e-5 {
+					t.Fatalf("%s %s: policy %v sums to %v", p.Game(), p, res.Policy, sum)
+				}
+				cfg.ProvenTargets = true
+				if res, err = NewTree(cfg, Uniform{}, p, rng(3)).Search(context.Background(), 2000, false); err != nil {
 					t.Fatal(err)
 				}
 				var ends []int // root moves that win at once
@@ -356,4 +363,12 @@ func TestProvenDistances(t *testing.T) {
 		}
 		t.Logf("%s: %d proven roots checked, %d with a win in one", start.Game(), checked, inOne)
 	}
+}
+
+func sumOf(xs []float32) float32 {
+	s := float32(0)
+	for _, x := range xs {
+		s += x
+	}
+	return s
 }

@@ -513,6 +513,10 @@ func (t *Tree) summary(sims int) Result {
 		for _, v := range res.Policy {
 			sum += v
 		}
+		if sum == 0 && r.proven != unknown {
+			// Proven before a simulation reached a child (a win in one).
+			res.Policy = provenPolicy(r)
+		}
 		for i := range res.Policy {
 			if sum > 0 {
 				res.Policy[i] /= sum

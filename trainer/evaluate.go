@@ -11,6 +11,7 @@ import (
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/pons"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
+	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
@@ -86,6 +87,13 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	m := Metric{Kind: "evaluation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
 		Best: l.bestGen, Window: l.window.Len(), TrainClock: at.Seconds()}
 	search := selfplay.MCTSConfig(l.cfg)
+	games := 0
+	for _, em := range e.Matches {
+		games += em.Games
+	}
+	l.opts.Progress.Begin("evaluation", "games", int64(games))
+	defer l.opts.Progress.End()
+	ctx = progress.WithTracker(ctx, l.opts.Progress)
 	for i, em := range e.Matches {
 		key := fmt.Sprintf("evaluation.matches[%d]", i)
 		a, err := netPlayer(l.cfg, em, key, l.best, fmt.Sprintf("gen%d", l.bestGen))
@@ -101,7 +109,7 @@ func (l *Loop) evaluate(ctx context.Context) error {
 		label := fmt.Sprintf("e%07.0f-%d-%s", at.Seconds(), i, safe(em.Opponent))
 		r, err := arena.RunMatch(ctx, arena.Match{Game: l.cfg.Game, Rules: l.rules, A: a, B: b, Games: em.Games,
 			Concurrency: 2, OpeningPlies: l.game.OpeningPlies, Seed: l.cfg.Seed + uint64(i),
-			RecordDir: l.dir.Arena(), Label: label})
+			RecordDir: l.dir.Arena(), Label: label, OnGame: func(arena.Record, arena.Score) { l.opts.Progress.Add(1) }})
 		if err != nil {
 			return err
 		}
@@ -112,6 +120,7 @@ func (l *Loop) evaluate(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		l.opts.Progress.Begin("evaluation: Pons "+p.Set, "positions", int64(len(lines)*len(p.Simulations)))
 		for _, n := range p.Simulations {
 			s, err := arena.NewNetSpec(fmt.Sprintf("gen%d", l.bestGen), l.cfg.Game, l.best, arena.NetOptions{Sims: n, Search: &search})
 			if err != nil {
@@ -130,8 +139,8 @@ func (l *Loop) evaluate(ctx context.Context) error {
 		return err
 	}
 	l.lastEval, l.lastEvalStep = at, m.Step
-	fmt.Fprintf(l.out, "evaluation at %s of training (best is generation %d): %s [%.0fs]\n",
-		at.Round(time.Second), l.bestGen, evaluationText(m), m.EvalSeconds)
+	fmt.Fprintf(l.out, "evaluation at %s of training, best is generation %d [%.0fs]:%s\n",
+		at.Round(time.Second), l.bestGen, m.EvalSeconds, evaluationText(m))
 	return l.plot()
 }
 
@@ -151,19 +160,25 @@ func (l *Loop) ponsLines(set string, n int) ([]pons.Line, error) {
 	return l.pons, nil
 }
 
-// evaluationText is an evaluation's one-line summary.
+// evaluationText is an evaluation's summary: a line per match, one for
+// the Pons rates, each indented under the evaluation's header line and
+// within 100 columns.
 func evaluationText(m Metric) string {
-	var parts []string
+	var b strings.Builder
 	for _, r := range m.Matches {
 		// + 0 turns a negative zero into "+0".
-		parts = append(parts, fmt.Sprintf("vs %s +%d =%d -%d %.3f (Elo %+.0f ± %.0f)", r.Opponent, r.Wins, r.Draws, r.Losses, r.Score, math.Round(r.Elo)+0, r.EloCI95))
+		fmt.Fprintf(&b, "\n  vs %s +%d =%d -%d %.3f (Elo %+.0f ± %.0f)", r.Opponent, r.Wins, r.Draws, r.Losses, r.Score, math.Round(r.Elo)+0, r.EloCI95)
 	}
+	var rates []string
 	for _, p := range m.Pons {
 		how := "raw"
 		if p.Simulations > 0 {
 			how = fmt.Sprintf("%d sims", p.Simulations)
 		}
-		parts = append(parts, fmt.Sprintf("Pons %s %s %.1f%%", p.Set, how, 100*p.OptimalRate))
+		rates = append(rates, fmt.Sprintf("%s %.1f%%", how, 100*p.OptimalRate))
 	}
-	return strings.Join(parts, "; ")
+	if len(rates) > 0 {
+		fmt.Fprintf(&b, "\n  Pons %s optimal moves: %s", m.Pons[0].Set, strings.Join(rates, ", "))
+	}
+	return b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/kvlist"
+	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -37,7 +38,8 @@ func ArenaGate(run string) Gate {
 			label := fmt.Sprintf("g%06d-%d-%s", gen, i, safe(gm.Opponent))
 			m := arena.Match{Game: cfg.Game, Rules: rules, A: a, B: b, Games: gm.Games,
 				Concurrency: 2, OpeningPlies: g.OpeningPlies, Seed: cfg.Seed + uint64(gen)*1000 + uint64(i),
-				RecordDir: rundir.Dir(run).Arena(), Label: label}
+				RecordDir: rundir.Dir(run).Arena(), Label: label,
+				OnGame: func(arena.Record, arena.Score) { progress.FromContext(ctx).Add(1) }}
 			if t := gm.SPRT; t != nil {
 				m.SPRT = &arena.SPRT{Elo0: t.Elo0, Elo1: t.Elo1, Alpha: t.Alpha, Beta: t.Beta}
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/rundir"
 )
@@ -109,7 +110,14 @@ func (l *Loop) generation(ctx context.Context) error {
 	case every > 1 && l.gen%every != 0:
 		res = GateResult{Skipped: true}
 	default:
-		if res, err = l.opts.Gate(ctx, l.cfg, cand, l.gen, l.best, l.bestGen); err != nil {
+		games := 0
+		for _, gm := range l.cfg.Gating.Matches {
+			games += gm.Games
+		}
+		l.opts.Progress.Begin("gate", "games", int64(games))
+		res, err = l.opts.Gate(progress.WithTracker(ctx, l.opts.Progress), l.cfg, cand, l.gen, l.best, l.bestGen)
+		l.opts.Progress.End()
+		if err != nil {
 			return err
 		}
 	}
@@ -155,8 +163,13 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 		l.unused += n
 		return err
 	}
+	prog := l.opts.Progress
+	defer prog.End()
 	if l.worker != nil {
 		l.newSP.Store(0)
+		prog.Begin("self-play", "samples", int64(need))
+		// Samples of finished games count before their shard is written.
+		base := l.worker.Stats().Samples
 		spCtx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go func() {
@@ -167,6 +180,7 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 				case <-spCtx.Done():
 					return
 				case <-tick.C:
+					prog.Set(l.worker.Stats().Samples - base)
 					if l.newSP.Load() >= int64(need) {
 						cancel()
 						return
@@ -186,6 +200,7 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 		return err
 	}
 	// Shards come from other workers: poll the replay directory.
+	prog.Begin("waiting for workers", "samples", int64(need))
 	got := 0
 	for got < need {
 		n, err := l.window.Refresh()
@@ -194,6 +209,7 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 		}
 		got += n
 		l.unused += n
+		prog.Set(int64(got))
 		if got >= need {
 			break
 		}
@@ -217,6 +233,8 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 	var acc net.Stats
 	k := 0
 	t0, wait0 := time.Now(), time.Duration(0)
+	l.opts.Progress.Begin("training", "steps", int64(steps))
+	defer l.opts.Progress.End()
 	report := func() error {
 		if k == 0 {
 			return nil
@@ -260,6 +278,7 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		acc.GradNorm += st.GradNorm
 		acc.LR, acc.Step = st.LR, st.Step
 		k++
+		l.opts.Progress.Set(int64(s + 1))
 		if k == 50 {
 			if err := report(); err != nil {
 				return err

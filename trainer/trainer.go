@@ -22,6 +22,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/atomicfile"
 	"github.com/tabula-zero/tabula/internal/jsonl"
+	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/rundir"
@@ -50,6 +51,9 @@ type Options struct {
 	// to workers on other machines (natsrun); Remote reports them.
 	Publisher Publisher
 	Remote    WorkerStats
+	// Progress, when set, follows the phases (self-play samples, training
+	// steps, gate and evaluation games) for a terminal bar or a dashboard.
+	Progress *progress.Tracker
 }
 
 // WorkerStat is what the trainer knows of a remote worker: the shards,

@@ -17,6 +17,7 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/configs/configstest"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
+	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
@@ -567,5 +568,50 @@ func TestLighterGates(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "not gated (gating.every)") {
 		t.Fatalf("output:\n%s", out.String())
+	}
+}
+
+// TestProgressPhases: the tracker follows the phases a terminal bar and
+// the dashboard show: self-play toward the generation's samples, the
+// training steps, and the gate's games one by one.
+func TestProgressPhases(t *testing.T) {
+	run := t.TempDir()
+	cfg := tinyConfig(t)
+	tr := progress.New()
+	seen := map[string]progress.Phase{}
+	out := writerFunc(func([]byte) { // lines are written inside their phase
+		if p := tr.Phase(); p.Name != "" {
+			seen[p.Name] = p
+		}
+	})
+	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 1, Out: out, NewForwarder: newFwd, Progress: tr}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	sp, train := seen["self-play"], seen["training"]
+	if sp.Unit != "samples" || sp.Total <= 0 || sp.Done < sp.Total {
+		t.Errorf("self-play phase %+v", sp)
+	}
+	if steps := int64(cfg.Training.StepsPerGeneration); train.Total != steps || train.Done != steps {
+		t.Errorf("training phase %+v, want %d steps", train, steps)
+	}
+	if p := tr.Phase(); p.Name != "" {
+		t.Errorf("still in phase %+v after the run", p)
+	}
+
+	cfg.Gating.Matches = []configs.GateMatch{
+		{Opponent: "best", Games: 4, Simulations: 2, Threshold: 0.5},
+		{Opponent: "random", Games: 2, Simulations: 2},
+	}
+	p, err := rundir.FreshParams(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Begin("gate", "games", 6)
+	if _, err := ArenaGate(run)(progress.WithTracker(context.Background(), tr), cfg, p, 1, p, 0); err != nil {
+		t.Fatal(err)
+	}
+	if g := tr.Phase(); g.Done != 6 {
+		t.Errorf("the gate counted %d of its 6 games", g.Done)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/connect4"
+	"github.com/tabula-zero/tabula/internal/progress"
 )
 
 // Line is one position of Pons' test sets: the columns played (1-7) from
@@ -107,6 +108,7 @@ func Measure(ctx context.Context, s *arena.Spec, lines []Line, concurrency int) 
 	if s.Game != connect4.Name {
 		return Accuracy{}, fmt.Errorf("pons: accuracy needs a connect4 player, %q is for %s", s.Text, s.Game)
 	}
+	prog := progress.FromContext(ctx) // counts the positions judged
 	g, ctx := errgroup.WithContext(ctx)
 	jobs := make(chan int)
 	g.Go(func() error {
@@ -149,6 +151,7 @@ func Measure(ctx context.Context, s *arena.Spec, lines []Line, concurrency int) 
 					acc.OutcomeKept++
 				}
 				mu.Unlock()
+				prog.Add(1)
 			}
 			return nil
 		})

@@ -16,10 +16,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	_ "github.com/tabula-zero/tabula/arena/uciplayer" // uci: gate opponents
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/cliflag"
+	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
@@ -108,8 +110,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			}
 		}
 	}
+	prog := progress.New()
+	if f, ok := out.(*os.File); ok && isTerminal(f) {
+		// A bar below the lines shows the current phase with its ETA.
+		term := progress.NewTerminal(out, prog, 100)
+		barCtx, stopBar := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { term.Run(barCtx, 250*time.Millisecond); close(done) }()
+		defer func() { stopBar(); <-done }()
+		out = term
+	}
 	opts := trainer.Options{
-		Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
+		Progress: prog, Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
 		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: trainer.ArenaGate(*runDir),
 		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.NewParallel(p, n, 0) },
 	}
@@ -122,6 +134,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "run %s (Ctrl-C saves and stops; the same command resumes)\n", *runDir)
 	return trainer.Run(ctx, opts)
+}
+
+// isTerminal reports whether f is a terminal (a character device), where
+// a bar redrawn in place makes sense; a pipe or file gets plain lines.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // loadConfig reads a config from b (or the file name when b is nil) with

@@ -41,6 +41,6 @@ for seed in "$@"; do
     args=(-config "$config" "${sets[@]}" -set "seed=$seed")
   fi
   echo "== $run: ${left}s of training (seed $seed)"
-  "$OUT/train" "${args[@]}" -run "$run" -max-time "${left}s" | grep -E '^(run|evaluation|generation)' || true
+  "$OUT/train" "${args[@]}" -run "$run" -max-time "${left}s" | grep -E '^(run|evaluation|generation|  )' || true
 done
 "$root/docs/repro/learning-table.sh" "${runs[@]}"
