@@ -199,6 +199,9 @@ func RunMatch(ctx context.Context, m Match) (Result, error) {
 		return Result{}, fmt.Errorf("arena: %w", err)
 	}
 	k := min(max(m.Concurrency, 1), m.Games)
+	if m.A.interactive || m.B.interactive {
+		k = 1 // one game at a time in front of a person
+	}
 	var rw *recordWriter
 	if m.RecordDir != "" {
 		if rw, err = newRecordWriter(m.RecordDir, m.Label, g.Name); err != nil {
@@ -454,5 +457,10 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 	}
 	rec.Millis = time.Since(began).Milliseconds()
 	rec.Time = time.Now().UTC().Truncate(time.Second)
+	for _, pl := range []Player{first, second} {
+		if e, ok := pl.(GameEnder); ok {
+			e.EndGame(pos, rec)
+		}
+	}
 	return rec, nil
 }

@@ -74,6 +74,7 @@ const SpecUsage = `player specs (-a, -b):
   uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
                                                             the classical MCTS family (keys: docs/rollout.md)
   uci:COMMAND[,variant=V,depth=N|movetime=MS|nodes=N,timeout=MS,Option=Value...]   an external engine
+  human                                                     you: the board on stdout, moves typed on stdin
 every kind also takes name=NAME (the name in results)`
 
 // Spec is a parsed player spec: what ParsePlayer read, with any network
@@ -87,6 +88,7 @@ every kind also takes name=NAME (the name in results)`
 //	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,algo=A,hash=MiB]
 //	mcts:sims=N[,search=puct|gumbel]
 //	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
+//	human
 //
 // The last line is package rollout's classical MCTS players; their keys
 // are listed in rollout_players.go and docs/rollout.md.
@@ -115,6 +117,8 @@ type Spec struct {
 	m      float64
 	// custom players (NewFuncSpec)
 	newPlayer func() (Player, error)
+	// interactive players (a person) play one game at a time
+	interactive bool
 }
 
 // NewFuncSpec makes a spec whose players come from newPlayer (players
@@ -147,6 +151,7 @@ func init() {
 	} {
 		RegisterKind(kind, builtin(kind, parse))
 	}
+	RegisterKind(KindHuman, parseHuman)       // human.go
 	for _, kind := range rollout.Algorithms { // rollout_players.go
 		RegisterKind(kind, builtin(kind, (*Spec).parseRollout))
 	}
@@ -204,6 +209,10 @@ func Kinds() []string {
 	defer kindsMu.Unlock()
 	return slices.Sorted(maps.Keys(kinds))
 }
+
+// Interactive reports whether the spec's players are people (human),
+// who play one game at a time.
+func (s *Spec) Interactive() bool { return s.interactive }
 
 // Name returns the name the spec's players go by.
 func (s *Spec) Name() string { return s.name }

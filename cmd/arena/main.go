@@ -59,6 +59,7 @@ type options struct {
 	ratings                 bool
 	pons                    string
 	positions               int
+	set                     map[string]bool // the flags given
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -95,6 +96,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	o.set = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { o.set[f.Name] = true })
 	var checks cliflag.Checks
 	checks.Int("games", o.games, 1, math.MaxInt)
 	checks.Int("concurrency", o.concurrency, 1, 4096)
@@ -151,6 +154,15 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	b, err := arena.ParsePlayer(o.b, o.variant)
 	if err != nil {
 		return err
+	}
+	if a.Interactive() || b.Interactive() {
+		// A person plays from the start, one game unless asked for more.
+		if !o.set["opening-plies"] {
+			o.openingPlies = 0
+		}
+		if !o.set["games"] {
+			o.games = 1
+		}
 	}
 	m := arena.Match{Game: o.variant, Rules: rules, A: a, B: b, Games: o.games, Concurrency: o.concurrency,
 		OpeningPlies: o.openingPlies, Seed: o.seed, PlyCap: o.plyCap, RecordDir: o.out, Label: o.label}
