@@ -5,7 +5,9 @@
 // how each honours the `go` limits and what its info lines mean). For
 // Chinese Xiangqi GUIs the engine speaks UCCI instead when the first
 // command is `ucci`: ICCS move text (h2e2), UCCI's setoption, go time and
-// banmoves, nobestmove and bye (see package uci).
+// banmoves, nobestmove and bye (see package uci). When the first command
+// is `xboard` it speaks CECP for Xiangqi (package cecp), so that xboard
+// hosts it: xboard -variant xiangqi -fcp "engine" -fd DIR.
 //
 //	go run ./cmd/engine [-variant xiangqi|connect4|lion]    UCI on stdin/stdout
 //	go run ./cmd/engine -variant xiangqi -perft 5 [-fen F]  perft with speed, then exit
@@ -13,6 +15,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
@@ -24,6 +27,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta/c4solver"
+	"github.com/tabula-zero/tabula/cecp"
 	"github.com/tabula-zero/tabula/engine"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
@@ -80,7 +84,21 @@ func run(args []string, in io.Reader, out io.Writer) error {
 		}
 		return runSolve(ctx, in, out, *solve, *algo, *hash)
 	}
-	e, err := uci.NewEngine(in, out, uci.WithVariant(*variant), uci.WithRuleOptions(opts), uci.WithSearcher(engine.New()))
+	// The first command picks the protocol: xboard (CECP, as xboard and
+	// WinBoard start an engine) or UCI/UCCI.
+	br := bufio.NewReader(in)
+	first, err := br.ReadString('\n')
+	if err != nil && err != io.EOF {
+		return err
+	}
+	if strings.TrimSpace(first) == "xboard" {
+		e, err := cecp.New(br, out, engine.New(), "tabula")
+		if err != nil {
+			return err
+		}
+		return e.Run(ctx)
+	}
+	e, err := uci.NewEngine(io.MultiReader(strings.NewReader(first), br), out, uci.WithVariant(*variant), uci.WithRuleOptions(opts), uci.WithSearcher(engine.New()))
 	if err != nil {
 		return err
 	}
