@@ -353,6 +353,23 @@ func init() {
 	})
 }
 
+// Board gives the stones for drawing: X the first player's, O the
+// second's, the top row first.
+func (p *Position) Board() game.Board {
+	b := game.Board{Files: Width, Ranks: Height, Cells: make([]string, Width*Height), Style: "connect4", Side: p.SideToMove()}
+	var height [Width]int
+	for i := 0; i < p.n; i++ {
+		c := int(p.cols[i])
+		mark := "X"
+		if i%2 == 1 {
+			mark = "O"
+		}
+		b.Cells[(Height-1-height[c])*Width+c] = mark
+		height[c]++
+	}
+	return b
+}
+
 // Diagram draws the board: X for the first player's stones, O for the
 // second's, columns 1 to 7 below, and who moves.
 func (p *Position) Diagram() string {

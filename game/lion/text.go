@@ -366,6 +366,28 @@ func (p *Position) whyIllegal(s string, m game.Move) error {
 	return fmt.Errorf("lion: illegal move %s", s)
 }
 
+// Board gives the pieces for drawing: 3 files, 4 ranks from the second
+// player's side, and the hands.
+func (p *Position) Board() game.Board {
+	fields := strings.Fields(p.String())
+	cells, _ := game.GridCells(fields[0], files) // the position's own text always reads
+	b := game.Board{Files: files, Ranks: len(cells) / files, Cells: cells, Style: "squares", Side: p.SideToMove()}
+	count := 1
+	for _, c := range fields[2] {
+		switch {
+		case c >= '1' && c <= '9':
+			count = int(c - '0')
+			continue
+		case c >= 'A' && c <= 'Z':
+			b.Hands[game.First] += strings.Repeat(string(c), count)
+		case c >= 'a' && c <= 'z':
+			b.Hands[game.Second] += strings.Repeat(string(c), count)
+		}
+		count = 1
+	}
+	return b
+}
+
 // Diagram draws the board (the first player's upper-case pieces at the
 // bottom, ranks 1 to 4), the pieces in hand and the side to move.
 func (p *Position) Diagram() string {

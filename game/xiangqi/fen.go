@@ -222,6 +222,13 @@ func (p *Position) Copy() *Position {
 	return &q
 }
 
+// Board gives the pieces for drawing: 9 files, 10 ranks from Black's
+// side, on points.
+func (p *Position) Board() game.Board {
+	cells, _ := game.GridCells(strings.Fields(p.String())[0], Files) // the position's own FEN always reads
+	return game.Board{Files: Files, Ranks: len(cells) / Files, Cells: cells, Style: "xiangqi", Side: p.SideToMove()}
+}
+
 // Diagram draws the board (Red's upper-case pieces at the bottom, ranks 1
 // to 10, the river between 5 and 6) and the side to move.
 func (p *Position) Diagram() string {
