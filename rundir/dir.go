@@ -41,6 +41,10 @@ func (d Dir) Replay() string        { return d.Path("replay") }
 func (d Dir) Arena() string         { return d.Path("arena") }
 func (d Dir) Metrics() string       { return d.Path("metrics.jsonl") }
 func (d Dir) Plots() string         { return d.Path("plots") }
+
+// Games is the log of sampled self-play games (the games people could
+// watch live), one selfplay.LiveGame a line.
+func (d Dir) Games() string { return d.Path("selfplay-games.jsonl") }
 func (d Dir) lockFile() string      { return d.Path("lock") }
 
 // WorkerMetrics is the metrics file of a self-play worker.

@@ -5,6 +5,7 @@
 package selfplay
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ type Options struct {
 	Worker    string // worker name in shard names (letters, digits, '_', '.')
 	// OnShard, if set, is called after each shard is written.
 	OnShard func(path string, samples []data.Sample)
+	// Live, if set, follows one game at a time as it is played (the
+	// dashboard's live board).
+	Live *Live
 }
 
 // Worker plays self-play games. Create it with New, start the evaluator
@@ -325,6 +329,10 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 		}
 	}
 	tree := mcts.NewTree(w.mcfg, w.batch, start, rng)
+	watched := w.opts.Live.claim(w.game.Name, id, w.Generation(), rec.Moves)
+	if watched {
+		defer func() { w.opts.Live.end(resultText(rec.Result), cmp.Or(rec.Reason, "stopped")) }()
+	}
 	resign := sp.ResignThreshold < 0
 	if resign && rng.Float64() < sp.ResignOffShare {
 		resign, rec.ResignOff = false, true
@@ -397,6 +405,9 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 			m = mcts.Pick(res, 0, rng)
 		}
 		rec.Moves = append(rec.Moves, p.FormatMove(m))
+		if watched {
+			w.opts.Live.move(rec.Moves[len(rec.Moves)-1], &res, p)
+		}
 		if err := tree.Advance(m); err != nil {
 			return Record{}, err
 		}
@@ -542,6 +553,20 @@ func mixPlayed(policy []data.PolicyEntry, action int, w float32) []data.PolicyEn
 
 // fromFirst turns a result for side c into one for the first player.
 func fromFirst(r game.Result, c game.Color) game.Result { return resultFor(r, c) }
+
+// resultText writes a result for the first player as in PGN ("" while
+// the game is not over).
+func resultText(r game.Result) string {
+	switch r {
+	case game.Win:
+		return "1-0"
+	case game.Loss:
+		return "0-1"
+	case game.Draw:
+		return "1/2-1/2"
+	}
+	return ""
+}
 
 // resultFor turns a result for the first player (or, symmetrically, for
 // one side) into the result for side c.

@@ -518,3 +518,54 @@ func TestFollow(t *testing.T) {
 		t.Fatalf("generation %d, asked for networks newer than %v", w.Generation(), asked)
 	}
 }
+
+// A watched game is the game the worker played: the same moves (replayed
+// with the rules), a search before each searched move whose best moves
+// are legal there and sorted by share, and its result; watched games
+// follow one another, and each ends in OnEnd.
+func TestLiveGame(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	var ended []LiveGame
+	live := &Live{OnEnd: func(g LiveGame) { ended = append(ended, g) }}
+	w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "w1", Live: live}, rn, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := live.Get(); ok {
+		t.Fatal("a watched game before any was played")
+	}
+	if err := w.Run(context.Background(), 12, 0); err != nil {
+		t.Fatal(err)
+	}
+	if len(ended) < 2 {
+		t.Fatalf("%d watched games in 12", len(ended))
+	}
+	g, _ := game.Lookup("connect4")
+	for _, lg := range ended {
+		if !lg.Over || lg.Game != "connect4" || lg.Generation != 2 || len(lg.Search) != len(lg.Moves) {
+			t.Fatalf("watched game %+v", lg)
+		}
+		p, _ := g.New(nil)
+		searched := 0
+		for i, mv := range lg.Moves {
+			if s := lg.Search[i]; s != nil {
+				searched++
+				for k, top := range s.Top {
+					if _, err := p.ParseMove(top.Move); err != nil || k > 0 && top.Share > s.Top[k-1].Share {
+						t.Fatalf("game %d ply %d: top moves %+v", lg.ID, i, s.Top)
+					}
+				}
+			}
+			if err := game.Play(p, mv); err != nil {
+				t.Fatalf("game %d does not replay: %v", lg.ID, err)
+			}
+		}
+		st := p.Status()
+		if !st.Over() || resultText(fromFirst(st.Result, p.SideToMove())) != lg.Result || searched == 0 {
+			t.Fatalf("game %d: %s over %v, watched result %q, %d searches", lg.ID, p, st.Over(), lg.Result, searched)
+		}
+	}
+	if last, ok := live.Get(); !ok || last.ID != ended[len(ended)-1].ID {
+		t.Fatalf("Get returns game %d, the last watched was %d", last.ID, ended[len(ended)-1].ID)
+	}
+}

@@ -144,6 +144,7 @@ func (l *Loop) generation(ctx context.Context) error {
 	if l.worker != nil {
 		st := l.worker.Stats()
 		m.SelfPlayGames, m.SelfPlaySamples = st.Games, st.Samples
+		m.SelfPlayPlies, m.SelfPlayDraws, m.SelfPlayResigned = st.Plies, st.Draws, st.Resigned
 	}
 	if l.opts.Remote != nil {
 		m.Workers = l.opts.Remote.Workers()
@@ -354,6 +355,11 @@ type Metric struct {
 	Matches         []MatchResult `json:"matches,omitempty"`
 	SelfPlayGames   int64         `json:"selfplay_games,omitempty"`
 	SelfPlaySamples int64         `json:"selfplay_samples,omitempty"`
+	// Self-play totals for game length and outcome rates (generation
+	// lines, in-process self-play).
+	SelfPlayPlies    int64 `json:"selfplay_plies,omitempty"`
+	SelfPlayDraws    int64 `json:"selfplay_draws,omitempty"`
+	SelfPlayResigned int64 `json:"selfplay_resigned,omitempty"`
 	// BatchWaitShare is the share of training time the steps waited for
 	// their batch (train lines).
 	BatchWaitShare float64 `json:"batch_wait_share,omitempty"`

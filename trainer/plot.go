@@ -3,12 +3,16 @@ package trainer
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -16,8 +20,14 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/internal/atomicfile"
+	"github.com/tabula-zero/tabula/rundir"
 )
+
+// previousBest matches the name of the best network a gate's candidate
+// plays (gen12).
+var previousBest = regexp.MustCompile(`^gen\d+$`)
 
 // point is what the plots need of a metrics line.
 type point struct {
@@ -30,15 +40,25 @@ type point struct {
 	eloCI               map[string]float64 // their 95% half-widths
 	pons                map[string]float64 // optimal-move rate by measure, for evaluation lines
 	workers             map[string]int     // samples taken in from each remote worker so far
+	best                int                // the best network's generation
+	lr, gradNorm        float64
+	window              int
+	games, plies        int64 // self-play totals (generation lines)
+	draws, resigned     int64
 }
 
 func pointOf(m Metric) point {
 	p := point{kind: m.Kind, step: m.Step, generation: m.Generation, loss: m.Loss, value: m.ValueLoss, policy: m.PolicyLoss,
-		clock: time.Duration(m.TrainClock * float64(time.Second))}
+		clock: time.Duration(m.TrainClock * float64(time.Second)), best: m.Best, lr: m.LR, gradNorm: m.GradNorm,
+		window: m.Window, games: m.SelfPlayGames, plies: m.SelfPlayPlies, draws: m.SelfPlayDraws, resigned: m.SelfPlayResigned}
 	if len(m.Matches) > 0 {
 		p.elo, p.eloCI = map[string]float64{}, map[string]float64{}
 		for _, r := range m.Matches {
-			p.elo[r.Opponent], p.eloCI[r.Opponent] = r.Elo, r.EloCI95
+			opp := r.Opponent
+			if m.Kind == "generation" && previousBest.MatchString(opp) {
+				opp = "the previous best" // one series, whichever generation it was
+			}
+			p.elo[opp], p.eloCI[opp] = r.Elo, r.EloCI95
 		}
 	}
 	if len(m.Workers) > 0 {
@@ -79,86 +99,198 @@ func readHistory(path string) []point {
 	return out
 }
 
-// plot writes RUN/plots/loss.png (losses over steps) and RUN/plots/elo.png
-// (the candidate's Elo against each gate opponent over generations).
+// ChartNames lists the run's charts in the order the dashboard shows
+// them; each is RUN/plots/NAME.png and the dashboard's NAME.svg.
+var ChartNames = []string{"strength", "strength-gen", "pons", "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers"}
+
+// plot writes RUN/plots/NAME.png for every chart the run has data for.
 func (l *Loop) plot() error {
 	dir := l.dir.Plots()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var total, value, policy plotter.XYs
-	elo := map[string]plotter.XYs{}
-	for _, p := range l.history {
+	charts, err := buildCharts(l.dir, l.cfg.Game, l.history)
+	if err != nil {
+		return err
+	}
+	for name, p := range charts {
+		if err := save(p, filepath.Join(dir, name+".png")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RenderChart writes chart name of the run in format (svg or png) from
+// its metrics and evaluation games; ok is false when the run has no data
+// for it yet.
+func RenderChart(run, name, format string, w io.Writer) (ok bool, err error) {
+	if !slices.Contains(ChartNames, name) {
+		return false, fmt.Errorf("trainer: no chart %q (charts: %s)", name, strings.Join(ChartNames, ", "))
+	}
+	dir := rundir.Dir(run)
+	cfg, err := dir.FrozenConfig()
+	if err != nil {
+		return false, err
+	}
+	charts, err := buildCharts(dir, cfg.Game, readHistory(dir.Metrics()))
+	if err != nil {
+		return false, err
+	}
+	p := charts[name]
+	if p == nil {
+		return false, nil
+	}
+	wt, err := p.WriterTo(8*vg.Inch, 4*vg.Inch, format)
+	if err != nil {
+		return false, err
+	}
+	_, err = wt.WriteTo(w)
+	return err == nil, err
+}
+
+// chart is a plot with the usual labels, its legend at the top left above
+// the data (the Y range gets headroom for it).
+func chart(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.Legend.Top, p.Legend.Left = true, true
+	return p
+}
+
+// headroom raises the Y maximum so that a legend of n lines at the top
+// stays off the data.
+func headroom(p *plot.Plot, n int) {
+	span := p.Y.Max - p.Y.Min
+	p.Y.Max += span * 0.12 * float64(n)
+}
+
+// lines adds named series (name, XYs, name, XYs, ...) as lines with
+// points.
+func lines(p *plot.Plot, series ...any) error {
+	if err := plotutil.AddLinePoints(p, series...); err != nil {
+		return err
+	}
+	headroom(p, len(series)/2)
+	return nil
+}
+
+// buildCharts makes every chart the history has data for.
+func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plot.Plot, error) {
+	out := map[string]*plot.Plot{}
+	var total, value, policy, lr, grad plotter.XYs
+	var length, draws, resigns, window plotter.XYs
+	gate := map[string]plotter.XYs{}
+	pons := map[string]plotter.XYs{}
+	workers := map[string]plotter.XYs{}
+	var prev *point
+	for i := range hist {
+		p := &hist[i]
+		x := float64(p.generation)
 		switch p.kind {
 		case "train":
-			total = append(total, plotter.XY{X: float64(p.step), Y: p.loss})
-			value = append(value, plotter.XY{X: float64(p.step), Y: p.value})
-			policy = append(policy, plotter.XY{X: float64(p.step), Y: p.policy})
+			s := float64(p.step)
+			total = append(total, plotter.XY{X: s, Y: p.loss})
+			value = append(value, plotter.XY{X: s, Y: p.value})
+			policy = append(policy, plotter.XY{X: s, Y: p.policy})
+			lr = append(lr, plotter.XY{X: s, Y: p.lr})
+			grad = append(grad, plotter.XY{X: s, Y: p.gradNorm})
 		case "generation":
 			for opp, e := range p.elo {
-				elo[opp] = append(elo[opp], plotter.XY{X: float64(p.generation), Y: e})
+				gate[opp] = append(gate[opp], plotter.XY{X: x, Y: e})
+			}
+			window = append(window, plotter.XY{X: x, Y: float64(p.window)})
+			// Per generation from the worker's totals (which restart with
+			// the process: a drop starts a new count).
+			if prev != nil && p.games > prev.games {
+				g := float64(p.games - prev.games)
+				length = append(length, plotter.XY{X: x, Y: float64(p.plies-prev.plies) / g})
+				draws = append(draws, plotter.XY{X: x, Y: 100 * float64(p.draws-prev.draws) / g})
+				resigns = append(resigns, plotter.XY{X: x, Y: 100 * float64(p.resigned-prev.resigned) / g})
+			}
+			if p.games > 0 {
+				prev = p
+			}
+			for w, n := range p.workers {
+				workers[w] = append(workers[w], plotter.XY{X: p.clock.Minutes(), Y: float64(n)})
+			}
+		case "evaluation":
+			for how, r := range p.pons {
+				pons[how] = append(pons[how], plotter.XY{X: p.clock.Minutes(), Y: r})
 			}
 		}
 	}
 	if len(total) > 0 {
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s training loss", l.cfg.Game)
-		p.X.Label.Text = "step"
-		p.Y.Label.Text = "loss"
-		if err := plotutil.AddLines(p, "total", total, "value", value, "policy", policy); err != nil {
-			return err
+		p := chart(gameName+": training loss", "step", "loss")
+		if err := lines(p, "total", total, "value", value, "policy", policy); err != nil {
+			return nil, err
 		}
-		if err := save(p, filepath.Join(dir, "loss.png")); err != nil {
-			return err
+		out["loss"] = p
+		p = chart(gameName+": learning rate", "step", "learning rate")
+		if err := lines(p, "learning rate", lr); err != nil {
+			return nil, err
 		}
+		out["lr"] = p
+		p = chart(gameName+": gradient norm", "step", "|g|")
+		if err := lines(p, "gradient norm", grad); err != nil {
+			return nil, err
+		}
+		out["gradnorm"] = p
 	}
-	if len(elo) > 0 {
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s candidate Elo vs gate opponents", l.cfg.Game)
-		p.X.Label.Text = "generation"
-		p.Y.Label.Text = "Elo difference"
+	if len(gate) > 0 {
+		p := chart(gameName+": the candidate's Elo in its gate matches", "generation", "Elo difference")
 		var args []any
-		for _, opp := range slices.Sorted(maps.Keys(elo)) {
-			args = append(args, "vs "+opp, elo[opp])
+		for _, opp := range slices.Sorted(maps.Keys(gate)) {
+			args = append(args, "vs "+opp, gate[opp])
 		}
-		if err := plotutil.AddLinePoints(p, args...); err != nil {
-			return err
+		if err := lines(p, args...); err != nil {
+			return nil, err
 		}
-		if err := save(p, filepath.Join(dir, "elo.png")); err != nil {
-			return err
+		out["gate"] = p
+	}
+	if len(window) > 0 {
+		p := chart(gameName+": replay window", "generation", "samples")
+		if err := lines(p, "window", window); err != nil {
+			return nil, err
 		}
+		out["window"] = p
 	}
-	if err := l.plotStrength(dir); err != nil {
-		return err
-	}
-	return l.plotWorkers(dir)
-}
-
-// plotWorkers writes RUN/plots/workers.png: the samples each remote
-// worker contributed over training minutes.
-func (l *Loop) plotWorkers(dir string) error {
-	series := map[string]plotter.XYs{}
-	for _, p := range l.history {
-		for w, n := range p.workers {
-			series[w] = append(series[w], plotter.XY{X: p.clock.Minutes(), Y: float64(n)})
+	if len(length) > 0 {
+		p := chart(gameName+": self-play game length", "generation", "plies per game")
+		if err := lines(p, "mean plies", length); err != nil {
+			return nil, err
 		}
+		out["gamelength"] = p
+		p = chart(gameName+": self-play outcomes", "generation", "% of games")
+		if err := lines(p, "draws", draws, "resignations", resigns); err != nil {
+			return nil, err
+		}
+		out["outcomes"] = p
 	}
-	if len(series) == 0 {
-		return nil
+	if len(pons) > 0 {
+		p := chart("Connect Four: optimal moves on Pons' positions", "training time (minutes)", "optimal moves (%)")
+		var args []any
+		for _, how := range slices.Sorted(maps.Keys(pons)) {
+			args = append(args, how, pons[how])
+		}
+		if err := lines(p, args...); err != nil {
+			return nil, err
+		}
+		p.Y.Min, p.Y.Max = 0, 100+12*float64(len(pons))
+		out["pons"] = p
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("%s: samples from remote workers", l.cfg.Game)
-	p.X.Label.Text = "training time (minutes)"
-	p.Y.Label.Text = "samples taken in"
-	p.Legend.Top, p.Legend.Left = true, true
-	var args []any
-	for _, w := range slices.Sorted(maps.Keys(series)) {
-		args = append(args, w, series[w])
+	if len(workers) > 0 {
+		p := chart(gameName+": samples from remote workers", "training time (minutes)", "samples taken in")
+		var args []any
+		for _, w := range slices.Sorted(maps.Keys(workers)) {
+			args = append(args, w, workers[w])
+		}
+		if err := lines(p, args...); err != nil {
+			return nil, err
+		}
+		out["workers"] = p
 	}
-	if err := plotutil.AddLinePoints(p, args...); err != nil {
-		return err
-	}
-	return save(p, filepath.Join(dir, "workers.png"))
+	return out, addStrength(out, dir, gameName, hist)
 }
 
 // errorXYs are points with symmetric Y error bars (95% intervals).
@@ -169,77 +301,107 @@ type errorXYs struct {
 
 func (e errorXYs) YError(i int) (float64, float64) { return e.err[i], e.err[i] }
 
-// plotStrength writes RUN/plots/strength.png (the evaluations' Elo
-// against each anchor with 95% intervals, over training minutes) and,
-// with Pons measures, RUN/plots/pons.png.
-func (l *Loop) plotStrength(dir string) error {
-	elo := map[string]*errorXYs{}
-	pons := map[string]plotter.XYs{}
-	for _, p := range l.history {
+// addStrength adds the strength charts: the best network's rating at each
+// evaluation, one curve with 95% intervals, against training minutes and
+// against generations, on the scale of the anchors it played (a
+// Bradley-Terry fit over every evaluation game in RUN/arena, the anchors
+// drawn as dashed lines).
+func addStrength(out map[string]*plot.Plot, dir rundir.Dir, gameName string, hist []point) error {
+	rows, anchor, err := EvaluationRatings(dir)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	byName := map[string]arena.Rating{}
+	for _, r := range rows {
+		byName[r.Name] = r
+	}
+	var byTime, byGen errorXYs
+	anchors := map[string]bool{}
+	for _, p := range hist {
 		if p.kind != "evaluation" {
 			continue
 		}
-		x := p.clock.Minutes()
-		for opp, e := range p.elo {
-			s := elo[opp]
-			if s == nil {
-				s = &errorXYs{}
-				elo[opp] = s
-			}
-			s.XYs = append(s.XYs, plotter.XY{X: x, Y: e})
-			s.err = append(s.err, p.eloCI[opp])
+		r, ok := byName[fmt.Sprintf("gen%d", p.best)]
+		if !ok {
+			continue
 		}
-		for how, r := range p.pons {
-			pons[how] = append(pons[how], plotter.XY{X: x, Y: r})
+		byTime.XYs = append(byTime.XYs, plotter.XY{X: p.clock.Minutes(), Y: r.Elo})
+		byTime.err = append(byTime.err, r.Err95)
+		byGen.XYs = append(byGen.XYs, plotter.XY{X: float64(p.best), Y: r.Elo})
+		byGen.err = append(byGen.err, r.Err95)
+		for opp := range p.elo {
+			anchors[opp] = true
 		}
 	}
-	if len(elo) > 0 {
-		p := plot.New()
-		p.Title.Text = fmt.Sprintf("%s: the best network against fixed anchors (95%% intervals)", l.cfg.Game)
-		p.X.Label.Text = "training time (minutes)"
-		p.Y.Label.Text = "Elo difference"
-		p.Legend.Top, p.Legend.Left = true, true
-		// Elo is clamped to +-1000 (a sweep's, and a sweep's interval, is
-		// unbounded): the scale stops there.
-		p.Y.Min, p.Y.Max = -1000, 1000
-		for i, opp := range slices.Sorted(maps.Keys(elo)) {
-			s := elo[opp]
-			line, points, err := plotter.NewLinePoints(s.XYs)
+	if len(byTime.XYs) == 0 {
+		return nil
+	}
+	for _, c := range []struct {
+		name, x string
+		s       errorXYs
+	}{{"strength", "training time (minutes)", byTime}, {"strength-gen", "generation of the best network", byGen}} {
+		p := chart(fmt.Sprintf("%s: the best network's rating (%s = 0, 95%% intervals)", gameName, anchor), c.x, "Elo")
+		line, points, err := plotter.NewLinePoints(c.s.XYs)
+		if err != nil {
+			return err
+		}
+		bars, err := plotter.NewYErrorBars(c.s)
+		if err != nil {
+			return err
+		}
+		line.Color, points.Color, bars.Color = plotutil.Color(0), plotutil.Color(0), plotutil.Color(0)
+		p.Add(line, points, bars)
+		p.Legend.Add("best network", line, points)
+		lo, hi := c.s.XYs[0].Y-c.s.err[0], c.s.XYs[0].Y+c.s.err[0]
+		for i := range c.s.XYs {
+			lo, hi = min(lo, c.s.XYs[i].Y-c.s.err[i]), max(hi, c.s.XYs[i].Y+c.s.err[i])
+		}
+		xmin, xmax := c.s.XYs[0].X, c.s.XYs[len(c.s.XYs)-1].X
+		for i, name := range slices.Sorted(maps.Keys(anchors)) {
+			r, ok := byName[name]
+			if !ok {
+				continue
+			}
+			l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.Elo}, {X: max(xmax, xmin+1), Y: r.Elo}})
 			if err != nil {
 				return err
 			}
-			bars, err := plotter.NewYErrorBars(*s)
-			if err != nil {
-				return err
-			}
-			line.Color, points.Color, bars.Color = plotutil.Color(i), plotutil.Color(i), plotutil.Color(i)
-			points.Shape = plotutil.Shape(i)
-			p.Add(line, points, bars)
-			p.Legend.Add("vs "+opp, line, points)
+			l.Color, l.Dashes = plotutil.Color(i+1), []vg.Length{vg.Points(4), vg.Points(3)}
+			p.Add(l)
+			p.Legend.Add(name, l)
+			lo, hi = min(lo, r.Elo), max(hi, r.Elo)
 		}
-		if err := save(p, filepath.Join(dir, "strength.png")); err != nil {
-			return err
-		}
-	}
-	if len(pons) > 0 {
-		p := plot.New()
-		p.Title.Text = "Connect Four: optimal moves on Pons' positions"
-		p.X.Label.Text = "training time (minutes)"
-		p.Y.Label.Text = "optimal moves (%)"
-		p.Y.Min, p.Y.Max = 0, 100
-		p.Legend.Top, p.Legend.Left = true, true
-		var args []any
-		for _, how := range slices.Sorted(maps.Keys(pons)) {
-			args = append(args, how, pons[how])
-		}
-		if err := plotutil.AddLinePoints(p, args...); err != nil {
-			return err
-		}
-		if err := save(p, filepath.Join(dir, "pons.png")); err != nil {
-			return err
-		}
+		p.Y.Min, p.Y.Max = lo-50, hi+50
+		headroom(p, 1+len(anchors))
+		out[c.name] = p
 	}
 	return nil
+}
+
+// EvaluationRatings rates every player of the run's evaluation games
+// (RUN/arena/e*.jsonl) on one Bradley-Terry scale, anchored at the default
+// anchor (the first ab: player, else random); the best network of an
+// evaluation is genN.
+func EvaluationRatings(dir rundir.Dir) ([]arena.Rating, string, error) {
+	all, err := arena.ReadRecords(dir.Arena())
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, "", nil
+		}
+		return nil, "", err
+	}
+	var recs []arena.Record
+	for _, r := range all {
+		if strings.HasPrefix(r.Match, "e") {
+			recs = append(recs, r)
+		}
+	}
+	if len(recs) == 0 {
+		return nil, "", nil
+	}
+	anchor := arena.DefaultAnchor(recs)
+	rows, err := arena.Ratings(arena.Outcomes(recs), arena.RatingOptions{Anchor: anchor})
+	return rows, anchor, err
 }
 
 func save(p *plot.Plot, path string) error {

@@ -4,6 +4,7 @@
 package trainer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -51,6 +52,10 @@ type Options struct {
 	// to workers on other machines (natsrun); Remote reports them.
 	Publisher Publisher
 	Remote    WorkerStats
+	// Live, when set, shows the game the in-process worker is playing
+	// (the dashboard); watched games are logged to RUN/selfplay-games.jsonl
+	// either way.
+	Live *selfplay.Live
 	// Progress, when set, follows the phases (self-play samples, training
 	// steps, gate and evaluation games) for a terminal bar or a dashboard.
 	Progress *progress.Tracker
@@ -147,7 +152,8 @@ type Loop struct {
 	unused int
 
 	metrics *jsonl.Log
-	history []point // for plots
+	games   *jsonl.Log // sampled self-play games
+	history []point    // for plots
 	// clock is the training time; startClock its reading when this
 	// invocation began, lastEval at the last evaluation (-1: none yet),
 	// which measured the network of step lastEvalStep.
@@ -189,6 +195,9 @@ func Run(ctx context.Context, opts Options) error {
 	if cerr := l.metrics.Close(); err == nil {
 		err = cerr
 	}
+	if cerr := l.games.Close(); err == nil {
+		err = cerr
+	}
 	return err
 }
 
@@ -227,8 +236,13 @@ func open(opts Options) (*Loop, error) {
 	if l.metrics, err = jsonl.Open(dir.Metrics()); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
+	if l.games, err = jsonl.Open(dir.Games()); err != nil {
+		l.metrics.Close()
+		return nil, fmt.Errorf("trainer: %w", err)
+	}
 	if err := l.restore(); err != nil {
 		l.metrics.Close()
+		l.games.Close()
 		return nil, err
 	}
 	l.history = readHistory(dir.Metrics())
@@ -372,7 +386,9 @@ func (l *Loop) restore() error {
 		if err != nil {
 			return err
 		}
-		l.worker, err = selfplay.New(l.cfg, selfplay.Options{ReplayDir: l.dir.Replay(), Worker: "trainer",
+		live := cmp.Or(l.opts.Live, &selfplay.Live{})
+		live.OnEnd = func(g selfplay.LiveGame) { l.games.Append(g) } // a failed write shows at Close
+		l.worker, err = selfplay.New(l.cfg, selfplay.Options{ReplayDir: l.dir.Replay(), Worker: "trainer", Live: live,
 			OnShard: func(_ string, s []data.Sample) { l.newSP.Add(int64(len(s))) }}, fwd, l.bestGen)
 		if err != nil {
 			return err
