@@ -250,17 +250,26 @@ func ReadRecords(dir string) ([]Record, error) {
 	sort.Strings(files)
 	var out []Record
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		recs, err := ReadRecordFile(f)
 		if err != nil {
-			return nil, fmt.Errorf("arena: %w", err)
-		}
-		recs, err := parseRecords(data)
-		if err != nil {
-			return nil, fmt.Errorf("arena: %s: %w", f, err)
+			return nil, err
 		}
 		out = append(out, recs...)
 	}
 	return out, nil
+}
+
+// ReadRecordFile reads one records file as ReadRecords does.
+func ReadRecordFile(path string) ([]Record, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
+	}
+	recs, err := parseRecords(data)
+	if err != nil {
+		return nil, fmt.Errorf("arena: %s: %w", path, err)
+	}
+	return recs, nil
 }
 
 func parseRecords(data []byte) ([]Record, error) {

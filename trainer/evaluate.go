@@ -106,7 +106,9 @@ func (l *Loop) evaluate(ctx context.Context) error {
 		}
 		// The same seed at every evaluation: the openings are paired
 		// across time and across runs of the config.
-		label := fmt.Sprintf("e%07.0f-%d-%s", at.Seconds(), i, safe(em.Opponent))
+		// Milliseconds: two evaluations can fall within one second (the
+		// last one right after a periodic one).
+		label := fmt.Sprintf("e%010d-%d-%s", at.Milliseconds(), i, safe(em.Opponent))
 		r, err := arena.RunMatch(ctx, arena.Match{Game: l.cfg.Game, Rules: l.rules, A: a, B: b, Games: em.Games,
 			Concurrency: 2, OpeningPlies: l.game.OpeningPlies, Seed: l.cfg.Seed + uint64(i),
 			RecordDir: l.dir.Arena(), Label: label, OnGame: func(arena.Record, arena.Score) { l.opts.Progress.Add(1) }})

@@ -145,6 +145,7 @@ func (l *Loop) generation(ctx context.Context) error {
 		st := l.worker.Stats()
 		m.SelfPlayGames, m.SelfPlaySamples = st.Games, st.Samples
 		m.SelfPlayPlies, m.SelfPlayDraws, m.SelfPlayResigned = st.Plies, st.Draws, st.Resigned
+		m.SelfPlayEvals = l.worker.BatchStats().Positions
 	}
 	if l.opts.Remote != nil {
 		m.Workers = l.opts.Remote.Workers()
@@ -360,6 +361,7 @@ type Metric struct {
 	SelfPlayPlies    int64 `json:"selfplay_plies,omitempty"`
 	SelfPlayDraws    int64 `json:"selfplay_draws,omitempty"`
 	SelfPlayResigned int64 `json:"selfplay_resigned,omitempty"`
+	SelfPlayEvals    int64 `json:"selfplay_evals,omitempty"` // network evaluations (positions)
 	// BatchWaitShare is the share of training time the steps waited for
 	// their batch (train lines).
 	BatchWaitShare float64 `json:"batch_wait_share,omitempty"`

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -162,6 +163,10 @@ func chart(title, x, y string) *plot.Plot {
 // stays off the data.
 func headroom(p *plot.Plot, n int) {
 	span := p.Y.Max - p.Y.Min
+	if span <= 0 { // a constant series
+		span = max(math.Abs(p.Y.Max), 1e-3)
+		p.Y.Min -= span / 2
+	}
 	p.Y.Max += span * 0.12 * float64(n)
 }
 

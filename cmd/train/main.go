@@ -20,12 +20,14 @@ import (
 
 	_ "github.com/tabula-zero/tabula/arena/uciplayer" // uci: gate opponents
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/dashboard"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/rundir"
+	"github.com/tabula-zero/tabula/selfplay"
 	"github.com/tabula-zero/tabula/trainer"
 )
 
@@ -55,6 +57,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		sets = append(sets, s)
 		return nil
 	})
+	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
 	var nf natsFlags
 	fs.StringVar(&nf.serve, "serve", "", "serve the run to remote workers from an embedded NATS server on `ADDR` (host:port; beyond loopback it needs -nats-credentials)")
 	fs.StringVar(&nf.url, "nats", "", "serve the run to remote workers through the NATS server at `URL` instead")
@@ -120,8 +123,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		defer func() { stopBar(); <-done }()
 		out = term
 	}
+	live := &selfplay.Live{}
 	opts := trainer.Options{
-		Progress: prog, Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
+		Progress: prog, Live: live, Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
 		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: trainer.ArenaGate(*runDir),
 		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.NewParallel(p, n, 0) },
 	}
@@ -133,7 +137,31 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		defer stop()
 	}
 	fmt.Fprintf(out, "run %s (Ctrl-C saves and stops; the same command resumes)\n", *runDir)
+	if *httpAddr != "" {
+		stop, err := serveDashboard(ctx, *httpAddr, *runDir, prog, live, out)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	return trainer.Run(ctx, opts)
+}
+
+// serveDashboard serves the run's dashboard beside the training; stop
+// ends it. A port in use fails at once, before any training.
+func serveDashboard(ctx context.Context, addr, run string, prog *progress.Tracker, live *selfplay.Live, out io.Writer) (stop func(), err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	ready, failed := make(chan string, 1), make(chan error, 1)
+	srv := dashboard.New(run, prog, live, nil)
+	go func() { failed <- dashboard.Serve(ctx, addr, srv.Handler(), func(a string) { ready <- a }) }()
+	select {
+	case a := <-ready:
+		fmt.Fprintf(out, "dashboard on http://%s\n", a)
+		return cancel, nil
+	case err := <-failed:
+		cancel()
+		return nil, err
+	}
 }
 
 // isTerminal reports whether f is a terminal (a character device), where

@@ -1,0 +1,483 @@
+// Package dashboard serves a training run to a browser: status (the phase
+// with its progress and ETA, throughput, workers), the run's charts, the
+// gate and evaluation matches, and any recorded game replayed on a drawn
+// board (Xiangqi on points with the river and palaces, Catch the Lion
+// with hands, Connect Four), with the game being played right now pushed
+// live by server-sent events. Everything is served by net/http with
+// embedded assets, so it works offline.
+//
+// The charts are the trainer's own (trainer.RenderChart), rendered as SVG
+// by gonum/plot on the server: the files in RUN/plots and the dashboard
+// show the same thing, and there is no chart library to vendor. The page
+// is plain HTML with a small script that polls the JSON API and draws the
+// board as SVG.
+package dashboard
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/progress"
+	"github.com/tabula-zero/tabula/rundir"
+	"github.com/tabula-zero/tabula/selfplay"
+	"github.com/tabula-zero/tabula/trainer"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// LiveGames gives the game being played now (selfplay.Live).
+type LiveGames interface {
+	Get() (selfplay.LiveGame, bool)
+}
+
+// Server serves one run directory. Progress and Live are optional: a
+// read-only viewer of a run on disk has neither.
+type Server struct {
+	run      rundir.Dir
+	progress *progress.Tracker
+	live     LiveGames
+	log      *slog.Logger
+}
+
+// New returns a server of run; prog and live may be nil.
+func New(run string, prog *progress.Tracker, live LiveGames, log *slog.Logger) *Server {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Server{run: rundir.Dir(run), progress: prog, live: live, log: log}
+}
+
+// Handler routes the page, its assets and the API.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(assets, "assets")
+	mux.Handle("GET /", http.FileServerFS(static))
+	mux.HandleFunc("GET /api/status", s.status)
+	mux.HandleFunc("GET /api/charts", s.chartList)
+	mux.HandleFunc("GET /api/chart/{name}", s.chart)
+	mux.HandleFunc("GET /api/matches", s.matches)
+	mux.HandleFunc("GET /api/games", s.games)
+	mux.HandleFunc("GET /api/game", s.game)
+	mux.HandleFunc("GET /api/live", s.liveEvents)
+	return mux
+}
+
+// Serve serves h on addr until ctx ends; ready, if not nil, receives the
+// address it listens on (":0" picks a port).
+func Serve(ctx context.Context, addr string, h http.Handler, ready func(string)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	go func() {
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		srv.Shutdown(shut)
+	}()
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	return nil
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		s.log.Warn("dashboard: write", "err", err)
+	}
+}
+
+func (s *Server) fail(w http.ResponseWriter, code int, err error) {
+	http.Error(w, err.Error(), code)
+}
+
+// metrics reads the run's metrics lines (a cut-off last line is skipped).
+func (s *Server) metrics() ([]trainer.Metric, error) {
+	f, err := os.Open(s.run.Metrics())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []trainer.Metric
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var m trainer.Metric
+		if json.Unmarshal(sc.Bytes(), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	return out, sc.Err()
+}
+
+// Phase is the current phase as the page shows it.
+type Phase struct {
+	Name     string  `json:"name"`
+	Unit     string  `json:"unit"`
+	Done     int64   `json:"done"`
+	Total    int64   `json:"total"`
+	Rate     float64 `json:"rate"`
+	Elapsed  float64 `json:"elapsed_s"`
+	Left     float64 `json:"eta_s"` // -1: unknown
+	Progress string  `json:"line"`  // the terminal's bar
+}
+
+// Status is the run at a glance.
+type Status struct {
+	Run        string                `json:"run"`
+	Game       string                `json:"game"`
+	Generation int                   `json:"generation"`
+	Step       int64                 `json:"step"`
+	Best       int                   `json:"best"`
+	Window     int                   `json:"window"`
+	TrainClock float64               `json:"train_clock_s"`
+	Phase      *Phase                `json:"phase"`
+	SelfPlay   float64               `json:"selfplay_samples_s"`
+	Evals      float64               `json:"evals_s"`
+	Training   float64               `json:"train_samples_s"`
+	Workers    []trainer.WorkerStat  `json:"workers"`
+	Updated    time.Time             `json:"updated"`
+	LastEval   *trainer.Metric       `json:"last_evaluation,omitempty"`
+	Live       bool                  `json:"live"`
+	Gate       []trainer.MatchResult `json:"last_gate,omitempty"`
+}
+
+func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
+	cfg, err := s.run.FrozenConfig()
+	if err != nil {
+		s.fail(w, http.StatusNotFound, fmt.Errorf("no run at %s: %w", s.run, err))
+		return
+	}
+	ms, err := s.metrics()
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	st := Status{Run: filepath.Base(string(s.run)), Game: cfg.Game, Live: s.live != nil}
+	var gens []trainer.Metric
+	for i := range ms {
+		m := &ms[i]
+		st.Step, st.Updated = max(st.Step, m.Step), m.Time
+		st.TrainClock = max(st.TrainClock, m.TrainClock)
+		switch m.Kind {
+		case "generation":
+			gens = append(gens, *m)
+			st.Generation, st.Best, st.Window, st.Workers, st.Gate = m.Generation, m.Best, m.Window, m.Workers, m.Matches
+		case "train":
+			st.Training = m.SamplesPerSec
+		case "evaluation":
+			st.LastEval = m
+			if st.Generation == 0 {
+				st.Best = m.Best
+			}
+		}
+	}
+	if n := len(gens); n >= 2 {
+		a, b := gens[n-2], gens[n-1]
+		if d := b.Time.Sub(a.Time).Seconds(); d > 0 && b.SelfPlaySamples >= a.SelfPlaySamples {
+			st.SelfPlay = float64(b.SelfPlaySamples-a.SelfPlaySamples) / d
+			st.Evals = float64(b.SelfPlayEvals-a.SelfPlayEvals) / d
+		}
+	}
+	if p := s.progress.Phase(); p.Name != "" {
+		now := time.Now()
+		ph := &Phase{Name: p.Name, Unit: p.Unit, Done: p.Done, Total: p.Total, Rate: p.Rate(now),
+			Elapsed: now.Sub(p.Start).Seconds(), Left: -1, Progress: p.Line(now, 100)}
+		if left, ok := p.Left(now); ok {
+			ph.Left = left.Seconds()
+		}
+		st.Phase = ph
+	}
+	s.writeJSON(w, st)
+}
+
+func (s *Server) chartList(w http.ResponseWriter, _ *http.Request) {
+	s.writeJSON(w, trainer.ChartNames)
+}
+
+// chart serves /api/chart/NAME.svg; 204 when the run has no data for it.
+func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
+	name, ok := strings.CutSuffix(r.PathValue("name"), ".svg")
+	if !ok {
+		s.fail(w, http.StatusNotFound, fmt.Errorf("charts are NAME.svg"))
+		return
+	}
+	var buf bytes.Buffer
+	drawn, err := trainer.RenderChart(string(s.run), name, "svg", &buf)
+	switch {
+	case err != nil:
+		s.fail(w, http.StatusNotFound, err)
+	case !drawn:
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(buf.Bytes())
+	}
+}
+
+// MatchRow is one gate or evaluation match.
+type MatchRow struct {
+	Kind       string  `json:"kind"` // gate or evaluation
+	Generation int     `json:"generation"`
+	Minutes    float64 `json:"minutes"` // training time
+	trainer.MatchResult
+}
+
+func (s *Server) matches(w http.ResponseWriter, _ *http.Request) {
+	ms, err := s.metrics()
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	rows := []MatchRow{}
+	for _, m := range ms {
+		kind := map[string]string{"generation": "gate", "evaluation": "evaluation"}[m.Kind]
+		if kind == "" {
+			continue
+		}
+		gen := m.Generation
+		if kind == "evaluation" {
+			gen = m.Best
+		}
+		for _, r := range m.Matches {
+			rows = append(rows, MatchRow{Kind: kind, Generation: gen, Minutes: m.TrainClock / 60, MatchResult: r})
+		}
+	}
+	s.writeJSON(w, rows)
+}
+
+// GameRef names a recorded game: a file of RUN/arena or the sampled
+// self-play games, and the game's line in it.
+type GameRef struct {
+	Source string `json:"source"` // arena/FILE.jsonl or selfplay
+	Index  int    `json:"index"`
+	Label  string `json:"label"`
+	Result string `json:"result"`
+	Plies  int    `json:"plies"`
+}
+
+func (s *Server) games(w http.ResponseWriter, _ *http.Request) {
+	refs := []GameRef{}
+	self, err := s.selfplayGames()
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	for i := len(self) - 1; i >= 0; i-- { // newest first
+		g := self[i]
+		refs = append(refs, GameRef{Source: "selfplay", Index: i, Label: fmt.Sprintf("self-play game %d (generation %d)", g.ID, g.Generation),
+			Result: g.Result, Plies: len(g.Moves)})
+	}
+	files, _ := filepath.Glob(filepath.Join(s.run.Arena(), "*.jsonl"))
+	for k := len(files) - 1; k >= 0; k-- {
+		recs, err := arena.ReadRecordFile(files[k])
+		if err != nil {
+			s.fail(w, http.StatusInternalServerError, err)
+			return
+		}
+		for i, r := range recs {
+			refs = append(refs, GameRef{Source: "arena/" + filepath.Base(files[k]), Index: i,
+				Label: fmt.Sprintf("%s: %s vs %s", r.Match, r.First, r.Second), Result: r.Result, Plies: len(r.Moves)})
+		}
+	}
+	s.writeJSON(w, refs)
+}
+
+func (s *Server) selfplayGames() ([]selfplay.LiveGame, error) {
+	f, err := os.Open(s.run.Games())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []selfplay.LiveGame
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var g selfplay.LiveGame
+		if json.Unmarshal(sc.Bytes(), &g) == nil {
+			out = append(out, g)
+		}
+	}
+	return out, sc.Err()
+}
+
+// Replay is a game ready to step through: the board after each ply (the
+// first is the start), the moves, and where known the search before each.
+type Replay struct {
+	Title  string                 `json:"title"`
+	Game   string                 `json:"game"`
+	Boards []game.Board           `json:"boards"`
+	Moves  []string               `json:"moves"`
+	Search []*selfplay.MoveSearch `json:"search,omitempty"`
+	Result string                 `json:"result"`
+	Reason string                 `json:"reason,omitempty"`
+	Over   bool                   `json:"over"`
+	ID     string                 `json:"id"` // changes when the game does (the live view)
+}
+
+func (s *Server) game(w http.ResponseWriter, r *http.Request) {
+	src, idx := r.URL.Query().Get("source"), r.URL.Query().Get("index")
+	i, err := strconv.Atoi(idx)
+	if err != nil || i < 0 {
+		s.fail(w, http.StatusBadRequest, fmt.Errorf("index %q: want a game's line number from 0", idx))
+		return
+	}
+	rep, err := s.replayOf(src, i)
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
+	s.writeJSON(w, rep)
+}
+
+func (s *Server) replayOf(src string, i int) (Replay, error) {
+	cfg, err := s.run.FrozenConfig()
+	if err != nil {
+		return Replay{}, err
+	}
+	if src == "selfplay" {
+		games, err := s.selfplayGames()
+		if err != nil {
+			return Replay{}, err
+		}
+		if i >= len(games) {
+			return Replay{}, fmt.Errorf("no self-play game %d (%d recorded)", i, len(games))
+		}
+		return liveReplay(games[i], game.Options(cfg.Rules))
+	}
+	name, ok := strings.CutPrefix(src, "arena/")
+	if !ok || name != filepath.Base(name) || !strings.HasSuffix(name, ".jsonl") {
+		return Replay{}, fmt.Errorf("source %q: want selfplay or arena/FILE.jsonl", src)
+	}
+	recs, err := arena.ReadRecordFile(filepath.Join(s.run.Arena(), name))
+	if err != nil {
+		return Replay{}, err
+	}
+	if i >= len(recs) {
+		return Replay{}, fmt.Errorf("%s has %d games, no game %d", src, len(recs), i)
+	}
+	rec := recs[i]
+	rep, err := replay(rec.Variant, rec.Start, rec.Moves, game.Options(cfg.Rules))
+	rep.Title = fmt.Sprintf("%s, game %d: %s (first) vs %s", rec.Match, rec.Index, rec.First, rec.Second)
+	rep.Result, rep.Reason, rep.Over, rep.ID = rec.Result, rec.Reason, true, src+"#"+strconv.Itoa(i)
+	return rep, err
+}
+
+// liveReplay replays a self-play game with its searches.
+func liveReplay(g selfplay.LiveGame, rules game.Options) (Replay, error) {
+	rep, err := replay(g.Game, "", g.Moves, rules)
+	rep.Title = fmt.Sprintf("self-play game %d, generation %d", g.ID, g.Generation)
+	rep.Search, rep.Result, rep.Reason, rep.Over = g.Search, g.Result, g.Reason, g.Over
+	rep.ID = fmt.Sprintf("selfplay-%d-%d", g.ID, len(g.Moves))
+	return rep, err
+}
+
+// replay plays moves from start (the game's start when empty) and
+// records the board after each.
+func replay(gameName, start string, moves []string, rules game.Options) (Replay, error) {
+	g, err := game.Lookup(gameName)
+	if err != nil {
+		return Replay{}, err
+	}
+	resolved, err := g.Resolve(rules)
+	if err != nil {
+		return Replay{}, err
+	}
+	p, err := g.Start(start, resolved)
+	if err != nil {
+		return Replay{}, err
+	}
+	rep := Replay{Game: g.Name, Moves: moves}
+	board := func() error {
+		b, ok := p.(game.Boarder)
+		if !ok {
+			return fmt.Errorf("%s positions cannot be drawn", g.Name)
+		}
+		rep.Boards = append(rep.Boards, b.Board())
+		return nil
+	}
+	if err := board(); err != nil {
+		return rep, err
+	}
+	for i, mv := range moves {
+		if err := game.Play(p, mv); err != nil {
+			return rep, fmt.Errorf("move %d: %w", i+1, err)
+		}
+		if err := board(); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}
+
+// liveEvents streams the game being played as server-sent events: an
+// event whenever it changes (a move, a new game), checked twice a second.
+func (s *Server) liveEvents(w http.ResponseWriter, r *http.Request) {
+	if s.live == nil {
+		s.fail(w, http.StatusNotFound, errors.New("no live game: this dashboard views a run on disk"))
+		return
+	}
+	cfg, err := s.run.FrozenConfig()
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		s.fail(w, http.StatusInternalServerError, errors.New("streaming unsupported"))
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	last := ""
+	for {
+		if g, ok := s.live.Get(); ok {
+			rep, err := liveReplay(g, game.Options(cfg.Rules))
+			if err == nil && rep.ID != last {
+				b, _ := json.Marshal(rep)
+				if _, err := fmt.Fprintf(w, "event: game\ndata: %s\n\n", b); err != nil {
+					return
+				}
+				fl.Flush()
+				last = rep.ID
+			}
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
