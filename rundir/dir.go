@@ -44,8 +44,8 @@ func (d Dir) Plots() string         { return d.Path("plots") }
 
 // Games is the log of sampled self-play games (the games people could
 // watch live), one selfplay.LiveGame a line.
-func (d Dir) Games() string { return d.Path("selfplay-games.jsonl") }
-func (d Dir) lockFile() string      { return d.Path("lock") }
+func (d Dir) Games() string    { return d.Path("selfplay-games.jsonl") }
+func (d Dir) lockFile() string { return d.Path("lock") }
 
 // WorkerMetrics is the metrics file of a self-play worker.
 func (d Dir) WorkerMetrics(worker string) string { return d.Path("selfplay-" + worker + ".jsonl") }
