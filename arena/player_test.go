@@ -23,7 +23,8 @@ func TestParsePlayerErrors(t *testing.T) {
 	xq := testnet.Checkpoint(t, dir, "xiangqi", 1)
 	for _, c := range []struct{ spec, want string }{
 		{"", "empty player spec"},
-		{"human", `unknown kind "human"`},
+		{"person", `unknown kind "person"`},
+		{"human:sims=3", "human takes only name="},
 		{"ab", "ab needs depth"},
 		{"ab:depth=x", `depth="x" is not an integer`},
 		{"ab:depth=0", "out of range"},
