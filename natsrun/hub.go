@@ -233,6 +233,16 @@ func (h *Hub) PublishShard(ctx context.Context, name string, shard []byte) error
 	return nil
 }
 
+// Stored is a shard Ingest took in: where it was written, its header,
+// the games it holds samples of, and the time Ingest spent on it (decode,
+// check, write, acknowledgement).
+type Stored struct {
+	Path   string
+	Header data.Header
+	Games  int
+	Busy   time.Duration
+}
+
 // ShardCheck judges a decoded shard (its game and encoder version).
 type ShardCheck func(data.Header) error
 
@@ -242,7 +252,7 @@ type ShardCheck func(data.Header) error
 // dir is acknowledged without a write. A bad shard is reported to bad
 // and dropped from the stream; one that cannot be written (a full disk)
 // is reported and comes again later. got hears about every shard written.
-func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func(path string, hd data.Header, games int), bad func(error)) error {
+func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func(Stored), bad func(error)) error {
 	if h.stream == nil {
 		return errors.New("natsrun: Ingest needs the trainer's side (Create)")
 	}
@@ -266,6 +276,7 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 			continue
 		}
 		for msg := range batch.Messages() {
+			t0 := time.Now()
 			path, hd, games, err := store(dir, msg.Data(), check)
 			var rej *rejection
 			switch {
@@ -284,7 +295,7 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 				continue
 			}
 			if path != "" {
-				got(path, hd, games)
+				got(Stored{Path: path, Header: hd, Games: games, Busy: time.Since(t0)})
 			}
 		}
 	}

@@ -187,7 +187,14 @@ func TestShardsExactlyOnce(t *testing.T) {
 	var bad []string
 	written := map[string]int{}
 	go trainer.Ingest(ctx, replay, connect4Only,
-		func(path string, _ data.Header, _ int) { mu.Lock(); written[filepath.Base(path)]++; mu.Unlock() },
+		func(s Stored) {
+			mu.Lock()
+			written[filepath.Base(s.Path)]++
+			if s.Busy <= 0 || s.Games == 0 {
+				bad = append(bad, fmt.Sprintf("%s: busy %v, %d games", s.Path, s.Busy, s.Games))
+			}
+			mu.Unlock()
+		},
 		func(err error) { mu.Lock(); bad = append(bad, err.Error()); mu.Unlock() })
 
 	var wg sync.WaitGroup
@@ -224,7 +231,16 @@ func TestShardsExactlyOnce(t *testing.T) {
 					time.Sleep(50 * time.Millisecond)
 				}
 			}()
-			hub.Upload(uctx, spool, func(string) {}, func(err error) { t.Log(err) })
+			var sent []Sent
+			hub.Upload(uctx, spool, func(s Sent) { sent = append(sent, s) }, func(err error) { t.Log(err) })
+			for _, s := range sent {
+				if s.Publish <= 0 || s.Age < s.Publish || !strings.HasSuffix(s.Name, data.Ext) {
+					t.Errorf("worker %s: sent %+v", w, s)
+				}
+			}
+			if len(sent) != 8 {
+				t.Errorf("worker %s: %d shards reported sent, 8 written", w, len(sent))
+			}
 			// A restart of this worker continues after the shards it sent.
 			if n := data.NextSeq(spool, w); n != 8 {
 				t.Errorf("worker %s: next sequence %d after sending 8 shards", w, n)

@@ -20,7 +20,7 @@ import (
 // worker killed between a publish and the delete publishes again on its
 // next start: the message id keeps the second copy out. sent hears about
 // each shard stored; fail about each failed attempt (it is retried).
-func (h *Hub) Upload(ctx context.Context, spool string, sent func(name string), fail func(error)) error {
+func (h *Hub) Upload(ctx context.Context, spool string, sent func(Sent), fail func(error)) error {
 	for {
 		if err := h.Drain(ctx, spool, sent); err != nil {
 			if ctx.Err() != nil {
@@ -41,10 +41,18 @@ func (h *Hub) Upload(ctx context.Context, spool string, sent func(name string), 
 
 var errPublish = errors.New("natsrun: publish failed")
 
+// Sent is a shard the server stored: its name, the publish's round trip
+// to the server's acknowledgement, and the shard's age then (from its
+// file's write: the wait in the spool included).
+type Sent struct {
+	Name         string
+	Publish, Age time.Duration
+}
+
 // Drain publishes the shards in spool once, deleting each that the server
 // stored, and stops at the first that fails. Another uploader on the same
 // spool may take a shard first; the message id keeps a second copy out.
-func (h *Hub) Drain(ctx context.Context, spool string, sent func(name string)) error {
+func (h *Hub) Drain(ctx context.Context, spool string, sent func(Sent)) error {
 	names, err := pending(spool)
 	if err != nil {
 		return err
@@ -61,8 +69,14 @@ func (h *Hub) Drain(ctx context.Context, spool string, sent func(name string)) e
 		if err != nil {
 			return fmt.Errorf("natsrun: %w", err)
 		}
+		written := time.Now()
+		if st, err := os.Stat(path); err == nil {
+			written = st.ModTime()
+		}
 		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		t0 := time.Now()
 		err = h.PublishShard(pctx, name, b)
+		took := time.Since(t0)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("%w: %w", errPublish, err)
@@ -75,7 +89,7 @@ func (h *Hub) Drain(ctx context.Context, spool string, sent func(name string)) e
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("natsrun: %w", err)
 		}
-		sent(name)
+		sent(Sent{Name: name, Publish: took, Age: time.Since(written)})
 	}
 	return nil
 }

@@ -44,9 +44,9 @@ func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *config
 		return nil
 	}
 	return hub.Ingest(ctx, replayDir, check,
-		func(path string, h data.Header, games int) {
+		func(s natsrun.Stored) {
 			if tally != nil {
-				tally.Add(h, games)
+				tally.Add(s.Header, s.Games, s.Busy)
 			}
 		},
 		func(err error) { log.Warn("dropped a shard from a worker", "err", err) })
@@ -65,6 +65,9 @@ type WorkerOptions struct {
 	// Started, if set, hears about the worker once it plays (for progress
 	// displays).
 	Started func(*selfplay.Worker)
+	// Sent, if set, hears about every shard the server stored (the
+	// publish latency).
+	Sent func(natsrun.Sent)
 }
 
 // Work plays self-play games for the hub's run until ctx ends (or games
@@ -139,10 +142,14 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 			w.SetNetwork(fwd, b.Generation)
 		}
 	}()
+	sent := func(natsrun.Sent) {}
+	if o.Sent != nil {
+		sent = o.Sent
+	}
 	uploaded := make(chan error, 1)
 	upCtx, stopUpload := context.WithCancel(context.Background())
 	go func() {
-		uploaded <- hub.Upload(upCtx, o.Spool, func(string) {}, func(err error) { o.Log.Warn("upload", "err", err) })
+		uploaded <- hub.Upload(upCtx, o.Spool, sent, func(err error) { o.Log.Warn("upload", "err", err) })
 	}()
 	err = w.Run(ctx, games, 0)
 	stopUpload()
@@ -152,7 +159,7 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 	// The last shards: what cannot go now waits for the next start.
 	dctx, cancel2 := context.WithTimeout(context.Background(), drainTime)
 	defer cancel2()
-	if derr := hub.Drain(dctx, o.Spool, func(string) {}); derr != nil {
+	if derr := hub.Drain(dctx, o.Spool, sent); derr != nil {
 		o.Log.Warn("shards left in the spool for the next start", "spool", o.Spool, "err", derr)
 	}
 	if errors.Is(err, context.Canceled) {

@@ -16,8 +16,9 @@ type Tally struct {
 	ws map[string]*trainer.WorkerStat
 }
 
-// Add records a shard taken in with the games it holds samples of.
-func (t *Tally) Add(h data.Header, games int) {
+// Add records a shard taken in with the games it holds samples of and
+// the time the trainer spent taking it in.
+func (t *Tally) Add(h data.Header, games int, busy time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ws == nil {
@@ -32,6 +33,7 @@ func (t *Tally) Add(h data.Header, games int) {
 	w.Shards++
 	w.Samples += h.Samples
 	w.Games += games
+	w.IngestSeconds += busy.Seconds()
 	w.LastSeen = now
 }
 

@@ -70,6 +70,9 @@ type WorkerStat struct {
 	Games    int       `json:"games"`
 	First    time.Time `json:"first"`
 	LastSeen time.Time `json:"last_seen"`
+	// IngestSeconds is the trainer's time spent taking in the worker's
+	// shards (decode, check, write, acknowledgement).
+	IngestSeconds float64 `json:"ingest_s"`
 }
 
 // SamplesPerSec is the worker's rate between its first and last shard.

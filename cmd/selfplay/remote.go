@@ -75,6 +75,10 @@ func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
 			}
 		},
 		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.NewParallel(p, n, 0) },
+		Sent: func(s natsrun.Sent) {
+			metrics.Append(publishLine{Kind: "publish", Time: time.Now().UTC(), Shard: s.Name,
+				PublishMillis: float64(s.Publish.Microseconds()) / 1000, AgeMillis: float64(s.Age.Microseconds()) / 1000})
+		},
 		Started: func(w *selfplay.Worker) {
 			prog = selfplay.NewProgress(out, metrics, w, f.games, f.limit)
 			go prog.Run(pctx)
@@ -90,4 +94,14 @@ func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
 		err = nil // the time limit
 	}
 	return err
+}
+
+// publishLine is the worker's metrics line for a shard the server stored:
+// the publish's round trip and the shard's age at the acknowledgement.
+type publishLine struct {
+	Kind          string    `json:"kind"`
+	Time          time.Time `json:"time"`
+	Shard         string    `json:"shard"`
+	PublishMillis float64   `json:"publish_ms"`
+	AgeMillis     float64   `json:"age_ms"`
 }
