@@ -56,6 +56,9 @@ func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
 		ctx, cancel = context.WithTimeout(ctx, f.limit)
 		defer cancel()
 	}
+	if err := os.MkdirAll(f.spool, 0o755); err != nil {
+		return fmt.Errorf("-spool: %w", err)
+	}
 	metrics, err := jsonl.Open(filepath.Join(f.spool, "..", f.run+"-"+f.worker+".jsonl"))
 	if err != nil {
 		return err
