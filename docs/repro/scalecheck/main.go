@@ -26,6 +26,10 @@ import (
 func main() {
 	run := flag.String("run", "", "the trainer's run directory")
 	flag.Parse()
+	if *run == "" || flag.NArg() == 0 {
+		fmt.Fprintln(os.Stderr, "usage: scalecheck -run RUN WORKER_METRICS.jsonl...")
+		os.Exit(2)
+	}
 	if err := check(*run, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "scalecheck:", err)
 		os.Exit(1)
