@@ -72,7 +72,7 @@ func TestErrors(t *testing.T) {
 		}, []string{"gating.matches[0].sprt needs a threshold", "elo0 = 10 must be below elo1 = 5", "gating.matches[0].sprt.beta = 0.6"}},
 		{func(s string) string { return strings.Replace(s, "gating:\n", "gating:\n  every: -2\n", 1) }, []string{"gating.every = -2"}},
 		{func(s string) string {
-			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  discount: 0.1", 1)
+			return strings.Replace(s, "  discount: 0.97", "  discount: 0.1", 1)
 		}, []string{"selfplay.discount = 0.1"}},
 		{func(string) string { return "" }, []string{"empty"}},
 		// Cut short after a section header, or a section left out: no
