@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,6 +44,30 @@ func TestTrainOneGeneration(t *testing.T) {
 	if frozen, err := configs.Load(filepath.Join(run, "config.yaml")); err != nil || frozen.Training.StepsPerGeneration != 6 {
 		t.Fatalf("-set not in the frozen config: %v", err)
 	}
+	// With -http the dashboard serves the run while it trains: asked as
+	// soon as its address is printed, it answers with the run's status.
+	var status string
+	hook := writerFunc(func(b []byte) {
+		if addr, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "dashboard on "); ok {
+			resp, err := http.Get(addr + "/api/status")
+			if err != nil {
+				status = err.Error()
+				return
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			status = string(body)
+		}
+	})
+	if err := runTo(hook, "-run", run, "-max-generations", "1", "-http", "127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(status, `"game":"connect4"`) || !strings.Contains(status, `"generation":1`) {
+		t.Errorf("the dashboard's status during the run: %s", status)
+	}
+	if err := run2(&out, "-run", run, "-http", "256.0.0.1:1", "-max-generations", "1"); err == nil || !strings.Contains(err.Error(), "dashboard") {
+		t.Errorf("a bad -http address: %v", err)
+	}
 	// A -set on the existing run is a config change: refused without
 	// -accept-config-change.
 	if err := run2(&out, "-run", run, "-set", "seed=9", "-max-generations", "1"); err == nil || !strings.Contains(err.Error(), "accept-config-change") {
@@ -50,6 +76,8 @@ func TestTrainOneGeneration(t *testing.T) {
 }
 
 func run2(out *bytes.Buffer, args ...string) error { return run(context.Background(), args, out) }
+
+func runTo(out io.Writer, args ...string) error { return run(context.Background(), args, out) }
 
 func TestFlags(t *testing.T) {
 	var out bytes.Buffer
@@ -125,3 +153,7 @@ func TestHelp(t *testing.T) {
 	text := b.String()
 	cliflagtest.Help(t, err, text, "usage: train", "-max-generations")
 }
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(b []byte) (int, error) { f(b); return len(b), nil }
