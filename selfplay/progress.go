@@ -5,23 +5,22 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
+	"github.com/tabula-zero/tabula/internal/progress"
 )
 
-// Progress reports a worker's progress: a live line on a terminal (games,
-// samples/s, average game length, result split, network batch size, cache
-// hits) and a JSON line per interval in the metrics writer.
+// Progress reports a worker's progress: on a terminal a bar of the games
+// with their rate (and ETA toward -games), and every 10 seconds a line
+// (games, samples/s, average game length, result split, network batch
+// size, cache hits) and a JSON line in the metrics writer.
 type Progress struct {
-	out     io.Writer
+	out     io.Writer // through the terminal's bar when there is one
 	metrics MetricsLog
 	w       *Worker
-	bar     *progressbar.ProgressBar
+	track   *progress.Tracker
+	term    *progress.Terminal
 	start   time.Time
-	mu      sync.Mutex
-	last    Stats
 }
 
 // MetricsLog takes the metrics lines (internal/jsonl's Log). After a
@@ -52,17 +51,13 @@ type Metric struct {
 }
 
 // NewProgress prepares progress output for a run of games games (0: open
-// ended) or a duration. The live bar is drawn only when out is a terminal.
+// ended) or a duration. The bar is drawn only when out is a terminal.
 func NewProgress(out io.Writer, metrics MetricsLog, w *Worker, games int, duration time.Duration) *Progress {
-	p := &Progress{out: out, metrics: metrics, w: w, start: time.Now()}
+	p := &Progress{out: out, metrics: metrics, w: w, track: progress.New(), start: time.Now()}
+	p.track.Begin("self-play", "games", int64(games))
 	if isTerminal(out) {
-		max := int64(-1)
-		if games > 0 {
-			max = int64(games)
-		}
-		p.bar = progressbar.NewOptions64(max, progressbar.OptionSetWriter(out), progressbar.OptionSetDescription("self-play"),
-			progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("games"),
-			progressbar.OptionThrottle(500*time.Millisecond), progressbar.OptionClearOnFinish())
+		p.term = progress.NewTerminal(out, p.track, 100)
+		p.out = p.term
 	}
 	return p
 }
@@ -99,9 +94,12 @@ func (m Metric) Line() string {
 		m.Generation, m.Games, m.SamplesPerSec, m.MeanPlies, m.FirstWins, m.Draws, m.SecondWins, m.MeanBatch, 100*m.CacheHitRate, 100*m.NetShare)
 }
 
-// Run updates the output until ctx is done: the bar every half second,
-// a metrics line every 10 seconds (and a log line when no bar is drawn).
+// Run updates the output until ctx is done: the bar twice a second, a
+// line and a metrics line every 10 seconds.
 func (p *Progress) Run(ctx context.Context) {
+	if p.term != nil {
+		go p.term.Run(ctx, 500*time.Millisecond)
+	}
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	lastWrite := time.Now()
@@ -112,12 +110,7 @@ func (p *Progress) Run(ctx context.Context) {
 		case <-tick.C:
 		}
 		m := p.Snapshot()
-		p.mu.Lock()
-		if p.bar != nil {
-			p.bar.Describe(m.Line())
-			p.bar.Set64(m.Games)
-		}
-		p.mu.Unlock()
+		p.track.Set(m.Games)
 		if time.Since(lastWrite) >= 10*time.Second {
 			lastWrite = time.Now()
 			// A failed write does not stop the games (they are in the
@@ -132,24 +125,13 @@ func (p *Progress) write(m Metric) error {
 	if p.metrics != nil {
 		err = p.metrics.Append(m)
 	}
-	if p.bar == nil {
-		fmt.Fprintln(p.out, m.Line())
-	}
+	fmt.Fprintln(p.out, m.Line())
 	return err
 }
 
 // Final writes the last metrics line and a summary. It returns the first
 // failed metrics write of the whole run.
 func (p *Progress) Final() error {
-	m := p.Snapshot()
-	p.mu.Lock()
-	if p.bar != nil {
-		p.bar.Finish()
-	}
-	p.mu.Unlock()
-	err := p.write(m)
-	if p.bar != nil {
-		fmt.Fprintln(p.out, m.Line())
-	}
-	return err
+	p.track.End()
+	return p.write(p.Snapshot())
 }
