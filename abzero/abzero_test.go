@@ -141,6 +141,14 @@ func TestFormulaInBetween(t *testing.T) {
 			pi[m] = float64(mr.Visits[i])
 			total += mr.Visits[i]
 		}
+		if total == 0 {
+			// Proven at the root before any simulation (a win in one):
+			// pi is the search's policy over the proven moves.
+			for i, m := range mr.Moves {
+				pi[m] = float64(mr.Policy[i])
+			}
+			total = 1
+		}
 		beta := map[game.Move]float64{}
 		for _, rs := range ab.RootScores {
 			b := float64(rs.Score) / 100
