@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tabula-zero/tabula/internal/cputime"
+
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/pons"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
@@ -29,11 +31,14 @@ type PonsResult struct {
 
 // clock is the run's training time: wall time summed over invocations,
 // stopped while the run evaluates itself, so that what a run learns in a
-// given time does not depend on how often it is measured.
+// given time does not depend on how often it is measured. It counts the
+// process's CPU time over the same segments.
 type clock struct {
-	mu      sync.Mutex
-	base    time.Duration // of earlier invocations and finished segments
-	running time.Time     // start of the running segment; zero when stopped
+	mu       sync.Mutex
+	base     time.Duration // of earlier invocations and finished segments
+	running  time.Time     // start of the running segment; zero when stopped
+	cpuBase  time.Duration // CPU time over the same
+	cpuStart time.Duration // the process's CPU time when the segment started
 }
 
 func (c *clock) elapsed() time.Duration {
@@ -45,11 +50,24 @@ func (c *clock) elapsed() time.Duration {
 	return c.base + time.Since(c.running)
 }
 
+// cpu is the CPU time of the training segments; zero where the platform
+// does not report it.
+func (c *clock) cpu() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running.IsZero() {
+		return c.cpuBase
+	}
+	now, _ := cputime.Process()
+	return c.cpuBase + now - c.cpuStart
+}
+
 func (c *clock) start() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.running.IsZero() {
 		c.running = time.Now()
+		c.cpuStart, _ = cputime.Process()
 	}
 }
 
@@ -58,6 +76,8 @@ func (c *clock) stop() {
 	defer c.mu.Unlock()
 	if !c.running.IsZero() {
 		c.base += time.Since(c.running)
+		now, _ := cputime.Process()
+		c.cpuBase += now - c.cpuStart
 		c.running = time.Time{}
 	}
 }

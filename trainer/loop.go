@@ -349,7 +349,10 @@ type Metric struct {
 	// TrainClock is the run's training time so far in seconds (summed
 	// over invocations, without evaluations): the learning benchmark's
 	// time axis.
-	TrainClock      float64       `json:"train_clock_s,omitempty"`
+	TrainClock float64 `json:"train_clock_s,omitempty"`
+	// TrainCPU is the process's CPU time over the same (user and
+	// system, all threads): the CPU-hours a run's learning cost.
+	TrainCPU        float64       `json:"train_cpu_s,omitempty"`
 	Checkpoint      string        `json:"checkpoint,omitempty"`
 	Promoted        bool          `json:"promoted,omitempty"`
 	Best            int           `json:"best,omitempty"`
@@ -382,6 +385,9 @@ type Metric struct {
 func (l *Loop) record(m Metric) error {
 	if m.TrainClock == 0 {
 		m.TrainClock = l.clock.elapsed().Seconds()
+	}
+	if m.TrainCPU == 0 {
+		m.TrainCPU = l.clock.cpu().Seconds()
 	}
 	if err := l.metrics.Append(m); err != nil {
 		return fmt.Errorf("trainer: metrics: %w", err)

@@ -37,6 +37,7 @@ type point struct {
 	generation          int
 	loss, value, policy float64
 	clock               time.Duration      // training time
+	cpu                 time.Duration      // CPU time of the training time
 	elo                 map[string]float64 // by opponent, for generation lines
 	eloCI               map[string]float64 // their 95% half-widths
 	pons                map[string]float64 // optimal-move rate by measure, for evaluation lines
@@ -50,7 +51,7 @@ type point struct {
 
 func pointOf(m Metric) point {
 	p := point{kind: m.Kind, step: m.Step, generation: m.Generation, loss: m.Loss, value: m.ValueLoss, policy: m.PolicyLoss,
-		clock: time.Duration(m.TrainClock * float64(time.Second)), best: m.Best, lr: m.LR, gradNorm: m.GradNorm,
+		clock: time.Duration(m.TrainClock * float64(time.Second)), cpu: time.Duration(m.TrainCPU * float64(time.Second)), best: m.Best, lr: m.LR, gradNorm: m.GradNorm,
 		window: m.Window, games: m.SelfPlayGames, plies: m.SelfPlayPlies, draws: m.SelfPlayDraws, resigned: m.SelfPlayResigned}
 	if len(m.Matches) > 0 {
 		p.elo, p.eloCI = map[string]float64{}, map[string]float64{}

@@ -253,6 +253,7 @@ func open(opts Options) (*Loop, error) {
 	for _, p := range l.history {
 		// A killed invocation loses the time since its last metrics line.
 		l.clock.base = max(l.clock.base, p.clock)
+		l.clock.cpuBase = max(l.clock.cpuBase, p.cpu)
 		if p.kind == "evaluation" {
 			l.lastEval, l.lastEvalStep = p.clock, p.step
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/configs/configstest"
+	"github.com/tabula-zero/tabula/internal/cputime"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
@@ -477,6 +479,22 @@ func TestEvaluation(t *testing.T) {
 			t.Errorf("evaluation %d at %.2fs of training, the one before at %.2fs: want 1s apart", i, m.TrainClock, ev[i-1].TrainClock)
 		}
 	}
+	// CPU time is counted over the training time: it grows from one
+	// evaluation to the next and no more than every core for the wall
+	// time can give (a little slack for where the two are read).
+	if _, ok := cputime.Process(); ok {
+		for i, m := range ev {
+			if i > 0 && m.TrainCPU < ev[i-1].TrainCPU {
+				t.Errorf("evaluation %d: %.3f CPU seconds, the one before %.3f", i, m.TrainCPU, ev[i-1].TrainCPU)
+			}
+			if m.TrainCPU > m.TrainClock*float64(runtime.NumCPU())+0.2 {
+				t.Errorf("evaluation %d: %.3f CPU seconds in %.3f s of training on %d cores", i, m.TrainCPU, m.TrainClock, runtime.NumCPU())
+			}
+		}
+		if final := ev[len(ev)-1]; final.TrainCPU <= 0 {
+			t.Errorf("last evaluation: %.3f CPU seconds of training", final.TrainCPU)
+		}
+	}
 	// The run trained for its limit, whatever the evaluations cost, and
 	// the last evaluation measured where it stopped.
 	if final := ev[len(ev)-1]; final.TrainClock < 3 || final.TrainClock < last {
@@ -531,6 +549,9 @@ func TestEvaluation(t *testing.T) {
 	}
 	if first := ev2[len(ev)]; first.TrainClock < last {
 		t.Fatalf("the resumed run evaluated at %.2fs of training, before where it had stopped (%.2fs)", first.TrainClock, last)
+	}
+	if first, stopped := ev2[len(ev)], ev[len(ev)-1]; first.TrainCPU < stopped.TrainCPU {
+		t.Fatalf("the resumed run's CPU time starts at %.3fs, it had stopped at %.3fs", first.TrainCPU, stopped.TrainCPU)
 	}
 }
 
