@@ -43,7 +43,9 @@ func TestErrors(t *testing.T) {
 		{func(s string) string { return strings.Replace(s, "kind: puct", "kind: alphazero", 1) }, []string{"search.kind", "alphazero"}},
 		{func(s string) string { return strings.Replace(s, "game: connect4", "game: go", 1) }, []string{"unknown game", "go"}},
 		{func(s string) string { return strings.Replace(s, "rules: {}", "rules: {TryRule: safe}", 1) }, []string{"rules", "TryRule"}},
-		{func(s string) string { return strings.Replace(s, "      games: 40", "      games: 41", 1) }, []string{"gating.matches[0].games = 41", "even"}},
+		{func(s string) string {
+			return strings.Replace(s, "  matches: []", "  matches: [{opponent: best, games: 41, simulations: 64, threshold: 0.55}]", 1)
+		}, []string{"gating.matches[0].games = 41", "even"}},
 		{func(s string) string { return strings.Replace(s, "rates: [0.01, 0.002]", "rates: [0.01]", 1) }, []string{"training.boundaries has 2 entries"}},
 		{func(s string) string {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 0, m: \"linear:1,2\"}", 1)
@@ -68,7 +70,7 @@ func TestErrors(t *testing.T) {
 			return withoutEvaluation(s) + "evaluation: {every: 5m, pons: {set: Test_L9, positions: 2000, simulations: []}}\n"
 		}, []string{"evaluation.pons.set = \"Test_L9\"", "evaluation.pons.positions = 2000", "evaluation.pons.simulations is empty"}},
 		{func(s string) string {
-			return strings.Replace(s, "      threshold: 0.55", "      threshold: 0\n      sprt: {elo0: 10, elo1: 5, alpha: 0.05, beta: 0.6}", 1)
+			return strings.Replace(s, "  matches: []", "  matches: [{opponent: best, games: 40, simulations: 64, threshold: 0, sprt: {elo0: 10, elo1: 5, alpha: 0.05, beta: 0.6}}]", 1)
 		}, []string{"gating.matches[0].sprt needs a threshold", "elo0 = 10 must be below elo1 = 5", "gating.matches[0].sprt.beta = 0.6"}},
 		{func(s string) string { return strings.Replace(s, "gating:\n", "gating:\n  every: -2\n", 1) }, []string{"gating.every = -2"}},
 		{func(s string) string {

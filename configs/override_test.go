@@ -9,7 +9,8 @@ import (
 func TestOverride(t *testing.T) {
 	base, _ := PresetBytes("connect4")
 	b, err := Override(base, []string{
-		"training.learning_rate=0.01", "gating.matches[0].games=10", "training.rates=[0.1, 0.01]",
+		"training.learning_rate=0.01",
+		"gating.matches=[{opponent: best, games: 40, simulations: 64, threshold: 0.55}]", "gating.matches[0].games=10", "training.rates=[0.1, 0.01]",
 		"gating.every=3", "replay.window_grow_from=20000",
 		"evaluation.every=1m", "evaluation.matches=[{opponent: random, games: 2, simulations: 0}]", "evaluation.pons=null",
 	})
