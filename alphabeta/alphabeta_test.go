@@ -106,6 +106,41 @@ func TestAlgorithmsAgree(t *testing.T) {
 	}
 }
 
+// TestContHistKeepsTheValue: continuation history only orders moves, so
+// at a fixed depth without pruning a searcher that has learned histories
+// over many searches returns alpha-beta's value; and it orders
+// differently (the feature is wired: the trees differ).
+func TestContHistKeepsTheValue(t *testing.T) {
+	c := cases()[0]
+	positions := every(gametest.RandomPositions(c.start, 6, 60, 9), 10)
+	o := alphabeta.FixedDepthOptions(alphabeta.AlgPVS)
+	o.ContHist = true
+	withCont, plain := newSearcher(t, o), newSearcher(t, alphabeta.FixedDepthOptions(alphabeta.AlgPVS))
+	var nodesCont, nodesPlain uint64
+	for _, gp := range positions {
+		p := gp.(alphabeta.Position)
+		if len(p.GenerateMoves(nil)) == 0 {
+			continue
+		}
+		for depth := 1; depth <= 4; depth++ {
+			ref, _ := plain.FixedDepth(p, depth)
+			nodesPlain += plain.Nodes()
+			v, m := withCont.FixedDepth(p, depth)
+			nodesCont += withCont.Nodes()
+			if v != ref {
+				t.Fatalf("%s depth %d: with continuation history %d, without %d", p, depth, v, ref)
+			}
+			if m == game.NoMove || !game.IsLegal(p, m) {
+				t.Fatalf("%s depth %d: move %v", p, depth, m)
+			}
+		}
+	}
+	if nodesCont == nodesPlain {
+		t.Fatalf("the same %d nodes with and without continuation history: not wired", nodesCont)
+	}
+	t.Logf("nodes: %d with continuation history, %d without", nodesCont, nodesPlain)
+}
+
 func newSearcher(t testing.TB, o alphabeta.Options) *alphabeta.Searcher {
 	s, err := alphabeta.New(o)
 	if err != nil {
@@ -194,7 +229,10 @@ func (c mateCase) position(t *testing.T) *xiangqi.Position {
 // distance Fairy-Stockfish reported, and plays into it.
 // Both the classic options and Xiangqi's pruning defaults must find them.
 func TestXiangqiMates(t *testing.T) {
-	for name, o := range map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions(), "xiangqi": alphabeta.DefaultOptionsFor("xiangqi")} {
+	contHist, qsChecks := alphabeta.DefaultOptionsFor("xiangqi"), alphabeta.DefaultOptionsFor("xiangqi")
+	contHist.ContHist = true
+	qsChecks.QSChecks = true
+	for name, o := range map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions(), "xiangqi": alphabeta.DefaultOptionsFor("xiangqi"), "xiangqi+conthist": contHist, "xiangqi+qchecks": qsChecks} {
 		t.Run(name, func(t *testing.T) { testXiangqiMates(t, o) })
 	}
 }
@@ -221,6 +259,42 @@ func testXiangqiMates(t *testing.T, o alphabeta.Options) {
 		if s := p.Status(); s.Result != game.Loss {
 			t.Errorf("%s: after %d plies of best play the status is %+v, want the defender mated", fen, 2*n-1, s)
 		}
+	}
+}
+
+// TestQSChecksSeeMatesSooner: quiescence that also tries quiet checks
+// sees mating attacks the captures alone miss. Over the mate suite, with
+// no check extension to hide the difference, it reports each mate at the
+// right distance no later in iterative deepening than without, and some
+// sooner.
+func TestQSChecksSeeMatesSooner(t *testing.T) {
+	firstDepth := func(c mateCase, qsChecks bool) int {
+		o := alphabeta.DefaultOptions()
+		o.CheckExtension = false
+		o.QSChecks = qsChecks
+		for depth := 1; depth <= 2*c.n+2; depth++ {
+			r := newSearcher(t, o).Search(context.Background(), c.position(t), alphabeta.Limits{Depth: depth}, nil)
+			if alphabeta.IsMate(r.Score) && r.Score > 0 {
+				if alphabeta.MateIn(r.Score) != c.n {
+					t.Fatalf("%s depth %d (quiet checks %v): mate %d, want %d", c.fen, depth, qsChecks, alphabeta.MateIn(r.Score), c.n)
+				}
+				return depth
+			}
+		}
+		return 2*c.n + 3
+	}
+	sooner := 0
+	for _, c := range xiangqiMates(t) {
+		with, without := firstDepth(c, true), firstDepth(c, false)
+		if with > without {
+			t.Errorf("%s: mate %d found at depth %d with quiet checks, %d without", c.fen, c.n, with, without)
+		}
+		if with < without {
+			sooner++
+		}
+	}
+	if sooner == 0 {
+		t.Error("quiet checks in quiescence found no mate sooner")
 	}
 }
 

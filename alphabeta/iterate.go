@@ -210,7 +210,7 @@ func (s *Searcher) FixedDepth(p Position, depth int) (int, game.Move) {
 // evaluation once the captures (and check evasions) are resolved.
 func (s *Searcher) Quiesce(p Position) int {
 	s.prepare(context.Background(), p, Limits{})
-	return s.quiesce(-Infinity, Infinity, 0)
+	return s.quiesce(-Infinity, Infinity, 0, false)
 }
 
 // RootScores returns the exact score of every legal root move at depth
@@ -220,6 +220,7 @@ func (s *Searcher) RootScores(depth int) []RootScore {
 	moves := p.GenerateMoves(nil)
 	out := make([]RootScore, 0, len(moves))
 	for _, m := range moves {
+		s.noteMove(0, m)
 		p.Make(m)
 		v := -s.search(-Infinity, Infinity, depth-1, 1, true)
 		p.Unmake()

@@ -96,6 +96,7 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	// Null move: if passing still fails high, a real move will too.
 	if s.nm != nil && nullOK && prune && depth >= 3 && beta < mateBound && beta > -mateBound && eval >= beta && s.nm.NullMoveOK() {
 		r := 3 + depth/4 + min((eval-beta)/200, 3)
+		s.moveKey[ply] = -1
 		s.nm.MakeNull()
 		v := -s.search(-beta, -beta+1, depth-1-r, ply+1, false)
 		s.nm.UnmakeNull()
@@ -131,7 +132,7 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		return resultScore(p.Status().Result, ply)
 	}
 	scores := s.scores[ply][:len(moves)]
-	s.order(moves, scores, ply, ttMove)
+	s.order(moves, scores, ply, ttMove, true)
 
 	best, bestMove := -Infinity, game.NoMove
 	nQuiets := 0
@@ -140,6 +141,7 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		captured, _ := p.MoveValues(m)
 		quiet := captured == 0
 		killer := m == s.killers[ply][0] || m == s.killers[ply][1]
+		s.noteMove(ply, m)
 		p.Make(m)
 		givesCheck := p.InCheck()
 		// Futility and late-move pruning: a quiet move that gives no
@@ -212,7 +214,11 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 							s.killers[ply][1] = s.killers[ply][0]
 							s.killers[ply][0] = m
 						}
-						s.rewardHistory(m, s.quiets[ply][:nQuiets], depth)
+						if s.pm != nil {
+							s.rewardQuiet(m, s.quiets[ply][:nQuiets], depth, ply)
+						} else {
+							s.rewardHistory(m, s.quiets[ply][:nQuiets], depth)
+						}
 					}
 					break
 				}
@@ -256,6 +262,68 @@ func (s *Searcher) rewardHistory(m game.Move, tried []game.Move, depth int) {
 	}
 }
 
+// noteMove records the PieceTo of the move made at ply (ContHist).
+func (s *Searcher) noteMove(ply int, m game.Move) {
+	if s.pm != nil {
+		s.moveKey[ply] = int32(s.pm.PieceTo(m))
+	}
+}
+
+// prevKey returns the PieceTo of the move made back plies before the node
+// at ply, -1 for none (the root's past, a null move).
+func (s *Searcher) prevKey(ply, back int) int {
+	if ply < back {
+		return -1
+	}
+	return int(s.moveKey[ply-back])
+}
+
+// quietStat is a quiet move's ordering score under ContHist: its history
+// plus its continuation histories after the moves one and two plies back.
+func (s *Searcher) quietStat(m game.Move, ply int) int32 {
+	v := s.history[int(m)&(historySize-1)]
+	pt := s.pm.PieceTo(m)
+	for back := 1; back <= 2; back++ {
+		if k := s.prevKey(ply, back); k >= 0 {
+			v += int32(s.contHist[k*s.ptSize+pt])
+		}
+	}
+	return v
+}
+
+// rewardQuiet credits quiet move m with a cutoff at depth and debits the
+// quiet moves tried before it (ContHist), and makes m the counter move
+// of the previous move.
+func (s *Searcher) rewardQuiet(m game.Move, tried []game.Move, depth, ply int) {
+	bonus := int32(min(contBonusPerPly2*depth*depth, contBonusMax))
+	s.updateQuiet(m, ply, bonus)
+	for _, q := range tried {
+		s.updateQuiet(q, ply, -bonus)
+	}
+	if k := s.prevKey(ply, 1); k >= 0 {
+		s.counter[k] = m
+	}
+}
+
+// updateQuiet moves the history and continuation histories of m by bonus
+// with gravity: each update goes a share |bonus|/contMax of the way to
+// +-contMax, so the scores stay bounded and old ones fade.
+func (s *Searcher) updateQuiet(m game.Move, ply int, bonus int32) {
+	mag := bonus
+	if mag < 0 {
+		mag = -mag
+	}
+	h := &s.history[int(m)&(historySize-1)]
+	*h += bonus - *h*mag/contMax
+	pt := s.pm.PieceTo(m)
+	for back := 1; back <= 2; back++ {
+		if k := s.prevKey(ply, back); k >= 0 {
+			c := &s.contHist[k*s.ptSize+pt]
+			*c += int16(bonus - int32(*c)*mag/contMax)
+		}
+	}
+}
+
 // Pruning parameters, in the evaluation's centi-units (a Xiangqi soldier
 // is 100).
 const (
@@ -273,6 +341,11 @@ const (
 	historyMax    = 1 << 13
 	historyLMRDiv = 1 << 11
 	maxQuiets     = 64
+	// contMax bounds the history scores under ContHist (int16 tables);
+	// a cutoff at depth d moves them by min(32*d*d, 2048).
+	contMax          = 1 << 14
+	contBonusPerPly2 = 32
+	contBonusMax     = 2048
 )
 
 // lmpMoves is the number of moves searched at depth before late-move
@@ -293,14 +366,15 @@ var lmrTable = func() (t [lmrMax][lmrMax]int) {
 // leaf scores a horizon node: quiescence search, or the static evaluation.
 func (s *Searcher) leaf(alpha, beta, ply int) int {
 	if s.opts.Quiescence {
-		return s.quiesce(alpha, beta, ply)
+		return s.quiesce(alpha, beta, ply, s.qc != nil)
 	}
 	return s.p.Evaluate()
 }
 
 // quiesce searches captures (all moves in check) until the position is
-// quiet; standing pat on the static evaluation when not in check.
-func (s *Searcher) quiesce(alpha, beta, ply int) int {
+// quiet; standing pat on the static evaluation when not in check. With
+// checks (its first ply under QSChecks) it then tries the quiet checks.
+func (s *Searcher) quiesce(alpha, beta, ply int, checks bool) int {
 	if v, done := s.enter(ply); done {
 		return v
 	}
@@ -323,20 +397,14 @@ func (s *Searcher) quiesce(alpha, beta, ply int) int {
 	}
 	moves := p.GenerateCaptures(s.moves[ply][:0])
 	s.moves[ply] = moves
-	if len(moves) == 0 {
-		// No captures: make sure there is a move at all, since a side
-		// without moves may have lost (stalemate loses in Xiangqi). A
-		// position with a capture always has a move, so this is rare.
-		if inCheck || len(p.GenerateMoves(s.moves[ply][:0])) == 0 {
-			return resultScore(p.Status().Result, ply)
-		}
-		if s.failHard {
-			return max(min(best, beta), alphaOrig)
-		}
-		return best
+	if len(moves) == 0 && (inCheck || len(p.GenerateMoves(s.moves[ply][:0])) == 0) {
+		// No move at all: the side to move may have lost (stalemate loses
+		// in Xiangqi). A position with a capture always has a move, so
+		// this test is rare.
+		return resultScore(p.Status().Result, ply)
 	}
 	scores := s.scores[ply][:len(moves)]
-	s.order(moves, scores, ply, game.NoMove)
+	s.order(moves, scores, ply, game.NoMove, false)
 	for i := range moves {
 		m := pick(moves, scores, i)
 		if s.opts.DeltaPruning && !inCheck {
@@ -351,20 +419,27 @@ func (s *Searcher) quiesce(alpha, beta, ply int) int {
 			p.Unmake()
 			continue
 		}
-		score := -s.quiesce(-beta, -alpha, ply+1)
-		p.Unmake()
-		if s.aborted {
-			return 0
+		if s.quiesceChild(&alpha, &best, beta, ply) {
+			break
 		}
-		if score > best {
-			best = score
-			if score > alpha {
-				alpha = score
-				if alpha >= beta {
-					break
-				}
+	}
+	if checks && !inCheck && alpha < beta && !s.aborted {
+		moves = s.qc.GenerateQuietChecks(s.moves[ply][:0])
+		s.moves[ply] = moves
+		for _, m := range moves {
+			// A check that gives its piece away is a sacrifice, and
+			// quiescence cannot tell a good one (Stockfish skips them too).
+			if s.see != nil && s.see.SEE(m) < 0 {
+				continue
+			}
+			p.Make(m)
+			if s.quiesceChild(&alpha, &best, beta, ply) {
+				break
 			}
 		}
+	}
+	if s.aborted {
+		return 0
 	}
 	if s.failHard {
 		best = max(min(best, beta), alphaOrig)
@@ -372,9 +447,30 @@ func (s *Searcher) quiesce(alpha, beta, ply int) int {
 	return best
 }
 
-// order scores the moves for pick.
-func (s *Searcher) order(moves []game.Move, scores []int32, ply int, ttMove game.Move) {
+// quiesceChild searches the move just made at ply in quiescence, takes
+// it back, and raises best and alpha; it reports a cutoff or an abort.
+func (s *Searcher) quiesceChild(alpha, best *int, beta, ply int) bool {
+	score := -s.quiesce(-beta, -*alpha, ply+1, false)
+	s.p.Unmake()
+	if s.aborted {
+		return true
+	}
+	if score > *best {
+		*best = score
+		*alpha = max(*alpha, score)
+	}
+	return *alpha >= beta
+}
+
+// order scores the moves for pick. Quiescence, which records no moves
+// for continuation history, passes cont = false.
+func (s *Searcher) order(moves []game.Move, scores []int32, ply int, ttMove game.Move, cont bool) {
 	k0, k1 := s.killers[ply][0], s.killers[ply][1]
+	cont = cont && s.pm != nil
+	counter := game.NoMove
+	if k := s.prevKey(ply, 1); cont && k >= 0 {
+		counter = s.counter[k]
+	}
 	for i, m := range moves {
 		var v int32
 		switch captured, mover := s.p.MoveValues(m); {
@@ -390,6 +486,10 @@ func (s *Searcher) order(moves []game.Move, scores []int32, ply int, ttMove game
 			v = orderKiller + 1
 		case m == k1:
 			v = orderKiller
+		case m == counter:
+			v = orderKiller - 1
+		case cont:
+			v = s.quietStat(m, ply)
 		default:
 			v = s.history[int(m)&(historySize-1)]
 			if s.qo != nil {

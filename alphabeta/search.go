@@ -68,6 +68,18 @@ type Options struct {
 	// in quiescence out of check (games that implement
 	// ExchangeEvaluator).
 	SEE bool
+	// ContHist orders quiet moves as Stockfish-family engines do (games
+	// that implement PieceMover): by the history of the move plus the
+	// continuation histories of its piece and target after the moves one
+	// and two plies before, all aged by gravity (a bonus for the quiet
+	// move that cuts off, a malus for those tried before it), and tries
+	// the counter move (the last quiet refutation of the previous move)
+	// right after the killers.
+	ContHist bool
+	// QSChecks also searches, at the first ply of quiescence, the quiet
+	// moves that give check and do not lose material by static exchange
+	// (games that implement QuietChecker).
+	QSChecks bool
 	// ExactDepthTT lets TT entries cut off only at exactly the depth they
 	// were searched to, so that every algorithm returns the fixed-depth
 	// minimax value (the equivalence invariant). Off, deeper entries are
@@ -100,6 +112,7 @@ func (o *Options) features() map[string]*bool {
 		"nullmove": &o.NullMove, "lmr": &o.LMR, "aspiration": &o.Aspiration,
 		"rfp": &o.ReverseFutility, "futility": &o.Futility, "lmp": &o.LateMovePruning,
 		"delta": &o.DeltaPruning, "see": &o.SEE, "iir": &o.IIR, "histlmr": &o.HistoryLMR,
+		"conthist": &o.ContHist, "qchecks": &o.QSChecks,
 	}
 }
 
@@ -222,6 +235,8 @@ type Searcher struct {
 	nm       NullMover
 	qo       QuietOrderer
 	see      ExchangeEvaluator
+	pm       PieceMover   // with ContHist
+	qc       QuietChecker // with QSChecks
 	ctx      context.Context
 	start    time.Time
 	deadline time.Time
@@ -235,8 +250,17 @@ type Searcher struct {
 	killers [MaxPly][2]game.Move
 	history [historySize]int32
 	quiets  [MaxPly][maxQuiets]game.Move // quiet moves tried, for the history malus
-	pv      [MaxPly + 1][MaxPly + 1]game.Move
-	pvLen   [MaxPly + 1]int
+
+	// Continuation history (ContHist): contHist[a*ptSize+b] scores the
+	// move of PieceTo b as a reply (one or two plies later) to the move
+	// of PieceTo a; counter[a] is the last quiet move that refuted a.
+	// moveKey[ply] is the PieceTo of the move made at ply, -1 for none.
+	contHist []int16
+	counter  []game.Move
+	ptSize   int
+	moveKey  [MaxPly]int32
+	pv       [MaxPly + 1][MaxPly + 1]game.Move
+	pvLen    [MaxPly + 1]int
 
 	rootBest  game.Move
 	rootScore int
@@ -293,9 +317,13 @@ func (s *Searcher) Clear() {
 	s.tt.Clear()
 	s.killers = [MaxPly][2]game.Move{}
 	clear(s.history[:])
+	clear(s.contHist)
+	clear(s.counter)
 	for _, h := range s.helpers {
 		h.killers = [MaxPly][2]game.Move{}
 		clear(h.history[:])
+		clear(h.contHist)
+		clear(h.counter)
 	}
 }
 
@@ -318,6 +346,19 @@ func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 	s.see, _ = p.(ExchangeEvaluator)
 	if !s.opts.SEE {
 		s.see = nil
+	}
+	s.qc, _ = p.(QuietChecker)
+	if !s.opts.QSChecks {
+		s.qc = nil
+	}
+	s.pm, _ = p.(PieceMover)
+	if !s.opts.ContHist {
+		s.pm = nil
+	}
+	if s.pm != nil && s.pm.PieceToSize() != s.ptSize {
+		s.ptSize = s.pm.PieceToSize()
+		s.contHist = make([]int16, s.ptSize*s.ptSize)
+		s.counter = make([]game.Move, s.ptSize)
 	}
 	s.ctx = ctx
 	s.start = time.Now()

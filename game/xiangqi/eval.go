@@ -197,3 +197,48 @@ func (p *Position) UnmakeNull() {
 	p.halfmove = int(u.halfmove)
 	p.checked = u.checked
 }
+
+// PieceTo names m by its moving piece (type and side) and target square,
+// the key of the search's continuation history.
+func (p *Position) PieceTo(m game.Move) int {
+	v := p.board[From(m)]
+	return (int(valColor[v])*(numTypes-1)+int(valType[v])-1)*NumSquares + To(m)
+}
+
+// PieceToSize bounds PieceTo.
+func (p *Position) PieceToSize() int { return 2 * (numTypes - 1) * NumSquares }
+
+// GenerateQuietChecks appends the legal moves that capture nothing and
+// give check to dst[:0] (quiescence's checks); the side to move is not in
+// check. Only a move that leaves a line or a horse leg of the enemy
+// general, arrives on its lines, or lands within two steps of it can
+// check, so only those are tried on the board.
+func (p *Position) GenerateQuietChecks(dst []game.Move) []game.Move {
+	var ml [MaxMoves]game.Move
+	n := p.gen(&ml, false)
+	us := p.side
+	k := int(p.squares[kingVal(us)-1])
+	e := int(p.squares[kingVal(us^1)-1])
+	er, ef := rankOf(e), fileOf(e)
+	dst = dst[:0]
+	for _, m := range ml[:n] {
+		from, to := From(m), To(m)
+		if p.board[to] != 0 {
+			continue
+		}
+		near := abs(rankOf(to)-er) <= 2 && abs(fileOf(to)-ef) <= 2
+		if !near && sensitive[e][from]&1 == 0 && sensitive[e][to]&2 == 0 {
+			continue
+		}
+		if !p.legal(m, k, false) {
+			continue
+		}
+		p.doMove(m)
+		check := p.attacked(e, us^1)
+		p.undoMove(m, 0)
+		if check {
+			dst = append(dst, m)
+		}
+	}
+	return dst
+}
