@@ -229,10 +229,17 @@ func (c mateCase) position(t *testing.T) *xiangqi.Position {
 // distance Fairy-Stockfish reported, and plays into it.
 // Both the classic options and Xiangqi's pruning defaults must find them.
 func TestXiangqiMates(t *testing.T) {
-	contHist, qsChecks := alphabeta.DefaultOptionsFor("xiangqi"), alphabeta.DefaultOptionsFor("xiangqi")
-	contHist.ContHist = true
-	qsChecks.QSChecks = true
-	for name, o := range map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions(), "xiangqi": alphabeta.DefaultOptionsFor("xiangqi"), "xiangqi+conthist": contHist, "xiangqi+qchecks": qsChecks} {
+	options := map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions()}
+	for _, f := range []string{"", "conthist", "qchecks", "seeprune"} {
+		o := alphabeta.DefaultOptionsFor("xiangqi")
+		if f != "" {
+			if err := o.Set(f, true); err != nil {
+				t.Fatal(err)
+			}
+		}
+		options[strings.TrimSuffix("xiangqi+"+f, "+")] = o
+	}
+	for name, o := range options {
 		t.Run(name, func(t *testing.T) { testXiangqiMates(t, o) })
 	}
 }
@@ -260,6 +267,29 @@ func testXiangqiMates(t *testing.T, o alphabeta.Options) {
 			t.Errorf("%s: after %d plies of best play the status is %+v, want the defender mated", fen, 2*n-1, s)
 		}
 	}
+}
+
+// TestSEEPruningPrunes: SEE pruning is wired: on positions from random
+// play the searches to a fixed depth visit fewer nodes with it.
+func TestSEEPruningPrunes(t *testing.T) {
+	positions := every(gametest.RandomPositions(xiangqi.New(xiangqi.DefaultRules), 4, 40, 3), 8)
+	nodes := func(on bool) (n uint64) {
+		o := alphabeta.DefaultOptionsFor("xiangqi")
+		o.SEEPruning = on
+		for _, gp := range positions {
+			if gp.Status().Over() {
+				continue
+			}
+			r := newSearcher(t, o).Search(context.Background(), gp.Clone().(alphabeta.Position), alphabeta.Limits{Depth: 6}, nil)
+			n += r.Nodes
+		}
+		return n
+	}
+	with, without := nodes(true), nodes(false)
+	if with >= without {
+		t.Fatalf("%d nodes with SEE pruning, %d without", with, without)
+	}
+	t.Logf("%d nodes with SEE pruning, %d without", with, without)
 }
 
 // TestQSChecksSeeMatesSooner: quiescence that also tries quiet checks

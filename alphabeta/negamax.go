@@ -141,9 +141,23 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		captured, _ := p.MoveValues(m)
 		quiet := captured == 0
 		killer := m == s.killers[ply][0] || m == s.killers[ply][1]
+		// SEE pruning is decided on the position before the move, and
+		// applied once the move is known to give no check.
+		seeLoss := false
+		if s.opts.SEEPruning && s.see != nil && ply > 0 && i > 0 && !inCheck && depth <= seePruneDepth && best > -mateBound && alpha < mateBound {
+			margin := seeCaptureMargin * depth
+			if quiet {
+				margin = seeQuietMargin * depth * depth
+			}
+			seeLoss = s.see.SEE(m) < -margin
+		}
 		s.noteMove(ply, m)
 		p.Make(m)
 		givesCheck := p.InCheck()
+		if seeLoss && !givesCheck {
+			p.Unmake()
+			continue
+		}
 		// Futility and late-move pruning: a quiet move that gives no
 		// check cannot lift this shallow node to alpha. Not once alpha is
 		// a mate: a quiet move may mate sooner, and no margin says so.
@@ -336,6 +350,11 @@ const (
 	deltaMargin     = 200
 	lmrMax          = 64
 	iirDepth        = 4
+	// SEE pruning: quiet moves that lose more than seeQuietMargin*d*d,
+	// captures that lose more than seeCaptureMargin*d, at depth d.
+	seePruneDepth    = 6
+	seeQuietMargin   = 25
+	seeCaptureMargin = 150
 	// historyMax bounds the aged history scores (HistoryLMR), which then
 	// shift a reduction by up to historyMax/historyLMRDiv plies.
 	historyMax    = 1 << 13

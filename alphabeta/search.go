@@ -80,6 +80,11 @@ type Options struct {
 	// moves that give check and do not lose material by static exchange
 	// (games that implement QuietChecker).
 	QSChecks bool
+	// SEEPruning skips, at shallow nodes below the root out of check, the
+	// moves after the first that give no check and lose by static
+	// exchange more than a margin growing with depth (with the square of
+	// it for quiet moves), as Stockfish does (needs SEE).
+	SEEPruning bool
 	// ExactDepthTT lets TT entries cut off only at exactly the depth they
 	// were searched to, so that every algorithm returns the fixed-depth
 	// minimax value (the equivalence invariant). Off, deeper entries are
@@ -113,6 +118,7 @@ func (o *Options) features() map[string]*bool {
 		"rfp": &o.ReverseFutility, "futility": &o.Futility, "lmp": &o.LateMovePruning,
 		"delta": &o.DeltaPruning, "see": &o.SEE, "iir": &o.IIR, "histlmr": &o.HistoryLMR,
 		"conthist": &o.ContHist, "qchecks": &o.QSChecks,
+		"seeprune": &o.SEEPruning,
 	}
 }
 
