@@ -154,7 +154,7 @@ func DefaultOptionsFor(gameName string) Options {
 }
 
 // xiangqiFeatures are the pruning features on by default for Xiangqi.
-var xiangqiFeatures = []string{"nullmove", "lmr", "aspiration", "futility", "delta", "see"}
+var xiangqiFeatures = []string{"nullmove", "lmr", "aspiration", "futility", "delta", "see", "qchecks"}
 
 // FixedDepthOptions leave the searched tree independent of the algorithm:
 // no extensions, reductions or pruning; TT cutoffs at equal depth only.
