@@ -139,6 +139,9 @@ async function selectGame() {
   }
   const [source, index] = v.split("#");
   const rep = await getJSON(`api/game?source=${encodeURIComponent(source)}&index=${index}`);
+  // Another game (the live one, as it appears) may have been chosen while
+  // this one loaded: a late answer must not replace it.
+  if ($("game-list").value !== v) return;
   show(rep, false);
 }
 
