@@ -344,23 +344,11 @@ func (s *Searcher) Nodes() uint64 {
 
 func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 	s.p = p
-	s.nm, _ = p.(NullMover)
 	s.qo, _ = p.(QuietOrderer)
-	if !s.opts.NullMove {
-		s.nm = nil
-	}
-	s.see, _ = p.(ExchangeEvaluator)
-	if !s.opts.SEE {
-		s.see = nil
-	}
-	s.qc, _ = p.(QuietChecker)
-	if !s.opts.QSChecks {
-		s.qc = nil
-	}
-	s.pm, _ = p.(PieceMover)
-	if !s.opts.ContHist {
-		s.pm = nil
-	}
+	s.nm = ifOn[NullMover](p, s.opts.NullMove)
+	s.see = ifOn[ExchangeEvaluator](p, s.opts.SEE)
+	s.qc = ifOn[QuietChecker](p, s.opts.QSChecks)
+	s.pm = ifOn[PieceMover](p, s.opts.ContHist)
 	if s.pm != nil && s.pm.PieceToSize() != s.ptSize {
 		s.ptSize = s.pm.PieceToSize()
 		s.contHist = make([]int16, s.ptSize*s.ptSize)
@@ -384,6 +372,16 @@ func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 	if s.id == 0 {
 		s.tt.NewSearch() // the helpers search in the main thread's generation
 	}
+}
+
+// ifOn returns p as the optional game interface T when its feature is on,
+// else nil (the searcher tests for nil).
+func ifOn[T any](p Position, on bool) T {
+	var t T
+	if on {
+		t, _ = p.(T)
+	}
+	return t
 }
 
 // poll checks the stop conditions; it runs every 1024 nodes.
