@@ -63,7 +63,9 @@ func TestXboardGUI(t *testing.T) {
 	xb := exec.CommandContext(ctx, tools["xboard"], "-variant", "xiangqi",
 		"-fcp", bin, "-scp", tools["fairy-stockfish"],
 		"-mg", "1", "-tc", "0:10", "-inc", "0", "-sgf", pgn, "-debug", "-nameOfDebugFile", debug,
-		"-popupExitMessage", "false")
+		"-popupExitMessage", "false",
+		// No sounds: without a sound card each one floods the output with ALSA errors.
+		"-soundProgram", "true")
 	xb.Env = append(os.Environ(), "DISPLAY="+display)
 	xb.Dir = dir
 	var xbOut strings.Builder
@@ -74,10 +76,20 @@ func TestXboardGUI(t *testing.T) {
 	exited := make(chan error, 1)
 	go func() { exited <- xb.Wait() }()
 
-	// The screenshot, a few seconds into the game.
+	// xboard's own output says little; its debug log holds the engines' talk.
+	debugTail := func() string {
+		b, _ := os.ReadFile(debug)
+		if len(b) > 3000 {
+			b = b[len(b)-3000:]
+		}
+		return fmt.Sprintf("xboard's output:\n%s\nthe end of its debug log:\n%s", xbOut.String(), b)
+	}
+
+	// The screenshot, a few seconds into the game: early, because a quick
+	// mate by Fairy-Stockfish can end the game in under ten seconds.
 	shot := filepath.Join(dir, "xboard-xiangqi.png")
 	select {
-	case <-time.After(8 * time.Second):
+	case <-time.After(3 * time.Second):
 		if imp, err := exec.LookPath("import"); err == nil {
 			c := exec.CommandContext(ctx, imp, "-window", "root", shot)
 			c.Env = xb.Env
@@ -88,15 +100,16 @@ func TestXboardGUI(t *testing.T) {
 			t.Log("no ImageMagick import: no screenshot")
 		}
 	case err := <-exited:
-		t.Fatalf("xboard ended within 8 s: %v\n%s", err, xbOut.String())
+		t.Fatalf("xboard ended within 3 s: %v\n%s", err, debugTail())
 	}
 	select {
 	case err := <-exited:
 		if err != nil {
-			t.Fatalf("xboard: %v\n%s", err, xbOut.String())
+			t.Fatalf("xboard: %v\n%s", err, debugTail())
 		}
 	case <-ctx.Done():
-		t.Fatalf("the game did not end in time\n%s", xbOut.String())
+		<-exited // killed by the context; its output is complete
+		t.Fatalf("the game did not end in time\n%s", debugTail())
 	}
 	if keep := os.Getenv("TABULA_SCREENSHOTS"); keep != "" {
 		if b, err := os.ReadFile(shot); err == nil {
@@ -109,7 +122,7 @@ func TestXboardGUI(t *testing.T) {
 
 	game, err := os.ReadFile(pgn)
 	if err != nil {
-		t.Fatalf("no PGN saved: %v\n%s", err, xbOut.String())
+		t.Fatalf("no PGN saved: %v\n%s", err, debugTail())
 	}
 	text := string(game)
 	for _, tag := range []string{`[Variant "xiangqi"]`, `[White "tabula"]`, `[Black "fairy-stockfish"]`} {
@@ -119,8 +132,8 @@ func TestXboardGUI(t *testing.T) {
 	}
 	res := regexp.MustCompile(`\[Result "(1-0|0-1|1/2-1/2)"\]`).FindStringSubmatch(text)
 	moves := regexp.MustCompile(`\b(\d+)\. `).FindAllStringSubmatch(text, -1)
-	if res == nil || len(moves) < 10 {
-		t.Fatalf("PGN without a result or with %d moves:\n%s", len(moves), text)
+	if res == nil || len(moves) < 3 {
+		t.Fatalf("PGN without a result or with %d moves:\n%s\n%s", len(moves), text, debugTail())
 	}
 	log, _ := os.ReadFile(debug)
 	for _, l := range strings.Split(string(log), "\n") {
