@@ -60,11 +60,15 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	}
 	alphaOrig := alpha
 	key := p.Key()
+	// A singular-extension search of this node leaves excluded out; the
+	// table speaks for all moves, so it neither cuts nor is written then.
+	excluded := s.excluded[ply]
 	var ttMove game.Move
-	if e, ok := s.tt.probe(key); ok {
+	e, ttHit := s.tt.probe(key)
+	if ttHit {
 		ttMove = game.Move(e.move)
 		d := int(e.depth)
-		if ply > 0 && (d == depth || (d > depth && !s.opts.ExactDepthTT)) {
+		if ply > 0 && excluded == game.NoMove && (d == depth || (d > depth && !s.opts.ExactDepthTT)) {
 			sc := fromTT(int(e.score), ply)
 			switch e.bound() {
 			case boundExact:
@@ -89,7 +93,8 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	if prune {
 		eval = p.Evaluate()
 	}
-	if prune && s.opts.ReverseFutility && depth <= rfpDepth && beta < mateBound && beta > -mateBound && eval-rfpMargin*depth >= beta {
+	nullOK = nullOK && excluded == game.NoMove
+	if prune && excluded == game.NoMove && s.opts.ReverseFutility && depth <= rfpDepth && beta < mateBound && beta > -mateBound && eval-rfpMargin*depth >= beta {
 		return eval
 	}
 
@@ -126,6 +131,28 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		depth--
 	}
 
+	// Singular extension, before this node's moves are generated: the
+	// search without the table move runs at the same ply and reuses its
+	// buffers.
+	ttExt := 0
+	if s.opts.Singular && ply > 0 && ply < MaxPly/2 && excluded == game.NoMove && ttHit && ttMove != game.NoMove &&
+		depth >= singularDepth && e.bound()&boundLower != 0 && int(e.depth) >= depth-3 {
+		if ttScore := fromTT(int(e.score), ply); ttScore > -mateBound && ttScore < mateBound {
+			sBeta := ttScore - singularMargin*depth
+			s.excluded[ply] = ttMove
+			v := s.search(sBeta-1, sBeta, (depth-1)/2, ply, false)
+			s.excluded[ply] = game.NoMove
+			if s.aborted {
+				return 0
+			}
+			if v < sBeta {
+				ttExt = 1
+			} else if sBeta >= beta {
+				return sBeta
+			}
+		}
+	}
+
 	moves := p.GenerateMoves(s.moves[ply][:0])
 	s.moves[ply] = moves
 	if len(moves) == 0 {
@@ -138,6 +165,9 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	nQuiets := 0
 	for i := range moves {
 		m := pick(moves, scores, i)
+		if m == excluded {
+			continue
+		}
 		captured, _ := p.MoveValues(m)
 		quiet := captured == 0
 		killer := m == s.killers[ply][0] || m == s.killers[ply][1]
@@ -173,8 +203,12 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 			}
 		}
 		var score int
-		if i == 0 {
-			score = -s.search(-beta, -alpha, depth-1, ply+1, true)
+		if best == -Infinity {
+			ext := 0
+			if m == ttMove {
+				ext = ttExt
+			}
+			score = -s.search(-beta, -alpha, depth-1+ext, ply+1, true)
 		} else {
 			r := 0
 			// No reductions once alpha is a mate: a reduced search cannot
@@ -245,6 +279,9 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	}
 	if s.failHard {
 		best = max(min(best, beta), alphaOrig)
+	}
+	if excluded != game.NoMove {
+		return best
 	}
 	bound := uint8(boundExact)
 	if best <= alphaOrig {
@@ -350,6 +387,10 @@ const (
 	deltaMargin     = 200
 	lmrMax          = 64
 	iirDepth        = 4
+	// Singular extensions from this depth on, against the table score
+	// less singularMargin per ply.
+	singularDepth  = 6
+	singularMargin = 2
 	// SEE pruning: quiet moves that lose more than seeQuietMargin*d*d,
 	// captures that lose more than seeCaptureMargin*d, at depth d.
 	seePruneDepth    = 6

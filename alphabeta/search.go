@@ -85,6 +85,12 @@ type Options struct {
 	// exchange more than a margin growing with depth (with the square of
 	// it for quiet moves), as Stockfish does (needs SEE).
 	SEEPruning bool
+	// Singular extends the table move by a ply when a reduced search of
+	// the other moves, with it excluded, fails low against a margin below
+	// its table score: the move is the only good one (singular
+	// extension). When that search fails high against beta instead,
+	// several moves beat beta and the node is cut (multi-cut).
+	Singular bool
 	// ExactDepthTT lets TT entries cut off only at exactly the depth they
 	// were searched to, so that every algorithm returns the fixed-depth
 	// minimax value (the equivalence invariant). Off, deeper entries are
@@ -118,7 +124,7 @@ func (o *Options) features() map[string]*bool {
 		"rfp": &o.ReverseFutility, "futility": &o.Futility, "lmp": &o.LateMovePruning,
 		"delta": &o.DeltaPruning, "see": &o.SEE, "iir": &o.IIR, "histlmr": &o.HistoryLMR,
 		"conthist": &o.ContHist, "qchecks": &o.QSChecks,
-		"seeprune": &o.SEEPruning,
+		"seeprune": &o.SEEPruning, "singular": &o.Singular,
 	}
 }
 
@@ -265,6 +271,9 @@ type Searcher struct {
 	counter  []game.Move
 	ptSize   int
 	moveKey  [MaxPly]int32
+	// excluded[ply] is the move a singular-extension search at ply leaves
+	// out (game.NoMove otherwise).
+	excluded [MaxPly]game.Move
 	pv       [MaxPly + 1][MaxPly + 1]game.Move
 	pvLen    [MaxPly + 1]int
 

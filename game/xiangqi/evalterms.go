@@ -39,11 +39,14 @@ const (
 	// the side attacks; its cannons facing the enemy general with nothing
 	// between (the hollow cannon, one screen away from check); missing
 	// enemy advisors and elephants, each times the side's chariots,
-	// horses and cannons.
+	// horses and cannons; the square of the number of the side's pieces
+	// that attack the enemy palace (an attack grows with its attackers
+	// faster than linearly, as Stockfish's king danger counts them).
 	TermPalaceAttacks
 	TermHollowCannon
 	TermMissingAdvisors
 	TermMissingElephants
+	TermKingAttackers
 	// Tempo: 1 for the side to move.
 	TermTempo
 	NumEvalTerms
@@ -58,7 +61,7 @@ var evalTermNames = [NumEvalTerms]string{
 	"advisor", "elephant", "horse", "rook", "cannon", "soldier", "crossed_soldier",
 	"table_king", "table_advisor", "table_elephant", "table_horse", "table_rook", "table_cannon", "table_soldier",
 	"rook_mobility", "horse_mobility", "cannon_mobility",
-	"palace_attacks", "hollow_cannon", "missing_advisors", "missing_elephants",
+	"palace_attacks", "hollow_cannon", "missing_advisors", "missing_elephants", "king_attackers",
 	"tempo",
 }
 
@@ -159,12 +162,14 @@ func (p *Position) dynamicTerms(t *[NumEvalTerms]int32) {
 	var d [2][NumEvalTerms]int32
 	var palace [2]uint16   // enemy palace squares attacked, by attacker
 	var attackers [2]int32 // chariots, horses and cannons
+	var kingAttackers [2]int32
 	for id := 0; id < 32; id++ {
 		s := int(p.squares[id])
 		if s < 0 {
 			continue
 		}
 		c := uint8(id >> 4)
+		var hits uint16 // the enemy palace squares this piece attacks
 		switch idType[id&15] {
 		case Horse:
 			attackers[c]++
@@ -175,7 +180,7 @@ func (p *Position) dynamicTerms(t *[NumEvalTerms]int32) {
 						mob++
 					}
 					if j := palaceIndex[c^1][e.to]; j >= 0 {
-						palace[c] |= 1 << j
+						hits |= 1 << j
 					}
 				}
 			}
@@ -202,13 +207,17 @@ func (p *Position) dynamicTerms(t *[NumEvalTerms]int32) {
 				}
 			}
 			d[c][term] += int32(mob)
-			palace[c] |= palaceLines(c^1, r, f, rAtt, fAtt)
+			hits = palaceLines(c^1, r, f, rAtt, fAtt)
 		case Pawn:
 			for i := uint8(0); i < pawnN[c][s]; i++ {
 				if j := palaceIndex[c^1][pawnMoves[c][s][i]]; j >= 0 {
-					palace[c] |= 1 << j
+					hits |= 1 << j
 				}
 			}
+		}
+		if hits != 0 {
+			palace[c] |= hits
+			kingAttackers[c]++
 		}
 	}
 	for c := uint8(0); c < 2; c++ {
@@ -228,6 +237,7 @@ func (p *Position) dynamicTerms(t *[NumEvalTerms]int32) {
 		}
 		d[c][TermMissingAdvisors] = (2 - adv) * attackers[c]
 		d[c][TermMissingElephants] = (2 - ele) * attackers[c]
+		d[c][TermKingAttackers] = kingAttackers[c] * kingAttackers[c]
 	}
 	us := uint8(p.side)
 	for i := firstDynamicTerm; i < TermTempo; i++ {

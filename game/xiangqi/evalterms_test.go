@@ -97,7 +97,7 @@ func TestEvalTermsByHand(t *testing.T) {
 				// chariot: a0 b0 d0, c1-c6, takes c7; cannon: a5-d5 f5-i5 e1-e4
 				// e6-e8; horse: b9 d9 a8 e8 a6 e6 b5 d5.
 				TermRookMobility: 10, TermCannonMobility: 15, TermHorseMobility: -8,
-				TermHollowCannon: 1, TermPalaceAttacks: 0,
+				TermHollowCannon: 1, TermPalaceAttacks: 0, TermKingAttackers: 0,
 				// Red's chariot and cannon against two missing black advisors
 				// and elephants, Black's horse against Red's.
 				TermMissingAdvisors: 2, TermMissingElephants: 2,
@@ -112,7 +112,7 @@ func TestEvalTermsByHand(t *testing.T) {
 				TermSoldier: 2, TermCrossedSoldier: 2, TermAdvisor: -1, TermRook: -1,
 				// The soldier d6 reaches d7 of the black palace; the chariot's
 				// file ends at d6.
-				TermPalaceAttacks: 1, TermHollowCannon: 0,
+				TermPalaceAttacks: 1, TermHollowCannon: 0, TermKingAttackers: 1,
 			},
 		},
 		{
@@ -121,6 +121,8 @@ func TestEvalTermsByHand(t *testing.T) {
 			fen: "5k3/CP2a4/9/9/4R4/9/9/9/9/4K4 w - - 0 1",
 			want: map[int]int32{
 				TermPalaceAttacks: 2, TermHollowCannon: 0, TermMissingAdvisors: 2,
+				// two attackers of the palace (the chariot and the cannon): 2²
+				TermKingAttackers: 4,
 				// e6 e7, e8 (a capture), e1-e4, a5-d5, f5-i5
 				TermRookMobility: 3 + 4 + 8,
 			},

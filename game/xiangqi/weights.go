@@ -27,5 +27,6 @@ var evalWeights = [NumEvalTerms]int32{
 	725,   // hollow_cannon
 	220,   // missing_advisors
 	-50,   // missing_elephants
+	0,     // king_attackers
 	-151,  // tempo
 }
