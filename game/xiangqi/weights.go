@@ -3,30 +3,30 @@
 package xiangqi
 
 // evalWeights are the evaluation's weights in 1/WeightScale centi-units, by
-// term (evalterms.go), fitted by Texel's method (cmd/tune) to 44938 quiet
-// positions of 495 games: slope 0.00207, mean squared error 0.09440 -> 0.08780.
+// term (evalterms.go), fitted by Texel's method (cmd/tune) to 99655 quiet
+// positions of 1104 games: slope 0.00208, mean squared error 0.08941 -> 0.08868.
 var evalWeights = [NumEvalTerms]int32{
-	367,   // advisor
-	2792,  // elephant
-	7435,  // horse
-	18892, // rook
-	10086, // cannon
-	1540,  // soldier
-	2025,  // crossed_soldier
-	118,   // table_king
-	110,   // table_advisor
-	82,    // table_elephant
+	985,   // advisor
+	2199,  // elephant
+	7594,  // horse
+	19496, // rook
+	9369,  // cannon
+	1714,  // soldier
+	1820,  // crossed_soldier
+	109,   // table_king
+	127,   // table_advisor
+	127,   // table_elephant
 	64,    // table_horse
-	81,    // table_rook
-	118,   // table_cannon
-	32,    // table_soldier
-	131,   // rook_mobility
-	313,   // horse_mobility
-	-68,   // cannon_mobility
-	-37,   // palace_attacks
-	725,   // hollow_cannon
-	220,   // missing_advisors
-	-50,   // missing_elephants
-	0,     // king_attackers
-	-151,  // tempo
+	58,    // table_rook
+	136,   // table_cannon
+	30,    // table_soldier
+	155,   // rook_mobility
+	197,   // horse_mobility
+	-40,   // cannon_mobility
+	-181,  // palace_attacks
+	951,   // hollow_cannon
+	309,   // missing_advisors
+	-87,   // missing_elephants
+	322,   // king_attackers
+	-234,  // tempo
 }
