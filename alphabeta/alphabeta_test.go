@@ -231,7 +231,7 @@ func (c mateCase) position(t *testing.T) *xiangqi.Position {
 // Both the classic options and Xiangqi's pruning defaults must find them.
 func TestXiangqiMates(t *testing.T) {
 	options := map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions()}
-	for _, f := range []string{"", "conthist", "seeprune", "singular"} {
+	for _, f := range []string{"", "conthist", "seeprune", "improving"} {
 		o := alphabeta.DefaultOptionsFor("xiangqi")
 		if f != "" {
 			if err := o.Set(f, true); err != nil {

@@ -90,8 +90,17 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	pvNode := beta-alpha > 1
 	prune := !pvNode && !inCheck && ply > 0
 	eval := 0
-	if prune {
+	if prune || (s.opts.Improving && !inCheck) {
 		eval = p.Evaluate()
+	}
+	improving := true
+	if s.opts.Improving {
+		s.staticEval[ply] = eval
+		if inCheck {
+			s.staticEval[ply] = noEval
+		} else if ply >= 2 && s.staticEval[ply-2] != noEval {
+			improving = eval > s.staticEval[ply-2]
+		}
 	}
 	nullOK = nullOK && excluded == game.NoMove
 	if prune && excluded == game.NoMove && s.opts.ReverseFutility && depth <= rfpDepth && beta < mateBound && beta > -mateBound && eval-rfpMargin*depth >= beta {
@@ -217,6 +226,8 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 				r = lmrTable[min(depth, lmrMax-1)][min(i, lmrMax-1)]
 				if pvNode {
 					r--
+				} else if !improving {
+					r++
 				}
 				if killer {
 					r--
@@ -391,6 +402,8 @@ const (
 	// less singularMargin per ply.
 	singularDepth  = 6
 	singularMargin = 2
+	// noEval marks a node in check, which has no static evaluation.
+	noEval = math.MinInt32
 	// SEE pruning: quiet moves that lose more than seeQuietMargin*d*d,
 	// captures that lose more than seeCaptureMargin*d, at depth d.
 	seePruneDepth    = 6

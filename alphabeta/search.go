@@ -91,6 +91,10 @@ type Options struct {
 	// extension). When that search fails high against beta instead,
 	// several moves beat beta and the node is cut (multi-cut).
 	Singular bool
+	// Improving reduces late quiet moves one ply more at non-PV nodes
+	// whose static evaluation is no better than two plies before (the
+	// side to move is not improving), as Stockfish-family engines do.
+	Improving bool
 	// ExactDepthTT lets TT entries cut off only at exactly the depth they
 	// were searched to, so that every algorithm returns the fixed-depth
 	// minimax value (the equivalence invariant). Off, deeper entries are
@@ -125,6 +129,7 @@ func (o *Options) features() map[string]*bool {
 		"delta": &o.DeltaPruning, "see": &o.SEE, "iir": &o.IIR, "histlmr": &o.HistoryLMR,
 		"conthist": &o.ContHist, "qchecks": &o.QSChecks,
 		"seeprune": &o.SEEPruning, "singular": &o.Singular,
+		"improving": &o.Improving,
 	}
 }
 
@@ -160,7 +165,7 @@ func DefaultOptionsFor(gameName string) Options {
 }
 
 // xiangqiFeatures are the pruning features on by default for Xiangqi.
-var xiangqiFeatures = []string{"nullmove", "lmr", "aspiration", "futility", "delta", "see", "qchecks"}
+var xiangqiFeatures = []string{"nullmove", "lmr", "aspiration", "futility", "delta", "see", "qchecks", "singular"}
 
 // FixedDepthOptions leave the searched tree independent of the algorithm:
 // no extensions, reductions or pruning; TT cutoffs at equal depth only.
@@ -274,8 +279,11 @@ type Searcher struct {
 	// excluded[ply] is the move a singular-extension search at ply leaves
 	// out (game.NoMove otherwise).
 	excluded [MaxPly]game.Move
-	pv       [MaxPly + 1][MaxPly + 1]game.Move
-	pvLen    [MaxPly + 1]int
+	// staticEval[ply] is the static evaluation of the node at ply
+	// (Improving), noEval in check.
+	staticEval [MaxPly]int
+	pv         [MaxPly + 1][MaxPly + 1]game.Move
+	pvLen      [MaxPly + 1]int
 
 	rootBest  game.Move
 	rootScore int
