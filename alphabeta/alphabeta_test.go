@@ -231,7 +231,7 @@ func (c mateCase) position(t *testing.T) *xiangqi.Position {
 // Both the classic options and Xiangqi's pruning defaults must find them.
 func TestXiangqiMates(t *testing.T) {
 	options := map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions()}
-	for _, f := range []string{"", "conthist", "seeprune", "improving"} {
+	for _, f := range []string{"", "conthist", "seeprune", "improving", "probcut"} {
 		o := alphabeta.DefaultOptionsFor("xiangqi")
 		if f != "" {
 			if err := o.Set(f, true); err != nil {
@@ -293,34 +293,42 @@ func TestSEEPruningPrunes(t *testing.T) {
 	t.Logf("%d nodes with SEE pruning, %d without", with, without)
 }
 
-// TestSingularExtensionsSearch: singular extensions are wired: searches
-// to depth 8 from random play visit other trees with them (the excluded
-// searches and the extended table moves), and every search still returns
-// one of the position's legal moves.
-func TestSingularExtensionsSearch(t *testing.T) {
+// TestFeaturesChangeSearches: the search features that Xiangqi's SPRTs
+// judge are wired: with each switched (the others at Xiangqi's defaults),
+// searches to depth 8 from random play visit other trees (singular
+// extensions: the excluded searches and the extended table moves;
+// ProbCut: its cuts), and every search still returns one of the
+// position's legal moves.
+func TestFeaturesChangeSearches(t *testing.T) {
 	positions := every(gametest.RandomPositions(xiangqi.New(xiangqi.DefaultRules), 4, 40, 5), 10)
-	differ := 0
-	for _, gp := range positions {
-		if gp.Status().Over() {
-			continue
-		}
-		var nodes [2]uint64
-		for i, on := range []bool{false, true} {
-			o := alphabeta.DefaultOptionsFor("xiangqi")
-			o.Singular = on
-			p := gp.Clone().(alphabeta.Position)
-			r := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: 8}, nil)
-			if !slices.Contains(p.GenerateMoves(nil), r.Move) {
-				t.Fatalf("%s: singular=%v returned %v, not a legal move", p, on, r.Move)
+	for _, feature := range []string{"singular", "probcut"} {
+		t.Run(feature, func(t *testing.T) {
+			differ := 0
+			for _, gp := range positions {
+				if gp.Status().Over() {
+					continue
+				}
+				var nodes [2]uint64
+				for i, on := range []bool{false, true} {
+					o := alphabeta.DefaultOptionsFor("xiangqi")
+					if err := o.Set(feature, on); err != nil {
+						t.Fatal(err)
+					}
+					p := gp.Clone().(alphabeta.Position)
+					r := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: 8}, nil)
+					if !slices.Contains(p.GenerateMoves(nil), r.Move) {
+						t.Fatalf("%s: %s=%v returned %v, not a legal move", p, feature, on, r.Move)
+					}
+					nodes[i] = r.Nodes
+				}
+				if nodes[0] != nodes[1] {
+					differ++
+				}
 			}
-			nodes[i] = r.Nodes
-		}
-		if nodes[0] != nodes[1] {
-			differ++
-		}
-	}
-	if differ == 0 {
-		t.Fatalf("singular extensions changed no search of %d positions", len(positions))
+			if differ == 0 {
+				t.Fatalf("%s changed no search of %d positions", feature, len(positions))
+			}
+		})
 	}
 }
 

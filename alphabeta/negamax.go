@@ -136,6 +136,12 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		}
 	}
 
+	if s.opts.ProbCut && s.see != nil && prune && excluded == game.NoMove && depth >= probCutDepth && beta > -mateBound && beta < mateBound-probCutMargin {
+		if v, cut := s.probCut(beta+probCutMargin, eval, depth, ply, ttMove); cut {
+			return v
+		}
+	}
+
 	if s.opts.IIR && depth >= iirDepth && ttMove == game.NoMove && ply > 0 {
 		depth--
 	}
@@ -304,6 +310,41 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	return best
 }
 
+// probCut tries the captures whose static exchange could lift eval to
+// pBeta: each that beats pBeta in quiescence, and then in a search
+// probCutReduction plies shallower, cuts the node. It runs before the
+// node generates its moves (it borrows their buffer).
+func (s *Searcher) probCut(pBeta, eval, depth, ply int, ttMove game.Move) (int, bool) {
+	p := s.p
+	moves := p.GenerateCaptures(s.moves[ply][:0])
+	s.moves[ply] = moves
+	scores := s.scores[ply][:len(moves)]
+	s.order(moves, scores, ply, ttMove, false)
+	for i := range moves {
+		m := pick(moves, scores, i)
+		if scores[i] < 0 {
+			break // the captures that lose by exchange come last
+		}
+		if s.see.SEE(m) < pBeta-eval {
+			continue
+		}
+		s.noteMove(ply, m)
+		p.Make(m)
+		v := -s.quiesce(-pBeta, -pBeta+1, ply+1, false)
+		if v >= pBeta {
+			v = -s.search(-pBeta, -pBeta+1, depth-1-probCutReduction, ply+1, true)
+		}
+		p.Unmake()
+		if s.aborted {
+			return 0, true
+		}
+		if v >= pBeta {
+			return v, true
+		}
+	}
+	return 0, false
+}
+
 // rewardHistory credits quiet move m with a cutoff at depth, and with
 // HistoryLMR debits the quiet moves tried before it.
 func (s *Searcher) rewardHistory(m game.Move, tried []game.Move, depth int) {
@@ -402,6 +443,11 @@ const (
 	// less singularMargin per ply.
 	singularDepth  = 6
 	singularMargin = 2
+	// ProbCut from this depth on, against beta plus the margin, verified
+	// that many plies shallower.
+	probCutDepth     = 5
+	probCutMargin    = 150
+	probCutReduction = 3
 	// noEval marks a node in check, which has no static evaluation.
 	noEval = math.MinInt32
 	// SEE pruning: quiet moves that lose more than seeQuietMargin*d*d,

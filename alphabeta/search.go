@@ -95,6 +95,11 @@ type Options struct {
 	// whose static evaluation is no better than two plies before (the
 	// side to move is not improving), as Stockfish-family engines do.
 	Improving bool
+	// ProbCut returns early at non-PV nodes from depth 5 on when a capture
+	// that wins enough by static exchange beats beta plus a margin in
+	// quiescence and then in a search four plies shallower: the full
+	// search would very probably fail high too (needs SEE).
+	ProbCut bool
 	// ExactDepthTT lets TT entries cut off only at exactly the depth they
 	// were searched to, so that every algorithm returns the fixed-depth
 	// minimax value (the equivalence invariant). Off, deeper entries are
@@ -129,7 +134,7 @@ func (o *Options) features() map[string]*bool {
 		"delta": &o.DeltaPruning, "see": &o.SEE, "iir": &o.IIR, "histlmr": &o.HistoryLMR,
 		"conthist": &o.ContHist, "qchecks": &o.QSChecks,
 		"seeprune": &o.SEEPruning, "singular": &o.Singular,
-		"improving": &o.Improving,
+		"improving": &o.Improving, "probcut": &o.ProbCut,
 	}
 }
 
