@@ -157,6 +157,7 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 			s.excluded[ply] = ttMove
 			v := s.search(sBeta-1, sBeta, (depth-1)/2, ply, false)
 			s.excluded[ply] = game.NoMove
+			s.pvLen[ply] = ply // its line is not this node's
 			if s.aborted {
 				return 0
 			}
