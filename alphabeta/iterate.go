@@ -64,9 +64,28 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 			}
 			res.RootScores, res.RootDepth = rs, depth
 		}
-		// A mate found within the horizon cannot get shorter.
-		if IsMate(score) && Mate-abs(score) <= depth {
-			break
+		// A mate found within a full-width horizon cannot get shorter.
+		// Forward pruning can hide a shorter mate (or a longer defence):
+		// a full-width search of the mate's plies then settles its
+		// distance, or deepening goes on.
+		if k := Mate - abs(score); IsMate(score) && k <= depth {
+			if s.opts.fullWidth() == s.opts {
+				break
+			}
+			if k <= maxProofPlies {
+				v, ok := s.proveMate(k)
+				if s.aborted {
+					break
+				}
+				if ok {
+					res.Move, res.Score = s.rootBest, v
+					res.PV = s.principalVariation(p, depth)
+					if info != nil {
+						info(Info{Depth: depth, SelDepth: s.seldepth, Score: v, Nodes: s.Nodes(), Time: time.Since(s.start), PV: res.PV, Hashfull: s.tt.Hashfull()})
+					}
+					break
+				}
+			}
 		}
 		if lim.SoftTime > 0 && time.Since(s.start) > softStop(lim.SoftTime, stable) {
 			break
@@ -97,6 +116,31 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 	}
 	return res
 }
+
+// maxProofPlies bounds the mates that proveMate settles: a full-width
+// search grows with the branching factor to the plies (mate in 4 at most).
+const maxProofPlies = 7
+
+// proveMate searches the root full width (fullWidth, no null move) to
+// the plies of a mate that the pruned search found, with a table of its
+// own, and reports the score when it is a mate: its exact distance.
+func (s *Searcher) proveMate(plies int) (int, bool) {
+	opts, tt, nm := s.opts, s.tt, s.nm
+	s.opts, s.nm = opts.fullWidth(), nil
+	if s.proofTT == nil {
+		s.proofTT = NewTT(proofHashMiB)
+	} else {
+		s.proofTT.Clear()
+	}
+	s.tt = s.proofTT
+	s.rootBest, s.rootScore = game.NoMove, -Infinity
+	score := s.search(-Infinity, Infinity, plies+1, 0, true)
+	s.opts, s.tt, s.nm = opts, tt, nm
+	return score, !s.aborted && s.rootBest != game.NoMove && IsMate(score)
+}
+
+// proofHashMiB sizes proveMate's table.
+const proofHashMiB = 4
 
 // softStop returns how much of the soft time may be gone for another
 // iteration to start, given for how many iterations the best move has

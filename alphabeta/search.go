@@ -113,6 +113,16 @@ type Options struct {
 	Threads int
 }
 
+// fullWidth returns the options without forward pruning: no null move,
+// reductions or pruning rules. Ordering, quiescence and check extension
+// stay. A full-width search of d plies finds every mate within d plies
+// at its distance; pruning can hide a shorter one.
+func (o Options) fullWidth() Options {
+	o.NullMove, o.LMR, o.IIR, o.ReverseFutility, o.Futility, o.LateMovePruning = false, false, false, false, false, false
+	o.DeltaPruning, o.SEEPruning, o.ProbCut, o.Singular = false, false, false, false
+	return o
+}
+
 // MaxThreads bounds Options.Threads.
 const MaxThreads = 256
 
@@ -170,7 +180,7 @@ func DefaultOptionsFor(gameName string) Options {
 }
 
 // xiangqiFeatures are the pruning features on by default for Xiangqi.
-var xiangqiFeatures = []string{"nullmove", "lmr", "aspiration", "futility", "delta", "see", "qchecks", "singular"}
+var xiangqiFeatures = []string{"nullmove", "lmr", "aspiration", "rfp", "futility", "lmp", "delta", "see", "qchecks", "singular"}
 
 // FixedDepthOptions leave the searched tree independent of the algorithm:
 // no extensions, reductions or pruning; TT cutoffs at equal depth only.
@@ -287,8 +297,11 @@ type Searcher struct {
 	// staticEval[ply] is the static evaluation of the node at ply
 	// (Improving), noEval in check.
 	staticEval [MaxPly]int
-	pv         [MaxPly + 1][MaxPly + 1]game.Move
-	pvLen      [MaxPly + 1]int
+	// proofTT is the table of proveMate's full-width searches, made on
+	// first use: the main table holds scores that pruning shaped.
+	proofTT *TT
+	pv      [MaxPly + 1][MaxPly + 1]game.Move
+	pvLen   [MaxPly + 1]int
 
 	rootBest  game.Move
 	rootScore int
