@@ -40,8 +40,8 @@ func (s *Searcher) startHelpers(p Position) (stop func()) {
 	}
 }
 
-// help is a helper's search: iterative deepening until stop, or until a
-// mate within the horizon leaves nothing deeper to find.
+// help is a helper's search: iterative deepening until stop, or until it
+// finds a mate within the horizon (the main thread settles its distance).
 func (s *Searcher) help(p Position, stop *atomic.Bool) {
 	s.prepare(context.Background(), p, Limits{})
 	s.stop = stop
