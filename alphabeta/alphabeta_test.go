@@ -241,31 +241,30 @@ func TestXiangqiMates(t *testing.T) {
 		options[strings.TrimSuffix("xiangqi+"+f, "+")] = o
 	}
 	for name, o := range options {
-		// The classic search sees a mate in n within 2n+2 plies. Pruning
-		// trades nominal depth for speed: reverse futility at a node
-		// that is winning anyway returns its static score, so the
-		// pruned searches get spare plies to see some mate (the mate in
-		// 2 that needs most is seen at depth 9); its distance is then
-		// settled by the full-width proof.
-		spare := 2
-		if name != "classic" {
-			spare = pruningSpare
-		}
-		t.Run(name, func(t *testing.T) { testXiangqiMates(t, o, spare) })
+		t.Run(name, func(t *testing.T) { testXiangqiMates(t, o, name != "classic") })
 	}
 }
 
-// pruningSpare is the depth beyond 2n that a pruned search may need to
-// prove a mate in n.
-const pruningSpare = 6
+// mateDepth is the depth at which a search must report a mate in n. The
+// classic search sees it within 2n+2 plies. Pruning trades nominal depth
+// for speed: reverse futility at a node that is winning anyway returns
+// its static score, so pruned searches get spare plies to see some mate
+// (the mate in 2 that needs most is seen at depth 9); the full-width
+// proof then settles its distance.
+func mateDepth(n int, pruned bool) int {
+	if pruned {
+		return 2*n + 6
+	}
+	return 2*n + 2
+}
 
-func testXiangqiMates(t *testing.T, o alphabeta.Options, spare int) {
+func testXiangqiMates(t *testing.T, o alphabeta.Options, pruned bool) {
 	search := func(t *testing.T, p alphabeta.Position, depth int) alphabeta.Result {
 		return newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth}, nil)
 	}
 	for _, c := range xiangqiMates(t) {
 		p, fen, n := c.position(t), c.fen, c.n
-		r := search(t, p, 2*n+spare)
+		r := search(t, p, mateDepth(n, pruned))
 		if !alphabeta.IsMate(r.Score) || alphabeta.MateIn(r.Score) != n {
 			t.Errorf("%s: score %s, want mate %d", fen, alphabeta.FormatScore(r.Score), n)
 			continue
@@ -276,7 +275,7 @@ func testXiangqiMates(t *testing.T, o alphabeta.Options, spare int) {
 			if p.Status().Over() {
 				break
 			}
-			p.Make(search(t, p, 2*n+spare).Move)
+			p.Make(search(t, p, mateDepth(n, pruned)).Move)
 		}
 		if s := p.Status(); s.Result != game.Loss {
 			t.Errorf("%s: after %d plies of best play the status is %+v, want the defender mated", fen, 2*n-1, s)

@@ -57,14 +57,10 @@ func TestThreadsMates(t *testing.T) {
 	for name, o := range map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions(), "xiangqi": alphabeta.DefaultOptionsFor("xiangqi")} {
 		o.Threads = 2
 		s := newSearcher(t, o)
-		spare := 2
-		if name != "classic" {
-			spare = pruningSpare // as in TestXiangqiMates
-		}
 		for _, c := range every(xiangqiMates(t), 6) {
 			p, fen, n := c.position(t), c.fen, c.n
 			s.Clear()
-			r := s.Search(context.Background(), p, alphabeta.Limits{Depth: 2*n + spare}, nil)
+			r := s.Search(context.Background(), p, alphabeta.Limits{Depth: mateDepth(n, name != "classic")}, nil)
 			checkThreads(t, r, 2)
 			if !game.IsLegal(p, r.Move) {
 				t.Errorf("%s %s: illegal move %v", name, fen, r.Move)
