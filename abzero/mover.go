@@ -178,6 +178,44 @@ func (b *Blender) Blend(ctx context.Context, p game.Position, mres mcts.Result) 
 	return b.decide(p, mres, abres, nil, false)
 }
 
+// Teach searches p with multi-PV alpha-beta alone, as a teacher that
+// needs no network, and returns the root in the shape of a tree search's
+// result: Policy is softmax(beta/temperature) over the root moves (beta
+// in soldiers, mates clamped; temperature > 0 in soldiers), Best is
+// alpha-beta's move, Value is left to the caller (the score's scale is
+// the game's). Moves are in alpha-beta's order, best first.
+func (b *Blender) Teach(ctx context.Context, p game.Position, temperature float64) (mcts.Result, alphabeta.Result, error) {
+	if math.IsNaN(temperature) || temperature <= 0 {
+		return mcts.Result{}, alphabeta.Result{}, fmt.Errorf("abzero: teacher temperature %v must be > 0", temperature)
+	}
+	abp, err := alphaBetaPosition(p)
+	if err != nil {
+		return mcts.Result{}, alphabeta.Result{}, err
+	}
+	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true}, nil)
+	if err := ctx.Err(); err != nil {
+		return mcts.Result{}, alphabeta.Result{}, err
+	}
+	if len(abres.RootScores) == 0 {
+		return mcts.Result{}, abres, fmt.Errorf("abzero: alpha-beta returned no root scores for %s", p)
+	}
+	res := mcts.Result{Best: abres.Move, Moves: make([]game.Move, len(abres.RootScores)), Policy: make([]float32, len(abres.RootScores))}
+	// RootScores come best first, so the first beta is the softmax's
+	// maximum and every exponent is <= 0.
+	top := Beta(abres.RootScores[0].Score, b.cfg.MateValue)
+	sum := 0.0
+	shares := make([]float64, len(abres.RootScores))
+	for i, rs := range abres.RootScores {
+		res.Moves[i] = rs.Move
+		shares[i] = math.Exp((Beta(rs.Score, b.cfg.MateValue) - top) / temperature)
+		sum += shares[i]
+	}
+	for i := range shares {
+		res.Policy[i] = float32(shares[i] / sum)
+	}
+	return res, abres, nil
+}
+
 // decide blends the two results. Without alpha-beta root scores (a stop
 // or the clock came before they were complete) an interruptible move
 // plays alpha-beta's move when it completed an iteration, else the most

@@ -133,6 +133,17 @@ type SelfPlayABZero struct {
 	// Texel fit). training.value_root_weight then mixes it into the value
 	// target. 0: the search's value.
 	ValueScale float64 `yaml:"value_scale,omitempty"`
+	// TeacherGenerations: while the self-play network's generation is
+	// below this, alpha-beta alone plays and teaches, with no tree search
+	// and no network (Blender.Teach): every position is recorded with the
+	// policy target softmax(beta/TeacherTemperature) over its multi-PV
+	// root scores and, with ValueScale, alpha-beta's value. Moves are
+	// drawn from that policy during the temperature plies and are
+	// alpha-beta's best after. Cheap samples of what alpha-beta knows,
+	// before the blend takes over (0: off).
+	TeacherGenerations int `yaml:"teacher_generations,omitempty"`
+	// TeacherTemperature is the teacher's softmax temperature in soldiers.
+	TeacherTemperature float64 `yaml:"teacher_temperature,omitempty"`
 }
 
 // Replay is the replay window.
@@ -389,6 +400,10 @@ func (c *Config) Validate() error {
 		intIn("selfplay.abzero.depth", az.Depth, 1, 12)
 		floatIn("selfplay.abzero.played_weight", az.PlayedWeight, 0, 1)
 		floatIn("selfplay.abzero.value_scale", az.ValueScale, 0, 1e6)
+		intIn("selfplay.abzero.teacher_generations", az.TeacherGenerations, 0, az.Generations)
+		if az.TeacherGenerations > 0 {
+			floatIn("selfplay.abzero.teacher_temperature", az.TeacherTemperature, 0.001, 1000)
+		}
 		if _, err := abzero.ParseSchedule(az.M); err != nil {
 			errs = append(errs, fmt.Sprintf("selfplay.abzero.m: %v", err))
 		}

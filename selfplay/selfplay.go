@@ -348,6 +348,8 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 	if blend != nil {
 		defer w.abzSP.Put(blend)
 	}
+	az := sp.ABZero
+	teach := blend != nil && gen < az.TeacherGenerations
 	for {
 		p := tree.Position()
 		st := p.Status()
@@ -355,14 +357,25 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 			rec.Result, rec.Reason = fromFirst(st.Result, p.SideToMove()), st.Reason
 			break
 		}
-		full := s.FullSearchShare >= 1 || rng.Float64() < s.FullSearchShare
-		sims := s.Simulations
-		if !full {
-			sims = s.FastSimulations
-		}
-		res, err := tree.Search(ctx, sims, full)
-		if err != nil {
-			return Record{}, err
+		var res mcts.Result
+		full := teach || s.FullSearchShare >= 1 || rng.Float64() < s.FullSearchShare
+		if teach {
+			var abres alphabeta.Result
+			res, abres, err = blend.Teach(ctx, p, az.TeacherTemperature)
+			if err != nil {
+				return Record{}, fmt.Errorf("selfplay: %w", err)
+			}
+			if az.ValueScale > 0 {
+				res.Value = AlphaBetaValue(abres.Score, az.ValueScale)
+			}
+		} else {
+			sims := s.Simulations
+			if !full {
+				sims = s.FastSimulations
+			}
+			if res, err = tree.Search(ctx, sims, full); err != nil {
+				return Record{}, err
+			}
 		}
 		us := p.SideToMove()
 		if full {
@@ -385,6 +398,10 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 		}
 		var m game.Move
 		switch {
+		case teach && p.Ply() < sp.TemperaturePlies:
+			m = drawFromPolicy(res, rng)
+		case teach:
+			m = res.Best
 		case p.Ply() < sp.TemperaturePlies:
 			m = mcts.Pick(res, 1, rng)
 		case blend != nil:
@@ -393,7 +410,6 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 				return Record{}, fmt.Errorf("selfplay: %w", err)
 			}
 			m = d.Move
-			az := w.cfg.SelfPlay.ABZero
 			if full && az.PlayedWeight > 0 {
 				last := &rec.Samples[len(rec.Samples)-1]
 				last.Policy = mixPlayed(last.Policy, w.game.Encoder.ActionIndex(p, m), float32(az.PlayedWeight))
@@ -430,6 +446,17 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 		rec.Samples = weighSamples(rec.Samples, rec.SurpriseWeights, rng)
 	}
 	return rec, nil
+}
+
+// drawFromPolicy draws a root move in proportion to the result's policy.
+func drawFromPolicy(res mcts.Result, rng *rand.Rand) game.Move {
+	x := rng.Float64()
+	for i, p := range res.Policy {
+		if x -= float64(p); x < 0 {
+			return res.Moves[i]
+		}
+	}
+	return res.Best // rounding left x just above the sum
 }
 
 // klDivergence is KL(target || prior) in nats, the search's surprise at

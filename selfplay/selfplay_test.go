@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
@@ -431,6 +432,94 @@ func TestABZeroAlphaBetaValue(t *testing.T) {
 	}
 	if AlphaBetaValue(alphabeta.Infinity-3, 50) != 1 || AlphaBetaValue(-(alphabeta.Infinity-3), 50) != -1 {
 		t.Fatal("mates are not +-1")
+	}
+}
+
+// failingNet fails every evaluation: a game that consults the network
+// fails.
+type failingNet struct{}
+
+func (failingNet) Forward([]float32, int, []float32, []float32) error {
+	return errors.New("the network was consulted")
+}
+
+// In the teacher generations alpha-beta alone plays and teaches: every
+// position is recorded, its policy target is softmax(beta/T) over a fresh
+// multi-PV search's root scores, its root value alpha-beta's, the moves
+// after the temperature plies are alpha-beta's best, and the network is
+// never consulted. From teacher_generations on the search runs again.
+func TestABZeroTeacher(t *testing.T) {
+	cfg, _ := tinyConfig(t)
+	cfg.SelfPlay.TemperaturePlies = 4
+	const temp, scale = 0.5, 50.0
+	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{Generations: 3, Depth: 3, M: "1", ValueScale: scale,
+		TeacherGenerations: 2, TeacherTemperature: temp}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := game.Lookup("connect4")
+	ab, err := alphabeta.New(alphabeta.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	openings := map[string]bool{}
+	for id := uint64(0); id < 6; id++ {
+		rec := playGame(t, cfg, failingNet{}, 1, id)
+		if len(rec.Samples) != len(rec.Moves) || len(rec.Moves) == 0 {
+			t.Fatalf("game %d: %d samples for %d moves", id, len(rec.Samples), len(rec.Moves))
+		}
+		openings[strings.Join(rec.Moves[:cfg.SelfPlay.TemperaturePlies], " ")] = true
+		p, _ := g.New(nil)
+		for i, text := range rec.Moves {
+			ab.Clear()
+			r := ab.Search(context.Background(), p.Clone().(alphabeta.Position), alphabeta.Limits{Depth: 3, MultiPV: true}, nil)
+			want := map[int]float64{}
+			sum := 0.0
+			for _, rs := range r.RootScores {
+				e := math.Exp((abzero.Beta(rs.Score, abzero.DefaultMateValue) - abzero.Beta(r.Score, abzero.DefaultMateValue)) / temp)
+				want[g.Encoder.ActionIndex(p, rs.Move)] += e
+				sum += e
+			}
+			smp := rec.Samples[i]
+			got := 0.0
+			for _, e := range smp.Policy {
+				got += float64(e.Prob)
+				if math.Abs(float64(e.Prob)-want[e.Action]/sum) > 1e-5 {
+					t.Fatalf("game %d ply %d: action %d has %v of the target, softmax of the scores %v", id, i, e.Action, e.Prob, want[e.Action]/sum)
+				}
+			}
+			if math.Abs(got-1) > 1e-5 {
+				t.Fatalf("game %d ply %d: policy sums to %v", id, i, got)
+			}
+			if v := AlphaBetaValue(r.Score, scale); math.Abs(float64(smp.RootValue-v)) > 1e-6 {
+				t.Fatalf("game %d ply %d: root value %v, alpha-beta's %v", id, i, smp.RootValue, v)
+			}
+			m, err := p.ParseMove(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i >= cfg.SelfPlay.TemperaturePlies && m != r.Move {
+				for _, rs := range r.RootScores {
+					if rs.Move == m && rs.Score != r.Score {
+						t.Fatalf("game %d ply %d: played %s (score %d), alpha-beta's best scores %d", id, i, text, rs.Score, r.Score)
+					}
+				}
+			}
+			p.Make(m)
+		}
+	}
+	if len(openings) < 2 {
+		t.Errorf("six games open alike: the temperature plies are not drawn from the teacher's policy")
+	}
+	w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "t"}, failingNet{}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go w.batch.Run(ctx)
+	if _, err := w.Play(ctx, 0); err == nil {
+		t.Fatal("generation 2 (past teacher_generations) played without its network")
 	}
 }
 
