@@ -107,6 +107,11 @@ func (l *Loop) generation(ctx context.Context) error {
 	t3 := time.Now()
 	switch every := l.cfg.Gating.Every; {
 	case l.opts.Gate == nil:
+	case l.gen < l.cfg.SelfPlay.ABZero.TeacherGenerations:
+		// Self-play's teacher does not use the network, so a gate would
+		// spend games on a choice nothing depends on yet: the newest
+		// candidate, the best imitation so far, is promoted.
+		res = GateResult{Promote: true, Teacher: true}
 	case every > 1 && l.gen%every != 0:
 		res = GateResult{Skipped: true}
 	default:
@@ -411,6 +416,9 @@ func workersText(ws []WorkerStat, now time.Time) string {
 func gateText(r GateResult) string {
 	if r.Skipped {
 		return "not gated (gating.every)"
+	}
+	if r.Teacher {
+		return "promoted without gate games (alpha-beta teaches self-play, selfplay.abzero.teacher_generations)"
 	}
 	if len(r.Matches) == 0 {
 		return "promoted without gate games"

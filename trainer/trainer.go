@@ -106,6 +106,9 @@ type GateResult struct {
 	Matches []MatchResult `json:"matches"`
 	// Skipped: this generation was not gated (gating.every).
 	Skipped bool `json:"skipped,omitempty"`
+	// Teacher: promoted ungated in a teacher generation
+	// (selfplay.abzero.teacher_generations).
+	Teacher bool `json:"teacher,omitempty"`
 }
 
 // MatchResult is one gate match from the candidate's side. Elo is

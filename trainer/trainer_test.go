@@ -592,6 +592,35 @@ func TestLighterGates(t *testing.T) {
 	}
 }
 
+// TestTeacherGenerations: while alpha-beta teaches self-play
+// (selfplay.abzero.teacher_generations) candidates are promoted without
+// gate games, and from the first generation the network plays in, they
+// are gated again.
+func TestTeacherGenerations(t *testing.T) {
+	run := t.TempDir()
+	cfg := tinyConfig(t)
+	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{Generations: 3, Depth: 2, M: "1", ValueScale: 50, TeacherGenerations: 2, TeacherTemperature: 0.5}
+	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "best", Games: 2, Simulations: 2, Threshold: 0.55}}
+	var out bytes.Buffer
+	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 3, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	gens := metricsOfKind(t, run, "generation")
+	if len(gens) != 3 {
+		t.Fatalf("%d generation lines", len(gens))
+	}
+	for _, g := range gens {
+		taught := g.Generation < 2
+		if taught != (len(g.Matches) == 0) || (taught && !g.Promoted) {
+			t.Fatalf("generation %d: %d gate matches, promoted %v", g.Generation, len(g.Matches), g.Promoted)
+		}
+	}
+	if !strings.Contains(out.String(), "teacher_generations") {
+		t.Fatalf("output:\n%s", out.String())
+	}
+}
+
 // TestProgressPhases: the tracker follows the phases a terminal bar and
 // the dashboard show: self-play toward the generation's samples, the
 // training steps, and the gate's games one by one.
