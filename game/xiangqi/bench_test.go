@@ -56,6 +56,20 @@ func BenchmarkLegalMoves(b *testing.B) {
 	}
 }
 
+// BenchmarkEncode times the network's input planes of one position (per
+// op: all positions of the set; ns/position is one).
+func BenchmarkEncode(b *testing.B) {
+	ps := randomPositions(3, 20)
+	c, h, w := Encoder{}.Shape()
+	planes := make([]float32, c*h*w)
+	for b.Loop() {
+		for _, p := range ps {
+			Encoder{}.Encode(p, planes)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ps)), "ns/position")
+}
+
 // BenchmarkEvaluate times the static evaluation on positions of random
 // games, with and without the terms beyond material and tables.
 func BenchmarkEvaluate(b *testing.B) {
