@@ -51,6 +51,20 @@ func metricsOf(t *testing.T, run string) []Metric {
 }
 
 // metricsOfKind returns the run's metrics lines of one kind.
+// runGated trains cfg with self-play and the arena gate for gens
+// generations into a fresh run and returns its generation metrics and
+// the trainer's output.
+func runGated(t *testing.T, cfg *configs.Config, gens int) ([]Metric, string) {
+	t.Helper()
+	run := t.TempDir()
+	var out bytes.Buffer
+	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: gens, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	return metricsOfKind(t, run, "generation"), out.String()
+}
+
 func metricsOfKind(t *testing.T, run, kind string) []Metric {
 	var out []Metric
 	for _, m := range metricsOf(t, run) {
@@ -561,17 +575,11 @@ func TestEvaluation(t *testing.T) {
 // at depth 4 loses its first games, and the test rejects it long before
 // the match's 40 games.
 func TestLighterGates(t *testing.T) {
-	run := t.TempDir()
 	cfg := tinyConfig(t)
 	cfg.Gating.Every = 2
 	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "ab:depth=4", Games: 40, Simulations: 2, Threshold: 0.5,
 		SPRT: &configs.GateSPRT{Elo0: 0, Elo1: 400, Alpha: 0.05, Beta: 0.05}}}
-	var out bytes.Buffer
-	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 4, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)}
-	if err := Run(context.Background(), opts); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	gens := metricsOfKind(t, run, "generation")
+	gens, out := runGated(t, cfg, 4)
 	if len(gens) != 4 {
 		t.Fatalf("%d generation lines", len(gens))
 	}
@@ -587,8 +595,8 @@ func TestLighterGates(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(out.String(), "not gated (gating.every)") {
-		t.Fatalf("output:\n%s", out.String())
+	if !strings.Contains(out, "not gated (gating.every)") {
+		t.Fatalf("output:\n%s", out)
 	}
 }
 
@@ -597,16 +605,10 @@ func TestLighterGates(t *testing.T) {
 // gate games, and from the first generation the network plays in, they
 // are gated again.
 func TestTeacherGenerations(t *testing.T) {
-	run := t.TempDir()
 	cfg := tinyConfig(t)
 	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{Generations: 3, Depth: 2, M: "1", ValueScale: 50, TeacherGenerations: 2, TeacherTemperature: 0.5}
 	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "best", Games: 2, Simulations: 2, Threshold: 0.55}}
-	var out bytes.Buffer
-	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 3, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)}
-	if err := Run(context.Background(), opts); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	gens := metricsOfKind(t, run, "generation")
+	gens, out := runGated(t, cfg, 3)
 	if len(gens) != 3 {
 		t.Fatalf("%d generation lines", len(gens))
 	}
@@ -616,8 +618,8 @@ func TestTeacherGenerations(t *testing.T) {
 			t.Fatalf("generation %d: %d gate matches, promoted %v", g.Generation, len(g.Matches), g.Promoted)
 		}
 	}
-	if !strings.Contains(out.String(), "teacher_generations") {
-		t.Fatalf("output:\n%s", out.String())
+	if !strings.Contains(out, "teacher_generations") {
+		t.Fatalf("output:\n%s", out)
 	}
 }
 
