@@ -50,7 +50,6 @@ func metricsOf(t *testing.T, run string) []Metric {
 	return out
 }
 
-// metricsOfKind returns the run's metrics lines of one kind.
 // runGated trains cfg with self-play and the arena gate for gens
 // generations into a fresh run and returns its generation metrics and
 // the trainer's output.
@@ -65,6 +64,7 @@ func runGated(t *testing.T, cfg *configs.Config, gens int) ([]Metric, string) {
 	return metricsOfKind(t, run, "generation"), out.String()
 }
 
+// metricsOfKind returns the run's metrics lines of one kind.
 func metricsOfKind(t *testing.T, run, kind string) []Metric {
 	var out []Metric
 	for _, m := range metricsOf(t, run) {

@@ -109,11 +109,13 @@ func (Encoder) Symmetries() []game.Symmetry { return []game.Symmetry{mirrorSym} 
 func (Encoder) Encode(gp game.Position, dst []float32) {
 	p := gp.(*Position)
 	clear(dst[:numPlanes*NumSquares])
+	var occ sqSet // the attack maps' blockers, gathered with the pieces
 	for sq := 0; sq < NumSquares; sq++ {
 		v := p.board[sq]
 		if v == 0 {
 			continue
 		}
+		occ.add(sq)
 		plane := int(valType[v]) - 1
 		if game.Color(valColor[v]) != p.side {
 			plane += 7
@@ -124,7 +126,6 @@ func (Encoder) Encode(gp game.Position, dst []float32) {
 	for c := 0; c < NumSquares; c++ {
 		dst[clockPlane*NumSquares+c] = clock
 	}
-	occ := p.occupied()
 	for i, c := range [2]game.Color{p.side, p.side.Other()} {
 		once, twice := p.attackMaps(uint8(c), occ)
 		p.fillPlane(dst[(attackPlane+2*i)*NumSquares:], once)

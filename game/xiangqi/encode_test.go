@@ -18,9 +18,10 @@ func attackedSquares(p *Position, planes []float32, plane int, occupiedBy func(s
 	return out
 }
 
-// The start position by hand: the only pieces attacked are the horses, by
-// the cannons across the river over the enemy cannons as screens (h3 over
-// h8 onto h10); nothing is attacked twice.
+// The start position by hand (and after a1a2, from Black's view): the
+// only pieces attacked are the horses, by the cannons across the river
+// over the enemy cannons as screens (h3 over h8 onto h10); no piece is
+// attacked twice, while the empty a3 (a8) is, by chariot and horse.
 func TestAttackPlanesStart(t *testing.T) {
 	for _, moves := range [][]string{nil, {"a1a2"}} {
 		p := New(DefaultRules)
