@@ -267,10 +267,10 @@ func emptyParams(s net.Spec) (*net.Params, error) {
 // paramArrays lists every parameter slice of p in file order.
 func paramArrays(p *net.Params) [][]float32 {
 	var out [][]float32
-	for _, l := range p.Layers() {
+	for _, l := range p.TrainedLayers() {
 		out = append(out, l.W, l.Gamma, l.Beta, l.Mean, l.Var)
 	}
-	for _, d := range []*net.Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
+	for _, d := range p.TrainedDenses() {
 		out = append(out, d.W, d.B)
 	}
 	return out

@@ -13,16 +13,18 @@ import (
 	"github.com/tabula-zero/tabula/net"
 )
 
-func sample(t *testing.T) *Checkpoint {
+func sample(t *testing.T) *Checkpoint { return sampleWith(t, false) }
+
+func sampleWith(t *testing.T, reply bool) *Checkpoint {
 	t.Helper()
 	spec := net.Spec{Game: "connect4", EncoderVersion: 1, Channels: 2, Height: 6, Width: 7, Actions: 7,
-		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}
+		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8, ReplyPolicy: reply}
 	p, err := net.NewParams(spec, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, l := range p.Layers() {
+	for _, l := range p.TrainedLayers() {
 		for i := range l.Mean {
 			l.Mean[i] = rng.Float32()
 			l.Var[i] = 0.5 + rng.Float32()
@@ -38,17 +40,22 @@ func sample(t *testing.T) *Checkpoint {
 }
 
 func TestRoundTrip(t *testing.T) {
-	c := sample(t)
-	path := filepath.Join(t.TempDir(), "x.ckpt")
-	if err := Save(path, c); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, c) {
-		t.Fatalf("round trip differs:\n got %+v\nwant %+v", got, c)
+	for _, reply := range []bool{false, true} {
+		c := sampleWith(t, reply)
+		path := filepath.Join(t.TempDir(), "x.ckpt")
+		if err := Save(path, c); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, c) {
+			t.Fatalf("reply head %v: round trip differs:\n got %+v\nwant %+v", reply, got, c)
+		}
+		if got.Params.Spec.ReplyPolicy != reply || len(got.Params.ReplyFC.W) != len(c.Params.ReplyFC.W) {
+			t.Fatalf("reply head %v: loaded spec %+v", reply, got.Params.Spec)
+		}
 	}
 }
 

@@ -52,6 +52,10 @@ type Network struct {
 	PolicyChannels int `yaml:"policy_channels"`
 	ValueChannels  int `yaml:"value_channels"`
 	ValueHidden    int `yaml:"value_hidden"`
+	// ReplyHead adds a training-only head that predicts the opponent's
+	// reply (KataGo's auxiliary policy target), weighted in the loss by
+	// training.reply_weight.
+	ReplyHead bool `yaml:"reply_head,omitempty"`
 }
 
 // Search is the self-play search.
@@ -172,6 +176,9 @@ type Training struct {
 	// ValueRootWeight mixes the self-play search's root value into the
 	// value target: (1-w)*result + w*root value (0: the result only).
 	ValueRootWeight float64 `yaml:"value_root_weight,omitempty"`
+	// ReplyWeight weighs the reply head's cross-entropy in the loss
+	// (network.reply_head; KataGo uses 0.15).
+	ReplyWeight float64 `yaml:"reply_weight,omitempty"`
 	// Ops is the training graph's implementation: "fast" (net/ops, the
 	// default when empty) or "reference" (gorgonia's own convolution and
 	// batch norm, about 4-12x slower; for comparisons).
@@ -421,6 +428,13 @@ func (c *Config) Validate() error {
 	floatIn("training.momentum", t.Momentum, 0, 0.999)
 	floatIn("training.weight_decay", t.WeightDecay, 0, 1)
 	floatIn("training.value_root_weight", t.ValueRootWeight, 0, 1)
+	floatIn("training.reply_weight", t.ReplyWeight, 0, 10)
+	switch {
+	case c.Network.ReplyHead && t.ReplyWeight == 0:
+		errs = append(errs, "network.reply_head needs training.reply_weight > 0 (KataGo uses 0.15)")
+	case !c.Network.ReplyHead && t.ReplyWeight != 0:
+		errs = append(errs, "training.reply_weight needs network.reply_head: true")
+	}
 	if t.Ops != "" && t.Ops != "fast" && t.Ops != "reference" {
 		errs = append(errs, fmt.Sprintf("training.ops = %q: want fast or reference", t.Ops))
 	}
@@ -533,7 +547,8 @@ func NetSpec(c *Config) (net.Spec, error) {
 	n := c.Network
 	s := net.Spec{Game: g.Name, EncoderVersion: g.Encoder.Version(), Channels: ch, Height: h, Width: w,
 		Actions: g.Encoder.ActionSize(), Blocks: n.Blocks, Filters: n.Filters,
-		PolicyChannels: n.PolicyChannels, ValueChannels: n.ValueChannels, ValueHidden: n.ValueHidden}
+		PolicyChannels: n.PolicyChannels, ValueChannels: n.ValueChannels, ValueHidden: n.ValueHidden,
+		ReplyPolicy: n.ReplyHead}
 	return s, s.Validate()
 }
 

@@ -46,6 +46,30 @@ type Window struct {
 type loadedShard struct {
 	name    string
 	samples []Sample
+	// reply[i] is the offset from sample i to the sample of the same game
+	// one ply later (the opponent's reply), 0 when the shard has none.
+	reply []int32
+}
+
+// newLoadedShard indexes each sample's reply: shards hold whole games, so
+// the position after a recorded move is in the same shard when it was
+// recorded at all (playout-cap randomisation records only some moves).
+func newLoadedShard(name string, samples []Sample) loadedShard {
+	type key struct {
+		game uint64
+		ply  int
+	}
+	at := make(map[key]int, len(samples))
+	for i := range samples {
+		at[key{samples[i].GameID, samples[i].Ply}] = i
+	}
+	reply := make([]int32, len(samples))
+	for i := range samples {
+		if j, ok := at[key{samples[i].GameID, samples[i].Ply + 1}]; ok {
+			reply[i] = int32(j - i)
+		}
+	}
+	return loadedShard{name: name, samples: samples, reply: reply}
 }
 
 // NewWindow returns an empty window over dir for game g (rule options
@@ -95,7 +119,7 @@ func (w *Window) Refresh() (int, error) {
 			}
 			continue
 		}
-		w.shards = append(w.shards, loadedShard{name: n, samples: samples})
+		w.shards = append(w.shards, newLoadedShard(n, samples))
 		w.total += len(samples)
 		w.seenSamples += len(samples)
 		added += len(samples)
@@ -108,7 +132,7 @@ func (w *Window) Refresh() (int, error) {
 // process), as if from a shard with the given name.
 func (w *Window) Add(name string, samples []Sample) {
 	w.seen[name] = true
-	w.shards = append(w.shards, loadedShard{name: name, samples: samples})
+	w.shards = append(w.shards, newLoadedShard(name, samples))
 	w.total += len(samples)
 	w.seenSamples += len(samples)
 	w.trim()
@@ -139,32 +163,47 @@ func (w *Window) trim() {
 			w.shards = w.shards[1:]
 			continue
 		}
-		s.samples = s.samples[over:]
+		s.samples, s.reply = s.samples[over:], s.reply[over:]
 		w.total -= over
 	}
 }
 
-// at returns the i-th sample, oldest first.
-func (w *Window) at(i int) *Sample {
+// at returns the i-th sample, oldest first, and the sample of the
+// opponent's reply to it (nil when the window has none).
+func (w *Window) at(i int) (s, reply *Sample) {
 	for k := range w.shards {
-		if i < len(w.shards[k].samples) {
-			return &w.shards[k].samples[i]
+		sh := &w.shards[k]
+		if i < len(sh.samples) {
+			// A reply dropped from the front of a partly trimmed shard
+			// cannot happen: a reply comes later in its game.
+			if d := int(sh.reply[i]); d != 0 && i+d >= 0 && i+d < len(sh.samples) {
+				reply = &sh.samples[i+d]
+			}
+			return &sh.samples[i], reply
 		}
-		i -= len(w.shards[k].samples)
+		i -= len(sh.samples)
 	}
-	return nil
+	return nil, nil
 }
 
 // Draw picks a sample uniformly and a symmetry uniformly among the
 // identity (-1) and the game's symmetries.
 func (w *Window) Draw(rng *rand.Rand) (*Sample, int) {
-	return w.at(rng.IntN(w.total)), rng.IntN(len(w.game.Encoder.Symmetries())+1) - 1
+	s, _ := w.at(rng.IntN(w.total))
+	return s, w.symmetry(rng)
+}
+
+func (w *Window) symmetry(rng *rand.Rand) int {
+	return rng.IntN(len(w.game.Encoder.Symmetries())+1) - 1
 }
 
 // Batch fills a training batch of n samples: planes [n][c][h][w], dense
 // policy targets [n][actions] (renormalised to sum to 1) and results
-// [n]. Symmetries are applied to planes and policies alike.
-func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value []float32) error {
+// [n]. With reply non-nil it also fills the opponent's reply targets
+// [n][actions]: the policy target of the game's next position, or zeros
+// where it was not recorded. Symmetries are applied to planes and
+// policies alike.
+func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []float32) error {
 	if w.total == 0 {
 		return errors.New("data: the replay window is empty")
 	}
@@ -174,41 +213,69 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value []float32) e
 	if len(planes) != n*size || len(policy) != n*actions || len(value) != n {
 		return fmt.Errorf("data: batch buffers have lengths %d, %d, %d; want %d, %d, %d", len(planes), len(policy), len(value), n*size, n*actions, n)
 	}
+	if reply != nil && len(reply) != n*actions {
+		return fmt.Errorf("data: reply buffer has length %d, want %d", len(reply), n*actions)
+	}
 	c, _, _ := enc.Shape()
 	syms := enc.Symmetries()
 	for i := 0; i < n; i++ {
-		s, sym := w.Draw(rng)
+		s, next := w.at(rng.IntN(w.total))
+		sym := w.symmetry(rng)
 		p, err := w.game.Parse(s.Position, w.opts)
 		if err != nil {
 			return fmt.Errorf("data: sample position %q: %w", s.Position, err)
 		}
 		dst := planes[i*size : (i+1)*size]
-		pol := policy[i*actions : (i+1)*actions]
-		clear(pol)
 		if sym < 0 {
 			enc.Encode(p, dst)
 		} else {
 			enc.Encode(p, w.planes)
 			syms[sym].ApplyPlanes(dst, w.planes, c)
 		}
-		var sum float32
-		for _, e := range s.Policy {
-			if e.Action >= actions {
-				return fmt.Errorf("data: sample action %d outside the action space %d", e.Action, actions)
-			}
-			a := e.Action
-			if sym >= 0 {
-				a = syms[sym].Actions[a]
-			}
-			pol[a] += e.Prob
-			sum += e.Prob
+		var actionMap []int
+		if sym >= 0 {
+			actionMap = syms[sym].Actions
 		}
-		if sum > 0 {
-			for j := range pol {
-				pol[j] /= sum
+		if err := denseTarget(policy[i*actions:(i+1)*actions], s.Policy, actionMap); err != nil {
+			return err
+		}
+		if reply != nil {
+			// The reply is the opponent's move in the opponent's frame;
+			// the game's symmetries (mirrors) act on both frames alike.
+			r := reply[i*actions : (i+1)*actions]
+			clear(r)
+			if next != nil {
+				if err := denseTarget(r, next.Policy, actionMap); err != nil {
+					return err
+				}
 			}
 		}
 		value[i] = s.Result + w.RootValueWeight*(s.RootValue-s.Result)
+	}
+	return nil
+}
+
+// denseTarget writes a sparse policy target into dst (one row of the
+// action space), through the symmetry's action map when it is not nil,
+// renormalised to sum to 1.
+func denseTarget(dst []float32, entries []PolicyEntry, actionMap []int) error {
+	clear(dst)
+	var sum float32
+	for _, e := range entries {
+		if e.Action < 0 || e.Action >= len(dst) {
+			return fmt.Errorf("data: sample action %d outside the action space %d", e.Action, len(dst))
+		}
+		a := e.Action
+		if actionMap != nil {
+			a = actionMap[a]
+		}
+		dst[a] += e.Prob
+		sum += e.Prob
+	}
+	if sum > 0 {
+		for j := range dst {
+			dst[j] /= sum
+		}
 	}
 	return nil
 }

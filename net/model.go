@@ -64,6 +64,7 @@ func (pi ParamInfo) Size() int {
 //	block<i>.a.{w,gamma,beta}, block<i>.b.{w,gamma,beta}   for i = 0..Blocks-1
 //	policy.conv.{w,gamma,beta}, policy.fc.{w,b}
 //	value.conv.{w,gamma,beta}, value.fc1.{w,b}, value.fc2.{w,b}
+//	reply.conv.{w,gamma,beta}, reply.fc.{w,b}             with ReplyPolicy
 //
 // BN running statistics are not trainable and are not listed; they travel
 // in Params.
@@ -91,11 +92,15 @@ func (s Spec) ParamTensors() []ParamInfo {
 	conv("value.conv", s.ValueChannels, s.Filters, 1)
 	dense("value.fc1", s.ValueHidden, s.ValueChannels*hw)
 	dense("value.fc2", 1, s.ValueHidden)
+	if s.ReplyPolicy {
+		conv("reply.conv", s.PolicyChannels, s.Filters, 1)
+		dense("reply.fc", s.Actions, s.PolicyChannels*hw)
+	}
 	return ps
 }
 
 // ForwardFLOPs is the number of floating-point operations of one
-// position's forward pass, counting the multiply-adds of the convolutions
+// position's forward pass (the playing network's: without the reply head), counting the multiply-adds of the convolutions
 // and dense layers as two operations each (batch norm, activations and
 // biases are not counted).
 func (s Spec) ForwardFLOPs() int64 {
@@ -148,10 +153,16 @@ type Model struct {
 	polFC          denseLayer
 	valConv        convLayer
 	valFC1, valFC2 denseLayer
+	replyConv      convLayer // with Spec.ReplyPolicy: training graphs only
+	replyFC        denseLayer
 
 	tensors []*tensor.Dense // ParamTensors order
 	infos   []ParamInfo
-	convs   []*convLayer // BN layers in Params.Layers order
+	convs   []*convLayer // BN layers in Params.TrainedLayers order
+	// playing is the number of tensors (a prefix of tensors) and of BN
+	// layers (a prefix of convs) of the playing network: inference graphs
+	// leave out the reply head.
+	playingTensors, playingConvs int
 
 	// mu guards the weight tensors and the running statistics in convs:
 	// read-locked while a graph runs, write-locked while they change and
@@ -182,12 +193,14 @@ type graph struct {
 	xv    *tensor.Dense
 	logit *G.Node   // (n, actions)
 	value *G.Node   // (n)
-	bn    []bnStats // Params.Layers order
+	bn    []bnStats // Params.TrainedLayers order (inference: Params.Layers)
 
 	// training graph only
-	pi, z              *G.Node
-	piv, zv            *tensor.Dense
+	reply              *G.Node // (n, actions) reply logits, with Spec.ReplyPolicy
+	pi, z, rpi         *G.Node
+	piv, zv, rpiv      *tensor.Dense
 	loss, vloss, ploss *G.Node
+	rloss              *G.Node // reply cross-entropy (scaled by the weight in rpiv)
 	grads              G.Nodes // ParamTensors order
 }
 
@@ -213,7 +226,7 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 	if trainBatch != 0 && (trainBatch < 2 || trainBatch > 1<<16) {
 		return nil, fmt.Errorf("net: training batch %d out of range (0 for none, or 2..65536)", trainBatch)
 	}
-	for _, c := range p.Layers() {
+	for _, c := range p.TrainedLayers() {
 		for _, v := range c.Var {
 			if !(v >= 0) || math.IsInf(float64(v), 0) {
 				return nil, fmt.Errorf("net: BN running variance %v is not a finite non-negative number", v)
@@ -225,7 +238,7 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 			}
 		}
 	}
-	for _, d := range []*Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
+	for _, d := range p.TrainedDenses() {
 		if !allFinite(d.W) || !allFinite(d.B) {
 			return nil, errors.New("net: dense layer parameters are not finite")
 		}
@@ -263,6 +276,14 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 	dense(&m.valFC1)
 	dense(&m.valFC2)
 	m.convs = append(m.convs, &m.polConv, &m.valConv)
+	m.playingTensors, m.playingConvs = len(m.tensors), len(m.convs)
+	if p.Spec.ReplyPolicy {
+		m.replyConv = m.newConv(&p.ReplyConv)
+		m.replyFC = m.newDense(&p.ReplyFC)
+		conv(&m.replyConv)
+		dense(&m.replyFC)
+		m.convs = append(m.convs, &m.replyConv)
+	}
 	if len(m.tensors) != len(m.infos) {
 		return nil, fmt.Errorf("net: internal error: %d tensors, %d infos", len(m.tensors), len(m.infos))
 	}
@@ -347,6 +368,9 @@ func (m *Model) Params() *Params {
 	for i := range m.blocks {
 		p.Blocks = append(p.Blocks, Block{A: conv(&m.blocks[i][0]), B: conv(&m.blocks[i][1])})
 	}
+	if m.spec.ReplyPolicy {
+		p.ReplyConv, p.ReplyFC = conv(&m.replyConv), dense(&m.replyFC)
+	}
 	return p
 }
 
@@ -385,10 +409,16 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 	if fast {
 		tower = m.fastTower
 	}
-	pflat, vflat, err := tower(gr, param)
+	heads := []*convLayer{&m.polConv, &m.valConv}
+	reply := train && m.spec.ReplyPolicy
+	if reply {
+		heads = append(heads, &m.replyConv)
+	}
+	flats, err := tower(gr, param, heads)
 	if err != nil {
 		return nil, err
 	}
+	pflat, vflat := flats[0], flats[1]
 
 	// dense computes x W^T + b as (W x^T)^T: gorgonia's Mul has no
 	// transposed-B form, and transposing the activations is cheaper than
@@ -442,15 +472,23 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 	if gr.value, err = G.Tanh(vh); err != nil {
 		return nil, err
 	}
-	if slices.Contains(learn, nil) || len(gr.bn) != len(m.convs) {
-		return nil, fmt.Errorf("internal error: graph lacks a parameter or has %d BN layers, want %d", len(gr.bn), len(m.convs))
+	used, convs := m.playingTensors, m.playingConvs
+	if reply {
+		if gr.reply, err = layer(flats[2], &m.replyFC, false); err != nil {
+			return nil, err
+		}
+		used, convs = len(learn), len(m.convs)
 	}
+	if slices.Contains(learn[:used], nil) || len(gr.bn) != convs {
+		return nil, fmt.Errorf("internal error: graph lacks a parameter or has %d BN layers, want %d", len(gr.bn), convs)
+	}
+	learn = learn[:used]
 
 	if !train {
 		gr.vm = G.NewTapeMachine(g, G.EvalMode())
 		return gr, nil
 	}
-	if err := gr.addLoss(s); err != nil {
+	if err := gr.addLoss(s, reply); err != nil {
 		return nil, err
 	}
 	if gr.grads, err = G.Grad(gr.loss, learn...); err != nil {
@@ -462,10 +500,10 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 
 // referenceTower builds the residual tower and the heads' convolutions on
 // gorgonia's own Conv2d, BatchNorm, Rectify and Add (NCHW), and returns
-// the heads' flattened activations (n, channels*h*w). Inference graphs
+// each head's flattened activations (n, channels*h*w). Inference graphs
 // always use it; training graphs when the model was built with
 // ReferenceOps.
-func (m *Model) referenceTower(gr *graph, param func(*tensor.Dense) *G.Node) (pflat, vflat *G.Node, err error) {
+func (m *Model) referenceTower(gr *graph, param func(*tensor.Dense) *G.Node, heads []*convLayer) ([]*G.Node, error) {
 	s, n := m.spec, gr.n
 	convBN := func(x *G.Node, c *convLayer, res *G.Node) (*G.Node, error) {
 		w, gamma, beta := param(c.w), param(c.gamma), param(c.beta)
@@ -488,35 +526,34 @@ func (m *Model) referenceTower(gr *graph, param func(*tensor.Dense) *G.Node) (pf
 	}
 	h, err := convBN(gr.x, &m.input, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for i := range m.blocks {
 		y, err := convBN(h, &m.blocks[i][0], nil)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if h, err = convBN(y, &m.blocks[i][1], h); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	hw := s.Height * s.Width
-	head := func(c *convLayer) (*G.Node, error) {
+	flats := make([]*G.Node, len(heads))
+	for i, c := range heads {
 		y, err := convBN(h, c, nil)
 		if err != nil {
 			return nil, err
 		}
-		return G.Reshape(y, tensor.Shape{n, c.out * hw})
+		if flats[i], err = G.Reshape(y, tensor.Shape{n, c.out * hw}); err != nil {
+			return nil, err
+		}
 	}
-	if pflat, err = head(&m.polConv); err != nil {
-		return nil, nil, err
-	}
-	vflat, err = head(&m.valConv)
-	return pflat, vflat, err
+	return flats, nil
 }
 
 // fastTower is referenceTower on net/ops: the same network in padded NHWC
 // on the tile kernels, for training graphs.
-func (m *Model) fastTower(gr *graph, param func(*tensor.Dense) *G.Node) (pflat, vflat *G.Node, err error) {
+func (m *Model) fastTower(gr *graph, param func(*tensor.Dense) *G.Node, heads []*convLayer) ([]*G.Node, error) {
 	s := m.spec
 	b := ops.Board{N: gr.n, H: s.Height, W: s.Width}
 	convBN := func(x *G.Node, c *convLayer, res *G.Node, inputGrad bool) (*G.Node, error) {
@@ -534,40 +571,39 @@ func (m *Model) fastTower(gr *graph, param func(*tensor.Dense) *G.Node) (pflat, 
 	}
 	x, err := ops.Pad(gr.x, b)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	h, err := convBN(x, &m.input, nil, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for i := range m.blocks {
 		y, err := convBN(h, &m.blocks[i][0], nil, true)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if h, err = convBN(y, &m.blocks[i][1], h, true); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	head := func(c *convLayer) (*G.Node, error) {
+	flats := make([]*G.Node, len(heads))
+	for i, c := range heads {
 		y, err := convBN(h, c, nil, true)
 		if err != nil {
 			return nil, err
 		}
-		return ops.Flatten(y, b)
+		if flats[i], err = ops.Flatten(y, b); err != nil {
+			return nil, err
+		}
 	}
-	if pflat, err = head(&m.polConv); err != nil {
-		return nil, nil, err
-	}
-	vflat, err = head(&m.valConv)
-	return pflat, vflat, err
+	return flats, nil
 }
 
 // syncStats copies the model's running statistics into the graph's BN ops.
 // It must run after the graph's tape machine exists (creating a training
 // machine resets them). Callers hold m.mu (read or write).
 func (m *Model) syncStats(gr *graph) error {
-	for i, c := range m.convs {
+	for i, c := range m.convs[:len(gr.bn)] {
 		if err := gr.bn[i].SetStats(c.mean, c.vr); err != nil {
 			return fmt.Errorf("net: BN statistics: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +52,10 @@ func paramSlices(p *Params) [][]float32 {
 	conv(&p.ValueConv)
 	dense(&p.ValueFC1)
 	dense(&p.ValueFC2)
+	if p.Spec.ReplyPolicy {
+		conv(&p.ReplyConv)
+		dense(&p.ReplyFC)
+	}
 	return s
 }
 
@@ -61,7 +66,7 @@ func allSlices(p *Params) (names []string, s [][]float32) {
 		names = append(names, pi.Name)
 		s = append(s, paramSlices(p)[i])
 	}
-	for i, c := range p.Layers() {
+	for i, c := range p.TrainedLayers() {
 		names = append(names, fmt.Sprintf("layer%d.mean", i), fmt.Sprintf("layer%d.var", i))
 		s = append(s, c.Mean, c.Var)
 	}
@@ -208,6 +213,7 @@ func TestForwardBatchIndependent(t *testing.T) {
 
 func TestParamsRoundTrip(t *testing.T) {
 	spec := tinySpec()
+	spec.ReplyPolicy = true
 	p := randomParams(t, spec, 7)
 	m, err := NewModel(p, 4)
 	if err != nil {
@@ -221,6 +227,7 @@ func TestParamsRoundTrip(t *testing.T) {
 	p.Input.W[0] += 1
 	q.Input.Mean[0] += 1
 	q.PolicyFC.B[0] += 1
+	q.ReplyConv.W[0] += 1
 	if err := sameBits(m.Params(), randomParams(t, spec, 7)); err != nil {
 		t.Fatal("model shares memory with its Params: ", err)
 	}
@@ -315,5 +322,54 @@ func TestForwardConcurrent(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// The reply head is for training only: a network with one plays exactly
+// as the same network without it (Forward, the reference and the
+// parameters of the playing network are the same), and its own
+// parameters are drawn after the playing network's, so a seed gives the
+// same playing network either way.
+func TestReplyHeadTrainingOnly(t *testing.T) {
+	spec := tinySpec()
+	withSpec := spec
+	withSpec.ReplyPolicy = true
+	plain, with := randomParams(t, spec, 9), randomParams(t, withSpec, 9)
+	if len(with.ReplyFC.W) != spec.Actions*spec.PolicyChannels*spec.Height*spec.Width || len(plain.ReplyFC.W) != 0 {
+		t.Fatalf("reply fc has %d weights with the head, %d without", len(with.ReplyFC.W), len(plain.ReplyFC.W))
+	}
+	stripped := *with
+	stripped.Spec, stripped.ReplyConv, stripped.ReplyFC = spec, ConvBN{}, Dense{}
+	if err := sameBits(plain, &stripped); err != nil {
+		t.Fatal("the playing network depends on the reply head: ", err)
+	}
+	x := randomPlanes(rand.New(rand.NewPCG(1, 2)), spec, 3)
+	for _, train := range []int{0, 4} {
+		mp, err := NewModel(plain, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mw, err := NewModel(with, train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pp, pv, err := mp.Forward(x, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wp, wv, err := mw.Forward(x, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(pp, wp) || !slices.Equal(pv, wv) {
+			t.Fatalf("training batch %d: Forward differs with the reply head", train)
+		}
+		checkAgainstReference(t, mw, with, x, 3)
+	}
+	// A reply head of the wrong shape is refused.
+	bad := randomParams(t, withSpec, 9)
+	bad.ReplyFC.W = bad.ReplyFC.W[1:]
+	if _, err := NewModel(bad, 0); err == nil || !strings.Contains(err.Error(), "reply fc") {
+		t.Fatalf("short reply fc: %v", err)
 	}
 }

@@ -31,6 +31,11 @@ type Spec struct {
 	// Heads: 1x1 convolution channels of the policy and value heads, and
 	// the value head's hidden layer.
 	PolicyChannels, ValueChannels, ValueHidden int
+	// ReplyPolicy adds a training-only head shaped like the policy head
+	// that predicts the opponent's reply (KataGo's auxiliary policy
+	// target): it shapes the tower during training, and playing, ONNX
+	// export and the fast inference path ignore it.
+	ReplyPolicy bool `json:",omitempty"`
 }
 
 // Validate reports a spec that cannot build a network.
@@ -80,6 +85,8 @@ type Block struct {
 // Forward pass: x -> relu(Input) -> Blocks -> two heads.
 // Policy: relu(PolicyConv) -> flatten [c][h][w] -> PolicyFC -> logits.
 // Value: relu(ValueConv) -> flatten -> relu(ValueFC1) -> ValueFC2 -> tanh.
+// With Spec.ReplyPolicy, training adds a third head shaped like the
+// policy head, ReplyConv and ReplyFC (empty otherwise).
 type Params struct {
 	Spec       Spec
 	Input      ConvBN
@@ -89,6 +96,8 @@ type Params struct {
 	ValueConv  ConvBN
 	ValueFC1   Dense
 	ValueFC2   Dense
+	ReplyConv  ConvBN
+	ReplyFC    Dense
 }
 
 // NewParams returns freshly initialised parameters: He-normal weights
@@ -111,6 +120,12 @@ func NewParams(spec Spec, seed uint64) (*Params, error) {
 	}
 	for i := 0; i < spec.Blocks; i++ {
 		p.Blocks = append(p.Blocks, Block{A: newConvBN(rng, spec.Filters, spec.Filters, 3), B: newConvBN(rng, spec.Filters, spec.Filters, 3)})
+	}
+	if spec.ReplyPolicy {
+		// Drawn after the playing network, which is then the same as
+		// without the head for the same seed.
+		p.ReplyConv = newConvBN(rng, spec.PolicyChannels, spec.Filters, 1)
+		p.ReplyFC = newDense(rng, spec.Actions, spec.PolicyChannels*hw)
 	}
 	return p, nil
 }
@@ -145,14 +160,36 @@ func newDense(rng *rand.Rand, out, in int) Dense {
 	return Dense{Out: out, In: in, W: heNormal(rng, out*in, in), B: filled(out, 0)}
 }
 
-// Layers lists every convolution in forward order (input, blocks, policy,
-// value), for code that walks all of them.
+// Layers lists every convolution of the playing network in forward order
+// (input, blocks, policy, value), for code that walks all of them.
 func (p *Params) Layers() []*ConvBN {
 	ls := []*ConvBN{&p.Input}
 	for i := range p.Blocks {
 		ls = append(ls, &p.Blocks[i].A, &p.Blocks[i].B)
 	}
 	return append(ls, &p.PolicyConv, &p.ValueConv)
+}
+
+// Denses lists the dense layers of the playing network (policy, value 1
+// and 2).
+func (p *Params) Denses() []*Dense { return []*Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} }
+
+// TrainedLayers is Layers followed by the reply head's convolution when
+// the spec has one: every convolution training updates.
+func (p *Params) TrainedLayers() []*ConvBN {
+	if p.Spec.ReplyPolicy {
+		return append(p.Layers(), &p.ReplyConv)
+	}
+	return p.Layers()
+}
+
+// TrainedDenses is Denses followed by the reply head's dense layer when
+// the spec has one.
+func (p *Params) TrainedDenses() []*Dense {
+	if p.Spec.ReplyPolicy {
+		return append(p.Denses(), &p.ReplyFC)
+	}
+	return p.Denses()
 }
 
 // Check verifies that every slice has the length its shape says, so that
@@ -176,6 +213,9 @@ func (p *Params) Check() error {
 		{"policy conv", &p.PolicyConv, s.PolicyChannels, s.Filters, 1},
 		{"value conv", &p.ValueConv, s.ValueChannels, s.Filters, 1},
 	}
+	if s.ReplyPolicy {
+		convs = append(convs, want{"reply conv", &p.ReplyConv, s.PolicyChannels, s.Filters, 1})
+	}
 	for i := range p.Blocks {
 		convs = append(convs,
 			want{fmt.Sprintf("block %d conv a", i), &p.Blocks[i].A, s.Filters, s.Filters, 3},
@@ -188,15 +228,20 @@ func (p *Params) Check() error {
 			return fmt.Errorf("net: %s has the wrong shape", c.name)
 		}
 	}
-	for _, d := range []struct {
+	type wantDense struct {
 		name    string
 		d       *Dense
 		out, in int
-	}{
+	}
+	denses := []wantDense{
 		{"policy fc", &p.PolicyFC, s.Actions, s.PolicyChannels * hw},
 		{"value fc1", &p.ValueFC1, s.ValueHidden, s.ValueChannels * hw},
 		{"value fc2", &p.ValueFC2, 1, s.ValueHidden},
-	} {
+	}
+	if s.ReplyPolicy {
+		denses = append(denses, wantDense{"reply fc", &p.ReplyFC, s.Actions, s.PolicyChannels * hw})
+	}
+	for _, d := range denses {
 		if d.d.Out != d.out || d.d.In != d.in || len(d.d.W) != d.out*d.in || len(d.d.B) != d.out {
 			return fmt.Errorf("net: %s has the wrong shape", d.name)
 		}
@@ -212,16 +257,29 @@ func (p *Params) Check() error {
 func (p *Params) Randomize(seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 99))
 	for _, c := range p.Layers() {
-		for o := 0; o < c.Out; o++ {
-			c.Gamma[o] = float32(0.5 + rng.Float64())
-			c.Beta[o] = float32(0.2 * rng.NormFloat64())
-			c.Mean[o] = float32(0.2 * rng.NormFloat64())
-			c.Var[o] = float32(0.5 + 1.5*rng.Float64())
-		}
+		randomizeConv(rng, c)
 	}
-	for _, d := range []*Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} {
-		for o := range d.B {
-			d.B[o] = float32(0.1 * rng.NormFloat64())
-		}
+	for _, d := range p.Denses() {
+		randomizeDense(rng, d)
+	}
+	if p.Spec.ReplyPolicy {
+		// After the playing network, which then does not depend on it.
+		randomizeConv(rng, &p.ReplyConv)
+		randomizeDense(rng, &p.ReplyFC)
+	}
+}
+
+func randomizeConv(rng *rand.Rand, c *ConvBN) {
+	for o := 0; o < c.Out; o++ {
+		c.Gamma[o] = float32(0.5 + rng.Float64())
+		c.Beta[o] = float32(0.2 * rng.NormFloat64())
+		c.Mean[o] = float32(0.2 * rng.NormFloat64())
+		c.Var[o] = float32(0.5 + 1.5*rng.Float64())
+	}
+}
+
+func randomizeDense(rng *rand.Rand, d *Dense) {
+	for o := range d.B {
+		d.B[o] = float32(0.1 * rng.NormFloat64())
 	}
 }

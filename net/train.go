@@ -6,6 +6,7 @@ import (
 	"hash"
 	"hash/fnv"
 	"math"
+	"slices"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -17,7 +18,11 @@ type Batch struct {
 	Planes []float32 // [N][c][h][w] encoded positions
 	Policy []float32 // [N][actions] target distributions (rows sum to 1 within 1e-3)
 	Value  []float32 // [N] outcomes z in [-1, 1], side to move's view
-	N      int
+	// Reply holds the opponent's reply targets [N][actions] for a network
+	// with Spec.ReplyPolicy (nil otherwise): the policy target of the
+	// position after the move, or a row of zeros where there is none.
+	Reply []float32
+	N     int
 }
 
 // TrainConfig configures a Trainer.
@@ -29,6 +34,9 @@ type TrainConfig struct {
 	// WeightDecay is c in the loss term c*||theta||^2 over the convolution
 	// and dense weights (not BN gamma/beta, not biases); c >= 0.
 	WeightDecay float64
+	// ReplyWeight weighs the reply head's cross-entropy in the loss
+	// (KataGo: 0.15); >= 0, used with Spec.ReplyPolicy.
+	ReplyWeight float64
 }
 
 // Validate reports a configuration that cannot train.
@@ -42,17 +50,24 @@ func (c TrainConfig) Validate() error {
 	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
 		return fmt.Errorf("net: weight decay %v is not a finite non-negative number", c.WeightDecay)
 	}
+	if !(c.ReplyWeight >= 0) || math.IsInf(c.ReplyWeight, 0) {
+		return fmt.Errorf("net: reply weight %v is not a finite non-negative number", c.ReplyWeight)
+	}
 	return nil
 }
 
 // Stats reports one training step. The losses are those of the batch
 // before the update (BN in training mode, batch statistics):
-// Loss = ValueLoss + PolicyLoss + L2.
+// Loss = ValueLoss + PolicyLoss + ReplyWeight*ReplyLoss*(share of samples
+// with a reply target) + L2.
 type Stats struct {
 	Loss       float64
 	ValueLoss  float64 // mean (z - v)^2
 	PolicyLoss float64 // mean -pi . log_softmax(logits)
-	L2         float64 // c * ||theta||^2
+	// ReplyLoss is the reply head's cross-entropy, the mean over the
+	// samples that have a reply target (0 without a reply head or weight).
+	ReplyLoss float64
+	L2        float64 // c * ||theta||^2
 	// GradNorm is the Euclidean norm of the gradient of Loss (weight decay
 	// included) over all trainable tensors.
 	GradNorm float64
@@ -200,6 +215,22 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	copy(gr.xv.Float32s(), b.Planes)
 	copy(gr.piv.Float32s(), b.Policy)
 	copy(gr.zv.Float32s(), b.Value)
+	// The reply targets go in scaled by the weight: the cross-entropy and
+	// its gradient are linear in the target, so the graph needs no
+	// constant for it.
+	replies := 0
+	if gr.rpiv != nil {
+		w, rs := float32(t.cfg.ReplyWeight), gr.rpiv.Float32s()
+		for i, x := range b.Reply {
+			rs[i] = w * x
+		}
+		a := m.spec.Actions
+		for i := 0; i < b.N; i++ {
+			if slices.ContainsFunc(b.Reply[i*a:(i+1)*a], func(x float32) bool { return x != 0 }) {
+				replies++
+			}
+		}
+	}
 
 	var st Stats
 	m.mu.RLock()
@@ -217,6 +248,15 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	}
 	if st.PolicyLoss, err = scalarValue(gr.ploss); err != nil {
 		return Stats{}, err
+	}
+	var replyTerm float64
+	if gr.rloss != nil {
+		if replyTerm, err = scalarValue(gr.rloss); err != nil {
+			return Stats{}, err
+		}
+		if replies > 0 && t.cfg.ReplyWeight > 0 {
+			st.ReplyLoss = replyTerm * float64(b.N) / (float64(replies) * t.cfg.ReplyWeight)
+		}
 	}
 	c := float32(t.cfg.WeightDecay)
 	var l2, norm float64
@@ -247,7 +287,7 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	}
 	st.L2 = t.cfg.WeightDecay * l2
 	st.GradNorm = math.Sqrt(norm)
-	st.Loss = st.ValueLoss + st.PolicyLoss + st.L2
+	st.Loss = st.ValueLoss + st.PolicyLoss + replyTerm + st.L2
 	if math.IsNaN(st.Loss) || math.IsInf(st.Loss, 0) || math.IsNaN(st.GradNorm) || math.IsInf(st.GradNorm, 0) {
 		return Stats{}, fmt.Errorf("net: non-finite loss %v or gradient norm %v", st.Loss, st.GradNorm)
 	}
@@ -265,27 +305,52 @@ func (m *Model) checkBatch(b Batch) error {
 		return fmt.Errorf("net: batch of %d needs %d plane, %d policy and %d value entries, got %d, %d, %d",
 			b.N, b.N*size, b.N*s.Actions, b.N, len(b.Planes), len(b.Policy), len(b.Value))
 	}
+	switch {
+	case s.ReplyPolicy && len(b.Reply) != b.N*s.Actions:
+		return fmt.Errorf("net: batch of %d needs %d reply target entries for the reply head, got %d", b.N, b.N*s.Actions, len(b.Reply))
+	case !s.ReplyPolicy && b.Reply != nil:
+		return errors.New("net: batch has reply targets, but the network has no reply head")
+	}
 	for i, x := range b.Planes {
 		if !finite32(x) {
 			return fmt.Errorf("net: batch sample %d: plane value %v", i/size, x)
 		}
 	}
 	for i := 0; i < b.N; i++ {
-		var sum float64
-		for _, p := range b.Policy[i*s.Actions : (i+1)*s.Actions] {
-			if !(p >= 0) || !finite32(p) {
-				return fmt.Errorf("net: batch sample %d: policy target %v", i, p)
-			}
-			sum += float64(p)
+		sum, err := targetSum(b.Policy[i*s.Actions : (i+1)*s.Actions])
+		if err != nil {
+			return fmt.Errorf("net: batch sample %d: policy %w", i, err)
 		}
 		if math.Abs(sum-1) > 1e-3 {
 			return fmt.Errorf("net: batch sample %d: policy target sums to %v, not 1", i, sum)
+		}
+		if b.Reply != nil {
+			sum, err := targetSum(b.Reply[i*s.Actions : (i+1)*s.Actions])
+			if err != nil {
+				return fmt.Errorf("net: batch sample %d: reply %w", i, err)
+			}
+			if sum != 0 && math.Abs(sum-1) > 1e-3 {
+				return fmt.Errorf("net: batch sample %d: reply target sums to %v, not 1 (or 0 for none)", i, sum)
+			}
 		}
 		if z := b.Value[i]; !(z >= -1 && z <= 1) {
 			return fmt.Errorf("net: batch sample %d: value target %v not in [-1, 1]", i, z)
 		}
 	}
 	return nil
+}
+
+// targetSum returns the sum of a target distribution's row, or an error
+// naming a negative or non-finite entry.
+func targetSum(row []float32) (float64, error) {
+	var sum float64
+	for _, p := range row {
+		if !(p >= 0) || !finite32(p) {
+			return 0, fmt.Errorf("target %v", p)
+		}
+		sum += float64(p)
+	}
+	return sum, nil
 }
 
 // float32s returns the data of a float32 tensor without boxing it in an
@@ -317,9 +382,11 @@ func scalarValue(n *G.Node) (float64, error) {
 // addLoss adds the targets and the loss
 //
 //	mean_i (z_i - v_i)^2 + mean_i -pi_i . log_softmax(logits_i)
+//	[+ mean_i -rpi_i . log_softmax(reply_i)]   with the reply head
 //
-// to a graph (weight decay is added outside the graph).
-func (gr *graph) addLoss(s Spec) error {
+// to a graph (weight decay is added outside the graph; the reply targets
+// rpi carry the reply weight).
+func (gr *graph) addLoss(s Spec, reply bool) error {
 	n, g := gr.n, gr.g
 	gr.piv = tensor.New(tensor.WithShape(n, s.Actions), tensor.Of(tensor.Float32))
 	gr.pi = G.NewTensor(g, G.Float32, 2, G.WithShape(n, s.Actions), G.WithName("pi"), G.WithValue(gr.piv))
@@ -338,7 +405,15 @@ func (gr *graph) addLoss(s Spec) error {
 	if gr.ploss, err = G.ApplyOp(xentOp{}, gr.logit, gr.pi); err != nil {
 		return err
 	}
-	gr.loss, err = G.Add(gr.vloss, gr.ploss)
+	if gr.loss, err = G.Add(gr.vloss, gr.ploss); err != nil || !reply {
+		return err
+	}
+	gr.rpiv = tensor.New(tensor.WithShape(n, s.Actions), tensor.Of(tensor.Float32))
+	gr.rpi = G.NewTensor(g, G.Float32, 2, G.WithShape(n, s.Actions), G.WithName("reply.pi"), G.WithValue(gr.rpiv))
+	if gr.rloss, err = G.ApplyOp(xentOp{}, gr.reply, gr.rpi); err != nil {
+		return err
+	}
+	gr.loss, err = G.Add(gr.loss, gr.rloss)
 	return err
 }
 

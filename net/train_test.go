@@ -10,23 +10,35 @@ import (
 )
 
 // randomBatch returns n samples with random planes, random target
-// distributions (softmax of scaled normals) and values in [-0.9, 0.9].
+// distributions (softmax of scaled normals) and values in [-0.9, 0.9];
+// with a reply head, random reply targets too, and none for every third
+// sample.
 func randomBatch(rng *rand.Rand, spec Spec, n int) Batch {
 	b := Batch{N: n, Planes: randomPlanes(rng, spec, n), Policy: make([]float32, n*spec.Actions), Value: make([]float32, n)}
+	if spec.ReplyPolicy {
+		b.Reply = make([]float32, n*spec.Actions)
+	}
 	for i := 0; i < n; i++ {
-		row := b.Policy[i*spec.Actions : (i+1)*spec.Actions]
-		var sum float64
-		e := make([]float64, len(row))
-		for j := range e {
-			e[j] = math.Exp(1.5 * rng.NormFloat64())
-			sum += e[j]
-		}
-		for j := range row {
-			row[j] = float32(e[j] / sum)
-		}
+		randomDistribution(rng, b.Policy[i*spec.Actions:(i+1)*spec.Actions])
 		b.Value[i] = float32(1.8*rng.Float64() - 0.9)
+		if b.Reply != nil && i%3 != 2 {
+			randomDistribution(rng, b.Reply[i*spec.Actions:(i+1)*spec.Actions])
+		}
 	}
 	return b
+}
+
+// randomDistribution fills row with the softmax of scaled normals.
+func randomDistribution(rng *rand.Rand, row []float32) {
+	var sum float64
+	e := make([]float64, len(row))
+	for j := range e {
+		e[j] = math.Exp(1.5 * rng.NormFloat64())
+		sum += e[j]
+	}
+	for j := range row {
+		row[j] = float32(e[j] / sum)
+	}
 }
 
 // ---- float64 training-mode reference -------------------------------------
@@ -126,10 +138,11 @@ func (r *ref64) dense(x []float64, d *Dense, w, b []float64) []float64 {
 	return out
 }
 
-// loss64 returns the total loss (decay c over the decayed tensors), the
-// value and policy parts, and the ReLU sign pattern. ts holds the
-// trainable tensors in ParamTensors order (float64), p gives the shapes.
-func loss64(p *Params, ts [][]float64, b Batch, c float64) (total, vloss, ploss float64, kinks []bool) {
+// loss64 returns the total loss (decay c over the decayed tensors, reply
+// cross-entropy weighted by rw), the value and policy parts, and the ReLU
+// sign pattern. ts holds the trainable tensors in ParamTensors order
+// (float64), p gives the shapes.
+func loss64(p *Params, ts [][]float64, b Batch, c, rw float64) (total, vloss, ploss float64, kinks []bool) {
 	s := p.Spec
 	r := &ref64{n: b.N, h: s.Height, w: s.Width}
 	k := 0
@@ -154,25 +167,21 @@ func loss64(p *Params, ts [][]float64, b Batch, c float64) (total, vloss, ploss 
 	}
 	logits := nextDense(r.relu(nextConv(h, &p.PolicyConv)), &p.PolicyFC)
 	v := nextDense(r.relu(nextDense(r.relu(nextConv(h, &p.ValueConv)), &p.ValueFC1)), &p.ValueFC2)
+	var rloss float64
 	for i := 0; i < b.N; i++ {
 		d := float64(b.Value[i]) - math.Tanh(v[i])
 		vloss += d * d
-		row := logits[i*s.Actions : (i+1)*s.Actions]
-		mx := math.Inf(-1)
-		for _, z := range row {
-			mx = math.Max(mx, z)
-		}
-		var se float64
-		for _, z := range row {
-			se += math.Exp(z - mx)
-		}
-		lse := mx + math.Log(se)
-		for j, z := range row {
-			ploss -= float64(b.Policy[i*s.Actions+j]) * (z - lse)
+		ploss += xent64(logits[i*s.Actions:(i+1)*s.Actions], b.Policy[i*s.Actions:(i+1)*s.Actions])
+	}
+	if s.ReplyPolicy {
+		reply := nextDense(r.relu(nextConv(h, &p.ReplyConv)), &p.ReplyFC)
+		for i := 0; i < b.N; i++ {
+			rloss += xent64(reply[i*s.Actions:(i+1)*s.Actions], b.Reply[i*s.Actions:(i+1)*s.Actions])
 		}
 	}
 	vloss /= float64(b.N)
 	ploss /= float64(b.N)
+	rloss /= float64(b.N)
 	var l2 float64
 	for i, pi := range s.ParamTensors() {
 		if pi.Decay {
@@ -181,21 +190,48 @@ func loss64(p *Params, ts [][]float64, b Batch, c float64) (total, vloss, ploss 
 			}
 		}
 	}
-	return vloss + ploss + c*l2, vloss, ploss, r.kinks
+	return vloss + ploss + rw*rloss + c*l2, vloss, ploss, r.kinks
+}
+
+// xent64 is -target . log_softmax(logits) in float64.
+func xent64(logits []float64, target []float32) float64 {
+	mx := math.Inf(-1)
+	for _, z := range logits {
+		mx = math.Max(mx, z)
+	}
+	var se float64
+	for _, z := range logits {
+		se += math.Exp(z - mx)
+	}
+	lse := mx + math.Log(se)
+	var x float64
+	for j, z := range logits {
+		x -= float64(target[j]) * (z - lse)
+	}
+	return x
 }
 
 // ---- tests -----------------------------------------------------------------
 
 func TestGradientFiniteDifference(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { testGradientFiniteDifference(t, false) })
+	t.Run("reply head", func(t *testing.T) { testGradientFiniteDifference(t, true) })
+}
+
+func testGradientFiniteDifference(t *testing.T, reply bool) {
 	spec := Spec{Game: "test", Channels: 2, Height: 3, Width: 4, Actions: 6,
-		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 5}
+		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 5, ReplyPolicy: reply}
 	p := randomParams(t, spec, 11)
 	const n, decay = 5, 1e-3
+	rw := 0.0
+	if reply {
+		rw = 0.7 // large, so that an error in the reply gradient shows
+	}
 	m, err := NewModel(p, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, WeightDecay: decay})
+	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, WeightDecay: decay, ReplyWeight: rw})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,11 +248,21 @@ func TestGradientFiniteDifference(t *testing.T) {
 	for _, s := range paramSlices(p) {
 		ts = append(ts, f64s(s))
 	}
-	total, vloss, ploss, kinks := loss64(p, ts, b, decay)
+	total, vloss, ploss, kinks := loss64(p, ts, b, decay, rw)
+	l2 := total
+	if reply {
+		withoutReply, _, _, _ := loss64(p, ts, b, decay, 0)
+		// The reported loss is the mean over the rows with a reply
+		// target (4 of 5), unweighted.
+		if want := (total - withoutReply) / rw * n / 4; math.Abs(st.ReplyLoss-want) > 1e-5*math.Max(1, want) {
+			t.Errorf("reply loss: gorgonia %v, float64 reference %v", st.ReplyLoss, want)
+		}
+		l2 = withoutReply
+	}
 	for _, c := range []struct {
 		name      string
 		got, want float64
-	}{{"loss", st.Loss, total}, {"value loss", st.ValueLoss, vloss}, {"policy loss", st.PolicyLoss, ploss}, {"l2", st.L2, total - vloss - ploss}} {
+	}{{"loss", st.Loss, total}, {"value loss", st.ValueLoss, vloss}, {"policy loss", st.PolicyLoss, ploss}, {"l2", st.L2, l2 - vloss - ploss}} {
 		if math.Abs(c.got-c.want) > 1e-5*math.Max(1, math.Abs(c.want)) {
 			t.Errorf("%s: gorgonia %v, float64 reference %v", c.name, c.got, c.want)
 		}
@@ -233,9 +279,9 @@ func TestGradientFiniteDifference(t *testing.T) {
 		for _, j := range idx {
 			w := ts[i][j]
 			ts[i][j] = w + h
-			lp, _, _, kp := loss64(p, ts, b, decay)
+			lp, _, _, kp := loss64(p, ts, b, decay, rw)
 			ts[i][j] = w - h
-			lm, _, _, km := loss64(p, ts, b, decay)
+			lm, _, _, km := loss64(p, ts, b, decay, rw)
 			ts[i][j] = w
 			if !slices.Equal(kp, kinks) || !slices.Equal(km, kinks) {
 				skipped++ // the step crosses a ReLU kink
@@ -586,35 +632,59 @@ func TestTrainerErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(62, 63))
 	good := func() Batch { return randomBatch(rng, spec, n) }
 	bad := map[string]func(b *Batch){
-		"small batch":      func(b *Batch) { *b = randomBatch(rng, spec, n-1) },
-		"large batch":      func(b *Batch) { *b = randomBatch(rng, spec, n+1) },
-		"N mismatch":       func(b *Batch) { b.N = n - 1 },
-		"short planes":     func(b *Batch) { b.Planes = b.Planes[1:] },
-		"long policy":      func(b *Batch) { b.Policy = append(b.Policy, 0) },
-		"short value":      func(b *Batch) { b.Value = b.Value[:n-1] },
-		"nil":              func(b *Batch) { *b = Batch{N: n} },
-		"NaN plane":        func(b *Batch) { b.Planes[3] = float32(math.NaN()) },
-		"Inf plane":        func(b *Batch) { b.Planes[3] = float32(math.Inf(-1)) },
-		"NaN policy":       func(b *Batch) { b.Policy[2] = float32(math.NaN()) },
-		"negative policy":  func(b *Batch) { b.Policy[0], b.Policy[1] = -0.5, b.Policy[1]+b.Policy[0]+0.5 },
-		"policy sum":       func(b *Batch) { b.Policy[0] += 0.1 },
-		"value too large":  func(b *Batch) { b.Value[1] = 1.5 },
-		"NaN value":        func(b *Batch) { b.Value[1] = float32(math.NaN()) },
-		"zero policy rows": func(b *Batch) { clear(b.Policy) },
+		"small batch":                        func(b *Batch) { *b = randomBatch(rng, spec, n-1) },
+		"large batch":                        func(b *Batch) { *b = randomBatch(rng, spec, n+1) },
+		"N mismatch":                         func(b *Batch) { b.N = n - 1 },
+		"short planes":                       func(b *Batch) { b.Planes = b.Planes[1:] },
+		"long policy":                        func(b *Batch) { b.Policy = append(b.Policy, 0) },
+		"short value":                        func(b *Batch) { b.Value = b.Value[:n-1] },
+		"nil":                                func(b *Batch) { *b = Batch{N: n} },
+		"NaN plane":                          func(b *Batch) { b.Planes[3] = float32(math.NaN()) },
+		"Inf plane":                          func(b *Batch) { b.Planes[3] = float32(math.Inf(-1)) },
+		"NaN policy":                         func(b *Batch) { b.Policy[2] = float32(math.NaN()) },
+		"negative policy":                    func(b *Batch) { b.Policy[0], b.Policy[1] = -0.5, b.Policy[1]+b.Policy[0]+0.5 },
+		"policy sum":                         func(b *Batch) { b.Policy[0] += 0.1 },
+		"value too large":                    func(b *Batch) { b.Value[1] = 1.5 },
+		"NaN value":                          func(b *Batch) { b.Value[1] = float32(math.NaN()) },
+		"zero policy rows":                   func(b *Batch) { clear(b.Policy) },
+		"reply targets without a reply head": func(b *Batch) { b.Reply = slices.Clone(b.Policy) },
 	}
 	before := m.Params()
-	for name, f := range bad {
-		b := good()
-		f(&b)
-		if _, err := tr.Step(b); err == nil {
-			t.Errorf("%s accepted", name)
-		} else if !strings.HasPrefix(err.Error(), "net: ") {
-			t.Errorf("%s: error %q does not start with \"net: \"", name, err)
+	stepFails := func(tr *Trainer, good func() Batch, bad map[string]func(b *Batch)) {
+		for name, f := range bad {
+			b := good()
+			f(&b)
+			if _, err := tr.Step(b); err == nil {
+				t.Errorf("%s accepted", name)
+			} else if !strings.HasPrefix(err.Error(), "net: ") {
+				t.Errorf("%s: error %q does not start with \"net: \"", name, err)
+			}
 		}
 	}
+	stepFails(tr, good, bad)
 	if err := sameBits(m.Params(), before); err != nil {
 		t.Error("failed steps changed the model: ", err)
 	}
+	replySpec := spec
+	replySpec.ReplyPolicy = true
+	mr, err := NewModel(randomParams(t, replySpec, 64), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mr.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, ReplyWeight: nan}); err == nil {
+		t.Error("NaN reply weight accepted")
+	}
+	trr, err := mr.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, ReplyWeight: 0.15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stepFails(trr, func() Batch { return randomBatch(rng, replySpec, n) }, map[string]func(b *Batch){
+		"no reply targets":    func(b *Batch) { b.Reply = nil },
+		"short reply targets": func(b *Batch) { b.Reply = b.Reply[1:] },
+		"reply sum":           func(b *Batch) { b.Reply[0] += 0.1 },
+		"negative reply":      func(b *Batch) { b.Reply[0], b.Reply[1] = -0.5, b.Reply[1]+b.Reply[0]+0.5 },
+		"NaN reply":           func(b *Batch) { b.Reply[2] = float32(math.NaN()) },
+	})
 	if st := tr.State(); st.Step != 0 {
 		t.Errorf("failed steps counted: step %d", st.Step)
 	}
@@ -880,8 +950,10 @@ func TestSharedTensorsUntouched(t *testing.T) {
 // reference's weights computes the same loss and gradients within float32
 // rounding; over 200 steps the loss curves stay within 0.5%.
 func TestFastOpsFollowReference(t *testing.T) {
+	// With the reply head, which the fast and the reference towers both
+	// feed.
 	spec := Spec{Game: "test", Channels: 3, Height: 5, Width: 6, Actions: 9,
-		Blocks: 2, Filters: 16, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 16}
+		Blocks: 2, Filters: 16, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 16, ReplyPolicy: true}
 	p, err := NewParams(spec, 31)
 	if err != nil {
 		t.Fatal(err)
@@ -891,6 +963,7 @@ func TestFastOpsFollowReference(t *testing.T) {
 		Schedule:    Schedule{Kind: ScheduleCosine, LR: 0.05, Warmup: 20, Total: steps, MinLR: 0.005},
 		Momentum:    0.9,
 		WeightDecay: 1e-4,
+		ReplyWeight: 0.15,
 	}
 	newTrainer := func(p *Params, opts ...ModelOption) *Trainer { return newTestTrainer(t, p, n, cfg, opts...) }
 	trainers := []*Trainer{newTrainer(p), newTrainer(p, ReferenceOps()), newTrainer(p, ReferenceOps())}
@@ -937,12 +1010,15 @@ func TestFastOpsFollowReference(t *testing.T) {
 
 // reversed returns b with its samples in reverse order.
 func reversed(b Batch, spec Spec) Batch {
-	r := Batch{N: b.N, Planes: slices.Clone(b.Planes), Policy: slices.Clone(b.Policy), Value: slices.Clone(b.Value)}
+	r := Batch{N: b.N, Planes: slices.Clone(b.Planes), Policy: slices.Clone(b.Policy), Value: slices.Clone(b.Value), Reply: slices.Clone(b.Reply)}
 	size := spec.Channels * spec.Height * spec.Width
 	for i := 0; i < b.N; i++ {
 		j := b.N - 1 - i
 		copy(r.Planes[i*size:(i+1)*size], b.Planes[j*size:(j+1)*size])
 		copy(r.Policy[i*spec.Actions:(i+1)*spec.Actions], b.Policy[j*spec.Actions:(j+1)*spec.Actions])
+		if b.Reply != nil {
+			copy(r.Reply[i*spec.Actions:(i+1)*spec.Actions], b.Reply[j*spec.Actions:(j+1)*spec.Actions])
+		}
 		r.Value[i] = b.Value[j]
 	}
 	return r

@@ -18,5 +18,5 @@ func trainConfig(c *configs.Config) net.TrainConfig {
 	case "cosine":
 		s.Warmup, s.Total = t.WarmupSteps, t.TotalSteps
 	}
-	return net.TrainConfig{Schedule: s, Momentum: t.Momentum, WeightDecay: t.WeightDecay}
+	return net.TrainConfig{Schedule: s, Momentum: t.Momentum, WeightDecay: t.WeightDecay, ReplyWeight: t.ReplyWeight}
 }

@@ -233,8 +233,13 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 func (l *Loop) train(ctx context.Context, steps int) error {
 	c, h, w := l.game.Encoder.Shape()
 	n, a := l.cfg.Training.BatchSize, l.game.Encoder.ActionSize()
+	reply := l.cfg.Network.ReplyHead
 	feed := newBatchFeed(l.window, l.rng, steps, n, func() *net.Batch {
-		return &net.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
+		b := &net.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
+		if reply {
+			b.Reply = make([]float32, n*a)
+		}
+		return b
 	})
 	defer feed.close()
 	var acc net.Stats
@@ -248,7 +253,7 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		}
 		f := 1 / float64(k)
 		m := Metric{Kind: "train", Time: time.Now().UTC(), Generation: l.gen, Step: acc.Step,
-			Loss: acc.Loss * f, ValueLoss: acc.ValueLoss * f, PolicyLoss: acc.PolicyLoss * f, L2: acc.L2 * f,
+			Loss: acc.Loss * f, ValueLoss: acc.ValueLoss * f, PolicyLoss: acc.PolicyLoss * f, ReplyLoss: acc.ReplyLoss * f, L2: acc.L2 * f,
 			GradNorm: acc.GradNorm * f, LR: acc.LR, Window: l.window.Len(),
 			SamplesPerSec:  float64(k*n) / time.Since(t0).Seconds(),
 			BatchWaitShare: (feed.wait - wait0).Seconds() / time.Since(t0).Seconds()}
@@ -281,6 +286,7 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		acc.Loss += st.Loss
 		acc.ValueLoss += st.ValueLoss
 		acc.PolicyLoss += st.PolicyLoss
+		acc.ReplyLoss += st.ReplyLoss
 		acc.L2 += st.L2
 		acc.GradNorm += st.GradNorm
 		acc.LR, acc.Step = st.LR, st.Step
@@ -346,6 +352,7 @@ type Metric struct {
 	Loss          float64   `json:"loss,omitempty"`
 	ValueLoss     float64   `json:"value_loss,omitempty"`
 	PolicyLoss    float64   `json:"policy_loss,omitempty"`
+	ReplyLoss     float64   `json:"reply_loss,omitempty"` // the reply head's cross-entropy (network.reply_head)
 	L2            float64   `json:"l2,omitempty"`
 	GradNorm      float64   `json:"grad_norm,omitempty"`
 	LR            float64   `json:"lr,omitempty"`
