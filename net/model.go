@@ -100,9 +100,10 @@ func (s Spec) ParamTensors() []ParamInfo {
 }
 
 // ForwardFLOPs is the number of floating-point operations of one
-// position's forward pass (the playing network's: without the reply head), counting the multiply-adds of the convolutions
-// and dense layers as two operations each (batch norm, activations and
-// biases are not counted).
+// position's forward pass of the playing network (without the reply
+// head), counting the multiply-adds of the convolutions and dense layers
+// as two operations each (batch norm, activations and biases are not
+// counted).
 func (s Spec) ForwardFLOPs() int64 {
 	hw := int64(s.Height * s.Width)
 	f, c := int64(s.Filters), int64(s.Channels)
@@ -159,9 +160,9 @@ type Model struct {
 	tensors []*tensor.Dense // ParamTensors order
 	infos   []ParamInfo
 	convs   []*convLayer // BN layers in Params.TrainedLayers order
-	// playing is the number of tensors (a prefix of tensors) and of BN
-	// layers (a prefix of convs) of the playing network: inference graphs
-	// leave out the reply head.
+	// The playing network's tensors and BN layers are a prefix of tensors
+	// and convs, of these lengths: inference graphs leave out the reply
+	// head.
 	playingTensors, playingConvs int
 
 	// mu guards the weight tensors and the running statistics in convs:
