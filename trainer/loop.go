@@ -262,8 +262,12 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		}
 		// Under 100 columns (the rest is in the metrics); the gate's result
 		// is on the generation line.
-		fmt.Fprintf(l.out, "gen %d step %d | loss %.3f v %.3f p %.3f | |g| %.2f | %.0f samples/s%s\n",
-			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, m.GradNorm, m.SamplesPerSec, l.eta())
+		reply := ""
+		if m.ReplyLoss > 0 {
+			reply = fmt.Sprintf(" r %.3f", m.ReplyLoss)
+		}
+		fmt.Fprintf(l.out, "gen %d step %d | loss %.3f v %.3f p %.3f%s | |g| %.2f | %.0f samples/s%s\n",
+			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, reply, m.GradNorm, m.SamplesPerSec, l.eta())
 		acc, k, t0, wait0 = net.Stats{}, 0, time.Now(), feed.wait
 		return nil
 	}

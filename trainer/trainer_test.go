@@ -684,6 +684,9 @@ func TestReplyHead(t *testing.T) {
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatalf("resume: %v\n%s", err, out.String())
 	}
+	if !strings.Contains(out.String(), " r ") {
+		t.Errorf("the progress lines do not show the reply loss:\n%s", out.String())
+	}
 	trains := metricsOfKind(t, run, "train")
 	if len(trains) == 0 {
 		t.Fatal("no train metrics")
