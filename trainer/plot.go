@@ -36,7 +36,7 @@ type point struct {
 	step                int64
 	generation          int
 	loss, value, policy float64
-	reply               float64 // the reply head's loss (0 without one)
+	reply               float64            // the reply head's loss (0 without one)
 	clock               time.Duration      // training time
 	cpu                 time.Duration      // CPU time of the training time
 	elo                 map[string]float64 // by opponent, for generation lines
