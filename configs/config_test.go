@@ -79,9 +79,13 @@ func TestErrors(t *testing.T) {
 		{func(s string) string {
 			return strings.Replace(s, "  discount: 0.97", "  discount: 0.1", 1)
 		}, []string{"selfplay.discount = 0.1"}},
-		{func(s string) string { return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  reply_head: true", 1) },
+		{func(s string) string {
+			return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  reply_head: true", 1)
+		},
 			[]string{"network.reply_head needs training.reply_weight > 0"}},
-		{func(s string) string { return strings.Replace(s, "  momentum: 0.9", "  momentum: 0.9\n  reply_weight: 0.15", 1) },
+		{func(s string) string {
+			return strings.Replace(s, "  momentum: 0.9", "  momentum: 0.9\n  reply_weight: 0.15", 1)
+		},
 			[]string{"training.reply_weight needs network.reply_head"}},
 		{func(s string) string {
 			return strings.Replace(strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  reply_head: true", 1), "  momentum: 0.9", "  momentum: 0.9\n  reply_weight: -1", 1)
