@@ -174,8 +174,8 @@ func (w *Window) at(i int) (s, reply *Sample) {
 	for k := range w.shards {
 		sh := &w.shards[k]
 		if i < len(sh.samples) {
-			// A reply dropped from the front of a partly trimmed shard
-			// cannot happen: a reply comes later in its game.
+			// The bounds check drops a reply that was trimmed away from
+			// the front of a partly trimmed shard.
 			if d := int(sh.reply[i]); d != 0 && i+d >= 0 && i+d < len(sh.samples) {
 				reply = &sh.samples[i+d]
 			}
@@ -243,11 +243,10 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []flo
 			// The reply is the opponent's move in the opponent's frame;
 			// the game's symmetries (mirrors) act on both frames alike.
 			r := reply[i*actions : (i+1)*actions]
-			clear(r)
-			if next != nil {
-				if err := denseTarget(r, next.Policy, actionMap); err != nil {
-					return err
-				}
+			if next == nil {
+				clear(r)
+			} else if err := denseTarget(r, next.Policy, actionMap); err != nil {
+				return err
 			}
 		}
 		value[i] = s.Result + w.RootValueWeight*(s.RootValue-s.Result)

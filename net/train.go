@@ -6,7 +6,6 @@ import (
 	"hash"
 	"hash/fnv"
 	"math"
-	"slices"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
@@ -218,15 +217,16 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	// The reply targets go in scaled by the weight: the cross-entropy and
 	// its gradient are linear in the target, so the graph needs no
 	// constant for it.
-	replies := 0
+	replies := 0 // samples with a reply target
 	if gr.rpiv != nil {
-		w, rs := float32(t.cfg.ReplyWeight), gr.rpiv.Float32s()
-		for i, x := range b.Reply {
-			rs[i] = w * x
-		}
-		a := m.spec.Actions
+		w, rs, a := float32(t.cfg.ReplyWeight), gr.rpiv.Float32s(), m.spec.Actions
 		for i := 0; i < b.N; i++ {
-			if slices.ContainsFunc(b.Reply[i*a:(i+1)*a], func(x float32) bool { return x != 0 }) {
+			var has bool
+			for j, x := range b.Reply[i*a : (i+1)*a] {
+				rs[i*a+j] = w * x
+				has = has || x != 0
+			}
+			if has {
 				replies++
 			}
 		}
