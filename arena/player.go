@@ -68,7 +68,7 @@ const (
 const SpecUsage = `player specs (-a, -b):
   random
   ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1)
-  net:FILE[,sims=N,search=puct|gumbel]                      a network with MCTS (FILE: checkpoint or run directory)
+  net:FILE[,sims=N,search=puct|gumbel,discount=D]           a network with MCTS (FILE: checkpoint or run directory)
   abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
   uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
@@ -84,8 +84,8 @@ every kind also takes name=NAME (the name in results)`
 //
 //	random
 //	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N]
-//	net:FILE[,sims=N,search=puct|gumbel]
-//	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,algo=A,hash=MiB]
+//	net:FILE[,sims=N,search=puct|gumbel,discount=D]
+//	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,discount=D,algo=A,hash=MiB]
 //	mcts:sims=N[,search=puct|gumbel]
 //	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
 //	human
@@ -97,6 +97,8 @@ every kind also takes name=NAME (the name in results)`
 // text). FILE is a checkpoint file or a run directory (its best
 // checkpoint). movetime takes milliseconds or a Go duration ("500ms").
 // net sims default to 200; sims=0 plays the raw policy (argmax prior).
+// discount=D backs the search's values up with the per-ply factor the
+// network learned them with (search.discount; default none).
 // mcts is network-free MCTS with random playouts to the end of the game.
 type Spec struct {
 	Text string // the spec as given
@@ -113,8 +115,10 @@ type Spec struct {
 	base   *infer.Net // cloned per player
 	sims   int
 	gumbel bool
-	search *mcts.Config // NetOptions.Search (nil: defaults)
-	m      float64
+	// discount is the search's per-ply value factor (0: none).
+	discount float64
+	search   *mcts.Config // NetOptions.Search (nil: defaults)
+	m        float64
 	// custom players (NewFuncSpec)
 	newPlayer func() (Player, error)
 	// interactive players (a person) play one game at a time
@@ -442,7 +446,7 @@ func parseMoveTime(v string) (time.Duration, error) {
 	return t, nil
 }
 
-// parseSearch reads sims= and search=.
+// parseSearch reads sims=, search= and discount=.
 func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 	s.sims = defSims
 	n, ok, err := s.intArg(kv, "sims", 0, 10_000_000)
@@ -459,11 +463,18 @@ func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 	default:
 		return fmt.Errorf("arena: player %q: search=%q (valid: puct, gumbel)", s.Text, v)
 	}
+	if v, ok := kv["discount"]; ok {
+		d, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(d >= 0.5 && d < 1) {
+			return fmt.Errorf("arena: player %q: discount=%q is not a number in [0.5, 1)", s.Text, v)
+		}
+		s.discount = d
+	}
 	return nil
 }
 
 func (s *Spec) parseNet(g game.Game, kv map[string]string, pos []string) error {
-	if err := s.keys(kv, "sims", "search", "file"); err != nil {
+	if err := s.keys(kv, "sims", "search", "discount", "file"); err != nil {
 		return err
 	}
 	file, hasFile := kv["file"]
@@ -486,7 +497,7 @@ func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) erro
 	if err := s.noPositional(pos); err != nil {
 		return err
 	}
-	if err := s.keys(kv, abKeys("net", "m", "depth", "sims", "search")...); err != nil {
+	if err := s.keys(kv, abKeys("net", "m", "depth", "sims", "search", "discount")...); err != nil {
 		return err
 	}
 	for _, k := range []string{"net", "m", "depth"} {

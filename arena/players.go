@@ -55,13 +55,13 @@ func (s *Spec) New() (Player, error) {
 
 // SearchConfig is the MCTS constants the spec's network or mcts players
 // search with: NetOptions.Search when given, else the defaults (with
-// Gumbel as the spec says). The arena's players never add root noise.
+// Gumbel and the discount as the spec says). The arena's players never add root noise.
 func (s *Spec) SearchConfig() mcts.Config {
 	if s.search != nil {
 		return *s.search
 	}
 	c := mcts.DefaultConfig()
-	c.Gumbel = s.gumbel
+	c.Gumbel, c.Discount = s.gumbel, s.discount
 	return c
 }
 

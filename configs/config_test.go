@@ -80,6 +80,9 @@ func TestErrors(t *testing.T) {
 			return strings.Replace(s, "  discount: 0.97", "  discount: 0.1", 1)
 		}, []string{"selfplay.discount = 0.1"}},
 		{func(s string) string {
+			return strings.Replace(s, "  proven_targets: true", "  proven_targets: true\n  discount: 1.5", 1)
+		}, []string{"search.discount = 1.5"}},
+		{func(s string) string {
 			return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  reply_head: true", 1)
 		},
 			[]string{"network.reply_head needs training.reply_weight > 0"}},

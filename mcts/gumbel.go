@@ -118,13 +118,8 @@ func (t *Tree) sigmaCompleted() []float64 {
 		if ch[i].visits > 0 {
 			q[i] = float64(ch[i].q())
 		}
-		switch ch[i].proven { // exact values for decided moves
-		case provLoss:
-			q[i] = 1
-		case provWin:
-			q[i] = -1
-		case provDraw:
-			q[i] = 0
+		if ch[i].proven != unknown { // exact values for decided moves
+			q[i] = -float64(t.provenValue(&ch[i]))
 		}
 		lo, hi = math.Min(lo, q[i]), math.Max(hi, q[i])
 	}

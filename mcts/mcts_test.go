@@ -372,3 +372,63 @@ func sumOf(xs []float32) float32 {
 	}
 	return s
 }
+
+// TestDiscount: with Config.Discount d a node is worth -d times its
+// child's value, and a proven end k plies away d^k (the value the network
+// learns with selfplay.discount); without it, values pass up unchanged.
+func TestDiscount(t *testing.T) {
+	const v = 0.5
+	for _, d := range []float64{0, 0.9} {
+		cfg := DefaultConfig()
+		cfg.Solver, cfg.Discount = false, d
+		// The root's expansion (its own value v), then one simulation
+		// into a child, whose v is -d*v from the root (d = 1 without a
+		// discount).
+		res, err := NewTree(cfg, Uniform{Value: v}, connect4.New(), rng(1)).Search(context.Background(), 1, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := d
+		if d == 0 {
+			f = 1
+		}
+		if want := float32((v - f*v) / 2); math.Abs(float64(res.Value-want)) > 1e-6 {
+			t.Errorf("discount %v: root value %v after one simulation, want %v", d, res.Value, want)
+		}
+	}
+	// Proven roots: their value is the proven result times d^plies, and a
+	// win in one is worth exactly d.
+	const d = 0.9
+	lp, _ := lion.New(nil)
+	for _, start := range []game.Position{connect4.New(), lp} {
+		proven, inOne := 0, 0
+		for _, p := range gametest.RandomPositions(start, 120, 30, 5) {
+			if p.Status().Over() {
+				continue
+			}
+			cfg := DefaultConfig()
+			cfg.Discount = d
+			res, err := NewTree(cfg, Uniform{}, p, rng(3)).Search(context.Background(), 2000, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Proven || res.Value == 0 {
+				continue
+			}
+			proven++
+			want := math.Copysign(math.Pow(d, float64(res.ProvenPlies)), float64(res.Value))
+			if math.Abs(float64(res.Value)-want) > 1e-5 {
+				t.Errorf("%s %s: proven value %v in %d plies, want %v", p.Game(), p, res.Value, res.ProvenPlies, want)
+			}
+			if gametest.WinsWithin(p, 1) {
+				inOne++
+				if math.Abs(float64(res.Value)-d) > 1e-6 {
+					t.Errorf("%s %s: a win in one is worth %v, want %v", p.Game(), p, res.Value, d)
+				}
+			}
+		}
+		if proven < 10 || inOne < 3 {
+			t.Errorf("%s: only %d proven roots, %d wins in one", start.Game(), proven, inOne)
+		}
+	}
+}
