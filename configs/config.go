@@ -97,6 +97,11 @@ type SelfPlay struct {
 	// plies (not recorded as samples; they count towards
 	// TemperaturePlies): diversity without a long temperature phase.
 	OpeningPlies int `yaml:"opening_plies,omitempty"`
+	// OpeningPliesMax, when above OpeningPlies, draws each game's number
+	// of random plies uniformly from [OpeningPlies, OpeningPliesMax]: the
+	// games then start from positions of every stage, not only the
+	// opening lines self-play itself prefers.
+	OpeningPliesMax int `yaml:"opening_plies_max,omitempty"`
 	// SurpriseWeight is KataGo's policy-surprise weighting: each searched
 	// position is recorded (1-a) + a*KL/mean(KL) times on average, KL the
 	// divergence of its policy target from the network's prior (0: off;
@@ -402,6 +407,9 @@ func (c *Config) Validate() error {
 	intIn("selfplay.cache_size", p.CacheSize, 0, 1<<26)
 	intIn("selfplay.temperature_plies", p.TemperaturePlies, 0, 1000)
 	intIn("selfplay.opening_plies", p.OpeningPlies, 0, 100)
+	if p.OpeningPliesMax != 0 {
+		intIn("selfplay.opening_plies_max", p.OpeningPliesMax, max(p.OpeningPlies, 1), 100)
+	}
 	floatIn("selfplay.surprise_weight", p.SurpriseWeight, 0, 1)
 	if p.Discount != 0 {
 		floatIn("selfplay.discount", p.Discount, 0.5, 1)

@@ -318,8 +318,8 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 		return Record{}, err
 	}
 	rec := Record{ID: id}
-	if sp.OpeningPlies > 0 {
-		opening, err := game.RandomOpening(start, sp.OpeningPlies, rng)
+	if plies := openingPlies(sp, rng); plies > 0 {
+		opening, err := game.RandomOpening(start, plies, rng)
 		if err != nil {
 			return Record{}, fmt.Errorf("selfplay: %w", err)
 		}
@@ -670,3 +670,12 @@ func (w *Worker) flush(final bool) error {
 // has written in dir (data.NextSeq), so a restarted worker never
 // overwrites its shards.
 func NextShardSeq(dir, worker string) int { return data.NextSeq(dir, worker) }
+
+// openingPlies draws a game's number of random opening plies:
+// selfplay.opening_plies, or uniformly up to opening_plies_max.
+func openingPlies(sp configs.SelfPlay, rng *rand.Rand) int {
+	if sp.OpeningPliesMax > sp.OpeningPlies {
+		return sp.OpeningPlies + rng.IntN(sp.OpeningPliesMax-sp.OpeningPlies+1)
+	}
+	return sp.OpeningPlies
+}

@@ -156,6 +156,30 @@ func TestOpeningPlies(t *testing.T) {
 	}
 }
 
+// A range of opening plies: each game draws its own number from
+// [opening_plies, opening_plies_max], every value turns up, and the
+// first sample comes right after the opening (every move is searched).
+func TestOpeningPliesMax(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	cfg.Search.Simulations = 4
+	cfg.SelfPlay.OpeningPlies, cfg.SelfPlay.OpeningPliesMax, cfg.SelfPlay.TemperaturePlies = 2, 5, 0
+	seen := map[int]int{}
+	for id := uint64(1); id <= 24; id++ {
+		rec := playGame(t, cfg, rn, 0, id)
+		if len(rec.Samples) == 0 {
+			t.Fatalf("game %d: no samples", id)
+		}
+		first := rec.Samples[0].Ply
+		if first < 2 || first > 5 {
+			t.Fatalf("game %d: the first sample at ply %d, want the opening's end in [2, 5]", id, first)
+		}
+		seen[first]++
+	}
+	if len(seen) != 4 {
+		t.Fatalf("opening lengths drawn: %v, want each of 2..5", seen)
+	}
+}
+
 // Discounted results: the same game, each sample's z shrunk by the
 // discount once per ply to the game's end (replayed from its moves).
 func TestDiscount(t *testing.T) {
