@@ -53,6 +53,19 @@ func (s *Spec) New() (Player, error) {
 	return nil, fmt.Errorf("arena: player %q: unknown kind %q", s.Text, s.Kind)
 }
 
+// Evaluator returns a new evaluator of the spec's network (net and
+// abzero specs): its value and policy without a search.
+func (s *Spec) Evaluator() (*mcts.NetEvaluator, error) {
+	if s.base == nil {
+		return nil, fmt.Errorf("arena: player %q has no network", s.Text)
+	}
+	g, err := game.Lookup(s.Game)
+	if err != nil {
+		return nil, fmt.Errorf("arena: %w", err)
+	}
+	return mcts.NewNetEvaluator(s.base.Clone(), g.Encoder), nil
+}
+
 // SearchConfig is the MCTS constants the spec's network or mcts players
 // search with: NetOptions.Search when given, else the defaults (with
 // Gumbel and the discount as the spec says). The arena's players never add root noise.

@@ -188,3 +188,99 @@ func judge(ctx context.Context, pl arena.Player, sv *c4solver.Solver, l Line, se
 	got := -v
 	return got == l.Score, sign(got) == sign(l.Score), nil
 }
+
+// Evaluator is a network's value of a position for its side to move
+// (mcts.Evaluator); priors receives the policy over moves.
+type Evaluator interface {
+	Evaluate(p game.Position, moves []game.Move, priors []float32) (float32, error)
+}
+
+// ValueOrder measures a value function on Pons' positions by the exact
+// scores of their moves: what it knows beyond the outcome.
+type ValueOrder struct {
+	Positions int
+	// GreedyOptimal and GreedyKept count the positions where the move to
+	// the child the value likes best (a win at once worth 1) is optimal,
+	// or keeps the outcome.
+	GreedyOptimal, GreedyKept int
+	// Pairs counts the pairs of moves that both keep the position's
+	// outcome but differ in exact score (a quicker and a slower win, a
+	// slower and a quicker loss); Ordered those whose children the value
+	// orders as the exact scores do (a tie is not ordered).
+	Pairs, Ordered int
+}
+
+// OrderedRate is Ordered / Pairs (0.5: the value knows nothing of how
+// soon the game ends).
+func (v ValueOrder) OrderedRate() float64 { return ratio(v.Ordered, v.Pairs) }
+
+// MeasureValues evaluates every child of every position with e and
+// judges the values against the exact solver.
+func MeasureValues(ctx context.Context, e Evaluator, lines []Line) (ValueOrder, error) {
+	sv, err := c4solver.New(c4solver.Fastest, 32)
+	if err != nil {
+		return ValueOrder{}, err
+	}
+	var out ValueOrder
+	var priors []float32
+	for i, l := range lines {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		p, err := connect4.Parse(l.Moves)
+		if err != nil {
+			return out, err
+		}
+		moves := p.GenerateMoves(nil)
+		exact := make([]int, len(moves))
+		value := make([]float32, len(moves))
+		for j, m := range moves {
+			q := p.Clone().(*connect4.Position)
+			q.Make(m)
+			if st := q.Status(); st.Over() {
+				// A win at once is the quickest; else the board is full.
+				exact[j], value[j] = 0, -st.Result.Value()
+				if st.Result == game.Loss {
+					exact[j] = l.Score
+				}
+				continue
+			}
+			v, err := sv.SolveContext(ctx, q)
+			if err != nil {
+				return out, err
+			}
+			replies := q.GenerateMoves(nil)
+			priors = append(priors[:0], make([]float32, len(replies))...)
+			w, err := e.Evaluate(q, replies, priors)
+			if err != nil {
+				return out, fmt.Errorf("pons: position %d (%s): %w", i+1, l.Moves, err)
+			}
+			exact[j], value[j] = -v, -w
+		}
+		out.Positions++
+		best := 0
+		for j := range moves {
+			if value[j] > value[best] {
+				best = j
+			}
+		}
+		if exact[best] == l.Score {
+			out.GreedyOptimal++
+		}
+		if sign(exact[best]) == sign(l.Score) {
+			out.GreedyKept++
+		}
+		for a := range moves {
+			for b := a + 1; b < len(moves); b++ {
+				if sign(exact[a]) != sign(l.Score) || sign(exact[b]) != sign(l.Score) || exact[a] == exact[b] {
+					continue
+				}
+				out.Pairs++
+				if (exact[a] > exact[b]) == (value[a] > value[b]) && value[a] != value[b] {
+					out.Ordered++
+				}
+			}
+		}
+	}
+	return out, nil
+}

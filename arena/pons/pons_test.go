@@ -109,3 +109,43 @@ func TestReadPonsErrors(t *testing.T) {
 		t.Error("a xiangqi player accepted")
 	}
 }
+
+// scoreEval values a position by its exact score (score/22, increasing
+// with it), or by a constant.
+type scoreEval struct {
+	s    *c4solver.Solver
+	flat bool
+}
+
+func (e scoreEval) Evaluate(p game.Position, moves []game.Move, priors []float32) (float32, error) {
+	if e.flat {
+		return 0.3, nil
+	}
+	return float32(e.s.Solve(p.(*connect4.Position))) / 22, nil
+}
+
+// TestMeasureValues: a value that follows the exact score orders every
+// pair of outcome-keeping moves and picks the optimal move greedily; a
+// constant orders only the pairs with a win at once in them.
+func TestMeasureValues(t *testing.T) {
+	lines := ponsLines(t, "Test_L2_R1", 60)
+	s, err := c4solver.New(c4solver.Fastest, 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := MeasureValues(context.Background(), scoreEval{s: s}, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exact.Positions != 60 || exact.Pairs < 60 || exact.Ordered != exact.Pairs || exact.GreedyOptimal != 60 || exact.GreedyKept != 60 {
+		t.Fatalf("exact values: %+v, want every pair ordered and every greedy move optimal", exact)
+	}
+	flat, err := MeasureValues(context.Background(), scoreEval{flat: true}, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if flat.Pairs != exact.Pairs || flat.OrderedRate() > 0.3 || flat.GreedyOptimal >= 60 {
+		t.Fatalf("constant values: %+v (exact: %+v)", flat, exact)
+	}
+	t.Logf("exact %+v, constant %+v", exact, flat)
+}

@@ -58,6 +58,7 @@ type options struct {
 	out, label, run, anchor string
 	ratings                 bool
 	pons                    string
+	ponsValues              bool
 	positions               int
 	set                     map[string]bool // the flags given
 }
@@ -86,6 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.anchor, "anchor", "", "-ratings: the player held at Elo 0 (default: the first ab: player, else random, else the first by name)")
 	fs.StringVar(&o.pons, "pons", "", "connect4: measure player A's optimal-move rate on this file of Pons positions")
 	fs.IntVar(&o.positions, "positions", 0, "-pons: use the first N positions (0: all)")
+	fs.BoolVar(&o.ponsValues, "pons-values", false, "-pons: also judge player A's value head on every move's position (net players)")
 	cliflag.Usage(fs, "arena -a SPEC -b SPEC [-variant GAME] [-games N] ... | arena -run RUN -ratings | arena -variant connect4 -a SPEC -pons FILE",
 		"Plays matches between two players and reports W-D-L, Elo with its 95% interval, LOS (and an SPRT\n"+
 			"with -sprt); rates a run's recorded games (-ratings); measures a Connect Four player's optimal-move\n"+
@@ -293,6 +295,9 @@ func runPons(ctx context.Context, o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.ponsValues && p.Kind != arena.KindNet && p.Kind != arena.KindABZero {
+		return fmt.Errorf("-pons-values needs a network player as -a, not %q", o.a)
+	}
 	f, err := os.Open(o.pons)
 	if err != nil {
 		return err
@@ -306,9 +311,26 @@ func runPons(ctx context.Context, o options, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var vo *pons.ValueOrder
+	if o.ponsValues {
+		ev, err := p.Evaluator()
+		if err != nil {
+			return err
+		}
+		v, err := pons.MeasureValues(ctx, ev, lines)
+		if err != nil {
+			return err
+		}
+		vo = &v
+	}
 	if o.json {
-		j, err := json.Marshal(map[string]any{"player": p.Name(), "file": o.pons, "positions": acc.Positions,
-			"optimal": acc.Optimal, "outcome_kept": acc.OutcomeKept, "optimal_rate": acc.OptimalRate(), "outcome_rate": acc.OutcomeRate()})
+		out := map[string]any{"player": p.Name(), "file": o.pons, "positions": acc.Positions,
+			"optimal": acc.Optimal, "outcome_kept": acc.OutcomeKept, "optimal_rate": acc.OptimalRate(), "outcome_rate": acc.OutcomeRate()}
+		if vo != nil {
+			out["value_greedy_optimal"], out["value_greedy_kept"] = vo.GreedyOptimal, vo.GreedyKept
+			out["value_pairs"], out["value_ordered"], out["value_ordered_rate"] = vo.Pairs, vo.Ordered, vo.OrderedRate()
+		}
+		j, err := json.Marshal(out)
 		if err != nil {
 			return err
 		}
@@ -318,5 +340,9 @@ func runPons(ctx context.Context, o options, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%s on %s: %d positions\n", p.Name(), o.pons, acc.Positions)
 	fmt.Fprintf(stdout, "outcome kept: %d/%d (%.1f%%)\n", acc.OutcomeKept, acc.Positions, 100*acc.OutcomeRate())
 	fmt.Fprintf(stdout, "optimal: %d/%d\n", acc.Optimal, acc.Positions)
+	if vo != nil {
+		fmt.Fprintf(stdout, "value head, the move to its best child: optimal %d/%d, outcome kept %d/%d\n", vo.GreedyOptimal, vo.Positions, vo.GreedyKept, vo.Positions)
+		fmt.Fprintf(stdout, "value head, outcome-keeping moves of different exact scores ordered right: %d/%d (%.1f%%; 50%%: no sense of how soon)\n", vo.Ordered, vo.Pairs, 100*vo.OrderedRate())
+	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
+	"github.com/tabula-zero/tabula/internal/testnet"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -116,6 +117,20 @@ func TestPons(t *testing.T) {
 	var res map[string]any
 	if err := json.Unmarshal([]byte(lastLine(out)), &res); err != nil || res["positions"].(float64) != 10 {
 		t.Errorf("JSON %q: %v", out, err)
+	}
+	// A network's value head judged on every move's position: the pairs
+	// counted are the same whatever the network (they come from the solver).
+	ck := testnet.Checkpoint(t, t.TempDir(), "connect4", 1)
+	out, _, err = runArgs(t, "-variant", "connect4", "-a", "net:"+ck+",sims=0", "-pons", file, "-positions", "10", "-pons-values", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = nil
+	if err := json.Unmarshal([]byte(lastLine(out)), &res); err != nil || res["value_pairs"] == nil || res["value_ordered"].(float64) > res["value_pairs"].(float64) {
+		t.Errorf("JSON %q: %v", out, err)
+	}
+	if _, _, err := runArgs(t, "-variant", "connect4", "-a", "random", "-pons", file, "-pons-values"); err == nil || !strings.Contains(err.Error(), "needs a network player") {
+		t.Errorf("-pons-values with random: %v", err)
 	}
 }
 
