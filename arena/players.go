@@ -15,8 +15,7 @@ import (
 // network weights (read-only) but nothing else, so each may run in its own
 // goroutine.
 func (s *Spec) New() (Player, error) {
-	g, err := game.Lookup(s.Game)
-	if err != nil {
+	if _, err := game.Lookup(s.Game); err != nil {
 		return nil, fmt.Errorf("arena: %w", err)
 	}
 	switch s.Kind {
@@ -31,13 +30,19 @@ func (s *Spec) New() (Player, error) {
 		}
 		return &abPlayer{name: s.name, s: ab, lim: s.limits}, nil
 	case KindNet:
-		ev := mcts.NewNetEvaluator(s.base.Clone(), g.Encoder)
+		ev, err := s.Evaluator()
+		if err != nil {
+			return nil, err
+		}
 		return &mctsPlayer{name: s.name, sims: s.sims, mc: mcts.NewMover(s.SearchConfig(), ev, 0)}, nil
 	case KindMCTS:
 		ev := &rolloutEval{}
 		return &mctsPlayer{name: s.name, sims: s.sims, mc: mcts.NewMover(s.SearchConfig(), ev, 0), rollout: ev}, nil
 	case KindABZero:
-		ev := mcts.NewNetEvaluator(s.base.Clone(), g.Encoder)
+		ev, err := s.Evaluator()
+		if err != nil {
+			return nil, err
+		}
 		cfg := abzero.DefaultConfig(s.m, s.limits.Depth, s.sims)
 		cfg.MCTS = s.SearchConfig()
 		cfg.AlphaBeta = s.abOpts

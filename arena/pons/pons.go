@@ -250,8 +250,10 @@ func MeasureValues(ctx context.Context, e Evaluator, lines []Line) (ValueOrder, 
 				return out, err
 			}
 			replies := q.GenerateMoves(nil)
-			priors = append(priors[:0], make([]float32, len(replies))...)
-			w, err := e.Evaluate(q, replies, priors)
+			if cap(priors) < len(replies) {
+				priors = make([]float32, len(replies))
+			}
+			w, err := e.Evaluate(q, replies, priors[:len(replies)])
 			if err != nil {
 				return out, fmt.Errorf("pons: position %d (%s): %w", i+1, l.Moves, err)
 			}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/arena/pons"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
@@ -118,16 +120,48 @@ func TestPons(t *testing.T) {
 	if err := json.Unmarshal([]byte(lastLine(out)), &res); err != nil || res["positions"].(float64) != 10 {
 		t.Errorf("JSON %q: %v", out, err)
 	}
-	// A network's value head judged on every move's position: the pairs
-	// counted are the same whatever the network (they come from the solver).
+	// A network's value head judged on every move's position: the JSON
+	// carries what pons.MeasureValues finds for the same network.
 	ck := testnet.Checkpoint(t, t.TempDir(), "connect4", 1)
-	out, _, err = runArgs(t, "-variant", "connect4", "-a", "net:"+ck+",sims=0", "-pons", file, "-positions", "10", "-pons-values", "-json")
+	spec := "net:" + ck + ",sims=0"
+	out, _, err = runArgs(t, "-variant", "connect4", "-a", spec, "-pons", file, "-positions", "10", "-pons-values", "-json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	res = nil
-	if err := json.Unmarshal([]byte(lastLine(out)), &res); err != nil || res["value_pairs"] == nil || res["value_ordered"].(float64) > res["value_pairs"].(float64) {
-		t.Errorf("JSON %q: %v", out, err)
+	var vals struct {
+		GreedyOptimal int     `json:"value_greedy_optimal"`
+		GreedyKept    int     `json:"value_greedy_kept"`
+		Pairs         int     `json:"value_pairs"`
+		Ordered       int     `json:"value_ordered"`
+		Rate          float64 `json:"value_ordered_rate"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(out)), &vals); err != nil {
+		t.Fatalf("JSON %q: %v", out, err)
+	}
+	p, err := arena.ParsePlayer(spec, "connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := p.Evaluator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lines, err := pons.Read(f, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := pons.MeasureValues(context.Background(), ev, lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Pairs == 0 || vals.GreedyOptimal != want.GreedyOptimal || vals.GreedyKept != want.GreedyKept ||
+		vals.Pairs != want.Pairs || vals.Ordered != want.Ordered || vals.Rate != want.OrderedRate() {
+		t.Errorf("-pons-values JSON %+v, pons.MeasureValues %+v", vals, want)
 	}
 	if _, _, err := runArgs(t, "-variant", "connect4", "-a", "random", "-pons", file, "-pons-values"); err == nil || !strings.Contains(err.Error(), "needs a network player") {
 		t.Errorf("-pons-values with random: %v", err)
