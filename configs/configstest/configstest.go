@@ -18,6 +18,9 @@ func TinyConnectFour(t testing.TB) *configs.Config {
 	}
 	cfg.Network.Blocks, cfg.Network.Filters, cfg.Network.ValueHidden = 1, 8, 8
 	cfg.Search.Simulations = 8
+	// The preset's random starts (up to 20 plies) can play a whole short
+	// game without a search; the tests here watch searched games.
+	cfg.SelfPlay.OpeningPliesMax = 0
 	cfg.SelfPlay.ParallelGames, cfg.SelfPlay.BatchSize, cfg.SelfPlay.ShardSamples = 8, 8, 100
 	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
 	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 10, 1
