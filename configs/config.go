@@ -180,8 +180,11 @@ type Training struct {
 	Rates              []float64 `yaml:"rates"`      // piecewise: rates after each boundary
 	WarmupSteps        int64     `yaml:"warmup_steps"`
 	TotalSteps         int64     `yaml:"total_steps"` // cosine: steps to decay over
-	Momentum           float64   `yaml:"momentum"`
-	WeightDecay        float64   `yaml:"weight_decay"`
+	// MinLearningRate is where the cosine ends and stays from TotalSteps
+	// on, so a run can go on learning after a decay sized to its budget.
+	MinLearningRate float64 `yaml:"min_learning_rate,omitempty"`
+	Momentum        float64 `yaml:"momentum"`
+	WeightDecay     float64 `yaml:"weight_decay"`
 	// ValueRootWeight mixes the self-play search's root value into the
 	// value target: (1-w)*result + w*root value (0: the result only).
 	ValueRootWeight float64 `yaml:"value_root_weight,omitempty"`
@@ -470,6 +473,9 @@ func (c *Config) Validate() error {
 	case "cosine":
 		if t.TotalSteps <= t.WarmupSteps {
 			errs = append(errs, fmt.Sprintf("training.total_steps = %d must exceed training.warmup_steps = %d", t.TotalSteps, t.WarmupSteps))
+		}
+		if t.MinLearningRate < 0 || t.MinLearningRate > t.LearningRate {
+			errs = append(errs, fmt.Sprintf("training.min_learning_rate = %g must be in [0, training.learning_rate = %g]", t.MinLearningRate, t.LearningRate))
 		}
 	default:
 		errs = append(errs, fmt.Sprintf("training.schedule = %q is not piecewise or cosine", t.Schedule))

@@ -77,6 +77,9 @@ func TestErrors(t *testing.T) {
 		}, []string{"gating.matches[0].sprt needs a threshold", "elo0 = 10 must be below elo1 = 5", "gating.matches[0].sprt.beta = 0.6"}},
 		{func(s string) string { return strings.Replace(s, "gating:\n", "gating:\n  every: -2\n", 1) }, []string{"gating.every = -2"}},
 		{func(s string) string {
+			return strings.Replace(s, "  schedule: piecewise", "  schedule: cosine\n  min_learning_rate: 0.5", 1)
+		}, []string{"training.min_learning_rate = 0.5", "training.total_steps = 0"}},
+		{func(s string) string {
 			return strings.Replace(s, "  discount: 0.97", "  discount: 0.1", 1)
 		}, []string{"selfplay.discount = 0.1"}},
 		{func(s string) string {

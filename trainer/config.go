@@ -16,7 +16,7 @@ func trainConfig(c *configs.Config) net.TrainConfig {
 		}
 		s.Boundaries, s.Values = t.Boundaries, t.Rates
 	case "cosine":
-		s.Warmup, s.Total = t.WarmupSteps, t.TotalSteps
+		s.Warmup, s.Total, s.MinLR = t.WarmupSteps, t.TotalSteps, t.MinLearningRate
 	}
 	return net.TrainConfig{Schedule: s, Momentum: t.Momentum, WeightDecay: t.WeightDecay, ReplyWeight: t.ReplyWeight}
 }

@@ -375,6 +375,20 @@ func TestSampleRatioAfterRestart(t *testing.T) {
 	}
 }
 
+// TestCosineFloor: training.min_learning_rate is where a cosine schedule
+// ends and stays, so steps past total_steps still learn.
+func TestCosineFloor(t *testing.T) {
+	cfg := tinyConfig(t)
+	cfg.Training.Schedule, cfg.Training.LearningRate = "cosine", 0.05
+	cfg.Training.WarmupSteps, cfg.Training.TotalSteps, cfg.Training.MinLearningRate = 0, 4, 0.004
+	run := t.TempDir()
+	oneGen(t, run, cfg)
+	tr := metricsOfKind(t, run, "train")
+	if len(tr) == 0 || tr[len(tr)-1].Step <= 4 || tr[len(tr)-1].LR != 0.004 {
+		t.Fatalf("train metrics past total_steps: %+v", tr)
+	}
+}
+
 // A metrics write that fails (a full disk) stops the run with an error.
 func TestMetricsWriteErrorStops(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
