@@ -458,6 +458,9 @@ func (c *Config) Validate() error {
 	}
 	switch t.Schedule {
 	case "piecewise":
+		if t.MinLearningRate != 0 {
+			errs = append(errs, "training.min_learning_rate is for the cosine schedule; piecewise takes its last rate from training.rates")
+		}
 		if len(t.Boundaries) != len(t.Rates) {
 			errs = append(errs, fmt.Sprintf("training.boundaries has %d entries but training.rates has %d", len(t.Boundaries), len(t.Rates)))
 		}

@@ -80,6 +80,9 @@ func TestErrors(t *testing.T) {
 			return strings.Replace(s, "  schedule: piecewise", "  schedule: cosine\n  min_learning_rate: 0.5", 1)
 		}, []string{"training.min_learning_rate = 0.5", "training.total_steps = 0"}},
 		{func(s string) string {
+			return strings.Replace(s, "  schedule: piecewise", "  schedule: piecewise\n  min_learning_rate: 0.001", 1)
+		}, []string{"training.min_learning_rate is for the cosine schedule"}},
+		{func(s string) string {
 			return strings.Replace(s, "  discount: 0.97", "  discount: 0.1", 1)
 		}, []string{"selfplay.discount = 0.1"}},
 		{func(s string) string {
