@@ -27,6 +27,9 @@ type Hub struct {
 	kv     jetstream.KeyValue
 	nets   jetstream.ObjectStore
 	stream jetstream.Stream
+	// fetchBase is a network read's bound before its size is added
+	// (fetchRate); tests shorten it.
+	fetchBase time.Duration
 }
 
 // Key-value keys.
@@ -64,7 +67,7 @@ func newHub(nc *nats.Conn, run string) (*Hub, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsrun: %w", err)
 	}
-	return &Hub{run: run, js: js}, nil
+	return &Hub{run: run, js: js, fetchBase: fetchBase}, nil
 }
 
 // Create makes (or opens) the run's stream and buckets: the trainer's side.
@@ -174,15 +177,61 @@ func (h *Hub) Best(ctx context.Context) (Best, error) {
 	return parseBest(e.Value())
 }
 
+// A network read that stalls (an object-store read whose ordered consumer
+// stops, as nats.js#430 describes) is abandoned after fetchBase plus the
+// checkpoint's size at fetchRate and tried again, fetchAttempts times in
+// all. Without a bound of its own jetstream gives a whole read its 5 s
+// API timeout: too short for a large network on a slow link, and a worker
+// whose read hangs would wait for nothing.
+const (
+	fetchAttempts = 4
+	fetchBase     = 10 * time.Second
+	fetchRate     = 256 << 10 // bytes a second: the slowest link a worker is expected on
+)
+
+// errChecksum marks a network whose bytes do not match its entry: trying
+// again fetches the same bytes.
+var errChecksum = errors.New("does not match its SHA-256")
+
 // Network fetches a best network's checkpoint bytes and verifies them
-// against its SHA-256.
+// against its SHA-256. Each read is bounded by the checkpoint's size and a
+// failed one is retried, so a stalled read costs a bound, not the worker.
 func (h *Hub) Network(ctx context.Context, b Best) ([]byte, error) {
-	ckpt, err := h.nets.GetBytes(ctx, b.Name)
+	var err error
+	for attempt := 1; attempt <= fetchAttempts; attempt++ {
+		var ckpt []byte
+		if ckpt, err = h.fetchNetwork(ctx, b); err == nil {
+			return ckpt, nil
+		}
+		if ctx.Err() != nil || errors.Is(err, errChecksum) || errors.Is(err, jetstream.ErrObjectNotFound) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Duration(attempt) * 500 * time.Millisecond):
+		}
+	}
+	return nil, fmt.Errorf("natsrun: network %s: %w", b.Name, err)
+}
+
+// fetchNetwork is one bounded read of a network.
+func (h *Hub) fetchNetwork(ctx context.Context, b Best) ([]byte, error) {
+	info, err := h.nets.GetInfo(ctx, b.Name)
 	if err != nil {
-		return nil, fmt.Errorf("natsrun: network %s: %w", b.Name, err)
+		return nil, err
+	}
+	bound := h.fetchBase + time.Duration(info.Size)*time.Second/fetchRate
+	rctx, cancel := context.WithTimeout(ctx, bound)
+	defer cancel()
+	ckpt, err := h.nets.GetBytes(rctx, b.Name)
+	if err != nil {
+		if rctx.Err() != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("read not done within %v (%d bytes): %w", bound, info.Size, err)
+		}
+		return nil, err
 	}
 	if sum := sha256.Sum256(ckpt); hex.EncodeToString(sum[:]) != b.SHA256 {
-		return nil, fmt.Errorf("natsrun: network %s does not match its SHA-256", b.Name)
+		return nil, errChecksum
 	}
 	return ckpt, nil
 }

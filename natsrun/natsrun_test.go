@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	stdnet "net"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/data/datatest"
@@ -139,6 +141,83 @@ func TestConfigAndNetworks(t *testing.T) {
 	}
 	if err := trainer.PublishNetwork(ctx, "../../etc/passwd", 4, []byte("x")); err == nil {
 		t.Fatal("a network name that is a path accepted")
+	}
+}
+
+// stallingStore is the run's real object store whose first stalls reads
+// hang until their context ends, as a read whose consumer stopped does.
+type stallingStore struct {
+	jetstream.ObjectStore
+	stalls int
+	reads  []time.Duration // each read's bound (its context's deadline)
+}
+
+func (s *stallingStore) GetBytes(ctx context.Context, name string, opts ...jetstream.GetObjectOpt) ([]byte, error) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return nil, fmt.Errorf("read of %s without a bound", name)
+	}
+	s.reads = append(s.reads, time.Until(d).Round(100*time.Millisecond))
+	if len(s.reads) <= s.stalls {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return s.ObjectStore.GetBytes(ctx, name, opts...)
+}
+
+// A network read that stalls is abandoned at its bound and tried again:
+// the worker gets the network instead of waiting forever; reads that keep
+// stalling end in an error naming the bound, and a missing network is
+// not retried.
+func TestNetworkReadStalls(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	url, stop := startServer(t, ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	defer stop()
+	trainer, err := Create(ctx, connect(t, url), "c4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, err := Attach(ctx, connect(t, url), "c4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckpt := bytes.Repeat([]byte{7}, 50000) // a few chunks
+	if err := trainer.PublishNetwork(ctx, "g000001-s000000100.ckpt", 1, ckpt); err != nil {
+		t.Fatal(err)
+	}
+	b, err := worker.Best(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker.fetchBase = 200 * time.Millisecond
+	store := &stallingStore{ObjectStore: worker.nets, stalls: 2}
+	worker.nets = store
+	got, err := worker.Network(ctx, b)
+	if err != nil || !bytes.Equal(got, ckpt) {
+		t.Fatalf("network after two stalled reads: %v", err)
+	}
+	// Three reads, each bounded by the base plus the size at fetchRate.
+	want := (worker.fetchBase + time.Duration(len(ckpt))*time.Second/fetchRate).Round(100 * time.Millisecond)
+	if len(store.reads) != 3 || store.reads[0] != want {
+		t.Fatalf("reads bounded %v, want 3 reads of %v", store.reads, want)
+	}
+
+	store.reads, store.stalls = nil, fetchAttempts
+	if _, err := worker.Network(ctx, b); err == nil || !strings.Contains(err.Error(), "not done within") {
+		t.Fatalf("reads that always stall: %v", err)
+	}
+	if len(store.reads) != fetchAttempts {
+		t.Fatalf("%d reads, want %d", len(store.reads), fetchAttempts)
+	}
+
+	store.reads = nil
+	b.Name = "g000009-s000000900.ckpt"
+	if _, err := worker.Network(ctx, b); err == nil || !errors.Is(err, jetstream.ErrObjectNotFound) {
+		t.Fatalf("a missing network: %v", err)
+	}
+	if len(store.reads) != 0 {
+		t.Fatalf("a missing network read %d times", len(store.reads))
 	}
 }
 

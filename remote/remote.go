@@ -91,7 +91,7 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 		return err
 	})
 	if err != nil {
-		return err
+		return stopped(ctx, err)
 	}
 	cfg, err := configs.Parse(text, "the run's config from the server")
 	if err != nil {
@@ -109,7 +109,7 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 	}
 	fwd, err := fetch(ctx, hub, best, g, cfg, o)
 	if err != nil {
-		return err
+		return stopped(ctx, err)
 	}
 	if err := os.MkdirAll(o.Spool, 0o755); err != nil {
 		return fmt.Errorf("remote: spool: %w", err)
@@ -164,6 +164,15 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 	}
 	if errors.Is(err, context.Canceled) {
 		err = nil
+	}
+	return err
+}
+
+// stopped is nil when err is ctx ending: a worker stopped before it
+// played has stopped, not failed.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
 	}
 	return err
 }

@@ -172,3 +172,27 @@ func TestRemoteWorkers(t *testing.T) {
 		}
 	}
 }
+
+// A worker that starts before its trainer has published the run waits,
+// and stopping it while it waits is a clean stop, not a failure.
+func TestWorkerStoppedWhileWaiting(t *testing.T) {
+	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	hub, err := natsrun.Create(context.Background(), nc, "empty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	if err := Work(ctx, hub, WorkerOptions{Name: "w1", Spool: t.TempDir(), NewForwarder: newFwd}, 0); err != nil {
+		t.Fatalf("a worker stopped while waiting for the run: %v", err)
+	}
+}
