@@ -87,7 +87,10 @@ type Candidate struct {
 	Move game.Move
 	Pi   float64 // visit share (prior with no simulations)
 	Beta float64 // alpha-beta score in soldiers, mates clamped
-	V    float64 // Pi*m + Beta
+	// Upper: Beta is an upper bound, more than m below the best (the
+	// blend's multi-PV margin).
+	Upper bool
+	V     float64 // Pi*m + Beta
 }
 
 // Decision is a mover's choice with the two searches behind it.
@@ -171,7 +174,7 @@ func (b *Blender) Blend(ctx context.Context, p game.Position, mres mcts.Result) 
 	if err != nil {
 		return Decision{}, err
 	}
-	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true}, nil)
+	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true, MultiPVMargin: b.margin(nil)}, nil)
 	if err := ctx.Err(); err != nil {
 		return Decision{}, err
 	}
@@ -214,6 +217,18 @@ func (b *Blender) Teach(ctx context.Context, p game.Position, temperature float6
 		res.Policy[i] = float32(shares[i] / sum)
 	}
 	return res, abres, nil
+}
+
+// margin is the multi-PV margin (centi-units) the blend can use: a move
+// scored more than m soldiers below the best cannot win, since its visit
+// share adds at most m, so alpha-beta need only bound it. With allowed
+// moves the best of them may be any score below the best: all exact.
+func (b *Blender) margin(allowed []game.Move) int {
+	m := math.Ceil(b.cfg.M*100) + 1
+	if allowed != nil || m >= alphabeta.Infinity/2 {
+		return 0
+	}
+	return int(m)
 }
 
 // decide blends the two results. Without alpha-beta root scores (a stop
@@ -280,7 +295,7 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 	}
 	timed := lim.Time > 0 || lim.Infinite
 	interruptible := timed || lim.Interruptible
-	al := alphabeta.Limits{Depth: lim.Depth, Time: lim.Time, MultiPV: true}
+	al := alphabeta.Limits{Depth: lim.Depth, Time: lim.Time, MultiPV: true, MultiPVMargin: mv.margin(lim.Allowed)}
 	ml := mcts.Limits{Sims: lim.Sims, Noise: mv.cfg.Noise, Interruptible: interruptible}
 	if !timed {
 		al.Depth = cmp.Or(al.Depth, mv.cfg.Depth)
@@ -371,9 +386,9 @@ func Combine(r mcts.Result, ab alphabeta.Result, m, mateValue float64) (game.Mov
 // combine is Combine with the argmax over the allowed moves only (all with
 // allowed nil); the candidates still cover every move.
 func combine(r mcts.Result, ab alphabeta.Result, m, mateValue float64, allowed []game.Move) (game.Move, []Candidate) {
-	scores := make(map[game.Move]int, len(ab.RootScores))
+	scores := make(map[game.Move]alphabeta.RootScore, len(ab.RootScores))
 	for _, rs := range ab.RootScores {
-		scores[rs.Move] = rs.Score
+		scores[rs.Move] = rs
 	}
 	pi := VisitShares(r)
 	cands := make([]Candidate, len(r.Moves))
@@ -390,9 +405,9 @@ func combine(r mcts.Result, ab alphabeta.Result, m, mateValue float64, allowed [
 	for i, mvv := range r.Moves {
 		s, ok := scores[mvv]
 		if !ok {
-			s = -alphabeta.Mate
+			s.Score = -alphabeta.Mate
 		}
-		c := Candidate{Move: mvv, Pi: pi[i], Beta: Beta(s, mateValue)}
+		c := Candidate{Move: mvv, Pi: pi[i], Beta: Beta(s.Score, mateValue), Upper: s.Upper}
 		c.V = c.Pi*m + c.Beta
 		cands[i] = c
 		if allowed != nil && !slices.Contains(allowed, mvv) {

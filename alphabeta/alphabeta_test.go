@@ -401,6 +401,60 @@ func TestMultiPVOnAClock(t *testing.T) {
 	}
 }
 
+// Multi-PV with a margin against the unpruned minimax: every exact score
+// is the move's value, every upper bound is at least the value and at
+// most the best less the margin, and every move within the margin of the
+// best is scored exactly.
+func TestMultiPVMargin(t *testing.T) {
+	o := alphabeta.FixedDepthOptions(alphabeta.AlgPVS)
+	o.Quiescence = false
+	bounds := 0
+	for _, c := range cases() {
+		for _, gp := range every(gametest.RandomPositions(c.start, c.games, 60, 11), 25) {
+			p := gp.(alphabeta.Position)
+			legal := p.GenerateMoves(nil)
+			if len(legal) == 0 {
+				continue
+			}
+			for depth := 1; depth <= c.refDepth; depth++ {
+				for _, margin := range []int{1, 50, 300} {
+					res := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth, MultiPV: true, MultiPVMargin: margin}, nil)
+					// A mate found early ends the deepening: the scores are
+					// of the depth reached.
+					value := map[game.Move]int{}
+					best := -alphabeta.Infinity
+					for _, m := range legal {
+						p.Make(m)
+						value[m] = -minimax(p, res.RootDepth-1, 1)
+						p.Unmake()
+						best = max(best, value[m])
+					}
+					if len(res.RootScores) != len(legal) {
+						t.Fatalf("%s depth %d margin %d: %d root scores for %d moves", p, depth, margin, len(res.RootScores), len(legal))
+					}
+					for _, rs := range res.RootScores {
+						v := value[rs.Move]
+						switch {
+						case !rs.Upper && rs.Score != v:
+							t.Fatalf("%s depth %d margin %d: %v scored %d, minimax %d", p, depth, margin, rs.Move, rs.Score, v)
+						case rs.Upper && (rs.Score < v || rs.Score > best-margin):
+							t.Fatalf("%s depth %d margin %d: %v bound %d, minimax %d, best %d", p, depth, margin, rs.Move, rs.Score, v, best)
+						case rs.Upper && v > best-margin:
+							t.Fatalf("%s depth %d margin %d: %v (minimax %d) within the margin of %d only bounded", p, depth, margin, rs.Move, v, best)
+						}
+						if rs.Upper {
+							bounds++
+						}
+					}
+				}
+			}
+		}
+	}
+	if bounds == 0 {
+		t.Fatal("no move was only bounded: the margin is not used")
+	}
+}
+
 func TestSetFeature(t *testing.T) {
 	var o alphabeta.Options
 	for _, name := range alphabeta.FeatureNames() {

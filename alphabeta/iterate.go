@@ -2,6 +2,7 @@ package alphabeta
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
@@ -58,7 +59,7 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 			// Scoring every root move costs 3-14 times the iteration
 			// (Xiangqi openings) and varies too much to predict: score
 			// each depth, and the clock keeps the last complete scores.
-			rs := s.RootScores(depth)
+			rs := s.rootScores(depth, lim.MultiPVMargin, s.rootBest)
 			if s.aborted {
 				break
 			}
@@ -104,7 +105,7 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 		s.aborted = false
 		s.maxNodes = 0
 		s.ctx = ctx
-		res.RootScores, res.RootDepth = s.RootScores(res.Depth), res.Depth
+		res.RootScores, res.RootDepth = s.rootScores(res.Depth, lim.MultiPVMargin, res.Move), res.Depth
 		if s.aborted {
 			res.RootScores, res.RootDepth = nil, 0
 		}
@@ -260,15 +261,40 @@ func (s *Searcher) Quiesce(p Position) int {
 // RootScores returns the exact score of every legal root move at depth
 // (full-window searches one ply down, helped by the TT), best first.
 func (s *Searcher) RootScores(depth int) []RootScore {
+	return s.rootScores(depth, 0, game.NoMove)
+}
+
+// rootScores scores every legal root move at depth, first (when legal)
+// first. With margin > 0 only the moves within margin of the best are
+// scored exactly: a null-window search shows each other move at most the
+// best so far less margin, and its score is that upper bound (Upper).
+// A blend that adds at most margin to a move's score needs no more, and
+// the null windows cost a fraction of exact scores.
+func (s *Searcher) rootScores(depth, margin int, first game.Move) []RootScore {
 	p := s.p
 	moves := p.GenerateMoves(nil)
+	if i := slices.Index(moves, first); i > 0 {
+		moves[0], moves[i] = moves[i], moves[0]
+	}
 	out := make([]RootScore, 0, len(moves))
+	best := -Infinity
 	for _, m := range moves {
 		s.noteMove(0, m)
 		p.Make(m)
-		v := -s.search(-Infinity, Infinity, depth-1, 1, true)
+		rs := RootScore{Move: m}
+		if bar := best - margin; margin > 0 && bar > -Infinity {
+			rs.Score = -s.search(-bar-1, -bar, depth-1, 1, true)
+			if rs.Upper = rs.Score <= bar; !rs.Upper {
+				rs.Score = -s.search(-Infinity, -bar, depth-1, 1, true)
+			}
+		} else {
+			rs.Score = -s.search(-Infinity, Infinity, depth-1, 1, true)
+		}
 		p.Unmake()
-		out = append(out, RootScore{Move: m, Score: v})
+		if !rs.Upper {
+			best = max(best, rs.Score)
+		}
+		out = append(out, rs)
 	}
 	sortRootScores(out)
 	return out

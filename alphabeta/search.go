@@ -206,6 +206,10 @@ type Limits struct {
 	// after every iteration, so that the clock always leaves the scores
 	// of some depth (Result.RootDepth); otherwise once, after the last.
 	MultiPV bool
+	// MultiPVMargin > 0 scores exactly only the root moves within it of
+	// the best; the others get upper bounds (RootScore.Upper) at most the
+	// best's score less the margin.
+	MultiPVMargin int
 }
 
 // MaxDepth bounds iterative deepening.
@@ -221,10 +225,12 @@ type Info struct {
 	Hashfull        int
 }
 
-// RootScore is one root move's exact score.
+// RootScore is one root move's score: exact, or with Upper an upper
+// bound (Limits.MultiPVMargin).
 type RootScore struct {
 	Move  game.Move
 	Score int
+	Upper bool
 }
 
 // Result is the outcome of a search.
