@@ -513,9 +513,9 @@ func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) erro
 	if s.limits.Depth, _, err = s.intArg(kv, "depth", 1, alphabeta.MaxDepth); err != nil {
 		return err
 	}
-	// The blend reads exact root scores at a fixed depth: no pruning
-	// unless asked for.
-	if err := s.parseABOptions(alphabeta.DefaultOptions(), kv); err != nil {
+	// The blend's alpha-beta searches as ab: does, with the game's
+	// pruning set (engine.Searcher's abzero mover says why).
+	if err := s.parseABOptions(alphabeta.DefaultOptionsFor(g.Name), kv); err != nil {
 		return err
 	}
 	if err := s.parseSearch(kv, DefaultSims); err != nil {
@@ -608,7 +608,7 @@ func NewNetSpec(name, gameName string, p *net.Params, o NetOptions) (*Spec, erro
 			return nil, fmt.Errorf("arena: player %q: depth %d out of range [1, %d]", name, o.Depth, alphabeta.MaxDepth)
 		}
 		s.m, s.limits.Depth = o.M, o.Depth
-		s.abOpts = alphabeta.DefaultOptions()
+		s.abOpts = alphabeta.DefaultOptionsFor(g.Name)
 		s.abOpts.HashMiB = defaultHashMiB
 		if o.HashMiB > 0 {
 			s.abOpts.HashMiB = o.HashMiB

@@ -311,10 +311,12 @@ func (s *Searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limi
 
 // searchABZero is the abzero mover.
 func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim uci.Limits, allowed []game.Move, info func(string)) (uci.SearchResult, error) {
-	// The blend reads exact root scores at a fixed depth: the classic
-	// options whatever the alpha-beta mover searched with before (as the
-	// arena's abzero: player).
-	mv, err := s.abzeroMover(p, s.userOptions(alphabeta.DefaultOptions()))
+	// The blend's alpha-beta searches as the alpha-beta mover does, with
+	// the game's pruning set: it scores exactly only the moves its weight
+	// can lift to the top (alphabeta.Limits.MultiPVMargin), so pruning
+	// costs the scores nothing the blend reads (as the arena's abzero:
+	// player).
+	mv, err := s.abzeroMover(p, s.userOptions(alphabeta.DefaultOptionsFor(p.Game())))
 	if err != nil {
 		return uci.SearchResult{}, err
 	}

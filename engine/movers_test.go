@@ -169,10 +169,9 @@ func TestMoverTranscript(t *testing.T) {
 	}
 }
 
-// The blend searches with the classic alpha-beta options (its root scores
-// must be exact), also after the alpha-beta mover has tuned the options
-// to Xiangqi's pruning set; the user's hash survives.
-func TestABZeroKeepsClassicOptions(t *testing.T) {
+// The blend searches with the game's alpha-beta options (Xiangqi's
+// pruning set), as the alpha-beta mover does; the user's hash survives.
+func TestABZeroUsesTheGamesOptions(t *testing.T) {
 	s := moverSearcher(t, moverAB, tinyNetwork(t))
 	p := xiangqiStart(t)
 	search(t, context.Background(), s, p, uci.Limits{Depth: 2})
@@ -180,7 +179,7 @@ func TestABZeroKeepsClassicOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	search(t, context.Background(), s, p, uci.Limits{Depth: 2, Nodes: 20})
-	want := alphabeta.DefaultOptions()
+	want := alphabeta.DefaultOptionsFor("xiangqi")
 	want.HashMiB = 1
 	if got := s.abz.Config().AlphaBeta; got != want {
 		t.Errorf("abzero alpha-beta options %+v, want %+v", got, want)
