@@ -181,10 +181,16 @@ func (b *Blender) Blend(ctx context.Context, p game.Position, mres mcts.Result) 
 	return b.decide(p, mres, abres, nil, false)
 }
 
+// teachCutoff is how many temperatures below the best a teacher's move
+// may score and still get a share of the policy target: e^-8 of the
+// best's, so that forty such moves would hold about 1% of it.
+const teachCutoff = 8
+
 // Teach searches p with multi-PV alpha-beta alone, as a teacher that
 // needs no network, and returns the root in the shape of a tree search's
-// result: Policy is softmax(beta/temperature) over the root moves (beta
-// in soldiers, mates clamped; temperature > 0 in soldiers), Best is
+// result: Policy is softmax(beta/temperature) over the root moves within
+// teachCutoff temperatures of the best, 0 for the rest (beta in soldiers,
+// mates clamped; temperature > 0 in soldiers), Best is
 // alpha-beta's move, Value is left to the caller (the score's scale is
 // the game's). Moves are in alpha-beta's order, best first.
 func (b *Blender) Teach(ctx context.Context, p game.Position, temperature float64) (mcts.Result, alphabeta.Result, error) {
@@ -195,7 +201,14 @@ func (b *Blender) Teach(ctx context.Context, p game.Position, temperature float6
 	if err != nil {
 		return mcts.Result{}, alphabeta.Result{}, err
 	}
-	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true}, nil)
+	// Moves more than teachCutoff temperatures below the best would get
+	// less than e^-teachCutoff of its share: alpha-beta only bounds them
+	// (about half the nodes at depth 2) and they get none.
+	margin := int(math.Ceil(teachCutoff*temperature*100)) + 1
+	if margin >= alphabeta.Infinity/2 {
+		margin = 0
+	}
+	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true, MultiPVMargin: margin}, nil)
 	if err := ctx.Err(); err != nil {
 		return mcts.Result{}, alphabeta.Result{}, err
 	}
@@ -210,7 +223,9 @@ func (b *Blender) Teach(ctx context.Context, p game.Position, temperature float6
 	shares := make([]float64, len(abres.RootScores))
 	for i, rs := range abres.RootScores {
 		res.Moves[i] = rs.Move
-		shares[i] = math.Exp((Beta(rs.Score, b.cfg.MateValue) - top) / temperature)
+		if !rs.Upper {
+			shares[i] = math.Exp((Beta(rs.Score, b.cfg.MateValue) - top) / temperature)
+		}
 		sum += shares[i]
 	}
 	for i := range shares {

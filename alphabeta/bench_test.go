@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/game/gametest"
 	"github.com/tabula-zero/tabula/game/xiangqi"
 )
 
@@ -43,5 +44,40 @@ func BenchmarkXiangqiAlgorithms(b *testing.B) {
 			}
 			b.ReportMetric(float64(nodes)/float64(b.N), "nodes/op")
 		})
+	}
+}
+
+// BenchmarkXiangqiMultiPV reports what scoring every root move costs on
+// top of the search (nodes/op over middlegame positions, fresh tables):
+// none, exact multi-PV, and multi-PV with the margin of the Alpha-Beta-Zero
+// blend at m = 1 soldier (101 centi-units) and of the teacher at
+// temperature 0.5 (401: abzero.Blender.Teach).
+func BenchmarkXiangqiMultiPV(b *testing.B) {
+	var ps []alphabeta.Position
+	for _, p := range gametest.RandomPositions(xiangqi.New(xiangqi.DefaultRules), 8, 30, 5) {
+		if len(p.GenerateMoves(nil)) > 0 {
+			ps = append(ps, p.(alphabeta.Position))
+		}
+	}
+	for _, depth := range []int{2, 3, 4, 5} {
+		for _, v := range []struct {
+			name   string
+			multi  bool
+			margin int
+		}{{"none", false, 0}, {"exact", true, 0}, {"margin101", true, 101}, {"margin401", true, 401}} {
+			b.Run(fmt.Sprintf("depth%d/%s", depth, v.name), func(b *testing.B) {
+				var nodes uint64
+				for b.Loop() {
+					for _, p := range ps {
+						o := alphabeta.DefaultOptionsFor("xiangqi")
+						o.HashMiB = 16 // the blend's table (abzero.DefaultConfig)
+						s, _ := alphabeta.New(o)
+						r := s.Search(context.Background(), p, alphabeta.Limits{Depth: depth, MultiPV: v.multi, MultiPVMargin: v.margin}, nil)
+						nodes += r.Nodes
+					}
+				}
+				b.ReportMetric(float64(nodes)/float64(b.N*len(ps)), "nodes/op")
+			})
+		}
 	}
 }

@@ -469,7 +469,8 @@ func (failingNet) Forward([]float32, int, []float32, []float32) error {
 
 // In the teacher generations alpha-beta alone plays and teaches: every
 // position is recorded, its policy target is softmax(beta/T) over a fresh
-// multi-PV search's root scores, its root value alpha-beta's, the moves
+// exact multi-PV search's root scores within 8 T of the best (none below),
+// its root value alpha-beta's, the moves
 // after the temperature plies are alpha-beta's best, and the network is
 // never consulted. From teacher_generations on the search runs again.
 func TestABZeroTeacher(t *testing.T) {
@@ -487,6 +488,7 @@ func TestABZeroTeacher(t *testing.T) {
 		t.Fatal(err)
 	}
 	openings := map[string]bool{}
+	prunedMoves := 0
 	for id := uint64(0); id < 6; id++ {
 		rec := playGame(t, cfg, failingNet{}, 1, id)
 		if len(rec.Samples) != len(rec.Moves) || len(rec.Moves) == 0 {
@@ -499,11 +501,18 @@ func TestABZeroTeacher(t *testing.T) {
 			r := ab.Search(context.Background(), p.Clone().(alphabeta.Position), alphabeta.Limits{Depth: 3, MultiPV: true}, nil)
 			want := map[int]float64{}
 			sum := 0.0
+			pruned := 0
 			for _, rs := range r.RootScores {
-				e := math.Exp((abzero.Beta(rs.Score, abzero.DefaultMateValue) - abzero.Beta(r.Score, abzero.DefaultMateValue)) / temp)
+				d := abzero.Beta(rs.Score, abzero.DefaultMateValue) - abzero.Beta(r.Score, abzero.DefaultMateValue)
+				if d < -8*temp {
+					pruned++
+					continue
+				}
+				e := math.Exp(d / temp)
 				want[g.Encoder.ActionIndex(p, rs.Move)] += e
 				sum += e
 			}
+			prunedMoves += pruned
 			smp := rec.Samples[i]
 			got := 0.0
 			for _, e := range smp.Policy {
@@ -534,6 +543,9 @@ func TestABZeroTeacher(t *testing.T) {
 	}
 	if len(openings) < 2 {
 		t.Errorf("six games open alike: the temperature plies are not drawn from the teacher's policy")
+	}
+	if prunedMoves == 0 {
+		t.Errorf("no move fell below the cutoff: the pruning is not tested")
 	}
 	w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "t"}, failingNet{}, 2)
 	if err != nil {
