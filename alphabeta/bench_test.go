@@ -49,9 +49,10 @@ func BenchmarkXiangqiAlgorithms(b *testing.B) {
 
 // BenchmarkXiangqiMultiPV reports what scoring every root move costs on
 // top of the search (nodes/op over middlegame positions, fresh tables):
-// none, exact multi-PV, and multi-PV with the margin of the Alpha-Beta-Zero
-// blend at m = 1 soldier (101 centi-units) and of the teacher at
-// temperature 0.5 (401: abzero.Blender.Teach).
+// none, exact multi-PV, and multi-PV with a margin. The Alpha-Beta-Zero
+// blend searches with Xiangqi's pruning set and, at m = 1 soldier, a margin
+// of 101 centi-units; the teacher with the classic set and, at temperature
+// 0.5, a margin of 401 (abzero.Blender).
 func BenchmarkXiangqiMultiPV(b *testing.B) {
 	var ps []alphabeta.Position
 	for _, p := range gametest.RandomPositions(xiangqi.New(xiangqi.DefaultRules), 8, 30, 5) {
@@ -59,25 +60,35 @@ func BenchmarkXiangqiMultiPV(b *testing.B) {
 			ps = append(ps, p.(alphabeta.Position))
 		}
 	}
-	for _, depth := range []int{2, 3, 4, 5} {
-		for _, v := range []struct {
-			name   string
-			multi  bool
-			margin int
-		}{{"none", false, 0}, {"exact", true, 0}, {"margin101", true, 101}, {"margin401", true, 401}} {
-			b.Run(fmt.Sprintf("depth%d/%s", depth, v.name), func(b *testing.B) {
-				var nodes uint64
-				for b.Loop() {
-					for _, p := range ps {
-						o := alphabeta.DefaultOptionsFor("xiangqi")
-						o.HashMiB = 16 // the blend's table (abzero.DefaultConfig)
-						s, _ := alphabeta.New(o)
-						r := s.Search(context.Background(), p, alphabeta.Limits{Depth: depth, MultiPV: v.multi, MultiPVMargin: v.margin}, nil)
-						nodes += r.Nodes
+	for _, set := range []struct {
+		name   string
+		opts   alphabeta.Options
+		depths []int
+		margin int
+	}{
+		{"xiangqi", alphabeta.DefaultOptionsFor("xiangqi"), []int{2, 3, 4, 5}, 101},
+		{"classic", alphabeta.DefaultOptions(), []int{2, 3}, 401},
+	} {
+		for _, depth := range set.depths {
+			for _, v := range []struct {
+				name   string
+				multi  bool
+				margin int
+			}{{"none", false, 0}, {"exact", true, 0}, {fmt.Sprintf("margin%d", set.margin), true, set.margin}} {
+				b.Run(fmt.Sprintf("%s/depth%d/%s", set.name, depth, v.name), func(b *testing.B) {
+					var nodes uint64
+					for b.Loop() {
+						for _, p := range ps {
+							o := set.opts
+							o.HashMiB = 16 // the blend's table (abzero.DefaultConfig)
+							s, _ := alphabeta.New(o)
+							r := s.Search(context.Background(), p, alphabeta.Limits{Depth: depth, MultiPV: v.multi, MultiPVMargin: v.margin}, nil)
+							nodes += r.Nodes
+						}
 					}
-				}
-				b.ReportMetric(float64(nodes)/float64(b.N*len(ps)), "nodes/op")
-			})
+					b.ReportMetric(float64(nodes)/float64(b.N*len(ps)), "nodes/op")
+				})
+			}
 		}
 	}
 }
