@@ -205,11 +205,7 @@ func (b *Blender) Teach(ctx context.Context, p game.Position, temperature float6
 	// less than e^-teachCutoff of its share: alpha-beta only bounds them
 	// (a fifth fewer nodes at depth 2 with the classic options) and they
 	// get none.
-	margin := int(math.Ceil(teachCutoff*temperature*100)) + 1
-	if margin >= alphabeta.Infinity/2 {
-		margin = 0
-	}
-	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true, MultiPVMargin: margin}, nil)
+	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true, MultiPVMargin: marginFor(teachCutoff * temperature)}, nil)
 	if err := ctx.Err(); err != nil {
 		return mcts.Result{}, alphabeta.Result{}, err
 	}
@@ -235,13 +231,23 @@ func (b *Blender) Teach(ctx context.Context, p game.Position, temperature float6
 	return res, abres, nil
 }
 
-// margin is the multi-PV margin (centi-units) the blend can use: a move
-// scored more than m soldiers below the best cannot win, since its visit
-// share adds at most m, so alpha-beta need only bound it. With allowed
-// moves the best of them may be any score below the best: all exact.
+// margin is the multi-PV margin the blend can use: a move scored more
+// than m soldiers below the best cannot win, since its visit share adds
+// at most m, so alpha-beta need only bound it. With allowed moves the best
+// of them may be any score below the best: all exact.
 func (b *Blender) margin(allowed []game.Move) int {
-	m := math.Ceil(b.cfg.M*100) + 1
-	if allowed != nil || m >= alphabeta.Infinity/2 {
+	if allowed != nil {
+		return 0
+	}
+	return marginFor(b.cfg.M)
+}
+
+// marginFor is the multi-PV margin in centi-units that keeps every move
+// within soldiers of the best exact; 0 (all exact) when that is beyond
+// any score.
+func marginFor(soldiers float64) int {
+	m := math.Ceil(soldiers*100) + 1
+	if m >= alphabeta.Infinity/2 {
 		return 0
 	}
 	return int(m)

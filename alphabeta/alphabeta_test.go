@@ -416,19 +416,33 @@ func TestMultiPVMargin(t *testing.T) {
 			if len(legal) == 0 {
 				continue
 			}
+			// Each move's minimax value and the best at a depth, once.
+			type values struct {
+				of   map[game.Move]int
+				best int
+			}
+			atDepth := map[int]values{}
+			minimaxAt := func(depth int) values {
+				if v, ok := atDepth[depth]; ok {
+					return v
+				}
+				v := values{of: map[game.Move]int{}, best: -alphabeta.Infinity}
+				for _, m := range legal {
+					p.Make(m)
+					v.of[m] = -minimax(p, depth-1, 1)
+					p.Unmake()
+					v.best = max(v.best, v.of[m])
+				}
+				atDepth[depth] = v
+				return v
+			}
 			for depth := 1; depth <= c.refDepth; depth++ {
 				for _, margin := range []int{1, 50, 300} {
 					res := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth, MultiPV: true, MultiPVMargin: margin}, nil)
 					// A mate found early ends the deepening: the scores are
 					// of the depth reached.
-					value := map[game.Move]int{}
-					best := -alphabeta.Infinity
-					for _, m := range legal {
-						p.Make(m)
-						value[m] = -minimax(p, res.RootDepth-1, 1)
-						p.Unmake()
-						best = max(best, value[m])
-					}
+					mm := minimaxAt(res.RootDepth)
+					value, best := mm.of, mm.best
 					if len(res.RootScores) != len(legal) {
 						t.Fatalf("%s depth %d margin %d: %d root scores for %d moves", p, depth, margin, len(res.RootScores), len(legal))
 					}
