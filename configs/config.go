@@ -157,7 +157,17 @@ type SelfPlayABZero struct {
 	TeacherGenerations int `yaml:"teacher_generations,omitempty"`
 	// TeacherTemperature is the teacher's softmax temperature in soldiers.
 	TeacherTemperature float64 `yaml:"teacher_temperature,omitempty"`
+	// Options are alpha-beta's search options for the teacher and the
+	// blend: "classic" (absent: alphabeta.DefaultOptions, every move
+	// searched to full depth) or "game" (the game's measured pruning set,
+	// alphabeta.DefaultOptionsFor; the same as classic where a game has
+	// none), which reaches a ply deeper for about the same nodes.
+	Options string `yaml:"options,omitempty"`
 }
+
+// ABZeroOptions are the alpha-beta option sets selfplay.abzero.options
+// names.
+var ABZeroOptions = []string{"classic", "game"}
 
 // Replay is the replay window.
 type Replay struct {
@@ -431,6 +441,9 @@ func (c *Config) Validate() error {
 		}
 		if _, err := abzero.ParseSchedule(az.M); err != nil {
 			errs = append(errs, fmt.Sprintf("selfplay.abzero.m: %v", err))
+		}
+		if az.Options != "" && !slices.Contains(ABZeroOptions, az.Options) {
+			errs = append(errs, fmt.Sprintf("selfplay.abzero.options = %q, want one of %s", az.Options, strings.Join(ABZeroOptions, ", ")))
 		}
 	}
 	intIn("replay.window", c.Replay.Window, 1, 1<<26)

@@ -695,3 +695,85 @@ func TestLiveGame(t *testing.T) {
 		t.Fatalf("Get returns game %d, the last watched was %d", last.ID, ended[len(ended)-1].ID)
 	}
 }
+
+// selfplay.abzero.options: game makes the teacher search with the game's
+// pruning set: each Xiangqi game's targets are those of one searcher with
+// alphabeta.DefaultOptionsFor("xiangqi") taken through the game (its table
+// cleared at the start, as the worker's), and differ from the classic
+// options' somewhere.
+func TestABZeroTeacherOptions(t *testing.T) {
+	cfg, err := configs.Preset("xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Rules = map[string]string{"PlyCap": "14"}
+	cfg.SelfPlay.TemperaturePlies = 4
+	cfg.SelfPlay.ParallelGames, cfg.SelfPlay.BatchSize = 1, 1
+	const temp, depth = 0.5, 2
+	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{Generations: 2, Depth: depth, M: "1", ValueScale: 1000,
+		TeacherGenerations: 1, TeacherTemperature: temp, Options: "game"}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := game.Lookup("xiangqi")
+	// targets replays a game with opts and returns each ply's target.
+	targets := func(opts alphabeta.Options, moves []string) []map[int]float64 {
+		opts.HashMiB = 1
+		ab, err := alphabeta.New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := g.New(cfg.Rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []map[int]float64
+		for _, text := range moves {
+			r := ab.Search(context.Background(), p.Clone().(alphabeta.Position),
+				alphabeta.Limits{Depth: depth, MultiPV: true, MultiPVMargin: int(math.Ceil(8*temp*100)) + 1}, nil)
+			want := map[int]float64{}
+			sum := 0.0
+			for _, rs := range r.RootScores {
+				if rs.Upper {
+					continue
+				}
+				e := math.Exp((abzero.Beta(rs.Score, abzero.DefaultMateValue) - abzero.Beta(r.Score, abzero.DefaultMateValue)) / temp)
+				want[g.Encoder.ActionIndex(p, rs.Move)] += e
+				sum += e
+			}
+			for a := range want {
+				want[a] /= sum
+			}
+			out = append(out, want)
+			m, err := p.ParseMove(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Make(m)
+		}
+		return out
+	}
+	differ := 0
+	for id := uint64(0); id < 2; id++ {
+		rec := playGame(t, cfg, failingNet{}, 0, id)
+		game := targets(alphabeta.DefaultOptionsFor("xiangqi"), rec.Moves)
+		classic := targets(alphabeta.DefaultOptions(), rec.Moves)
+		for i, smp := range rec.Samples {
+			same := true
+			for _, e := range smp.Policy {
+				if math.Abs(float64(e.Prob)-game[i][e.Action]) > 1e-5 {
+					t.Fatalf("game %d ply %d: action %d has %v of the target, the pruning set's search %v", id, i, e.Action, e.Prob, game[i][e.Action])
+				}
+				if math.Abs(float64(e.Prob)-classic[i][e.Action]) > 1e-5 {
+					same = false
+				}
+			}
+			if !same {
+				differ++
+			}
+		}
+	}
+	if differ == 0 {
+		t.Error("the pruning set's targets equal the classic options' at every ply: the option is not tested")
+	}
+}
