@@ -21,6 +21,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tabula-zero/tabula/abzero"
+	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/internal/ponsdata"
@@ -169,6 +170,15 @@ type SelfPlayABZero struct {
 // ABZeroOptions are the alpha-beta option sets selfplay.abzero.options
 // names.
 var ABZeroOptions = []string{"classic", "game"}
+
+// AlphaBeta returns the alpha-beta options that Options names for the
+// game gameName.
+func (az SelfPlayABZero) AlphaBeta(gameName string) alphabeta.Options {
+	if az.Options == "game" {
+		return alphabeta.DefaultOptionsFor(gameName)
+	}
+	return alphabeta.DefaultOptions()
+}
 
 // Replay is the replay window.
 type Replay struct {
