@@ -106,6 +106,11 @@ func NewTree(cfg Config, eval Evaluator, p game.Position, rng *rand.Rand) *Tree 
 		moves: make([]game.Move, 0, 256), priors: make([]float32, 256)}
 }
 
+// SetEvaluator makes the tree evaluate through e from now on (a self-play
+// worker's next batcher for the same network); the evaluations already in
+// the tree stay.
+func (t *Tree) SetEvaluator(e Evaluator) { t.eval = e }
+
 // Position returns the root position (owned by the tree; do not modify).
 func (t *Tree) Position() game.Position { return t.pos }
 

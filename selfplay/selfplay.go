@@ -51,8 +51,13 @@ type Worker struct {
 	done  mcts.BatchStats // counters of earlier Runs
 	ran   bool            // w.batch's loop has run
 
-	gate       sync.RWMutex // games hold it shared; a network switch takes it
+	gate       sync.RWMutex // games hold it shared while they play; a network switch takes it
 	generation atomic.Int64
+
+	// Games Pause stopped between moves, for the next Run.
+	pausing atomic.Bool
+	parkMu  sync.Mutex
+	parked  []*inPlay
 
 	nextGame atomic.Uint64
 	stats    Stats
@@ -159,8 +164,8 @@ func (w *Worker) BatchStats() mcts.BatchStats {
 func (w *Worker) Generation() int { return int(w.generation.Load()) }
 
 // SetNetwork switches to a newer network between games: it waits until
-// the running games have finished, holds new ones back, swaps, and lets
-// them go.
+// the running games have finished (or parked: see Pause), holds new ones
+// back, swaps, and lets them go.
 func (w *Worker) SetNetwork(fwd mcts.Forwarder, generation int) {
 	w.gate.Lock()
 	defer w.gate.Unlock()
@@ -198,8 +203,10 @@ func (w *Worker) Follow(ctx context.Context, every time.Duration, gen int, next 
 }
 
 // Run plays games until games have been played (0: no limit), the
-// duration has passed (0: no limit) or ctx is done, ParallelGames at a
-// time. Finished games are flushed to a shard before it returns.
+// duration has passed (0: no limit), ctx is done (games in flight are
+// lost) or Pause is called (they are kept), ParallelGames at a time.
+// Games an earlier Pause parked go on first and do not count towards
+// games. Finished games are flushed to a shard before it returns.
 func (w *Worker) Run(ctx context.Context, games int, duration time.Duration) error {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -234,11 +241,12 @@ func (w *Worker) Run(ctx context.Context, games int, duration time.Duration) err
 	eg, gameCtx := errgroup.WithContext(runCtx)
 	for range w.cfg.SelfPlay.ParallelGames {
 		eg.Go(func() error {
-			for gameCtx.Err() == nil {
-				if games > 0 && started.Add(1) > int64(games) {
+			for gameCtx.Err() == nil && !w.pausing.Load() {
+				g := w.unpark()
+				if g == nil && games > 0 && started.Add(1) > int64(games) {
 					return nil
 				}
-				if err := w.playOne(gameCtx); err != nil {
+				if err := w.playOne(gameCtx, g); err != nil {
 					if gameCtx.Err() != nil {
 						return nil // stopped: the time is up, ctx ended, or a game failed
 					}
@@ -252,18 +260,18 @@ func (w *Worker) Run(ctx context.Context, games int, duration time.Duration) err
 	cancel()
 	<-loopDone
 	ferr := w.flush(true)
+	w.pausing.Store(false) // after the flush, whose OnShard may have paused
 	if err != nil {
 		return err
 	}
 	return ferr
 }
 
-// playOne plays a game under the network gate and hands it to the shard
-// writer.
-func (w *Worker) playOne(ctx context.Context) error {
+// playOne plays game g (a new one when nil) under the network gate until
+// it ends, and hands it to the shard writer, or until Pause, and parks it.
+func (w *Worker) playOne(ctx context.Context, g *inPlay) error {
 	w.gate.RLock()
-	id := w.nextGame.Add(1) - 1
-	rec, err := w.Play(ctx, id)
+	rec, done, err := w.playOn(ctx, g)
 	w.gate.RUnlock()
 	if err != nil {
 		if errors.Is(err, mcts.ErrClosed) || ctx.Err() != nil {
@@ -271,8 +279,69 @@ func (w *Worker) playOne(ctx context.Context) error {
 		}
 		return err
 	}
+	if !done {
+		return nil
+	}
 	w.record(rec)
 	return w.flush(false)
+}
+
+// playOn is playOne under the gate: done reports a finished game in rec.
+func (w *Worker) playOn(ctx context.Context, g *inPlay) (rec Record, done bool, err error) {
+	if g == nil {
+		if g, err = w.begin(w.nextGame.Add(1) - 1); err != nil {
+			return Record{}, false, err
+		}
+	} else {
+		w.resume(g)
+	}
+	for {
+		if w.pausing.Load() {
+			w.park(g)
+			return Record{}, false, nil
+		}
+		over, err := w.move(ctx, g)
+		if err != nil {
+			w.abandon(g)
+			return Record{}, false, err
+		}
+		if over {
+			return w.finish(g), true, nil
+		}
+	}
+}
+
+// Pause makes a running Run return without losing work: every game stops
+// before its next move and waits, parked, for the next Run, which goes on
+// with it (under the network of that Run: a parked game's tree starts
+// afresh when the network changed). Run returns once the finished games
+// are flushed. A Pause while no Run plays makes the next one return at
+// once.
+func (w *Worker) Pause() { w.pausing.Store(true) }
+
+// Parked returns the number of games waiting for the next Run.
+func (w *Worker) Parked() int {
+	w.parkMu.Lock()
+	defer w.parkMu.Unlock()
+	return len(w.parked)
+}
+
+func (w *Worker) park(g *inPlay) {
+	w.parkMu.Lock()
+	w.parked = append(w.parked, g)
+	w.parkMu.Unlock()
+}
+
+// unpark takes the longest-parked game, or returns nil.
+func (w *Worker) unpark() *inPlay {
+	w.parkMu.Lock()
+	defer w.parkMu.Unlock()
+	if len(w.parked) == 0 {
+		return nil
+	}
+	g := w.parked[0]
+	w.parked = w.parked[1:]
+	return g
 }
 
 // Record is a finished game.
@@ -311,141 +380,200 @@ func (w *Worker) Seed() uint64 { return w.seed }
 // Play plays one self-play game with the worker's seed and id: the same
 // seed and id give the same game.
 func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
-	sp, s := w.cfg.SelfPlay, w.cfg.Search
-	rng := rand.New(rand.NewPCG(w.seed, id))
-	start, err := w.game.New(w.rules)
+	g, err := w.begin(id)
 	if err != nil {
 		return Record{}, err
 	}
-	rec := Record{ID: id}
-	if plies := openingPlies(sp, rng); plies > 0 {
-		opening, err := game.RandomOpening(start, plies, rng)
+	for {
+		over, err := w.move(ctx, g)
 		if err != nil {
-			return Record{}, fmt.Errorf("selfplay: %w", err)
+			w.abandon(g)
+			return Record{}, err
+		}
+		if over {
+			return w.finish(g), nil
+		}
+	}
+}
+
+// inPlay is a game between two of its moves: all Play keeps from one move
+// to the next. A paused Run parks its games as these and the next Run goes
+// on with them.
+type inPlay struct {
+	rec  Record
+	rng  *rand.Rand
+	tree *mcts.Tree
+	// treeGen is the generation of the network behind the tree's
+	// evaluations; gen the one the game began under, which decides
+	// teacher or blend for the whole game.
+	treeGen, gen int
+	blend        *abzero.Blender
+	teach        bool
+	resign       bool // resignation is on for this game
+	watched      bool
+	sides        []game.Color
+	surprise     []float64 // KL(policy target || prior) per sample
+	wouldResign  [2]bool
+}
+
+// begin sets up game id: its random opening, tree and movers.
+func (w *Worker) begin(id uint64) (*inPlay, error) {
+	sp := w.cfg.SelfPlay
+	g := &inPlay{rec: Record{ID: id}, rng: rand.New(rand.NewPCG(w.seed, id))}
+	start, err := w.game.New(w.rules)
+	if err != nil {
+		return nil, err
+	}
+	if plies := openingPlies(sp, g.rng); plies > 0 {
+		opening, err := game.RandomOpening(start, plies, g.rng)
+		if err != nil {
+			return nil, fmt.Errorf("selfplay: %w", err)
 		}
 		for _, m := range opening {
-			rec.Moves = append(rec.Moves, start.FormatMove(m))
+			g.rec.Moves = append(g.rec.Moves, start.FormatMove(m))
 			start.Make(m)
 		}
 	}
-	tree := mcts.NewTree(w.mcfg, w.batch, start, rng)
-	watched := w.opts.Live.claim(w.game.Name, id, w.Generation(), rec.Moves)
-	if watched {
-		defer func() { w.opts.Live.end(resultText(rec.Result), cmp.Or(rec.Reason, "stopped")) }()
+	g.gen = w.Generation()
+	g.tree, g.treeGen = mcts.NewTree(w.mcfg, w.batch, start, g.rng), g.gen
+	g.resign = sp.ResignThreshold < 0
+	if g.resign && g.rng.Float64() < sp.ResignOffShare {
+		g.resign, g.rec.ResignOff = false, true
 	}
-	resign := sp.ResignThreshold < 0
-	if resign && rng.Float64() < sp.ResignOffShare {
-		resign, rec.ResignOff = false, true
+	if g.blend, err = w.blender(g.gen); err != nil {
+		return nil, err
 	}
-	var sides []game.Color
-	var surprise []float64 // KL(policy target || prior) per sample
-	var wouldResign [2]bool
-	gen := w.Generation() // fixed for the game: SetNetwork waits for it
-	blend, err := w.blender(gen)
-	if err != nil {
-		return Record{}, err
+	g.teach = g.blend != nil && g.gen < sp.ABZero.TeacherGenerations
+	g.watched = w.opts.Live.claim(w.game.Name, id, g.gen, g.rec.Moves)
+	return g, nil
+}
+
+// resume takes a parked game into this Run: its tree evaluates through
+// this Run's batcher, and starts afresh at the game's position when the
+// network changed while it was parked, so that no search mixes two
+// networks' evaluations.
+func (w *Worker) resume(g *inPlay) {
+	if gen := w.Generation(); gen != g.treeGen {
+		g.tree, g.treeGen = mcts.NewTree(w.mcfg, w.batch, g.tree.Position(), g.rng), gen
+		return
 	}
-	if blend != nil {
-		defer w.abzSP.Put(blend)
+	g.tree.SetEvaluator(w.batch)
+}
+
+// move plays g's next move; over reports that the game has ended.
+func (w *Worker) move(ctx context.Context, g *inPlay) (over bool, err error) {
+	sp, s, az := w.cfg.SelfPlay, w.cfg.Search, w.cfg.SelfPlay.ABZero
+	rec, rng := &g.rec, g.rng
+	p := g.tree.Position()
+	st := p.Status()
+	if st.Over() {
+		rec.Result, rec.Reason = fromFirst(st.Result, p.SideToMove()), st.Reason
+		return true, nil
 	}
-	az := sp.ABZero
-	teach := blend != nil && gen < az.TeacherGenerations
-	for {
-		p := tree.Position()
-		st := p.Status()
-		if st.Over() {
-			rec.Result, rec.Reason = fromFirst(st.Result, p.SideToMove()), st.Reason
-			break
+	var res mcts.Result
+	full := g.teach || s.FullSearchShare >= 1 || rng.Float64() < s.FullSearchShare
+	if g.teach {
+		var abres alphabeta.Result
+		res, abres, err = g.blend.Teach(ctx, p, az.TeacherTemperature)
+		if err != nil {
+			return false, fmt.Errorf("selfplay: %w", err)
 		}
-		var res mcts.Result
-		full := teach || s.FullSearchShare >= 1 || rng.Float64() < s.FullSearchShare
-		if teach {
-			var abres alphabeta.Result
-			res, abres, err = blend.Teach(ctx, p, az.TeacherTemperature)
-			if err != nil {
-				return Record{}, fmt.Errorf("selfplay: %w", err)
-			}
-			if az.ValueScale > 0 {
-				res.Value = AlphaBetaValue(abres.Score, az.ValueScale)
-			}
-		} else {
-			sims := s.Simulations
-			if !full {
-				sims = s.FastSimulations
-			}
-			if res, err = tree.Search(ctx, sims, full); err != nil {
-				return Record{}, err
-			}
+		if az.ValueScale > 0 {
+			res.Value = AlphaBetaValue(abres.Score, az.ValueScale)
 		}
-		us := p.SideToMove()
-		if full {
-			smp := data.Sample{Position: p.String(), RootValue: clamp(res.Value), Ply: p.Ply(), GameID: id}
-			for i, m := range res.Moves {
-				if res.Policy[i] > 0 {
-					smp.Policy = append(smp.Policy, data.PolicyEntry{Action: w.game.Encoder.ActionIndex(p, m), Prob: res.Policy[i]})
-				}
-			}
-			rec.Samples = append(rec.Samples, smp)
-			sides = append(sides, us)
-			surprise = append(surprise, klDivergence(res.Policy, res.Prior))
+	} else {
+		sims := s.Simulations
+		if !full {
+			sims = s.FastSimulations
 		}
-		if sp.ResignThreshold < 0 && float64(res.Value) < sp.ResignThreshold {
-			if resign {
-				rec.Result, rec.Reason, rec.Resigned = fromFirst(game.Loss, us), "resignation", true
-				break
-			}
-			wouldResign[us] = true
-		}
-		var m game.Move
-		switch {
-		case teach && p.Ply() < sp.TemperaturePlies:
-			m = drawFromPolicy(res, rng)
-		case teach:
-			m = res.Best
-		case p.Ply() < sp.TemperaturePlies:
-			m = mcts.Pick(res, 1, rng)
-		case blend != nil:
-			d, err := blend.Blend(ctx, p, res)
-			if err != nil {
-				return Record{}, fmt.Errorf("selfplay: %w", err)
-			}
-			m = d.Move
-			if full && az.PlayedWeight > 0 {
-				last := &rec.Samples[len(rec.Samples)-1]
-				last.Policy = mixPlayed(last.Policy, w.game.Encoder.ActionIndex(p, m), float32(az.PlayedWeight))
-			}
-			if full && az.ValueScale > 0 {
-				rec.Samples[len(rec.Samples)-1].RootValue = AlphaBetaValue(d.AlphaBeta.Score, az.ValueScale)
-			}
-		default:
-			m = mcts.Pick(res, 0, rng)
-		}
-		rec.Moves = append(rec.Moves, p.FormatMove(m))
-		if watched {
-			w.opts.Live.move(rec.Moves[len(rec.Moves)-1], &res, p)
-		}
-		if err := tree.Advance(m); err != nil {
-			return Record{}, err
+		if res, err = g.tree.Search(ctx, sims, full); err != nil {
+			return false, err
 		}
 	}
+	us := p.SideToMove()
+	if full {
+		smp := data.Sample{Position: p.String(), RootValue: clamp(res.Value), Ply: p.Ply(), GameID: rec.ID}
+		for i, m := range res.Moves {
+			if res.Policy[i] > 0 {
+				smp.Policy = append(smp.Policy, data.PolicyEntry{Action: w.game.Encoder.ActionIndex(p, m), Prob: res.Policy[i]})
+			}
+		}
+		rec.Samples = append(rec.Samples, smp)
+		g.sides = append(g.sides, us)
+		g.surprise = append(g.surprise, klDivergence(res.Policy, res.Prior))
+	}
+	if sp.ResignThreshold < 0 && float64(res.Value) < sp.ResignThreshold {
+		if g.resign {
+			rec.Result, rec.Reason, rec.Resigned = fromFirst(game.Loss, us), "resignation", true
+			return true, nil
+		}
+		g.wouldResign[us] = true
+	}
+	var m game.Move
+	switch {
+	case g.teach && p.Ply() < sp.TemperaturePlies:
+		m = drawFromPolicy(res, rng)
+	case g.teach:
+		m = res.Best
+	case p.Ply() < sp.TemperaturePlies:
+		m = mcts.Pick(res, 1, rng)
+	case g.blend != nil:
+		d, err := g.blend.Blend(ctx, p, res)
+		if err != nil {
+			return false, fmt.Errorf("selfplay: %w", err)
+		}
+		m = d.Move
+		if full && az.PlayedWeight > 0 {
+			last := &rec.Samples[len(rec.Samples)-1]
+			last.Policy = mixPlayed(last.Policy, w.game.Encoder.ActionIndex(p, m), float32(az.PlayedWeight))
+		}
+		if full && az.ValueScale > 0 {
+			rec.Samples[len(rec.Samples)-1].RootValue = AlphaBetaValue(d.AlphaBeta.Score, az.ValueScale)
+		}
+	default:
+		m = mcts.Pick(res, 0, rng)
+	}
+	rec.Moves = append(rec.Moves, p.FormatMove(m))
+	if g.watched {
+		w.opts.Live.move(rec.Moves[len(rec.Moves)-1], &res, p)
+	}
+	return false, g.tree.Advance(m)
+}
+
+// finish scores the samples of the ended game g and releases its movers.
+func (w *Worker) finish(g *inPlay) Record {
+	sp, rec := w.cfg.SelfPlay, &g.rec
 	for c := game.First; c <= game.Second; c++ {
-		if wouldResign[c] && resultFor(rec.Result, c) != game.Loss {
+		if g.wouldResign[c] && resultFor(rec.Result, c) != game.Loss {
 			rec.FalseResign = true
 		}
 	}
-	end := tree.Position().Ply()
+	end := g.tree.Position().Ply()
 	for i := range rec.Samples {
 		smp := &rec.Samples[i]
-		smp.Result = resultFor(rec.Result, sides[i]).Value()
+		smp.Result = resultFor(rec.Result, g.sides[i]).Value()
 		if d := sp.Discount; d > 0 && d < 1 {
 			smp.Result *= float32(math.Pow(d, float64(end-smp.Ply)))
 		}
 	}
 	if a := sp.SurpriseWeight; a > 0 {
-		rec.SurpriseWeights = surpriseWeights(surprise, a)
-		rec.Samples = weighSamples(rec.Samples, rec.SurpriseWeights, rng)
+		rec.SurpriseWeights = surpriseWeights(g.surprise, a)
+		rec.Samples = weighSamples(rec.Samples, rec.SurpriseWeights, g.rng)
 	}
-	return rec, nil
+	w.abandon(g)
+	return *rec
+}
+
+// abandon releases g's movers and its place on the live board.
+func (w *Worker) abandon(g *inPlay) {
+	if g.blend != nil {
+		w.abzSP.Put(g.blend)
+		g.blend = nil
+	}
+	if g.watched {
+		w.opts.Live.end(resultText(g.rec.Result), cmp.Or(g.rec.Reason, "stopped"))
+		g.watched = false
+	}
 }
 
 // drawFromPolicy draws a root move in proportion to the result's policy.

@@ -785,3 +785,80 @@ func TestABZeroTeacherOptions(t *testing.T) {
 		t.Error("the pruning set's targets equal the classic options' at every ply: the option is not tested")
 	}
 }
+
+// Pause parks the games in flight and the next Run goes on with them:
+// every game begun is recorded once in the end, each exactly as Play
+// plays it without a pause (the network does not change here), and the
+// test fails unless some game was parked in mid-play and finished later.
+// Network games (the tree is kept) and teacher games (the alpha-beta
+// searcher and its table are kept) alike.
+func TestPauseKeepsGames(t *testing.T) {
+	for _, teacher := range []bool{false, true} {
+		t.Run(map[bool]string{false: "network", true: "teacher"}[teacher], func(t *testing.T) {
+			cfg, rn := tinyConfig(t)
+			var fwd mcts.Forwarder = rn
+			if teacher {
+				cfg.SelfPlay.TemperaturePlies = 4
+				cfg.SelfPlay.ABZero = configs.SelfPlayABZero{Generations: 3, Depth: 3, M: "1", ValueScale: 50,
+					TeacherGenerations: 2, TeacherTemperature: 0.5}
+				fwd = failingNet{}
+			}
+			if err := cfg.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			var w *Worker
+			pauseOnShard := true
+			byGame := map[uint64][]data.Sample{}
+			opts := Options{ReplayDir: t.TempDir(), Worker: "t", OnShard: func(_ string, s []data.Sample) {
+				for _, smp := range s {
+					byGame[smp.GameID] = append(byGame[smp.GameID], smp)
+				}
+				if pauseOnShard {
+					w.Pause()
+				}
+			}}
+			var err error
+			if w, err = New(cfg, opts, fwd, 1); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			midGame := map[uint64]bool{} // parked after moves of its own
+			for range 4 {
+				if err := w.Run(ctx, 0, 0); err != nil {
+					t.Fatal(err)
+				}
+				for _, g := range w.parked {
+					if len(g.rec.Samples) > 0 {
+						midGame[g.rec.ID] = true
+					}
+				}
+			}
+			if len(midGame) == 0 {
+				t.Fatal("no game was parked in mid-play")
+			}
+			pauseOnShard = false
+			if err := w.Run(ctx, 1, 0); err != nil { // the parked games and one more
+				t.Fatal(err)
+			}
+			if n := w.Parked(); n != 0 {
+				t.Fatalf("%d games still parked", n)
+			}
+			begun := w.nextGame.Load()
+			if int64(len(byGame)) != int64(begun) || w.Stats().Games != int64(begun) {
+				t.Fatalf("%d games begun, %d recorded, %d in the shards", begun, w.Stats().Games, len(byGame))
+			}
+			for id := range begun {
+				want := playGame(t, cfg, fwd, 1, id).Samples
+				got := byGame[id]
+				if !slices.EqualFunc(got, want, sameSample) {
+					t.Fatalf("game %d (parked in mid-play: %v): %d samples differ from the same game unpaused (%d)", id, midGame[id], len(got), len(want))
+				}
+			}
+		})
+	}
+}
+
+func sameSample(a, b data.Sample) bool {
+	return a.Position == b.Position && a.Ply == b.Ply && a.Result == b.Result && a.RootValue == b.RootValue &&
+		slices.Equal(a.Policy, b.Policy)
+}

@@ -189,7 +189,11 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 				case <-tick.C:
 					prog.Set(l.worker.Stats().Samples - base)
 					if l.newSP.Load() >= int64(need) {
-						cancel()
+						// Games in flight wait for the next generation's
+						// self-play: cancelling would throw their moves
+						// away and keep only the games short enough to
+						// end inside one gather.
+						l.worker.Pause()
 						return
 					}
 				}
