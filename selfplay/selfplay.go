@@ -51,7 +51,7 @@ type Worker struct {
 	done  mcts.BatchStats // counters of earlier Runs
 	ran   bool            // w.batch's loop has run
 
-	gate       sync.RWMutex // games hold it shared while they play; a network switch takes it
+	gate       sync.RWMutex // each move holds it shared; a network switch takes it
 	generation atomic.Int64
 
 	// Games Pause stopped between moves, for the next Run.
@@ -163,9 +163,11 @@ func (w *Worker) BatchStats() mcts.BatchStats {
 // Generation returns the generation of the network in use.
 func (w *Worker) Generation() int { return int(w.generation.Load()) }
 
-// SetNetwork switches to a newer network between games: it waits until
-// the running games have finished (or parked: see Pause), holds new ones
-// back, swaps, and lets them go.
+// SetNetwork switches to a newer network between moves: it waits until
+// the moves in flight are made, holds the next ones back, swaps, and lets
+// them go. New games start with the new network; a game in flight goes on
+// with it from a fresh tree at its position. Teacher or blend, and the
+// blend's weight, stay those of the generation a game began under.
 func (w *Worker) SetNetwork(fwd mcts.Forwarder, generation int) {
 	w.gate.Lock()
 	defer w.gate.Unlock()
@@ -267,12 +269,10 @@ func (w *Worker) Run(ctx context.Context, games int, duration time.Duration) err
 	return ferr
 }
 
-// playOne plays game g (a new one when nil) under the network gate until
-// it ends, and hands it to the shard writer, or until Pause, and parks it.
+// playOne plays game g (a new one when nil) until it ends, and hands it
+// to the shard writer, or until Pause, and parks it.
 func (w *Worker) playOne(ctx context.Context, g *inPlay) error {
-	w.gate.RLock()
 	rec, done, err := w.playOn(ctx, g)
-	w.gate.RUnlock()
 	if err != nil {
 		if errors.Is(err, mcts.ErrClosed) || ctx.Err() != nil {
 			return ctx.Err()
@@ -286,21 +286,27 @@ func (w *Worker) playOne(ctx context.Context, g *inPlay) error {
 	return w.flush(false)
 }
 
-// playOn is playOne under the gate: done reports a finished game in rec.
+// playOn plays g's moves, each under the network gate, so that a network
+// switch waits for the moves in flight and not for whole games: done
+// reports a finished game in rec.
 func (w *Worker) playOn(ctx context.Context, g *inPlay) (rec Record, done bool, err error) {
 	if g == nil {
-		if g, err = w.begin(w.nextGame.Add(1) - 1); err != nil {
+		w.gate.RLock()
+		g, err = w.begin(w.nextGame.Add(1) - 1)
+		w.gate.RUnlock()
+		if err != nil {
 			return Record{}, false, err
 		}
-	} else {
-		w.resume(g)
 	}
 	for {
 		if w.pausing.Load() {
 			w.park(g)
 			return Record{}, false, nil
 		}
+		w.gate.RLock()
+		w.follow(g)
 		over, err := w.move(ctx, g)
+		w.gate.RUnlock()
 		if err != nil {
 			w.abandon(g)
 			return Record{}, false, err
@@ -313,9 +319,8 @@ func (w *Worker) playOn(ctx context.Context, g *inPlay) (rec Record, done bool, 
 
 // Pause makes a running Run return without losing work: every game stops
 // before its next move and waits, parked, for the next Run, which goes on
-// with it (under the network of that Run: a parked game's tree starts
-// afresh when the network changed). Run returns once the finished games
-// are flushed. A Pause while no Run plays makes the next one return at
+// with it (with the network of that Run: see SetNetwork). Run returns once
+// the finished games are flushed. A Pause while no Run plays makes the next one return at
 // once.
 func (w *Worker) Pause() { w.pausing.Store(true) }
 
@@ -416,7 +421,8 @@ type inPlay struct {
 	wouldResign  [2]bool
 }
 
-// begin sets up game id: its random opening, tree and movers.
+// begin sets up game id: its random opening, tree and movers. The caller
+// holds the gate.
 func (w *Worker) begin(id uint64) (*inPlay, error) {
 	sp := w.cfg.SelfPlay
 	g := &inPlay{rec: Record{ID: id}, rng: rand.New(rand.NewPCG(w.seed, id))}
@@ -448,11 +454,11 @@ func (w *Worker) begin(id uint64) (*inPlay, error) {
 	return g, nil
 }
 
-// resume takes a parked game into this Run: its tree evaluates through
-// this Run's batcher, and starts afresh at the game's position when the
-// network changed while it was parked, so that no search mixes two
-// networks' evaluations.
-func (w *Worker) resume(g *inPlay) {
+// follow points g's tree at the worker's batcher (a parked game's was an
+// earlier Run's) and network: a new tree at the game's position when the
+// network changed since the tree's evaluations, so that no search mixes
+// two networks. The caller holds the gate.
+func (w *Worker) follow(g *inPlay) {
 	if gen := w.Generation(); gen != g.treeGen {
 		g.tree, g.treeGen = mcts.NewTree(w.mcfg, w.batch, g.tree.Position(), g.rng), gen
 		return

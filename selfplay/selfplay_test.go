@@ -862,3 +862,33 @@ func sameSample(a, b data.Sample) bool {
 	return a.Position == b.Position && a.Ply == b.Ply && a.Result == b.Result && a.RootValue == b.RootValue &&
 		slices.Equal(a.Policy, b.Policy)
 }
+
+// A network switch waits for the moves in flight, not for the games: it
+// returns while games begun under the old network are still being
+// played, and they go on to be recorded under the new one.
+func TestSetNetworkBetweenMoves(t *testing.T) {
+	cfg, rn := tinyConfig(t)
+	var w *Worker
+	switched, inFlight := false, int64(0)
+	opts := Options{ReplayDir: t.TempDir(), Worker: "t", OnShard: func(string, []data.Sample) {
+		if switched {
+			return
+		}
+		switched = true
+		w.SetNetwork(rn, 2) // from a game's goroutine, between its games
+		inFlight = int64(w.nextGame.Load()) - w.Stats().Games
+	}}
+	var err error
+	if w, err = New(cfg, opts, rn, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Run(context.Background(), 12, 0); err != nil {
+		t.Fatal(err)
+	}
+	if !switched || inFlight == 0 {
+		t.Fatalf("switched %v with %d games in flight: SetNetwork waited for whole games", switched, inFlight)
+	}
+	if st := w.Stats(); st.Games != 12 || w.Generation() != 2 {
+		t.Fatalf("%d games recorded, generation %d", st.Games, w.Generation())
+	}
+}
