@@ -37,7 +37,10 @@ func (l *Loop) loop(ctx context.Context) error {
 			// Stopped (Ctrl-C or the time limit): keep the training done
 			// so far (a metrics write that failed on the way is reported
 			// when Run closes the log).
-			if err := l.saveInterrupted(); err != nil || parent.Err() != nil {
+			if err := l.saveInterrupted(); err != nil {
+				return err
+			}
+			if err := l.recordStop(); err != nil || parent.Err() != nil {
 				return err
 			}
 			return l.finalEvaluation(parent)
@@ -46,7 +49,17 @@ func (l *Loop) loop(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := l.recordStop(); err != nil {
+		return err
+	}
 	return l.finalEvaluation(parent)
+}
+
+// recordStop writes the training clock where the run stops: a resumed
+// run reads its clock from the metrics, and time spent after the last
+// line (a gather the limit cut short) would otherwise count again.
+func (l *Loop) recordStop() error {
+	return l.record(Metric{Kind: "stop", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step})
 }
 
 // stopAfter cancels the run once the training clock reaches limit.
@@ -353,7 +366,7 @@ func (l *Loop) saveInterrupted() error {
 
 // Metric is one line of RUN/metrics.jsonl.
 type Metric struct {
-	Kind          string    `json:"kind"` // "train" or "generation"
+	Kind          string    `json:"kind"` // "train", "generation", "evaluation" or "stop"
 	Time          time.Time `json:"time"`
 	Generation    int       `json:"generation"`
 	Step          int64     `json:"step"`

@@ -486,16 +486,18 @@ func TestEvaluation(t *testing.T) {
 			t.Errorf("training line of %d columns: %q", len(line), line)
 		}
 	}
-	evals := func() (ev []Metric, last float64) {
+	evals := func() (ev []Metric, stop Metric) {
 		for _, m := range metricsOf(t, run) {
-			if m.Kind == "evaluation" {
+			switch m.Kind {
+			case "evaluation":
 				ev = append(ev, m)
+			case "stop":
+				stop = m
 			}
-			last = max(last, m.TrainClock)
 		}
-		return ev, last
+		return ev, stop
 	}
-	ev, last := evals()
+	ev, stop := evals()
 	if len(ev) < 2 || ev[0].Best != 0 || ev[0].Generation != 0 {
 		t.Fatalf("evaluations %+v\n%s", ev, out.String())
 	}
@@ -525,9 +527,9 @@ func TestEvaluation(t *testing.T) {
 		}
 	}
 	// The run trained for its limit, whatever the evaluations cost, and
-	// the last evaluation measured where it stopped.
-	if final := ev[len(ev)-1]; final.TrainClock < 3 || final.TrainClock < last {
-		t.Errorf("last evaluation at %.2fs of training, the run trained %.2fs (limit 3s)\n%s", final.TrainClock, last, out.String())
+	// the last evaluation measured the network it stopped with.
+	if final := ev[len(ev)-1]; stop.TrainClock < 3 || final.Step != stop.Step {
+		t.Errorf("stopped at %.2fs of training, step %d; the last evaluation at step %d (limit 3s)\n%s", stop.TrainClock, stop.Step, final.Step, out.String())
 	}
 	// The raw policy's Pons figure is the best network's: measure the
 	// checkpoint independently.
@@ -572,12 +574,12 @@ func TestEvaluation(t *testing.T) {
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	ev2, last2 := evals()
-	if len(ev2) <= len(ev) || last2 < last+1.5 {
-		t.Fatalf("resumed: %d evaluations (before %d), training clock %.2fs (before %.2fs)", len(ev2), len(ev), last2, last)
+	ev2, stop2 := evals()
+	if len(ev2) <= len(ev) || stop2.TrainClock < stop.TrainClock+1.5 {
+		t.Fatalf("resumed: %d evaluations (before %d), training clock %.2fs (before %.2fs)", len(ev2), len(ev), stop2.TrainClock, stop.TrainClock)
 	}
-	if first := ev2[len(ev)]; first.TrainClock < last {
-		t.Fatalf("the resumed run evaluated at %.2fs of training, before where it had stopped (%.2fs)", first.TrainClock, last)
+	if first := ev2[len(ev)]; first.TrainClock < stop.TrainClock {
+		t.Fatalf("the resumed run evaluated at %.2fs of training, before where it had stopped (%.2fs)", first.TrainClock, stop.TrainClock)
 	}
 	if first, stopped := ev2[len(ev)], ev[len(ev)-1]; first.TrainCPU < stopped.TrainCPU {
 		t.Fatalf("the resumed run's CPU time starts at %.3fs, it had stopped at %.3fs", first.TrainCPU, stopped.TrainCPU)
