@@ -369,8 +369,8 @@ func TestSampleRatioAfterRestart(t *testing.T) {
 	run := t.TempDir()
 	oneGen(t, run, tinyConfig(t))
 	oneGen(t, run, nil)
-	ms := metricsOf(t, run)
-	if last := ms[len(ms)-1]; last.Kind != "generation" || last.Generation != 2 || last.SelfPlayGames == 0 {
+	ms := metricsOfKind(t, run, "generation")
+	if last := ms[len(ms)-1]; last.Generation != 2 || last.SelfPlayGames == 0 {
 		t.Fatalf("the first generation after a restart trained without self-play: %+v", last)
 	}
 }
