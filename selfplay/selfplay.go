@@ -272,7 +272,17 @@ func (w *Worker) Run(ctx context.Context, games int, duration time.Duration) err
 // playOne plays game g (a new one when nil) until it ends, and hands it
 // to the shard writer, or until Pause, and parks it.
 func (w *Worker) playOne(ctx context.Context, g *inPlay) error {
-	rec, done, err := w.playOn(ctx, g)
+	var err error
+	if g == nil {
+		w.gate.RLock()
+		g, err = w.begin(w.nextGame.Add(1) - 1)
+		w.gate.RUnlock()
+	}
+	var rec Record
+	done := false
+	if err == nil {
+		rec, done, err = w.playOn(ctx, g, true)
+	}
 	if err != nil {
 		if errors.Is(err, mcts.ErrClosed) || ctx.Err() != nil {
 			return ctx.Err()
@@ -287,19 +297,12 @@ func (w *Worker) playOne(ctx context.Context, g *inPlay) error {
 }
 
 // playOn plays g's moves, each under the network gate, so that a network
-// switch waits for the moves in flight and not for whole games: done
-// reports a finished game in rec.
-func (w *Worker) playOn(ctx context.Context, g *inPlay) (rec Record, done bool, err error) {
-	if g == nil {
-		w.gate.RLock()
-		g, err = w.begin(w.nextGame.Add(1) - 1)
-		w.gate.RUnlock()
-		if err != nil {
-			return Record{}, false, err
-		}
-	}
+// switch waits for the moves in flight and not for whole games, until the
+// game ends (done, with its record) or, when pausable, until Pause (g is
+// then parked).
+func (w *Worker) playOn(ctx context.Context, g *inPlay, pausable bool) (rec Record, done bool, err error) {
 	for {
-		if w.pausing.Load() {
+		if pausable && w.pausing.Load() {
 			w.park(g)
 			return Record{}, false, nil
 		}
@@ -319,17 +322,10 @@ func (w *Worker) playOn(ctx context.Context, g *inPlay) (rec Record, done bool, 
 
 // Pause makes a running Run return without losing work: every game stops
 // before its next move and waits, parked, for the next Run, which goes on
-// with it (with the network of that Run: see SetNetwork). Run returns once
-// the finished games are flushed. A Pause while no Run plays makes the next one return at
-// once.
+// with it (with the network of that Run: see SetNetwork). Run returns
+// once the finished games are flushed. A Pause while no Run plays makes
+// the next one return at once.
 func (w *Worker) Pause() { w.pausing.Store(true) }
-
-// Parked returns the number of games waiting for the next Run.
-func (w *Worker) Parked() int {
-	w.parkMu.Lock()
-	defer w.parkMu.Unlock()
-	return len(w.parked)
-}
 
 func (w *Worker) park(g *inPlay) {
 	w.parkMu.Lock()
@@ -389,16 +385,8 @@ func (w *Worker) Play(ctx context.Context, id uint64) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	for {
-		over, err := w.move(ctx, g)
-		if err != nil {
-			w.abandon(g)
-			return Record{}, err
-		}
-		if over {
-			return w.finish(g), nil
-		}
-	}
+	rec, _, err := w.playOn(ctx, g, false)
+	return rec, err
 }
 
 // inPlay is a game between two of its moves: all Play keeps from one move

@@ -840,7 +840,7 @@ func TestPauseKeepsGames(t *testing.T) {
 			if err := w.Run(ctx, 1, 0); err != nil { // the parked games and one more
 				t.Fatal(err)
 			}
-			if n := w.Parked(); n != 0 {
+			if n := len(w.parked); n != 0 {
 				t.Fatalf("%d games still parked", n)
 			}
 			begun := w.nextGame.Load()
