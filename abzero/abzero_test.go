@@ -394,6 +394,46 @@ func TestInterruptibleMoves(t *testing.T) {
 	}
 }
 
+// With Prior a move on the clock runs no simulations: pi is the
+// evaluator's prior, computed here on its own, and the move is the blend's
+// argmax over alpha-beta's scores of a completed depth.
+func TestPriorOnTheClock(t *testing.T) {
+	p := positions(t)[5] // Xiangqi, a capture to weigh
+	moves := p.GenerateMoves(nil)
+	priors := make([]float32, len(moves))
+	if _, err := (hashEval{}).Evaluate(p, moves, priors); err != nil {
+		t.Fatal(err)
+	}
+	prior := make(map[game.Move]float64, len(moves))
+	for i, m := range moves {
+		prior[m] = float64(priors[i])
+	}
+	const m = 2
+	mv, err := New(config(m), hashEval{}, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := mv.Move(context.Background(), p, Limits{Time: 100 * time.Millisecond, Prior: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.MCTS.Simulations != 0 || d.AlphaBeta.Depth < 1 || len(d.Candidates) != len(moves) {
+		t.Fatalf("%d simulations, alpha-beta depth %d, %d candidates of %d moves", d.MCTS.Simulations, d.AlphaBeta.Depth, len(d.Candidates), len(moves))
+	}
+	best := d.Candidates[0]
+	for _, c := range d.Candidates {
+		if math.Abs(c.Pi-prior[c.Move]) > 1e-6 {
+			t.Errorf("%s: pi %v, prior %v", p.FormatMove(c.Move), c.Pi, prior[c.Move])
+		}
+		if c.Pi*m+c.Beta > best.Pi*m+best.Beta {
+			best = c
+		}
+	}
+	if d.Move != best.Move {
+		t.Errorf("played %s, the blend's argmax is %s", p.FormatMove(d.Move), p.FormatMove(best.Move))
+	}
+}
+
 func TestSchedule(t *testing.T) {
 	lin, err := ParseSchedule("linear:1,21,0,10")
 	if err != nil {

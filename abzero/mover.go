@@ -124,6 +124,10 @@ type Limits struct {
 	Allowed []game.Move
 	// Info, if not nil, gets alpha-beta's completed iterations.
 	Info func(alphabeta.Info)
+	// Prior makes pi the network's prior even under a clock: MCTS runs no
+	// simulations, so alpha-beta has the whole time and every core but
+	// the one forward pass.
+	Prior bool
 }
 
 // Blender is the alpha-beta half of the mover and the blend. It is not
@@ -324,6 +328,9 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 		ml.Sims = cmp.Or(ml.Sims, mv.cfg.Sims)
 		// No simulations and no clock: the raw policy, at once.
 		ml.Interruptible = interruptible && ml.Sims > 0
+	}
+	if lim.Prior {
+		ml.Sims, ml.Interruptible = 0, false
 	}
 	parent := ctx
 	var cancel context.CancelFunc

@@ -38,8 +38,10 @@ import (
 //     until stop) and MCTS (nodes; else until the time or stop with
 //     movetime, the clock or infinite; else Simulations) at once, then the
 //     move maximising ABZeroWeight * visit share + alpha-beta score in
-//     soldiers. info: the alpha-beta iterations, then `info string abzero`
-//     with the best candidates.
+//     soldiers. With ABZeroPolicy prior the share is the network's prior
+//     (one forward pass, no simulations), so alpha-beta has the time and
+//     every thread. info: the alpha-beta iterations, then `info string
+//     abzero` with the best candidates.
 //
 // Every mover honours a restricted root (searchmoves, or UCCI's banmoves):
 // ab and abzero take the best allowed move of alpha-beta's root scores,
@@ -57,6 +59,7 @@ const (
 	optNetwork      = "Network"
 	optSimulations  = "Simulations"
 	optABZeroWeight = "ABZeroWeight"
+	optABZeroPolicy = "ABZeroPolicy"
 
 	moverAB     = "ab"
 	moverMCTS   = "mcts"
@@ -64,6 +67,12 @@ const (
 )
 
 var movers = []string{moverAB, moverMCTS, moverABZero}
+
+// ABZeroPolicy values: what pi of the blend is.
+const (
+	policyVisits = "visits"
+	policyPrior  = "prior"
+)
 
 const (
 	defaultSims        = 800
@@ -79,6 +88,7 @@ type moverState struct {
 	network string
 	sims    int
 	weight  float64
+	prior   bool // ABZeroPolicy prior
 
 	// The network's evaluator and the movers built on it, for the network
 	// file and game in evalKey; nil until needed.
@@ -99,6 +109,7 @@ func moverOptions() []game.Option {
 		{Name: optNetwork, Default: ""},
 		{Name: optSimulations, Default: strconv.Itoa(defaultSims), Min: 1, Max: 100_000_000},
 		{Name: optABZeroWeight, Default: defaultWeight},
+		{Name: optABZeroPolicy, Default: policyVisits, Values: []string{policyVisits, policyPrior}},
 	}
 }
 
@@ -133,6 +144,8 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 			return true, fmt.Errorf("option %s: %q is not a number >= 0", optABZeroWeight, value)
 		}
 		m.weight = w
+	case optABZeroPolicy:
+		m.prior = value == policyPrior
 	default:
 		return false, nil
 	}
@@ -322,7 +335,7 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	}
 	us := p.SideToMove()
 	al := abzero.Limits{Depth: lim.Depth, Time: moveTime(lim, us), Infinite: lim.Infinite, Interruptible: true,
-		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info)}
+		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info), Prior: s.prior}
 	switch {
 	case lim.Nodes > 0:
 		al.Sims = int(min(lim.Nodes, math.MaxInt32))

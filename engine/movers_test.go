@@ -124,6 +124,14 @@ func TestABZeroMover(t *testing.T) {
 	if wctx.Err() != nil {
 		t.Error("movetime 150: the search did not end by itself")
 	}
+	// ABZeroPolicy prior: on the clock too the blend reads the prior, no
+	// simulations.
+	if err := s.SetSearchOption(optABZeroPolicy, policyPrior); err != nil {
+		t.Fatal(err)
+	}
+	if _, info := search(t, wctx, s, p, uci.Limits{MoveTime: 100 * time.Millisecond}); !strings.Contains(info, " sims 0:") {
+		t.Errorf("ABZeroPolicy prior ran simulations:\n%s", info)
+	}
 }
 
 func TestMoverOptionErrors(t *testing.T) {
