@@ -61,6 +61,7 @@ type Worker struct {
 
 	nextGame atomic.Uint64
 	stats    Stats
+	pauseAt  int64 // Stats.Samples at which to Pause (0: none); under statsMu
 	statsMu  sync.Mutex
 
 	shardMu sync.Mutex
@@ -326,6 +327,15 @@ func (w *Worker) playOn(ctx context.Context, g *inPlay, pausable bool) (rec Reco
 // once the finished games are flushed. A Pause while no Run plays makes
 // the next one return at once.
 func (w *Worker) Pause() { w.pausing.Store(true) }
+
+// PauseAfter pauses (as Pause) once n more samples than now are recorded,
+// checked as each game ends, so that a Run gathers n samples plus at most
+// the games that end while the others park.
+func (w *Worker) PauseAfter(n int64) {
+	w.statsMu.Lock()
+	w.pauseAt = w.stats.Samples + n
+	w.statsMu.Unlock()
+}
 
 func (w *Worker) park(g *inPlay) {
 	w.parkMu.Lock()
@@ -740,6 +750,10 @@ func (w *Worker) record(rec Record) {
 	st := &w.stats
 	st.Games++
 	st.Samples += int64(len(rec.Samples))
+	if w.pauseAt > 0 && st.Samples >= w.pauseAt {
+		w.pauseAt = 0
+		w.Pause()
+	}
 	st.Plies += int64(len(rec.Moves))
 	switch rec.Result {
 	case game.Win:

@@ -186,10 +186,15 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 	prog := l.opts.Progress
 	defer prog.End()
 	if l.worker != nil {
-		l.newSP.Store(0)
 		prog.Begin("self-play", "samples", int64(need))
-		// Samples of finished games count before their shard is written.
+		// Samples of finished games count before their shard is written
+		// (counting written shards gathered whole shards: two of 2,000
+		// where 3,200 were asked for); Run flushes the rest on return.
 		base := l.worker.Stats().Samples
+		// Games in flight then wait for the next generation's self-play:
+		// cancelling would throw their moves away and keep only the games
+		// short enough to end inside one gather.
+		l.worker.PauseAfter(int64(need))
 		spCtx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go func() {
@@ -201,14 +206,6 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 					return
 				case <-tick.C:
 					prog.Set(l.worker.Stats().Samples - base)
-					if l.newSP.Load() >= int64(need) {
-						// Games in flight wait for the next generation's
-						// self-play: cancelling would throw their moves
-						// away and keep only the games short enough to
-						// end inside one gather.
-						l.worker.Pause()
-						return
-					}
 				}
 			}
 		}()
@@ -218,7 +215,8 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 			return err
 		}
 		st := l.worker.Stats()
-		fmt.Fprintf(l.out, "self-play: %d samples in %.0fs (%d games so far)\n", l.newSP.Load(), time.Since(start).Seconds(), st.Games)
+		prog.Set(st.Samples - base)
+		fmt.Fprintf(l.out, "self-play: %d samples in %.0fs (%d games so far)\n", st.Samples-base, time.Since(start).Seconds(), st.Games)
 		n, err := l.window.Refresh()
 		l.unused += n
 		return err

@@ -13,7 +13,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/tabula-zero/tabula/arena/pons"
@@ -152,7 +151,6 @@ type Loop struct {
 	bestGen   int
 	window    *data.Window
 	worker    *selfplay.Worker
-	newSP     atomic.Int64 // samples written by self-play since the last count
 	// unused counts samples that reached the window since the last
 	// training phase (the sample ratio's measure of fresh data).
 	unused int
@@ -395,8 +393,7 @@ func (l *Loop) restore() error {
 		}
 		live := cmp.Or(l.opts.Live, &selfplay.Live{})
 		live.OnEnd = func(g selfplay.LiveGame) { l.games.Append(g) } // a failed write shows at Close
-		l.worker, err = selfplay.New(l.cfg, selfplay.Options{ReplayDir: l.dir.Replay(), Worker: "trainer", Live: live,
-			OnShard: func(_ string, s []data.Sample) { l.newSP.Add(int64(len(s))) }}, fwd, l.bestGen)
+		l.worker, err = selfplay.New(l.cfg, selfplay.Options{ReplayDir: l.dir.Replay(), Worker: "trainer", Live: live}, fwd, l.bestGen)
 		if err != nil {
 			return err
 		}

@@ -375,6 +375,36 @@ func TestSampleRatioAfterRestart(t *testing.T) {
 	}
 }
 
+// A generation gathers the samples sample_ratio asks for, not whole
+// shards: with shards far larger than that, each generation's new samples
+// are what it needs plus at most the games that were ending meanwhile.
+func TestSampleRatioGathersWhatItNeeds(t *testing.T) {
+	cfg := tinyConfig(t)
+	cfg.SelfPlay.ShardSamples = 5000
+	cfg.Training.SampleRatio = 1
+	need := cfg.Training.StepsPerGeneration * cfg.Training.BatchSize
+	cfg.Replay.MinSamples = need
+	const maxPlies = 42 // a Connect Four game
+	slack := cfg.SelfPlay.ParallelGames * maxPlies
+	run := t.TempDir()
+	var out bytes.Buffer
+	if err := Run(context.Background(), Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 3, Out: &out, NewForwarder: newFwd}); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	ms := metricsOfKind(t, run, "generation")
+	if len(ms) != 3 {
+		t.Fatalf("%d generations", len(ms))
+	}
+	prev := int64(0)
+	for _, m := range ms {
+		got := int(m.SelfPlaySamples - prev)
+		prev = m.SelfPlaySamples
+		if got < need || got > need+slack {
+			t.Errorf("generation %d gathered %d samples, want %d to %d", m.Generation, got, need, need+slack)
+		}
+	}
+}
+
 // TestCosineFloor: training.min_learning_rate is where a cosine schedule
 // ends and stays, so steps past total_steps still learn.
 func TestCosineFloor(t *testing.T) {
