@@ -264,6 +264,9 @@ func (w *Worker) Run(ctx context.Context, games int, duration time.Duration) err
 	<-loopDone
 	ferr := w.flush(true)
 	w.pausing.Store(false) // after the flush, whose OnShard may have paused
+	w.statsMu.Lock()
+	w.pauseAt = 0 // a PauseAfter this Run did not reach ends with it
+	w.statsMu.Unlock()
 	if err != nil {
 		return err
 	}
@@ -328,9 +331,9 @@ func (w *Worker) playOn(ctx context.Context, g *inPlay, pausable bool) (rec Reco
 // the next one return at once.
 func (w *Worker) Pause() { w.pausing.Store(true) }
 
-// PauseAfter pauses (as Pause) once n more samples than now are recorded,
-// checked as each game ends, so that a Run gathers n samples plus at most
-// the games that end while the others park.
+// PauseAfter pauses (as Pause) the running or the next Run once n more
+// samples than now are recorded, checked as each game ends, so that it
+// gathers n samples plus at most the games that end while the others park.
 func (w *Worker) PauseAfter(n int64) {
 	w.statsMu.Lock()
 	w.pauseAt = w.stats.Samples + n
