@@ -432,6 +432,19 @@ func TestPriorOnTheClock(t *testing.T) {
 	if d.Move != best.Move {
 		t.Errorf("played %s, the blend's argmax is %s", p.FormatMove(d.Move), p.FormatMove(best.Move))
 	}
+	// Stopped before it starts, the move is still made: without root
+	// scores, alpha-beta's move if it completed a depth, else the prior's
+	// best.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d, err = mv.Move(ctx, p, Limits{Infinite: true, Prior: true})
+	want := d.MCTS.Best
+	if d.AlphaBeta.Depth > 0 {
+		want = d.AlphaBeta.Move
+	}
+	if err != nil || want == game.NoMove || d.Move != want {
+		t.Fatalf("stopped move %s, want %s: %v", p.FormatMove(d.Move), p.FormatMove(want), err)
+	}
 }
 
 func TestSchedule(t *testing.T) {

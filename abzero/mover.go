@@ -349,7 +349,13 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 		defer wg.Done()
 		abres = mv.ab.Search(ctx, abp, al, lim.Info)
 	}()
-	mres, merr := mv.mc.Search(ctx, p, ml)
+	mctx := ctx
+	if lim.Prior {
+		// One forward pass: a stop or a clock that ends before it must
+		// not fail the move.
+		mctx = context.WithoutCancel(ctx)
+	}
+	mres, merr := mv.mc.Search(mctx, p, ml)
 	if merr != nil {
 		cancel()
 	}
