@@ -68,7 +68,7 @@ const (
 const SpecUsage = `player specs (-a, -b):
   random
   ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1)
-  net:FILE[,sims=N,search=puct|gumbel,discount=D]           a network with MCTS (FILE: checkpoint or run directory)
+  net:FILE[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F]   a network with MCTS (FILE: checkpoint or run directory)
   abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
   uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
@@ -84,7 +84,7 @@ every kind also takes name=NAME (the name in results)`
 //
 //	random
 //	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N]
-//	net:FILE[,sims=N,search=puct|gumbel,discount=D]
+//	net:FILE[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F]
 //	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,discount=D,algo=A,hash=MiB]
 //	mcts:sims=N[,search=puct|gumbel]
 //	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
@@ -98,7 +98,11 @@ every kind also takes name=NAME (the name in results)`
 // checkpoint). movetime takes milliseconds or a Go duration ("500ms").
 // net sims default to 200; sims=0 plays the raw policy (argmax prior).
 // discount=D backs the search's values up with the per-ply factor the
-// network learned them with (search.discount; default none).
+// network learned them with (search.discount; default none). c_init=C and
+// fpu=F override the search's exploration constant and first-play
+// urgency reduction (search.c_init and search.fpu_reduction; defaults
+// mcts.DefaultConfig's), so a network's test-time search can be tuned
+// without a run config.
 // mcts is network-free MCTS with random playouts to the end of the game.
 type Spec struct {
 	Text string // the spec as given
@@ -446,7 +450,7 @@ func parseMoveTime(v string) (time.Duration, error) {
 	return t, nil
 }
 
-// parseSearch reads sims=, search= and discount=.
+// parseSearch reads sims=, search=, discount=, c_init= and fpu=.
 func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 	s.sims = defSims
 	n, ok, err := s.intArg(kv, "sims", 0, 10_000_000)
@@ -470,11 +474,24 @@ func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 		}
 		s.discount = d
 	}
+	if _, ok := kv["c_init"]; !ok {
+		if _, ok := kv["fpu"]; !ok {
+			return nil
+		}
+	}
+	c := s.SearchConfig()
+	if err := s.floatArg(kv, "c_init", 0, true, &c.CInit); err != nil {
+		return err
+	}
+	if err := s.floatArg(kv, "fpu", 0, false, &c.FPUReduction); err != nil {
+		return err
+	}
+	s.search = &c
 	return nil
 }
 
 func (s *Spec) parseNet(g game.Game, kv map[string]string, pos []string) error {
-	if err := s.keys(kv, "sims", "search", "discount", "file"); err != nil {
+	if err := s.keys(kv, "sims", "search", "discount", "c_init", "fpu", "file"); err != nil {
 		return err
 	}
 	file, hasFile := kv["file"]
@@ -497,7 +514,7 @@ func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) erro
 	if err := s.noPositional(pos); err != nil {
 		return err
 	}
-	if err := s.keys(kv, abKeys("net", "m", "depth", "sims", "search", "discount")...); err != nil {
+	if err := s.keys(kv, abKeys("net", "m", "depth", "sims", "search", "discount", "c_init", "fpu")...); err != nil {
 		return err
 	}
 	for _, k := range []string{"net", "m", "depth"} {

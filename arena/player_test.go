@@ -13,6 +13,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/internal/testnet"
+	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/rollout"
 	"github.com/tabula-zero/tabula/rundir"
 )
@@ -52,6 +53,9 @@ func TestParsePlayerErrors(t *testing.T) {
 		{"net:" + c4 + ",discount=1", `discount="1" is not a number in [0.5, 1)`},
 		{"net:" + c4 + ",discount=x", `discount="x"`},
 		{"mcts:sims=10,discount=0.9", `unknown key "discount"`},
+		{"net:" + c4 + ",c_init=-1", `c_init=-1 out of range`},
+		{"net:" + c4 + ",fpu=big", `fpu="big" is not a number`},
+		{"mcts:sims=10,fpu=0.5", `unknown key "fpu"`},
 		{"net:" + xq, "is a xiangqi network, not connect4"},
 		{"net:" + dir, "no best pointer"},
 		{"abzero:net=" + c4 + ",depth=3", "m missing"},
@@ -103,6 +107,7 @@ func TestParsePlayerGood(t *testing.T) {
 		{"net:" + c4 + ",sims=0,search=gumbel", KindNet, "net:" + c4 + ",sims=0,search=gumbel"},
 		{"net:file=" + c4 + ",sims=8", KindNet, "net:file=" + c4 + ",sims=8"},
 		{"net:" + c4 + ",sims=8,discount=0.97", KindNet, ""},
+		{"net:" + c4 + ",sims=8,c_init=2.5,fpu=0", KindNet, ""},
 		{"net:" + run + ",name=best", KindNet, "best"},
 		{"abzero:net=" + c4 + ",m=10,depth=4", KindABZero, "abzero:net=" + c4 + ",m=10,depth=4"},
 		{"abzero:net=" + c4 + ",m=0.5,depth=2,sims=16,algo=alphabeta,hash=2", KindABZero, ""},
@@ -132,6 +137,31 @@ func TestParsePlayerGood(t *testing.T) {
 			t.Errorf("%q: move %v, %v", c.spec, mv, err)
 		}
 		pl.Close()
+	}
+}
+
+// c_init= and fpu= change only those constants of the default search.
+func TestSearchOverrides(t *testing.T) {
+	c4 := testnet.Checkpoint(t, t.TempDir(), "connect4", 1)
+	def := mcts.DefaultConfig()
+	for _, c := range []struct {
+		spec      string
+		cInit, fp float64
+	}{
+		{"net:" + c4, def.CInit, def.FPUReduction},
+		{"net:" + c4 + ",c_init=2.5", 2.5, def.FPUReduction},
+		{"net:" + c4 + ",fpu=0", def.CInit, 0},
+		{"abzero:net=" + c4 + ",m=1,depth=2,c_init=0.5,fpu=1", 0.5, 1},
+	} {
+		s, err := ParsePlayer(c.spec, "connect4")
+		if err != nil {
+			t.Fatalf("%q: %v", c.spec, err)
+		}
+		want := def
+		want.CInit, want.FPUReduction = c.cInit, c.fp
+		if got := s.SearchConfig(); got != want {
+			t.Errorf("%q: search %+v, want %+v", c.spec, got, want)
+		}
 	}
 }
 

@@ -73,7 +73,8 @@ func (s *Spec) Evaluator() (*mcts.NetEvaluator, error) {
 
 // SearchConfig is the MCTS constants the spec's network or mcts players
 // search with: NetOptions.Search when given, else the defaults (with
-// Gumbel and the discount as the spec says). The arena's players never add root noise.
+// Gumbel and the discount as the spec says; c_init= and fpu= make a
+// NetOptions.Search of their own). The arena's players never add root noise.
 func (s *Spec) SearchConfig() mcts.Config {
 	if s.search != nil {
 		return *s.search
