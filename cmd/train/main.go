@@ -22,6 +22,7 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/dashboard"
 	"github.com/tabula-zero/tabula/internal/cliflag"
+	"github.com/tabula-zero/tabula/internal/profile"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
@@ -42,7 +43,7 @@ func main() {
 	cliflag.Exit("train", err)
 }
 
-func run(ctx context.Context, args []string, out io.Writer) error {
+func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(out)
 	cfgPath := fs.String("config", "", "config file (default: the run's frozen config, else the preset of -game)")
@@ -57,6 +58,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		sets = append(sets, s)
 		return nil
 	})
+	cpuProfile := fs.String("cpuprofile", "", "write the run's CPU profile to `FILE` when it stops (go tool pprof FILE)")
 	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
 	var nf natsFlags
 	fs.StringVar(&nf.serve, "serve", "", "serve the run to remote workers from an embedded NATS server on `ADDR` (host:port; beyond loopback it needs -nats-credentials)")
@@ -83,7 +85,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	var cfg *configs.Config
-	var err error
 	if *cfgPath != "" {
 		if cfg, err = loadConfig(*cfgPath, nil, sets); err != nil {
 			return err
@@ -136,6 +137,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		defer stop()
 	}
+	stopProfile, err := profile.StartCPU(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, stopProfile()) }()
 	fmt.Fprintf(out, "run %s (Ctrl-C saves and stops; the same command resumes)\n", *runDir)
 	if *httpAddr != "" {
 		stop, err := serveDashboard(ctx, *httpAddr, *runDir, prog, live, out)

@@ -59,8 +59,12 @@ func TestTrainOneGeneration(t *testing.T) {
 			status = string(body)
 		}
 	})
-	if err := runTo(hook, "-run", run, "-max-generations", "1", "-http", "127.0.0.1:0"); err != nil {
+	prof := filepath.Join(dir, "cpu.pprof")
+	if err := runTo(hook, "-run", run, "-max-generations", "1", "-http", "127.0.0.1:0", "-cpuprofile", prof); err != nil {
 		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(prof); err != nil || !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+		t.Errorf("-cpuprofile wrote no gzipped profile: %v", err)
 	}
 	if !strings.Contains(status, `"game":"connect4"`) || !strings.Contains(status, `"generation":1`) {
 		t.Errorf("the dashboard's status during the run: %s", status)
@@ -108,6 +112,9 @@ func TestFlags(t *testing.T) {
 		if err := run2(&out, append(c.args, "-run", t.TempDir())...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error with %q", c.args, err, c.want)
 		}
+	}
+	if err := run2(&out, "-cpuprofile", "/nonexistent/cpu.pprof", "-run", t.TempDir()); err == nil || !strings.Contains(err.Error(), "no directory /nonexistent") {
+		t.Errorf("-cpuprofile into a missing directory: %v", err)
 	}
 	// Negative limits once meant no limit.
 	for _, args := range [][]string{{"-max-generations", "-1"}, {"-max-time", "-5s"}} {
