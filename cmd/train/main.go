@@ -141,7 +141,11 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer func() { err = errors.Join(err, stopProfile()) }()
+	defer func() {
+		if perr := stopProfile(); perr != nil {
+			err = errors.Join(err, perr)
+		}
+	}()
 	fmt.Fprintf(out, "run %s (Ctrl-C saves and stops; the same command resumes)\n", *runDir)
 	if *httpAddr != "" {
 		stop, err := serveDashboard(ctx, *httpAddr, *runDir, prog, live, out)
