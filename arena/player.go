@@ -85,7 +85,7 @@ every kind also takes name=NAME (the name in results)`
 //	random
 //	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N]
 //	net:FILE[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F]
-//	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,discount=D,algo=A,hash=MiB]
+//	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F,algo=A,hash=MiB]
 //	mcts:sims=N[,search=puct|gumbel]
 //	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
 //	human
@@ -474,10 +474,10 @@ func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 		}
 		s.discount = d
 	}
-	if _, ok := kv["c_init"]; !ok {
-		if _, ok := kv["fpu"]; !ok {
-			return nil
-		}
+	_, hasCInit := kv["c_init"]
+	_, hasFPU := kv["fpu"]
+	if !hasCInit && !hasFPU {
+		return nil // s.search stays nil: SearchConfig's defaults
 	}
 	c := s.SearchConfig()
 	if err := s.floatArg(kv, "c_init", 0, true, &c.CInit); err != nil {

@@ -2,6 +2,8 @@ package profile
 
 import (
 	"bytes"
+	"compress/gzip"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,8 +32,15 @@ func TestStartCPUWritesProfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
-		t.Fatalf("profile of %d bytes is not gzipped", len(b))
+	// pprof's format is a gzipped protocol buffer: the stream must be
+	// whole (a cut-off file fails to decompress) and hold a profile.
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("profile of %d bytes is not gzipped: %v", len(b), err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil || len(raw) == 0 {
+		t.Fatalf("profile's gzip stream: %d bytes, %v", len(raw), err)
 	}
 }
 
