@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/testnet"
 )
@@ -417,5 +418,42 @@ func TestRecordsEffort(t *testing.T) {
 	a, b := MeanEffort([]Record{{EffortA: 1, EffortB: 10}, {EffortA: 3, EffortB: 20}})
 	if a != 2 || b != 15 {
 		t.Errorf("MeanEffort = %v, %v, want 2, 15", a, b)
+	}
+}
+
+// Networks of two Xiangqi encoders meet in one match, each encoding
+// positions its own way (21 planes against 19: the other encoder's
+// planes would not fit the network's input), also as Alpha-Beta-Zero's
+// network; a network of an encoder the game lacks is refused by name.
+func TestNetworksOfTwoEncoders(t *testing.T) {
+	dir := t.TempDir()
+	v2 := testnet.CheckpointEncoder(t, dir, "xiangqi", 2, 1)
+	v3 := testnet.CheckpointEncoder(t, dir, "xiangqi", 3, 2)
+	rules := game.Options{"PlyCap": "40"}
+	for _, a := range []string{"net:" + v3 + ",sims=4", "abzero:net=" + v3 + ",m=1,depth=1,sims=4"} {
+		m := Match{Game: "xiangqi", Rules: rules, A: spec(t, a, "xiangqi"), B: spec(t, "net:"+v2+",sims=4", "xiangqi"),
+			Games: 2, Concurrency: 2, OpeningPlies: 2, Seed: 3}
+		res, err := RunMatch(context.Background(), m)
+		if err != nil {
+			t.Fatalf("%s vs encoder 2: %v", a, err)
+		}
+		if len(res.Records) != 2 {
+			t.Fatalf("%s vs encoder 2: %d games", a, len(res.Records))
+		}
+		for _, r := range res.Records {
+			replay(t, r, 40)
+		}
+	}
+	c, err := checkpoints.Load(v3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Params.Spec.EncoderVersion = 9
+	v9 := filepath.Join(dir, "v9.ckpt")
+	if err := checkpoints.Save(v9, c); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ParsePlayer("net:"+v9, "xiangqi"); err == nil || !strings.Contains(err.Error(), "xiangqi has no encoder version 9") {
+		t.Errorf("a network of encoder 9: %v", err)
 	}
 }

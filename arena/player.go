@@ -116,7 +116,8 @@ type Spec struct {
 	// network
 	file   string
 	params *net.Params
-	base   *infer.Net // cloned per player
+	base   *infer.Net   // cloned per player
+	enc    game.Encoder // the network's encoding of positions
 	sims   int
 	gumbel bool
 	// discount is the search's per-ply value factor (0: none).
@@ -564,20 +565,21 @@ func (s *Spec) parseMCTS(kv map[string]string, pos []string) error {
 }
 
 // load reads a checkpoint (or a run directory's best one) for game g.
+// The network may have any of g's encoders.
 func (s *Spec) load(g game.Game, file string) error {
-	c, file, err := rundir.LoadNetwork(file, g)
+	c, file, g, err := rundir.LoadPlayable(file, g)
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	return s.setNetwork(file, c.Params)
+	return s.setNetwork(file, c.Params, g.Encoder)
 }
 
-func (s *Spec) setNetwork(file string, p *net.Params) error {
+func (s *Spec) setNetwork(file string, p *net.Params, enc game.Encoder) error {
 	n, err := infer.New(p, 1)
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	s.file, s.params, s.base = file, p, n
+	s.file, s.params, s.base, s.enc = file, p, n, enc
 	return nil
 }
 
@@ -605,8 +607,11 @@ func NewNetSpec(name, gameName string, p *net.Params, o NetOptions) (*Spec, erro
 	if err != nil {
 		return nil, fmt.Errorf("arena: %w", err)
 	}
-	if p == nil || p.Spec.Game != g.Name || p.Spec.EncoderVersion != g.Encoder.Version() {
-		return nil, fmt.Errorf("arena: player %q: network is not for %s (encoder %d)", name, g.Name, g.Encoder.Version())
+	if p == nil || p.Spec.Game != g.Name {
+		return nil, fmt.Errorf("arena: player %q: network is not for %s", name, g.Name)
+	}
+	if g, err = g.WithEncoder(p.Spec.EncoderVersion); err != nil {
+		return nil, fmt.Errorf("arena: player %q: %w", name, err)
 	}
 	if o.Sims < 0 {
 		return nil, fmt.Errorf("arena: player %q: %d simulations", name, o.Sims)
@@ -637,5 +642,5 @@ func NewNetSpec(name, gameName string, p *net.Params, o NetOptions) (*Spec, erro
 			return nil, err
 		}
 	}
-	return s, s.setNetwork("", p)
+	return s, s.setNetwork("", p, g.Encoder)
 }

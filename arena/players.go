@@ -64,11 +64,7 @@ func (s *Spec) Evaluator() (*mcts.NetEvaluator, error) {
 	if s.base == nil {
 		return nil, fmt.Errorf("arena: player %q has no network", s.Text)
 	}
-	g, err := game.Lookup(s.Game)
-	if err != nil {
-		return nil, fmt.Errorf("arena: %w", err)
-	}
-	return mcts.NewNetEvaluator(s.base.Clone(), g.Encoder), nil
+	return mcts.NewNetEvaluator(s.base.Clone(), s.enc), nil
 }
 
 // SearchConfig is the MCTS constants the spec's network or mcts players

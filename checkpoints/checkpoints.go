@@ -179,18 +179,26 @@ func Load(path string) (*Checkpoint, error) {
 	return c, nil
 }
 
-// LoadFor reads a checkpoint and checks it was made for game with the
-// given encoder version.
-func LoadFor(path, game string, encoderVersion int) (*Checkpoint, error) {
+// LoadGame reads a checkpoint and checks it was made for game.
+func LoadGame(path, game string) (*Checkpoint, error) {
 	c, err := Load(path)
 	if err != nil {
 		return nil, err
 	}
-	s := c.Params.Spec
-	if s.Game != game {
+	if s := c.Params.Spec; s.Game != game {
 		return nil, fmt.Errorf("checkpoints: %s is a %s network, not %s", path, s.Game, game)
 	}
-	if s.EncoderVersion != encoderVersion {
+	return c, nil
+}
+
+// LoadFor reads a checkpoint and checks it was made for game with the
+// given encoder version.
+func LoadFor(path, game string, encoderVersion int) (*Checkpoint, error) {
+	c, err := LoadGame(path, game)
+	if err != nil {
+		return nil, err
+	}
+	if s := c.Params.Spec; s.EncoderVersion != encoderVersion {
 		return nil, fmt.Errorf("checkpoints: %s uses encoder version %d, the game now has %d", path, s.EncoderVersion, encoderVersion)
 	}
 	return c, nil

@@ -57,6 +57,10 @@ type Network struct {
 	// reply (KataGo's auxiliary policy target), weighted in the loss by
 	// training.reply_weight.
 	ReplyHead bool `yaml:"reply_head,omitempty"`
+	// EncoderVersion picks the game's input encoding (0: the game's
+	// default), so that a new encoding is opt-in and runs of an earlier
+	// one still resume.
+	EncoderVersion int `yaml:"encoder_version,omitempty"`
 }
 
 // Search is the self-play search.
@@ -398,8 +402,13 @@ func (c *Config) Validate() error {
 	}
 	if g, err := game.Lookup(c.Game); err != nil {
 		errs = append(errs, fmt.Sprintf("game: %v", err))
-	} else if _, err := g.Resolve(game.Options(c.Rules)); err != nil {
-		errs = append(errs, fmt.Sprintf("rules: %v", err))
+	} else {
+		if _, err := g.Resolve(game.Options(c.Rules)); err != nil {
+			errs = append(errs, fmt.Sprintf("rules: %v", err))
+		}
+		if _, err := g.WithEncoder(c.Network.EncoderVersion); err != nil {
+			errs = append(errs, fmt.Sprintf("network.encoder_version: %v", err))
+		}
 	}
 	n := c.Network
 	intIn("network.blocks", n.Blocks, 0, 40)
@@ -585,9 +594,18 @@ func (c *Config) validateEvaluation(intIn func(key string, v, lo, hi int)) []str
 	return errs
 }
 
+// LookupGame returns the config's game with the network's encoder.
+func (c *Config) LookupGame() (game.Game, error) {
+	g, err := game.Lookup(c.Game)
+	if err != nil {
+		return game.Game{}, err
+	}
+	return g.WithEncoder(c.Network.EncoderVersion)
+}
+
 // NetSpec returns the network shape of a config for its game.
 func NetSpec(c *Config) (net.Spec, error) {
-	g, err := game.Lookup(c.Game)
+	g, err := c.LookupGame()
 	if err != nil {
 		return net.Spec{}, err
 	}

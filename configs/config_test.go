@@ -105,6 +105,9 @@ func TestErrors(t *testing.T) {
 		{func(s string) string {
 			return strings.Replace(strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  reply_head: true", 1), "  momentum: 0.9", "  momentum: 0.9\n  reply_weight: -1", 1)
 		}, []string{"training.reply_weight = -1"}},
+		{func(s string) string {
+			return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  encoder_version: 5", 1)
+		}, []string{"network.encoder_version: game: connect4 has no encoder version 5"}},
 		{func(string) string { return "" }, []string{"empty"}},
 		// Cut short after a section header, or a section left out: no
 		// silent zero values.

@@ -166,7 +166,7 @@ func (m *moverState) evaluator(p game.Position) (*mcts.NetEvaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, _, err := rundir.LoadNetwork(m.network, g)
+	c, _, g, err := rundir.LoadPlayable(m.network, g)
 	if err != nil {
 		return nil, err
 	}

@@ -22,6 +22,44 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
+// Xiangqi has encoders 2 (its default) and 3; WithEncoder picks one by
+// version and names the versions it has when asked for another.
+func TestWithEncoder(t *testing.T) {
+	g, err := game.Lookup("xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := g.Encoder.Version()
+	for _, v := range []int{0, 2, 3} {
+		h, err := g.WithEncoder(v)
+		if err != nil {
+			t.Fatalf("WithEncoder(%d): %v", v, err)
+		}
+		want := v
+		if v == 0 {
+			want = def
+		}
+		if got := h.Encoder.Version(); got != want {
+			t.Errorf("WithEncoder(%d) has version %d", v, got)
+		}
+	}
+	if g.Encoder.Version() != def {
+		t.Errorf("WithEncoder changed the game it was called on")
+	}
+	c2, _, _ := g.Encoder.Shape()
+	g3, _ := g.WithEncoder(3)
+	if c3, _, _ := g3.Encoder.Shape(); c3 != c2+2 {
+		t.Errorf("encoder 3 has %d planes, encoder 2 %d", c3, c2)
+	}
+	if _, err := g.WithEncoder(7); err == nil || !strings.Contains(err.Error(), "xiangqi has no encoder version 7 (it has 2, 3)") {
+		t.Errorf("WithEncoder(7): %v", err)
+	}
+	c4, _ := game.Lookup("connect4")
+	if _, err := c4.WithEncoder(3); err == nil || !strings.Contains(err.Error(), "connect4 has no encoder version 3") {
+		t.Errorf("connect4.WithEncoder(3): %v", err)
+	}
+}
+
 func TestResolve(t *testing.T) {
 	g, err := game.Lookup("lion")
 	if err != nil {

@@ -35,8 +35,13 @@ type Game struct {
 	New func(opts Options) (Position, error)
 	// Parse reads a position in the game's text format. Text carries no
 	// history: replay moves from a known position to keep repetitions.
-	Parse   func(text string, opts Options) (Position, error)
-	Encoder Encoder
+	Parse func(text string, opts Options) (Position, error)
+	// Encoder is the encoding new networks use unless their config picks
+	// another of Encoders, which lists every version a network may have
+	// been made with (it may leave Encoder out), so that networks of an
+	// earlier encoding still load and play.
+	Encoder  Encoder
+	Encoders []Encoder
 
 	// What other packages need to know of a game lives here, not in
 	// tables keyed by game name.
@@ -53,6 +58,40 @@ type Game struct {
 	// PGN says the game's text format is a FEN, so that game records are
 	// also written as PGN.
 	PGN bool
+}
+
+// WithEncoder returns g with the encoder of version v as its Encoder
+// (0: g's default one).
+func (g Game) WithEncoder(v int) (Game, error) {
+	if v == 0 || (g.Encoder != nil && g.Encoder.Version() == v) {
+		return g, nil
+	}
+	for _, e := range g.Encoders {
+		if e.Version() == v {
+			g.Encoder = e
+			return g, nil
+		}
+	}
+	return Game{}, fmt.Errorf("game: %s has no encoder version %d (it has %s)", g.Name, v, g.encoderVersions())
+}
+
+// encoderVersions lists g's encoder versions, for errors.
+func (g Game) encoderVersions() string {
+	var vs []int
+	if g.Encoder != nil {
+		vs = append(vs, g.Encoder.Version())
+	}
+	for _, e := range g.Encoders {
+		if !slices.Contains(vs, e.Version()) {
+			vs = append(vs, e.Version())
+		}
+	}
+	slices.Sort(vs)
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ", ")
 }
 
 // Start returns the position text describes in the game's text format, or

@@ -33,7 +33,7 @@ func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *config
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	g, err := game.Lookup(cfg.Game)
+	g, err := cfg.LookupGame()
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 			return fmt.Errorf("remote: %w", err)
 		}
 	}
-	g, err := game.Lookup(cfg.Game)
+	g, err := cfg.LookupGame()
 	if err != nil {
 		return err
 	}

@@ -42,6 +42,24 @@ func LoadNetwork(path string, g game.Game) (*checkpoints.Checkpoint, string, err
 	return c, file, nil
 }
 
+// LoadPlayable loads the checkpoint a file or run directory names for
+// playing g, whichever of g's encoders it was made with, and returns g
+// with that encoder: a network of an earlier encoding plays on.
+func LoadPlayable(path string, g game.Game) (*checkpoints.Checkpoint, string, game.Game, error) {
+	file, err := ResolveCheckpoint(path)
+	if err != nil {
+		return nil, "", game.Game{}, err
+	}
+	c, err := checkpoints.LoadGame(file, g.Name)
+	if err != nil {
+		return nil, "", game.Game{}, err
+	}
+	if g, err = g.WithEncoder(c.Params.Spec.EncoderVersion); err != nil {
+		return nil, "", game.Game{}, fmt.Errorf("%s: %w", file, err)
+	}
+	return c, file, g, nil
+}
+
 // FreshParams builds the config's network with the config's seed: the
 // generation-0 network, the same in the trainer and every worker.
 func FreshParams(cfg *configs.Config) (*net.Params, error) {
@@ -57,7 +75,7 @@ func FreshParams(cfg *configs.Config) (*net.Params, error) {
 // run) the generation-0 network. It returns the parameters, their
 // generation and where they came from.
 func (d Dir) Network(cfg *configs.Config, ckpt string) (*net.Params, int, string, error) {
-	g, err := game.Lookup(cfg.Game)
+	g, err := cfg.LookupGame()
 	if err != nil {
 		return nil, 0, "", err
 	}

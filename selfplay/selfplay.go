@@ -92,7 +92,7 @@ type Stats struct {
 // New returns a worker for cfg using the network fwd of the given
 // generation.
 func New(cfg *configs.Config, opts Options, fwd mcts.Forwarder, generation int) (*Worker, error) {
-	g, err := game.Lookup(cfg.Game)
+	g, err := cfg.LookupGame()
 	if err != nil {
 		return nil, err
 	}

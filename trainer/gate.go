@@ -25,7 +25,7 @@ import (
 func ArenaGate(run string) Gate {
 	return func(ctx context.Context, cfg *configs.Config, cand *net.Params, gen int, best *net.Params, bestGen int) (GateResult, error) {
 		res := GateResult{Promote: true}
-		g, err := game.Lookup(cfg.Game)
+		g, err := cfg.LookupGame()
 		if err != nil {
 			return res, err
 		}

@@ -224,7 +224,7 @@ func open(opts Options) (*Loop, error) {
 			return nil, err
 		}
 	}
-	g, err := game.Lookup(cfg.Game)
+	g, err := cfg.LookupGame()
 	if err != nil {
 		return nil, err
 	}

@@ -756,3 +756,46 @@ func TestReplyHead(t *testing.T) {
 		t.Fatal("the reply head's biases never moved from their initial zeros")
 	}
 }
+
+// A Xiangqi run with network.encoder_version 3 plays, trains and gates
+// on the 21-plane encoding (19 planes would not fit its networks) through
+// the alpha-beta teacher's generation and a searched one, and resumes.
+func TestEncoderVersionRun(t *testing.T) {
+	cfg, err := configs.Preset("xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Rules["PlyCap"] = "30"
+	cfg.Network.EncoderVersion = 3
+	cfg.Network.Blocks, cfg.Network.Filters, cfg.Network.ValueHidden = 1, 8, 8
+	cfg.Search.Simulations, cfg.Search.FastSimulations, cfg.Search.GumbelM = 8, 4, 4
+	cfg.SelfPlay.ParallelGames, cfg.SelfPlay.BatchSize, cfg.SelfPlay.ShardSamples = 8, 8, 100
+	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{TeacherGenerations: 1, TeacherTemperature: 0.5, ValueScale: 1000, Generations: 1, Depth: 1, M: "1"}
+	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
+	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 5, 1
+	cfg.Training.WarmupSteps, cfg.Training.TotalSteps = 0, 100
+	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "best", Games: 2, Simulations: 2, Threshold: 0.55}}
+	cfg.Evaluation = configs.Evaluation{}
+	run := t.TempDir()
+	for _, gens := range []int{2, 1} { // MaxGenerations counts from the resume
+		var out bytes.Buffer
+		opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: gens, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)}
+		if err := Run(context.Background(), opts); err != nil {
+			t.Fatalf("%d generations: %v\n%s", gens, err, out.String())
+		}
+	}
+	if n := len(metricsOfKind(t, run, "generation")); n != 3 {
+		t.Fatalf("%d generation lines, want 3", n)
+	}
+	latest, err := rundir.Dir(run).Pointer(rundir.Latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := checkpoints.Load(latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Params.Spec; s.EncoderVersion != 3 || s.Channels != 21 {
+		t.Fatalf("latest checkpoint: encoder %d, %d planes; want 3 and 21", s.EncoderVersion, s.Channels)
+	}
+}

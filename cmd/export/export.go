@@ -89,7 +89,7 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, err := game.Lookup(p.Spec.Game)
+	g, err := gameOf(p)
 	if err != nil && o.samples > 0 {
 		return fmt.Errorf("export: samples: %w", err)
 	}
@@ -120,6 +120,15 @@ func run(args []string, stdout io.Writer) error {
 	return nil
 }
 
+// gameOf returns p's game with p's encoder.
+func gameOf(p *net.Params) (game.Game, error) {
+	g, err := game.Lookup(p.Spec.Game)
+	if err != nil {
+		return game.Game{}, err
+	}
+	return g.WithEncoder(p.Spec.EncoderVersion)
+}
+
 // network returns the parameters to export and the metadata that records
 // where they came from.
 func network(o options) (*net.Params, onnx.Metadata, error) {
@@ -148,12 +157,11 @@ func network(o options) (*net.Params, onnx.Metadata, error) {
 	if err != nil {
 		return nil, onnx.Metadata{}, fmt.Errorf("export: %w", err)
 	}
-	// The model's input planes are the game's encoding now: a checkpoint
-	// of an older encoder would export a model that reads them wrongly.
-	if g, err := game.Lookup(c.Params.Spec.Game); err != nil {
+	// The model's input planes are one of the game's encodings (the
+	// metadata names which): a checkpoint of an encoder this build no
+	// longer has would export a model nothing here can feed.
+	if _, err := gameOf(c.Params); err != nil {
 		return nil, onnx.Metadata{}, fmt.Errorf("export: %s: %w", file, err)
-	} else if _, err := checkpoints.LoadFor(file, g.Name, g.Encoder.Version()); err != nil {
-		return nil, onnx.Metadata{}, fmt.Errorf("export: %w", err)
 	}
 	return c.Params, onnx.Metadata{Extra: map[string]string{
 		"source":     "checkpoint " + filepath.Base(file),

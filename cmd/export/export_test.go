@@ -17,6 +17,7 @@ import (
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/testnet"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/onnx"
 	"github.com/tabula-zero/tabula/rundir"
@@ -186,6 +187,23 @@ func TestCheckpoint(t *testing.T) {
 	if err := run([]string{"-checkpoint", old, "-o", filepath.Join(dir, "old.onnx")}, io.Discard); err == nil || !strings.Contains(err.Error(), "encoder version") {
 		t.Errorf("old encoder: %v", err)
 	}
+}
+
+// A network of Xiangqi's encoder 3 exports with samples of its own
+// 21-plane encoding, and the model (run by onnx-go) gives the native
+// outputs on them.
+func TestCheckpointOfEncoder3(t *testing.T) {
+	dir := t.TempDir()
+	ck := testnet.CheckpointEncoder(t, dir, "xiangqi", 3, 5)
+	model, samples := filepath.Join(dir, "xq3.onnx"), filepath.Join(dir, "xq3.json")
+	runOK(t, "-checkpoint", ck, "-o", model, "-samples", "2", "-samples-out", samples)
+	ss := readSamples(t, samples)
+	for i, s := range ss {
+		if s.Shape[0] != 21 || len(s.Planes) != 21*10*9 {
+			t.Fatalf("sample %d: shape %v, %d planes values; want 21 planes", i, s.Shape, len(s.Planes))
+		}
+	}
+	checkModel(t, model, ss)
 }
 
 func TestReplacesOutput(t *testing.T) {

@@ -136,7 +136,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer cancel()
 	go prog.Run(ctx)
 	if *ckpt == "" {
-		g, err := game.Lookup(cfg.Game)
+		g, err := cfg.LookupGame()
 		if err != nil {
 			return err
 		}

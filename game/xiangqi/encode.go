@@ -22,19 +22,40 @@ import (
 // Everything is a function of the FEN, so replay shards can store positions
 // as FEN; repetitions are left to the search, which sees them through the
 // rules.
+// Version 3 (ThreatEncoder) adds two planes from the static exchange
+// evaluation (SEE): on each piece of the side to move, what the opponent
+// wins by starting an exchange there, and on each opponent piece what the
+// side to move wins, both in chariots (900) and capped at 1. Trained
+// networks of encoder 2 dropped pieces to one-move captures a depth-1
+// quiescence search sees: whether an exchange wins is a count of
+// attackers and defenders in order of value, which the attack maps give
+// only up to two; with the SEE planes a piece en prise is marked on its
+// own square.
 // Actions: every (from, to) pair a
 // piece of the side to move can ever play: chariot lines (which contain
 // all general and soldier steps), horse jumps, and the advisor and elephant
 // steps of the own half.
 
-// EncoderVersion changes whenever planes or actions change meaning.
+// EncoderVersion is the version of Encoder{}, the encoding of new
+// networks unless a config picks ThreatEncoder; versions change whenever
+// planes or actions change meaning.
 const EncoderVersion = 2
+
+// ThreatEncoderVersion is ThreatEncoder's version.
+const ThreatEncoderVersion = 3
 
 const (
 	clockPlane  = 14
 	attackPlane = 15 // us >= 1, us >= 2, them >= 1, them >= 2
 	numPlanes   = 19
+	threatPlane = 19 // version 3: ours lost by an exchange, theirs won
+	// threatScale is the SEE gain that fills a threat plane's cell.
+	threatScale = 900
 )
+
+// ThreatEncoder is version 3 of the encoding: Encoder's planes and the
+// two SEE planes.
+var ThreatEncoder = Encoder{threats: true}
 
 var (
 	actionOf   [NumSquares][NumSquares]int16 // -1 when no action
@@ -97,18 +118,33 @@ func relative(sq int, side game.Color) int {
 	return sq
 }
 
-// Encoder is the Xiangqi network encoding.
-type Encoder struct{}
+// Encoder is the Xiangqi network encoding: version 2 as the zero value,
+// version 3 as ThreatEncoder.
+type Encoder struct{ threats bool }
 
-func (Encoder) Version() int                { return EncoderVersion }
-func (Encoder) Shape() (c, h, w int)        { return numPlanes, Ranks, Files }
+func (e Encoder) Version() int {
+	if e.threats {
+		return ThreatEncoderVersion
+	}
+	return EncoderVersion
+}
+
+func (e Encoder) Shape() (c, h, w int) { return e.planes(), Ranks, Files }
+
+func (e Encoder) planes() int {
+	if e.threats {
+		return numPlanes + 2
+	}
+	return numPlanes
+}
+
 func (Encoder) ActionSize() int             { return len(actionFrom) }
 func (Encoder) Symmetries() []game.Symmetry { return []game.Symmetry{mirrorSym} }
 
 // Encode writes the planes of p (a *Position) into dst.
-func (Encoder) Encode(gp game.Position, dst []float32) {
+func (e Encoder) Encode(gp game.Position, dst []float32) {
 	p := gp.(*Position)
-	clear(dst[:numPlanes*NumSquares])
+	clear(dst[:e.planes()*NumSquares])
 	var occ sqSet // the attack maps' blockers, gathered with the pieces
 	for sq := 0; sq < NumSquares; sq++ {
 		v := p.board[sq]
@@ -130,6 +166,29 @@ func (Encoder) Encode(gp game.Position, dst []float32) {
 		once, twice := p.attackMaps(uint8(c), occ)
 		p.fillPlane(dst[(attackPlane+2*i)*NumSquares:], once)
 		p.fillPlane(dst[(attackPlane+2*i+1)*NumSquares:], twice)
+	}
+	if e.threats {
+		p.threatPlanes(dst[threatPlane*NumSquares : (threatPlane+2)*NumSquares])
+	}
+}
+
+// threatPlanes writes the SEE planes: on each piece, what the other side
+// wins by starting an exchange on its square (the side to move's pieces
+// in the first plane). The exchanges are played on p and taken back.
+func (p *Position) threatPlanes(dst []float32) {
+	for id := range p.squares {
+		sq := int(p.squares[id])
+		if sq < 0 {
+			continue
+		}
+		owner := uint8(id / 16)
+		plane := 0
+		if game.Color(owner) != p.side {
+			plane = 1
+		}
+		if gain := p.seeOn(sq, owner^1); gain > 0 {
+			dst[plane*NumSquares+p.cell(sq)] = min(1, float32(gain)/threatScale)
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package xiangqi
 
 import (
+	"math"
+	"slices"
 	"testing"
 
 	"github.com/tabula-zero/tabula/game"
@@ -106,8 +108,93 @@ func TestAttackPlanesCount(t *testing.T) {
 // allocate.
 func TestEncodeAllocates(t *testing.T) {
 	p := randomPositions(6, 1)[0]
-	planes := make([]float32, numPlanes*NumSquares)
-	if n := testing.AllocsPerRun(100, func() { Encoder{}.Encode(p, planes) }); n != 0 {
-		t.Errorf("Encode allocates %v times a call", n)
+	planes := make([]float32, (numPlanes+2)*NumSquares)
+	for _, enc := range []Encoder{{}, ThreatEncoder} {
+		if n := testing.AllocsPerRun(100, func() { enc.Encode(p, planes) }); n != 0 {
+			t.Errorf("encoder %d: Encode allocates %v times a call", enc.Version(), n)
+		}
+	}
+}
+
+// threatAt reads a threat plane's value on sq back into SEE units.
+func threatAt(p *Position, planes []float32, plane, sq int) int {
+	return int(math.Round(float64(planes[(threatPlane+plane)*NumSquares+p.cell(sq)]) * threatScale))
+}
+
+// Worked out by hand: a chariot facing an undefended soldier marks 100 on
+// the soldier for the side that can take it, from either side's view; a
+// horse defending the soldier makes the exchange lose (100 - 900).
+func TestThreatPlanesPositions(t *testing.T) {
+	for _, tc := range []struct {
+		fen         string
+		ours, their int // the soldier on e7 in the side to move's plane or the other
+	}{
+		{"4k4/9/9/4p4/9/9/4R4/9/9/4K4 w - - 0 1", 0, 100},
+		{"4k4/9/9/4p4/9/9/4R4/9/9/4K4 b - - 0 1", 100, 0},
+		{"4k4/9/9/4p4/9/3n5/4R4/9/9/4K4 w - - 0 1", 0, 0},
+	} {
+		p := mustParse(t, tc.fen)
+		planes := make([]float32, (numPlanes+2)*NumSquares)
+		ThreatEncoder.Encode(p, planes)
+		e7 := -1
+		for sq := 0; sq < NumSquares; sq++ {
+			if squareName(sq, false) == "e7" {
+				e7 = sq
+			}
+		}
+		if got := [2]int{threatAt(p, planes, 0, e7), threatAt(p, planes, 1, e7)}; got != [2]int{tc.ours, tc.their} {
+			t.Errorf("%s: soldier's threat (side to move's plane, other's) %v, want %v", tc.fen, got, [2]int{tc.ours, tc.their})
+		}
+		nonzero := 0
+		for _, v := range planes[threatPlane*NumSquares:] {
+			if v != 0 {
+				nonzero++
+			}
+		}
+		if want := min(1, tc.ours+tc.their); nonzero != want {
+			t.Errorf("%s: %d marked cells, want %d", tc.fen, nonzero, want)
+		}
+	}
+}
+
+// On many positions each piece's threat value is one of the gains the
+// brute-force exchange over the move generator finds (exchangeValues,
+// SEE's own check) for the other side starting on its square, capped at
+// a chariot; version 3 keeps version 2's planes as they are.
+func TestThreatPlanesExchange(t *testing.T) {
+	c, _, _ := ThreatEncoder.Shape()
+	planes, old := make([]float32, c*NumSquares), make([]float32, numPlanes*NumSquares)
+	marked := 0
+	for _, p := range randomMovePositions(t) {
+		ThreatEncoder.Encode(p, planes)
+		Encoder{}.Encode(p, old)
+		if !slices.Equal(planes[:len(old)], old) {
+			t.Fatalf("%s: version 3 changes version 2's planes", p)
+		}
+		for sq := 0; sq < NumSquares; sq++ {
+			v := p.board[sq]
+			if v == 0 {
+				continue
+			}
+			owner := game.Color(valColor[v])
+			plane := 0
+			if owner != p.side {
+				plane = 1
+			}
+			side := p.side
+			p.side = owner.Other() // the exchange is the other side's to start
+			want := exchangeValues(p, sq)
+			p.side = side
+			got := threatAt(p, planes, plane, sq)
+			if !slices.ContainsFunc(want, func(w int) bool { return min(w, threatScale) == got }) {
+				t.Fatalf("%s: threat on %s is %d, brute force %v", p, squareName(sq, false), got, want)
+			}
+			if got > 0 {
+				marked++
+			}
+		}
+	}
+	if marked < 20 {
+		t.Fatalf("only %d pieces en prise in the sample", marked)
 	}
 }

@@ -81,10 +81,12 @@ func TestConformance(t *testing.T) {
 	ps := randomPositions(1, 12)
 	gametest.MakeUnmake(t, g, nil, ps)
 	gametest.RejectsUnknownOptions(t, g)
-	gametest.Encoder(t, Encoder{}, ps)
-	gametest.Symmetry(t, Encoder{}, ps, func(gp game.Position, _ int) game.Position {
-		return mirrorPosition(t, gp.(*Position))
-	})
+	for _, enc := range []Encoder{{}, ThreatEncoder} {
+		gametest.Encoder(t, enc, ps)
+		gametest.Symmetry(t, enc, ps, func(gp game.Position, _ int) game.Position {
+			return mirrorPosition(t, gp.(*Position))
+		})
+	}
 }
 
 // mirrorPosition reflects the board left-right through its FEN text.

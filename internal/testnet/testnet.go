@@ -3,6 +3,7 @@
 package testnet
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -15,7 +16,19 @@ import (
 // one residual block of 8 filters, as dir/GAME.ckpt and returns its path.
 func Checkpoint(t testing.TB, dir, game string, seed uint64) string {
 	t.Helper()
-	s, err := configs.PresetSpec(game)
+	return CheckpointEncoder(t, dir, game, 0, seed)
+}
+
+// CheckpointEncoder is Checkpoint for the game's encoder of version v
+// (0: its default), saved as dir/GAME-vV.ckpt for v > 0.
+func CheckpointEncoder(t testing.TB, dir, game string, v int, seed uint64) string {
+	t.Helper()
+	cfg, err := configs.Preset(game)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Network.EncoderVersion = v
+	s, err := configs.NetSpec(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +37,11 @@ func Checkpoint(t testing.TB, dir, game string, seed uint64) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, game+".ckpt")
+	name := game + ".ckpt"
+	if v > 0 {
+		name = fmt.Sprintf("%s-v%d.ckpt", game, v)
+	}
+	path := filepath.Join(dir, name)
 	if err := checkpoints.Save(path, &checkpoints.Checkpoint{Params: p}); err != nil {
 		t.Fatal(err)
 	}
