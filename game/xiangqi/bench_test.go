@@ -1,6 +1,7 @@
 package xiangqi
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/tabula-zero/tabula/game"
@@ -57,17 +58,22 @@ func BenchmarkLegalMoves(b *testing.B) {
 }
 
 // BenchmarkEncode times the network's input planes of one position (per
-// op: all positions of the set; ns/position is one).
+// op: all positions of the set; ns/position is one), of encoder
+// version 2 and version 3 with the SEE planes.
 func BenchmarkEncode(b *testing.B) {
 	ps := randomPositions(3, 20)
-	c, h, w := Encoder{}.Shape()
-	planes := make([]float32, c*h*w)
-	for b.Loop() {
-		for _, p := range ps {
-			Encoder{}.Encode(p, planes)
-		}
+	for _, enc := range []Encoder{{}, ThreatEncoder} {
+		b.Run(fmt.Sprintf("v%d", enc.Version()), func(b *testing.B) {
+			c, h, w := enc.Shape()
+			planes := make([]float32, c*h*w)
+			for b.Loop() {
+				for _, p := range ps {
+					enc.Encode(p, planes)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ps)), "ns/position")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ps)), "ns/position")
 }
 
 // BenchmarkEvaluate times the static evaluation on positions of random
