@@ -272,6 +272,11 @@ func oneGen(t *testing.T, run string, cfg *configs.Config) string {
 
 func latestGeneration(t *testing.T, run string) int {
 	t.Helper()
+	return latestCheckpoint(t, run).Generation
+}
+
+func latestCheckpoint(t *testing.T, run string) *checkpoints.Checkpoint {
+	t.Helper()
 	latest, err := rundir.Dir(run).Pointer(rundir.Latest)
 	if err != nil {
 		t.Fatal(err)
@@ -280,7 +285,7 @@ func latestGeneration(t *testing.T, run string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c.Generation
+	return c
 }
 
 // A kill while a new run is created leaves a run that starts: before best
@@ -787,15 +792,7 @@ func TestEncoderVersionRun(t *testing.T) {
 	if n := len(metricsOfKind(t, run, "generation")); n != 3 {
 		t.Fatalf("%d generation lines, want 3", n)
 	}
-	latest, err := rundir.Dir(run).Pointer(rundir.Latest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := checkpoints.Load(latest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s := c.Params.Spec; s.EncoderVersion != 3 || s.Channels != 21 {
+	if s := latestCheckpoint(t, run).Params.Spec; s.EncoderVersion != 3 || s.Channels != 21 {
 		t.Fatalf("latest checkpoint: encoder %d, %d planes; want 3 and 21", s.EncoderVersion, s.Channels)
 	}
 }
