@@ -44,7 +44,7 @@ func LoadNetwork(path string, g game.Game) (*checkpoints.Checkpoint, string, err
 
 // LoadPlayable loads the checkpoint a file or run directory names for
 // playing g, whichever of g's encoders it was made with, and returns g
-// with that encoder: a network of an earlier encoding plays on.
+// with that encoder, so that networks of any of g's encodings play.
 func LoadPlayable(path string, g game.Game) (*checkpoints.Checkpoint, string, game.Game, error) {
 	file, err := ResolveCheckpoint(path)
 	if err != nil {
