@@ -87,6 +87,15 @@ func TestMCTSMover(t *testing.T) {
 	}
 }
 
+// A network of Xiangqi's encoder 3 is searched with its own 21-plane
+// encoding (the default encoder's 19 planes would not fit its input).
+func TestMoverNetworkOfEncoder3(t *testing.T) {
+	s := moverSearcher(t, moverMCTS, testnet.CheckpointEncoder(t, t.TempDir(), "xiangqi", 3, 1))
+	if _, info := search(t, context.Background(), s, xiangqiStart(t), uci.Limits{Nodes: 30}); !strings.Contains(info, "nodes 30 ") {
+		t.Errorf("info:\n%s", info)
+	}
+}
+
 func TestABZeroMover(t *testing.T) {
 	s := moverSearcher(t, moverABZero, tinyNetwork(t))
 	p := xiangqiStart(t)

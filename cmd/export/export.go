@@ -89,9 +89,12 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The model's input planes are one of the game's encodings (the
+	// metadata names which): a network of an encoder this build does not
+	// have would export a model nothing here can feed.
 	g, err := gameOf(p)
-	if err != nil && o.samples > 0 {
-		return fmt.Errorf("export: samples: %w", err)
+	if err != nil {
+		return fmt.Errorf("export: %s: %w", meta.Extra["source"], err)
 	}
 	// Build everything before writing, so that an error leaves no files.
 	var model bytes.Buffer
@@ -156,12 +159,6 @@ func network(o options) (*net.Params, onnx.Metadata, error) {
 	c, err := checkpoints.Load(file)
 	if err != nil {
 		return nil, onnx.Metadata{}, fmt.Errorf("export: %w", err)
-	}
-	// The model's input planes are one of the game's encodings (the
-	// metadata names which): a checkpoint of an encoder this build no
-	// longer has would export a model nothing here can feed.
-	if _, err := gameOf(c.Params); err != nil {
-		return nil, onnx.Metadata{}, fmt.Errorf("export: %s: %w", file, err)
 	}
 	return c.Params, onnx.Metadata{Extra: map[string]string{
 		"source":     "checkpoint " + filepath.Base(file),

@@ -125,6 +125,7 @@ func threatAt(p *Position, planes []float32, plane, sq int) int {
 // the soldier for the side that can take it, from either side's view; a
 // horse defending the soldier makes the exchange lose (100 - 900).
 func TestThreatPlanesPositions(t *testing.T) {
+	const e7 = 6*Files + 4 // rank 7 (row 6 from Red's side), file e
 	for _, tc := range []struct {
 		fen         string
 		ours, their int // the soldier on e7 in the side to move's plane or the other
@@ -136,12 +137,6 @@ func TestThreatPlanesPositions(t *testing.T) {
 		p := mustParse(t, tc.fen)
 		planes := make([]float32, (numPlanes+2)*NumSquares)
 		ThreatEncoder.Encode(p, planes)
-		e7 := -1
-		for sq := 0; sq < NumSquares; sq++ {
-			if squareName(sq, false) == "e7" {
-				e7 = sq
-			}
-		}
 		if got := [2]int{threatAt(p, planes, 0, e7), threatAt(p, planes, 1, e7)}; got != [2]int{tc.ours, tc.their} {
 			t.Errorf("%s: soldier's threat (side to move's plane, other's) %v, want %v", tc.fen, got, [2]int{tc.ours, tc.their})
 		}
