@@ -3,6 +3,7 @@ package alphabeta_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -408,7 +409,7 @@ func TestMultiPVOnAClock(t *testing.T) {
 func TestMultiPVMargin(t *testing.T) {
 	o := alphabeta.FixedDepthOptions(alphabeta.AlgPVS)
 	o.Quiescence = false
-	bounds := 0
+	bounds, bonusBounds := 0, 0
 	for _, c := range cases() {
 		for _, gp := range every(gametest.RandomPositions(c.start, c.games, 60, 11), 25) {
 			p := gp.(alphabeta.Position)
@@ -461,11 +462,44 @@ func TestMultiPVMargin(t *testing.T) {
 						}
 					}
 				}
+				// Per-move bonuses (a blend's prior): most moves none, a
+				// few a fraction of a soldier to three.
+				for _, scale := range []float64{0.5, 30, 300} {
+					bonus := func(m game.Move) float64 {
+						if h := uint32(m) * 2654435761; h%4 == 0 {
+							return scale * float64(h>>8%1000) / 1000
+						}
+						return 0
+					}
+					res := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth, MultiPV: true, RootBonus: bonus}, nil)
+					value := minimaxAt(res.RootDepth).of
+					bestV := math.Inf(-1)
+					for m, v := range value {
+						bestV = max(bestV, float64(v)+bonus(m))
+					}
+					if len(res.RootScores) != len(legal) {
+						t.Fatalf("%s depth %d bonus %v: %d root scores for %d moves", p, depth, scale, len(res.RootScores), len(legal))
+					}
+					for _, rs := range res.RootScores {
+						v := value[rs.Move]
+						switch {
+						case !rs.Upper && rs.Score != v:
+							t.Fatalf("%s depth %d bonus %v: %v scored %d, minimax %d", p, depth, scale, rs.Move, rs.Score, v)
+						case rs.Upper && rs.Score < v:
+							t.Fatalf("%s depth %d bonus %v: %v bound %d below minimax %d", p, depth, scale, rs.Move, rs.Score, v)
+						case rs.Upper && float64(rs.Score)+bonus(rs.Move) >= bestV:
+							t.Fatalf("%s depth %d bonus %v: %v bound %d + bonus %.1f reaches the blend's best %.1f", p, depth, scale, rs.Move, rs.Score, bonus(rs.Move), bestV)
+						}
+						if rs.Upper {
+							bonusBounds++
+						}
+					}
+				}
 			}
 		}
 	}
-	if bounds == 0 {
-		t.Fatal("no move was only bounded: the margin is not used")
+	if bounds == 0 || bonusBounds == 0 {
+		t.Fatalf("moves only bounded: %d with margins, %d with bonuses", bounds, bonusBounds)
 	}
 }
 

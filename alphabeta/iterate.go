@@ -2,6 +2,7 @@ package alphabeta
 
 import (
 	"context"
+	"math"
 	"slices"
 	"time"
 
@@ -59,7 +60,7 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 			// Scoring every root move costs 3-14 times the iteration
 			// (Xiangqi openings) and varies too much to predict: score
 			// each depth, and the clock keeps the last complete scores.
-			rs := s.rootScores(depth, lim.MultiPVMargin, s.rootBest)
+			rs := s.rootScores(depth, lim, s.rootBest)
 			if s.aborted {
 				break
 			}
@@ -105,7 +106,7 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 		s.aborted = false
 		s.maxNodes = 0
 		s.ctx = ctx
-		res.RootScores, res.RootDepth = s.rootScores(res.Depth, lim.MultiPVMargin, res.Move), res.Depth
+		res.RootScores, res.RootDepth = s.rootScores(res.Depth, lim, res.Move), res.Depth
 		if s.aborted {
 			res.RootScores, res.RootDepth = nil, 0
 		}
@@ -261,28 +262,38 @@ func (s *Searcher) Quiesce(p Position) int {
 // RootScores returns the exact score of every legal root move at depth
 // (full-window searches one ply down, helped by the TT), best first.
 func (s *Searcher) RootScores(depth int) []RootScore {
-	return s.rootScores(depth, 0, game.NoMove)
+	return s.rootScores(depth, Limits{}, game.NoMove)
 }
 
 // rootScores scores every legal root move at depth, first (when legal)
-// first. With margin > 0 only the moves within margin of the best are
-// scored exactly: a null-window search shows each other move at most the
-// best so far less margin, and its score is that upper bound (Upper).
-// A blend that adds at most margin to a move's score needs no more, and
-// the null windows cost a fraction of exact scores.
-func (s *Searcher) rootScores(depth, margin int, first game.Move) []RootScore {
+// first. With lim.MultiPVMargin > 0 only the moves within the margin of
+// the best are scored exactly: a null-window search shows each other move
+// at most the best so far less the margin, and its score is that upper
+// bound (Upper). A blend that adds at most the margin to a move's score
+// needs no more, and the null windows cost a fraction of exact scores.
+// With lim.RootBonus the bar of each move is its own: the best exact
+// score plus bonus so far, less the move's bonus.
+func (s *Searcher) rootScores(depth int, lim Limits, first game.Move) []RootScore {
 	p := s.p
 	moves := p.GenerateMoves(nil)
 	if i := slices.Index(moves, first); i > 0 {
 		moves[0], moves[i] = moves[i], moves[0]
 	}
 	out := make([]RootScore, 0, len(moves))
-	best := -Infinity
+	best, bestV := -Infinity, math.Inf(-1)
 	for _, m := range moves {
 		s.noteMove(0, m)
 		p.Make(m)
 		rs := RootScore{Move: m}
-		if bar := best - margin; margin > 0 && bar > -Infinity {
+		bar := -Infinity
+		switch {
+		case lim.RootBonus != nil && best > -Infinity:
+			// The largest score that keeps score + bonus below bestV.
+			bar = min(int(math.Ceil(bestV-lim.RootBonus(m)))-1, Infinity-2)
+		case lim.RootBonus == nil && lim.MultiPVMargin > 0:
+			bar = best - lim.MultiPVMargin
+		}
+		if bar > -Infinity {
 			rs.Score = -s.search(-bar-1, -bar, depth-1, 1, true)
 			if rs.Upper = rs.Score <= bar; !rs.Upper {
 				rs.Score = -s.search(-Infinity, -bar, depth-1, 1, true)
@@ -293,6 +304,9 @@ func (s *Searcher) rootScores(depth, margin int, first game.Move) []RootScore {
 		p.Unmake()
 		if !rs.Upper {
 			best = max(best, rs.Score)
+			if lim.RootBonus != nil {
+				bestV = max(bestV, float64(rs.Score)+lim.RootBonus(m))
+			}
 		}
 		out = append(out, rs)
 	}

@@ -210,6 +210,15 @@ type Limits struct {
 	// the best; the others get upper bounds (RootScore.Upper) at most the
 	// best's score less the margin.
 	MultiPVMargin int
+	// RootBonus, with MultiPV, is what a blend adds to each root move's
+	// score (centi-units, >= 0; it replaces MultiPVMargin): only the
+	// moves whose score plus bonus can reach the best exact move's are
+	// scored exactly, and each other gets an upper bound that keeps its
+	// score plus bonus below that. A blend that knows its bonuses before
+	// the search (the network's prior) then pays little more than the
+	// search: a move with no bonus is bounded at the best score, where
+	// the iteration's own null windows left it in the table.
+	RootBonus func(game.Move) float64
 }
 
 // MaxDepth bounds iterative deepening.
