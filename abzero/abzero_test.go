@@ -92,12 +92,17 @@ func independent(t *testing.T, p game.Position) (mcts.Result, alphabeta.Result) 
 
 func decide(t *testing.T, p game.Position, m float64) Decision {
 	t.Helper()
+	return decideWith(t, p, m, Limits{})
+}
+
+func decideWith(t *testing.T, p game.Position, m float64, lim Limits) Decision {
+	t.Helper()
 	mv, err := New(config(m), hashEval{}, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	before := p.String()
-	d, err := mv.Move(context.Background(), p, Limits{})
+	d, err := mv.Move(context.Background(), p, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +135,17 @@ func TestHugeMPlaysMCTS(t *testing.T) {
 // TestFormulaInBetween: for a range of m the mover's move is the argmax of
 // pi*m + beta computed here from separately run searches, and somewhere
 // the choice moves from alpha-beta's move to the MCTS move.
+// The mover plays argmax pi_a * m + beta_a with pi the visit shares
+// (MCTS and alpha-beta side by side) or, with Limits.Prior, the prior
+// (known before alpha-beta, which then bounds each move at its own bar),
+// against the formula on independent searches with every score exact.
 func TestFormulaInBetween(t *testing.T) {
+	for _, prior := range []bool{false, true} {
+		t.Run(map[bool]string{false: "visits", true: "prior"}[prior], func(t *testing.T) { testFormula(t, prior) })
+	}
+}
+
+func testFormula(t *testing.T, prior bool) {
 	ms := []float64{0, 0.05, 0.1, 0.2, 0.5, 1, 2, 3, 5, 8, 13, 20, 50, 100, 1000, 1e4, 1e6}
 	switched := 0
 	for _, p := range positions(t) {
@@ -148,6 +163,21 @@ func TestFormulaInBetween(t *testing.T) {
 				pi[m] = float64(mr.Policy[i])
 			}
 			total = 1
+		}
+		if prior {
+			priors := make([]float32, len(mr.Moves))
+			if _, err := (hashEval{}).Evaluate(p, mr.Moves, priors); err != nil {
+				t.Fatal(err)
+			}
+			for i, m := range mr.Moves {
+				pi[m] = float64(priors[i])
+			}
+			total, mr.Best = 1, mr.Moves[0]
+			for _, m := range mr.Moves {
+				if pi[m] > pi[mr.Best] {
+					mr.Best = m
+				}
+			}
 		}
 		beta := map[game.Move]float64{}
 		for _, rs := range ab.RootScores {
@@ -170,16 +200,17 @@ func TestFormulaInBetween(t *testing.T) {
 					want, bestV = mv, v
 				}
 			}
-			d := decide(t, p, m)
+			d := decideWith(t, p, m, Limits{Prior: prior})
 			if d.Move != want {
 				t.Errorf("%s m=%v: plays %s, formula says %s", p, m, p.FormatMove(d.Move), p.FormatMove(want))
 			}
-			// Moves more than m below the best are only bounded (the
-			// multi-PV margin): a bound at least the score that cannot win.
+			// Moves that cannot win are only bounded (the multi-PV
+			// margin, or each move's own bar with the prior): a bound at
+			// least the score, below the best value with the move's pi.
 			for _, c := range d.Candidates {
 				betaOK := math.Abs(c.Beta-beta[c.Move]) <= 1e-9
 				if c.Upper {
-					betaOK = c.Beta >= beta[c.Move]-1e-9 && c.Beta+m < bestV
+					betaOK = c.Beta >= beta[c.Move]-1e-9 && c.Pi*m+c.Beta < bestV
 				}
 				if math.Abs(c.V-(c.Pi*m+c.Beta)) > 1e-9 || !betaOK || math.Abs(c.Pi-pi[c.Move]/float64(total)) > 1e-9 {
 					t.Errorf("%s m=%v: candidate %+v, want pi %v beta %v", p, m, c, pi[c.Move]/float64(total), beta[c.Move])

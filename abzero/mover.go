@@ -126,7 +126,8 @@ type Limits struct {
 	Info func(alphabeta.Info)
 	// Prior makes pi the network's prior even under a clock: MCTS runs no
 	// simulations, so alpha-beta has the whole time and every core but
-	// the one forward pass.
+	// the one forward pass. The pass comes first, so that alpha-beta
+	// scores exactly only the moves that pi_a * m can lift to the best.
 	Prior bool
 }
 
@@ -178,7 +179,7 @@ func (b *Blender) Blend(ctx context.Context, p game.Position, mres mcts.Result) 
 	if err != nil {
 		return Decision{}, err
 	}
-	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true, MultiPVMargin: b.margin(nil)}, nil)
+	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true, RootBonus: b.bonus(mres)}, nil)
 	if err := ctx.Err(); err != nil {
 		return Decision{}, err
 	}
@@ -244,6 +245,18 @@ func (b *Blender) margin(allowed []game.Move) int {
 		return 0
 	}
 	return marginFor(b.cfg.M)
+}
+
+// bonus is what the blend adds to each root move's alpha-beta score, in
+// the searcher's centi-units: pi_a * m, with pi from mres, which must be
+// complete before the search starts (alphabeta.Limits.RootBonus).
+func (b *Blender) bonus(mres mcts.Result) func(game.Move) float64 {
+	pi := VisitShares(mres)
+	of := make(map[game.Move]float64, len(pi))
+	for i, mv := range mres.Moves {
+		of[mv] = pi[i] * b.cfg.M * 100
+	}
+	return func(mv game.Move) float64 { return of[mv] }
 }
 
 // marginFor is the multi-PV margin in centi-units that keeps every move
@@ -341,27 +354,39 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 	}
 	defer cancel()
 	var (
-		wg    sync.WaitGroup
+		mres  mcts.Result
 		abres alphabeta.Result
 	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		abres = mv.ab.Search(ctx, abp, al, lim.Info)
-	}()
-	mctx := ctx
 	if lim.Prior {
-		// One forward pass: a stop or a clock that ends before it must
-		// not fail the move.
-		mctx = context.WithoutCancel(ctx)
-	}
-	mres, merr := mv.mc.Search(mctx, p, ml)
-	if merr != nil {
-		cancel()
-	}
-	wg.Wait()
-	if merr != nil {
-		return Decision{}, merr
+		// One forward pass, before alpha-beta: then each root move's bar
+		// is its own (alphabeta.Limits.RootBonus), and a stop or a clock
+		// that ends before the pass does not fail the move.
+		start := time.Now()
+		if mres, err = mv.mc.Search(context.WithoutCancel(ctx), p, ml); err != nil {
+			return Decision{}, err
+		}
+		if lim.Allowed == nil {
+			al.RootBonus = mv.bonus(mres)
+		}
+		if lim.Time > 0 {
+			al.Time = max(lim.Time-time.Since(start), time.Millisecond)
+		}
+		abres = mv.ab.Search(ctx, abp, al, lim.Info)
+	} else {
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			abres = mv.ab.Search(ctx, abp, al, lim.Info)
+		}()
+		mres, err = mv.mc.Search(ctx, p, ml)
+		if err != nil {
+			cancel()
+		}
+		wg.Wait()
+		if err != nil {
+			return Decision{}, err
+		}
 	}
 	if err := parent.Err(); err != nil && !interruptible {
 		return Decision{}, err
