@@ -10,6 +10,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/tabula-zero/tabula/internal/parallel"
+	"github.com/tabula-zero/tabula/net/bnkern"
 )
 
 // BN is a training-mode batch norm fused with the residual add and ReLU:
@@ -179,52 +180,33 @@ func (bn *BN) forward(y, gamma, beta, res []float32) *tensor.Dense {
 
 // sumImage adds image n's activations per channel.
 func (bn *BN) sumImage(n int) {
-	c, y := bn.c, bn.cur.y
 	s0, _ := bn.partial(n)
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
-		for p := lo; p < hi; p += c {
-			for ch, v := range y[p : p+c] {
-				s0[ch] += float64(v)
-			}
-		}
+		bnkern.Sum(bn.cur.y[lo:hi], s0)
 	}
 }
 
 // sqImage adds image n's squared deviations from the mean per channel.
 func (bn *BN) sqImage(n int) {
-	c, y := bn.c, bn.cur.y
 	_, s1 := bn.partial(n)
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
-		for p := lo; p < hi; p += c {
-			for ch, v := range y[p : p+c] {
-				d := float64(v) - bn.mean[ch]
-				s1[ch] += d * d
-			}
-		}
+		bnkern.SqDev(bn.cur.y[lo:hi], bn.mean, s1)
 	}
 }
 
 // normImage writes image n's output: normalised, shifted, the residual
 // added, rectified.
 func (bn *BN) normImage(n int) {
-	c, y, z, res := bn.c, bn.cur.y, bn.cur.z, bn.cur.res
+	y, z, res := bn.cur.y, bn.cur.z, bn.cur.res
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
-		for p := lo; p < hi; p += c {
-			ys, zs := y[p:p+c], z[p:p+c]
-			if res != nil {
-				rs := res[p : p+c]
-				for ch, v := range ys {
-					zs[ch] = max(v*bn.scale[ch]+bn.shift[ch]+rs[ch], 0)
-				}
-				continue
-			}
-			for ch, v := range ys {
-				zs[ch] = max(v*bn.scale[ch]+bn.shift[ch], 0)
-			}
+		var rs []float32
+		if res != nil {
+			rs = res[lo:hi]
 		}
+		bnkern.Norm(y[lo:hi], rs, z[lo:hi], bn.scale, bn.shift)
 	}
 }
 
@@ -265,44 +247,19 @@ func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
 // output is positive, kept for the second pass and handed over as the
 // residual's gradient; and it adds g and g*(y-mean) per channel.
 func (bn *BN) gradSumImage(n int) {
-	c, y, z, dz, g := bn.c, bn.cur.y, bn.cur.z, bn.cur.dz, bn.dres.buf
 	s0, s1 := bn.partial(n)
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
-		for p := lo; p < hi; p += c {
-			zs, ys, gs := z[p:p+c], y[p:p+c], g[p:p+c]
-			for ch, d := range dz[p : p+c] {
-				v := reluGrad(d, zs[ch])
-				gs[ch] = v
-				s0[ch] += float64(v)
-				s1[ch] += float64(v) * (float64(ys[ch]) - bn.mean[ch])
-			}
-		}
+		bnkern.GradSum(bn.cur.y[lo:hi], bn.cur.z[lo:hi], bn.cur.dz[lo:hi], bn.dres.buf[lo:hi], bn.mean, s0, s1)
 	}
 }
 
 // gradImage writes image n's dy = a*g + by*y + d0.
 func (bn *BN) gradImage(n int) {
-	c, y, g, dy := bn.c, bn.cur.y, bn.dres.buf, bn.dy.buf
-	a, by, d0 := bn.a, bn.by, bn.d0
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
-		for p := lo; p < hi; p += c {
-			gs, ys, dys := g[p:p+c], y[p:p+c], dy[p:p+c]
-			for ch, v := range gs {
-				dys[ch] = a[ch]*v + by[ch]*ys[ch] + d0[ch]
-			}
-		}
+		bnkern.Grad(bn.dres.buf[lo:hi], bn.cur.y[lo:hi], bn.dy.buf[lo:hi], bn.a, bn.by, bn.d0)
 	}
-}
-
-// reluGrad is d where z > 0 and 0 where z == 0 (z is a ReLU's output,
-// never negative), without a branch: the sign pattern is random, and a
-// mispredicted branch per element cost more than the arithmetic.
-func reluGrad(d, z float32) float32 {
-	bits := math.Float32bits(z)
-	mask := uint32(int32(-bits) >> 31) // all ones when bits != 0
-	return math.Float32frombits(math.Float32bits(d) & mask)
 }
 
 // bnOp is the forward pass; inputs y, gamma, beta (, res).

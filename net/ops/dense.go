@@ -8,6 +8,7 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/tabula-zero/tabula/net/bnkern"
 	"github.com/tabula-zero/tabula/net/gemm"
 )
 
@@ -73,7 +74,7 @@ func (d *dense) backward(x, w, y, dy []float32) *tensor.Dense {
 	if d.relu {
 		g = d.g
 		for i, v := range dy {
-			g[i] = reluGrad(v, y[i])
+			g[i] = bnkern.ReluGrad(v, y[i])
 		}
 	}
 	db := d.db.buf

@@ -1,0 +1,25 @@
+//go:build amd64 && !noasm
+
+package bnkern
+
+import "golang.org/x/sys/cpu"
+
+var useAVX2 = cpu.X86.HasAVX2
+
+//go:noescape
+func sumAVX2(row *float32, n int, s0 *float64, c int)
+
+//go:noescape
+func sqDevAVX2(row *float32, n int, mean, s1 *float64, c int)
+
+//go:noescape
+func normAVX2(row, out *float32, n int, scale, shift *float32, c int)
+
+//go:noescape
+func normResAVX2(row, res, out *float32, n int, scale, shift *float32, c int)
+
+//go:noescape
+func gradSumAVX2(y, z, dz, gr *float32, n int, mean, s0, s1 *float64, c int)
+
+//go:noescape
+func gradAVX2(gr, y, dy *float32, n int, a, by, d0 *float32, c int)

@@ -1,0 +1,242 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// Every kernel walks the row's channels in groups of 8 (DX: the group's
+// byte offset in a float32 row, CX: a pixel's bytes) and, within a group,
+// the pixels (R10: the element's byte offset, R11: pixels left), so that
+// each channel's float64 sums stay in registers and are added in pixel
+// order, as the Go twins add them. Float64 slices are addressed at DX*2.
+
+// func sumAVX2(row *float32, n int, s0 *float64, c int)
+TEXT ·sumAVX2(SB), NOSPLIT, $0-32
+	MOVQ row+0(FP), SI
+	MOVQ n+8(FP), BX
+	MOVQ s0+16(FP), DI
+	MOVQ c+24(FP), CX
+	SHLQ $2, CX
+	XORQ DX, DX
+
+sumGroup:
+	VMOVUPD (DI)(DX*2), Y0
+	VMOVUPD 32(DI)(DX*2), Y1
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+
+sumPixel:
+	VCVTPS2PD (SI)(R10*1), Y2
+	VCVTPS2PD 16(SI)(R10*1), Y3
+	VADDPD    Y2, Y0, Y0
+	VADDPD    Y3, Y1, Y1
+	ADDQ      CX, R10
+	DECQ      R11
+	JNZ       sumPixel
+	VMOVUPD   Y0, (DI)(DX*2)
+	VMOVUPD   Y1, 32(DI)(DX*2)
+	ADDQ      $32, DX
+	CMPQ      DX, CX
+	JLT       sumGroup
+	VZEROUPPER
+	RET
+
+// func sqDevAVX2(row *float32, n int, mean, s1 *float64, c int)
+TEXT ·sqDevAVX2(SB), NOSPLIT, $0-40
+	MOVQ row+0(FP), SI
+	MOVQ n+8(FP), BX
+	MOVQ mean+16(FP), R8
+	MOVQ s1+24(FP), DI
+	MOVQ c+32(FP), CX
+	SHLQ $2, CX
+	XORQ DX, DX
+
+sqGroup:
+	VMOVUPD (DI)(DX*2), Y0
+	VMOVUPD 32(DI)(DX*2), Y1
+	VMOVUPD (R8)(DX*2), Y4
+	VMOVUPD 32(R8)(DX*2), Y5
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+
+sqPixel:
+	VCVTPS2PD (SI)(R10*1), Y2
+	VCVTPS2PD 16(SI)(R10*1), Y3
+	VSUBPD    Y4, Y2, Y2
+	VSUBPD    Y5, Y3, Y3
+	VMULPD    Y2, Y2, Y2
+	VMULPD    Y3, Y3, Y3
+	VADDPD    Y2, Y0, Y0
+	VADDPD    Y3, Y1, Y1
+	ADDQ      CX, R10
+	DECQ      R11
+	JNZ       sqPixel
+	VMOVUPD   Y0, (DI)(DX*2)
+	VMOVUPD   Y1, 32(DI)(DX*2)
+	ADDQ      $32, DX
+	CMPQ      DX, CX
+	JLT       sqGroup
+	VZEROUPPER
+	RET
+
+// The ReLU as Go's max(x, 0): VMAXPS keeps x when either is NaN, and
+// adding +0 turns a -0 into +0.
+#define RELU(x) \
+	VMAXPS x, Y6, x \
+	VADDPS Y6, x, x
+
+// func normAVX2(row, out *float32, n int, scale, shift *float32, c int)
+TEXT ·normAVX2(SB), NOSPLIT, $0-48
+	MOVQ   row+0(FP), SI
+	MOVQ   out+8(FP), DI
+	MOVQ   n+16(FP), BX
+	MOVQ   scale+24(FP), R8
+	MOVQ   shift+32(FP), R9
+	MOVQ   c+40(FP), CX
+	SHLQ   $2, CX
+	XORQ   DX, DX
+	VXORPS Y6, Y6, Y6
+
+normGroup:
+	VMOVUPS (R8)(DX*1), Y4
+	VMOVUPS (R9)(DX*1), Y5
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+
+normPixel:
+	VMULPS  (SI)(R10*1), Y4, Y0
+	VADDPS  Y5, Y0, Y0
+	RELU(Y0)
+	VMOVUPS Y0, (DI)(R10*1)
+	ADDQ    CX, R10
+	DECQ    R11
+	JNZ     normPixel
+	ADDQ    $32, DX
+	CMPQ    DX, CX
+	JLT     normGroup
+	VZEROUPPER
+	RET
+
+// func normResAVX2(row, res, out *float32, n int, scale, shift *float32, c int)
+TEXT ·normResAVX2(SB), NOSPLIT, $0-56
+	MOVQ   row+0(FP), SI
+	MOVQ   res+8(FP), R12
+	MOVQ   out+16(FP), DI
+	MOVQ   n+24(FP), BX
+	MOVQ   scale+32(FP), R8
+	MOVQ   shift+40(FP), R9
+	MOVQ   c+48(FP), CX
+	SHLQ   $2, CX
+	XORQ   DX, DX
+	VXORPS Y6, Y6, Y6
+
+normResGroup:
+	VMOVUPS (R8)(DX*1), Y4
+	VMOVUPS (R9)(DX*1), Y5
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+
+normResPixel:
+	VMULPS  (SI)(R10*1), Y4, Y0
+	VADDPS  Y5, Y0, Y0
+	VADDPS  (R12)(R10*1), Y0, Y0
+	RELU(Y0)
+	VMOVUPS Y0, (DI)(R10*1)
+	ADDQ    CX, R10
+	DECQ    R11
+	JNZ     normResPixel
+	ADDQ    $32, DX
+	CMPQ    DX, CX
+	JLT     normResGroup
+	VZEROUPPER
+	RET
+
+// func gradSumAVX2(y, z, dz, gr *float32, n int, mean, s0, s1 *float64, c int)
+TEXT ·gradSumAVX2(SB), NOSPLIT, $0-72
+	MOVQ  y+0(FP), SI
+	MOVQ  z+8(FP), DI
+	MOVQ  dz+16(FP), R8
+	MOVQ  gr+24(FP), R9
+	MOVQ  n+32(FP), BX
+	MOVQ  mean+40(FP), R12
+	MOVQ  s0+48(FP), R13
+	MOVQ  s1+56(FP), R14
+	MOVQ  c+64(FP), CX
+	SHLQ  $2, CX
+	XORQ  DX, DX
+	VPXOR Y15, Y15, Y15
+
+gsGroup:
+	VMOVUPD (R13)(DX*2), Y0
+	VMOVUPD 32(R13)(DX*2), Y1
+	VMOVUPD (R14)(DX*2), Y2
+	VMOVUPD 32(R14)(DX*2), Y3
+	VMOVUPD (R12)(DX*2), Y4
+	VMOVUPD 32(R12)(DX*2), Y5
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+
+gsPixel:
+	// g = dz where z's bits are not all zero.
+	VMOVUPS      (DI)(R10*1), Y6
+	VPCMPEQD     Y15, Y6, Y6
+	VPANDN       (R8)(R10*1), Y6, Y7
+	VMOVUPS      Y7, (R9)(R10*1)
+	VCVTPS2PD    X7, Y8
+	VEXTRACTF128 $1, Y7, X9
+	VCVTPS2PD    X9, Y9
+	VADDPD       Y8, Y0, Y0
+	VADDPD       Y9, Y1, Y1
+	VCVTPS2PD    (SI)(R10*1), Y10
+	VCVTPS2PD    16(SI)(R10*1), Y11
+	VSUBPD       Y4, Y10, Y10
+	VSUBPD       Y5, Y11, Y11
+	VMULPD       Y10, Y8, Y8
+	VMULPD       Y11, Y9, Y9
+	VADDPD       Y8, Y2, Y2
+	VADDPD       Y9, Y3, Y3
+	ADDQ         CX, R10
+	DECQ         R11
+	JNZ          gsPixel
+	VMOVUPD      Y0, (R13)(DX*2)
+	VMOVUPD      Y1, 32(R13)(DX*2)
+	VMOVUPD      Y2, (R14)(DX*2)
+	VMOVUPD      Y3, 32(R14)(DX*2)
+	ADDQ         $32, DX
+	CMPQ         DX, CX
+	JLT          gsGroup
+	VZEROUPPER
+	RET
+
+// func gradAVX2(gr, y, dy *float32, n int, a, by, d0 *float32, c int)
+TEXT ·gradAVX2(SB), NOSPLIT, $0-64
+	MOVQ gr+0(FP), SI
+	MOVQ y+8(FP), DI
+	MOVQ dy+16(FP), R8
+	MOVQ n+24(FP), BX
+	MOVQ a+32(FP), R12
+	MOVQ by+40(FP), R13
+	MOVQ d0+48(FP), R14
+	MOVQ c+56(FP), CX
+	SHLQ $2, CX
+	XORQ DX, DX
+
+gradGroup:
+	VMOVUPS (R12)(DX*1), Y4
+	VMOVUPS (R13)(DX*1), Y5
+	VMOVUPS (R14)(DX*1), Y6
+	MOVQ    DX, R10
+	MOVQ    BX, R11
+
+gradPixel:
+	VMULPS  (SI)(R10*1), Y4, Y0
+	VMULPS  (DI)(R10*1), Y5, Y1
+	VADDPS  Y1, Y0, Y0
+	VADDPS  Y6, Y0, Y0
+	VMOVUPS Y0, (R8)(R10*1)
+	ADDQ    CX, R10
+	DECQ    R11
+	JNZ     gradPixel
+	ADDQ    $32, DX
+	CMPQ    DX, CX
+	JLT     gradGroup
+	VZEROUPPER
+	RET
