@@ -302,29 +302,47 @@ func (s *convState) dwPixels(part int) {
 
 // packPatches writes the patches of pixels [p0, p0+n) into col as panels
 // [n][nr] of the k*k*in patch entries ([ky][kx][in] order, zero past the
-// last).
+// last). It fills one panel at a time, so that its writes run straight
+// through memory; a pixel's entries lie in every panel.
 func (s *convState) packPatches(x, col []float32, p0, n int) {
 	nr := s.kern.NR
 	wp := s.b.wp()
-	kk := s.k * s.k
-	for j := 0; j < n; j++ {
-		q := s.pp[p0+j]
-		for tap := 0; tap < kk; tap++ {
-			src := q
+	entries := s.k * s.k * s.in
+	pp := s.pp[p0 : p0+n]
+	for panel := 0; panel < s.kpad/nr; panel++ {
+		dst := col[panel*n*nr : (panel+1)*n*nr]
+		for col0 := 0; col0 < nr; {
+			kidx := panel*nr + col0
+			if kidx >= entries {
+				for j := range pp {
+					clear(dst[j*nr+col0 : (j+1)*nr])
+				}
+				break
+			}
+			tap, c := kidx/s.in, kidx%s.in
+			run := min(nr-col0, s.in-c)
+			off := 0
 			if s.k == 3 {
-				src += (tap/3-1)*wp + tap%3 - 1
+				off = (tap/3-1)*wp + tap%3 - 1
 			}
-			row := x[src*s.in : (src+1)*s.in]
-			for c := 0; c < s.in; {
-				kidx := tap*s.in + c
-				panel, col0 := kidx/nr, kidx%nr
-				run := min(nr-col0, s.in-c)
-				copy(col[(panel*n+j)*nr+col0:][:run], row[c:c+run])
-				c += run
+			if run == 16 {
+				// Four 16-byte moves: copy's call cost more than the 64
+				// bytes it moved (and a [16]float32 assignment compiles
+				// to a call to memmove).
+				for j, q := range pp {
+					src, d := x[(q+off)*s.in+c:][:16], dst[j*nr+col0:][:16]
+					*(*[4]float32)(d[0:4]) = *(*[4]float32)(src[0:4])
+					*(*[4]float32)(d[4:8]) = *(*[4]float32)(src[4:8])
+					*(*[4]float32)(d[8:12]) = *(*[4]float32)(src[8:12])
+					*(*[4]float32)(d[12:16]) = *(*[4]float32)(src[12:16])
+				}
+			} else {
+				for j, q := range pp {
+					src := (q+off)*s.in + c
+					copy(dst[j*nr+col0:][:run], x[src:src+run])
+				}
 			}
-		}
-		for kidx := kk * s.in; kidx < s.kpad; kidx++ {
-			col[((kidx/nr)*n+j)*nr+kidx%nr] = 0
+			col0 += run
 		}
 	}
 }
