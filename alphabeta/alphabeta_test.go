@@ -409,7 +409,34 @@ func TestMultiPVOnAClock(t *testing.T) {
 func TestMultiPVMargin(t *testing.T) {
 	o := alphabeta.FixedDepthOptions(alphabeta.AlgPVS)
 	o.Quiescence = false
-	bounds, bonusBounds := 0, 0
+	// A margin bounds a move at most the best score less the margin; a
+	// bonus, where the move's score plus bonus stays below the best
+	// score plus bonus: both say bound + slack < the best value, which
+	// adds add to each minimax value.
+	type variant struct {
+		name       string
+		margin     int
+		bonus      func(game.Move) float64
+		add, slack func(game.Move) float64
+	}
+	none := func(game.Move) float64 { return 0 }
+	var variants []variant
+	for _, margin := range []int{1, 50, 300} {
+		slack := func(game.Move) float64 { return float64(margin - 1) }
+		variants = append(variants, variant{fmt.Sprintf("margin %d", margin), margin, nil, none, slack})
+	}
+	// Per-move bonuses (a blend's prior): most moves none, a few a
+	// fraction of a soldier to three.
+	for _, scale := range []float64{0.5, 30, 300} {
+		bonus := func(m game.Move) float64 {
+			if h := uint32(m) * 2654435761; h%4 == 0 {
+				return scale * float64(h>>8%1000) / 1000
+			}
+			return 0
+		}
+		variants = append(variants, variant{fmt.Sprintf("bonus %v", scale), 0, bonus, bonus, bonus})
+	}
+	bounds := map[bool]int{}
 	for _, c := range cases() {
 		for _, gp := range every(gametest.RandomPositions(c.start, c.games, 60, 11), 25) {
 			p := gp.(alphabeta.Position)
@@ -438,68 +465,37 @@ func TestMultiPVMargin(t *testing.T) {
 				return v
 			}
 			for depth := 1; depth <= c.refDepth; depth++ {
-				for _, margin := range []int{1, 50, 300} {
-					res := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth, MultiPV: true, MultiPVMargin: margin}, nil)
+				for _, v := range variants {
+					res := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth, MultiPV: true, MultiPVMargin: v.margin, RootBonus: v.bonus}, nil)
 					// A mate found early ends the deepening: the scores are
 					// of the depth reached.
-					mm := minimaxAt(res.RootDepth)
-					value, best := mm.of, mm.best
-					if len(res.RootScores) != len(legal) {
-						t.Fatalf("%s depth %d margin %d: %d root scores for %d moves", p, depth, margin, len(res.RootScores), len(legal))
-					}
-					for _, rs := range res.RootScores {
-						v := value[rs.Move]
-						switch {
-						case !rs.Upper && rs.Score != v:
-							t.Fatalf("%s depth %d margin %d: %v scored %d, minimax %d", p, depth, margin, rs.Move, rs.Score, v)
-						case rs.Upper && (rs.Score < v || rs.Score > best-margin):
-							t.Fatalf("%s depth %d margin %d: %v bound %d, minimax %d, best %d", p, depth, margin, rs.Move, rs.Score, v, best)
-						case rs.Upper && v > best-margin:
-							t.Fatalf("%s depth %d margin %d: %v (minimax %d) within the margin of %d only bounded", p, depth, margin, rs.Move, v, best)
-						}
-						if rs.Upper {
-							bounds++
-						}
-					}
-				}
-				// Per-move bonuses (a blend's prior): most moves none, a
-				// few a fraction of a soldier to three.
-				for _, scale := range []float64{0.5, 30, 300} {
-					bonus := func(m game.Move) float64 {
-						if h := uint32(m) * 2654435761; h%4 == 0 {
-							return scale * float64(h>>8%1000) / 1000
-						}
-						return 0
-					}
-					res := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth, MultiPV: true, RootBonus: bonus}, nil)
 					value := minimaxAt(res.RootDepth).of
 					bestV := math.Inf(-1)
-					for m, v := range value {
-						bestV = max(bestV, float64(v)+bonus(m))
+					for m, s := range value {
+						bestV = max(bestV, float64(s)+v.add(m))
 					}
 					if len(res.RootScores) != len(legal) {
-						t.Fatalf("%s depth %d bonus %v: %d root scores for %d moves", p, depth, scale, len(res.RootScores), len(legal))
+						t.Fatalf("%s depth %d %s: %d root scores for %d moves", p, depth, v.name, len(res.RootScores), len(legal))
 					}
 					for _, rs := range res.RootScores {
-						v := value[rs.Move]
-						switch {
-						case !rs.Upper && rs.Score != v:
-							t.Fatalf("%s depth %d bonus %v: %v scored %d, minimax %d", p, depth, scale, rs.Move, rs.Score, v)
-						case rs.Upper && rs.Score < v:
-							t.Fatalf("%s depth %d bonus %v: %v bound %d below minimax %d", p, depth, scale, rs.Move, rs.Score, v)
-						case rs.Upper && float64(rs.Score)+bonus(rs.Move) >= bestV:
-							t.Fatalf("%s depth %d bonus %v: %v bound %d + bonus %.1f reaches the blend's best %.1f", p, depth, scale, rs.Move, rs.Score, bonus(rs.Move), bestV)
+						switch x := value[rs.Move]; {
+						case !rs.Upper && rs.Score != x:
+							t.Fatalf("%s depth %d %s: %v scored %d, minimax %d", p, depth, v.name, rs.Move, rs.Score, x)
+						case rs.Upper && rs.Score < x:
+							t.Fatalf("%s depth %d %s: %v bound %d below minimax %d", p, depth, v.name, rs.Move, rs.Score, x)
+						case rs.Upper && float64(rs.Score)+v.slack(rs.Move) >= bestV:
+							t.Fatalf("%s depth %d %s: %v bound %d + %.1f reaches the best %.1f", p, depth, v.name, rs.Move, rs.Score, v.slack(rs.Move), bestV)
 						}
 						if rs.Upper {
-							bonusBounds++
+							bounds[v.margin > 0]++
 						}
 					}
 				}
 			}
 		}
 	}
-	if bounds == 0 || bonusBounds == 0 {
-		t.Fatalf("moves only bounded: %d with margins, %d with bonuses", bounds, bonusBounds)
+	if bounds[true] == 0 || bounds[false] == 0 {
+		t.Fatalf("moves only bounded: %d with margins, %d with bonuses", bounds[true], bounds[false])
 	}
 }
 

@@ -83,71 +83,55 @@ sqPixel:
 	VMAXPS x, Y6, x \
 	VADDPS Y6, x, x
 
+// NORM is the body of both norm kernels (SI: row, DI: out, BX: pixels,
+// R8: scale, R9: shift, CX: c); RESIDUAL adds the residual or nothing.
+#define NORM(group, pixel, RESIDUAL) \
+	SHLQ   $2, CX \
+	XORQ   DX, DX \
+	VXORPS Y6, Y6, Y6 \
+group: \
+	VMOVUPS (R8)(DX*1), Y4 \
+	VMOVUPS (R9)(DX*1), Y5 \
+	MOVQ    DX, R10 \
+	MOVQ    BX, R11 \
+pixel: \
+	VMULPS  (SI)(R10*1), Y4, Y0 \
+	VADDPS  Y5, Y0, Y0 \
+	RESIDUAL \
+	RELU(Y0) \
+	VMOVUPS Y0, (DI)(R10*1) \
+	ADDQ    CX, R10 \
+	DECQ    R11 \
+	JNZ     pixel \
+	ADDQ    $32, DX \
+	CMPQ    DX, CX \
+	JLT     group \
+	VZEROUPPER \
+	RET
+
+#define NO_RESIDUAL
+#define ADD_RESIDUAL VADDPS (R12)(R10*1), Y0, Y0
+
 // func normAVX2(row, out *float32, n int, scale, shift *float32, c int)
 TEXT ·normAVX2(SB), NOSPLIT, $0-48
-	MOVQ   row+0(FP), SI
-	MOVQ   out+8(FP), DI
-	MOVQ   n+16(FP), BX
-	MOVQ   scale+24(FP), R8
-	MOVQ   shift+32(FP), R9
-	MOVQ   c+40(FP), CX
-	SHLQ   $2, CX
-	XORQ   DX, DX
-	VXORPS Y6, Y6, Y6
-
-normGroup:
-	VMOVUPS (R8)(DX*1), Y4
-	VMOVUPS (R9)(DX*1), Y5
-	MOVQ    DX, R10
-	MOVQ    BX, R11
-
-normPixel:
-	VMULPS  (SI)(R10*1), Y4, Y0
-	VADDPS  Y5, Y0, Y0
-	RELU(Y0)
-	VMOVUPS Y0, (DI)(R10*1)
-	ADDQ    CX, R10
-	DECQ    R11
-	JNZ     normPixel
-	ADDQ    $32, DX
-	CMPQ    DX, CX
-	JLT     normGroup
-	VZEROUPPER
-	RET
+	MOVQ row+0(FP), SI
+	MOVQ out+8(FP), DI
+	MOVQ n+16(FP), BX
+	MOVQ scale+24(FP), R8
+	MOVQ shift+32(FP), R9
+	MOVQ c+40(FP), CX
+	NORM(normGroup, normPixel, NO_RESIDUAL)
 
 // func normResAVX2(row, res, out *float32, n int, scale, shift *float32, c int)
 TEXT ·normResAVX2(SB), NOSPLIT, $0-56
-	MOVQ   row+0(FP), SI
-	MOVQ   res+8(FP), R12
-	MOVQ   out+16(FP), DI
-	MOVQ   n+24(FP), BX
-	MOVQ   scale+32(FP), R8
-	MOVQ   shift+40(FP), R9
-	MOVQ   c+48(FP), CX
-	SHLQ   $2, CX
-	XORQ   DX, DX
-	VXORPS Y6, Y6, Y6
-
-normResGroup:
-	VMOVUPS (R8)(DX*1), Y4
-	VMOVUPS (R9)(DX*1), Y5
-	MOVQ    DX, R10
-	MOVQ    BX, R11
-
-normResPixel:
-	VMULPS  (SI)(R10*1), Y4, Y0
-	VADDPS  Y5, Y0, Y0
-	VADDPS  (R12)(R10*1), Y0, Y0
-	RELU(Y0)
-	VMOVUPS Y0, (DI)(R10*1)
-	ADDQ    CX, R10
-	DECQ    R11
-	JNZ     normResPixel
-	ADDQ    $32, DX
-	CMPQ    DX, CX
-	JLT     normResGroup
-	VZEROUPPER
-	RET
+	MOVQ row+0(FP), SI
+	MOVQ res+8(FP), R12
+	MOVQ out+16(FP), DI
+	MOVQ n+24(FP), BX
+	MOVQ scale+32(FP), R8
+	MOVQ shift+40(FP), R9
+	MOVQ c+48(FP), CX
+	NORM(normResGroup, normResPixel, ADD_RESIDUAL)
 
 // func gradSumAVX2(y, z, dz, gr *float32, n int, mean, s0, s1 *float64, c int)
 TEXT ·gradSumAVX2(SB), NOSPLIT, $0-72
