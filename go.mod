@@ -11,6 +11,7 @@ require (
 	github.com/nats-io/nats.go v1.43.0
 	github.com/owulveryck/onnx-go v0.5.0
 	golang.org/x/sync v0.14.0
+	golang.org/x/sys v0.34.0
 	gonum.org/v1/gonum v0.15.1
 	gonum.org/v1/plot v0.15.2
 	google.golang.org/protobuf v1.36.5
@@ -53,7 +54,6 @@ require (
 	golang.org/x/crypto v0.38.0 // indirect
 	golang.org/x/exp v0.0.0-20241009180824-f66d83c29e7c // indirect
 	golang.org/x/image v0.24.0 // indirect
-	golang.org/x/sys v0.34.0 // indirect
 	golang.org/x/text v0.25.0 // indirect
 	golang.org/x/time v0.11.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
