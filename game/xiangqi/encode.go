@@ -35,6 +35,10 @@ import (
 // piece of the side to move can ever play: chariot lines (which contain
 // all general and soldier steps), horse jumps, and the advisor and elephant
 // steps of the own half.
+// Version 4 (FromToEncoder) has version 3's planes and every ordered pair
+// of squares as its actions, from*90+to: the shape a from-to policy head
+// (net's Spec.PolicyHead "fromto") scores, one logit per pair of squares'
+// features, instead of a dense layer over the whole board per move.
 
 // EncoderVersion is the version of Encoder{}, the encoding of new
 // networks unless a config picks ThreatEncoder; versions change whenever
@@ -43,6 +47,9 @@ const EncoderVersion = 2
 
 // ThreatEncoderVersion is ThreatEncoder's version.
 const ThreatEncoderVersion = 3
+
+// FromToEncoderVersion is FromToEncoder's version.
+const FromToEncoderVersion = 4
 
 const (
 	clockPlane  = 14
@@ -57,11 +64,17 @@ const (
 // two SEE planes.
 var ThreatEncoder = Encoder{threats: true}
 
+// FromToEncoder is version 4: ThreatEncoder's planes, and an action for
+// every ordered pair of squares (from*NumSquares + to).
+var FromToEncoder = Encoder{threats: true, fromTo: true}
+
 var (
 	actionOf   [NumSquares][NumSquares]int16 // -1 when no action
 	actionFrom []int8
 	actionTo   []int8
 	mirrorSym  game.Symmetry
+	// mirrorPairs is the mirror of version 4's square-pair actions.
+	mirrorPairs game.Symmetry
 )
 
 // initActions runs after the move tables exist (called from tables.go).
@@ -106,6 +119,10 @@ func initActions() {
 	for a := range actionFrom {
 		mirrorSym.Actions[a] = int(actionOf[mirrorSquare(int(actionFrom[a]))][mirrorSquare(int(actionTo[a]))])
 	}
+	mirrorPairs = game.Symmetry{Name: "mirror", Cells: mirrorSym.Cells, Actions: make([]int, NumSquares*NumSquares)}
+	for a := range mirrorPairs.Actions {
+		mirrorPairs.Actions[a] = mirrorSquare(a/NumSquares)*NumSquares + mirrorSquare(a%NumSquares)
+	}
 }
 
 func mirrorSquare(sq int) int { return rankOf(sq)*Files + Files - 1 - fileOf(sq) }
@@ -119,11 +136,14 @@ func relative(sq int, side game.Color) int {
 }
 
 // Encoder is the Xiangqi network encoding: version 2 as the zero value,
-// version 3 as ThreatEncoder.
-type Encoder struct{ threats bool }
+// version 3 as ThreatEncoder, version 4 as FromToEncoder.
+type Encoder struct{ threats, fromTo bool }
 
 func (e Encoder) Version() int {
-	if e.threats {
+	switch {
+	case e.fromTo:
+		return FromToEncoderVersion
+	case e.threats:
 		return ThreatEncoderVersion
 	}
 	return EncoderVersion
@@ -138,8 +158,19 @@ func (e Encoder) planes() int {
 	return numPlanes
 }
 
-func (Encoder) ActionSize() int             { return len(actionFrom) }
-func (Encoder) Symmetries() []game.Symmetry { return []game.Symmetry{mirrorSym} }
+func (e Encoder) ActionSize() int {
+	if e.fromTo {
+		return NumSquares * NumSquares
+	}
+	return len(actionFrom)
+}
+
+func (e Encoder) Symmetries() []game.Symmetry {
+	if e.fromTo {
+		return []game.Symmetry{mirrorPairs}
+	}
+	return []game.Symmetry{mirrorSym}
+}
 
 // Encode writes the planes of p (a *Position) into dst.
 func (e Encoder) Encode(gp game.Position, dst []float32) {
@@ -222,17 +253,31 @@ func (p *Position) fillPlane(plane []float32, s sqSet) {
 }
 
 // ActionIndex maps a legal move of p to its action index.
-func (Encoder) ActionIndex(gp game.Position, m game.Move) int {
+func (e Encoder) ActionIndex(gp game.Position, m game.Move) int {
 	p := gp.(*Position)
-	return int(actionOf[relative(From(m), p.side)][relative(To(m), p.side)])
+	from, to := relative(From(m), p.side), relative(To(m), p.side)
+	if e.fromTo {
+		return from*NumSquares + to
+	}
+	return int(actionOf[from][to])
 }
 
 // ActionMove maps an action index back to a move of p (not necessarily
-// legal); ok is false for an index out of range.
-func (Encoder) ActionMove(gp game.Position, a int) (game.Move, bool) {
-	if a < 0 || a >= len(actionFrom) {
+// legal); ok is false for an index out of range or, in version 4, a
+// square paired with itself.
+func (e Encoder) ActionMove(gp game.Position, a int) (game.Move, bool) {
+	if a < 0 || a >= e.ActionSize() {
+		return game.NoMove, false
+	}
+	var from, to int
+	if e.fromTo {
+		from, to = a/NumSquares, a%NumSquares
+	} else {
+		from, to = int(actionFrom[a]), int(actionTo[a])
+	}
+	if from == to {
 		return game.NoMove, false
 	}
 	p := gp.(*Position)
-	return newMove(relative(int(actionFrom[a]), p.side), relative(int(actionTo[a]), p.side)), true
+	return newMove(relative(from, p.side), relative(to, p.side)), true
 }

@@ -109,7 +109,7 @@ func TestAttackPlanesCount(t *testing.T) {
 func TestEncodeAllocates(t *testing.T) {
 	p := randomPositions(6, 1)[0]
 	planes := make([]float32, (numPlanes+2)*NumSquares)
-	for _, enc := range []Encoder{{}, ThreatEncoder} {
+	for _, enc := range []Encoder{{}, ThreatEncoder, FromToEncoder} {
 		if n := testing.AllocsPerRun(100, func() { enc.Encode(p, planes) }); n != 0 {
 			t.Errorf("encoder %d: Encode allocates %v times a call", enc.Version(), n)
 		}

@@ -37,7 +37,7 @@ func init() {
 			return Parse(text, r)
 		},
 		Encoder:  Encoder{},
-		Encoders: []game.Encoder{ThreatEncoder},
+		Encoders: []game.Encoder{ThreatEncoder, FromToEncoder},
 		// The longer and more branching game needs more random plies for
 		// distinct gate games; the Xiangqi thesis caps playouts without
 		// saying where, and 200 plies is its longest game limit.

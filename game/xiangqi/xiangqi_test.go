@@ -81,7 +81,7 @@ func TestConformance(t *testing.T) {
 	ps := randomPositions(1, 12)
 	gametest.MakeUnmake(t, g, nil, ps)
 	gametest.RejectsUnknownOptions(t, g)
-	for _, enc := range []Encoder{{}, ThreatEncoder} {
+	for _, enc := range []Encoder{{}, ThreatEncoder, FromToEncoder} {
 		gametest.Encoder(t, enc, ps)
 		gametest.Symmetry(t, enc, ps, func(gp game.Position, _ int) game.Position {
 			return mirrorPosition(t, gp.(*Position))
@@ -440,6 +440,49 @@ func TestEncoding(t *testing.T) {
 		if !ok || enc.ActionIndex(p, m) != i {
 			t.Fatalf("action %d does not round-trip", i)
 		}
+	}
+}
+
+// Version 4 has version 3's planes and names each move by its two
+// squares from the side to move's view: the same move as version 3's
+// action, every pair of distinct squares once.
+func TestFromToEncoding(t *testing.T) {
+	c, h, w := FromToEncoder.Shape()
+	if c3, _, _ := ThreatEncoder.Shape(); c != c3 || h*w != NumSquares || FromToEncoder.ActionSize() != NumSquares*NumSquares {
+		t.Fatalf("shape %d %dx%d, actions %d", c, h, w, FromToEncoder.ActionSize())
+	}
+	for _, gp := range randomPositions(3, 20) {
+		p := gp.(*Position)
+		a, b := make([]float32, c*h*w), make([]float32, c*h*w)
+		ThreatEncoder.Encode(p, a)
+		FromToEncoder.Encode(p, b)
+		if !slices.Equal(a, b) {
+			t.Fatalf("%s: planes differ from version 3's", p)
+		}
+		for _, m := range p.GenerateMoves(nil) {
+			i := FromToEncoder.ActionIndex(p, m)
+			m3, _ := ThreatEncoder.ActionMove(p, ThreatEncoder.ActionIndex(p, m))
+			if m4, ok := FromToEncoder.ActionMove(p, i); !ok || m4 != m || m3 != m {
+				t.Fatalf("%s: move %v is action %d, back %v (version 3: %v)", p, m, i, m4, m3)
+			}
+			from, to := From(m), To(m)
+			if p.side == game.Second {
+				from, to = NumSquares-1-from, NumSquares-1-to
+			}
+			if i != from*NumSquares+to {
+				t.Fatalf("%s: move %v is action %d, want %d", p, m, i, from*NumSquares+to)
+			}
+		}
+	}
+	p := New(DefaultRules)
+	for i := range FromToEncoder.ActionSize() {
+		m, ok := FromToEncoder.ActionMove(p, i)
+		if ok != (i/NumSquares != i%NumSquares) || ok && FromToEncoder.ActionIndex(p, m) != i {
+			t.Fatalf("action %d: %v %v", i, m, ok)
+		}
+	}
+	if _, ok := FromToEncoder.ActionMove(p, NumSquares*NumSquares); ok {
+		t.Error("an action beyond the space maps to a move")
 	}
 }
 
