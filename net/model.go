@@ -62,7 +62,7 @@ func (pi ParamInfo) Size() int {
 //
 //	input.{w,gamma,beta}
 //	block<i>.a.{w,gamma,beta}, block<i>.b.{w,gamma,beta}   for i = 0..Blocks-1
-//	policy.conv.{w,gamma,beta}, policy.fc.{w,b}
+//	policy.conv.{w,gamma,beta}, policy.fc.{w,b}                (policy.fromto.{w,b} with the from-to head)
 //	value.conv.{w,gamma,beta}, value.fc1.{w,b}, value.fc2.{w,b}
 //	reply.conv.{w,gamma,beta}, reply.fc.{w,b}             with ReplyPolicy
 //
@@ -88,7 +88,13 @@ func (s Spec) ParamTensors() []ParamInfo {
 		conv(fmt.Sprintf("block%d.b", i), s.Filters, s.Filters, 3)
 	}
 	conv("policy.conv", s.PolicyChannels, s.Filters, 1)
-	dense("policy.fc", s.Actions, s.PolicyChannels*hw)
+	if s.FromToHead() {
+		ps = append(ps,
+			ParamInfo{"policy.fromto.w", []int{s.PolicyChannels, s.PolicyChannels}, true},
+			ParamInfo{"policy.fromto.b", []int{hw * hw}, false})
+	} else {
+		dense("policy.fc", s.Actions, s.PolicyChannels*hw)
+	}
 	conv("value.conv", s.ValueChannels, s.Filters, 1)
 	dense("value.fc1", s.ValueHidden, s.ValueChannels*hw)
 	dense("value.fc2", 1, s.ValueHidden)
@@ -110,7 +116,11 @@ func (s Spec) ForwardFLOPs() int64 {
 	macs := hw * f * c * 9                     // input convolution
 	macs += int64(2*s.Blocks) * hw * f * f * 9 // residual tower
 	macs += hw * f * int64(s.PolicyChannels+s.ValueChannels)
-	macs += int64(s.Actions) * int64(s.PolicyChannels) * hw
+	if pc := int64(s.PolicyChannels); s.FromToHead() {
+		macs += hw*pc*pc + hw*hw*pc // W F, then F^T (W F)
+	} else {
+		macs += int64(s.Actions) * pc * hw
+	}
 	macs += int64(s.ValueHidden)*int64(s.ValueChannels)*hw + int64(s.ValueHidden)
 	return 2 * macs
 }
@@ -151,7 +161,7 @@ type Model struct {
 	input          convLayer
 	blocks         [][2]convLayer
 	polConv        convLayer
-	polFC          denseLayer
+	polFC          denseLayer // or, with the from-to head, its W (c, c) and B (hw*hw)
 	valConv        convLayer
 	valFC1, valFC2 denseLayer
 	replyConv      convLayer // with Spec.ReplyPolicy: training graphs only
@@ -244,6 +254,9 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 			return nil, errors.New("net: dense layer parameters are not finite")
 		}
 	}
+	if !allFinite(p.FromTo.W) || !allFinite(p.FromTo.B) {
+		return nil, errors.New("net: from-to head parameters are not finite")
+	}
 	m := &Model{spec: p.Spec, trainBatch: trainBatch, pool: map[int][]*graph{}}
 	for _, o := range opts {
 		o(m)
@@ -255,7 +268,11 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 		m.blocks[i] = [2]convLayer{m.newConv(&p.Blocks[i].A), m.newConv(&p.Blocks[i].B)}
 	}
 	m.polConv = m.newConv(&p.PolicyConv)
-	m.polFC = m.newDense(&p.PolicyFC)
+	if p.Spec.FromToHead() {
+		m.polFC = m.newDense(&Dense{Out: p.FromTo.C, In: p.FromTo.C, W: p.FromTo.W, B: p.FromTo.B})
+	} else {
+		m.polFC = m.newDense(&p.PolicyFC)
+	}
 	m.valConv = m.newConv(&p.ValueConv)
 	m.valFC1 = m.newDense(&p.ValueFC1)
 	m.valFC2 = m.newDense(&p.ValueFC2)
@@ -314,7 +331,7 @@ func (m *Model) newDense(d *Dense) denseLayer {
 	return denseLayer{
 		out: d.Out, in: d.In,
 		w: tensor.New(tensor.WithShape(d.Out, d.In), tensor.WithBacking(clone32(d.W))),
-		b: tensor.New(tensor.WithShape(d.Out), tensor.WithBacking(clone32(d.B))),
+		b: tensor.New(tensor.WithShape(len(d.B)), tensor.WithBacking(clone32(d.B))), // Out, or the from-to head's hw*hw
 	}
 }
 
@@ -361,10 +378,15 @@ func (m *Model) Params() *Params {
 		Spec:       m.spec,
 		Input:      conv(&m.input),
 		PolicyConv: conv(&m.polConv),
-		PolicyFC:   dense(&m.polFC),
 		ValueConv:  conv(&m.valConv),
 		ValueFC1:   dense(&m.valFC1),
 		ValueFC2:   dense(&m.valFC2),
+	}
+	if m.spec.FromToHead() {
+		d := dense(&m.polFC)
+		p.FromTo = FromTo{C: d.Out, W: d.W, B: d.B}
+	} else {
+		p.PolicyFC = dense(&m.polFC)
 	}
 	for i := range m.blocks {
 		p.Blocks = append(p.Blocks, Block{A: conv(&m.blocks[i][0]), B: conv(&m.blocks[i][1])})
@@ -457,7 +479,12 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 		}
 		return y, err
 	}
-	if gr.logit, err = layer(pflat, &m.polFC, false); err != nil {
+	if m.spec.FromToHead() {
+		gr.logit, err = ops.FromTo(pflat, param(m.polFC.w), param(m.polFC.b), s.Height*s.Width)
+	} else {
+		gr.logit, err = layer(pflat, &m.polFC, false)
+	}
+	if err != nil {
 		return nil, err
 	}
 	vh, err := layer(vflat, &m.valFC1, true)

@@ -17,6 +17,14 @@ func tinySpec() Spec {
 		Blocks: 2, Filters: 8, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 6}
 }
 
+// fromToSpec is tinySpec with the from-to policy head: an action for
+// every pair of its 20 squares.
+func fromToSpec() Spec {
+	s := tinySpec()
+	s.Actions, s.PolicyHead, s.PolicyChannels = 400, PolicyFromTo, 3
+	return s
+}
+
 // randomParams returns parameters with every part non-trivial: random BN
 // scale, shift and running statistics, and random dense biases.
 func randomParams(t testing.TB, spec Spec, seed uint64) *Params {
@@ -48,7 +56,11 @@ func paramSlices(p *Params) [][]float32 {
 		conv(&p.Blocks[i].B)
 	}
 	conv(&p.PolicyConv)
-	dense(&p.PolicyFC)
+	if p.Spec.FromToHead() {
+		s = append(s, p.FromTo.W, p.FromTo.B)
+	} else {
+		dense(&p.PolicyFC)
+	}
 	conv(&p.ValueConv)
 	dense(&p.ValueFC1)
 	dense(&p.ValueFC2)
@@ -126,7 +138,12 @@ func checkAgainstReference(t *testing.T, m *Model, p *Params, x []float32, n int
 }
 
 func TestParamTensorsMatchParams(t *testing.T) {
-	spec := tinySpec()
+	for _, spec := range []Spec{tinySpec(), fromToSpec()} {
+		testParamTensorsMatchParams(t, spec)
+	}
+}
+
+func testParamTensorsMatchParams(t *testing.T, spec Spec) {
 	p := randomParams(t, spec, 1)
 	infos := spec.ParamTensors()
 	slices := paramSlices(p)
@@ -160,10 +177,20 @@ func TestForwardFLOPs(t *testing.T) {
 	if got := s.ForwardFLOPs(); got != want {
 		t.Errorf("ForwardFLOPs = %d, want %d", got, want)
 	}
+	// The from-to head: W F (12*2*2), then F^T (W F) (12*12*2).
+	s.Actions, s.PolicyHead = 144, PolicyFromTo
+	want += 2 * (12*2*2 + 12*12*2 - 5*24)
+	if got := s.ForwardFLOPs(); got != want {
+		t.Errorf("from-to head: ForwardFLOPs = %d, want %d", got, want)
+	}
 }
 
 func TestForwardMatchesReference(t *testing.T) {
-	spec := tinySpec()
+	t.Run("dense head", func(t *testing.T) { testForwardMatchesReference(t, tinySpec()) })
+	t.Run("from-to head", func(t *testing.T) { testForwardMatchesReference(t, fromToSpec()) })
+}
+
+func testForwardMatchesReference(t *testing.T, spec Spec) {
 	p := randomParams(t, spec, 2)
 	m, err := NewModel(p, 0)
 	if err != nil {
@@ -214,6 +241,11 @@ func TestForwardBatchIndependent(t *testing.T) {
 func TestParamsRoundTrip(t *testing.T) {
 	spec := tinySpec()
 	spec.ReplyPolicy = true
+	testParamsRoundTrip(t, spec)
+	testParamsRoundTrip(t, fromToSpec())
+}
+
+func testParamsRoundTrip(t *testing.T, spec Spec) {
 	p := randomParams(t, spec, 7)
 	m, err := NewModel(p, 4)
 	if err != nil {
@@ -226,8 +258,15 @@ func TestParamsRoundTrip(t *testing.T) {
 	// Deep copies both ways: changing p or q does not reach the model.
 	p.Input.W[0] += 1
 	q.Input.Mean[0] += 1
-	q.PolicyFC.B[0] += 1
-	q.ReplyConv.W[0] += 1
+	if spec.FromToHead() {
+		q.FromTo.W[0] += 1
+		q.FromTo.B[0] += 1
+	} else {
+		q.PolicyFC.B[0] += 1
+	}
+	if spec.ReplyPolicy {
+		q.ReplyConv.W[0] += 1
+	}
 	if err := sameBits(m.Params(), randomParams(t, spec, 7)); err != nil {
 		t.Fatal("model shares memory with its Params: ", err)
 	}
@@ -371,5 +410,36 @@ func TestReplyHeadTrainingOnly(t *testing.T) {
 	bad.ReplyFC.W = bad.ReplyFC.W[1:]
 	if _, err := NewModel(bad, 0); err == nil || !strings.Contains(err.Error(), "reply fc") {
 		t.Fatalf("short reply fc: %v", err)
+	}
+}
+
+func TestPolicyHeadSpec(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*Spec)
+		want string
+	}{
+		{"unknown head", func(s *Spec) { s.PolicyHead = "attention" }, `unknown policy head "attention"`},
+		{"actions not every pair", func(s *Spec) { s.Actions = 399 }, "needs an action for every pair of the 20 squares (400)"},
+		{"reply head", func(s *Spec) { s.ReplyPolicy = true }, "reply head is not supported"},
+	} {
+		s := fromToSpec()
+		c.edit(&s)
+		if _, err := NewParams(s, 1); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+	// Parameters of one head do not pass as the other's.
+	p := randomParams(t, fromToSpec(), 3)
+	p.Spec = tinySpec()
+	p.Spec.PolicyChannels = 3
+	if err := p.Check(); err == nil {
+		t.Error("from-to parameters pass as a dense head's")
+	}
+	q := randomParams(t, tinySpec(), 3)
+	q.Spec.Actions, q.Spec.PolicyHead = 400, PolicyFromTo
+	q.Spec.PolicyChannels = 2
+	if err := q.Check(); err == nil {
+		t.Error("dense-head parameters pass as a from-to head's")
 	}
 }

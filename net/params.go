@@ -10,6 +10,7 @@
 package net
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -31,12 +32,23 @@ type Spec struct {
 	// Heads: 1x1 convolution channels of the policy and value heads, and
 	// the value head's hidden layer.
 	PolicyChannels, ValueChannels, ValueHidden int
+	// PolicyHead is how the policy head turns its convolution's features
+	// into logits: "" a dense layer over the whole board, PolicyFromTo a
+	// bilinear form of each move's two squares (Params.FromTo; the action
+	// space must then be every pair of squares, from*h*w + to).
+	PolicyHead string `json:",omitempty"`
 	// ReplyPolicy adds a training-only head shaped like the policy head
 	// that predicts the opponent's reply (KataGo's auxiliary policy
 	// target): it shapes the tower during training, and playing, ONNX
 	// export and the fast inference path ignore it.
 	ReplyPolicy bool `json:",omitempty"`
 }
+
+// PolicyFromTo is Spec.PolicyHead's from-to head.
+const PolicyFromTo = "fromto"
+
+// FromToHead reports whether the policy head is the from-to head.
+func (s Spec) FromToHead() bool { return s.PolicyHead == PolicyFromTo }
 
 // Validate reports a spec that cannot build a network.
 func (s Spec) Validate() error {
@@ -53,6 +65,18 @@ func (s Spec) Validate() error {
 	}
 	if s.Blocks < 0 || s.Blocks > 100 {
 		return fmt.Errorf("net: spec blocks = %d out of range [0, 100]", s.Blocks)
+	}
+	switch hw := s.Height * s.Width; s.PolicyHead {
+	case "":
+	case PolicyFromTo:
+		if s.Actions != hw*hw {
+			return fmt.Errorf("net: the from-to policy head needs an action for every pair of the %d squares (%d), the encoder has %d", hw, hw*hw, s.Actions)
+		}
+		if s.ReplyPolicy {
+			return errors.New("net: the reply head is not supported with the from-to policy head")
+		}
+	default:
+		return fmt.Errorf("net: unknown policy head %q (want %q or none)", s.PolicyHead, PolicyFromTo)
 	}
 	return nil
 }
@@ -75,6 +99,15 @@ type Dense struct {
 	B       []float32 // [Out]
 }
 
+// FromTo is the from-to policy head's bilinear form: with f_i the policy
+// convolution's C features on square i of hw, the logit of the action
+// from*hw + to is f_from^T W f_to + B[from*hw + to].
+type FromTo struct {
+	C int
+	W []float32 // [C][C]
+	B []float32 // [hw*hw]
+}
+
 // Block is one residual block: relu(x + bn(conv(relu(bn(conv(x)))))).
 type Block struct {
 	A, B ConvBN
@@ -83,7 +116,9 @@ type Block struct {
 // Params holds every parameter of a network.
 //
 // Forward pass: x -> relu(Input) -> Blocks -> two heads.
-// Policy: relu(PolicyConv) -> flatten [c][h][w] -> PolicyFC -> logits.
+// Policy: relu(PolicyConv) -> flatten [c][h][w] -> PolicyFC -> logits, or
+// with the from-to head relu(PolicyConv) -> FromTo -> logits (PolicyFC
+// empty).
 // Value: relu(ValueConv) -> flatten -> relu(ValueFC1) -> ValueFC2 -> tanh.
 // With Spec.ReplyPolicy, training adds a third head shaped like the
 // policy head, ReplyConv and ReplyFC (empty otherwise).
@@ -93,6 +128,7 @@ type Params struct {
 	Blocks     []Block
 	PolicyConv ConvBN
 	PolicyFC   Dense
+	FromTo     FromTo
 	ValueConv  ConvBN
 	ValueFC1   Dense
 	ValueFC2   Dense
@@ -113,11 +149,15 @@ func NewParams(spec Spec, seed uint64) (*Params, error) {
 		Spec:       spec,
 		Input:      newConvBN(rng, spec.Filters, spec.Channels, 3),
 		PolicyConv: newConvBN(rng, spec.PolicyChannels, spec.Filters, 1),
-		PolicyFC:   newDense(rng, spec.Actions, spec.PolicyChannels*hw),
-		ValueConv:  newConvBN(rng, spec.ValueChannels, spec.Filters, 1),
-		ValueFC1:   newDense(rng, spec.ValueHidden, spec.ValueChannels*hw),
-		ValueFC2:   newDense(rng, 1, spec.ValueHidden),
 	}
+	if spec.FromToHead() {
+		p.FromTo = newFromTo(rng, spec.PolicyChannels, hw)
+	} else {
+		p.PolicyFC = newDense(rng, spec.Actions, spec.PolicyChannels*hw)
+	}
+	p.ValueConv = newConvBN(rng, spec.ValueChannels, spec.Filters, 1)
+	p.ValueFC1 = newDense(rng, spec.ValueHidden, spec.ValueChannels*hw)
+	p.ValueFC2 = newDense(rng, 1, spec.ValueHidden)
 	for i := 0; i < spec.Blocks; i++ {
 		p.Blocks = append(p.Blocks, Block{A: newConvBN(rng, spec.Filters, spec.Filters, 3), B: newConvBN(rng, spec.Filters, spec.Filters, 3)})
 	}
@@ -160,6 +200,17 @@ func newDense(rng *rand.Rand, out, in int) Dense {
 	return Dense{Out: out, In: in, W: heNormal(rng, out*in, in), B: filled(out, 0)}
 }
 
+// newFromTo draws W with standard deviation 1/c: the features are ReLU
+// outputs of a batch norm, about c/2 of them near 1, so the first logits
+// spread about 0.5 (He's 2/c would make them spread about sqrt(c/2)).
+func newFromTo(rng *rand.Rand, c, hw int) FromTo {
+	w := make([]float32, c*c)
+	for i := range w {
+		w[i] = float32(rng.NormFloat64() / float64(c))
+	}
+	return FromTo{C: c, W: w, B: filled(hw*hw, 0)}
+}
+
 // Layers lists every convolution of the playing network in forward order
 // (input, blocks, policy, value), for code that walks all of them.
 func (p *Params) Layers() []*ConvBN {
@@ -171,7 +222,7 @@ func (p *Params) Layers() []*ConvBN {
 }
 
 // Denses lists the dense layers of the playing network (policy, value 1
-// and 2).
+// and 2; the policy layer is empty with the from-to head).
 func (p *Params) Denses() []*Dense { return []*Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} }
 
 // TrainedLayers is Layers followed by the reply head's convolution when
@@ -233,8 +284,18 @@ func (p *Params) Check() error {
 		d       *Dense
 		out, in int
 	}
+	policyOut, policyIn := s.Actions, s.PolicyChannels*hw
+	if s.FromToHead() {
+		policyOut, policyIn = 0, 0
+		f := &p.FromTo
+		if f.C != s.PolicyChannels || len(f.W) != f.C*f.C || len(f.B) != hw*hw {
+			return errors.New("net: from-to head has the wrong shape")
+		}
+	} else if p.FromTo.C != 0 || len(p.FromTo.W) != 0 || len(p.FromTo.B) != 0 {
+		return errors.New("net: from-to head parameters without the from-to head")
+	}
 	denses := []wantDense{
-		{"policy fc", &p.PolicyFC, s.Actions, s.PolicyChannels * hw},
+		{"policy fc", &p.PolicyFC, policyOut, policyIn},
 		{"value fc1", &p.ValueFC1, s.ValueHidden, s.ValueChannels * hw},
 		{"value fc2", &p.ValueFC2, 1, s.ValueHidden},
 	}
@@ -261,6 +322,9 @@ func (p *Params) Randomize(seed uint64) {
 	}
 	for _, d := range p.Denses() {
 		randomizeDense(rng, d)
+	}
+	for i := range p.FromTo.B {
+		p.FromTo.B[i] = float32(0.1 * rng.NormFloat64())
 	}
 	if p.Spec.ReplyPolicy {
 		// After the playing network, which then does not depend on it.

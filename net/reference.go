@@ -23,8 +23,12 @@ func (p *Params) Reference(planes []float32, n int) (policy, value []float32) {
 			}
 			h = relu(y)
 		}
-		pol := p.PolicyFC.reference(relu(p.PolicyConv.reference(h, s.Height, s.Width)))
-		copy(policy[i*s.Actions:], pol)
+		f := relu(p.PolicyConv.reference(h, s.Height, s.Width))
+		if s.FromToHead() {
+			p.FromTo.reference(f, hw, policy[i*s.Actions:(i+1)*s.Actions])
+		} else {
+			copy(policy[i*s.Actions:], p.PolicyFC.reference(f))
+		}
 		v := relu(p.ValueFC1.reference(relu(p.ValueConv.reference(h, s.Height, s.Width))))
 		value[i] = float32(math.Tanh(float64(p.ValueFC2.reference(v)[0])))
 	}
@@ -69,6 +73,22 @@ func (d *Dense) reference(x []float32) []float32 {
 		out[o] = sum
 	}
 	return out
+}
+
+// reference writes the logits of features f [C][hw] into out [hw*hw].
+func (ft *FromTo) reference(f []float32, hw int, out []float32) {
+	c := ft.C
+	for i := 0; i < hw; i++ {
+		for j := 0; j < hw; j++ {
+			sum := ft.B[i*hw+j]
+			for a := 0; a < c; a++ {
+				for d := 0; d < c; d++ {
+					sum += f[a*hw+i] * ft.W[a*c+d] * f[d*hw+j]
+				}
+			}
+			out[i*hw+j] = sum
+		}
+	}
 }
 
 func relu(x []float32) []float32 {

@@ -138,6 +138,28 @@ func (r *ref64) dense(x []float64, d *Dense, w, b []float64) []float64 {
 	return out
 }
 
+// fromTo applies the from-to head to features f [n][c][hw]: the logit of
+// i -> j is f_i^T W f_j + b[i*hw+j].
+func (r *ref64) fromTo(f []float64, c int, w, b []float64) []float64 {
+	hw := r.h * r.w
+	out := make([]float64, r.n*hw*hw)
+	for s := 0; s < r.n; s++ {
+		fs := f[s*c*hw:]
+		for i := 0; i < hw; i++ {
+			for j := 0; j < hw; j++ {
+				sum := b[i*hw+j]
+				for a := 0; a < c; a++ {
+					for d := 0; d < c; d++ {
+						sum += fs[a*hw+i] * w[a*c+d] * fs[d*hw+j]
+					}
+				}
+				out[(s*hw+i)*hw+j] = sum
+			}
+		}
+	}
+	return out
+}
+
 // loss64 returns the total loss (decay c over the decayed tensors, reply
 // cross-entropy weighted by rw), the value and policy parts, and the ReLU
 // sign pattern. ts holds the trainable tensors in ParamTensors order
@@ -165,7 +187,13 @@ func loss64(p *Params, ts [][]float64, b Batch, c, rw float64) (total, vloss, pl
 		}
 		h = r.relu(y)
 	}
-	logits := nextDense(r.relu(nextConv(h, &p.PolicyConv)), &p.PolicyFC)
+	var logits []float64
+	if f := r.relu(nextConv(h, &p.PolicyConv)); s.FromToHead() {
+		logits = r.fromTo(f, s.PolicyChannels, ts[k], ts[k+1])
+		k += 2
+	} else {
+		logits = nextDense(f, &p.PolicyFC)
+	}
 	v := nextDense(r.relu(nextDense(r.relu(nextConv(h, &p.ValueConv)), &p.ValueFC1)), &p.ValueFC2)
 	var rloss float64
 	for i := 0; i < b.N; i++ {
@@ -214,13 +242,19 @@ func xent64(logits []float64, target []float32) float64 {
 // ---- tests -----------------------------------------------------------------
 
 func TestGradientFiniteDifference(t *testing.T) {
-	t.Run("plain", func(t *testing.T) { testGradientFiniteDifference(t, false) })
-	t.Run("reply head", func(t *testing.T) { testGradientFiniteDifference(t, true) })
+	spec := Spec{Game: "test", Channels: 2, Height: 3, Width: 4, Actions: 6,
+		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 5}
+	t.Run("plain", func(t *testing.T) { testGradientFiniteDifference(t, spec) })
+	reply := spec
+	reply.ReplyPolicy = true
+	t.Run("reply head", func(t *testing.T) { testGradientFiniteDifference(t, reply) })
+	fromTo := spec
+	fromTo.Actions, fromTo.PolicyHead = 144, PolicyFromTo
+	t.Run("from-to head", func(t *testing.T) { testGradientFiniteDifference(t, fromTo) })
 }
 
-func testGradientFiniteDifference(t *testing.T, reply bool) {
-	spec := Spec{Game: "test", Channels: 2, Height: 3, Width: 4, Actions: 6,
-		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 5, ReplyPolicy: reply}
+func testGradientFiniteDifference(t *testing.T, spec Spec) {
+	reply := spec.ReplyPolicy
 	p := randomParams(t, spec, 11)
 	const n, decay = 5, 1e-3
 	rw := 0.0
