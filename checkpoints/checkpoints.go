@@ -281,7 +281,7 @@ func paramArrays(p *net.Params) [][]float32 {
 	for _, d := range p.TrainedDenses() {
 		out = append(out, d.W, d.B)
 	}
-	return out
+	return append(out, p.FromTo.W, p.FromTo.B) // empty without the from-to head
 }
 
 func floats(arrays [][]float32) int {

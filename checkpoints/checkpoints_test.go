@@ -13,12 +13,18 @@ import (
 	"github.com/tabula-zero/tabula/net"
 )
 
-func sample(t *testing.T) *Checkpoint { return sampleWith(t, false) }
+func sample(t *testing.T) *Checkpoint { return sampleWith(t, "") }
 
-func sampleWith(t *testing.T, reply bool) *Checkpoint {
+// sampleWith is a checkpoint of a small network with the given heads:
+// "" the plain network, "reply" with the reply head, "fromto" with the
+// from-to policy head.
+func sampleWith(t *testing.T, heads string) *Checkpoint {
 	t.Helper()
 	spec := net.Spec{Game: "connect4", EncoderVersion: 1, Channels: 2, Height: 6, Width: 7, Actions: 7,
-		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8, ReplyPolicy: reply}
+		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8, ReplyPolicy: heads == "reply"}
+	if heads == "fromto" {
+		spec.Actions, spec.PolicyHead = 42*42, net.PolicyFromTo
+	}
 	p, err := net.NewParams(spec, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -40,8 +46,11 @@ func sampleWith(t *testing.T, reply bool) *Checkpoint {
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, reply := range []bool{false, true} {
-		c := sampleWith(t, reply)
+	for _, heads := range []string{"", "reply", "fromto"} {
+		c := sampleWith(t, heads)
+		if heads == "fromto" {
+			c.Params.Randomize(5)
+		}
 		path := filepath.Join(t.TempDir(), "x.ckpt")
 		if err := Save(path, c); err != nil {
 			t.Fatal(err)
@@ -51,10 +60,10 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, c) {
-			t.Fatalf("reply head %v: round trip differs:\n got %+v\nwant %+v", reply, got, c)
+			t.Fatalf("heads %q: round trip differs:\n got %+v\nwant %+v", heads, got, c)
 		}
-		if got.Params.Spec.ReplyPolicy != reply || len(got.Params.ReplyFC.W) != len(c.Params.ReplyFC.W) {
-			t.Fatalf("reply head %v: loaded spec %+v", reply, got.Params.Spec)
+		if got.Params.Spec != c.Params.Spec || len(got.Params.ReplyFC.W) != len(c.Params.ReplyFC.W) || len(got.Params.FromTo.B) != len(c.Params.FromTo.B) {
+			t.Fatalf("heads %q: loaded spec %+v", heads, got.Params.Spec)
 		}
 	}
 }
