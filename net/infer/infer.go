@@ -45,6 +45,7 @@ type weights struct {
 	tower  []layer // 2 per block
 	head   layer   // policy and value 1x1 convolutions side by side
 	polFC  layer
+	fromTo *net.FromTo // the from-to head (polFC unused), or nil
 	valFC1 layer
 	valW2  []float32 // value FC2 weights [value hidden]
 	valB2  float32
@@ -80,6 +81,8 @@ type Net struct {
 	logits []float32 // [row][ap]
 	hidden []float32 // [row][vhp]
 	tl     gemm.Tile
+	ft     []float32       // the from-to head's W f per square [hw][policy channels]
+	ws     *gemm.Workspace // the from-to head's products
 }
 
 func roundUp(n, m int) int { return (n + m - 1) / m * m }
@@ -144,7 +147,13 @@ func newNet(p *net.Params, maxBatch int, k gemm.Kernel) *Net {
 		wt.tower = append(wt.tower, packConv3(&p.Blocks[i].A, wt.fp, wt.wp, nr), packConv3(&p.Blocks[i].B, wt.fp, wt.wp, nr))
 	}
 	wt.head = packHead(&p.PolicyConv, &p.ValueConv, wt.fp, nr)
-	wt.polFC = packDense(&p.PolicyFC, wt.hw, s.PolicyChannels, nr, false)
+	if s.FromToHead() {
+		ft := p.FromTo
+		ft.W, ft.B = append([]float32(nil), ft.W...), append([]float32(nil), ft.B...)
+		wt.fromTo = &ft
+	} else {
+		wt.polFC = packDense(&p.PolicyFC, wt.hw, s.PolicyChannels, nr, false)
+	}
 	wt.valFC1 = packDense(&p.ValueFC1, wt.hw, s.ValueChannels, nr, true)
 	wt.valW2 = append([]float32(nil), p.ValueFC2.W...)
 	wt.valB2 = p.ValueFC2.B[0]
@@ -199,6 +208,8 @@ func (wt *weights) buffers() *Net {
 		val:     make([]float32, rows*wt.kval),
 		logits:  make([]float32, rows*wt.ap),
 		hidden:  make([]float32, rows*wt.vhp),
+		ft:      make([]float32, wt.hw*wt.spec.PolicyChannels),
+		ws:      gemm.NewWorkspace(),
 	}
 }
 
@@ -266,11 +277,17 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 		}
 	}
 	rows := roundUp(batch, gemm.MR)
-	n.layer(&n.polFC, n.pol, n.polA, n.logits, n.polC, nil, rows)
+	if n.fromTo != nil {
+		n.fromToLogits(batch, policy)
+	} else {
+		n.layer(&n.polFC, n.pol, n.polA, n.logits, n.polC, nil, rows)
+		for b := 0; b < batch; b++ {
+			copy(policy[b*s.Actions:(b+1)*s.Actions], n.logits[b*n.ap:])
+		}
+	}
 	n.layer(&n.valFC1, n.val, n.valA, n.hidden, n.valC, nil, rows)
 
 	for b := 0; b < batch; b++ {
-		copy(policy[b*s.Actions:(b+1)*s.Actions], n.logits[b*n.ap:])
 		hid := n.hidden[b*n.vhp:][:len(n.valW2)]
 		sum := n.valB2
 		for i, v := range hid {
@@ -279,6 +296,20 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 		value[b] = float32(math.Tanh(float64(sum)))
 	}
 	return nil
+}
+
+// fromToLogits writes the from-to head's logits: per image, with F the
+// policy features [hw][c] (rows of the head output), G = F W^T holds W f_j
+// in row j and the logits [hw][hw] are B + F G^T.
+func (n *Net) fromToLogits(batch int, policy []float32) {
+	hw, pc, ft := n.hw, n.spec.PolicyChannels, n.fromTo
+	for b := 0; b < batch; b++ {
+		f := n.heads[b*hw*n.hc:]
+		out := policy[b*hw*hw : (b+1)*hw*hw]
+		n.ws.Sgemm(false, true, hw, pc, pc, 1, f, n.hc, ft.W, pc, 0, n.ft, pc)
+		copy(out, ft.B)
+		n.ws.Sgemm(false, true, hw, hw, pc, 1, f, n.hc, n.ft, pc, 1, out, hw)
+	}
 }
 
 // layer runs l over the first rows rows of the offset tables, reading a and

@@ -99,7 +99,12 @@ var oddSpecs = []net.Spec{
 	{Game: "odd-tiny", Channels: 2, Height: 2, Width: 2, Actions: 3, Blocks: 1, Filters: 5, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 1},
 	{Game: "odd-1x1", Channels: 4, Height: 1, Width: 1, Actions: 2, Blocks: 2, Filters: 16, PolicyChannels: 1, ValueChannels: 1, ValueHidden: 3},
 	{Game: "odd-tall", Channels: 2, Height: 9, Width: 1, Actions: 9, Blocks: 1, Filters: 48, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 64},
+	oddFromTo,
 }
+
+// oddFromTo has the from-to policy head on a non-square board.
+var oddFromTo = net.Spec{Game: "odd-fromto", Channels: 3, Height: 3, Width: 5, Actions: 225, Blocks: 1, Filters: 10,
+	PolicyChannels: 5, ValueChannels: 2, ValueHidden: 4, PolicyHead: net.PolicyFromTo}
 
 func allSpecs(t testing.TB) []net.Spec {
 	var ss []net.Spec
@@ -294,7 +299,11 @@ func TestClone(t *testing.T) {
 }
 
 func TestNewCopiesParams(t *testing.T) {
-	s := presetSpec(t, "lion")
+	testNewCopiesParams(t, presetSpec(t, "lion"))
+	testNewCopiesParams(t, oddFromTo)
+}
+
+func testNewCopiesParams(t *testing.T, s net.Spec) {
 	p := randomParams(t, s, 7)
 	n, err := New(p, 2)
 	if err != nil {
@@ -310,7 +319,12 @@ func TestNewCopiesParams(t *testing.T) {
 			c.W[i] = 0
 		}
 	}
-	p.ValueFC2.W[0], p.PolicyFC.B[0] = 5, 5
+	p.ValueFC2.W[0] = 5
+	if s.FromToHead() {
+		p.FromTo.W[0], p.FromTo.B[0] = 5, 5
+	} else {
+		p.PolicyFC.B[0] = 5
+	}
 	pol2, val2 := make([]float32, 2*s.Actions), make([]float32, 2)
 	if err := n.Forward(planes, 2, pol2, val2); err != nil {
 		t.Fatal(err)
@@ -321,7 +335,7 @@ func TestNewCopiesParams(t *testing.T) {
 }
 
 func TestZeroAllocs(t *testing.T) {
-	for _, s := range quickSpecs(t)[:3] {
+	for _, s := range append(quickSpecs(t)[:3:3], oddFromTo) {
 		name := s.Game
 		p := randomParams(t, s, 8)
 		for _, k := range gemm.Kernels {
