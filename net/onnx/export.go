@@ -6,7 +6,9 @@
 // ([N,1], tanh). It uses opset 13 and only the operators Conv, Relu, Add,
 // Flatten, Gemm and Tanh; batch normalisation (running statistics) is
 // folded into each convolution's weights and bias, which both onnxruntime
-// and onnx-go's gorgonia backend run at any batch size. Weights are
+// and onnx-go's gorgonia backend run at any batch size. The from-to policy
+// head adds Reshape, Transpose and a batched MatMul, which onnxruntime
+// runs and onnx-go (2-D MatMul only) does not. Weights are
 // float32 initializers stored as little-endian raw_data. Model metadata
 // names the game, the encoder version and the action-space size.
 //
@@ -197,7 +199,10 @@ func checkValues(p *net.Params) error {
 			return err
 		}
 	}
-	return nil
+	if err := finite("policy from-to weights", p.FromTo.W); err != nil {
+		return err
+	}
+	return finite("policy from-to bias", p.FromTo.B)
 }
 
 // fold merges batch normalisation into the convolution:
@@ -236,6 +241,32 @@ func (g *graph) initializer(name string, data []float32, dims ...int) string {
 	t.bytes(fTensorRawData, raw)
 	g.inits = append(g.inits, t)
 	return name
+}
+
+// shape adds an int64 initializer holding a Reshape's target shape.
+func (g *graph) shape(name string, dims ...int) string {
+	var t message
+	t.int64(fTensorDims, int64(len(dims)))
+	t.int64(fTensorDataType, dataTypeInt64)
+	t.string(fTensorName, name)
+	raw := make([]byte, 8*len(dims))
+	for i, d := range dims {
+		binary.LittleEndian.PutUint64(raw[8*i:], uint64(int64(d)))
+	}
+	t.bytes(fTensorRawData, raw)
+	g.inits = append(g.inits, t)
+	return name
+}
+
+// fromTo adds the from-to policy head on features f [N,c,h,w]: with F
+// the features as [N,c,hw], the logits are Flatten(F^T (W F)) + B.
+func (g *graph) fromTo(out, f string, ft *net.FromTo, hw int) string {
+	c := ft.C
+	flat := g.node("Reshape", "policy.features", []string{f, g.shape("policy.features.shape", 0, c, hw)})
+	wf := g.node("MatMul", "policy.fromto.wf", []string{g.initializer("policy.fromto.weight", ft.W, c, c), flat})
+	ftr := g.node("Transpose", "policy.features.t", []string{flat}, intsAttr("perm", 0, 2, 1))
+	pairs := g.flatten("policy.fromto.pairs", g.node("MatMul", "policy.fromto.ftwf", []string{ftr, wf}))
+	return g.node("Add", out, []string{pairs, g.initializer("policy.fromto.bias", ft.B, hw*hw)})
 }
 
 // node adds a node named after its single output and returns that output.
@@ -344,8 +375,12 @@ func buildGraph(p *net.Params) message {
 		y = g.conv(pre+".b.conv", y, &b.B)
 		h = g.relu(g.node("Add", pre+".add", []string{y, h}))
 	}
-	pol := g.flatten("policy.flatten", g.relu(g.conv("policy.conv", h, &p.PolicyConv)))
-	g.dense("policy.fc", PolicyName, pol, &p.PolicyFC)
+	pol := g.relu(g.conv("policy.conv", h, &p.PolicyConv))
+	if p.Spec.FromToHead() {
+		g.fromTo(PolicyName, pol, &p.FromTo, p.Spec.Height*p.Spec.Width)
+	} else {
+		g.dense("policy.fc", PolicyName, g.flatten("policy.flatten", pol), &p.PolicyFC)
+	}
 	v := g.flatten("value.flatten", g.relu(g.conv("value.conv", h, &p.ValueConv)))
 	v = g.relu(g.dense("value.fc1", "value.fc1", v, &p.ValueFC1))
 	v = g.dense("value.fc2", "value.fc2", v, &p.ValueFC2)

@@ -19,6 +19,14 @@ var tinySpec = net.Spec{
 	Blocks: 2, Filters: 8, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 6,
 }
 
+// fromToSpec is tinySpec with the from-to policy head (an action for
+// every pair of its 20 squares).
+func fromToSpec() net.Spec {
+	s := tinySpec
+	s.Actions, s.PolicyHead, s.PolicyChannels = 400, net.PolicyFromTo, 3
+	return s
+}
+
 // randomParams returns a network whose BN statistics and biases are far
 // from their initial values, so that a wrong BN fold or a missing bias
 // changes the outputs.

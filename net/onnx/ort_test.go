@@ -158,6 +158,14 @@ func TestOnnxruntimeRandomNet(t *testing.T) {
 	runORT(t, node, env, p, randomSamples(p, 7, 12))
 }
 
+// The from-to head's Reshape, Transpose and batched MatMul on a
+// non-square board (a swapped from and to or a transposed W shows).
+func TestOnnxruntimeFromTo(t *testing.T) {
+	node, env := findORT(t)
+	p := randomParams(t, fromToSpec(), 13)
+	runORT(t, node, env, p, randomSamples(p, 7, 14))
+}
+
 func TestOnnxruntimePresets(t *testing.T) {
 	node, env := findORT(t)
 	for i, name := range game.Names() {

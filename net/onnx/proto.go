@@ -57,6 +57,7 @@ const (
 	fTensorRawData  = 9 // bytes
 
 	dataTypeFloat = 1 // TensorProto.DataType FLOAT
+	dataTypeInt64 = 7 // TensorProto.DataType INT64
 
 	// ValueInfoProto
 	fValueInfoName = 1 // string
