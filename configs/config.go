@@ -61,6 +61,11 @@ type Network struct {
 	// default), so that a new encoding is opt-in and runs of an earlier
 	// one still resume.
 	EncoderVersion int `yaml:"encoder_version,omitempty"`
+	// PolicyHead is "fromto" for the from-to policy head (each move's
+	// logit a bilinear form of its two squares' features; the encoder must
+	// have an action for every pair of squares, Xiangqi's version 4), or
+	// empty for a dense layer over the board.
+	PolicyHead string `yaml:"policy_head,omitempty"`
 }
 
 // Search is the self-play search.
@@ -406,11 +411,20 @@ func (c *Config) Validate() error {
 		if _, err := g.Resolve(game.Options(c.Rules)); err != nil {
 			errs = append(errs, fmt.Sprintf("rules: %v", err))
 		}
-		if _, err := g.WithEncoder(c.Network.EncoderVersion); err != nil {
+		if ge, err := g.WithEncoder(c.Network.EncoderVersion); err != nil {
 			errs = append(errs, fmt.Sprintf("network.encoder_version: %v", err))
+		} else if _, h, w := ge.Encoder.Shape(); c.Network.PolicyHead == net.PolicyFromTo && ge.Encoder.ActionSize() != h*w*h*w {
+			errs = append(errs, fmt.Sprintf("network.policy_head = %s needs an encoder with an action for every pair of squares; %s's encoder %d has %d actions for %d squares",
+				net.PolicyFromTo, g.Name, ge.Encoder.Version(), ge.Encoder.ActionSize(), h*w))
 		}
 	}
 	n := c.Network
+	switch {
+	case n.PolicyHead != "" && n.PolicyHead != net.PolicyFromTo:
+		errs = append(errs, fmt.Sprintf("network.policy_head = %q is not %s (or empty for the dense head)", n.PolicyHead, net.PolicyFromTo))
+	case n.PolicyHead == net.PolicyFromTo && n.ReplyHead:
+		errs = append(errs, "network.reply_head is not supported with network.policy_head = "+net.PolicyFromTo)
+	}
 	intIn("network.blocks", n.Blocks, 0, 40)
 	intIn("network.filters", n.Filters, 1, 512)
 	intIn("network.policy_channels", n.PolicyChannels, 1, 64)
@@ -614,7 +628,7 @@ func NetSpec(c *Config) (net.Spec, error) {
 	s := net.Spec{Game: g.Name, EncoderVersion: g.Encoder.Version(), Channels: ch, Height: h, Width: w,
 		Actions: g.Encoder.ActionSize(), Blocks: n.Blocks, Filters: n.Filters,
 		PolicyChannels: n.PolicyChannels, ValueChannels: n.ValueChannels, ValueHidden: n.ValueHidden,
-		ReplyPolicy: n.ReplyHead}
+		ReplyPolicy: n.ReplyHead, PolicyHead: n.PolicyHead}
 	return s, s.Validate()
 }
 

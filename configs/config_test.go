@@ -108,6 +108,12 @@ func TestErrors(t *testing.T) {
 		{func(s string) string {
 			return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  encoder_version: 5", 1)
 		}, []string{"network.encoder_version: game: connect4 has no encoder version 5"}},
+		{func(s string) string {
+			return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  policy_head: fromto", 1)
+		}, []string{"network.policy_head = fromto needs an encoder with an action for every pair of squares; connect4's encoder 1 has 7 actions for 42 squares"}},
+		{func(s string) string {
+			return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  policy_head: attention", 1)
+		}, []string{`network.policy_head = "attention" is not fromto`}},
 		{func(string) string { return "" }, []string{"empty"}},
 		// Cut short after a section header, or a section left out: no
 		// silent zero values.
@@ -183,5 +189,32 @@ func TestSealed(t *testing.T) {
 		if _, err := Parse([]byte(damaged), "config.yaml"); err == nil || !strings.Contains(err.Error(), "checksum") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// Xiangqi's version-4 encoder has an action for every pair of its 90
+// squares, which the from-to head needs; the config names both and the
+// spec follows.
+func TestFromToHead(t *testing.T) {
+	c, err := Preset("xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Network.EncoderVersion, c.Network.PolicyHead = 4, "fromto"
+	back, err := Parse(c.Marshal(), "canonical")
+	if err != nil || !reflect.DeepEqual(back, c) {
+		t.Fatalf("the from-to config does not round-trip: %v", err)
+	}
+	s, err := NetSpec(back)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.PolicyHead != "fromto" || s.Actions != 90*90 || s.EncoderVersion != 4 {
+		t.Errorf("spec %+v", s)
+	}
+	c.Network.ReplyHead = true
+	c.Training.ReplyWeight = 0.1
+	if _, err := Parse(c.Marshal(), "canonical"); err == nil || !strings.Contains(err.Error(), "reply_head is not supported") {
+		t.Errorf("reply head with the from-to head: %v", err)
 	}
 }
