@@ -32,6 +32,21 @@ func presetSpec(tb testing.TB, name string) net.Spec {
 	return s
 }
 
+// fromToSpec is the Xiangqi preset with encoder 4 and the from-to policy
+// head of 32 features a square.
+func fromToSpec(tb testing.TB) net.Spec {
+	c, err := configs.Preset("xiangqi")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c.Network.EncoderVersion, c.Network.PolicyHead, c.Network.PolicyChannels = 4, net.PolicyFromTo, 32
+	s, err := configs.NetSpec(c)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 // newBenchTrainer returns an SGD trainer (momentum 0.9, weight decay 1e-4)
 // of a fresh network of spec at batch n, and a random batch for it.
 func newBenchTrainer(tb testing.TB, spec net.Spec, n int, opts ...net.ModelOption) (*net.Trainer, net.Batch) {
@@ -109,22 +124,29 @@ func BenchmarkTrainPeak(b *testing.B) {
 // momentum update) on the presets at batch 64 and 256, in samples per
 // second and GFLOP/s (compare with BenchmarkTrainPeak), with the training
 // graph on net/ops (ops=fast, the default) and on gorgonia's own ops
-// (ops=reference).
+// (ops=reference); xiangqi-fromto is the Xiangqi preset with the from-to
+// policy head (encoder 4, 32 features a square), fast ops only.
 func BenchmarkGorgoniaTrain(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(benchGOGC))
-	for _, name := range benchGames {
+	for _, name := range append(benchGames, "xiangqi-fromto") {
+		spec := fromToSpec(b)
+		if name != "xiangqi-fromto" {
+			spec = presetSpec(b, name)
+		}
 		for _, n := range []int{64, 256} {
 			for _, ops := range []string{"fast", "reference"} {
+				if spec.FromToHead() && ops == "reference" {
+					continue
+				}
 				b.Run(fmt.Sprintf("%s/batch=%d/ops=%s", name, n, ops), func(b *testing.B) {
-					benchTrain(b, name, n, ops == "reference")
+					benchTrain(b, spec, n, ops == "reference")
 				})
 			}
 		}
 	}
 }
 
-func benchTrain(b *testing.B, name string, n int, reference bool) {
-	spec := presetSpec(b, name)
+func benchTrain(b *testing.B, spec net.Spec, n int, reference bool) {
 	var opts []net.ModelOption
 	if reference {
 		opts = append(opts, net.ReferenceOps())
