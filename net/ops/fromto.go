@@ -58,7 +58,7 @@ func (ft *fromTo) forward(f, w, b []float32) *tensor.Dense {
 	for r := 0; r < ft.n; r++ {
 		fr, gr, yr := f[r*c*hw:(r+1)*c*hw], ft.g[r*c*hw:(r+1)*c*hw], ft.y.buf[r*sq:(r+1)*sq]
 		ft.ws.Sgemm(false, false, c, hw, c, 1, w, c, fr, hw, 0, gr, hw)   // G = W F
-		copy(yr, b)                                                      //
+		copy(yr, b)                                                       //
 		ft.ws.Sgemm(true, false, hw, hw, c, 1, fr, hw, gr, hw, 1, yr, hw) // Y = F^T G + b
 	}
 	return ft.y.t
@@ -84,7 +84,7 @@ func (ft *fromTo) backward(f, w, dy []float32) *tensor.Dense {
 		for i, v := range dyr {
 			db[i] += v
 		}
-		ft.ws.Sgemm(false, true, c, hw, hw, 1, gr, hw, dyr, hw, 0, dfr, hw)   // G dY^T
+		ft.ws.Sgemm(false, true, c, hw, hw, 1, gr, hw, dyr, hw, 0, dfr, hw)    // G dY^T
 		ft.ws.Sgemm(false, false, c, hw, hw, 1, fr, hw, dyr, hw, 0, ft.dg, hw) // dG = F dY
 		ft.ws.Sgemm(true, false, c, hw, c, 1, w, c, ft.dg, hw, 1, dfr, hw)     // + W^T dG
 		ft.ws.Sgemm(false, true, c, c, hw, 1, ft.dg, hw, fr, hw, 1, dw, c)     // dW += dG F^T
