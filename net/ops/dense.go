@@ -60,7 +60,7 @@ func (d *dense) forward(x, w, b []float32) *tensor.Dense {
 }
 
 // backward computes dx, dW and db from dy (y is the forward output, for
-// the ReLU); it returns dx and keeps the others for densePartOp.
+// the ReLU); it returns dx and keeps the others for its gradParts.
 func (d *dense) backward(x, w, y, dy []float32) *tensor.Dense {
 	if d.dx.t == nil {
 		d.dx = newOutput(d.xshape, 0)
@@ -126,7 +126,7 @@ func (op *denseOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error
 	}
 	id := op.d.id
 	return withParts(&denseGradOp{base("densegrad", id), op.d}, G.Nodes{inputs[0], inputs[1], output, grad},
-		&densePartOp{base("densegrad.w", id), op.d, true}, &densePartOp{base("densegrad.b", id), op.d, false})
+		newGradPart("DenseGrad.w", id, op.d.wshape, &op.d.dw), newGradPart("DenseGrad.b", id, op.d.bshape, &op.d.db))
 }
 
 // denseGradOp computes all gradients of a denseOp and returns that of x;
@@ -154,48 +154,4 @@ func (op *denseGradOp) Do(vals ...G.Value) (G.Value, error) {
 		return nil, err
 	}
 	return d.backward(in[0], in[1], in[2], in[3]), nil
-}
-
-// densePartOp hands over the weights' or the bias's gradient that
-// denseGradOp computed; its input is denseGradOp's output, which orders
-// it after that op.
-type densePartOp struct {
-	opBase
-	d       *dense
-	weights bool
-}
-
-func (op *densePartOp) Arity() int { return 1 }
-func (op *densePartOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	if op.weights {
-		return hm.NewFnType(G.TensorType{Dims: 2, Of: a}, G.TensorType{Dims: 2, Of: a})
-	}
-	return hm.NewFnType(G.TensorType{Dims: 2, Of: a}, G.TensorType{Dims: 1, Of: a})
-}
-func (op *densePartOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	if op.weights {
-		return op.d.wshape.Clone(), nil
-	}
-	return op.d.bshape.Clone(), nil
-}
-func (op *densePartOp) String() string {
-	if op.weights {
-		return "DenseGrad.w"
-	}
-	return "DenseGrad.b"
-}
-
-func (op *densePartOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("ops: dense gradient part takes 1 input, got %d", len(vals))
-	}
-	o := op.d.db
-	if op.weights {
-		o = op.d.dw
-	}
-	if o.t == nil {
-		return nil, errors.New("ops: dense gradient part read before the gradient ran")
-	}
-	return o.t, nil
 }

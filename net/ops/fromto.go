@@ -65,7 +65,7 @@ func (ft *fromTo) forward(f, w, b []float32) *tensor.Dense {
 }
 
 // backward computes df, dW and db from dy; it returns df and keeps the
-// others for fromToPartOp. With Y = F^T G and G = W F:
+// others for its gradParts. With Y = F^T G and G = W F:
 // dF = G dY^T + W^T (F dY), dW = sum over rows of (F dY) F^T.
 func (ft *fromTo) backward(f, w, dy []float32) *tensor.Dense {
 	if ft.df.t == nil {
@@ -123,7 +123,7 @@ func (op *fromToOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, erro
 	}
 	id := op.ft.id
 	return withParts(&fromToGradOp{base("fromtograd", id), op.ft}, G.Nodes{inputs[0], inputs[1], grad},
-		&fromToPartOp{base("fromtograd.w", id), op.ft, true}, &fromToPartOp{base("fromtograd.b", id), op.ft, false})
+		newGradPart("FromToGrad.w", id, op.ft.wshape, &op.ft.dw), newGradPart("FromToGrad.b", id, op.ft.bshape, &op.ft.db))
 }
 
 // fromToGradOp computes all gradients of a fromToOp and returns that of
@@ -155,47 +155,4 @@ func (op *fromToGradOp) Do(vals ...G.Value) (G.Value, error) {
 		return nil, errors.New("ops: from-to gradient ran before its forward pass")
 	}
 	return ft.backward(in[0], in[1], in[2]), nil
-}
-
-// fromToPartOp hands over the weights' or the bias's gradient that
-// fromToGradOp computed.
-type fromToPartOp struct {
-	opBase
-	ft      *fromTo
-	weights bool
-}
-
-func (op *fromToPartOp) Arity() int { return 1 }
-func (op *fromToPartOp) Type() hm.Type {
-	a := hm.TypeVariable('a')
-	if op.weights {
-		return hm.NewFnType(G.TensorType{Dims: 2, Of: a}, G.TensorType{Dims: 2, Of: a})
-	}
-	return hm.NewFnType(G.TensorType{Dims: 2, Of: a}, G.TensorType{Dims: 1, Of: a})
-}
-func (op *fromToPartOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
-	if op.weights {
-		return op.ft.wshape.Clone(), nil
-	}
-	return op.ft.bshape.Clone(), nil
-}
-func (op *fromToPartOp) String() string {
-	if op.weights {
-		return "FromToGrad.w"
-	}
-	return "FromToGrad.b"
-}
-
-func (op *fromToPartOp) Do(vals ...G.Value) (G.Value, error) {
-	if len(vals) != 1 {
-		return nil, fmt.Errorf("ops: from-to gradient part takes 1 input, got %d", len(vals))
-	}
-	o := op.ft.db
-	if op.weights {
-		o = op.ft.dw
-	}
-	if o.t == nil {
-		return nil, errors.New("ops: from-to gradient part read before the gradient ran")
-	}
-	return o.t, nil
 }

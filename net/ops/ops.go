@@ -26,8 +26,10 @@ import (
 	"hash"
 	"hash/fnv"
 	"runtime"
+	"strings"
 	"sync/atomic"
 
+	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
@@ -153,6 +155,41 @@ func withParts(grad G.Op, inputs G.Nodes, parts ...G.Op) (G.Nodes, error) {
 		grads = append(grads, g)
 	}
 	return grads, nil
+}
+
+// gradPart hands over one of the weight or bias gradients a layer's
+// gradient op computed together with its input gradient; its input is
+// that op's output (2-D), which orders it after the computation. out is
+// the gradient's buffer (of the given shape), filled by the gradient op.
+type gradPart struct {
+	opBase
+	name  string
+	shape tensor.Shape
+	out   *output
+}
+
+func newGradPart(name string, id uint64, shape tensor.Shape, out *output) *gradPart {
+	return &gradPart{base(strings.ToLower(name), id), name, shape, out}
+}
+
+func (op *gradPart) Arity() int { return 1 }
+func (op *gradPart) Type() hm.Type {
+	a := hm.TypeVariable('a')
+	return hm.NewFnType(G.TensorType{Dims: 2, Of: a}, G.TensorType{Dims: len(op.shape), Of: a})
+}
+func (op *gradPart) InferShape(...G.DimSizer) (tensor.Shape, error) {
+	return op.shape.Clone(), nil
+}
+func (op *gradPart) String() string { return op.name }
+
+func (op *gradPart) Do(vals ...G.Value) (G.Value, error) {
+	if len(vals) != 1 {
+		return nil, fmt.Errorf("ops: %s takes 1 input, got %d", op.name, len(vals))
+	}
+	if op.out.t == nil {
+		return nil, fmt.Errorf("ops: %s read before the gradient ran", op.name)
+	}
+	return op.out.t, nil
 }
 
 // output is an op's result tensor, allocated once and reused by every
