@@ -6,10 +6,13 @@ import (
 	"hash"
 	"hash/fnv"
 	"math"
+	"runtime"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
+
+	"github.com/tabula-zero/tabula/internal/parallel"
 )
 
 // Batch is one training batch of N samples.
@@ -402,7 +405,7 @@ func (gr *graph) addLoss(s Spec, reply bool) error {
 	if gr.vloss, err = G.Mean(d); err != nil {
 		return err
 	}
-	if gr.ploss, err = G.ApplyOp(xentOp{}, gr.logit, gr.pi); err != nil {
+	if gr.ploss, err = G.ApplyOp(&xentOp{}, gr.logit, gr.pi); err != nil {
 		return err
 	}
 	if gr.loss, err = G.Add(gr.vloss, gr.ploss); err != nil || !reply {
@@ -410,7 +413,7 @@ func (gr *graph) addLoss(s Spec, reply bool) error {
 	}
 	gr.rpiv = tensor.New(tensor.WithShape(n, s.Actions), tensor.Of(tensor.Float32))
 	gr.rpi = G.NewTensor(g, G.Float32, 2, G.WithShape(n, s.Actions), G.WithName("reply.pi"), G.WithValue(gr.rpiv))
-	if gr.rloss, err = G.ApplyOp(xentOp{}, gr.reply, gr.rpi); err != nil {
+	if gr.rloss, err = G.ApplyOp(&xentOp{}, gr.reply, gr.rpi); err != nil {
 		return err
 	}
 	gr.loss, err = G.Add(gr.loss, gr.rloss)
@@ -426,44 +429,66 @@ func (gr *graph) addLoss(s Spec, reply bool) error {
 // replaces gorgonia's LogSoftMax, whose kernel starts every row's maximum
 // from the first row (tensor v0.9.24), and gorgonia's SoftMax/LogSoftMax
 // node merging. Its gradient with respect to z is xentGradOp; the targets
-// get none.
-type xentOp struct{}
+// get none. Rows run in parallel (each row's terms in float64, the rows
+// summed in order, so the result does not depend on the cores): with a
+// from-to head's 8100 actions the exponentials are a tenth of a step.
+type xentOp struct {
+	rows []float64 // each row's cross-entropy, reused
+}
 
-func (xentOp) Arity() int { return 2 }
-func (xentOp) Type() hm.Type {
+func (*xentOp) Arity() int { return 2 }
+func (*xentOp) Type() hm.Type {
 	a := hm.TypeVariable('a')
 	t := G.TensorType{Dims: 2, Of: a}
 	return hm.NewFnType(t, t, a)
 }
-func (xentOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
-func (xentOp) ReturnsPtr() bool                               { return false }
-func (xentOp) CallsExtern() bool                              { return false }
-func (xentOp) OverwritesInput() int                           { return -1 }
-func (xentOp) WriteHash(h hash.Hash)                          { fmt.Fprint(h, "tabula.xent") }
-func (op xentOp) Hashcode() uint32                            { return opHash(op) }
-func (xentOp) String() string                                 { return "XEnt" }
-func (xentOp) DiffWRT(int) []bool                             { return []bool{true, false} }
+func (*xentOp) InferShape(...G.DimSizer) (tensor.Shape, error) { return tensor.ScalarShape(), nil }
+func (*xentOp) ReturnsPtr() bool                               { return false }
+func (*xentOp) CallsExtern() bool                              { return false }
+func (*xentOp) OverwritesInput() int                           { return -1 }
+func (*xentOp) WriteHash(h hash.Hash)                          { fmt.Fprint(h, "tabula.xent") }
+func (op *xentOp) Hashcode() uint32                            { return opHash(op) }
+func (*xentOp) String() string                                 { return "XEnt" }
+func (*xentOp) DiffWRT(int) []bool                             { return []bool{true, false} }
 
-func (xentOp) Do(vals ...G.Value) (G.Value, error) {
+func (op *xentOp) Do(vals ...G.Value) (G.Value, error) {
 	z, pi, err := xentInputs(vals)
 	if err != nil {
 		return nil, err
 	}
 	n, a := z.n, z.a
-	var total float64
-	for i := 0; i < n; i++ {
+	if len(op.rows) != n {
+		op.rows = make([]float64, n)
+	}
+	forRows(n, func(i int) {
 		zr, pr := z.d[i*a:(i+1)*a], pi.d[i*a:(i+1)*a]
 		lse := logSumExp(zr)
+		var x float64
 		for j, p := range pr {
 			if p != 0 {
-				total -= float64(p) * (float64(zr[j]) - lse)
+				x -= float64(p) * (float64(zr[j]) - lse)
 			}
 		}
+		op.rows[i] = x
+	})
+	var total float64
+	for _, x := range op.rows {
+		total += x
 	}
 	return G.NewF32(float32(total / float64(n))), nil
 }
 
-func (xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+// forRows calls row(i) for every i < n, in contiguous ranges on every core.
+func forRows(n int, row func(i int)) {
+	parts := max(1, min(n, 4*runtime.GOMAXPROCS(0)))
+	parallel.For(parts, func(part int) {
+		for i := n * part / parts; i < n*(part+1)/parts; i++ {
+			row(i)
+		}
+	})
+}
+
+func (*xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	dz, err := G.ApplyOp(&xentGradOp{}, inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, err
@@ -533,17 +558,28 @@ func (op *xentGradOp) Do(vals ...G.Value) (G.Value, error) {
 	}
 	out := op.out.Float32s()
 	scale := g / float64(n)
-	for i := 0; i < n; i++ {
+	// One exponential per logit: softmax(z)_j = e_j / s with e_j =
+	// exp(z_j - max z), kept in out until the row's sums are known.
+	forRows(n, func(i int) {
 		zr, pr, or := z.d[i*a:(i+1)*a], pi.d[i*a:(i+1)*a], out[i*a:(i+1)*a]
-		lse := logSumExp(zr)
-		var sum float64
+		mx := math.Inf(-1)
+		for _, v := range zr {
+			mx = max(mx, float64(v))
+		}
+		var s, sum float64
+		for j, v := range zr {
+			e := math.Exp(float64(v) - mx)
+			or[j] = float32(e)
+			s += e
+		}
 		for _, p := range pr {
 			sum += float64(p)
 		}
-		for j := range or {
-			or[j] = float32(scale * (math.Exp(float64(zr[j])-lse)*sum - float64(pr[j])))
+		k := scale * sum / s
+		for j, e := range or {
+			or[j] = float32(k*float64(e) - scale*float64(pr[j]))
 		}
-	}
+	})
 	return op.out, nil
 }
 
