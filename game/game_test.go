@@ -22,7 +22,7 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// Xiangqi has encoders 2 (its default) and 3; WithEncoder picks one by
+// Xiangqi has encoders 2 (its default), 3 and 4; WithEncoder picks one by
 // version and names the versions it has when asked for another.
 func TestWithEncoder(t *testing.T) {
 	g, err := game.Lookup("xiangqi")
@@ -30,7 +30,7 @@ func TestWithEncoder(t *testing.T) {
 		t.Fatal(err)
 	}
 	def := g.Encoder.Version()
-	for _, v := range []int{0, 2, 3} {
+	for _, v := range []int{0, 2, 3, 4} {
 		h, err := g.WithEncoder(v)
 		if err != nil {
 			t.Fatalf("WithEncoder(%d): %v", v, err)
@@ -51,7 +51,7 @@ func TestWithEncoder(t *testing.T) {
 	if c3, _, _ := g3.Encoder.Shape(); c3 != c2+2 {
 		t.Errorf("encoder 3 has %d planes, encoder 2 %d", c3, c2)
 	}
-	if _, err := g.WithEncoder(7); err == nil || !strings.Contains(err.Error(), "xiangqi has no encoder version 7 (it has 2, 3)") {
+	if _, err := g.WithEncoder(7); err == nil || !strings.Contains(err.Error(), "xiangqi has no encoder version 7 (it has 2, 3, 4)") {
 		t.Errorf("WithEncoder(7): %v", err)
 	}
 	c4, _ := game.Lookup("connect4")
