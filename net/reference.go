@@ -75,18 +75,19 @@ func (d *Dense) reference(x []float32) []float32 {
 	return out
 }
 
-// reference writes the logits of features f [C][hw] into out [hw*hw].
+// reference writes the logits of features f [C][hw] into out [hw*hw],
+// each a sum of C*C products accumulated in float64.
 func (ft *FromTo) reference(f []float32, hw int, out []float32) {
 	c := ft.C
 	for i := 0; i < hw; i++ {
 		for j := 0; j < hw; j++ {
-			sum := ft.B[i*hw+j]
+			sum := float64(ft.B[i*hw+j])
 			for a := 0; a < c; a++ {
 				for d := 0; d < c; d++ {
-					sum += f[a*hw+i] * ft.W[a*c+d] * f[d*hw+j]
+					sum += float64(f[a*hw+i]) * float64(ft.W[a*c+d]) * float64(f[d*hw+j])
 				}
 			}
-			out[i*hw+j] = sum
+			out[i*hw+j] = float32(sum)
 		}
 	}
 }

@@ -715,7 +715,10 @@ func TestABZeroTeacherOptions(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	g, _ := game.Lookup("xiangqi")
+	g, err := cfg.LookupGame() // with the preset's encoder, whose action indices the targets use
+	if err != nil {
+		t.Fatal(err)
+	}
 	// targets replays a game with opts and returns each ply's target.
 	targets := func(opts alphabeta.Options, moves []string) []map[int]float64 {
 		opts.HashMiB = 1

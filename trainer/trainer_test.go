@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -766,12 +767,23 @@ func TestReplyHead(t *testing.T) {
 // on the 21-plane encoding (19 planes would not fit its networks) through
 // the alpha-beta teacher's generation and a searched one, and resumes.
 func TestEncoderVersionRun(t *testing.T) {
+	// Encoder 3 with the dense policy head, and the preset's encoder 4
+	// with the from-to head.
+	for _, c := range []struct {
+		version int
+		head    string
+	}{{3, ""}, {4, "fromto"}} {
+		t.Run(fmt.Sprintf("encoder %d", c.version), func(t *testing.T) { testEncoderVersionRun(t, c.version, c.head) })
+	}
+}
+
+func testEncoderVersionRun(t *testing.T, version int, head string) {
 	cfg, err := configs.Preset("xiangqi")
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.Rules["PlyCap"] = "30"
-	cfg.Network.EncoderVersion = 3
+	cfg.Network.EncoderVersion, cfg.Network.PolicyHead = version, head
 	cfg.Network.Blocks, cfg.Network.Filters, cfg.Network.ValueHidden = 1, 8, 8
 	cfg.Search.Simulations, cfg.Search.FastSimulations, cfg.Search.GumbelM = 8, 4, 4
 	cfg.SelfPlay.ParallelGames, cfg.SelfPlay.BatchSize, cfg.SelfPlay.ShardSamples = 8, 8, 100
@@ -792,7 +804,7 @@ func TestEncoderVersionRun(t *testing.T) {
 	if n := len(metricsOfKind(t, run, "generation")); n != 3 {
 		t.Fatalf("%d generation lines, want 3", n)
 	}
-	if s := latestCheckpoint(t, run).Params.Spec; s.EncoderVersion != 3 || s.Channels != 21 {
-		t.Fatalf("latest checkpoint: encoder %d, %d planes; want 3 and 21", s.EncoderVersion, s.Channels)
+	if s := latestCheckpoint(t, run).Params.Spec; s.EncoderVersion != version || s.Channels != 21 || s.PolicyHead != head {
+		t.Fatalf("latest checkpoint: encoder %d, %d planes, policy head %q; want %d, 21, %q", s.EncoderVersion, s.Channels, s.PolicyHead, version, head)
 	}
 }

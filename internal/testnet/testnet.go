@@ -20,14 +20,20 @@ func Checkpoint(t testing.TB, dir, game string, seed uint64) string {
 }
 
 // CheckpointEncoder is Checkpoint for the game's encoder of version v
-// (0: its default), saved as dir/GAME-vV.ckpt for v > 0.
+// (0: the preset's), saved as dir/GAME-vV.ckpt for v > 0. An encoder
+// without an action for every pair of squares gets the dense policy head
+// where the preset has the from-to head.
 func CheckpointEncoder(t testing.TB, dir, game string, v int, seed uint64) string {
 	t.Helper()
 	cfg, err := configs.Preset(game)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Network.EncoderVersion = v
+	if v != 0 && v != cfg.Network.EncoderVersion {
+		cfg.Network.EncoderVersion = v
+		cfg.Network.PolicyHead = ""
+		cfg.Network.PolicyChannels = min(cfg.Network.PolicyChannels, 4) // a small dense layer
+	}
 	s, err := configs.NetSpec(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -129,6 +129,19 @@ func quickSpecs(t testing.TB) []net.Spec {
 // absolute error.
 func compare(t *testing.T, what string, got, want []float32) float64 {
 	t.Helper()
+	return compareTol(t, what, got, want, tol)
+}
+
+// fromToTol is the policy tolerance of a from-to head on a preset-sized
+// network: each logit is a sum of c*c products of two features and a
+// weight that mostly cancel (random BN parameters make features of
+// several units), so the float32 rounding of the tower's features
+// reaches a few 1e-4 of a logit (4e-4 on the Xiangqi preset, against a
+// float64 reference). A wrong index or product is off by a whole logit.
+const fromToTol = 1e-3
+
+func compareTol(t *testing.T, what string, got, want []float32, tol float64) float64 {
+	t.Helper()
 	var worst float64
 	bad := 0
 	for i := range want {
@@ -183,7 +196,11 @@ func TestForwardMatchesReference(t *testing.T) {
 						gotV = append(gotV, val[i])
 					}
 					what := fmt.Sprintf("%s/b=%d", k.Name, batch)
-					ep := compare(t, what+" policy", gotP, wantP)
+					ptol := tol
+					if s.FromToHead() {
+						ptol = fromToTol
+					}
+					ep := compareTol(t, what+" policy", gotP, wantP, ptol)
 					ev := compare(t, what+" value", gotV, wantV)
 					t.Logf("%s: max abs error policy %.2g, value %.2g", what, ep, ev)
 				}

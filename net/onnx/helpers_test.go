@@ -84,8 +84,8 @@ func maxDiff(a, b []float32) float64 {
 	return m
 }
 
-// preset returns a registered game and its freshly initialised preset
-// network with randomised BN statistics.
+// preset returns a registered game with its preset's encoder and its
+// freshly initialised preset network with randomised BN statistics.
 func preset(t testing.TB, name string, seed uint64) (game.Game, *net.Params) {
 	t.Helper()
 	g, err := game.Lookup(name)
@@ -94,6 +94,9 @@ func preset(t testing.TB, name string, seed uint64) (game.Game, *net.Params) {
 	}
 	spec, err := configs.PresetSpec(g.Name)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err = g.WithEncoder(spec.EncoderVersion); err != nil { // the preset's encoder
 		t.Fatal(err)
 	}
 	return g, randomParams(t, spec, seed)
