@@ -38,7 +38,7 @@ func TestForwardMatchesGorgonia(t *testing.T) {
 				t.Fatal(err)
 			}
 			what := fmt.Sprintf("%s/%s/b=%d", s.Game, n.Kernel(), batch)
-			ep := compare(t, what+" policy", pol, wantP)
+			ep := compareTol(t, what+" policy", pol, wantP, policyTol(s))
 			ev := compare(t, what+" value", val, wantV)
 			t.Logf("%s: max abs error against gorgonia: policy %.2g, value %.2g", what, ep, ev)
 		}

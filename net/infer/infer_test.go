@@ -140,6 +140,14 @@ func compare(t *testing.T, what string, got, want []float32) float64 {
 // float64 reference). A wrong index or product is off by a whole logit.
 const fromToTol = 1e-3
 
+// policyTol is the policy tolerance of s: fromToTol for a from-to head.
+func policyTol(s net.Spec) float64 {
+	if s.FromToHead() {
+		return fromToTol
+	}
+	return tol
+}
+
 func compareTol(t *testing.T, what string, got, want []float32, tol float64) float64 {
 	t.Helper()
 	var worst float64
@@ -196,11 +204,7 @@ func TestForwardMatchesReference(t *testing.T) {
 						gotV = append(gotV, val[i])
 					}
 					what := fmt.Sprintf("%s/b=%d", k.Name, batch)
-					ptol := tol
-					if s.FromToHead() {
-						ptol = fromToTol
-					}
-					ep := compareTol(t, what+" policy", gotP, wantP, ptol)
+					ep := compareTol(t, what+" policy", gotP, wantP, policyTol(s))
 					ev := compare(t, what+" value", gotV, wantV)
 					t.Logf("%s: max abs error policy %.2g, value %.2g", what, ep, ev)
 				}
@@ -259,7 +263,7 @@ func TestKernelsAgree(t *testing.T) {
 				continue
 			}
 			for i := range out {
-				if d := math.Abs(float64(out[i] - first[i])); d > tol*math.Max(1, math.Abs(float64(first[i]))) {
+				if d := math.Abs(float64(out[i] - first[i])); d > policyTol(s)*math.Max(1, math.Abs(float64(first[i]))) {
 					t.Errorf("%s: kernel %s output %d = %g, kernel %s gave %g", s.Game, k.Name, i, out[i], gemm.Kernels[0].Name, first[i])
 					break
 				}
