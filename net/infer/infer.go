@@ -272,7 +272,9 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 		val := n.val[b*n.kval : (b+1)*n.kval]
 		for q := 0; q < hw; q++ {
 			h := n.heads[(b*hw+q)*n.hc:][:pc+vc]
-			copy(pol[q*pc:(q+1)*pc], h[:pc])
+			if n.fromTo == nil { // the from-to head reads the head output in place
+				copy(pol[q*pc:(q+1)*pc], h[:pc])
+			}
 			copy(val[q*vc:(q+1)*vc], h[pc:])
 		}
 	}
