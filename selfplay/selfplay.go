@@ -193,6 +193,9 @@ func (w *Worker) Follow(ctx context.Context, every time.Duration, gen int, next 
 			return
 		case <-t.C:
 		}
+		if ctx.Err() != nil { // select picks at random when both are ready
+			return
+		}
 		fwd, g, err := next(gen)
 		if err != nil {
 			log.Warn("looking for a newer network", "err", err)
