@@ -221,6 +221,9 @@ type Training struct {
 	// ReplyWeight weighs the reply head's cross-entropy in the loss
 	// (network.reply_head; KataGo uses 0.15).
 	ReplyWeight float64 `yaml:"reply_weight,omitempty"`
+	// LegalMask takes the policy loss's softmax over each position's
+	// legal moves only (lc0), as search and play do (net.Batch.Legal).
+	LegalMask bool `yaml:"legal_mask,omitempty"`
 	// Ops is the training graph's implementation: "fast" (net/ops, the
 	// default when empty) or "reference" (gorgonia's own convolution and
 	// batch norm, about 4-12x slower; for comparisons).

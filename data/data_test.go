@@ -152,7 +152,7 @@ func TestWindow(t *testing.T) {
 	const n = 200
 	planes, policy, value := make([]float32, n*size), make([]float32, n*actions), make([]float32, n)
 	checkRng := rand.New(rand.NewPCG(5, 5))
-	if err := w.Batch(rng, n, planes, policy, value, nil); err != nil {
+	if err := w.Batch(rng, n, planes, policy, value, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	mirrored := 0
@@ -195,7 +195,7 @@ func TestWindow(t *testing.T) {
 	// A root-value weight mixes the search's value into the target.
 	w.RootValueWeight = 0.25
 	rng, checkRng = rand.New(rand.NewPCG(6, 6)), rand.New(rand.NewPCG(6, 6))
-	if err := w.Batch(rng, n, planes, policy, value, nil); err != nil {
+	if err := w.Batch(rng, n, planes, policy, value, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	mixed := 0
@@ -211,11 +211,11 @@ func TestWindow(t *testing.T) {
 	if mixed == 0 {
 		t.Fatal("no sample whose root value differs from its result: the mix is untested")
 	}
-	if err := w.Batch(rng, 2, planes, policy, value, nil); err == nil {
+	if err := w.Batch(rng, 2, planes, policy, value, nil, nil); err == nil {
 		t.Fatal("wrong buffer sizes accepted")
 	}
 	empty, _ := NewWindow(t.TempDir(), g, nil, 10)
-	if err := empty.Batch(rng, 1, planes[:size], policy[:actions], value[:1], nil); err == nil {
+	if err := empty.Batch(rng, 1, planes[:size], policy[:actions], value[:1], nil, nil); err == nil {
 		t.Fatal("empty window gave a batch")
 	}
 }
@@ -362,7 +362,7 @@ func TestWindowReplies(t *testing.T) {
 	actions := g.Encoder.ActionSize()
 	c, h, wd := g.Encoder.Shape()
 	planes, policy, value, reply := make([]float32, n*c*h*wd), make([]float32, n*actions), make([]float32, n), make([]float32, n*actions)
-	if err := w.Batch(rand.New(rand.NewPCG(3, 3)), n, planes, policy, value, reply); err != nil {
+	if err := w.Batch(rand.New(rand.NewPCG(3, 3)), n, planes, policy, value, reply, nil); err != nil {
 		t.Fatal(err)
 	}
 	check := rand.New(rand.NewPCG(3, 3))
@@ -388,7 +388,99 @@ func TestWindowReplies(t *testing.T) {
 	if with < n/2 || without < n/20 || mirrored < with/4 {
 		t.Fatalf("%d rows with a reply, %d without, %d mirrored: the cases are not all exercised", with, without, mirrored)
 	}
-	if err := w.Batch(rng, 2, planes[:2*c*h*wd], policy[:2*actions], value[:2], reply[:1]); err == nil {
+	if err := w.Batch(rng, 2, planes[:2*c*h*wd], policy[:2*actions], value[:2], reply[:1], nil); err == nil {
 		t.Fatal("short reply buffer accepted")
+	}
+}
+
+// A batch's legal mask marks exactly the legal moves of each sample's
+// position, mirrored with the planes: checked against the moves of the
+// mirrored position itself (Xiangqi's FEN with every rank reversed), so
+// the symmetry's action table is not its own witness. An action the
+// target names is kept even where the position read back does not
+// allow it.
+func TestBatchLegalMask(t *testing.T) {
+	g, err := game.Lookup("xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err = g.WithEncoder(4); err != nil {
+		t.Fatal(err)
+	}
+	start, _ := g.New(nil)
+	dir := t.TempDir()
+	var samples []Sample
+	for i, p := range gametest.RandomPositions(start, 6, 60, 9) {
+		ms := p.GenerateMoves(nil)
+		if len(ms) == 0 {
+			continue
+		}
+		// The target names one legal move, and on the first sample also
+		// a from == to pair that no move is.
+		s := Sample{Position: p.String(), Policy: []PolicyEntry{{Action: g.Encoder.ActionIndex(p, ms[i%len(ms)]), Prob: 1}}, GameID: uint64(i)}
+		if i == 0 {
+			s.Policy = append(s.Policy, PolicyEntry{Action: 0, Prob: 0.5})
+		}
+		samples = append(samples, s)
+	}
+	if _, err := Write(dir, header(g, 1, 1), samples); err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWindow(dir, g, nil, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	c, h, wd := g.Encoder.Shape()
+	actions := g.Encoder.ActionSize()
+	const n = 300
+	planes, policy, value, legal := make([]float32, n*c*h*wd), make([]float32, n*actions), make([]float32, n), make([]bool, n*actions)
+	if err := w.Batch(rand.New(rand.NewPCG(4, 4)), n, planes, policy, value, nil, legal[1:]); err == nil {
+		t.Fatal("a short legal-action buffer accepted")
+	}
+	if err := w.Batch(rand.New(rand.NewPCG(4, 4)), n, planes, policy, value, nil, legal); err != nil {
+		t.Fatal(err)
+	}
+	check := rand.New(rand.NewPCG(4, 4))
+	mirrored, named := 0, 0
+	for i := 0; i < n; i++ {
+		s, sym := w.Draw(check)
+		fen := s.Position
+		if sym >= 0 {
+			mirrored++
+			fields := strings.Fields(fen)
+			ranks := strings.Split(fields[0], "/")
+			for r, rank := range ranks {
+				b := []byte(rank)
+				slices.Reverse(b)
+				ranks[r] = string(b)
+			}
+			fields[0] = strings.Join(ranks, "/")
+			fen = strings.Join(fields, " ")
+		}
+		p, err := g.Parse(fen, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]bool, actions)
+		for _, m := range p.GenerateMoves(nil) {
+			want[g.Encoder.ActionIndex(p, m)] = true
+		}
+		if len(s.Policy) > 1 {
+			named++ // the target's from == to pair, where the symmetry put it
+			a := 0
+			if sym >= 0 {
+				a = g.Encoder.Symmetries()[sym].Actions[0]
+			}
+			want[a] = true
+		}
+		if got := legal[i*actions : (i+1)*actions]; !slices.Equal(got, want) {
+			t.Fatalf("row %d (symmetry %d): the mask differs from the legal moves of %s", i, sym, fen)
+		}
+	}
+	if mirrored == 0 || mirrored == n || named == 0 {
+		t.Fatalf("%d mirrored rows and %d with an unplayable target of %d: a case is untested", mirrored, named, n)
 	}
 }

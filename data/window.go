@@ -40,7 +40,8 @@ type Window struct {
 	// (1-w)*z + w*q, where z is the game's result (0: the result only).
 	RootValueWeight float32
 
-	planes []float32 // scratch: one position's planes
+	planes []float32   // scratch: one position's planes
+	moves  []game.Move // scratch: one position's legal moves
 }
 
 type loadedShard struct {
@@ -201,9 +202,12 @@ func (w *Window) symmetry(rng *rand.Rand) int {
 // policy targets [n][actions] (renormalised to sum to 1) and results
 // [n]. With reply non-nil it also fills the opponent's reply targets
 // [n][actions]: the policy target of the game's next position, or zeros
-// where it was not recorded. Symmetries are applied to planes and
-// policies alike.
-func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []float32) error {
+// where it was not recorded. With legal non-nil it marks each sample's
+// legal actions [n][actions] (and any action its target names: a
+// position read back from its text has no history, so a move that
+// history allowed is kept rather than dropped). Symmetries are applied
+// to planes, policies and masks alike.
+func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []float32, legal []bool) error {
 	if w.total == 0 {
 		return errors.New("data: the replay window is empty")
 	}
@@ -215,6 +219,9 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []flo
 	}
 	if reply != nil && len(reply) != n*actions {
 		return fmt.Errorf("data: reply buffer has length %d, want %d", len(reply), n*actions)
+	}
+	if legal != nil && len(legal) != n*actions {
+		return fmt.Errorf("data: legal-action buffer has length %d, want %d", len(legal), n*actions)
 	}
 	c, _, _ := enc.Shape()
 	syms := enc.Symmetries()
@@ -236,8 +243,24 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []flo
 		if sym >= 0 {
 			actionMap = syms[sym].Actions
 		}
-		if err := denseTarget(policy[i*actions:(i+1)*actions], s.Policy, actionMap); err != nil {
+		row := policy[i*actions : (i+1)*actions]
+		if err := denseTarget(row, s.Policy, actionMap); err != nil {
 			return err
+		}
+		if legal != nil {
+			lr := legal[i*actions : (i+1)*actions]
+			clear(lr)
+			w.moves = p.GenerateMoves(w.moves)
+			for _, m := range w.moves {
+				a := enc.ActionIndex(p, m)
+				if actionMap != nil {
+					a = actionMap[a]
+				}
+				lr[a] = true
+			}
+			for a, x := range row {
+				lr[a] = lr[a] || x != 0
+			}
 		}
 		if reply != nil {
 			// The reply is the opponent's move in the opponent's frame;

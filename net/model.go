@@ -210,6 +210,7 @@ type graph struct {
 	reply              *G.Node // (n, actions) reply logits, with Spec.ReplyPolicy
 	pi, z, rpi         *G.Node
 	piv, zv, rpiv      *tensor.Dense
+	legal              *legalMask // the policy loss's legal actions, set per batch
 	loss, vloss, ploss *G.Node
 	rloss              *G.Node // reply cross-entropy (scaled by the weight in rpiv)
 	grads              G.Nodes // ParamTensors order

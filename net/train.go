@@ -24,6 +24,15 @@ type Batch struct {
 	// with Spec.ReplyPolicy (nil otherwise): the policy target of the
 	// position after the move, or a row of zeros where there is none.
 	Reply []float32
+	// Legal marks each sample's legal actions [N][actions] (nil: no
+	// mask). With it the policy cross-entropy's softmax runs over the
+	// legal actions only (lc0's masked policy loss): the network spends
+	// nothing on pushing down moves that search never asks about (8,058
+	// of Xiangqi's 8,100 from-to actions in a typical position), and
+	// illegal actions' logits are left free. Search and play take the
+	// softmax over the legal moves anyway. The policy target must lie on
+	// legal actions; the reply target is not masked.
+	Legal []bool
 	N     int
 }
 
@@ -216,6 +225,8 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	}
 	copy(gr.xv.Float32s(), b.Planes)
 	copy(gr.piv.Float32s(), b.Policy)
+	gr.legal.on = b.Legal != nil
+	copy(gr.legal.d, b.Legal)
 	copy(gr.zv.Float32s(), b.Value)
 	// The reply targets go in scaled by the weight: the cross-entropy and
 	// its gradient are linear in the target, so the graph needs no
@@ -313,6 +324,8 @@ func (m *Model) checkBatch(b Batch) error {
 		return fmt.Errorf("net: batch of %d needs %d reply target entries for the reply head, got %d", b.N, b.N*s.Actions, len(b.Reply))
 	case !s.ReplyPolicy && b.Reply != nil:
 		return errors.New("net: batch has reply targets, but the network has no reply head")
+	case b.Legal != nil && len(b.Legal) != b.N*s.Actions:
+		return fmt.Errorf("net: batch of %d needs %d legal-action entries, got %d", b.N, b.N*s.Actions, len(b.Legal))
 	}
 	for i, x := range b.Planes {
 		if !finite32(x) {
@@ -326,6 +339,14 @@ func (m *Model) checkBatch(b Batch) error {
 		}
 		if math.Abs(sum-1) > 1e-3 {
 			return fmt.Errorf("net: batch sample %d: policy target sums to %v, not 1", i, sum)
+		}
+		if b.Legal != nil {
+			legal := b.Legal[i*s.Actions : (i+1)*s.Actions]
+			for a, p := range b.Policy[i*s.Actions : (i+1)*s.Actions] {
+				if p != 0 && !legal[a] {
+					return fmt.Errorf("net: batch sample %d: policy target %v on action %d, which the legal mask excludes", i, p, a)
+				}
+			}
 		}
 		if b.Reply != nil {
 			sum, err := targetSum(b.Reply[i*s.Actions : (i+1)*s.Actions])
@@ -405,7 +426,8 @@ func (gr *graph) addLoss(s Spec, reply bool) error {
 	if gr.vloss, err = G.Mean(d); err != nil {
 		return err
 	}
-	if gr.ploss, err = G.ApplyOp(&xentOp{}, gr.logit, gr.pi); err != nil {
+	gr.legal = &legalMask{d: make([]bool, n*s.Actions)}
+	if gr.ploss, err = G.ApplyOp(&xentOp{legal: gr.legal}, gr.logit, gr.pi); err != nil {
 		return err
 	}
 	if gr.loss, err = G.Add(gr.vloss, gr.ploss); err != nil || !reply {
@@ -420,11 +442,28 @@ func (gr *graph) addLoss(s Spec, reply bool) error {
 	return err
 }
 
+// legalMask holds a batch's legal actions [n][A] for the policy loss;
+// off, every action counts.
+type legalMask struct {
+	on bool
+	d  []bool
+}
+
+// row returns row i of a mask of width a, or nil when there is no mask.
+func (m *legalMask) row(i, a int) []bool {
+	if m == nil || !m.on {
+		return nil
+	}
+	return m.d[i*a : (i+1)*a]
+}
+
 // xentOp is the mean softmax cross-entropy of logits z (n, A) against
 // target distributions pi (n, A):
 //
 //	-(1/n) sum_i sum_a pi[i][a] * (z[i][a] - logsumexp(z[i]))
 //
+// where the logsumexp runs over the legal actions only when the batch has
+// a legal mask (Batch.Legal).
 // computed row by row with the row's own maximum and float64 sums. It
 // replaces gorgonia's LogSoftMax, whose kernel starts every row's maximum
 // from the first row (tensor v0.9.24), and gorgonia's SoftMax/LogSoftMax
@@ -434,7 +473,8 @@ func (gr *graph) addLoss(s Spec, reply bool) error {
 // from-to head has 8100 actions a row (this and the head's parallel rows
 // made its training step 1.17x faster, BenchmarkGorgoniaTrain).
 type xentOp struct {
-	rows []float64 // each row's cross-entropy, reused
+	legal *legalMask // nil: no mask (the reply head)
+	rows  []float64  // each row's cross-entropy, reused
 }
 
 func (*xentOp) Arity() int { return 2 }
@@ -463,7 +503,7 @@ func (op *xentOp) Do(vals ...G.Value) (G.Value, error) {
 	}
 	forRows(n, func(i int) {
 		zr, pr := z.d[i*a:(i+1)*a], pi.d[i*a:(i+1)*a]
-		lse := logSumExp(zr)
+		lse := logSumExp(zr, op.legal.row(i, a))
 		var x float64
 		for j, p := range pr {
 			if p != 0 {
@@ -489,8 +529,8 @@ func forRows(n int, row func(i int)) {
 	})
 }
 
-func (*xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
-	dz, err := G.ApplyOp(&xentGradOp{}, inputs[0], inputs[1], grad)
+func (op *xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
+	dz, err := G.ApplyOp(&xentGradOp{legal: op.legal}, inputs[0], inputs[1], grad)
 	if err != nil {
 		return nil, err
 	}
@@ -498,9 +538,13 @@ func (*xentOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 }
 
 // xentGradOp is the gradient of xentOp with respect to the logits:
-// g/n * (softmax(z_i) * sum(pi_i) - pi_i) for the upstream scalar g. It
+// g/n * (softmax(z_i) * sum(pi_i) - pi_i) for the upstream scalar g, the
+// softmax over the legal actions with a mask (0 for the others). It
 // belongs to one graph and reuses its result from run to run.
-type xentGradOp struct{ out *tensor.Dense }
+type xentGradOp struct {
+	legal *legalMask
+	out   *tensor.Dense
+}
 
 func (*xentGradOp) Arity() int { return 3 }
 func (*xentGradOp) Type() hm.Type {
@@ -563,12 +607,14 @@ func (op *xentGradOp) Do(vals ...G.Value) (G.Value, error) {
 	// exp(z_j - max z), kept in out until the row's sums are known.
 	forRows(n, func(i int) {
 		zr, pr, or := z.d[i*a:(i+1)*a], pi.d[i*a:(i+1)*a], out[i*a:(i+1)*a]
-		mx := math.Inf(-1)
-		for _, v := range zr {
-			mx = max(mx, float64(v))
-		}
+		lr := op.legal.row(i, a)
+		mx := rowMax(zr, lr)
 		var s, sum float64
 		for j, v := range zr {
+			if lr != nil && !lr[j] {
+				or[j] = 0
+				continue
+			}
 			e := math.Exp(float64(v) - mx)
 			or[j] = float32(e)
 			s += e
@@ -621,21 +667,32 @@ func xentInputs(vals []G.Value) (z, pi matrix32, err error) {
 	return
 }
 
-// logSumExp returns log(sum(exp(x))) in float64, shifted by the row's own
-// maximum.
-func logSumExp(x []float32) float64 {
-	mx := math.Inf(-1)
-	for _, v := range x {
-		mx = max(mx, float64(v))
-	}
+// logSumExp returns log(sum(exp(x))) in float64 over the entries legal
+// marks (all of them for a nil legal), shifted by their own maximum.
+func logSumExp(x []float32, legal []bool) float64 {
+	mx := rowMax(x, legal)
 	if math.IsInf(mx, 0) {
 		return mx
 	}
 	var s float64
-	for _, v := range x {
-		s += math.Exp(float64(v) - mx)
+	for j, v := range x {
+		if legal == nil || legal[j] {
+			s += math.Exp(float64(v) - mx)
+		}
 	}
 	return mx + math.Log(s)
+}
+
+// rowMax returns the largest of the entries of x that legal marks (all
+// of them for a nil legal), -Inf for none.
+func rowMax(x []float32, legal []bool) float64 {
+	mx := math.Inf(-1)
+	for j, v := range x {
+		if legal == nil || legal[j] {
+			mx = max(mx, float64(v))
+		}
+	}
+	return mx
 }
 
 func opHash(op interface{ WriteHash(hash.Hash) }) uint32 {

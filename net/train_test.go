@@ -28,6 +28,29 @@ func randomBatch(rng *rand.Rand, spec Spec, n int) Batch {
 	return b
 }
 
+// maskBatch gives b a random legal mask (each action legal with
+// probability 1/2, at least one a row) and moves its policy targets onto
+// the legal actions (renormalised).
+func maskBatch(rng *rand.Rand, spec Spec, b *Batch) {
+	a := spec.Actions
+	b.Legal = make([]bool, b.N*a)
+	for i := 0; i < b.N; i++ {
+		legal, pol := b.Legal[i*a:(i+1)*a], b.Policy[i*a:(i+1)*a]
+		legal[rng.IntN(a)] = true
+		var sum float32
+		for j := range legal {
+			legal[j] = legal[j] || rng.IntN(2) == 0
+			if !legal[j] {
+				pol[j] = 0
+			}
+			sum += pol[j]
+		}
+		for j := range pol {
+			pol[j] /= sum
+		}
+	}
+}
+
 // randomDistribution fills row with the softmax of scaled normals.
 func randomDistribution(rng *rand.Rand, row []float32) {
 	var sum float64
@@ -199,12 +222,16 @@ func loss64(p *Params, ts [][]float64, b Batch, c, rw float64) (total, vloss, pl
 	for i := 0; i < b.N; i++ {
 		d := float64(b.Value[i]) - math.Tanh(v[i])
 		vloss += d * d
-		ploss += xent64(logits[i*s.Actions:(i+1)*s.Actions], b.Policy[i*s.Actions:(i+1)*s.Actions])
+		var legal []bool
+		if b.Legal != nil {
+			legal = b.Legal[i*s.Actions : (i+1)*s.Actions]
+		}
+		ploss += xent64(logits[i*s.Actions:(i+1)*s.Actions], b.Policy[i*s.Actions:(i+1)*s.Actions], legal)
 	}
 	if s.ReplyPolicy {
 		reply := nextDense(r.relu(nextConv(h, &p.ReplyConv)), &p.ReplyFC)
 		for i := 0; i < b.N; i++ {
-			rloss += xent64(reply[i*s.Actions:(i+1)*s.Actions], b.Reply[i*s.Actions:(i+1)*s.Actions])
+			rloss += xent64(reply[i*s.Actions:(i+1)*s.Actions], b.Reply[i*s.Actions:(i+1)*s.Actions], nil)
 		}
 	}
 	vloss /= float64(b.N)
@@ -221,20 +248,29 @@ func loss64(p *Params, ts [][]float64, b Batch, c, rw float64) (total, vloss, pl
 	return vloss + ploss + rw*rloss + c*l2, vloss, ploss, r.kinks
 }
 
-// xent64 is -target . log_softmax(logits) in float64.
-func xent64(logits []float64, target []float32) float64 {
+// xent64 is -target . log_softmax(logits) in float64, the softmax over
+// the legal entries only when legal is not nil.
+func xent64(logits []float64, target []float32, legal []bool) float64 {
+	var kept []float64
+	for j, z := range logits {
+		if legal == nil || legal[j] {
+			kept = append(kept, z)
+		}
+	}
 	mx := math.Inf(-1)
-	for _, z := range logits {
+	for _, z := range kept {
 		mx = math.Max(mx, z)
 	}
 	var se float64
-	for _, z := range logits {
+	for _, z := range kept {
 		se += math.Exp(z - mx)
 	}
 	lse := mx + math.Log(se)
 	var x float64
 	for j, z := range logits {
-		x -= float64(target[j]) * (z - lse)
+		if target[j] != 0 {
+			x -= float64(target[j]) * (z - lse)
+		}
 	}
 	return x
 }
@@ -244,16 +280,22 @@ func xent64(logits []float64, target []float32) float64 {
 func TestGradientFiniteDifference(t *testing.T) {
 	spec := Spec{Game: "test", Channels: 2, Height: 3, Width: 4, Actions: 6,
 		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 5}
-	t.Run("plain", func(t *testing.T) { testGradientFiniteDifference(t, spec) })
+	t.Run("plain", func(t *testing.T) { testGradientFiniteDifference(t, spec, false) })
+	t.Run("legal mask", func(t *testing.T) { testGradientFiniteDifference(t, spec, true) })
 	reply := spec
 	reply.ReplyPolicy = true
-	t.Run("reply head", func(t *testing.T) { testGradientFiniteDifference(t, reply) })
+	t.Run("reply head", func(t *testing.T) { testGradientFiniteDifference(t, reply, false) })
+	t.Run("reply head, legal mask", func(t *testing.T) { testGradientFiniteDifference(t, reply, true) })
 	fromTo := spec
 	fromTo.Actions, fromTo.PolicyHead = 144, PolicyFromTo
-	t.Run("from-to head", func(t *testing.T) { testGradientFiniteDifference(t, fromTo) })
+	t.Run("from-to head", func(t *testing.T) { testGradientFiniteDifference(t, fromTo, false) })
+	t.Run("from-to head, legal mask", func(t *testing.T) { testGradientFiniteDifference(t, fromTo, true) })
 }
 
-func testGradientFiniteDifference(t *testing.T, spec Spec) {
+// testGradientFiniteDifference checks a training step's losses against
+// the float64 reference and its gradient against central differences of
+// the reference's loss, with a random legal mask if masked.
+func testGradientFiniteDifference(t *testing.T, spec Spec, masked bool) {
 	reply := spec.ReplyPolicy
 	p := randomParams(t, spec, 11)
 	const n, decay = 5, 1e-3
@@ -271,6 +313,9 @@ func testGradientFiniteDifference(t *testing.T, spec Spec) {
 	}
 	rng := rand.New(rand.NewPCG(12, 13))
 	b := randomBatch(rng, spec, n)
+	if masked {
+		maskBatch(rng, spec, &b)
+	}
 	m.trainMu.Lock()
 	st, err := tr.gradients(b)
 	m.trainMu.Unlock()
@@ -397,7 +442,7 @@ func TestOverfit(t *testing.T) {
 		d := float64(val[i] - b.Value[i])
 		mse += d * d
 		row := pol[i*spec.Actions : (i+1)*spec.Actions]
-		lse := logSumExp(row)
+		lse := logSumExp(row, nil)
 		for j, z := range row {
 			ce -= float64(b.Policy[i*spec.Actions+j]) * (float64(z) - lse)
 		}
@@ -682,6 +727,8 @@ func TestTrainerErrors(t *testing.T) {
 		"NaN value":                          func(b *Batch) { b.Value[1] = float32(math.NaN()) },
 		"zero policy rows":                   func(b *Batch) { clear(b.Policy) },
 		"reply targets without a reply head": func(b *Batch) { b.Reply = slices.Clone(b.Policy) },
+		"short legal mask":                   func(b *Batch) { b.Legal = make([]bool, n*spec.Actions-1) },
+		"policy target on an illegal action": func(b *Batch) { b.Legal = make([]bool, n*spec.Actions) },
 	}
 	before := m.Params()
 	stepFails := func(tr *Trainer, good func() Batch, bad map[string]func(b *Batch)) {

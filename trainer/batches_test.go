@@ -16,7 +16,7 @@ type rngSource struct {
 	calls, fail int
 }
 
-func (s *rngSource) Batch(rng *rand.Rand, n int, planes, policy, value, _ []float32) error {
+func (s *rngSource) Batch(rng *rand.Rand, n int, planes, policy, value, _ []float32, _ []bool) error {
 	s.calls++
 	if s.calls == s.fail {
 		return errors.New("bad shard sample")
@@ -43,7 +43,7 @@ func TestBatchFeedSameBatches(t *testing.T) {
 	src := &rngSource{}
 	for i := range want {
 		b := shape()
-		if err := src.Batch(seq, 2, b.Planes, b.Policy, b.Value, nil); err != nil {
+		if err := src.Batch(seq, 2, b.Planes, b.Policy, b.Value, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		want[i] = append(slices.Clone(b.Planes), b.Value...)

@@ -254,6 +254,9 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		if reply {
 			b.Reply = make([]float32, n*a)
 		}
+		if l.cfg.Training.LegalMask {
+			b.Legal = make([]bool, n*a)
+		}
 		return b
 	})
 	defer feed.close()

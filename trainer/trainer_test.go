@@ -768,16 +768,18 @@ func TestReplyHead(t *testing.T) {
 // the alpha-beta teacher's generation and a searched one, and resumes.
 func TestEncoderVersionRun(t *testing.T) {
 	// Encoder 3 with the dense policy head, and the preset's encoder 4
-	// with the from-to head.
+	// with the from-to head, with and without the legal mask (whose
+	// batches the network refuses if a target lies off the mask).
 	for _, c := range []struct {
 		version int
 		head    string
-	}{{3, ""}, {4, "fromto"}} {
-		t.Run(fmt.Sprintf("encoder %d", c.version), func(t *testing.T) { testEncoderVersionRun(t, c.version, c.head) })
+		mask    bool
+	}{{3, "", false}, {4, "fromto", false}, {4, "fromto", true}} {
+		t.Run(fmt.Sprintf("encoder %d mask %v", c.version, c.mask), func(t *testing.T) { testEncoderVersionRun(t, c.version, c.head, c.mask) })
 	}
 }
 
-func testEncoderVersionRun(t *testing.T, version int, head string) {
+func testEncoderVersionRun(t *testing.T, version int, head string, mask bool) {
 	cfg, err := configs.Preset("xiangqi")
 	if err != nil {
 		t.Fatal(err)
@@ -791,6 +793,7 @@ func testEncoderVersionRun(t *testing.T, version int, head string) {
 	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
 	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 5, 1
 	cfg.Training.WarmupSteps, cfg.Training.TotalSteps = 0, 100
+	cfg.Training.LegalMask = mask
 	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "best", Games: 2, Simulations: 2, Threshold: 0.55}}
 	cfg.Evaluation = configs.Evaluation{}
 	run := t.TempDir()
