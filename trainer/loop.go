@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/rundir"
@@ -244,21 +246,25 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 	return nil
 }
 
+// newTrainingBatch returns the buffers of one training batch: reply
+// targets with a reply head, a legal mask with training.legal_mask.
+func newTrainingBatch(cfg *configs.Config, enc game.Encoder) *net.Batch {
+	c, h, w := enc.Shape()
+	n, a := cfg.Training.BatchSize, enc.ActionSize()
+	b := &net.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
+	if cfg.Network.ReplyHead {
+		b.Reply = make([]float32, n*a)
+	}
+	if cfg.Training.LegalMask {
+		b.Legal = make([]bool, n*a)
+	}
+	return b
+}
+
 // train takes steps optimisation steps on batches from the window.
 func (l *Loop) train(ctx context.Context, steps int) error {
-	c, h, w := l.game.Encoder.Shape()
-	n, a := l.cfg.Training.BatchSize, l.game.Encoder.ActionSize()
-	reply := l.cfg.Network.ReplyHead
-	feed := newBatchFeed(l.window, l.rng, steps, n, func() *net.Batch {
-		b := &net.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
-		if reply {
-			b.Reply = make([]float32, n*a)
-		}
-		if l.cfg.Training.LegalMask {
-			b.Legal = make([]bool, n*a)
-		}
-		return b
-	})
+	n := l.cfg.Training.BatchSize
+	feed := newBatchFeed(l.window, l.rng, steps, n, func() *net.Batch { return newTrainingBatch(l.cfg, l.game.Encoder) })
 	defer feed.close()
 	var acc net.Stats
 	k := 0
