@@ -105,7 +105,7 @@ func TestTrainingBatchLegalMask(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Network.Blocks, cfg.Network.Filters, cfg.Network.ValueHidden = 1, 8, 8
-	cfg.Training.BatchSize = 16
+	cfg.Training.BatchSize, cfg.Training.LegalMask = 16, false
 	g, err := cfg.LookupGame()
 	if err != nil {
 		t.Fatal(err)
