@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/configs"
@@ -64,6 +65,21 @@ func newBenchTrainer(tb testing.TB, spec net.Spec, n int, opts ...net.ModelOptio
 		tb.Fatal(err)
 	}
 	return tr, net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
+}
+
+// legalMask gives every sample of b k legal actions, drawn at random (a
+// Xiangqi position has about 45 legal moves), and a uniform policy
+// target over them.
+func legalMask(rng *rand.Rand, spec net.Spec, b *net.Batch, k int) {
+	a := spec.Actions
+	b.Legal = make([]bool, b.N*a)
+	clear(b.Policy)
+	for i := 0; i < b.N; i++ {
+		for _, j := range rng.Perm(a)[:k] {
+			b.Legal[i*a+j] = true
+			b.Policy[i*a+j] = 1 / float32(k)
+		}
+	}
 }
 
 // BenchmarkGorgoniaForward measures eval-mode Forward on the presets at
@@ -128,9 +144,9 @@ func BenchmarkTrainPeak(b *testing.B) {
 // policy head (encoder 4, 32 features a square), fast ops only.
 func BenchmarkGorgoniaTrain(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(benchGOGC))
-	for _, name := range append(benchGames, "xiangqi-fromto") {
+	for _, name := range append(benchGames, "xiangqi-fromto", "xiangqi-fromto-mask") {
 		spec := fromToSpec(b)
-		if name != "xiangqi-fromto" {
+		if !strings.HasPrefix(name, "xiangqi-fromto") {
 			spec = presetSpec(b, name)
 		}
 		for _, n := range []int{64, 256} {
@@ -139,19 +155,22 @@ func BenchmarkGorgoniaTrain(b *testing.B) {
 					continue
 				}
 				b.Run(fmt.Sprintf("%s/batch=%d/ops=%s", name, n, ops), func(b *testing.B) {
-					benchTrain(b, spec, n, ops == "reference")
+					benchTrain(b, spec, n, ops == "reference", strings.HasSuffix(name, "-mask"))
 				})
 			}
 		}
 	}
 }
 
-func benchTrain(b *testing.B, spec net.Spec, n int, reference bool) {
+func benchTrain(b *testing.B, spec net.Spec, n int, reference, masked bool) {
 	var opts []net.ModelOption
 	if reference {
 		opts = append(opts, net.ReferenceOps())
 	}
 	tr, batch := newBenchTrainer(b, spec, n, opts...)
+	if masked {
+		legalMask(rand.New(rand.NewPCG(4, 5)), spec, &batch, 45)
+	}
 	if _, err := tr.Step(batch); err != nil { // first pass allocates
 		b.Fatal(err)
 	}
