@@ -243,8 +243,7 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []flo
 		if sym >= 0 {
 			actionMap = syms[sym].Actions
 		}
-		row := policy[i*actions : (i+1)*actions]
-		if err := denseTarget(row, s.Policy, actionMap); err != nil {
+		if err := denseTarget(policy[i*actions:(i+1)*actions], s.Policy, actionMap); err != nil {
 			return err
 		}
 		if legal != nil {
@@ -252,14 +251,10 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []flo
 			clear(lr)
 			w.moves = p.GenerateMoves(w.moves)
 			for _, m := range w.moves {
-				a := enc.ActionIndex(p, m)
-				if actionMap != nil {
-					a = actionMap[a]
-				}
-				lr[a] = true
+				lr[mapAction(enc.ActionIndex(p, m), actionMap)] = true
 			}
-			for a, x := range row {
-				lr[a] = lr[a] || x != 0
+			for _, e := range s.Policy { // checked by denseTarget
+				lr[mapAction(e.Action, actionMap)] = true
 			}
 		}
 		if reply != nil {
@@ -277,6 +272,15 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []flo
 	return nil
 }
 
+// mapAction returns action a through a symmetry's action map (a itself
+// for a nil map).
+func mapAction(a int, actionMap []int) int {
+	if actionMap != nil {
+		return actionMap[a]
+	}
+	return a
+}
+
 // denseTarget writes a sparse policy target into dst (one row of the
 // action space), through the symmetry's action map when it is not nil,
 // renormalised to sum to 1.
@@ -287,10 +291,7 @@ func denseTarget(dst []float32, entries []PolicyEntry, actionMap []int) error {
 		if e.Action < 0 || e.Action >= len(dst) {
 			return fmt.Errorf("data: sample action %d outside the action space %d", e.Action, len(dst))
 		}
-		a := e.Action
-		if actionMap != nil {
-			a = actionMap[a]
-		}
+		a := mapAction(e.Action, actionMap)
 		dst[a] += e.Prob
 		sum += e.Prob
 	}

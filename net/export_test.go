@@ -5,4 +5,5 @@ package net
 var (
 	RandomPlanes = randomPlanes
 	RandomBatch  = randomBatch
+	MaskBatch    = maskBatch
 )

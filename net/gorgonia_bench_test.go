@@ -67,21 +67,6 @@ func newBenchTrainer(tb testing.TB, spec net.Spec, n int, opts ...net.ModelOptio
 	return tr, net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
 }
 
-// legalMask gives every sample of b k legal actions, drawn at random (a
-// Xiangqi position has about 45 legal moves), and a uniform policy
-// target over them.
-func legalMask(rng *rand.Rand, spec net.Spec, b *net.Batch, k int) {
-	a := spec.Actions
-	b.Legal = make([]bool, b.N*a)
-	clear(b.Policy)
-	for i := 0; i < b.N; i++ {
-		for _, j := range rng.Perm(a)[:k] {
-			b.Legal[i*a+j] = true
-			b.Policy[i*a+j] = 1 / float32(k)
-		}
-	}
-}
-
 // BenchmarkGorgoniaForward measures eval-mode Forward on the presets at
 // batch 1, 16 and 64: positions per second and achieved GFLOP/s (the
 // convolution and dense multiply-adds, 2 FLOPs each, Spec.ForwardFLOPs).
@@ -169,7 +154,7 @@ func benchTrain(b *testing.B, spec net.Spec, n int, reference, masked bool) {
 	}
 	tr, batch := newBenchTrainer(b, spec, n, opts...)
 	if masked {
-		legalMask(rand.New(rand.NewPCG(4, 5)), spec, &batch, 45)
+		net.MaskBatch(rand.New(rand.NewPCG(4, 5)), spec, &batch, 45) // a Xiangqi position has about 45 legal moves
 	}
 	if _, err := tr.Step(batch); err != nil { // first pass allocates
 		b.Fatal(err)

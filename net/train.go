@@ -225,8 +225,8 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	}
 	copy(gr.xv.Float32s(), b.Planes)
 	copy(gr.piv.Float32s(), b.Policy)
-	gr.legal.on = b.Legal != nil
-	copy(gr.legal.d, b.Legal)
+	gr.legal.d = b.Legal // read by the loss ops during this run only
+	defer func() { gr.legal.d = nil }()
 	copy(gr.zv.Float32s(), b.Value)
 	// The reply targets go in scaled by the weight: the cross-entropy and
 	// its gradient are linear in the target, so the graph needs no
@@ -426,7 +426,7 @@ func (gr *graph) addLoss(s Spec, reply bool) error {
 	if gr.vloss, err = G.Mean(d); err != nil {
 		return err
 	}
-	gr.legal = &legalMask{d: make([]bool, n*s.Actions)}
+	gr.legal = &legalMask{}
 	if gr.ploss, err = G.ApplyOp(&xentOp{legal: gr.legal}, gr.logit, gr.pi); err != nil {
 		return err
 	}
@@ -442,16 +442,13 @@ func (gr *graph) addLoss(s Spec, reply bool) error {
 	return err
 }
 
-// legalMask holds a batch's legal actions [n][A] for the policy loss;
-// off, every action counts.
-type legalMask struct {
-	on bool
-	d  []bool
-}
+// legalMask holds the batch's legal actions [n][A] (Batch.Legal) for
+// the policy loss while a step runs; with d nil every action counts.
+type legalMask struct{ d []bool }
 
 // row returns row i of a mask of width a, or nil when there is no mask.
 func (m *legalMask) row(i, a int) []bool {
-	if m == nil || !m.on {
+	if m == nil || m.d == nil {
 		return nil
 	}
 	return m.d[i*a : (i+1)*a]

@@ -28,18 +28,18 @@ func randomBatch(rng *rand.Rand, spec Spec, n int) Batch {
 	return b
 }
 
-// maskBatch gives b a random legal mask (each action legal with
-// probability 1/2, at least one a row) and moves its policy targets onto
-// the legal actions (renormalised).
-func maskBatch(rng *rand.Rand, spec Spec, b *Batch) {
+// maskBatch gives b a random legal mask of k actions a row (1 <= k <=
+// actions) and moves its policy targets onto them (renormalised).
+func maskBatch(rng *rand.Rand, spec Spec, b *Batch, k int) {
 	a := spec.Actions
 	b.Legal = make([]bool, b.N*a)
 	for i := 0; i < b.N; i++ {
 		legal, pol := b.Legal[i*a:(i+1)*a], b.Policy[i*a:(i+1)*a]
-		legal[rng.IntN(a)] = true
+		for _, j := range rng.Perm(a)[:k] {
+			legal[j] = true
+		}
 		var sum float32
 		for j := range legal {
-			legal[j] = legal[j] || rng.IntN(2) == 0
 			if !legal[j] {
 				pol[j] = 0
 			}
@@ -314,7 +314,7 @@ func testGradientFiniteDifference(t *testing.T, spec Spec, masked bool) {
 	rng := rand.New(rand.NewPCG(12, 13))
 	b := randomBatch(rng, spec, n)
 	if masked {
-		maskBatch(rng, spec, &b)
+		maskBatch(rng, spec, &b, 1+rng.IntN(spec.Actions))
 	}
 	m.trainMu.Lock()
 	st, err := tr.gradients(b)
