@@ -41,8 +41,12 @@ const MR = 6
 // the tile's bounds first (the assembly kernels index raw memory).
 type Kernel struct {
 	Name string
-	NR   int
-	Run  func(t *Tile)
+	// ISA is the instruction set the kernel runs on. Kernels of one ISA
+	// multiply-add at about the same rate, so a layer takes the one that
+	// pads its width least (For).
+	ISA string
+	NR  int
+	Run func(t *Tile)
 }
 
 // Ref is the plain-loop twin of every Tile kernel: the obviously
@@ -149,10 +153,34 @@ func checkTile(t *Tile, nr int) {
 	}
 }
 
-var goKernel = Kernel{Name: "go", NR: goNR, Run: func(t *Tile) {
+var goKernel = Kernel{Name: "go", ISA: "go", NR: goNR, Run: func(t *Tile) {
 	checkTile(t, goNR)
 	kernelGo(t)
 }}
 
 // Default is the fastest kernel this build and CPU can run.
 var Default = Kernels[0]
+
+// For returns the kernel for a layer of n output columns: of the kernels
+// of Default's ISA, the one that pads n to the fewest columns (the first
+// listed on a tie). With AVX-512, 48 channels take the 48-wide kernel,
+// where the 32-wide one computes 64 and discards 16.
+func For(n int) Kernel {
+	return Cheapest(func(nr int) int { return Padded(n, nr) })
+}
+
+// Cheapest returns the kernel of Default's ISA whose panel width gives
+// the least work by cost (the first listed on a tie), for layers that run
+// several products of different widths on one kernel.
+func Cheapest(cost func(nr int) int) Kernel {
+	best, least := Default, cost(Default.NR)
+	for _, k := range Kernels {
+		if c := cost(k.NR); k.ISA == best.ISA && c < least {
+			best, least = k, c
+		}
+	}
+	return best
+}
+
+// Padded is n rounded up to a multiple of the panel width nr.
+func Padded(n, nr int) int { return (n + nr - 1) / nr * nr }

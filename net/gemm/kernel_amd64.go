@@ -8,13 +8,16 @@ var Kernels = amd64Kernels()
 func amd64Kernels() []Kernel {
 	var ks []Kernel
 	if hasAVX512() {
-		ks = append(ks, Kernel{Name: "avx512", NR: 32, Run: func(t *Tile) {
+		ks = append(ks, Kernel{Name: "avx512", ISA: "avx512", NR: 32, Run: func(t *Tile) {
 			checkTile(t, 32)
 			kern6x32AVX512(t)
+		}}, Kernel{Name: "avx512x48", ISA: "avx512", NR: 48, Run: func(t *Tile) {
+			checkTile(t, 48)
+			kern6x48AVX512(t)
 		}})
 	}
 	if hasAVX2FMA() {
-		ks = append(ks, Kernel{Name: "avx2", NR: 16, Run: func(t *Tile) {
+		ks = append(ks, Kernel{Name: "avx2", ISA: "avx2", NR: 16, Run: func(t *Tile) {
 			checkTile(t, 16)
 			kern6x16AVX2(t)
 		}})
@@ -65,3 +68,8 @@ func kern6x16AVX2(t *Tile)
 //
 //go:noescape
 func kern6x32AVX512(t *Tile)
+
+// kern6x48AVX512 is Ref with nr = 48 in AVX-512 assembly.
+//
+//go:noescape
+func kern6x48AVX512(t *Tile)

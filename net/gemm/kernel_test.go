@@ -135,3 +135,22 @@ func BenchmarkKernel(b *testing.B) {
 		})
 	}
 }
+
+// TestFor checks the kernel choice against every kernel of the build: For
+// stays on the fastest ISA and no kernel of it pads the width less.
+func TestFor(t *testing.T) {
+	for n := 1; n <= 200; n++ {
+		k := For(n)
+		if k.ISA != Default.ISA {
+			t.Fatalf("For(%d) = %s on %s, the fastest kernel runs on %s", n, k.Name, k.ISA, Default.ISA)
+		}
+		if p := Padded(n, k.NR); p < n || p%k.NR != 0 || p-n >= k.NR {
+			t.Fatalf("Padded(%d, %d) = %d", n, k.NR, p)
+		}
+		for _, o := range Kernels {
+			if o.ISA == k.ISA && Padded(n, o.NR) < Padded(n, k.NR) {
+				t.Fatalf("For(%d) = %s pads to %d, %s to %d", n, k.Name, Padded(n, k.NR), o.Name, Padded(n, o.NR))
+			}
+		}
+	}
+}

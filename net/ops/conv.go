@@ -35,9 +35,23 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool) (*G.Node, error) {
 	if xs := x.Shape(); !xs.Eq(b.padded(in)) {
 		return nil, fmt.Errorf("ops: convolution input of shape %v, want %v", xs, b.padded(in))
 	}
-	s := newConvState(b, k, in, out, gemm.Default)
+	s := newConvState(b, k, in, out, convKernel(k, in, out, inputGrad))
 	s.inputGrad = inputGrad
 	return G.ApplyOp(&convOp{base("conv", s.id), s}, x, w)
+}
+
+// convKernel picks the kernel that pads the convolution's products least:
+// the forward pass (out columns), the weight gradient (k*k*in columns) and
+// the input gradient (in columns), each weighted by its inner dimension.
+func convKernel(k, in, out int, inputGrad bool) gemm.Kernel {
+	kk := k * k
+	return gemm.Cheapest(func(nr int) int {
+		work := kk*in*gemm.Padded(out, nr) + out*gemm.Padded(kk*in, nr)
+		if inputGrad {
+			work += kk * out * gemm.Padded(in, nr)
+		}
+		return work
+	})
 }
 
 // convState is what the three ops of one convolution (forward, input
