@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkForward measures Forward on the presets at batch 1, 16 and 64
-// with every kernel this build and CPU can run (the first is the default):
+// with every kernel this build and CPU can run (New takes gemm.For the filters):
 // positions per second and achieved GFLOP/s (multiply-adds of the
 // convolutions and dense layers, 2 FLOPs each: net.Spec.ForwardFLOPs).
 func BenchmarkForward(b *testing.B) {

@@ -105,7 +105,9 @@ func New(p *net.Params, maxBatch int) (*Net, error) {
 		return nil, fmt.Errorf("infer: a %dx%d board with %d filters at batch %d needs a buffer of %.3g floats (limit %.3g)",
 			p.Spec.Height, p.Spec.Width, p.Spec.Filters, maxBatch, n, maxBuffer)
 	}
-	return newNet(p, maxBatch, gemm.Default), nil
+	// One kernel for the whole net, chosen for the tower, where the work is:
+	// its filters are also the channel stride every layer reads.
+	return newNet(p, maxBatch, gemm.For(p.Spec.Filters)), nil
 }
 
 // maxBuffer bounds the length of any buffer New allocates (8 GiB of
@@ -113,9 +115,9 @@ func New(p *net.Params, maxBatch int) (*Net, error) {
 var maxBuffer = math.Min(1<<31, float64(math.MaxInt)/8)
 
 // largestBuffer estimates, in float64 to avoid overflow, the longest
-// buffer newNet would allocate for any kernel (panel widths up to 32).
+// buffer newNet would allocate for any kernel (panel widths up to 48).
 func largestBuffer(s net.Spec, maxBatch int) float64 {
-	const nr = 32
+	const nr = 48
 	f := func(n int) float64 { return float64(n) }
 	hw := f(s.Height) * f(s.Width)
 	pixels := (f(maxBatch) + gemm.MR) * (f(s.Height) + 2) * (f(s.Width) + 2)
@@ -223,7 +225,7 @@ func (n *Net) MaxBatch() int { return n.maxBatch }
 // Spec is the shape of the network.
 func (n *Net) Spec() net.Spec { return n.spec }
 
-// Kernel names the tile kernel in use ("avx512", "avx2" or "go").
+// Kernel names the tile kernel in use ("avx512", "avx512x48", "avx2" or "go").
 func (n *Net) Kernel() string { return n.kern.Name }
 
 // Forward evaluates batch positions: planes holds [batch][c][h][w] encoder
