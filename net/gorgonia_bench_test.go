@@ -122,7 +122,7 @@ func BenchmarkTrainPeak(b *testing.B) {
 }
 
 // BenchmarkGorgoniaTrain measures training steps (forward, backward,
-// momentum update) on the presets at batch 64 and 256, in samples per
+// momentum update) on the presets at batch 64, 128 (the presets') and 256, in samples per
 // second and GFLOP/s (compare with BenchmarkTrainPeak), with the training
 // graph on net/ops (ops=fast, the default) and on gorgonia's own ops
 // (ops=reference); xiangqi-fromto is the Xiangqi preset with the from-to
@@ -134,7 +134,7 @@ func BenchmarkGorgoniaTrain(b *testing.B) {
 		if !strings.HasPrefix(name, "xiangqi-fromto") {
 			spec = presetSpec(b, name)
 		}
-		for _, n := range []int{64, 256} {
+		for _, n := range []int{64, 128, 256} {
 			for _, ops := range []string{"fast", "reference"} {
 				if spec.FromToHead() && ops == "reference" {
 					continue
