@@ -166,7 +166,7 @@ var Default = Kernels[0]
 // listed on a tie). With AVX-512, 48 channels take the 48-wide kernel,
 // where the 32-wide one computes 64 and discards 16.
 func For(n int) Kernel {
-	return Cheapest(func(nr int) int { return Padded(n, nr) })
+	return Cheapest(func(nr int) int { return RoundUp(n, nr) })
 }
 
 // Cheapest returns the kernel of Default's ISA whose panel width gives
@@ -175,12 +175,12 @@ func For(n int) Kernel {
 func Cheapest(cost func(nr int) int) Kernel {
 	best, least := Default, cost(Default.NR)
 	for _, k := range Kernels {
-		if c := cost(k.NR); k.ISA == best.ISA && c < least {
+		if c := cost(k.NR); k.ISA == Default.ISA && c < least {
 			best, least = k, c
 		}
 	}
 	return best
 }
 
-// Padded is n rounded up to a multiple of the panel width nr.
-func Padded(n, nr int) int { return (n + nr - 1) / nr * nr }
+// RoundUp is n rounded up to a multiple of m (a panel width, MR).
+func RoundUp(n, m int) int { return (n + m - 1) / m * m }

@@ -144,12 +144,12 @@ func TestFor(t *testing.T) {
 		if k.ISA != Default.ISA {
 			t.Fatalf("For(%d) = %s on %s, the fastest kernel runs on %s", n, k.Name, k.ISA, Default.ISA)
 		}
-		if p := Padded(n, k.NR); p < n || p%k.NR != 0 || p-n >= k.NR {
-			t.Fatalf("Padded(%d, %d) = %d", n, k.NR, p)
+		if p := RoundUp(n, k.NR); p < n || p%k.NR != 0 || p-n >= k.NR {
+			t.Fatalf("RoundUp(%d, %d) = %d", n, k.NR, p)
 		}
 		for _, o := range Kernels {
-			if o.ISA == k.ISA && Padded(n, o.NR) < Padded(n, k.NR) {
-				t.Fatalf("For(%d) = %s pads to %d, %s to %d", n, k.Name, Padded(n, k.NR), o.Name, Padded(n, o.NR))
+			if o.ISA == k.ISA && RoundUp(n, o.NR) < RoundUp(n, k.NR) {
+				t.Fatalf("For(%d) = %s pads to %d, %s to %d", n, k.Name, RoundUp(n, k.NR), o.Name, RoundUp(n, o.NR))
 			}
 		}
 	}

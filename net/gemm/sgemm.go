@@ -60,7 +60,7 @@ func (ws *Workspace) Sgemm(transA, transB bool, m, n, k int, alpha float32, a []
 	nr := kern.NR
 	panels := (n + nr - 1) / nr
 	npad := panels * nr
-	mpad := (m + MR - 1) / MR * MR
+	mpad := RoundUp(m, MR)
 
 	// op(A) as k-long rows: A itself, or a transposed copy.
 	arows, astride := a, lda

@@ -85,8 +85,6 @@ type Net struct {
 	ws     *gemm.Workspace // the from-to head's products
 }
 
-func roundUp(n, m int) int { return (n + m - 1) / m * m }
-
 // New folds and lays out p for batches of up to maxBatch positions (1 to
 // 65536). It returns an error if p fails (*net.Params).Check or its
 // buffers would be unreasonably large. p is not retained: later changes to
@@ -115,9 +113,13 @@ func New(p *net.Params, maxBatch int) (*Net, error) {
 var maxBuffer = math.Min(1<<31, float64(math.MaxInt)/8)
 
 // largestBuffer estimates, in float64 to avoid overflow, the longest
-// buffer newNet would allocate for any kernel (panel widths up to 48).
+// buffer newNet would allocate for any kernel of the build (padding by
+// at most the widest panel).
 func largestBuffer(s net.Spec, maxBatch int) float64 {
-	const nr = 48
+	nr := 0
+	for _, k := range gemm.Kernels {
+		nr = max(nr, k.NR)
+	}
 	f := func(n int) float64 { return float64(n) }
 	hw := f(s.Height) * f(s.Width)
 	pixels := (f(maxBatch) + gemm.MR) * (f(s.Height) + 2) * (f(s.Width) + 2)
@@ -137,10 +139,10 @@ func newNet(p *net.Params, maxBatch int, k gemm.Kernel) *Net {
 	wt := &weights{spec: s, kern: k, h: s.Height, w: s.Width, hw: s.Height * s.Width,
 		wp: s.Width + 2, maxBatch: maxBatch}
 	wt.pp = (s.Height + 2) * wt.wp
-	wt.fp = roundUp(s.Filters, nr)
-	wt.hc = roundUp(s.PolicyChannels+s.ValueChannels, nr)
-	wt.ap = roundUp(s.Actions, nr)
-	wt.vhp = roundUp(s.ValueHidden, nr)
+	wt.fp = gemm.RoundUp(s.Filters, nr)
+	wt.hc = gemm.RoundUp(s.PolicyChannels+s.ValueChannels, nr)
+	wt.ap = gemm.RoundUp(s.Actions, nr)
+	wt.vhp = gemm.RoundUp(s.ValueHidden, nr)
 	wt.kpol = wt.hw * s.PolicyChannels
 	wt.kval = wt.hw * s.ValueChannels
 
@@ -162,7 +164,7 @@ func newNet(p *net.Params, maxBatch int, k gemm.Kernel) *Net {
 
 	// Pixel rows: real pixels of maxBatch images, then whole scratch images
 	// so that the last tile's spare rows land in a scratch image interior.
-	pixRows := roundUp(maxBatch*wt.hw, gemm.MR)
+	pixRows := gemm.RoundUp(maxBatch*wt.hw, gemm.MR)
 	wt.images = maxBatch + (pixRows-maxBatch*wt.hw+wt.hw-1)/wt.hw
 	pix := make([]int, pixRows) // padded pixel index of each row
 	for i := range pix {
@@ -183,7 +185,7 @@ func newNet(p *net.Params, maxBatch int, k gemm.Kernel) *Net {
 		wt.headA[i] = q * wt.fp
 		wt.headC[i] = i * wt.hc
 	}
-	rows := roundUp(maxBatch, gemm.MR)
+	rows := gemm.RoundUp(maxBatch, gemm.MR)
 	wt.polA, wt.polC = strided(rows, wt.kpol), strided(rows, wt.ap)
 	wt.valA, wt.valC = strided(rows, wt.kval), strided(rows, wt.vhp)
 	return wt.buffers()
@@ -199,7 +201,7 @@ func strided(n, stride int) []int {
 
 // buffers returns a Net on wt with fresh zeroed buffers.
 func (wt *weights) buffers() *Net {
-	rows := roundUp(wt.maxBatch, gemm.MR)
+	rows := gemm.RoundUp(wt.maxBatch, gemm.MR)
 	return &Net{
 		weights: wt,
 		planes:  make([]float32, wt.images*wt.pp*wt.spec.Channels),
@@ -258,7 +260,7 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 		}
 	}
 
-	pixRows := roundUp(batch*hw, gemm.MR)
+	pixRows := gemm.RoundUp(batch*hw, gemm.MR)
 	n.layer(&n.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
 	for i := 0; i < len(n.tower); i += 2 {
 		n.layer(&n.tower[i], n.x, n.towerA, n.t, n.towerC, nil, pixRows)
@@ -280,7 +282,7 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 			copy(val[q*vc:(q+1)*vc], h[pc:])
 		}
 	}
-	rows := roundUp(batch, gemm.MR)
+	rows := gemm.RoundUp(batch, gemm.MR)
 	if n.fromTo != nil {
 		n.fromToLogits(batch, policy)
 	} else {

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/gemm"
 )
 
 // fold returns the per-channel scale and shift that batch norm with
@@ -21,7 +22,7 @@ func fold(c *net.ConvBN) (scale, shift []float64) {
 // newLayer allocates a layer with outs output columns (rounded up to whole
 // panels) over kdim = nseg*seglen inputs, followed by ReLU if relu is set.
 func newLayer(nseg, seglen, segstride, outs, nr int, relu bool) layer {
-	panels := roundUp(outs, nr) / nr
+	panels := gemm.RoundUp(outs, nr) / nr
 	return layer{nseg: nseg, seglen: seglen, segstride: segstride, panels: panels, relu: relu,
 		w:    make([]float32, panels*nseg*seglen*nr),
 		bias: make([]float32, panels*nr)}

@@ -46,9 +46,9 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool) (*G.Node, error) {
 func convKernel(k, in, out int, inputGrad bool) gemm.Kernel {
 	kk := k * k
 	return gemm.Cheapest(func(nr int) int {
-		work := kk*in*gemm.Padded(out, nr) + out*gemm.Padded(kk*in, nr)
+		work := kk*in*gemm.RoundUp(out, nr) + out*gemm.RoundUp(kk*in, nr)
 		if inputGrad {
-			work += kk * out * gemm.Padded(in, nr)
+			work += kk * out * gemm.RoundUp(in, nr)
 		}
 		return work
 	})
@@ -109,21 +109,21 @@ type pass struct {
 
 func newConvState(b Board, k, in, out int, kern gemm.Kernel) *convState {
 	s := &convState{id: newID(), b: b, k: k, in: in, out: out, kern: kern, pp: b.paddedPixels()}
-	s.rows = roundUp(b.pixels(), gemm.MR)
+	s.rows = gemm.RoundUp(b.pixels(), gemm.MR)
 	s.fwd = s.newPass(in, out)
 	s.bwd = s.newPass(out, in)
 	s.wshape = tensor.Shape{out, in, k, k}
 	s.xshape = b.padded(in)
 	s.yshape = b.padded(out)
-	s.accRows = roundUp(out, gemm.MR)
-	s.kpad = roundUp(k*k*in, kern.NR)
+	s.accRows = gemm.RoundUp(out, gemm.MR)
+	s.kpad = gemm.RoundUp(k*k*in, kern.NR)
 	s.runPart, s.transposePart, s.dwPart = s.runRows, s.transposeRows, s.dwPixels
 	return s
 }
 
 func (s *convState) newPass(from, to int) pass {
 	nr := s.kern.NR
-	p := pass{from: from, to: to, cs: roundUp(to, nr)}
+	p := pass{from: from, to: to, cs: gemm.RoundUp(to, nr)}
 	p.panels = p.cs / nr
 	wp := s.b.wp()
 	if s.k == 3 {

@@ -209,8 +209,6 @@ func newOutput(shape tensor.Shape, tail int) output {
 // uses: a few per core, so that uneven cores still finish together.
 func splits(rows int) int { return max(1, min(rows, 4*runtime.GOMAXPROCS(0))) }
 
-func roundUp(n, m int) int { return (n + m - 1) / m * m }
-
 // zeroBias is the bias of every tile here (the kernels only read it).
 var zeroBias [64]float32
 
