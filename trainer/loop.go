@@ -17,6 +17,7 @@ import (
 // loop runs generations until a limit or cancellation.
 func (l *Loop) loop(ctx context.Context) error {
 	l.clock.start()
+	l.startStep = l.trainer.State().Step
 	parent := ctx
 	if l.opts.MaxTime > 0 {
 		// The limit is on training time: the clock stops during
@@ -174,6 +175,7 @@ func (l *Loop) generation(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(l.out, "generation %d: %s; best is generation %d%s\n", l.gen, gate, l.bestGen, workersText(m.Workers, m.Time))
+	l.checkSchedule()
 	return l.plot()
 }
 

@@ -165,6 +165,10 @@ type Loop struct {
 	startClock   time.Duration
 	lastEval     time.Duration
 	lastEvalStep int64
+	// startStep is the step this invocation began at; scheduleChecked
+	// that checkSchedule has looked at the cosine's end.
+	startStep       int64
+	scheduleChecked bool
 	// publishPending: the Publisher lacks the current best network.
 	publishPending bool
 	pons           []pons.Line // the evaluation's Pons positions, read once

@@ -1,0 +1,52 @@
+package trainer
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/tabula-zero/tabula/net"
+)
+
+// scheduleCheckAfter is how much training time an invocation runs before
+// its step rate is trusted to say where its time limit will stop it.
+// (A variable for the loop's test.)
+var scheduleCheckAfter = 5 * time.Minute
+
+// cosineShortfall says where a run at rate steps a second, at step with
+// left of its time limit to go, will stop, and the learning rate there,
+// when that is before the cosine reaches its floor (short). A cosine's
+// steps are sized for one machine's speed: on a slower one the limit
+// stops the run with the rate still high, and the network of a high rate
+// plays far below the annealed one (docs/training.md, session 32).
+func cosineShortfall(s net.Schedule, step int64, rate float64, left time.Duration) (end int64, lr float64, short bool) {
+	if s.Kind != net.ScheduleCosine || rate <= 0 || left <= 0 {
+		return 0, 0, false
+	}
+	end = step + int64(rate*left.Seconds())
+	if end >= s.Total {
+		return end, s.MinLR, false
+	}
+	return end, s.At(end), true
+}
+
+// checkSchedule warns once per invocation, after scheduleCheckAfter of
+// training, when the time limit will stop the run before its cosine
+// reaches the floor.
+func (l *Loop) checkSchedule() {
+	ran := l.clock.elapsed() - l.startClock
+	if l.scheduleChecked || l.opts.MaxTime <= 0 || ran < scheduleCheckAfter {
+		return
+	}
+	l.scheduleChecked = true
+	step := l.trainer.State().Step
+	rate := float64(step-l.startStep) / ran.Seconds()
+	s := trainConfig(l.cfg).Schedule
+	end, lr, short := cosineShortfall(s, step, rate, l.opts.MaxTime-ran)
+	if !short {
+		return
+	}
+	l.log.Warn("the time limit stops this run before its learning-rate cosine reaches the floor",
+		"total_steps", s.Total, "steps_per_s", fmt.Sprintf("%.1f", rate), "last_step", end,
+		"learning_rate_there", fmt.Sprintf("%.3g", lr),
+		"fix", fmt.Sprintf("-set training.total_steps=%d", end))
+}
