@@ -16,8 +16,9 @@ var scheduleCheckAfter = 5 * time.Minute
 // left of its time limit to go, will stop, and the learning rate there,
 // when that is before the cosine reaches its floor (short). A cosine's
 // steps are sized for one machine's speed: on a slower one the limit
-// stops the run with the rate still high, and the network of a high rate
-// plays far below the annealed one (docs/training.md, session 32).
+// stops the run with the rate still high, before the last of the
+// imitation's gain, which comes as the rate anneals (docs/training.md,
+// session 32).
 func cosineShortfall(s net.Schedule, step int64, rate float64, left time.Duration) (end int64, lr float64, short bool) {
 	if s.Kind != net.ScheduleCosine || rate <= 0 || left <= 0 {
 		return 0, 0, false
