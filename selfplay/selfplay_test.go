@@ -59,7 +59,7 @@ func tinyConfig(t *testing.T) (*configs.Config, refNet) {
 		t.Fatal(err)
 	}
 	cfg.Search.Simulations = 16
-	cfg.SelfPlay.Discount, cfg.SelfPlay.OpeningPliesMax = 0, 0 // the tests that want them set them
+	cfg.SelfPlay.Discount, cfg.SelfPlay.OpeningPliesMax, cfg.SelfPlay.SurpriseWeight = 0, 0, 0 // the tests that want them set them
 	cfg.SelfPlay.ParallelGames = 4
 	cfg.SelfPlay.BatchSize = 4
 	cfg.SelfPlay.ShardSamples = 50
