@@ -356,9 +356,56 @@ func (w *worker) opening(pair int) (game.Position, []game.Move, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("arena: %w", err)
 	}
-	rng := rand.New(rand.NewPCG(mix64(w.m.Seed^mix64(uint64(pair)+1)), 0x6f70656e696e67))
-	moves, err := game.RandomOpening(start, w.m.OpeningPlies, rng)
+	moves, err := game.RandomOpening(start, w.m.OpeningPlies, openingRNG(w.m.Seed, pair))
 	return start, moves, err
+}
+
+// openingRNG is the source of pair's random opening.
+func openingRNG(seed uint64, pair int) *rand.Rand {
+	return rand.New(rand.NewPCG(mix64(seed^mix64(uint64(pair)+1)), 0x6f70656e696e67))
+}
+
+// maxOpeningDraws bounds the draws for one pair's distinct opening: past
+// it the openings of that length are taken to be used up.
+const maxOpeningDraws = 100
+
+// DistinctOpenings returns the random openings of plies plies for a match
+// of pairs pairs with this seed, as a Match without Openings would play
+// them, except that a pair whose opening leads to a position an earlier
+// pair's did draws again (up to 100 times), and the number of distinct
+// positions among them. Players that choose their moves deterministically
+// play the same two games from the same opening, so a match of 100 pairs
+// from Connect Four's 49 two-ply openings holds at most 98 different games.
+func DistinctOpenings(g game.Game, rules game.Options, plies, pairs int, seed uint64) ([]Opening, int, error) {
+	start, err := g.New(rules)
+	if err != nil {
+		return nil, 0, fmt.Errorf("arena: %w", err)
+	}
+	seen := map[uint64]bool{}
+	out := make([]Opening, 0, pairs)
+	for pair := range pairs {
+		rng := openingRNG(seed, pair)
+		var o Opening
+		var key uint64
+		for range maxOpeningDraws {
+			moves, err := game.RandomOpening(start, plies, rng)
+			if err != nil {
+				return nil, 0, fmt.Errorf("arena: %w", err)
+			}
+			q := start.Clone()
+			o = Opening{Moves: make([]string, len(moves))}
+			for i, mv := range moves {
+				o.Moves[i] = q.FormatMove(mv)
+				q.Make(mv)
+			}
+			if key = q.Key(); !seen[key] {
+				break
+			}
+		}
+		seen[key] = true
+		out = append(out, o)
+	}
+	return out, len(seen), nil
 }
 
 // play plays game index i of the match.

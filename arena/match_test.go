@@ -457,3 +457,56 @@ func TestNetworksOfTwoEncoders(t *testing.T) {
 		t.Errorf("a network of encoder 9: %v", err)
 	}
 }
+
+// Random openings drawn distinct: Connect Four has 7 x 7 = 49 two-ply
+// openings, so 100 pairs find all of them and no more, and a pair whose
+// first draw is new keeps the opening a Match without Openings plays.
+func TestDistinctOpenings(t *testing.T) {
+	g, err := game.Lookup("connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, distinct, err := DistinctOpenings(g, nil, 2, 100, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != 100 || distinct != 49 {
+		t.Fatalf("%d openings, %d distinct; want 100 and 49", len(ops), distinct)
+	}
+	seen := map[string]bool{}
+	for _, o := range ops[:49] {
+		if seen[o.String()] {
+			t.Fatalf("opening %s repeated among the first 49 pairs", o)
+		}
+		seen[o.String()] = true
+	}
+	m := Match{Game: "connect4", A: spec(t, "ab:depth=3", "connect4"), B: spec(t, "ab:depth=2", "connect4"), Games: 4, OpeningPlies: 2, Seed: 5}
+	res, err := RunMatch(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(res.Records[0].Moves[:2], " "); got != strings.Join(ops[0].Moves, " ") {
+		t.Errorf("pair 0 opens %s without Openings, %s drawn distinct", got, ops[0])
+	}
+
+	// Four plies: 100 pairs, 100 different positions, and a match of
+	// deterministic players from them plays 200 different games.
+	ops, distinct, err = DistinctOpenings(g, nil, 4, 100, 5)
+	if err != nil || distinct != 100 {
+		t.Fatalf("four plies: %d distinct, %v", distinct, err)
+	}
+	m.Games, m.Openings, m.Concurrency = 200, ops, 2
+	if res, err = RunMatch(context.Background(), m); err != nil {
+		t.Fatal(err)
+	}
+	games := map[string]bool{}
+	for _, r := range res.Records {
+		games[r.First+strings.Join(r.Moves, "")] = true
+	}
+	if len(games) != 200 {
+		t.Errorf("%d different games of 200", len(games))
+	}
+	if _, _, err := DistinctOpenings(g, nil, 60, 1, 5); err == nil {
+		t.Error("60 plies of Connect Four: no error")
+	}
+}

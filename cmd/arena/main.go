@@ -174,8 +174,17 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if m.Label == "" {
 		m.Label = time.Now().UTC().Format("20060102T150405") + "-" + a.Name() + "-vs-" + b.Name()
 	}
+	distinct, pairs := 0, (m.Games+1)/2
 	if o.openings != "" {
 		if m.Openings, err = arena.LoadOpenings(o.openings, o.variant, rules); err != nil {
+			return err
+		}
+	} else if m.OpeningPlies > 0 {
+		g, err := game.Lookup(o.variant)
+		if err != nil {
+			return err
+		}
+		if m.Openings, distinct, err = arena.DistinctOpenings(g, rules, m.OpeningPlies, pairs, m.Seed); err != nil {
 			return err
 		}
 	}
@@ -199,7 +208,13 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	sum.A, sum.B, sum.Variant, sum.SPRT, sum.Stopped = a.Name(), b.Name(), m.Game, res.SPRT, res.Stopped
 	effA, effB := arena.MeanEffort(res.Records)
 	sum.EffortA, sum.EffortB = arena.Number(math.Round(effA)), arena.Number(math.Round(effB))
+	repeats := ""
+	if m.Openings != nil && o.openings == "" && distinct < pairs {
+		repeats = fmt.Sprintf("openings: %d distinct positions after %d random plies for %d pairs: players that choose deterministically repeat games (more -opening-plies, or -openings FILE)\n",
+			distinct, m.OpeningPlies, pairs)
+	}
 	if o.json {
+		fmt.Fprint(stderr, repeats)
 		j, jerr := json.Marshal(sum)
 		if jerr != nil {
 			return jerr
@@ -211,6 +226,7 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, ", stopped (%s)", res.Stopped)
 		}
 		fmt.Fprintln(stdout)
+		fmt.Fprint(stdout, repeats)
 		if m.RecordDir != "" {
 			fmt.Fprintf(stdout, "records: %s\n", filepath.Join(m.RecordDir, arena.SanitizeLabel(m.Label)+".jsonl"))
 		}

@@ -100,6 +100,22 @@ func TestMatchText(t *testing.T) {
 	}
 }
 
+// Connect Four has 49 openings of two plies: a match of 60 pairs says its
+// games repeat, one of 20 pairs with four plies does not.
+func TestRepeatedOpenings(t *testing.T) {
+	out, _, err := runArgs(t, "-variant", "connect4", "-a", "ab:depth=2", "-b", "ab:depth=1", "-games", "120", "-q", "-opening-plies", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "openings: 49 distinct positions after 2 random plies for 60 pairs") {
+		t.Errorf("output:\n%s", out)
+	}
+	out, _, err = runArgs(t, "-variant", "connect4", "-a", "ab:depth=2", "-b", "ab:depth=1", "-games", "40", "-q")
+	if err != nil || strings.Contains(out, "openings:") {
+		t.Errorf("four plies, 20 pairs: %v\n%s", err, out)
+	}
+}
+
 func TestPons(t *testing.T) {
 	file, err := ponsdata.WriteTo(t.TempDir(), "Test_L3_R1")
 	if err != nil {
