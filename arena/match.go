@@ -31,7 +31,8 @@ type Match struct {
 	Concurrency int
 	// Openings, when set, are used in turn, one per pair; otherwise each
 	// pair starts from OpeningPlies uniformly random plies from the
-	// game's start, drawn from Seed and the pair's number.
+	// game's start, drawn from Seed and the pair's number, distinct where
+	// the game has enough of them (DistinctOpenings).
 	Openings     []Opening
 	OpeningPlies int
 	// Seed makes the openings and the players' randomness reproducible.
@@ -154,6 +155,10 @@ type Result struct {
 	// Stopped says why the match ended before its last game: "sprt" or
 	// "cancelled" ("" when every game was played).
 	Stopped string
+	// DistinctOpenings counts the different positions the random
+	// openings reach (0 when the match has Openings or no opening plies):
+	// fewer than the pairs means deterministic players repeat games.
+	DistinctOpenings int
 }
 
 // Passes reports whether A passed a gate: by the SPRT's decision when it
@@ -197,6 +202,12 @@ func RunMatch(ctx context.Context, m Match) (Result, error) {
 	}
 	if _, err := g.New(m.Rules); err != nil {
 		return Result{}, fmt.Errorf("arena: %w", err)
+	}
+	distinct := 0
+	if len(m.Openings) == 0 && m.OpeningPlies > 0 {
+		if m.Openings, distinct, err = DistinctOpenings(g, m.Rules, m.OpeningPlies, (m.Games+1)/2, m.Seed); err != nil {
+			return Result{}, err
+		}
 	}
 	k := min(max(m.Concurrency, 1), m.Games)
 	if m.A.interactive || m.B.interactive {
@@ -258,7 +269,7 @@ func RunMatch(ctx context.Context, m Match) (Result, error) {
 		close(results)
 	}()
 
-	var res Result
+	res := Result{DistinctOpenings: distinct}
 	if m.SPRT != nil {
 		st := m.SPRT.State(Score{})
 		res.SPRT = &st
@@ -352,12 +363,13 @@ func (w *worker) opening(pair int) (game.Position, []game.Move, error) {
 		}
 		return start, moves, nil
 	}
+	// Without openings (RunMatch draws them for opening plies) games
+	// start at the game's start.
 	start, err := w.g.New(w.m.Rules)
 	if err != nil {
 		return nil, nil, fmt.Errorf("arena: %w", err)
 	}
-	moves, err := game.RandomOpening(start, w.m.OpeningPlies, openingRNG(w.m.Seed, pair))
-	return start, moves, err
+	return start, nil, nil
 }
 
 // openingRNG is the source of pair's random opening.
@@ -370,9 +382,9 @@ func openingRNG(seed uint64, pair int) *rand.Rand {
 const maxOpeningDraws = 100
 
 // DistinctOpenings returns the random openings of plies plies for a match
-// of pairs pairs with this seed, as a Match without Openings would play
-// them, except that a pair whose opening leads to a position an earlier
-// pair's did draws again (up to 100 times), and the number of distinct
+// of pairs pairs with this seed, as a Match without Openings plays them:
+// a pair whose opening leads to a position an earlier pair's did draws
+// again (up to 100 times). It also returns the number of distinct
 // positions among them. Players that choose their moves deterministically
 // play the same two games from the same opening, so a match of 100 pairs
 // from Connect Four's 49 two-ply openings holds at most 98 different games.

@@ -459,8 +459,9 @@ func TestNetworksOfTwoEncoders(t *testing.T) {
 }
 
 // Random openings drawn distinct: Connect Four has 7 x 7 = 49 two-ply
-// openings, so 100 pairs find all of them and no more, and a pair whose
-// first draw is new keeps the opening a Match without Openings plays.
+// openings, so 100 pairs find all of them and no more, and a match of
+// deterministic players from two plies plays 98 different games; from
+// four plies, which RunMatch draws itself, 200.
 func TestDistinctOpenings(t *testing.T) {
 	g, err := game.Lookup("connect4")
 	if err != nil {
@@ -480,31 +481,38 @@ func TestDistinctOpenings(t *testing.T) {
 		}
 		seen[o.String()] = true
 	}
-	m := Match{Game: "connect4", A: spec(t, "ab:depth=3", "connect4"), B: spec(t, "ab:depth=2", "connect4"), Games: 4, OpeningPlies: 2, Seed: 5}
+	differentGames := func(res Result) int {
+		games := map[string]bool{}
+		for _, r := range res.Records {
+			games[r.First+strings.Join(r.Moves, "")] = true
+		}
+		return len(games)
+	}
+	m := Match{Game: "connect4", A: spec(t, "ab:depth=3", "connect4"), B: spec(t, "ab:depth=2", "connect4"),
+		Games: 200, Concurrency: 2, OpeningPlies: 2, Seed: 5}
 	res, err := RunMatch(context.Background(), m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(res.Records[0].Moves[:2], " "); got != strings.Join(ops[0].Moves, " ") {
-		t.Errorf("pair 0 opens %s without Openings, %s drawn distinct", got, ops[0])
+	if res.DistinctOpenings != 49 || differentGames(res) != 98 {
+		t.Errorf("two plies: %d distinct openings, %d different games; want 49 and 98", res.DistinctOpenings, differentGames(res))
+	}
+	for i, r := range res.Records {
+		if got, want := strings.Join(r.Moves[:2], " "), strings.Join(ops[i/2].Moves, " "); got != want {
+			t.Fatalf("game %d opens %s, DistinctOpenings drew %s", i, got, want)
+		}
 	}
 
-	// Four plies: 100 pairs, 100 different positions, and a match of
-	// deterministic players from them plays 200 different games.
-	ops, distinct, err = DistinctOpenings(g, nil, 4, 100, 5)
-	if err != nil || distinct != 100 {
-		t.Fatalf("four plies: %d distinct, %v", distinct, err)
-	}
-	m.Games, m.Openings, m.Concurrency = 200, ops, 2
+	m.OpeningPlies = 4
 	if res, err = RunMatch(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
-	games := map[string]bool{}
-	for _, r := range res.Records {
-		games[r.First+strings.Join(r.Moves, "")] = true
+	if res.DistinctOpenings != 100 || differentGames(res) != 200 {
+		t.Errorf("four plies: %d distinct openings, %d different games; want 100 and 200", res.DistinctOpenings, differentGames(res))
 	}
-	if len(games) != 200 {
-		t.Errorf("%d different games of 200", len(games))
+	m.Openings = ops
+	if res, err = RunMatch(context.Background(), m); err != nil || res.DistinctOpenings != 0 {
+		t.Errorf("a match with openings: %d distinct drawn, %v", res.DistinctOpenings, err)
 	}
 	if _, _, err := DistinctOpenings(g, nil, 60, 1, 5); err == nil {
 		t.Error("60 plies of Connect Four: no error")

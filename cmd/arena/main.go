@@ -174,17 +174,8 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if m.Label == "" {
 		m.Label = time.Now().UTC().Format("20060102T150405") + "-" + a.Name() + "-vs-" + b.Name()
 	}
-	distinct, pairs := 0, (m.Games+1)/2
 	if o.openings != "" {
 		if m.Openings, err = arena.LoadOpenings(o.openings, o.variant, rules); err != nil {
-			return err
-		}
-	} else if m.OpeningPlies > 0 {
-		g, err := game.Lookup(o.variant)
-		if err != nil {
-			return err
-		}
-		if m.Openings, distinct, err = arena.DistinctOpenings(g, rules, m.OpeningPlies, pairs, m.Seed); err != nil {
 			return err
 		}
 	}
@@ -209,9 +200,9 @@ func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	effA, effB := arena.MeanEffort(res.Records)
 	sum.EffortA, sum.EffortB = arena.Number(math.Round(effA)), arena.Number(math.Round(effB))
 	repeats := ""
-	if m.Openings != nil && o.openings == "" && distinct < pairs {
+	if pairs := (m.Games + 1) / 2; res.DistinctOpenings > 0 && res.DistinctOpenings < pairs {
 		repeats = fmt.Sprintf("openings: %d distinct positions after %d random plies for %d pairs: players that choose deterministically repeat games (more -opening-plies, or -openings FILE)\n",
-			distinct, m.OpeningPlies, pairs)
+			res.DistinctOpenings, m.OpeningPlies, pairs)
 	}
 	if o.json {
 		fmt.Fprint(stderr, repeats)
