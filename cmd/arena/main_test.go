@@ -101,7 +101,7 @@ func TestMatchText(t *testing.T) {
 }
 
 // Connect Four has 49 openings of two plies: a match of 60 pairs says its
-// games repeat, one of 20 pairs with four plies does not.
+// games repeat, the same match from four plies (the default) does not.
 func TestRepeatedOpenings(t *testing.T) {
 	out, _, err := runArgs(t, "-variant", "connect4", "-a", "ab:depth=2", "-b", "ab:depth=1", "-games", "120", "-q", "-opening-plies", "2")
 	if err != nil {
@@ -110,9 +110,9 @@ func TestRepeatedOpenings(t *testing.T) {
 	if !strings.Contains(out, "openings: 49 distinct positions after 2 random plies for 60 pairs") {
 		t.Errorf("output:\n%s", out)
 	}
-	out, _, err = runArgs(t, "-variant", "connect4", "-a", "ab:depth=2", "-b", "ab:depth=1", "-games", "40", "-q")
-	if err != nil || strings.Contains(out, "openings:") {
-		t.Errorf("four plies, 20 pairs: %v\n%s", err, out)
+	out, _, err = runArgs(t, "-variant", "connect4", "-a", "ab:depth=2", "-b", "ab:depth=1", "-games", "120", "-q")
+	if err != nil || strings.Contains(out, "openings:") || !strings.Contains(out, "120 games") {
+		t.Errorf("four plies, 60 pairs: %v\n%s", err, out)
 	}
 }
 
