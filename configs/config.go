@@ -345,6 +345,13 @@ func Parse(b []byte, name string) (*Config, error) {
 		}
 		return nil, fmt.Errorf("configs: %s: %s", name, strings.ReplaceAll(err.Error(), "yaml: ", ""))
 	}
+	// An unknown game comes first: the rest of the file was written for
+	// it, so its missing sections would only hide the real mistake.
+	if c.Game != "" {
+		if _, err := game.Lookup(c.Game); err != nil {
+			return nil, fmt.Errorf("configs: %s: %w", name, err)
+		}
+	}
 	if err := requireSections(b); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}

@@ -218,3 +218,19 @@ func TestFromToHead(t *testing.T) {
 		t.Errorf("reply head with the from-to head: %v", err)
 	}
 }
+
+// A config for a game the build does not know says so first, not that
+// the sections such a game would need are missing.
+func TestUnknownGameFirst(t *testing.T) {
+	for _, text := range []string{"game: chess\n", "game: chess\nseed: 1\nnetwork: {blocks: 2}\n"} {
+		_, err := Parse([]byte(text), "chess.yaml")
+		want := `configs: chess.yaml: game: unknown game "chess" (known: connect4, lion, xiangqi)`
+		if err == nil || err.Error() != want {
+			t.Errorf("%q: %v, want %s", text, err, want)
+		}
+	}
+	// Without a game key the missing sections are the error.
+	if _, err := Parse([]byte("seed: 1\n"), "none.yaml"); err == nil || !strings.Contains(err.Error(), "missing game") {
+		t.Errorf("no game: %v", err)
+	}
+}
