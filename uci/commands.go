@@ -205,12 +205,31 @@ func (e *Engine) cmdNewGame() error {
 	return nil
 }
 
-// cmdPosition handles `position startpos|fen <text...> [moves <m>...]`. The
-// new position is built aside and replaces the current one only when the
-// whole command succeeds.
+// cmdPosition handles `position startpos|fen <text...> [moves <m>...]`. A
+// rejected command leaves the engine without a position: the GUI believes
+// the engine has the position it sent, so keeping the previous one would
+// answer the next go with a move for a position the GUI never asked about.
+// A valid position command, ucinewgame or a variant or rule change sets
+// one again.
 func (e *Engine) cmdPosition(args []string) error {
+	p, err := e.parsePosition(args)
+	if err != nil {
+		e.pos, e.banned, e.posErr = nil, nil, err
+		return err
+	}
+	e.pos, e.banned = p, nil
+	return nil
+}
+
+// errNoPosition explains why a command that needs a position finds none.
+func (e *Engine) errNoPosition(cmd string) error {
+	return fmt.Errorf("%s: no position (the last one was rejected: %v); send a valid position or ucinewgame", cmd, e.posErr)
+}
+
+// parsePosition builds the position of a position command's arguments.
+func (e *Engine) parsePosition(args []string) (game.Position, error) {
 	if len(args) == 0 {
-		return errors.New(`position: expected "startpos" or "fen"`)
+		return nil, errors.New(`position: expected "startpos" or "fen"`)
 	}
 	var (
 		p    game.Position
@@ -227,32 +246,34 @@ func (e *Engine) cmdPosition(args []string) error {
 			end = i
 		}
 		if end == 1 {
-			return errors.New("position fen: missing position text")
+			return nil, errors.New("position fen: missing position text")
 		}
 		rest = args[end:]
 		p, err = e.game.Parse(strings.Join(args[1:end], " "), e.opts)
 	default:
-		return fmt.Errorf(`position: expected "startpos" or "fen", got %s`, clip(args[0]))
+		return nil, fmt.Errorf(`position: expected "startpos" or "fen", got %s`, clip(args[0]))
 	}
 	if err != nil {
-		return fmt.Errorf("position: %w", err)
+		return nil, fmt.Errorf("position: %w", err)
 	}
 	if len(rest) > 0 {
 		if rest[0] != "moves" {
-			return fmt.Errorf(`position: expected "moves", got %s`, clip(rest[0]))
+			return nil, fmt.Errorf(`position: expected "moves", got %s`, clip(rest[0]))
 		}
 		for i, m := range rest[1:] {
 			if err := game.Play(p, m); err != nil {
-				return fmt.Errorf("position: move %d (%s): %w", i+1, clip(m), err)
+				return nil, fmt.Errorf("position: move %d (%s): %w", i+1, clip(m), err)
 			}
 		}
 	}
-	e.pos, e.banned = p, nil
-	return nil
+	return p, nil
 }
 
 // cmdDisplay handles `d`: the position as text, key, side and status.
-func (e *Engine) cmdDisplay() {
+func (e *Engine) cmdDisplay() error {
+	if e.pos == nil {
+		return e.errNoPosition("d")
+	}
 	ls := []string{"Variant: " + e.game.Name}
 	if len(e.game.Options) > 0 {
 		var b strings.Builder
@@ -277,4 +298,5 @@ func (e *Engine) cmdDisplay() {
 		"Status: "+oneLine(status),
 	)
 	e.out.lines(ls...)
+	return nil
 }

@@ -16,6 +16,12 @@
 // Searcher given with WithSearcher; without one the engine answers that
 // search is not available.
 //
+// A rejected `position` command leaves the engine without a position,
+// rather than with the one before it: until a valid `position`,
+// `ucinewgame` or a variant or rule change, `go` answers an `info string
+// error` naming the rejected command and `bestmove (none)` (`nobestmove`
+// in UCCI), and `d`, `go perft` and `banmoves` say there is no position.
+//
 // # UCCI
 //
 // Chinese GUIs speak UCCI (Universal Chinese Chess Interface 3.0,
@@ -52,7 +58,8 @@
 //     negative when mated), `info time T nodes N`, `info message ...`
 //     (errors too: `info message error: ...`).
 //   - `bestmove M [ponder M]`, or `nobestmove` when the position has no
-//     legal move, every legal move is banned, or go fails; `stop` when no
+//     legal move, every legal move is banned, there is no position (a
+//     position command was rejected), or go fails; `stop` when no
 //     search runs answers nobestmove, as the protocol recommends.
 //   - `isready`/`readyok`; `quit` (and `bye`, which some GUIs send) answers
 //     `bye` and ends Run; `ponderhit` is accepted without effect; `probe`

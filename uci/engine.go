@@ -54,9 +54,12 @@ type Engine struct {
 	game  game.Game
 	rules map[string]game.Options // rule options set by the user, per game name
 	opts  game.Options            // the resolved options of the current game
-	pos   game.Position
-	job   *job
-	proto protocol // UCI until a ucci command switches to UCCI
+	// pos is nil after a rejected position command (cmdPosition), which
+	// posErr holds.
+	pos    game.Position
+	posErr error
+	job    *job
+	proto  protocol // UCI until a ucci command switches to UCCI
 	// UCCI only: the time unit of go is milliseconds (usemillisec, on by
 	// default) or seconds; banned are the moves banmoves forbids in pos.
 	millis bool
@@ -332,7 +335,7 @@ func (e *Engine) execute(ctx context.Context, l inputLine) (quit bool) {
 	case "go":
 		err = e.cmdGo(ctx, f[1:])
 	case "d":
-		e.cmdDisplay()
+		err = e.cmdDisplay()
 	case "quit":
 		return true
 	default:

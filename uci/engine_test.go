@@ -111,7 +111,16 @@ func TestPosition(t *testing.T) {
 	})
 }
 
-func TestPositionErrorsKeepThePosition(t *testing.T) {
+// noPosition is the error of cmd after a position command rejected with
+// msg.
+func noPosition(cmd, msg string) string {
+	return errLine(cmd + ": no position (the last one was rejected: " + msg + "); send a valid position or ucinewgame")
+}
+
+// A rejected position command leaves no position: d, go perft and go say
+// so (go with bestmove (none), which the GUI waits for), and never work on
+// the position before it.
+func TestPositionErrorsLeaveNoPosition(t *testing.T) {
 	const before = "position fen 3 b moves 1\n" // 4 w
 	cases := []struct{ cmd, msg string }{
 		{"position", `position: expected "startpos" or "fen"`},
@@ -129,11 +138,25 @@ func TestPositionErrorsKeepThePosition(t *testing.T) {
 		{"position startpos moves " + strings.Repeat("9", 50), `position: move 1 ("9999999999999999999999999999999999999999"...): count: illegal move "` + strings.Repeat("9", 50) + `"`},
 	}
 	for _, c := range cases {
-		got := transcript(t, before+c.cmd+"\nd\n")
-		if want := errLine(c.msg) + countDump("4 w"); got != want {
+		got := transcript(t, before+c.cmd+"\nd\ngo perft 1\ngo depth 2\n", WithSearcher(&fakeSearcher{}))
+		want := errLine(c.msg) + noPosition("d", c.msg) + noPosition("go perft", c.msg) + noPosition("go", c.msg) + "bestmove (none)\n"
+		if got != want {
 			t.Errorf("%s:\ngot:\n%s\nwant:\n%s", c.cmd, got, want)
 		}
 	}
+	// A valid position, ucinewgame, or a variant or rule change (which
+	// reset to the start) bring normal play back.
+	const bad, msg = "position startpos moves 4453\n", `position: move 1 ("4453"): count: illegal move "4453"`
+	const play = "info depth 1 score cp 0 pv with a line break\nbestmove 1 ponder 2\n"
+	check(t, [][2]string{
+		{bad + "go depth 2\nposition fen 7 b\ngo depth 2\n", errLine(msg) + noPosition("go", msg) + "bestmove (none)\n" + play},
+		{bad + "ucinewgame\ngo depth 2\nd\n", errLine(msg) + play + countDump("0 w")},
+		{bad + "setoption name Goal value 12\nd\n", errLine(msg) + dump("count", "Goal=12 Steps=short", "0 w", "ongoing")},
+		{bad + "setoption name UCI_Variant value tally\nd\n", errLine(msg) + dump("tally", "Goal=5", "0 w", "ongoing")},
+		// The search of a later go without a position is not the one of
+		// the previous position: even searchmoves is not read.
+		{"position startpos moves 1\n" + bad + "go searchmoves 2\n", errLine(msg) + noPosition("go", msg) + "bestmove (none)\n"},
+	}, WithSearcher(&fakeSearcher{}))
 }
 
 func TestSetOption(t *testing.T) {

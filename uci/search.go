@@ -114,8 +114,17 @@ func (e *Engine) cmdGo(ctx context.Context, args []string) error {
 		if err != nil || d < 1 || d > maxPerftDepth {
 			return fmt.Errorf("go perft: depth %s is not an integer in [1, %d]", clip(args[1]), maxPerftDepth)
 		}
+		if e.pos == nil {
+			return e.errNoPosition("go perft")
+		}
 		p := e.pos.Clone()
 		e.startJob(ctx, false, func(ctx context.Context) { e.perft(ctx, p, d) })
+		return nil
+	}
+	if e.pos == nil {
+		// The GUI waits for bestmove: an error alone would hang it.
+		e.out.errorf("%v", e.errNoPosition("go"))
+		e.out.lines("bestmove (none)")
 		return nil
 	}
 	if e.searcher == nil {

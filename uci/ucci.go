@@ -164,7 +164,7 @@ func (e *Engine) executeUCCI(ctx context.Context, f []string) (quit bool) {
 			return false
 		}
 	case "d":
-		e.cmdDisplay()
+		err = e.cmdDisplay()
 	case "quit", "bye":
 		e.out.lines("bye")
 		return true
@@ -236,6 +236,9 @@ func parseCheck(v string) (bool, error) {
 // cleared by position and new games). Legal moves are banned even when
 // others in the list are malformed or illegal, which are reported.
 func (e *Engine) cmdBanMoves(args []string) error {
+	if e.pos == nil {
+		return e.errNoPosition("banmoves")
+	}
 	e.banned = e.banned[:0]
 	var bad []string
 	for _, s := range args {
@@ -257,6 +260,9 @@ func (e *Engine) cmdBanMoves(args []string) error {
 // cmdGoUCCI handles UCCI's go (go perft is handled as in UCI). `go depth
 // 0` asks for no search: nobestmove at once.
 func (e *Engine) cmdGoUCCI(ctx context.Context, args []string) error {
+	if e.pos == nil {
+		return e.errNoPosition("go")
+	}
 	if e.searcher == nil {
 		return errors.New("search is not available yet")
 	}
