@@ -12,7 +12,9 @@
 // time, otim, ping/pong, setboard, undo, remove, result, post, nopost,
 // option NAME=VALUE, quit. Draw offers are declined by silence; hard,
 // easy, random, computer, name, rating, ics, accepted, rejected, hint and
-// bk are accepted and ignored. Connect Four and Catch the Lion are not
+// bk are accepted and ignored. A rejected setboard leaves no board: go,
+// playother, usermove and undo answer an Error line, never a move, until
+// new, variant or a valid setboard. Connect Four and Catch the Lion are not
 // offered: xboard has no Connect Four, and knows Catch the Lion
 // (Fairy-Stockfish's dobutsu) only from a board the engine would have to
 // define.
@@ -49,7 +51,11 @@ type Engine struct {
 
 	game  game.Game
 	rules game.Options // resolved
-	pos   game.Position
+	// pos is nil after a rejected setboard, which posErr holds: xboard
+	// believes the engine has the board it sent, so the engine plays
+	// nothing until new, variant or a valid setboard.
+	pos    game.Position
+	posErr error
 
 	force      bool       // the engine plays neither side
 	engineSide game.Color // the side the engine plays when not forced
@@ -187,10 +193,16 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		return false, nil
 	case "go":
 		e.abort()
+		if e.pos == nil {
+			return false, e.noPosition(line)
+		}
 		e.force, e.engineSide = false, e.pos.SideToMove()
 		return false, e.think(ctx)
 	case "playother":
 		e.abort()
+		if e.pos == nil {
+			return false, e.noPosition(line)
+		}
 		e.force, e.engineSide = false, e.pos.SideToMove().Other()
 		return false, nil
 	case "?":
@@ -230,6 +242,9 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		return false, e.report(e.setBoard(arg))
 	case "undo", "remove":
 		e.abort()
+		if e.pos == nil {
+			return false, e.noPosition(line)
+		}
 		n := 1
 		if cmd == "remove" {
 			n = 2
@@ -246,10 +261,18 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 	case "usermove":
 		return false, e.userMove(ctx, arg)
 	}
-	if _, err := e.pos.ParseMove(cmd); err == nil && arg == "" {
-		return false, e.userMove(ctx, cmd) // a bare move (usermove=0 GUIs)
+	if e.pos != nil {
+		if _, err := e.pos.ParseMove(cmd); err == nil && arg == "" {
+			return false, e.userMove(ctx, cmd) // a bare move (usermove=0 GUIs)
+		}
 	}
 	return false, e.send("Error (unknown command): %s", line)
+}
+
+// noPosition answers a command that needs the board when a rejected
+// setboard left none.
+func (e *Engine) noPosition(cmd string) error {
+	return e.send("Error (no position: the last setboard was rejected: %v; send new or setboard): %s", e.posErr, cmd)
 }
 
 // report sends err as a CECP error line, or nothing.
@@ -336,7 +359,8 @@ func (e *Engine) setBoard(fen string) error {
 	board = strings.NewReplacer("H", "N", "h", "n", "E", "B", "e", "b").Replace(board)
 	p, err := e.game.Parse(board+" "+rest, e.rules)
 	if err != nil {
-		return fmt.Errorf("setboard: %w", err)
+		e.pos, e.posErr = nil, fmt.Errorf("setboard: %w", err)
+		return e.posErr
 	}
 	e.pos = p
 	return nil
@@ -346,6 +370,9 @@ func (e *Engine) setBoard(fen string) error {
 // starts thinking.
 func (e *Engine) userMove(ctx context.Context, text string) error {
 	e.abort()
+	if e.pos == nil {
+		return e.noPosition("usermove " + text)
+	}
 	m, err := e.pos.ParseMove(text)
 	if err != nil {
 		return e.send("Illegal move: %s", text)

@@ -199,3 +199,50 @@ func TestGameAgainstFairyStockfish(t *testing.T) {
 	}
 	t.Logf("%d plies played without a disagreement: %s", maxPlies, pos)
 }
+
+// A rejected setboard leaves no board: go, usermove, playother and undo
+// answer an error (never a move for the board before), until new or a
+// valid setboard.
+func TestRejectedSetboardLeavesNoPosition(t *testing.T) {
+	e := ours(t)
+	e.send(t, "xboard", "protover 2")
+	e.until(t, 5*time.Second, func(l string) bool { return l == "feature done=1" })
+	e.send(t, "new", "variant xiangqi", "sd 1", "force", "usermove h2e2",
+		"setboard rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNX w - - 0 1",
+		"go", "usermove h7e7", "playother", "undo", "ping 1")
+	var got []string
+	for {
+		l := e.until(t, 10*time.Second, func(l string) bool { return l != "" })
+		if l == "pong 1" {
+			break
+		}
+		got = append(got, l)
+	}
+	if len(got) != 5 || !strings.HasPrefix(got[0], "Error (setboard: ") {
+		t.Fatalf("after a bad setboard: %q", got)
+	}
+	for i, cmd := range []string{"go", "usermove h7e7", "playother", "undo"} {
+		if l := got[i+1]; !strings.HasPrefix(l, "Error (no position: the last setboard was rejected: setboard: ") || !strings.HasSuffix(l, "): "+cmd) {
+			t.Errorf("%s without a board answered %q", cmd, l)
+		}
+	}
+	// A valid setboard brings play back: the move is for that board.
+	const fen = "3k5/R8/9/9/9/9/9/9/9/R3K4 w - - 0 1"
+	e.send(t, "setboard "+fen, "go")
+	mv := strings.TrimPrefix(e.until(t, 10*time.Second, func(l string) bool { return l != "" && (l[0] < '0' || l[0] > '9') }), "move ")
+	g, _ := game.Lookup("xiangqi")
+	p, _ := g.Parse(fen, game.Options{"Notation": "iccs"})
+	if err := game.Play(p, mv); err != nil {
+		t.Errorf("move %q after a valid setboard: %v", mv, err)
+	}
+	// So does new.
+	e.send(t, "setboard 9/9 w", "new", "usermove h2e2")
+	if l := e.until(t, 10*time.Second, func(l string) bool { return l != "" && (l[0] < '0' || l[0] > '9') }); !strings.HasPrefix(l, "Error (setboard") {
+		t.Fatalf("bad setboard answered %q", l)
+	}
+	mv = strings.TrimPrefix(e.until(t, 10*time.Second, func(l string) bool { return l != "" && (l[0] < '0' || l[0] > '9') }), "move ")
+	p, _ = g.New(game.Options{"Notation": "iccs"})
+	if err := game.Play(p, "h2e2", mv); err != nil {
+		t.Errorf("move %q after new: %v", mv, err)
+	}
+}
