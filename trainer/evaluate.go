@@ -12,8 +12,10 @@ import (
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/pons"
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/internal/progress"
+	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
@@ -115,14 +117,9 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	defer l.opts.Progress.End()
 	ctx = progress.WithTracker(ctx, l.opts.Progress)
 	for i, em := range e.Matches {
-		key := fmt.Sprintf("evaluation.matches[%d]", i)
-		a, err := netPlayer(l.cfg, em, key, l.best, fmt.Sprintf("gen%d", l.bestGen))
+		a, b, err := evaluationPlayers(l.cfg, i, l.best, l.bestGen)
 		if err != nil {
 			return err
-		}
-		b, err := arena.ParsePlayer(em.Opponent, l.cfg.Game)
-		if err != nil {
-			return fmt.Errorf("trainer: %s.opponent: %w", key, err)
 		}
 		// The same seed at every evaluation: the openings are paired
 		// across time and across runs of the config.
@@ -164,6 +161,20 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	fmt.Fprintf(l.out, "evaluation at %s of training, best is generation %d [%.0fs]:%s\n",
 		at.Round(time.Second), l.bestGen, m.EvalSeconds, evaluationText(m))
 	return l.plot()
+}
+
+// evaluationPlayers makes the players of evaluation match i: the best
+// network (of generation bestGen) and the anchor its spec names.
+func evaluationPlayers(cfg *configs.Config, i int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
+	em := cfg.Evaluation.Matches[i]
+	key := fmt.Sprintf("evaluation.matches[%d]", i)
+	if a, err = netPlayer(cfg, em, key, best, fmt.Sprintf("gen%d", bestGen)); err != nil {
+		return nil, nil, err
+	}
+	if b, err = arena.ParsePlayer(em.Opponent, cfg.Game); err != nil {
+		return nil, nil, fmt.Errorf("trainer: %s.opponent: %w", key, err)
+	}
+	return a, b, nil
 }
 
 // ponsLines reads the first n positions of a Pons set once per run.

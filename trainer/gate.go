@@ -55,19 +55,28 @@ func ArenaGate(run string) Gate {
 	}
 }
 
-// CheckGating builds the players of every gate match of cfg with a fresh
-// network, so that a bad player spec fails when the config loads rather
-// than after a generation of self-play and training.
-func CheckGating(cfg *configs.Config) error {
-	if len(cfg.Gating.Matches) == 0 {
+// CheckPlayers builds the players of every evaluation match of cfg, and
+// of every gate match when gated, with a fresh network: a bad player spec
+// fails when the config loads, not after a generation of self-play and
+// training, and not (an evaluation's) after the config is frozen, when
+// every resume would fail until -accept-config-change.
+func CheckPlayers(cfg *configs.Config, gated bool) error {
+	if (!gated || len(cfg.Gating.Matches) == 0) && len(cfg.Evaluation.Matches) == 0 {
 		return nil
 	}
 	p, err := rundir.FreshParams(cfg)
 	if err != nil {
 		return err
 	}
-	for i := range cfg.Gating.Matches {
-		if _, _, err := gatePlayers(cfg, i, p, 1, p, 0); err != nil {
+	if gated {
+		for i := range cfg.Gating.Matches {
+			if _, _, err := gatePlayers(cfg, i, p, 1, p, 0); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range cfg.Evaluation.Matches {
+		if _, _, err := evaluationPlayers(cfg, i, p, 0); err != nil {
 			return err
 		}
 	}

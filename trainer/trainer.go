@@ -184,6 +184,14 @@ func Run(ctx context.Context, opts Options) error {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(opts.Out, nil))
 	}
+	// A given config's players are checked before the run directory
+	// exists: a bad spec leaves nothing behind, and the config is never
+	// frozen with it.
+	if opts.Config != nil {
+		if err := CheckPlayers(opts.Config, opts.Gate != nil); err != nil {
+			return err
+		}
+	}
 	if err := os.MkdirAll(opts.Run, 0o755); err != nil {
 		return fmt.Errorf("trainer: %w", err)
 	}
@@ -210,21 +218,16 @@ func Run(ctx context.Context, opts Options) error {
 }
 
 func open(opts Options) (*Loop, error) {
-	// A given config is checked before it is frozen, so that a corrected
-	// one starts the run as if the bad one had never been given; without
-	// one, the frozen config is checked.
-	if opts.Config != nil && opts.Gate != nil {
-		if err := CheckGating(opts.Config); err != nil {
-			return nil, err
-		}
-	}
+	// A given config was checked in Run before it is frozen, so that a
+	// corrected one starts the run as if the bad one had never been
+	// given; without one, the frozen config is checked.
 	dir := rundir.Dir(opts.Run)
 	cfg, err := dir.Freeze(opts.Config, opts.AcceptConfigChange)
 	if err != nil {
 		return nil, err
 	}
-	if opts.Config == nil && opts.Gate != nil {
-		if err := CheckGating(cfg); err != nil {
+	if opts.Config == nil {
+		if err := CheckPlayers(cfg, opts.Gate != nil); err != nil {
 			return nil, err
 		}
 	}

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -440,8 +442,9 @@ func TestMetricsWriteErrorStops(t *testing.T) {
 	}
 }
 
-// Bad gate players fail when the config loads, before any self-play, and
-// leave nothing behind; a frozen config cut short is refused.
+// Bad gate and evaluation players fail when the config loads, before any
+// self-play, and leave nothing behind; a frozen config cut short is
+// refused.
 func TestConfigCheckedAtLoad(t *testing.T) {
 	for _, c := range []struct {
 		match configs.GateMatch
@@ -459,8 +462,26 @@ func TestConfigCheckedAtLoad(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v", c.match, err)
 		}
-		if es, _ := os.ReadDir(run); len(es) > 1 { // the lock file only
+		if es, _ := os.ReadDir(run); len(es) > 0 {
 			t.Errorf("%+v: left %v", c.match, es)
+		}
+	}
+	// A bad evaluation anchor is refused before the run directory exists,
+	// so the config is never frozen with it.
+	for _, c := range []struct{ opponent, want string }{
+		{"ab:depth=-3", "evaluation.matches[0].opponent"},
+		{"chess:engine", "unknown kind"},
+		{"net:/nonexistent/run", "/nonexistent/run"},
+	} {
+		run := filepath.Join(t.TempDir(), "run")
+		cfg := tinyConfig(t)
+		cfg.Evaluation = configs.Evaluation{Every: time.Hour, Matches: []configs.GateMatch{{Opponent: c.opponent, Games: 2}}}
+		err := Run(context.Background(), Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 1, NewForwarder: newFwd})
+		if err == nil || !strings.Contains(err.Error(), "evaluation.matches[0].opponent") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("evaluation opponent %s: %v", c.opponent, err)
+		}
+		if _, err := os.Stat(run); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("evaluation opponent %s: the run directory was created (%v)", c.opponent, err)
 		}
 	}
 	run := t.TempDir()

@@ -114,6 +114,13 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 			}
 		}
 	}
+	if cfg != nil {
+		// Before -serve's server or the run creates anything in the run
+		// directory: a bad player spec must not be frozen with the run.
+		if err := trainer.CheckPlayers(cfg, true); err != nil {
+			return err
+		}
+	}
 	prog := progress.New()
 	if f, ok := out.(*os.File); ok && isTerminal(f) {
 		// A bar below the lines shows the current phase with its ETA.

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -149,6 +151,28 @@ func TestGateOpponentsChecked(t *testing.T) {
 		}
 		if shards, _ := filepath.Glob(filepath.Join(dir, "run", "replay", "*")); len(shards) > 0 {
 			t.Errorf("%s: self-play ran first: %v", c[0], shards)
+		}
+	}
+}
+
+// A bad evaluation anchor is refused before anything is created in the
+// run directory (with -serve too, whose server keeps its store there):
+// frozen with the run, it would fail every resume.
+func TestEvaluationOpponentsChecked(t *testing.T) {
+	cfg, _ := configs.Preset("connect4")
+	cfg.Evaluation = configs.Evaluation{Every: time.Hour, Matches: []configs.GateMatch{{Opponent: "ab:depth=-3", Games: 2}}}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cfg.yaml")
+	os.WriteFile(path, cfg.Marshal(), 0o644)
+	for _, extra := range [][]string{nil, {"-serve", "127.0.0.1:0"}} {
+		run := filepath.Join(dir, "run")
+		var out bytes.Buffer
+		err := run2(&out, append([]string{"-config", path, "-run", run, "-max-generations", "1"}, extra...)...)
+		if err == nil || !strings.Contains(err.Error(), "evaluation.matches[0].opponent") || !strings.Contains(err.Error(), "depth") {
+			t.Errorf("%q: %v", extra, err)
+		}
+		if _, err := os.Stat(run); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%q: the run directory was created (%v)", extra, err)
 		}
 	}
 }
