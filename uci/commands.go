@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tabula-zero/tabula/game"
 )
@@ -42,6 +44,10 @@ func (e *Engine) cmdUCI() {
 			seen[key] = true
 			ls = append(ls, optionLine(o))
 		}
+	}
+	if e.searcher != nil {
+		seen[strings.ToLower(MoveOverheadOption)] = true
+		ls = append(ls, optionLine(MoveOverheadDeclaration()))
 	}
 	if os, ok := e.searcher.(OptionSetter); ok {
 		for _, o := range os.SearchOptions() {
@@ -104,6 +110,15 @@ func (e *Engine) cmdSetOption(args []string) error {
 func (e *Engine) setOption(name, value string) error {
 	if strings.EqualFold(name, variantOption) {
 		return e.setVariant(value)
+	}
+	if e.searcher != nil && strings.EqualFold(name, MoveOverheadOption) {
+		o := MoveOverheadDeclaration()
+		if err := o.Check(value); err != nil {
+			return fmt.Errorf("setoption: %w", err)
+		}
+		ms, _ := strconv.Atoi(value)
+		e.overhead = time.Duration(ms) * time.Millisecond
+		return nil
 	}
 	if os, ok := e.searcher.(OptionSetter); ok {
 		for _, o := range os.SearchOptions() {

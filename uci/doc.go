@@ -14,7 +14,12 @@
 //
 // Searching (`go depth 6`, `go movetime 500`, ...) is delegated to a
 // Searcher given with WithSearcher; without one the engine answers that
-// search is not available.
+// search is not available. With a Searcher the engine declares the
+// option MoveOverhead (milliseconds, default 50): it is taken off `go
+// movetime` and off the clock of the side to move before the searcher
+// plans its time, and the engine stops the search at movetime, or the
+// clock, less the overhead, so that the move reaches a GUI with a hard
+// limit in time even when the searcher overruns.
 //
 // A rejected `position` command leaves the engine without a position,
 // rather than with the one before it: until a valid `position`,
@@ -34,7 +39,8 @@
 //     (`option hashsize type spin min 1 max 4096 default 64`, `option
 //     Mover type combo var ab var mcts var abzero default ab`, `option
 //     Network type string default <empty>`, `option newgame type button`,
-//     `option usemillisec type check default true`) and `ucciok`. Hash and
+//     `option usemillisec type check default true`, `option MoveOverhead
+//     type spin min 0 max 5000 default 50`) and `ucciok`. Hash and
 //     Threads are declared under UCCI's names hashsize and threads;
 //     UCI_Variant and Notation are not offered (the game is xiangqi,
 //     moves are ICCS).

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tabula-zero/tabula/game"
@@ -56,10 +57,11 @@ type Engine struct {
 	opts  game.Options            // the resolved options of the current game
 	// pos is nil after a rejected position command (cmdPosition), which
 	// posErr holds.
-	pos    game.Position
-	posErr error
-	job    *job
-	proto  protocol // UCI until a ucci command switches to UCCI
+	pos      game.Position
+	posErr   error
+	job      *job
+	proto    protocol      // UCI until a ucci command switches to UCCI
+	overhead time.Duration // MoveOverheadOption
 	// UCCI only: the time unit of go is milliseconds (usemillisec, on by
 	// default) or seconds; banned are the moves banmoves forbids in pos.
 	millis bool
@@ -155,6 +157,7 @@ func NewEngine(in io.Reader, out io.Writer, opts ...EngineOption) (*Engine, erro
 		rules:          map[string]game.Options{g.Name: user},
 		opts:           resolved,
 		pos:            pos,
+		overhead:       DefaultMoveOverhead,
 	}, nil
 }
 

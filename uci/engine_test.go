@@ -787,3 +787,103 @@ func TestStopAndIsReadyBehindQueuedGo(t *testing.T) {
 		t.Errorf("isready was not answered before the queued search ended:\n%s", out)
 	}
 }
+
+// WithOverhead takes the overhead off movetime and off the clock of the
+// side to move, and the deadline is the sooner of the two, at least
+// minBudget; an infinite search keeps its limits and has none.
+func TestWithOverhead(t *testing.T) {
+	ms := time.Millisecond
+	W, B := game.First, game.Second
+	for _, c := range []struct {
+		lim      Limits
+		us       game.Color
+		overhead time.Duration
+		want     Limits
+		deadline time.Duration
+	}{
+		{Limits{}, W, 50 * ms, Limits{}, 0},
+		{Limits{Depth: 5, Nodes: 9}, W, 50 * ms, Limits{Depth: 5, Nodes: 9}, 0},
+		{Limits{MoveTime: 1000 * ms}, W, 50 * ms, Limits{MoveTime: 950 * ms}, 950 * ms},
+		{Limits{MoveTime: 1000 * ms}, B, 0, Limits{MoveTime: 1000 * ms}, 1000 * ms},
+		{Limits{MoveTime: 30 * ms}, W, 50 * ms, Limits{MoveTime: minBudget}, minBudget},
+		// The clock of the side to move only; the increment stays.
+		{Limits{Time: [2]time.Duration{10000 * ms, 4000 * ms}, Clocked: [2]bool{true, true}, Inc: [2]time.Duration{100 * ms, 100 * ms}}, B, 50 * ms,
+			Limits{Time: [2]time.Duration{10000 * ms, 3950 * ms}, Clocked: [2]bool{true, true}, Inc: [2]time.Duration{100 * ms, 100 * ms}}, 3950 * ms},
+		// A clock below the overhead is empty (the searcher's fastest move).
+		{Limits{Time: [2]time.Duration{20 * ms, 0}, Clocked: [2]bool{true, false}}, W, 50 * ms,
+			Limits{Clocked: [2]bool{true, false}}, minBudget},
+		// movetime and a clock: the sooner ends the move.
+		{Limits{MoveTime: 5000 * ms, Time: [2]time.Duration{2000 * ms, 0}, Clocked: [2]bool{true, false}}, W, 50 * ms,
+			Limits{MoveTime: 4950 * ms, Time: [2]time.Duration{1950 * ms, 0}, Clocked: [2]bool{true, false}}, 1950 * ms},
+		// Only the other side's clock: no time limit for this move.
+		{Limits{Time: [2]time.Duration{0, 2000 * ms}, Clocked: [2]bool{false, true}}, W, 50 * ms,
+			Limits{Time: [2]time.Duration{0, 2000 * ms}, Clocked: [2]bool{false, true}}, 0},
+		{Limits{MoveTime: 1000 * ms, Infinite: true}, W, 50 * ms, Limits{MoveTime: 1000 * ms, Infinite: true}, 0},
+	} {
+		got, deadline := c.lim.WithOverhead(c.us, c.overhead)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) || deadline != c.deadline {
+			t.Errorf("%+v us %v overhead %v: %+v deadline %v, want %+v deadline %v", c.lim, c.us, c.overhead, got, deadline, c.want, c.deadline)
+		}
+	}
+}
+
+// MoveOverhead is declared with a searcher, checked, and taken off the
+// limits the searcher is given: budget minus overhead.
+func TestMoveOverheadOption(t *testing.T) {
+	const decl = "option name MoveOverhead type spin default 50 min 0 max 5000\n"
+	if out := transcript(t, "uci\n", WithSearcher(&fakeSearcher{})); !strings.Contains(out, decl) {
+		t.Errorf("uci lacks %q:\n%s", decl, out)
+	}
+	if out := transcript(t, "uci\n"); strings.Contains(out, "MoveOverhead") {
+		t.Errorf("MoveOverhead declared without a searcher:\n%s", out)
+	}
+	check(t, [][2]string{
+		{"setoption name MoveOverhead value -1\n", errLine("setoption: option MoveOverhead: value -1 is outside [0, 5000]")},
+		{"setoption name MoveOverhead value 5001\n", errLine("setoption: option MoveOverhead: value 5001 is outside [0, 5000]")},
+		{"setoption name MoveOverhead value soon\n", errLine(`setoption: option MoveOverhead: value "soon" is not an integer`)},
+	}, WithSearcher(&fakeSearcher{}))
+	ms := time.Millisecond
+	for _, c := range []struct {
+		input string
+		want  Limits
+	}{
+		{"go movetime 1000\n", Limits{MoveTime: 950 * ms}},
+		{"setoption name moveoverhead value 200\ngo movetime 1000\n", Limits{MoveTime: 800 * ms}},
+		{"setoption name MoveOverhead value 0\ngo movetime 1000\n", Limits{MoveTime: 1000 * ms}},
+		{"go wtime 10000 btime 8000 winc 100\n", Limits{Time: [2]time.Duration{9950 * ms, 8000 * ms}, Clocked: [2]bool{true, true}, Inc: [2]time.Duration{100 * ms, 0}}},
+		{"position startpos moves 1\ngo wtime 10000 btime 8000\n", Limits{Time: [2]time.Duration{10000 * ms, 7950 * ms}, Clocked: [2]bool{true, true}}},
+		{"go wtime 30 btime 8000\n", Limits{Time: [2]time.Duration{0, 8000 * ms}, Clocked: [2]bool{true, true}}},
+	} {
+		s := &fakeSearcher{}
+		transcript(t, c.input, WithSearcher(s))
+		if fmt.Sprint(s.lim) != fmt.Sprint(c.want) {
+			t.Errorf("%q: searcher given %+v, want %+v", c.input, s.lim, c.want)
+		}
+	}
+}
+
+// A fixed time per move is kept even by a searcher that ignores it: the
+// engine stops it at movetime less MoveOverhead, so bestmove arrives
+// before the budget (what a GUI's hard limit checks) but not much sooner.
+func TestMoveTimeIsKept(t *testing.T) {
+	l := startLive(t, context.Background(), WithSearcher(&fakeSearcher{block: true}))
+	const budget = time.Second
+	start := time.Now()
+	l.send(t, "go movetime 1000\n")
+	l.out.waitFor(t, "bestmove")
+	if took := time.Since(start); took >= budget || took < budget-DefaultMoveOverhead {
+		t.Errorf("go movetime 1000 answered after %v, want in [%v, %v)", took, budget-DefaultMoveOverhead, budget)
+	}
+	// A clock too: the move never takes more than the clock less the
+	// overhead, whatever the searcher does.
+	start = time.Now()
+	l.send(t, "go wtime 600 btime 600\n")
+	l.out.waitForCount(t, "bestmove", 2)
+	if took := time.Since(start); took >= 600*time.Millisecond {
+		t.Errorf("go wtime 600 answered after %v", took)
+	}
+	l.send(t, "quit\n")
+	if err := l.result(t); err != nil {
+		t.Fatal(err)
+	}
+}

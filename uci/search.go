@@ -87,6 +87,54 @@ type Limits struct {
 	SearchMoves []game.Move
 }
 
+// MoveOverheadOption is the engine option (UCI, UCCI and CECP) that sets
+// the time kept back from every time limit, in milliseconds, for what
+// happens outside the search: writing the move, the pipe, the GUI reading
+// it. Under a hard per-move limit (xboard's st) a move that comes a few
+// milliseconds late loses the game.
+const MoveOverheadOption = "MoveOverhead"
+
+const (
+	// DefaultMoveOverhead is the default of MoveOverheadOption.
+	DefaultMoveOverhead = 50 * time.Millisecond
+	// MaxMoveOverhead bounds MoveOverheadOption.
+	MaxMoveOverhead = 5 * time.Second
+	// minBudget is the least time a move gets once the overhead is off:
+	// enough for a fast sensible move rather than none.
+	minBudget = time.Millisecond
+)
+
+// MoveOverheadDeclaration is MoveOverheadOption as an option to declare.
+func MoveOverheadDeclaration() game.Option {
+	return game.Option{Name: MoveOverheadOption, Default: strconv.FormatInt(DefaultMoveOverhead.Milliseconds(), 10),
+		Min: 0, Max: int(MaxMoveOverhead.Milliseconds())}
+}
+
+// WithOverhead returns lim with overhead taken off its time limits, and
+// the time by which the search must end (0: no time limit): the move time
+// less the overhead, or the remaining clock of us less the overhead,
+// whichever is sooner, and never below minBudget. The searcher plans its
+// time on the returned limits; the caller cancels the search at the
+// deadline in case it overruns. An infinite search has no deadline: it
+// waits for stop.
+func (lim Limits) WithOverhead(us game.Color, overhead time.Duration) (Limits, time.Duration) {
+	if lim.Infinite {
+		return lim, 0
+	}
+	var limit time.Duration
+	if lim.MoveTime > 0 {
+		lim.MoveTime = max(lim.MoveTime-overhead, minBudget)
+		limit = lim.MoveTime
+	}
+	if lim.Clocked[us] {
+		lim.Time[us] = max(lim.Time[us]-overhead, 0)
+		if t := max(lim.Time[us], minBudget); limit == 0 || t < limit {
+			limit = t
+		}
+	}
+	return lim, limit
+}
+
 const (
 	// maxPerftDepth bounds `go perft N`.
 	maxPerftDepth = 20
@@ -142,8 +190,13 @@ func (e *Engine) cmdGo(ctx context.Context, args []string) error {
 // background; the reply is written in the protocol spoken now.
 func (e *Engine) startSearch(ctx context.Context, lim Limits) {
 	p, ref := e.pos.Clone(), e.pos.Clone()
+	lim, limit := lim.WithOverhead(p.SideToMove(), e.overhead)
+	var deadline time.Time
+	if limit > 0 {
+		deadline = time.Now().Add(limit)
+	}
 	d := dialect{ucci: e.proto == protoUCCI, millis: e.millis}
-	e.startJob(ctx, true, func(ctx context.Context) { e.search(ctx, p, ref, lim, d) })
+	e.startJob(ctx, true, func(ctx context.Context) { e.search(ctx, p, ref, lim, deadline, d) })
 }
 
 // dialect is how a search reports: UCI, or UCCI with its time unit.
@@ -193,16 +246,24 @@ func perftCtx(ctx context.Context, p game.Position, depth int) (n uint64, ok boo
 }
 
 // search runs the searcher on p and prints bestmove; ref is an untouched
-// copy of p to check and format the moves it returns. In UCCI the info
-// lines are translated (ucciInfo) and no move is `nobestmove`.
-func (e *Engine) search(ctx context.Context, p, ref game.Position, lim Limits, d dialect) {
+// copy of p to check and format the moves it returns. The search is
+// stopped at deadline (when not zero) whatever the searcher makes of lim.
+// In UCCI the info lines are translated (ucciInfo) and no move is
+// `nobestmove`.
+func (e *Engine) search(ctx context.Context, p, ref game.Position, lim Limits, deadline time.Time, d dialect) {
 	info := func(s string) { e.out.lines("info " + oneLine(s)) }
 	none := "bestmove (none)"
 	if d.ucci {
 		info = func(s string) { e.out.lines(ucciInfo(oneLine(s), d.millis)...) }
 		none = "nobestmove"
 	}
-	res, err := e.searcher.Search(ctx, p, lim, info)
+	sctx := ctx
+	if !deadline.IsZero() {
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
+	res, err := e.searcher.Search(sctx, p, lim, info)
 	if err != nil {
 		e.out.errorf("search: %v", err)
 	}

@@ -99,6 +99,10 @@ func (e *Engine) ucciHandshake() []string {
 			ls = append(ls, ucciOptionLine(o.Name, o, false))
 		}
 	}
+	if e.searcher != nil && !seen[strings.ToLower(MoveOverheadOption)] {
+		seen[strings.ToLower(MoveOverheadOption)] = true
+		ls = append(ls, ucciOptionLine(MoveOverheadOption, MoveOverheadDeclaration(), false))
+	}
 	if os, ok := e.searcher.(OptionSetter); ok {
 		for _, o := range os.SearchOptions() {
 			name := o.Name
