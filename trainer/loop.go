@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -227,7 +228,11 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 	}
 	// Shards come from other workers: poll the replay directory.
 	prog.Begin("waiting for workers", "samples", int64(need))
-	got := 0
+	warnEvery := cmp.Or(l.opts.noShardsWarning, noShardsWarning)
+	poll := min(2*time.Second, warnEvery)
+	got, said := 0, false
+	// last is when samples last came; quiet the next silence to warn of.
+	last, quiet := time.Now(), warnEvery
 	for got < need {
 		n, err := l.window.Refresh()
 		if err != nil {
@@ -239,14 +244,38 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 		if got >= need {
 			break
 		}
+		if n > 0 {
+			last, quiet = time.Now(), warnEvery
+		}
+		if !said {
+			// The wait is otherwise silent: say what it waits for and
+			// that the time limit's clock runs meanwhile.
+			clock := ""
+			if l.opts.MaxTime > 0 {
+				clock = fmt.Sprintf("; the wait counts toward -max-time (%s left)", l.timeLeft())
+			}
+			fmt.Fprintf(l.out, "waiting for %d samples from other workers' shards in %s (this process plays no games)%s\n",
+				need-got, l.dir.Replay(), clock)
+			said = true
+		}
+		if time.Since(last) >= quiet {
+			l.log.Warn(fmt.Sprintf("no new shards for %s: are workers running (cmd/selfplay into the replay directory, or through -serve/-nats)? "+
+				"A slow worker can take minutes to fill a shard of selfplay.shard_samples", quiet),
+				"replay", l.dir.Replay(), "samples_needed", need-got)
+			quiet += warnEvery
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(2 * time.Second):
+		case <-time.After(poll):
 		}
 	}
 	return nil
 }
+
+// noShardsWarning is how long a trainer without self-play waits for new
+// shards before it warns (and again each time as long after).
+const noShardsWarning = time.Minute
 
 // newTrainingBatch returns the buffers of one training batch: reply
 // targets with a reply head, a legal mask with training.legal_mask.
@@ -335,8 +364,12 @@ func (l *Loop) eta() string {
 	if l.opts.MaxTime <= 0 {
 		return ""
 	}
-	left := l.opts.MaxTime - (l.clock.elapsed() - l.startClock)
-	return fmt.Sprintf(" | %s left", max(left, 0).Round(time.Second))
+	return fmt.Sprintf(" | %s left", l.timeLeft())
+}
+
+// timeLeft is the training time -max-time leaves this invocation.
+func (l *Loop) timeLeft() time.Duration {
+	return max(l.opts.MaxTime-(l.clock.elapsed()-l.startClock), 0).Round(time.Second)
 }
 
 // save writes a checkpoint of the model and training state and points

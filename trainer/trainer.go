@@ -58,6 +58,9 @@ type Options struct {
 	// Progress, when set, follows the phases (self-play samples, training
 	// steps, gate and evaluation games) for a terminal bar or a dashboard.
 	Progress *progress.Tracker
+
+	// noShardsWarning replaces noShardsWarning in tests.
+	noShardsWarning time.Duration
 }
 
 // WorkerStat is what the trainer knows of a remote worker: the shards,

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -259,6 +260,50 @@ func TestTrainFromShards(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "self-play:") {
 		t.Fatal("the trainer played games although self-play was off")
+	}
+}
+
+// A trainer without self-play and without workers says what it waits
+// for, warns again at each interval without shards, and stops with the
+// time limit, whose clock runs while it waits.
+func TestWaitForWorkersWarns(t *testing.T) {
+	run := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	hook := writerFunc(func(p []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		out.Write(p)
+		if strings.Count(out.String(), "no new shards for") == 2 {
+			cancel()
+		}
+	})
+	err := Run(ctx, Options{Run: run, Config: tinyConfig(t), MaxTime: time.Hour, Out: hook, NewForwarder: newFwd, noShardsWarning: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := out.String()
+	replay := filepath.Join(run, "replay")
+	if !strings.Contains(text, fmt.Sprintf("waiting for %d samples from other workers' shards in %s", tinyConfig(t).Replay.MinSamples, replay)) ||
+		!strings.Contains(text, "the wait counts toward -max-time") {
+		t.Errorf("no waiting line:\n%s", text)
+	}
+	// The silence so far, growing by the interval.
+	if !strings.Contains(text, "no new shards for 50ms") || !strings.Contains(text, "no new shards for 100ms") {
+		t.Errorf("no warnings at each interval:\n%s", text)
+	}
+
+	// -max-time ends the wait: the clock counts it.
+	run = t.TempDir()
+	out.Reset()
+	if err := Run(context.Background(), Options{Run: run, Config: tinyConfig(t), MaxTime: 300 * time.Millisecond, Out: &out, NewForwarder: newFwd}); err != nil {
+		t.Fatal(err)
+	}
+	stops := metricsOfKind(t, run, "stop")
+	if len(stops) != 1 || stops[0].TrainClock < 0.3 || stops[0].Step != 0 {
+		t.Fatalf("stop lines %+v\n%s", stops, out.String())
 	}
 }
 
