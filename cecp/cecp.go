@@ -7,17 +7,24 @@
 //
 // The searching is the same uci.Searcher the UCI and UCCI front-ends use.
 // Implemented: xboard, protover (features ping, setboard, usermove, time,
-// myname, variants, the searcher's options, done), new, variant, force,
-// go, playother, usermove (and bare moves), ? (move now), level, st, sd,
-// time, otim, ping/pong, setboard, undo, remove, result, post, nopost,
-// option NAME=VALUE, quit. Draw offers are declined by silence; hard,
-// easy, random, computer, name, rating, ics, accepted, rejected, hint and
-// bk are accepted and ignored. A rejected setboard leaves no board: go,
-// playother, usermove and undo answer an Error line, never a move, until
-// new, variant or a valid setboard. Connect Four and Catch the Lion are not
-// offered: xboard has no Connect Four, and knows Catch the Lion
-// (Fairy-Stockfish's dobutsu) only from a board the engine would have to
-// define.
+// myname, variants, MoveOverhead and the searcher's options, done), new,
+// variant, force, go, playother, usermove (and bare moves), ? (move now),
+// level, st, sd, time, otim, ping/pong, setboard, undo, remove, result,
+// post, nopost, option NAME=VALUE, quit. Draw offers are declined by
+// silence; hard, easy, random, computer, name, rating, ics, accepted,
+// rejected, hint and bk are accepted and ignored.
+//
+// st and the clock are hard limits in xboard: the option MoveOverhead
+// (milliseconds, default 50) is taken off them before the searcher plans
+// its time, and the search is stopped at st, or the clock, less it.
+//
+// A rejected setboard leaves no board: go, playother, usermove and undo
+// answer an Error line, never a move, until new, variant or a valid
+// setboard.
+//
+// Connect Four and Catch the Lion are not offered: xboard has no Connect
+// Four, and knows Catch the Lion (Fairy-Stockfish's dobutsu) only from a
+// board the engine would have to define.
 package cecp
 
 import (
@@ -68,6 +75,7 @@ type Engine struct {
 	depth     int
 	clock     [2]time.Duration // time (engine) and otim (opponent), by colour
 	clocked   bool
+	overhead  time.Duration // option MoveOverhead (uci.MoveOverheadOption)
 
 	// The search in flight: cancel stops it, done delivers its result
 	// (for the position of generation gen; a stale one is dropped).
@@ -89,7 +97,7 @@ func New(in io.Reader, out io.Writer, s uci.Searcher, name string) (*Engine, err
 	if err != nil {
 		return nil, fmt.Errorf("cecp: %w", err)
 	}
-	e := &Engine{in: in, out: bufio.NewWriter(out), searcher: s, name: name, game: g, post: true}
+	e := &Engine{in: in, out: bufio.NewWriter(out), searcher: s, name: name, game: g, post: true, overhead: uci.DefaultMoveOverhead}
 	if err := e.newGame(); err != nil {
 		return nil, err
 	}
@@ -288,6 +296,9 @@ func (e *Engine) features() error {
 	if err := e.send(`feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 sigterm=0 reuse=1 analyze=0 colors=0 name=0 san=0 myname="%s" variants="%s"`, e.name, Variant); err != nil {
 		return err
 	}
+	if err := e.send(`feature option="%s"`, optionFeature(uci.MoveOverheadDeclaration())); err != nil {
+		return err
+	}
 	if os, ok := e.searcher.(uci.OptionSetter); ok {
 		for _, o := range os.SearchOptions() {
 			if err := e.send(`feature option="%s"`, optionFeature(o)); err != nil {
@@ -315,9 +326,18 @@ func optionFeature(o game.Option) string {
 	return fmt.Sprintf("%s -string %s", o.Name, o.Default)
 }
 
-// option sets a searcher option from `option NAME=VALUE`.
+// option sets MoveOverhead or a searcher option from `option NAME=VALUE`.
 func (e *Engine) option(arg string) error {
 	name, value, ok := strings.Cut(arg, "=")
+	if ok && strings.EqualFold(strings.TrimSpace(name), uci.MoveOverheadOption) {
+		value = strings.TrimSpace(value)
+		if err := uci.MoveOverheadDeclaration().Check(value); err != nil {
+			return err
+		}
+		ms, _ := strconv.Atoi(value)
+		e.overhead = time.Duration(ms) * time.Millisecond
+		return nil
+	}
 	os, can := e.searcher.(uci.OptionSetter)
 	if !ok || !can {
 		return fmt.Errorf("option %q: want NAME=VALUE for a search option", arg)
@@ -409,9 +429,21 @@ func (e *Engine) think(ctx context.Context) error {
 	if over, err := e.announceEnd(); over || err != nil {
 		return err
 	}
-	sctx, cancel := context.WithCancel(ctx)
+	// The searcher plans on the limits less the overhead, and the search
+	// is stopped at their deadline whatever it makes of them: xboard's
+	// st is a hard limit.
+	lim, limit := e.limits().WithOverhead(e.pos.SideToMove(), e.overhead)
+	var (
+		sctx   context.Context
+		cancel context.CancelFunc
+	)
+	if limit > 0 {
+		sctx, cancel = context.WithTimeout(ctx, limit)
+	} else {
+		sctx, cancel = context.WithCancel(ctx)
+	}
 	e.gen++
-	gen, p, lim, post := e.gen, e.pos.Clone(), e.limits(), e.post
+	gen, p, post := e.gen, e.pos.Clone(), e.post
 	done := make(chan searchDone, 1)
 	e.cancel, e.done = cancel, done
 	go func() {

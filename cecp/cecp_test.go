@@ -3,10 +3,12 @@ package cecp_test
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/tabula-zero/tabula/engine"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all"
+	"github.com/tabula-zero/tabula/uci"
 )
 
 const fsfPath = "/usr/games/fairy-stockfish"
@@ -68,9 +71,15 @@ func (p *peer) until(t *testing.T, timeout time.Duration, ok func(string) bool) 
 // ours starts the engine in-process with the real searcher.
 func ours(t *testing.T) *peer {
 	t.Helper()
+	return oursWith(t, engine.New())
+}
+
+// oursWith starts the engine in-process with searcher s.
+func oursWith(t *testing.T, s uci.Searcher) *peer {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	e, err := cecp.New(inR, outW, engine.New(), "tabula")
+	e, err := cecp.New(inR, outW, s, "tabula")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,5 +253,75 @@ func TestRejectedSetboardLeavesNoPosition(t *testing.T) {
 	p, _ = g.New(game.Options{"Notation": "iccs"})
 	if err := game.Play(p, "h2e2", mv); err != nil {
 		t.Errorf("move %q after new: %v", mv, err)
+	}
+}
+
+// slowSearcher ignores its limits and searches until its context ends,
+// then plays the first legal move; it records the limits it was given.
+type slowSearcher struct {
+	mu  sync.Mutex
+	lim uci.Limits
+}
+
+func (s *slowSearcher) Search(ctx context.Context, p game.Position, lim uci.Limits, info func(string)) (uci.SearchResult, error) {
+	s.mu.Lock()
+	s.lim = lim
+	s.mu.Unlock()
+	<-ctx.Done()
+	return uci.SearchResult{Best: p.GenerateMoves(nil)[0]}, nil
+}
+
+func (s *slowSearcher) limits() uci.Limits {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lim
+}
+
+// xboard's st and clocks are hard limits: the move comes before them,
+// less MoveOverhead (an option feature), even from a searcher that
+// ignores its limits; and the searcher is given the limits less the
+// overhead.
+func TestTimeLimitsKept(t *testing.T) {
+	s := &slowSearcher{}
+	e := oursWith(t, s)
+	e.send(t, "xboard", "protover 2")
+	const feature = `feature option="MoveOverhead -spin 50 0 5000"`
+	e.until(t, 5*time.Second, func(l string) bool { return l == feature })
+	e.until(t, 5*time.Second, func(l string) bool { return l == "feature done=1" })
+	isMove := func(l string) bool { return strings.HasPrefix(l, "move ") || strings.HasPrefix(l, "Error") }
+
+	// st 1: one second a move, all of it hard.
+	e.send(t, "new", "variant xiangqi", "st 1", "ping 1")
+	e.until(t, 5*time.Second, func(l string) bool { return l == "pong 1" })
+	start := time.Now()
+	e.send(t, "usermove h2e2")
+	if l := e.until(t, 5*time.Second, isMove); !strings.HasPrefix(l, "move ") {
+		t.Fatalf("st 1: %q", l)
+	}
+	if took := time.Since(start); took >= time.Second || took < time.Second-uci.DefaultMoveOverhead {
+		t.Errorf("st 1: the move came after %v, want in [%v, 1s)", took, time.Second-uci.DefaultMoveOverhead)
+	}
+	if got, want := s.limits(), (uci.Limits{MoveTime: time.Second - uci.DefaultMoveOverhead}); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("st 1: searcher given %+v, want %+v", got, want)
+	}
+
+	// A clock of 600 ms (time is in centiseconds) with MoveOverhead 200:
+	// the searcher plans on 400 ms and the move comes within them.
+	e.send(t, "option MoveOverhead=-3", "option MoveOverhead=200", "new", "variant xiangqi", "level 0 1 0", "time 60", "otim 6000", "ping 2")
+	if l := e.until(t, 5*time.Second, func(string) bool { return true }); l != "Error (option MoveOverhead: value -3 is outside [0, 5000]): refused" {
+		t.Errorf("option MoveOverhead=-3 answered %q", l)
+	}
+	e.until(t, 5*time.Second, func(l string) bool { return l == "pong 2" })
+	start = time.Now()
+	e.send(t, "usermove h2e2")
+	if l := e.until(t, 5*time.Second, isMove); !strings.HasPrefix(l, "move ") {
+		t.Fatalf("level 0 1 0, time 60: %q", l)
+	}
+	if took := time.Since(start); took >= 600*time.Millisecond || took < 400*time.Millisecond {
+		t.Errorf("time 60: the move came after %v, want in [400ms, 600ms)", took)
+	}
+	want := uci.Limits{Time: [2]time.Duration{60 * time.Second, 400 * time.Millisecond}, Clocked: [2]bool{true, true}}
+	if got := s.limits(); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("time 60: searcher given %+v, want %+v", got, want)
 	}
 }
