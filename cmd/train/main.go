@@ -161,7 +161,11 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 		}
 		defer stop()
 	}
-	return trainer.Run(ctx, opts)
+	if err := trainer.Run(ctx, opts); err != nil {
+		return err
+	}
+	printSummary(out, *runDir, fs)
+	return nil
 }
 
 // serveDashboard serves the run's dashboard beside the training; stop

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -13,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
+	"github.com/tabula-zero/tabula/rundir"
+	"github.com/tabula-zero/tabula/trainer"
 )
 
 func TestTrainOneGeneration(t *testing.T) {
@@ -38,6 +43,29 @@ func TestTrainOneGeneration(t *testing.T) {
 	if !strings.Contains(out.String(), "generation 1: vs random") || strings.Count(out.String(), "evaluation at ") != 2 {
 		t.Fatalf("output:\n%s", out.String())
 	}
+	// The run ends with a summary: the best network, its last evaluation
+	// (as the metrics hold it) and the command that resumes the run.
+	best, err := rundir.Dir(run).Pointer(rundir.Best)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := checkpoints.Identify(best)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := lastEvaluation(t, run)
+	resume := "resume: go run ./cmd/train -run " + run + " -max-generations 1\n"
+	for _, want := range []string{
+		fmt.Sprintf("best network: %s (generation %d)\n", best, id.Generation),
+		fmt.Sprintf("last evaluation, of generation %d at ", eval.Best),
+		fmt.Sprintf("\n  vs random +%d =%d -%d ", eval.Matches[0].Wins, eval.Matches[0].Draws, eval.Matches[0].Losses),
+		resume,
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out.String())
+		}
+	}
+	resumeArgs := strings.Fields(strings.TrimPrefix(resume, "resume: go run ./cmd/train"))
 	for _, f := range []string{"latest", "best", "metrics.jsonl", "config.yaml", "plots/loss.png", "plots/strength.png"} {
 		if _, err := os.Stat(filepath.Join(run, f)); err != nil {
 			t.Errorf("missing %s", f)
@@ -79,6 +107,37 @@ func TestTrainOneGeneration(t *testing.T) {
 	if err := run2(&out, "-run", run, "-set", "seed=9", "-max-generations", "1"); err == nil || !strings.Contains(err.Error(), "accept-config-change") {
 		t.Fatalf("-set on a run without -accept-config-change: %v", err)
 	}
+	// The summary's command resumes the run: a third generation.
+	if err := run2(&out, resumeArgs...); err != nil {
+		t.Fatalf("%q: %v", resumeArgs, err)
+	}
+	latest, _ := rundir.Dir(run).Pointer(rundir.Latest)
+	if id, err := checkpoints.Identify(latest); err != nil || id.Generation != 3 {
+		t.Fatalf("after the summary's command: %+v %v", id, err)
+	}
+}
+
+// lastEvaluation reads the run's last evaluation line.
+func lastEvaluation(t *testing.T, run string) trainer.Metric {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(run, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last trainer.Metric
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m trainer.Metric
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		if m.Kind == "evaluation" {
+			last = m
+		}
+	}
+	if len(last.Matches) == 0 {
+		t.Fatal("no evaluation in the metrics")
+	}
+	return last
 }
 
 func run2(out *bytes.Buffer, args ...string) error { return run(context.Background(), args, out) }

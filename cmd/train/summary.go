@@ -1,0 +1,56 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/tabula-zero/tabula/trainer"
+)
+
+// printSummary ends an invocation that stopped cleanly (a limit, Ctrl-C
+// or the end) with where the run stands: the best network, its last
+// evaluation and the command that resumes it. A summary that cannot be
+// read is said so; the training is saved either way.
+func printSummary(out io.Writer, run string, fs *flag.FlagSet) {
+	s, err := trainer.Summarize(run)
+	if err != nil {
+		fmt.Fprintf(out, "no summary of the run: %v\n", err)
+		return
+	}
+	fmt.Fprintf(out, "%sresume: %s\n", s.Text(), resumeCommand(run, fs))
+}
+
+// configFlags choose the config; a resumed run has its frozen copy,
+// which holds their effect.
+var configFlags = []string{"config", "game", "set", "accept-config-change", "run"}
+
+// resumeCommand is the command that resumes the run: -run and the flags
+// given this time, but those that chose the config.
+func resumeCommand(run string, fs *flag.FlagSet) string {
+	args := []string{"go", "run", "./cmd/train", "-run", shellQuote(run)}
+	fs.Visit(func(f *flag.Flag) {
+		if slices.Contains(configFlags, f.Name) {
+			return
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			args = append(args, "-"+f.Name+"="+f.Value.String())
+			return
+		}
+		args = append(args, "-"+f.Name, shellQuote(f.Value.String()))
+	})
+	return strings.Join(args, " ")
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=,@+%-]+$`)
+
+// shellQuote quotes s for a POSIX shell where it needs quoting.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
