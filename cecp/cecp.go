@@ -98,6 +98,11 @@ func New(in io.Reader, out io.Writer, s uci.Searcher, name string) (*Engine, err
 		return nil, fmt.Errorf("cecp: %w", err)
 	}
 	e := &Engine{in: in, out: bufio.NewWriter(out), searcher: s, name: name, game: g, post: true, overhead: uci.DefaultMoveOverhead}
+	if gs, ok := s.(uci.GameSetter); ok {
+		if err := gs.SetGame(g.Name); err != nil {
+			return nil, fmt.Errorf("cecp: %w", err)
+		}
+	}
 	if err := e.newGame(); err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tabula-zero/tabula/engine"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all"
+	"github.com/tabula-zero/tabula/internal/testnet"
 	"github.com/tabula-zero/tabula/uci"
 )
 
@@ -323,5 +324,21 @@ func TestTimeLimitsKept(t *testing.T) {
 	want := uci.Limits{Time: [2]time.Duration{60 * time.Second, 400 * time.Millisecond}, Clocked: [2]bool{true, true}}
 	if got := s.limits(); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("time 60: searcher given %+v, want %+v", got, want)
+	}
+}
+
+// option Network loads the network at once: a file that is none, or a
+// network of another game than Xiangqi, is reported then.
+func TestNetworkOptionChecked(t *testing.T) {
+	e := ours(t)
+	e.send(t, "xboard", "protover 2")
+	e.until(t, 5*time.Second, func(l string) bool { return l == "feature done=1" })
+	c4 := testnet.Checkpoint(t, t.TempDir(), "connect4", 1)
+	xq := testnet.Checkpoint(t, t.TempDir(), "xiangqi", 1)
+	e.send(t, "option Network=/no/such/file", "option Network="+c4, "option Network="+xq, "ping 1")
+	for _, want := range []string{"Error (option Network: stat /no/such/file: ", "Error (option Network: " + c4 + " is a connect4 network and the variant is xiangqi", "pong 1"} {
+		if l := e.until(t, 10*time.Second, func(string) bool { return true }); !strings.HasPrefix(l, want) {
+			t.Errorf("got %q, want %q...", l, want)
+		}
 	}
 }

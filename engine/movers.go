@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net/infer"
@@ -50,8 +51,11 @@ import (
 // the blend always has the scores of some completed depth.
 //
 // mcts and abzero need Network: a checkpoint file, or a run directory
-// (its best checkpoint), for the current variant. The tree is kept from
-// move to move within a game (ucinewgame clears it).
+// (its best checkpoint), for the current variant. The network is loaded
+// when the option is set, so that a bad file is reported then rather than
+// at the first go; a network of another game than the variant is reported
+// too, but kept, since GUIs may send the variant after the network. The
+// tree is kept from move to move within a game (ucinewgame clears it).
 
 // Mover option names and values.
 const (
@@ -90,12 +94,15 @@ type moverState struct {
 	weight  float64
 	prior   bool // ABZeroPolicy prior
 
-	// The network's evaluator and the movers built on it, for the network
-	// file and game in evalKey; nil until needed.
-	evalKey string
-	eval    *mcts.NetEvaluator
-	mc      *mcts.Mover
-	abz     *abzero.Mover
+	// game is the variant the engine plays (SetGame), "" until told.
+	game string
+
+	// The network's evaluator for its game evalGame, loaded when Network
+	// is set, and the movers built on it (nil until needed).
+	evalGame string
+	eval     *mcts.NetEvaluator
+	mc       *mcts.Mover
+	abz      *abzero.Mover
 }
 
 func newMoverState() moverState {
@@ -123,19 +130,16 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		m.mover = value
 	case optNetwork:
 		value = strings.TrimSpace(value)
-		if value != "" {
-			st, err := os.Stat(value)
-			if err != nil {
-				return true, fmt.Errorf("option %s: %w", optNetwork, err)
-			}
-			// A device or pipe (/dev/zero, /dev/stdin) would be read
-			// without end when the network loads.
-			if !st.Mode().IsRegular() && !st.IsDir() {
-				return true, fmt.Errorf("option %s: %s is not a file or directory", optNetwork, value)
-			}
+		if value == "" {
+			m.network, m.evalGame, m.eval, m.mc, m.abz = "", "", nil, nil, nil
+			return true, nil
 		}
-		m.network = value
-		m.evalKey, m.eval, m.mc, m.abz = "", nil, nil, nil
+		ev, g, err := loadNetwork(value)
+		if err != nil {
+			return true, fmt.Errorf("option %s: %w", optNetwork, err)
+		}
+		m.network, m.evalGame, m.eval, m.mc, m.abz = value, g, ev, nil, nil
+		return true, m.checkNetworkGame()
 	case optSimulations:
 		m.sims, _ = strconv.Atoi(value)
 	case optABZeroWeight:
@@ -152,29 +156,66 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 	return true, nil
 }
 
-// evaluator returns the network's evaluator for p's game, loading the
-// network when the file or the game changed (which drops the movers).
+// loadNetwork loads the checkpoint file or run directory path and returns
+// its evaluator and game.
+func loadNetwork(path string) (*mcts.NetEvaluator, string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	// A device or pipe (/dev/zero, /dev/stdin) would be read without end.
+	if !st.Mode().IsRegular() && !st.IsDir() {
+		return nil, "", fmt.Errorf("%s is not a file or directory", path)
+	}
+	file, err := rundir.ResolveCheckpoint(path)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := checkpoints.Load(file)
+	if err != nil {
+		return nil, "", err
+	}
+	spec := c.Params.Spec
+	g, err := game.Lookup(spec.Game)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s is a network of a game this engine does not play: %w", file, err)
+	}
+	// The game with the encoder the network was made with, so that
+	// networks of any of its encodings play.
+	if g, err = g.WithEncoder(spec.EncoderVersion); err != nil {
+		return nil, "", fmt.Errorf("%s: %w", file, err)
+	}
+	n, err := infer.New(c.Params, 1)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", file, err)
+	}
+	return mcts.NewNetEvaluator(n, g.Encoder), g.Name, nil
+}
+
+// checkNetworkGame reports a network of another game than the variant.
+func (m *moverState) checkNetworkGame() error {
+	if m.network == "" || m.game == "" || m.evalGame == m.game {
+		return nil
+	}
+	return fmt.Errorf("option %s: %s is a %s network and the variant is %s: mcts and abzero refuse it until the variant is %s",
+		optNetwork, m.network, m.evalGame, m.game, m.evalGame)
+}
+
+// SetGame records the variant the engine plays (uci.GameSetter) and
+// reports a network of another game.
+func (s *Searcher) SetGame(name string) error {
+	s.game = name
+	return s.checkNetworkGame()
+}
+
+// evaluator returns the network's evaluator, which must be for p's game.
 func (m *moverState) evaluator(p game.Position) (*mcts.NetEvaluator, error) {
 	if m.network == "" {
 		return nil, fmt.Errorf("mover %s needs the %s option (a checkpoint file or run directory)", m.mover, optNetwork)
 	}
-	key := m.network + "\x00" + p.Game()
-	if m.eval != nil && m.evalKey == key {
-		return m.eval, nil
+	if m.evalGame != p.Game() {
+		return nil, fmt.Errorf("option %s: %s is a %s network, not %s", optNetwork, m.network, m.evalGame, p.Game())
 	}
-	g, err := game.Lookup(p.Game())
-	if err != nil {
-		return nil, err
-	}
-	c, _, g, err := rundir.LoadPlayable(m.network, g)
-	if err != nil {
-		return nil, err
-	}
-	n, err := infer.New(c.Params, 1)
-	if err != nil {
-		return nil, err
-	}
-	m.eval, m.evalKey, m.mc, m.abz = mcts.NewNetEvaluator(n, g.Encoder), key, nil, nil
 	return m.eval, nil
 }
 

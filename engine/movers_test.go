@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +161,19 @@ func TestMoverOptionErrors(t *testing.T) {
 			t.Errorf("ABZeroWeight %q: no error", w)
 		}
 	}
+	// A file or directory that holds no network is refused when set.
+	junk := filepath.Join(t.TempDir(), "junk.ckpt")
+	if err := os.WriteFile(junk, []byte("not a network"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{junk, t.TempDir(), "/dev/null"} {
+		if err := s.SetSearchOption(optNetwork, bad); err == nil || !strings.Contains(err.Error(), "option Network: ") {
+			t.Errorf("Network %s: %v", bad, err)
+		}
+	}
+	if s.network != "" {
+		t.Errorf("a refused network was kept: %q", s.network)
+	}
 	// A network for another game is refused at the search.
 	if err := s.SetSearchOption(optNetwork, tinyNetwork(t)); err != nil {
 		t.Fatal(err)
@@ -201,4 +216,53 @@ func TestABZeroUsesTheGamesOptions(t *testing.T) {
 	if got := s.abz.Config().AlphaBeta; got != want {
 		t.Errorf("abzero alpha-beta options %+v, want %+v", got, want)
 	}
+}
+
+// Network is loaded when set: over UCI a bad file is reported at once,
+// and a network of another game than the variant too (it is kept: a GUI
+// may send the variant after it), and again at a switch to another game.
+func TestNetworkCheckedWhenSet(t *testing.T) {
+	xq, c4 := tinyNetwork(t), testnet.Checkpoint(t, t.TempDir(), "connect4", 1)
+	junk := filepath.Join(t.TempDir(), "junk.ckpt")
+	if err := os.WriteFile(junk, []byte("not a network"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startSession(t)
+	set := func(name, value string) string { return "setoption name " + name + " value " + value }
+	reply := func(cmds ...string) []string {
+		t.Helper()
+		s.send(t, append(cmds, "isready")...)
+		out := s.until(t, "readyok")
+		return out[:len(out)-1]
+	}
+	for _, c := range []struct {
+		cmds []string
+		want string // the start of the one reply line; "" for none
+	}{
+		{[]string{set("Network", junk)}, "info string error: option Network: checkpoints: "},
+		{[]string{set("Network", "/no/such/run")}, "info string error: option Network: stat /no/such/run: "},
+		{[]string{set("Network", xq)}, ""},
+		{[]string{set("Network", c4)}, "info string error: option Network: " + c4 + " is a connect4 network and the variant is xiangqi"},
+		{[]string{set("UCI_Variant", "connect4")}, ""},
+		{[]string{set("UCI_Variant", "lion")}, "info string error: setoption UCI_Variant: lion is set, but option Network: " + c4 + " is a connect4 network"},
+		{[]string{set("UCI_Variant", "connect4"), set("Network", "<empty>"), set("UCI_Variant", "lion")}, ""},
+	} {
+		out := reply(c.cmds...)
+		if c.want == "" && len(out) > 0 || c.want != "" && (len(out) != 1 || !strings.HasPrefix(out[0], c.want)) {
+			t.Errorf("%q answered %q, want %q", c.cmds, out, c.want)
+		}
+	}
+	// The connect4 network kept in a mismatch plays once the variant fits.
+	out := reply(set("Network", c4), set("Mover", "mcts"), set("UCI_Variant", "connect4"), "position startpos moves 4 4")
+	if len(out) != 1 || !strings.HasPrefix(out[0], "info string error: option Network: ") {
+		t.Fatalf("setting a connect4 network in lion: %q", out)
+	}
+	s.send(t, "go nodes 20")
+	out = s.until(t, "bestmove")
+	g, _ := game.Lookup("connect4")
+	p, _ := g.New(nil)
+	if err := game.Play(p, "4", "4", strings.Fields(out[len(out)-1])[1]); err != nil || strings.Contains(strings.Join(out, "\n"), "error") {
+		t.Errorf("go nodes 20 with the connect4 network: %v\n%s", err, strings.Join(out, "\n"))
+	}
+	s.send(t, "quit")
 }

@@ -152,6 +152,11 @@ func (e *Engine) setVariant(name string) error {
 		return fmt.Errorf("setoption %s: %w", variantOption, err)
 	}
 	e.game, e.opts, e.pos, e.banned = g, resolved, pos, nil
+	if gs, ok := e.searcher.(GameSetter); ok {
+		if err := gs.SetGame(g.Name); err != nil {
+			return fmt.Errorf("setoption %s: %s is set, but %w", variantOption, g.Name, err)
+		}
+	}
 	return nil
 }
 

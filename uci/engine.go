@@ -147,6 +147,11 @@ func NewEngine(in io.Reader, out io.Writer, opts ...EngineOption) (*Engine, erro
 	if err != nil {
 		return nil, fmt.Errorf("uci: %w", err)
 	}
+	if gs, ok := cfg.searcher.(GameSetter); ok {
+		if err := gs.SetGame(g.Name); err != nil {
+			return nil, fmt.Errorf("uci: %w", err)
+		}
+	}
 	return &Engine{
 		in:             in,
 		out:            &output{w: bufio.NewWriter(out)},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -885,5 +886,35 @@ func TestMoveTimeIsKept(t *testing.T) {
 	l.send(t, "quit\n")
 	if err := l.result(t); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// gameSearcher is a fakeSearcher that is told the game (GameSetter) and
+// finds its options unfit for tally.
+type gameSearcher struct {
+	fakeSearcher
+	games []string
+}
+
+func (s *gameSearcher) SetGame(name string) error {
+	s.games = append(s.games, name)
+	if name == "tally" {
+		return errors.New("my network is not for tally")
+	}
+	return nil
+}
+
+// The searcher is told the game at the start and at each variant switch;
+// what it finds unfit is reported, and the switch stands.
+func TestGameSetter(t *testing.T) {
+	s := &gameSearcher{}
+	check(t, [][2]string{{"setoption name UCI_Variant value tally\nd\nsetoption name UCI_Variant value count\n",
+		errLine("setoption UCI_Variant: tally is set, but my network is not for tally") + dump("tally", "Goal=5", "0 w", "ongoing")}},
+		WithSearcher(s))
+	if want := []string{"count", "tally", "count"}; !slices.Equal(s.games, want) {
+		t.Errorf("SetGame calls %q, want %q", s.games, want)
+	}
+	if _, err := NewEngine(strings.NewReader(""), io.Discard, WithVariant("tally"), WithSearcher(&gameSearcher{})); err == nil || err.Error() != "uci: my network is not for tally" {
+		t.Errorf("NewEngine with an unfit searcher: %v", err)
 	}
 }

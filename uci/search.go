@@ -54,6 +54,16 @@ func isStringOption(s Searcher, name string) bool {
 	return false
 }
 
+// GameSetter is implemented by searchers with options that hold for one
+// game only (a network is made for one game). The engine names the game
+// when it is created and at every variant switch, so that such options
+// are checked when they are set rather than at the first go. An error
+// says the options do not fit the game: it is reported, and the switch
+// stands.
+type GameSetter interface {
+	SetGame(name string) error
+}
+
 // NewGamer is implemented by searchers that keep state between moves (a
 // transposition table); `ucinewgame` clears it.
 type NewGamer interface {
