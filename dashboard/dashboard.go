@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,14 +55,27 @@ type Server struct {
 	progress *progress.Tracker
 	live     LiveGames
 	log      *slog.Logger
+	// hide are the run directory's absolute forms, which error answers
+	// show as RUN.
+	hide []string
 }
 
-// New returns a server of run; prog and live may be nil.
+// New returns a server of run; prog and live may be nil, log nil logs
+// to slog's default logger (failed requests' details among others).
 func New(run string, prog *progress.Tracker, live LiveGames, log *slog.Logger) *Server {
 	if log == nil {
-		log = slog.New(slog.DiscardHandler)
+		log = slog.Default()
 	}
-	return &Server{run: rundir.Dir(run), progress: prog, live: live, log: log}
+	s := &Server{run: rundir.Dir(run), progress: prog, live: live, log: log}
+	if abs, err := filepath.Abs(run); err == nil {
+		s.hide = append(s.hide, abs)
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			s.hide = append(s.hide, real)
+		}
+	}
+	// Longest first, so that a path inside another is replaced whole.
+	slices.SortFunc(s.hide, func(a, b string) int { return len(b) - len(a) })
+	return s
 }
 
 // Handler routes the page, its assets and the API.
@@ -110,8 +124,22 @@ func (s *Server) writeJSON(w http.ResponseWriter, v any) {
 	}
 }
 
+// fail answers a failed request. The page gets the reason with the run
+// directory written RUN (where the server keeps its files is not the
+// browser's business), or for a server error only that it happened; the
+// log gets the whole error.
 func (s *Server) fail(w http.ResponseWriter, code int, err error) {
-	http.Error(w, err.Error(), code)
+	msg := err.Error()
+	if code >= http.StatusInternalServerError {
+		s.log.Warn("dashboard: request failed", "status", code, "err", err)
+		msg = "internal server error (the dashboard's log has the details)"
+	} else {
+		s.log.Debug("dashboard: request refused", "status", code, "err", err)
+		for _, p := range s.hide {
+			msg = strings.ReplaceAll(msg, p, "RUN")
+		}
+	}
+	http.Error(w, msg, code)
 }
 
 // metrics reads the run's metrics lines (a cut-off last line is skipped).
@@ -171,7 +199,7 @@ type Status struct {
 func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 	cfg, err := s.run.FrozenConfig()
 	if err != nil {
-		s.fail(w, http.StatusNotFound, fmt.Errorf("no run at %s: %w", s.run, err))
+		s.fail(w, http.StatusNotFound, fmt.Errorf("no run to show: %w", err))
 		return
 	}
 	ms, err := s.metrics()

@@ -2,11 +2,15 @@ package dashboard
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -192,5 +196,47 @@ func TestLiveEvents(t *testing.T) {
 	live.add("4")
 	if rep := next(); len(rep.Moves) != 2 || rep.Boards[2].Cells[4*7+3] != "O" {
 		t.Fatalf("after a move: %+v", rep.Boards[len(rep.Boards)-1])
+	}
+}
+
+// Error answers name the run's files relative to it (RUN/...) and keep
+// server errors' details in the log: no absolute path of the server's
+// reaches the browser.
+func TestErrorsHidePaths(t *testing.T) {
+	run := t.TempDir()
+	if err := os.WriteFile(filepath.Join(run, "config.yaml"), configstest.TinyConnectFour(t).MarshalSealed(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A directory where the metrics file belongs: reading it fails.
+	if err := os.Mkdir(filepath.Join(run, "metrics.jsonl"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	srv := httptest.NewServer(New(run, nil, nil, slog.New(slog.NewTextHandler(&logged, nil))).Handler())
+	defer srv.Close()
+	body := func(path string, code int) string {
+		t.Helper()
+		r := get(t, srv, path, nil)
+		b, _ := io.ReadAll(r.Body)
+		if r.StatusCode != code {
+			t.Errorf("%s: %d %s, want %d", path, r.StatusCode, b, code)
+		}
+		if strings.Contains(string(b), run) {
+			t.Errorf("%s: the answer shows the run directory: %s", path, b)
+		}
+		return string(b)
+	}
+	if b := body("/api/game?source=arena/missing.jsonl&index=0", http.StatusNotFound); !strings.Contains(b, "RUN/arena/missing.jsonl") {
+		t.Errorf("a missing game file: %q", b)
+	}
+	if b := body("/api/matches", http.StatusInternalServerError); !strings.Contains(b, "internal server error") {
+		t.Errorf("an unreadable metrics file: %q", b)
+	}
+	if !strings.Contains(logged.String(), filepath.Join(run, "metrics.jsonl")) {
+		t.Errorf("the log lacks the failure's detail:\n%s", logged.String())
+	}
+	os.Remove(filepath.Join(run, "config.yaml"))
+	if b := body("/api/status", http.StatusNotFound); !strings.Contains(b, "RUN/config.yaml") {
+		t.Errorf("a run without its config: %q", b)
 	}
 }
