@@ -593,3 +593,43 @@ func TestDisplayDiagram(t *testing.T) {
 	}
 	s.end(t)
 }
+
+// TestMoveTimeKept: under a fixed time per move every mover's bestmove
+// arrives before the budget (a GUI's hard limit), in UCI and UCCI, and
+// the time is used: not before the budget less MoveOverhead.
+func TestMoveTimeKept(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timed searches")
+	}
+	network := tinyNetwork(t)
+	const budget = time.Second
+	for _, mover := range []string{moverAB, moverMCTS, moverABZero} {
+		for _, ucci := range []bool{false, true} {
+			s := startSession(t)
+			set := func(name, value string) string { return "setoption name " + name + " value " + value }
+			move := "h3e3"
+			if ucci {
+				s.send(t, "ucci")
+				s.until(t, "ucciok")
+				set = func(name, value string) string { return "setoption " + name + " " + value }
+				move = "h2e2"
+			}
+			s.send(t, set("Hash", "1"), set("Network", network), set("Mover", mover), "position startpos moves "+move, "isready")
+			if out := s.until(t, "readyok"); len(out) != 1 {
+				t.Fatalf("%s ucci=%v: %q", mover, ucci, out)
+			}
+			start := time.Now()
+			s.send(t, "go movetime 1000")
+			out := s.until(t, "bestmove", "nobestmove")
+			took := time.Since(start)
+			if !strings.HasPrefix(out[len(out)-1], "bestmove ") || strings.Contains(out[len(out)-1], "(none)") {
+				t.Errorf("%s ucci=%v: %q", mover, ucci, out)
+			}
+			t.Logf("%s ucci=%v: bestmove after %v", mover, ucci, took)
+			if took >= budget || took < budget-uci.DefaultMoveOverhead {
+				t.Errorf("%s ucci=%v: go movetime 1000 answered after %v, want in [%v, %v)", mover, ucci, took, budget-uci.DefaultMoveOverhead, budget)
+			}
+			s.send(t, "quit")
+		}
+	}
+}
