@@ -240,6 +240,9 @@ func TestUCCINoBestMove(t *testing.T) {
 		{[]string{"position startpos", "go ponder depth 3"}, "info message error: go ponder: pondering is not supported"},
 		{[]string{"go wtime 100"}, `info message error: go: unknown parameter "wtime"`},
 		{[]string{"setoption Mover mcts", "go depth 2"}, "info message error: search: mover mcts needs the Network option"},
+		// A rejected position leaves none: no move for the one before.
+		{[]string{"setoption Mover ab", "position startpos moves h2e2", "position startpos moves h3e3", "go depth 2"},
+			`info message error: go: no position (the last one was rejected: position: move 1 ("h3e3"): `},
 	} {
 		s.send(t, c.cmds...)
 		out := s.until(t, "nobestmove", "bestmove")
