@@ -1,7 +1,9 @@
 // Command scalecheck reads a run that remote workers fed (docs/repro/scale.sh)
 // and the workers' metrics files, and prints issue 19's figures: what
-// each worker finished against what the trainer took in (nothing lost),
-// (worker, game) pairs found in more than one shard (nothing twice),
+// each worker finished against what the trainer took in (nothing lost;
+// a restarted worker's processes summed), games found in more than one
+// shard (nothing twice; a game is its worker, its process's game seed
+// and its id, since ids start again in each process),
 // shards and samples per second absorbed, the publish latency, and the
 // trainer's time spent taking shards in.
 //
@@ -13,6 +15,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,7 +33,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: scalecheck -run RUN WORKER_METRICS.jsonl...")
 		os.Exit(2)
 	}
-	if err := check(*run, flag.Args()); err != nil {
+	if _, err := check(os.Stdout, *run, flag.Args()); err != nil {
 		fmt.Fprintln(os.Stderr, "scalecheck:", err)
 		os.Exit(1)
 	}
@@ -54,79 +57,127 @@ func percentile(xs []float64, p float64) float64 {
 	return xs[min(len(xs)-1, int(p*float64(len(xs))))]
 }
 
-func check(run string, workerFiles []string) error {
-	dir := rundir.Dir(run)
-	shards, err := filepath.Glob(filepath.Join(dir.Replay(), "*"+data.Ext))
-	if err != nil {
-		return err
-	}
-	type key struct {
-		worker string
-		game   uint64
-	}
-	inShards := map[key]map[string]bool{}
+// findings are the checks' counts: games found in more than one shard
+// (of all games) and workers whose finished samples differ from those
+// taken in.
+type findings struct {
+	twice, games, lost int
+}
+
+// gameKey names a game across worker restarts: a worker's game ids start
+// again in each process, whose games have their own seed (the shard
+// header's game_seed, selfplay.GameSeed).
+type gameKey struct {
+	worker string
+	seed   uint64
+	game   uint64
+}
+
+// shardGames reads the run's shards: the shards each game has samples
+// in, and the samples per worker.
+func shardGames(shards []string) (map[gameKey]map[string]bool, map[string]int64, error) {
+	inShards := map[gameKey]map[string]bool{}
 	samples := map[string]int64{}
 	for _, s := range shards {
 		h, smp, err := data.Read(s)
 		if err != nil {
-			return fmt.Errorf("%s: %w", s, err)
+			return nil, nil, fmt.Errorf("%s: %w", s, err)
 		}
 		samples[h.Worker] += int64(len(smp))
 		for _, x := range smp {
-			k := key{h.Worker, x.GameID}
+			k := gameKey{h.Worker, h.GameSeed, x.GameID}
 			if inShards[k] == nil {
 				inShards[k] = map[string]bool{}
 			}
 			inShards[k][filepath.Base(s)] = true
 		}
 	}
-	twice := 0
+	return inShards, samples, nil
+}
+
+// workerTotals reads a worker's metrics file: the games and samples it
+// finished, summed over its processes (each counts from zero: the last
+// line of each is its total), its longest process's playing time, and the
+// publish lines' figures.
+func workerTotals(path string) (games, samples int64, span float64, publish, age []float64, err error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return 0, 0, 0, nil, nil, err
+	}
+	defer fh.Close()
+	var final workerLine
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var l workerLine
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		// A process began at Time - Elapsed: one that began after the
+		// previous line was written is a restart, whose counts start again.
+		began := l.Time.Add(-time.Duration(l.Elapsed * float64(time.Second)))
+		switch {
+		case l.Kind == "publish":
+			publish, age = append(publish, l.PublishMillis), append(age, l.AgeMillis)
+		case l.Kind != "":
+		case !final.Time.IsZero() && (l.Elapsed < final.Elapsed || began.After(final.Time)):
+			games, samples = games+final.Games, samples+final.Samples
+			span = max(span, final.Elapsed)
+			final = l
+		default:
+			final = l
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return 0, 0, 0, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return games + final.Games, samples + final.Samples, max(span, final.Elapsed), publish, age, nil
+}
+
+func check(out io.Writer, run string, workerFiles []string) (findings, error) {
+	var f findings
+	dir := rundir.Dir(run)
+	shards, err := filepath.Glob(filepath.Join(dir.Replay(), "*"+data.Ext))
+	if err != nil {
+		return f, err
+	}
+	inShards, samples, err := shardGames(shards)
+	if err != nil {
+		return f, err
+	}
+	f.games = len(inShards)
 	for _, files := range inShards {
 		if len(files) > 1 {
-			twice++
+			f.twice++
 		}
 	}
 	var publish, age []float64
-	lost, span := 0, 0.0
-	fmt.Printf("| worker | games finished | samples finished | samples taken in |\n|---|---|---|---|\n")
-	for _, f := range workerFiles {
-		fh, err := os.Open(f)
+	span := 0.0
+	fmt.Fprintf(out, "| worker | games finished | samples finished | samples taken in |\n|---|---|---|---|\n")
+	for _, path := range workerFiles {
+		games, finished, s, p, a, err := workerTotals(path)
 		if err != nil {
-			return err
+			return f, err
 		}
-		var final workerLine
-		sc := bufio.NewScanner(fh)
-		for sc.Scan() {
-			var l workerLine
-			if json.Unmarshal(sc.Bytes(), &l) != nil {
-				continue
-			}
-			if l.Kind == "publish" {
-				publish, age = append(publish, l.PublishMillis), append(age, l.AgeMillis)
-			} else if l.Samples > 0 {
-				final = l
-			}
-		}
-		fh.Close()
-		span = max(span, final.Elapsed)
-		name := workerName(f)
-		fmt.Printf("| %s | %d | %d | %d |\n", name, final.Games, final.Samples, samples[name])
-		if final.Samples != samples[name] {
-			lost++
+		publish, age, span = append(publish, p...), append(age, a...), max(span, s)
+		name := workerName(path)
+		fmt.Fprintf(out, "| %s | %d | %d | %d |\n", name, games, finished, samples[name])
+		if finished != samples[name] {
+			f.lost++
 		}
 	}
 	// The rates are over the workers' playing time.
-	fmt.Printf("\nshards %d, samples %d over %.0f s: %.2f shards/s, %.0f samples/s absorbed\n",
+	fmt.Fprintf(out, "\nshards %d, samples %d over %.0f s: %.2f shards/s, %.0f samples/s absorbed\n",
 		len(shards), sum(samples), span, float64(len(shards))/span, float64(sum(samples))/span)
-	fmt.Printf("(worker, game) pairs in more than one shard: %d of %d; workers whose finished samples differ from those taken in: %d\n",
-		twice, len(inShards), lost)
-	fmt.Printf("publish round trip: median %.1f ms, p95 %.1f ms, max %.1f ms; shard age at the acknowledgement: median %.0f ms, p95 %.0f ms\n",
+	fmt.Fprintf(out, "(worker, game seed, game) in more than one shard: %d of %d; workers whose finished samples differ from those taken in: %d\n",
+		f.twice, f.games, f.lost)
+	fmt.Fprintf(out, "publish round trip: median %.1f ms, p95 %.1f ms, max %.1f ms; shard age at the acknowledgement: median %.0f ms, p95 %.0f ms\n",
 		percentile(publish, 0.5), percentile(publish, 0.95), percentile(publish, 1), percentile(age, 0.5), percentile(age, 0.95))
 	// The trainer's time spent taking shards in, from its last metrics line
 	// with workers.
 	mf, err := os.Open(dir.Metrics())
 	if err != nil {
-		return err
+		return f, err
 	}
 	defer mf.Close()
 	var t0, t1 time.Time
@@ -146,14 +197,17 @@ func check(run string, workerFiles []string) error {
 			ws = m.Workers
 		}
 	}
+	if err := sc.Err(); err != nil {
+		return f, fmt.Errorf("%s: %w", dir.Metrics(), err)
+	}
 	busy := 0.0
 	for _, w := range ws {
 		busy += w.IngestSeconds
 	}
 	if d := t1.Sub(t0).Seconds(); d > 0 {
-		fmt.Printf("trainer: %.1f s taking shards in over %.0f s of its run (to its last generation): %.2f%%\n", busy, d, 100*busy/d)
+		fmt.Fprintf(out, "trainer: %.1f s taking shards in over %.0f s of its run (to its last generation): %.2f%%\n", busy, d, 100*busy/d)
 	}
-	return nil
+	return f, nil
 }
 
 func sum(m map[string]int64) (n int64) {
