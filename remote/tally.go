@@ -10,10 +10,26 @@ import (
 	"github.com/tabula-zero/tabula/trainer"
 )
 
+// RateSpan is the least stretch of a worker's shard creation times its
+// samples/s is computed over: shards a worker spooled while the trainer
+// was away arrive within milliseconds, and their arrival times say
+// nothing of how fast it plays.
+const RateSpan = 30 * time.Second
+
 // Tally counts what each remote worker contributed (trainer.WorkerStats).
 type Tally struct {
 	mu sync.Mutex
-	ws map[string]*trainer.WorkerStat
+	ws map[string]*tallied
+}
+
+// tallied is a worker's stat with what its rate needs: the creation times
+// of its earliest and latest shards (the worker's own clock, so only
+// their difference counts), and the samples of the earliest, which were
+// played before the stretch began.
+type tallied struct {
+	trainer.WorkerStat
+	earliest, latest time.Time
+	earliestSamples  int
 }
 
 // Add records a shard taken in with the games it holds samples of and
@@ -22,13 +38,25 @@ func (t *Tally) Add(h data.Header, games int, busy time.Duration) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.ws == nil {
-		t.ws = map[string]*trainer.WorkerStat{}
+		t.ws = map[string]*tallied{}
 	}
 	now := time.Now().UTC()
+	created := h.Created
+	if created.IsZero() {
+		created = now // a header without a time: its arrival
+	}
 	w := t.ws[h.Worker]
 	if w == nil {
-		w = &trainer.WorkerStat{Name: h.Worker, First: now}
+		w = &tallied{WorkerStat: trainer.WorkerStat{Name: h.Worker, First: now}, earliest: created, latest: created, earliestSamples: h.Samples}
 		t.ws[h.Worker] = w
+	} else {
+		// Spooled shards may come in any order.
+		if created.Before(w.earliest) {
+			w.earliest, w.earliestSamples = created, h.Samples
+		}
+		if created.After(w.latest) {
+			w.latest = created
+		}
 	}
 	w.Shards++
 	w.Samples += h.Samples
@@ -37,13 +65,25 @@ func (t *Tally) Add(h data.Header, games int, busy time.Duration) {
 	w.LastSeen = now
 }
 
+// rate is the worker's samples/s between its earliest and latest shard's
+// creation, 0 while they are less than RateSpan apart.
+func (w *tallied) rate() float64 {
+	d := w.latest.Sub(w.earliest)
+	if d < RateSpan {
+		return 0
+	}
+	return float64(w.Samples-w.earliestSamples) / d.Seconds()
+}
+
 // Workers returns the workers by name.
 func (t *Tally) Workers() []trainer.WorkerStat {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	out := make([]trainer.WorkerStat, 0, len(t.ws))
 	for _, w := range t.ws {
-		out = append(out, *w)
+		s := w.WorkerStat
+		s.SamplesPerSec = w.rate()
+		out = append(out, s)
 	}
 	slices.SortFunc(out, func(a, b trainer.WorkerStat) int { return strings.Compare(a.Name, b.Name) })
 	return out

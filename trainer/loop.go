@@ -478,7 +478,11 @@ func workersText(ws []WorkerStat, now time.Time) string {
 	}
 	s := "; workers:"
 	for _, w := range ws {
-		s += fmt.Sprintf(" %s %d games %.0f samples/s (%s ago)", w.Name, w.Games, w.SamplesPerSec(), now.Sub(w.LastSeen).Round(time.Second))
+		rate := "- samples/s" // too few shards yet to say
+		if w.SamplesPerSec > 0 {
+			rate = fmt.Sprintf("%.0f samples/s", w.SamplesPerSec)
+		}
+		s += fmt.Sprintf(" %s %d games %s (%s ago)", w.Name, w.Games, rate, now.Sub(w.LastSeen).Round(time.Second))
 	}
 	return s
 }

@@ -75,14 +75,9 @@ type WorkerStat struct {
 	// IngestSeconds is the trainer's time spent taking in the worker's
 	// shards (decode, check, write, acknowledgement).
 	IngestSeconds float64 `json:"ingest_s"`
-}
-
-// SamplesPerSec is the worker's rate between its first and last shard.
-func (w WorkerStat) SamplesPerSec() float64 {
-	if d := w.LastSeen.Sub(w.First).Seconds(); d > 0 && w.Shards > 1 {
-		return float64(w.Samples) / d
-	}
-	return 0
+	// SamplesPerSec is the worker's rate by its shards' creation times;
+	// 0 (unknown) until they span long enough to say (remote.Tally).
+	SamplesPerSec float64 `json:"samples_per_s,omitempty"`
 }
 
 // WorkerStats reports the remote workers (remote.Tally).

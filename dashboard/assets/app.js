@@ -51,8 +51,9 @@ async function refreshStatus() {
   const body = $("workers").querySelector("tbody");
   body.replaceChildren(...workers.map((w) => {
     const tr = document.createElement("tr");
-    const secs = (Date.parse(w.last_seen) - Date.parse(w.first)) / 1000;
-    const rate = secs > 0 && w.shards > 1 ? (w.samples / secs).toFixed(0) : "-";
+    // The trainer's rate by the shards' creation times; absent until
+    // they span long enough to say.
+    const rate = w.samples_per_s > 0 ? w.samples_per_s.toFixed(0) : "-";
     for (const v of [w.name, rate, w.samples, w.games, new Date(w.last_seen).toLocaleTimeString()]) {
       const td = document.createElement("td");
       td.textContent = v;
