@@ -2,6 +2,7 @@ package natsrun
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -22,7 +25,10 @@ import (
 // Hub is one run's streams and buckets on a NATS server, from the
 // trainer's side (Create) or a worker's (Attach).
 type Hub struct {
-	run    string
+	run string
+	// from is a worker's account (anyWorker without one): the last token
+	// of the subject its shards go out on.
+	from   string
 	js     jetstream.JetStream
 	kv     jetstream.KeyValue
 	nets   jetstream.ObjectStore
@@ -30,6 +36,9 @@ type Hub struct {
 	// fetchBase is a network read's bound before its size is added
 	// (fetchRate); tests shorten it.
 	fetchBase time.Duration
+	// published is the highest generation the trainer's side published
+	// (-1: none yet): no honest shard comes from a later one.
+	published atomic.Int64
 }
 
 // Key-value keys.
@@ -53,10 +62,28 @@ func CheckRun(name string) error {
 	return nil
 }
 
+// Names are where a run lives on the server: its shard stream, the
+// subject its worker accounts' subjects start with, its key-value bucket
+// (config, best) and its network store.
+type Names struct {
+	Stream, Subject, Bucket, Networks string
+}
+
+// NamesOf returns run's names on the server.
+func NamesOf(run string) Names {
+	return Names{Stream: streamName(run), Subject: shardSubject(run), Bucket: bucketName(run), Networks: netsName(run)}
+}
+
 func streamName(run string) string   { return "TABULA_" + run + "_SHARDS" }
 func bucketName(run string) string   { return "tabula_" + run }
 func netsName(run string) string     { return "tabula_" + run + "_nets" }
 func shardSubject(run string) string { return "tabula." + run + ".shards" }
+
+// shardFrom returns the account on a shard's subject.
+func shardFrom(run, subject string) (string, bool) {
+	from, ok := strings.CutPrefix(subject, shardSubject(run)+".")
+	return from, ok && from != "" && !strings.Contains(from, ".")
+}
 
 // newHub checks the run's name and opens JetStream on nc.
 func newHub(nc *nats.Conn, run string) (*Hub, error) {
@@ -67,7 +94,9 @@ func newHub(nc *nats.Conn, run string) (*Hub, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsrun: %w", err)
 	}
-	return &Hub{run: run, js: js, fetchBase: fetchBase}, nil
+	h := &Hub{run: run, js: js, fetchBase: fetchBase, from: anyWorker}
+	h.published.Store(-1)
+	return h, nil
 }
 
 // Create makes (or opens) the run's stream and buckets: the trainer's side.
@@ -77,10 +106,7 @@ func Create(ctx context.Context, nc *nats.Conn, run string) (*Hub, error) {
 		return nil, err
 	}
 	js := h.js
-	if h.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
-		Name: streamName(run), Subjects: []string{shardSubject(run)}, Retention: jetstream.WorkQueuePolicy,
-		Storage: jetstream.FileStorage, Duplicates: dedupWindow,
-	}); err != nil {
+	if h.stream, err = js.CreateOrUpdateStream(ctx, h.streamConfig()); err != nil {
 		return nil, fmt.Errorf("natsrun: shard stream: %w", err)
 	}
 	if h.kv, err = js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucketName(run), Storage: jetstream.FileStorage}); err != nil {
@@ -92,11 +118,34 @@ func Create(ctx context.Context, nc *nats.Conn, run string) (*Hub, error) {
 	return h, nil
 }
 
-// Attach opens a run the trainer created: a worker's side.
-func Attach(ctx context.Context, nc *nats.Conn, run string) (*Hub, error) {
+// streamConfig is the shard stream's: a work queue with de-duplication.
+func (h *Hub) streamConfig() jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name: streamName(h.run), Subjects: []string{shardSubject(h.run) + ".*"}, Retention: jetstream.WorkQueuePolicy,
+		Storage: jetstream.FileStorage, Duplicates: dedupWindow,
+		// A worker that publishes without end fills this, not the disk.
+		MaxBytes: maxStreamBytes, Discard: jetstream.DiscardNew,
+	}
+}
+
+// maxStreamBytes bounds the shards waiting for the trainer: about 50,000
+// Connect Four shards, or a day of a few dozen workers with a trainer
+// away. Publishes beyond it fail and the shards wait in the spools.
+const maxStreamBytes = 2 << 30
+
+// Attach opens a run the trainer created: a worker's side. account is
+// the worker's account on the server ("" without one): its shards go out
+// under it.
+func Attach(ctx context.Context, nc *nats.Conn, run, account string) (*Hub, error) {
 	h, err := newHub(nc, run)
 	if err != nil {
 		return nil, err
+	}
+	if account != "" {
+		if err := CheckAccount(account); err != nil {
+			return nil, err
+		}
+		h.from = account
 	}
 	js := h.js
 	if h.kv, err = js.KeyValue(ctx, bucketName(run)); err != nil {
@@ -152,7 +201,12 @@ func (h *Hub) PublishNetwork(ctx context.Context, name string, generation int, c
 	if _, err := h.kv.Put(ctx, keyBest, b); err != nil {
 		return fmt.Errorf("natsrun: publish best: %w", err)
 	}
-	return nil
+	for {
+		old := h.published.Load()
+		if int64(generation) <= old || h.published.CompareAndSwap(old, int64(generation)) {
+			return nil
+		}
+	}
 }
 
 // parseBest reads and checks a best entry.
@@ -273,34 +327,50 @@ func (h *Hub) WatchBest(ctx context.Context) (<-chan Best, error) {
 	return out, nil
 }
 
-// PublishShard sends a shard file's bytes, with its name as the message
-// id: a retried publish is stored once.
+// PublishShard sends a shard file's bytes on the worker's subject, with
+// its name as the message id: a retried publish is stored once. The
+// server answers "duplicate" also when another client sent that id
+// first (any client may set any id); the shard then goes again under an
+// id nobody can guess, and the trainer, which keeps a shard by the name
+// in its verified header, takes a true repeat once.
 func (h *Hub) PublishShard(ctx context.Context, name string, shard []byte) error {
-	if _, err := h.js.Publish(ctx, shardSubject(h.run), shard, jetstream.WithMsgID(h.run+"/"+name)); err != nil {
+	subject, id := shardSubject(h.run)+"."+h.from, h.run+"/"+h.from+"/"+name
+	ack, err := h.js.Publish(ctx, subject, shard, jetstream.WithMsgID(id))
+	if err == nil && ack.Duplicate {
+		_, err = h.js.Publish(ctx, subject, shard, jetstream.WithMsgID(id+"/"+rand.Text()))
+	}
+	if err != nil {
 		return fmt.Errorf("natsrun: publish shard %s: %w", name, err)
 	}
 	return nil
 }
 
 // Stored is a shard Ingest took in: where it was written, its header,
-// the games it holds samples of, and the time Ingest spent on it (decode,
-// check, write, acknowledgement).
+// the worker account it came from, the games it holds samples of, and
+// the time Ingest spent on it (decode, check, write, acknowledgement).
 type Stored struct {
 	Path   string
 	Header data.Header
+	From   string
 	Games  int
 	Busy   time.Duration
 }
 
-// ShardCheck judges a decoded shard (its game and encoder version).
-type ShardCheck func(data.Header) error
+// ShardCheck judges a decoded shard (its game and encoder version) and
+// the worker account it came from ("any" from a worker without one).
+type ShardCheck func(from string, h data.Header) error
 
 // Ingest takes shards from the stream into dir until ctx ends: each one is
-// decoded (its CRC checked), judged by check, written atomically under the
-// name its header gives, and acknowledged only then. A shard already in
-// dir is acknowledged without a write. A bad shard is reported to bad
-// and dropped from the stream; one that cannot be written (a full disk)
-// is reported and comes again later. got hears about every shard written.
+// decoded (its CRC checked), bound to the account on its subject (the
+// worker name in its header must be that account, or start with it and
+// '_'), held to the generations published (none from a later one),
+// judged by check, written atomically under the name its header gives,
+// and acknowledged only then. A shard already in dir is acknowledged
+// without a write. A bad shard is reported to bad and dropped from the
+// stream; one that cannot be written (a full disk) or that comes before
+// any network was published is reported and comes again later. got hears
+// about every shard written. A stream or consumer that disappears (a
+// server that lost its store) is made again, and said so.
 func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func(Stored), bad func(error)) error {
 	if h.stream == nil {
 		return errors.New("natsrun: Ingest needs the trainer's side (Create)")
@@ -308,25 +378,52 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("natsrun: %w", err)
 	}
-	cons, err := h.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable: "trainer", AckPolicy: jetstream.AckExplicitPolicy, AckWait: time.Minute,
-	})
-	if err != nil {
-		return fmt.Errorf("natsrun: shard consumer: %w", err)
-	}
+	var cons jetstream.Consumer
+	failing := time.Time{} // since when fetches fail
 	for ctx.Err() == nil {
+		if cons == nil {
+			var err error
+			if cons, err = h.consumer(ctx); err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				bad(err)
+				sleep(ctx, 2*time.Second)
+				continue
+			}
+		}
 		batch, err := cons.Fetch(16, jetstream.FetchMaxWait(time.Second))
-		if err != nil {
+		if err == nil {
+			err = batch.Error()
+		}
+		if err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
 			if ctx.Err() != nil {
 				break
 			}
-			// The server may be restarting: the client reconnects.
-			time.Sleep(200 * time.Millisecond)
+			if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) ||
+				errors.Is(err, jetstream.ErrConsumerDeleted) {
+				bad(fmt.Errorf("natsrun: the shard stream's consumer is gone (%w): making it again", err))
+				cons = nil
+			}
+			// The server may be restarting: the client reconnects. Say so
+			// when it lasts.
+			if failing.IsZero() {
+				failing = time.Now()
+			} else if time.Since(failing) > 30*time.Second {
+				bad(fmt.Errorf("natsrun: no shards taken in for %v: %w", time.Since(failing).Round(time.Second), err))
+				failing = time.Now()
+			}
+			sleep(ctx, 200*time.Millisecond)
+			continue
+		}
+		failing = time.Time{}
+		if batch == nil {
 			continue
 		}
 		for msg := range batch.Messages() {
 			t0 := time.Now()
-			path, hd, games, err := store(dir, msg.Data(), check)
+			from, _ := shardFrom(h.run, msg.Subject())
+			path, hd, games, err := store(dir, msg.Data(), from, int(h.published.Load()), check)
 			var rej *rejection
 			switch {
 			case errors.As(err, &rej):
@@ -334,7 +431,8 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 				_ = msg.TermWithReason(err.Error())
 				continue
 			case err != nil:
-				// Not the shard's fault (a full disk): it comes again.
+				// Not the shard's fault (a full disk, no network published
+				// yet): it comes again.
 				bad(err)
 				_ = msg.NakWithDelay(5 * time.Second)
 				continue
@@ -344,11 +442,34 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 				continue
 			}
 			if path != "" {
-				got(Stored{Path: path, Header: hd, Games: games, Busy: time.Since(t0)})
+				got(Stored{Path: path, Header: hd, From: from, Games: games, Busy: time.Since(t0)})
 			}
 		}
 	}
 	return nil
+}
+
+// consumer makes (or finds) the stream and the trainer's durable consumer.
+func (h *Hub) consumer(ctx context.Context) (jetstream.Consumer, error) {
+	if _, err := h.js.Stream(ctx, streamName(h.run)); errors.Is(err, jetstream.ErrStreamNotFound) {
+		if h.stream, err = h.js.CreateOrUpdateStream(ctx, h.streamConfig()); err != nil {
+			return nil, fmt.Errorf("natsrun: shard stream: %w", err)
+		}
+	}
+	cons, err := h.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
+		Durable: "trainer", AckPolicy: jetstream.AckExplicitPolicy, AckWait: time.Minute,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("natsrun: shard consumer: %w", err)
+	}
+	return cons, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
 }
 
 // rejection is a shard that can never be taken in.
@@ -357,19 +478,34 @@ type rejection struct{ err error }
 func (r *rejection) Error() string { return r.err.Error() }
 func (r *rejection) Unwrap() error { return r.err }
 
-// store decodes and checks a shard and writes it into dir; path is empty
-// when it was there already; games counts the games it holds samples
-// of. A bad shard is a *rejection.
-func store(dir string, shard []byte, check ShardCheck) (path string, hd data.Header, games int, err error) {
+// store decodes and checks a shard from the account from and writes it
+// into dir; path is empty when it was there already; games counts the
+// games it holds samples of. published is the highest generation
+// published (-1: none yet). A bad shard is a *rejection.
+func store(dir string, shard []byte, from string, published int, check ShardCheck) (path string, hd data.Header, games int, err error) {
 	hd, samples, err := data.Decode(shard)
 	if err != nil {
-		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard rejected: %w", err)}
+		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard from %q rejected: %w", from, err)}
 	}
 	if err := data.CheckWorker(hd.Worker); err != nil {
-		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard rejected: %w", err)}
+		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard from %q rejected: %w", from, err)}
 	}
-	if err := check(hd); err != nil {
-		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard %s rejected: %w", hd.Name(), err)}
+	if from == "" {
+		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard %s rejected: no worker account on its subject", hd.Name())}
+	}
+	// Under another worker's name a shard could take the place of that
+	// worker's own (the trainer keeps one shard of a name).
+	if from != anyWorker && hd.Worker != from && !strings.HasPrefix(hd.Worker, from+"_") {
+		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard %s rejected: worker account %q may send only shards of worker %q or %q_*", hd.Name(), from, from, from)}
+	}
+	if published < 0 {
+		return "", hd, 0, fmt.Errorf("natsrun: shard %s waits: no network published yet", hd.Name())
+	}
+	if hd.Generation > published {
+		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard %s rejected: generation %d, but the trainer published none after %d", hd.Name(), hd.Generation, published)}
+	}
+	if err := check(from, hd); err != nil {
+		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard %s from %q rejected: %w", hd.Name(), from, err)}
 	}
 	ids := map[uint64]bool{}
 	for _, s := range samples {

@@ -30,7 +30,7 @@ import (
 	_ "github.com/tabula-zero/tabula/game/all"
 )
 
-func connect4Only(h data.Header) error {
+func connect4Only(_ string, h data.Header) error {
 	g, _ := game.Lookup("connect4")
 	if h.Game != g.Name || h.EncoderVersion != g.Encoder.Version() {
 		return fmt.Errorf("shard of %s encoder %d, the run is %s encoder %d", h.Game, h.EncoderVersion, g.Name, g.Encoder.Version())
@@ -63,8 +63,12 @@ func TestServerConfigChecked(t *testing.T) {
 		cfg  ServerConfig
 		want string
 	}{
-		{ServerConfig{Addr: "0.0.0.0:0", StoreDir: dir}, "needs credentials"},
+		{ServerConfig{Addr: "0.0.0.0:0", StoreDir: dir}, "beyond loopback"},
 		{ServerConfig{Addr: "127.0.0.1:0", StoreDir: dir, User: "u"}, "needs a password"},
+		{ServerConfig{Addr: "127.0.0.1:0", StoreDir: dir, User: "u", Password: "p", Run: "c4"}, "worker accounts go together"},
+		{ServerConfig{Addr: "127.0.0.1:0", StoreDir: dir, Run: "c4", Workers: []Account{{"w", "p"}}}, "worker accounts go together"},
+		{ServerConfig{Addr: "127.0.0.1:0", StoreDir: dir, User: "u", Password: "p", Run: "c4", Workers: []Account{{"u", "p"}}}, "is the trainer's"},
+		{ServerConfig{Addr: "127.0.0.1:0", StoreDir: dir, User: "u", Password: "p", Run: "c4", Workers: []Account{{"a_b", "p"}}}, "letters or digits"},
 		{ServerConfig{Addr: "127.0.0.1", StoreDir: dir}, "listen address"},
 		{ServerConfig{Addr: "127.0.0.1:0"}, "store directory"},
 		{ServerConfig{Addr: "127.0.0.1:0", StoreDir: dir, TLSCert: "/nonexistent.pem", TLSKey: "/nonexistent.key"}, "TLS"},
@@ -89,10 +93,10 @@ func TestConfigAndNetworks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Attach(ctx, connect(t, url), "other"); err == nil || !strings.Contains(err.Error(), `no run "other"`) {
+	if _, err := Attach(ctx, connect(t, url), "other", ""); err == nil || !strings.Contains(err.Error(), `no run "other"`) {
 		t.Fatalf("attach to a missing run: %v", err)
 	}
-	worker, err := Attach(ctx, connect(t, url), "c4")
+	worker, err := Attach(ctx, connect(t, url), "c4", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +182,7 @@ func TestNetworkReadStalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	worker, err := Attach(ctx, connect(t, url), "c4")
+	worker, err := Attach(ctx, connect(t, url), "c4", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,18 +235,24 @@ func TestShardsExactlyOnce(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	store := t.TempDir()
-	cfg := ServerConfig{Addr: "127.0.0.1:0", StoreDir: store, User: "tabula", Password: "s3cret"}
+	cfg := ServerConfig{Addr: "127.0.0.1:0", StoreDir: store, User: "tabula", Password: "s3cret",
+		Run: "c4", Workers: []Account{{"w1", "pw1"}, {"w2", "pw2"}}}
 	s, err := StartServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	url := s.ClientURL()
 	auth := nats.UserInfo("tabula", "s3cret")
-	if _, err := nats.Connect(url, nats.UserInfo("tabula", "wrong")); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
-		t.Fatalf("wrong password: %v", err)
+	for _, wrong := range []nats.Option{nats.UserInfo("tabula", "wrong"), nats.UserInfo("w1", "pw2")} {
+		if _, err := nats.Connect(url, wrong); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization") {
+			t.Fatalf("wrong password: %v", err)
+		}
 	}
 	trainer, err := Create(ctx, connect(t, url, auth), "c4")
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trainer.PublishNetwork(ctx, "g000001-s000000100.ckpt", 1, []byte("network")); err != nil {
 		t.Fatal(err)
 	}
 	// Published before the trainer takes anything in.
@@ -286,7 +296,7 @@ func TestShardsExactlyOnce(t *testing.T) {
 			}
 			want = append(want, name)
 		}
-		hub, err := Attach(ctx, connect(t, url, auth, nats.MaxReconnects(-1)), "c4")
+		hub, err := Attach(ctx, connect(t, url, nats.UserInfo(w, "pw"+w[1:]), WorkerOption(w), nats.MaxReconnects(-1)), "c4", w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,7 +371,7 @@ func TestShardsExactlyOnce(t *testing.T) {
 		t.Errorf("%d shard files for %d shards", len(files), len(want))
 	}
 	slices.Sort(bad)
-	if !strings.Contains(bad[0]+bad[1], "xiangqi") || !strings.Contains(strings.Join(bad, " "), "shard rejected") {
+	if !strings.Contains(bad[0]+bad[1], "xiangqi") || !strings.Contains(strings.Join(bad, " "), "rejected: corrupt shard") {
 		t.Errorf("rejections: %q", bad)
 	}
 }
@@ -393,7 +403,7 @@ func writeSelfSigned(t *testing.T, dir string) (certFile, keyFile string) {
 }
 
 // With TLS a client that trusts the certificate connects and one that
-// does not is refused; a token file authenticates.
+// does not is refused; a token file reads.
 func TestTLSAndToken(t *testing.T) {
 	dir := t.TempDir()
 	cert, key := writeSelfSigned(t, dir)
@@ -403,13 +413,15 @@ func TestTLSAndToken(t *testing.T) {
 	if err != nil || creds.Token != "a-long-token" {
 		t.Fatalf("token file read as %+v, %v", creds, err)
 	}
-	s, err := StartServer(ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir(), Token: creds.Token, TLSCert: cert, TLSKey: key})
+	s, err := StartServer(ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir(), User: "trainer", Password: "tpw",
+		Run: "tls", Workers: []Account{{"box", "bpw"}}, TLSCert: cert, TLSKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Shutdown()
 	url := strings.Replace(s.ClientURL(), "nats://", "tls://", 1)
-	nc, err := Connect(url, "t", creds, cert)
+	creds = Credentials{User: "box", Password: "bpw"}
+	nc, err := Connect(url, "t", creds, cert, WorkerOption("box"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +432,7 @@ func TestTLSAndToken(t *testing.T) {
 	}
 	// The trainer's own client of its embedded server connects in-process.
 	ipURL, ipOpts := InProcess(s)
-	nc, err = Connect(ipURL, "trainer", creds, "", ipOpts...)
+	nc, err = Connect(ipURL, "trainer", Credentials{User: "trainer", Password: "tpw"}, "", ipOpts...)
 	if err != nil {
 		t.Fatalf("in-process client of a TLS server: %v", err)
 	}
@@ -428,9 +440,9 @@ func TestTLSAndToken(t *testing.T) {
 		t.Fatal(err)
 	}
 	nc.Close()
-	if nc, err := Connect(url, "t", Credentials{Token: "guess"}, cert); err == nil {
+	if nc, err := Connect(url, "t", Credentials{User: "box", Password: "guess"}, cert); err == nil {
 		nc.Close()
-		t.Fatal("a wrong token connected")
+		t.Fatal("a wrong password connected")
 	}
 	for content, want := range map[string]string{"": "empty", ":pw": "empty part", "user:": "empty part"} {
 		f := filepath.Join(dir, "c")

@@ -31,9 +31,14 @@ type ServerConfig struct {
 	// StoreDir holds JetStream's files (RUN/nats): streams survive a
 	// restart of the trainer.
 	StoreDir string
-	// Credentials: a user and password, or a token. A server listening
-	// beyond loopback must have one.
-	User, Password, Token string
+	// User and Password are the trainer's account, with every right; Run
+	// and Workers the run served and its worker accounts, each allowed
+	// WorkerPermissions only: workers never hold the trainer's
+	// credentials. A server listening beyond loopback must have them;
+	// without them the server is open to whoever reaches it.
+	User, Password string
+	Run            string
+	Workers        []Account
 	// TLSCert and TLSKey are PEM files; with them clients must use TLS.
 	TLSCert, TLSKey string
 	// MaxPayload bounds a message (default 8 MiB: a shard is well below).
@@ -43,9 +48,17 @@ type ServerConfig struct {
 // DefaultMaxPayload is the message bound of an embedded server.
 const DefaultMaxPayload = 8 << 20
 
+// Server is an embedded NATS server whose worker accounts can be changed
+// while it runs (SetWorkers).
+type Server struct {
+	*server.Server
+	opts *server.Options
+	c    ServerConfig
+}
+
 // StartServer starts an embedded NATS server with JetStream and waits
 // until it accepts connections.
-func StartServer(c ServerConfig) (*server.Server, error) {
+func StartServer(c ServerConfig) (*Server, error) {
 	host, portText, err := net.SplitHostPort(c.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("natsrun: listen address %q: %w", c.Addr, err)
@@ -57,11 +70,19 @@ func StartServer(c ServerConfig) (*server.Server, error) {
 	if port == 0 {
 		port = server.RANDOM_PORT
 	}
-	if !loopback(host) && c.Password == "" && c.Token == "" {
-		return nil, fmt.Errorf("natsrun: a server listening on %q (beyond loopback) needs credentials (a user and password, or a token)", host)
+	if !loopback(host) && c.Password == "" {
+		return nil, fmt.Errorf("natsrun: a server listening on %q (beyond loopback) needs the trainer's user and password and worker accounts", host)
 	}
 	if (c.User == "") != (c.Password == "") {
 		return nil, errors.New("natsrun: a user needs a password and a password a user")
+	}
+	if (c.Password != "") != (len(c.Workers) > 0) {
+		return nil, errors.New("natsrun: the trainer's credentials and worker accounts go together (workers must not hold the trainer's credentials)")
+	}
+	if len(c.Workers) > 0 {
+		if err := CheckRun(c.Run); err != nil {
+			return nil, err
+		}
 	}
 	if c.StoreDir == "" {
 		return nil, errors.New("natsrun: no JetStream store directory")
@@ -71,8 +92,12 @@ func StartServer(c ServerConfig) (*server.Server, error) {
 	}
 	opts := &server.Options{
 		Host: host, Port: port, JetStream: true, StoreDir: c.StoreDir,
-		Username: c.User, Password: c.Password, Authorization: c.Token,
 		MaxPayload: c.MaxPayload, NoSigs: true, NoLog: true,
+	}
+	if len(c.Workers) > 0 {
+		if opts.Users, err = users(c, c.Workers); err != nil {
+			return nil, err
+		}
 	}
 	if opts.MaxPayload == 0 {
 		opts.MaxPayload = DefaultMaxPayload
@@ -94,7 +119,45 @@ func StartServer(c ServerConfig) (*server.Server, error) {
 		s.Shutdown()
 		return nil, errors.New("natsrun: the embedded server did not start within 10s")
 	}
-	return s, nil
+	return &Server{Server: s, opts: opts, c: c}, nil
+}
+
+// users are the server's accounts: the trainer's with every right and
+// each worker's with WorkerPermissions.
+func users(c ServerConfig, workers []Account) ([]*server.User, error) {
+	us := []*server.User{{Username: c.User, Password: c.Password}}
+	for _, w := range workers {
+		if err := CheckAccount(w.User); err != nil {
+			return nil, err
+		}
+		if w.User == c.User {
+			return nil, fmt.Errorf("natsrun: worker account %q is the trainer's", w.User)
+		}
+		us = append(us, &server.User{Username: w.User, Password: w.Password, Permissions: WorkerPermissions(c.Run, w.User)})
+	}
+	return us, nil
+}
+
+// SetWorkers replaces the server's worker accounts: a worker whose
+// account is gone is disconnected and refused from then on.
+func (s *Server) SetWorkers(workers []Account) error {
+	if len(s.c.Workers) == 0 {
+		return errors.New("natsrun: the server was started without worker accounts")
+	}
+	if len(workers) == 0 {
+		return errors.New("natsrun: no worker accounts left (a server with credentials needs one)")
+	}
+	us, err := users(s.c, workers)
+	if err != nil {
+		return err
+	}
+	opts := s.opts.Clone()
+	opts.Users = us
+	if err := s.ReloadOptions(opts); err != nil {
+		return fmt.Errorf("natsrun: worker accounts: %w", err)
+	}
+	s.opts = opts
+	return nil
 }
 
 func loopback(host string) bool {
@@ -108,6 +171,6 @@ func loopback(host string) bool {
 // InProcess returns the URL and options of a client inside the server's
 // own process (the trainer of an embedded server): it connects through a
 // pipe, for which the server does not require TLS.
-func InProcess(s *server.Server) (string, []nats.Option) {
-	return strings.Replace(s.ClientURL(), "tls://", "nats://", 1), []nats.Option{nats.InProcessServer(s)}
+func InProcess(s *Server) (string, []nats.Option) {
+	return strings.Replace(s.ClientURL(), "tls://", "nats://", 1), []nats.Option{nats.InProcessServer(s.Server)}
 }

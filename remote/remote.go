@@ -26,10 +26,10 @@ import (
 )
 
 // Ingest takes the workers' shards into replayDir until ctx ends,
-// accepting only shards of cfg's game and encoder version, and counts
-// them in tally (if not nil). A rejected shard is logged and dropped; the
-// run goes on.
-func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *configs.Config, log *slog.Logger, tally *Tally) error {
+// accepting only shards of cfg's game and encoder version from the
+// workers roster takes (nil: any), and counts them in tally (if not nil).
+// A rejected shard is logged and dropped; the run goes on.
+func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *configs.Config, roster *natsrun.Roster, log *slog.Logger, tally *Tally) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -37,7 +37,10 @@ func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *config
 	if err != nil {
 		return err
 	}
-	check := func(h data.Header) error {
+	check := func(from string, h data.Header) error {
+		if err := roster.Check(from); err != nil {
+			return err
+		}
 		if h.Game != g.Name || h.EncoderVersion != g.Encoder.Version() {
 			return fmt.Errorf("a shard of %s (encoder %d) for a run of %s (encoder %d)", h.Game, h.EncoderVersion, g.Name, g.Encoder.Version())
 		}
@@ -129,8 +132,12 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 		return err
 	}
 	go func() {
+		// Whatever the trainer publishes as best is followed, also a
+		// lower generation: a best that was once higher may have been
+		// planted (or the run restarted from an earlier checkpoint).
+		current := best.SHA256
 		for b := range updates {
-			if b.Generation <= int(w.Generation()) {
+			if b.SHA256 == current {
 				continue
 			}
 			fwd, err := fetch(ctx, hub, b, g, cfg, o)
@@ -140,6 +147,7 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 			}
 			o.Log.Info("switching network", "network", b.Name, "generation", b.Generation)
 			w.SetNetwork(fwd, b.Generation)
+			current = b.SHA256
 		}
 	}()
 	sent := func(natsrun.Sent) {}
@@ -177,9 +185,9 @@ func stopped(ctx context.Context, err error) error {
 	return err
 }
 
-// Attach opens the run on the server, waiting for its trainer to create
-// it: a worker may start first.
-func Attach(ctx context.Context, nc *nats.Conn, run string, log *slog.Logger) (*natsrun.Hub, error) {
+// Attach opens the run on the server as the worker account ("" without
+// one), waiting for its trainer to create it: a worker may start first.
+func Attach(ctx context.Context, nc *nats.Conn, run, account string, log *slog.Logger) (*natsrun.Hub, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -188,7 +196,7 @@ func Attach(ctx context.Context, nc *nats.Conn, run string, log *slog.Logger) (*
 	}
 	var hub *natsrun.Hub
 	err := waitFor(ctx, log, func() (err error) {
-		hub, err = natsrun.Attach(ctx, nc, run)
+		hub, err = natsrun.Attach(ctx, nc, run, account)
 		return err
 	})
 	return hub, err

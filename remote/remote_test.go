@@ -29,27 +29,29 @@ func tinyConfig(t *testing.T) *configs.Config { return configstest.TinyConnectFo
 func newFwd(p *net.Params, n int) (mcts.Forwarder, error) { return infer.New(p, n) }
 
 // A tiny Connect Four run whose self-play happens only in two remote
-// workers on an embedded server over loopback: the trainer takes their
-// shards in and trains, the promotions reach the workers, and every
-// shard they wrote is in the replay directory exactly once (each
-// worker's sequence without a gap, each game in one shard).
+// workers, each with its worker account, on an embedded server over
+// loopback: the trainer takes their shards in and trains, the promotions
+// reach the workers, and every shard they wrote is in the replay
+// directory exactly once (each worker's sequence without a gap, each
+// game in one shard).
 func TestRemoteWorkers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir(),
+		User: "trainer", Password: "tpw", Run: "tiny", Workers: []natsrun.Account{{User: "w1", Password: "p1"}, {User: "w2", Password: "p2"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Shutdown()
-	connect := func() *nats.Conn {
-		nc, err := nats.Connect(s.ClientURL())
+	connect := func(user, pass string, opts ...nats.Option) *nats.Conn {
+		nc, err := nats.Connect(s.ClientURL(), append(opts, nats.UserInfo(user, pass))...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(nc.Close)
 		return nc
 	}
-	hub, err := natsrun.Create(ctx, connect(), "tiny")
+	hub, err := natsrun.Create(ctx, connect("trainer", "tpw"), "tiny")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,14 +59,14 @@ func TestRemoteWorkers(t *testing.T) {
 	cfg := tinyConfig(t)
 	replay := filepath.Join(run, "replay")
 	tally := &Tally{}
-	go Ingest(ctx, hub, replay, cfg, nil, tally)
+	go Ingest(ctx, hub, replay, cfg, nil, nil, tally)
 
 	wctx, stopWorkers := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	workers := map[string]*selfplay.Worker{}
 	for _, name := range []string{"w1", "w2"} {
-		wh, err := natsrun.Attach(ctx, connect(), "tiny")
+		wh, err := natsrun.Attach(ctx, connect(name, "p"+name[1:], natsrun.WorkerOption(name)), "tiny", name)
 		if err != nil {
 			t.Fatal(err)
 		}

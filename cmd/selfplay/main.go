@@ -51,10 +51,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	sims := fs.Int("sims", 0, "simulations per move (0: from the config)")
 	search := fs.String("search", "", "search kind: puct or gumbel (default: from the config)")
 	seed := fs.Uint64("seed", 0, "random seed (0: from the config)")
-	worker := fs.String("worker", defaultWorker(), "worker name in shard names")
+	worker := fs.String("worker", defaultWorker(), "worker name in shard names (with -nats and a worker account: the account, or ACCOUNT_SUFFIX; default the account)")
 	poll := fs.Duration("poll", 30*time.Second, "how often to look for a newer best network")
 	natsURL := fs.String("nats", "", "play for the run named by -run on the NATS server at `URL` (a trainer's -serve or -nats) instead of a run directory")
-	creds := fs.String("nats-credentials", "", "`FILE` with user:password or a token for the server")
+	creds := fs.String("nats-credentials", "", "`FILE` with the worker account's user:password (or a token) for the server")
 	ca := fs.String("nats-ca", "", "certificate authority `FILE` (PEM) to trust for a TLS server")
 	spool := fs.String("spool", "", "with -nats: `DIR` where finished shards wait for the server (default: the user cache directory)")
 	cliflag.Usage(fs, "selfplay -run DIR [-games N] [-time D] [-worker NAME] [-checkpoint FILE|RUN] | selfplay -nats URL -run NAME [-games N] [-time D]",
@@ -84,8 +84,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if *cfgPath != "" || *ckpt != "" {
 			return errors.New("-nats takes the config and the network from the server: no -config or -checkpoint")
 		}
+		workerSet := false
+		fs.Visit(func(f *flag.Flag) { workerSet = workerSet || f.Name == "worker" })
 		return runRemote(ctx, remoteFlags{url: *natsURL, run: *runDir, creds: *creds, ca: *ca, spool: *spool,
-			worker: *worker, games: *games, limit: *limit, parallel: *parallel, sims: *sims}, out)
+			worker: *worker, workerSet: workerSet, games: *games, limit: *limit, parallel: *parallel, sims: *sims}, out)
 	}
 	dir := rundir.Dir(*runDir)
 	cfg, err := dir.WorkerConfig(*cfgPath, *gameName)

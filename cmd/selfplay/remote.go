@@ -7,7 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/jsonl"
@@ -21,6 +24,7 @@ import (
 
 type remoteFlags struct {
 	url, run, creds, ca, spool, worker string
+	workerSet                          bool
 	games, parallel, sims              int
 	limit                              time.Duration
 }
@@ -34,6 +38,20 @@ func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var extra []nats.Option
+	if creds.User != "" {
+		// A worker account: shards go out under its name, which the
+		// trainer checks against the worker name in each shard.
+		if err := natsrun.CheckAccount(creds.User); err != nil {
+			return fmt.Errorf("-nats-credentials: %w", err)
+		}
+		if !f.workerSet {
+			f.worker = creds.User
+		} else if f.worker != creds.User && !strings.HasPrefix(f.worker, creds.User+"_") {
+			return fmt.Errorf("-worker %s: the account %s may send only shards of worker %s or %s_SUFFIX", f.worker, creds.User, creds.User, creds.User)
+		}
+		extra = append(extra, natsrun.WorkerOption(creds.User))
+	}
 	if f.spool == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
@@ -41,13 +59,13 @@ func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
 		}
 		f.spool = filepath.Join(base, "tabula", "spool", f.run)
 	}
-	nc, err := natsrun.Connect(f.url, f.worker, creds, f.ca)
+	nc, err := natsrun.Connect(f.url, f.worker, creds, f.ca, extra...)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
 	log := slog.New(slog.NewTextHandler(out, nil))
-	hub, err := remote.Attach(ctx, nc, f.run, log)
+	hub, err := remote.Attach(ctx, nc, f.run, creds.User, log)
 	if err != nil {
 		return err
 	}

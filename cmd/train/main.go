@@ -61,13 +61,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	cpuProfile := fs.String("cpuprofile", "", "write the run's CPU profile to `FILE` when it stops (go tool pprof FILE)")
 	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
 	var nf natsFlags
-	fs.StringVar(&nf.serve, "serve", "", "serve the run to remote workers from an embedded NATS server on `ADDR` (host:port; beyond loopback it needs -nats-credentials)")
-	fs.StringVar(&nf.url, "nats", "", "serve the run to remote workers through the NATS server at `URL` instead")
-	fs.StringVar(&nf.run, "nats-run", "", "the run's `NAME` on the server (default: the run directory's base name)")
-	fs.StringVar(&nf.creds, "nats-credentials", "", "`FILE` with user:password or a token (the embedded server requires it, clients present it)")
-	fs.StringVar(&nf.cert, "nats-tls-cert", "", "embedded server: TLS certificate `FILE` (PEM)")
-	fs.StringVar(&nf.key, "nats-tls-key", "", "embedded server: TLS key `FILE` (PEM)")
-	fs.StringVar(&nf.ca, "nats-ca", "", "-nats: certificate authority `FILE` (PEM) to trust")
+	nf.register(fs)
 	cliflag.Usage(fs, "train [-config FILE | -game connect4|lion|xiangqi] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-generations N] [-serve ADDR | -nats URL]",
 		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
 			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
@@ -93,6 +87,9 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	}
 	if *runDir == "" {
 		*runDir = filepath.Join("runs", *gameName)
+	}
+	if nf.printConf {
+		return printServerConf(nf, *runDir, out)
 	}
 	if cfg == nil {
 		frozen := rundir.Dir(*runDir).Config()

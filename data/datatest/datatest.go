@@ -14,6 +14,13 @@ import (
 // and bytes.
 func ShardBytes(t testing.TB, name, w string, seq int) (string, []byte) {
 	t.Helper()
+	return ShardBytesOf(t, name, w, seq, 1)
+}
+
+// ShardBytesOf is ShardBytes of a shard that claims to come from
+// generation gen.
+func ShardBytesOf(t testing.TB, name, w string, seq, gen int) (string, []byte) {
+	t.Helper()
 	g, err := game.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +35,7 @@ func ShardBytes(t testing.TB, name, w string, seq int) (string, []byte) {
 		samples = append(samples, data.Sample{Position: p.String(), Ply: p.Ply(), GameID: uint64(seq*100 + i),
 			Policy: []data.PolicyEntry{{Action: g.Encoder.ActionIndex(p, ms[0]), Prob: 1}}})
 	}
-	h := data.Header{Game: g.Name, EncoderVersion: g.Encoder.Version(), Generation: 1, Worker: w, Seq: seq, Samples: len(samples)}
+	h := data.Header{Game: g.Name, EncoderVersion: g.Encoder.Version(), Generation: gen, Worker: w, Seq: seq, Samples: len(samples)}
 	b, err := data.Encode(h, samples)
 	if err != nil {
 		t.Fatal(err)
