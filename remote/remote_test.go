@@ -5,17 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/configs/configstest"
 	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/data/datatest"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/natsrun"
 	"github.com/tabula-zero/tabula/net"
@@ -198,3 +202,117 @@ func TestWorkerStoppedWhileWaiting(t *testing.T) {
 		t.Fatalf("a worker stopped while waiting for the run: %v", err)
 	}
 }
+
+// A worker follows whatever the trainer publishes as best, also a lower
+// generation than one it saw (a best planted before roles, or a run
+// restarted from an earlier checkpoint), and a shard from an account the
+// roster refuses is dropped.
+func TestWorkerFollowsLowerGeneration(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	hub, err := natsrun.Create(ctx, nc, "tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := tinyConfig(t)
+	if err := hub.PublishConfig(ctx, cfg.MarshalSealed()); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := configs.NetSpec(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publish := func(gen int) {
+		p, err := net.NewParams(spec, uint64(gen))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := checkpoints.Encode(&checkpoints.Checkpoint{Generation: gen, Params: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := hub.PublishNetwork(ctx, checkpoints.Name(gen, int64(gen)), gen, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish(5)
+	started := make(chan *selfplay.Worker, 1)
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- Work(wctx, hub, WorkerOptions{Name: "w1", Spool: t.TempDir(), NewForwarder: newFwd,
+			Started: func(w *selfplay.Worker) { started <- w }}, 0)
+	}()
+	var w *selfplay.Worker
+	select {
+	case w = <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the worker did not start")
+	}
+	if w.Generation() != 5 {
+		t.Fatalf("worker at generation %d, the best is 5", w.Generation())
+	}
+	publish(2)
+	deadline := time.Now().Add(20 * time.Second)
+	for w.Generation() != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("worker at generation %d after the trainer published generation 2 as best", w.Generation())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	// The roster: a refused account's shard is dropped by name.
+	roster := natsrun.NewRoster(nil, []string{"w9"})
+	var mu sync.Mutex
+	var dropped []string
+	log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) {
+		mu.Lock()
+		dropped = append(dropped, string(p))
+		mu.Unlock()
+	}), nil))
+	go Ingest(ctx, hub, t.TempDir(), cfg, roster, log, nil)
+	wnc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wnc.Close()
+	w9, err := natsrun.Attach(ctx, wnc, "tiny", "w9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, b := datatest.ShardBytes(t, "connect4", "w9", 0)
+	if err := w9.PublishShard(ctx, name, b); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		mu.Lock()
+		all := strings.Join(dropped, "")
+		mu.Unlock()
+		if strings.Contains(all, `worker \"w9\" is refused`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the refused worker's shard: log %q", all)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
