@@ -161,11 +161,23 @@ func TestFlags(t *testing.T) {
 		}
 	}
 	// Serving to remote workers: checked before the run starts.
+	dir := t.TempDir()
+	file := func(name, content string) string {
+		f := filepath.Join(dir, name)
+		os.WriteFile(f, []byte(content), 0o600)
+		return f
+	}
+	trainerCreds, token := file("trainer", "trainer:tpw\n"), file("token", "a-token\n")
+	workers, badWorkers := file("workers", "box1:pw1\n# box2 revoked\nbox3:pw3\n"), file("bad", "box1:pw1\nbox_2:pw2\n")
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"-serve", "0.0.0.0:0"}, "needs credentials"},
+		{[]string{"-serve", "0.0.0.0:0"}, "beyond loopback"},
+		{[]string{"-serve", "127.0.0.1:0", "-nats-credentials", trainerCreds}, "worker accounts go together"},
+		{[]string{"-serve", "127.0.0.1:0", "-nats-credentials", token, "-nats-workers", workers}, "must be user:password"},
+		{[]string{"-serve", "127.0.0.1:0", "-nats-credentials", trainerCreds, "-nats-workers", badWorkers}, "bad:2"},
+		{[]string{"-print-nats-conf", "-nats-workers", workers}, "needs -nats-credentials"},
 		{[]string{"-serve", "127.0.0.1:0", "-nats", "nats://127.0.0.1:1"}, "exclude each other"},
 		{[]string{"-serve", "127.0.0.1:0", "-nats-run", "a.b"}, "-nats-run"},
 		{[]string{"-serve", "127.0.0.1:0", "-nats-credentials", "/nonexistent"}, "credentials"},
@@ -173,6 +185,21 @@ func TestFlags(t *testing.T) {
 		if err := run2(&out, append(c.args, "-run", t.TempDir())...); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error with %q", c.args, err, c.want)
 		}
+	}
+	// The configuration of a server of one's own: the trainer with every
+	// right, each worker account with its own subject and inbox only.
+	out.Reset()
+	if err := run2(&out, "-print-nats-conf", "-nats-credentials", trainerCreds, "-nats-workers", workers, "-run", filepath.Join(dir, "c4")); err != nil {
+		t.Fatal(err)
+	}
+	conf := out.String()
+	for _, want := range []string{`{user: "trainer", password: "tpw"}`, `"tabula.c4.shards.box1"`, `"_INBOX_box3.>"`} {
+		if !strings.Contains(conf, want) {
+			t.Errorf("-print-nats-conf lacks %s:\n%s", want, conf)
+		}
+	}
+	if strings.Contains(conf, "box2") || strings.Count(conf, "permissions") != 2 {
+		t.Errorf("-print-nats-conf: a revoked account, or not two workers with permissions:\n%s", conf)
 	}
 	if err := run2(&out, "-cpuprofile", "/nonexistent/cpu.pprof", "-run", t.TempDir()); err == nil || !strings.Contains(err.Error(), "no directory /nonexistent") {
 		t.Errorf("-cpuprofile into a missing directory: %v", err)
