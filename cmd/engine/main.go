@@ -7,7 +7,11 @@
 // command is `ucci`: ICCS move text (h2e2), UCCI's setoption, go time and
 // banmoves, nobestmove and bye (see package uci). When the first command
 // is `xboard` it speaks CECP for Xiangqi (package cecp), so that xboard
-// hosts it: xboard -variant xiangqi -fcp "engine" -fd DIR.
+// hosts it: xboard -variant xiangqi -fcp "engine" -fd DIR. The option
+// MoveOverhead (milliseconds, default 50) is kept back from movetime, the
+// clock and xboard's st, which xboard holds as a hard limit. A rejected
+// position (or setboard) leaves no position: go then answers an error
+// and no move.
 //
 //	go run ./cmd/engine [-variant xiangqi|connect4|lion]    UCI on stdin/stdout
 //	go run ./cmd/engine -variant xiangqi -perft 5 [-fen F]  perft with speed, then exit
@@ -56,7 +60,7 @@ func run(args []string, in io.Reader, out io.Writer) error {
 		"Without -perft or -solve, the engine speaks UCI on stdin and stdout (a GUI or arena starts it);\n"+
 			"a first command \"ucci\" switches to UCCI for Xiangqi GUIs. Options (see \"uci\"): UCI_Variant,\n"+
 			"the game's rules, Mover (ab, mcts, abzero), Network (a checkpoint or run directory), Hash,\n"+
-			"Algorithm, MultiPV, Simulations.", "")
+			"Algorithm, MultiPV, Simulations, MoveOverhead (ms kept back from every time limit, default 50).", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
