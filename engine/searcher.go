@@ -202,7 +202,8 @@ const minMoveTime = time.Millisecond
 // moveTime turns the limits into a time budget: movetime when given, else
 // a share of the clock (remaining / moves to go, 30 by default, plus most
 // of the increment), never more than half the clock; minMoveTime on a
-// given clock at zero, and 0 (no time limit) without a clock.
+// given clock at zero, and 0 (no time limit) without a clock. The
+// protocols have taken MoveOverhead off lim already (uci.Limits.WithOverhead).
 func moveTime(lim uci.Limits, us game.Color) time.Duration {
 	if lim.MoveTime > 0 {
 		return lim.MoveTime
