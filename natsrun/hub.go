@@ -380,6 +380,7 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 	}
 	var cons jetstream.Consumer
 	failing := time.Time{} // since when fetches fail
+	checked := time.Now()  // when the consumer was last seen
 	for ctx.Err() == nil {
 		if cons == nil {
 			var err error
@@ -393,8 +394,13 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 			}
 		}
 		batch, err := cons.Fetch(16, jetstream.FetchMaxWait(time.Second))
-		if err == nil {
-			err = batch.Error()
+		if err == nil && time.Since(checked) > consumerCheck {
+			// A pull from a consumer that is gone is answered by nothing
+			// at all: look at it now and then.
+			checked = time.Now()
+			if _, err = h.js.Stream(ctx, streamName(h.run)); err == nil {
+				_, err = cons.Info(ctx)
+			}
 		}
 		if err != nil && !errors.Is(err, nats.ErrTimeout) && !errors.Is(err, context.DeadlineExceeded) {
 			if ctx.Err() != nil {
@@ -448,6 +454,9 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 	}
 	return nil
 }
+
+// consumerCheck is how often Ingest makes sure its consumer exists.
+const consumerCheck = 5 * time.Second
 
 // consumer makes (or finds) the stream and the trainer's durable consumer.
 func (h *Hub) consumer(ctx context.Context) (jetstream.Consumer, error) {

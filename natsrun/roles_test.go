@@ -355,3 +355,64 @@ func connect4Only(_ string, h data.Header) error {
 	}
 	return nil
 }
+
+// A trainer whose shard stream or consumer disappears (a server that
+// lost its store, an operator's mistake) says so and makes them again:
+// shards published afterwards are taken in.
+func TestIngestRemakesItsConsumer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	trainer, err := natsrun.Create(ctx, nc, "c4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trainer.PublishNetwork(ctx, "g000001-s000000100.ckpt", 1, []byte("n")); err != nil {
+		t.Fatal(err)
+	}
+	log := &ingestLog{written: map[string]string{}}
+	go trainer.Ingest(ctx, t.TempDir(), connect4Only, log.got, log.reject)
+	wnc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wnc.Close()
+	worker, err := natsrun.Attach(ctx, wnc, "c4", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, b := datatest.ShardBytes(t, "connect4", "w1", 0)
+	if err := worker.PublishShard(ctx, first, b); err != nil {
+		t.Fatal(err)
+	}
+	log.waitFor(t, "the first shard in", func(l *ingestLog) bool { return l.written[first] != "" })
+	js, _ := jetstream.New(nc)
+	n := natsrun.NamesOf("c4")
+	if err := js.DeleteConsumer(ctx, n.Stream, "trainer"); err != nil {
+		t.Fatal(err)
+	}
+	log.waitFor(t, "the lost consumer reported", func(l *ingestLog) bool {
+		return strings.Contains(strings.Join(l.bad, " "), "making it again")
+	})
+	if err := js.DeleteStream(ctx, n.Stream); err != nil {
+		t.Fatal(err)
+	}
+	second, b := datatest.ShardBytes(t, "connect4", "w1", 1)
+	deadline := time.Now().Add(20 * time.Second)
+	for worker.PublishShard(ctx, second, b) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the stream was not made again")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	log.waitFor(t, "a shard after the stream was made again", func(l *ingestLog) bool { return l.written[second] != "" })
+}

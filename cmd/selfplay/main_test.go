@@ -121,6 +121,10 @@ func TestFlagErrors(t *testing.T) {
 // an absent server is a clear error.
 func TestRemoteFlagErrors(t *testing.T) {
 	var out bytes.Buffer
+	account := filepath.Join(t.TempDir(), "box2.creds")
+	os.WriteFile(account, []byte("box2:pw\n"), 0o600)
+	badAccount := filepath.Join(t.TempDir(), "bad.creds")
+	os.WriteFile(badAccount, []byte("box.2:pw\n"), 0o600)
 	for _, c := range []struct {
 		args []string
 		want string
@@ -129,6 +133,13 @@ func TestRemoteFlagErrors(t *testing.T) {
 		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "runs/c4"}, "-run"},
 		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", "/nonexistent"}, "credentials"},
 		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-spool", t.TempDir()}, "connect to nats://127.0.0.1:1"},
+		// A worker account sends only shards under its own name.
+		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", account, "-worker", "box3"}, "may send only shards of worker box2"},
+		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", account, "-worker", "box2x"}, "may send only shards of worker box2"},
+		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", badAccount}, "letters or digits"},
+		// ... and box2_1 or the account itself (the default) pass to the connection.
+		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", account, "-worker", "box2_1", "-spool", t.TempDir()}, "connect to nats://127.0.0.1:1"},
+		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", account, "-spool", t.TempDir()}, "connect to nats://127.0.0.1:1"},
 	} {
 		if err := run(context.Background(), c.args, &out); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error with %q", c.args, err, c.want)
