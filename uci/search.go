@@ -185,12 +185,16 @@ func (e *Engine) cmdGo(ctx context.Context, args []string) error {
 		e.out.lines("bestmove (none)")
 		return nil
 	}
-	if e.searcher == nil {
-		return errors.New("search is not available yet")
+	err := errors.New("search is not available yet")
+	var lim Limits
+	if e.searcher != nil {
+		lim, err = parseLimits(args, e.pos)
 	}
-	lim, err := parseLimits(args, e.pos)
 	if err != nil {
-		return err
+		// The GUI waits for bestmove, as above.
+		e.out.errorf("%v", err)
+		e.out.lines("bestmove (none)")
+		return nil
 	}
 	e.startSearch(ctx, lim)
 	return nil
