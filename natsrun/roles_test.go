@@ -362,31 +362,13 @@ func connect4Only(_ string, h data.Header) error {
 func TestIngestRemakesItsConsumer(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Shutdown()
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	trainer, err := natsrun.Create(ctx, nc, "c4")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, trainer := natsruntest.OpenServer(t, "c4")
 	if err := trainer.PublishNetwork(ctx, "g000001-s000000100.ckpt", 1, []byte("n")); err != nil {
 		t.Fatal(err)
 	}
 	log := &ingestLog{written: map[string]string{}}
 	go trainer.Ingest(ctx, t.TempDir(), connect4Only, log.got, log.reject)
-	wnc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wnc.Close()
-	worker, err := natsrun.Attach(ctx, wnc, "c4", "")
+	worker, err := natsrun.Attach(ctx, natsruntest.Conn(t, s.ClientURL()), "c4", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +377,7 @@ func TestIngestRemakesItsConsumer(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.waitFor(t, "the first shard in", func(l *ingestLog) bool { return l.written[first] != "" })
-	js, _ := jetstream.New(nc)
+	js, _ := jetstream.New(natsruntest.Conn(t, s.ClientURL()))
 	n := natsrun.NamesOf("c4")
 	if err := js.DeleteConsumer(ctx, n.Stream, "trainer"); err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"github.com/tabula-zero/tabula/data/datatest"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/natsrun"
+	"github.com/tabula-zero/tabula/natsrun/natsruntest"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -182,20 +183,7 @@ func TestRemoteWorkers(t *testing.T) {
 // A worker that starts before its trainer has published the run waits,
 // and stopping it while it waits is a clean stop, not a failure.
 func TestWorkerStoppedWhileWaiting(t *testing.T) {
-	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Shutdown()
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	hub, err := natsrun.Create(context.Background(), nc, "empty")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, hub := natsruntest.OpenServer(t, "empty")
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	if err := Work(ctx, hub, WorkerOptions{Name: "w1", Spool: t.TempDir(), NewForwarder: newFwd}, 0); err != nil {
@@ -210,20 +198,7 @@ func TestWorkerStoppedWhileWaiting(t *testing.T) {
 func TestWorkerFollowsLowerGeneration(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Shutdown()
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	hub, err := natsrun.Create(ctx, nc, "tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, hub := natsruntest.OpenServer(t, "tiny")
 	cfg := tinyConfig(t)
 	if err := hub.PublishConfig(ctx, cfg.MarshalSealed()); err != nil {
 		t.Fatal(err)
@@ -285,12 +260,7 @@ func TestWorkerFollowsLowerGeneration(t *testing.T) {
 		mu.Unlock()
 	}), nil))
 	go Ingest(ctx, hub, t.TempDir(), cfg, roster, log, nil)
-	wnc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer wnc.Close()
-	w9, err := natsrun.Attach(ctx, wnc, "tiny", "w9")
+	w9, err := natsrun.Attach(ctx, natsruntest.Conn(t, s.ClientURL()), "tiny", "w9")
 	if err != nil {
 		t.Fatal(err)
 	}

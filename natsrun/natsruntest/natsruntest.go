@@ -164,3 +164,31 @@ type deniedStream struct {
 }
 
 func (d deniedStream) Purge(context.Context, ...jetstream.StreamPurgeOpt) error { return d.err }
+
+// OpenServer starts an embedded server on loopback without accounts,
+// stopped when the test ends, and returns it with a trainer's hub of run
+// on a connection of its own.
+func OpenServer(t testing.TB, run string) (*natsrun.Server, *natsrun.Hub) {
+	t.Helper()
+	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Shutdown)
+	hub, err := natsrun.Create(context.Background(), Conn(t, s.ClientURL()), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, hub
+}
+
+// Conn connects to url, closed when the test ends.
+func Conn(t testing.TB, url string, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
