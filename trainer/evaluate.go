@@ -2,8 +2,11 @@ package trainer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -118,6 +121,12 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	ctx = progress.WithTracker(ctx, l.opts.Progress)
 	for i, em := range e.Matches {
 		a, b, err := evaluationPlayers(l.cfg, i, l.best, l.bestGen)
+		if missingProgram(err) {
+			// An outside anchor (uci:) on a machine without its engine:
+			// the other anchors still measure the run.
+			fmt.Fprintf(l.out, "evaluation.matches[%d] skipped: %v\n", i, err)
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -161,6 +170,12 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	fmt.Fprintf(l.out, "evaluation at %s of training, best is generation %d [%.0fs]:%s\n",
 		at.Round(time.Second), l.bestGen, m.EvalSeconds, evaluationText(m))
 	return l.plot()
+}
+
+// missingProgram reports whether err is an external engine that is not
+// installed.
+func missingProgram(err error) bool {
+	return err != nil && (errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist))
 }
 
 // evaluationPlayers makes the players of evaluation match i: the best

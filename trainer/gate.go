@@ -76,7 +76,8 @@ func CheckPlayers(cfg *configs.Config, gated bool) error {
 		}
 	}
 	for i := range cfg.Evaluation.Matches {
-		if _, _, err := evaluationPlayers(cfg, i, p, 0); err != nil {
+		// A missing engine only skips its evaluation match (said then).
+		if _, _, err := evaluationPlayers(cfg, i, p, 0); err != nil && !missingProgram(err) {
 			return err
 		}
 	}

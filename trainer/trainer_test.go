@@ -19,6 +19,7 @@ import (
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/pons"
+	_ "github.com/tabula-zero/tabula/arena/uciplayer" // uci: anchors
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/configs/configstest"
@@ -568,13 +569,15 @@ func TestGateUsesRunSearch(t *testing.T) {
 
 // TestEvaluation: a run with an evaluation section measures its best
 // network at the start, at the interval and at the time limit, against
-// the anchors and on Pons' positions; the time limit counts training
+// the anchors and on Pons' positions, skipping (and saying so) an
+// outside engine that is not installed; the time limit counts training
 // time only; a resumed run continues the clock and the schedule.
 func TestEvaluation(t *testing.T) {
 	run := t.TempDir()
 	cfg := tinyConfig(t)
 	cfg.Evaluation = configs.Evaluation{Every: time.Second,
-		Matches: []configs.GateMatch{{Opponent: "random", Games: 2, Simulations: 0}},
+		Matches: []configs.GateMatch{{Opponent: "random", Games: 2, Simulations: 0},
+			{Opponent: "uci:/nonexistent/fairy-stockfish,nodes=10", Games: 2}},
 		Pons:    &configs.EvalPons{Set: "Test_L2_R1", Positions: 20, Simulations: []int{0, 4}}}
 	var out bytes.Buffer
 	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxTime: 3 * time.Second, Out: &out, NewForwarder: newFwd}
@@ -602,6 +605,9 @@ func TestEvaluation(t *testing.T) {
 	ev, stop := evals()
 	if len(ev) < 2 || ev[0].Best != 0 || ev[0].Generation != 0 {
 		t.Fatalf("evaluations %+v\n%s", ev, out.String())
+	}
+	if n := strings.Count(out.String(), "evaluation.matches[1] skipped"); n != len(ev) || !strings.Contains(out.String(), "/nonexistent/fairy-stockfish") {
+		t.Errorf("the missing engine's match skipped %d times in %d evaluations:\n%s", n, len(ev), out.String())
 	}
 	for i, m := range ev {
 		if len(m.Matches) != 1 || m.Matches[0].Games != 2 || m.Matches[0].Opponent != "random" || len(m.Pons) != 2 ||
