@@ -10,12 +10,12 @@ import (
 )
 
 func TestPresets(t *testing.T) {
-	for _, g := range []string{"connect4", "lion", "xiangqi"} {
+	for _, g := range []string{"connect4", "lion", "xiangqi", "xiangqi-zero"} {
 		c, err := Preset(g)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Game != g {
+		if game, _, _ := strings.Cut(g, "-"); c.Game != game {
 			t.Errorf("preset %s names game %s", g, c.Game)
 		}
 		back, err := Parse(c.Marshal(), "canonical")
@@ -25,6 +25,16 @@ func TestPresets(t *testing.T) {
 	}
 	if _, err := Preset("chess"); err == nil {
 		t.Fatal("preset for an unknown game")
+	}
+	// The rules-only preset is the Xiangqi preset without its teacher.
+	xq, _ := Preset("xiangqi")
+	zero, _ := Preset("xiangqi-zero")
+	if xq.SelfPlay.ABZero.TeacherGenerations == 0 || !reflect.DeepEqual(zero.SelfPlay.ABZero, SelfPlayABZero{}) {
+		t.Fatalf("teacher: xiangqi %+v, xiangqi-zero %+v", xq.SelfPlay.ABZero, zero.SelfPlay.ABZero)
+	}
+	xq.SelfPlay.ABZero = SelfPlayABZero{}
+	if !reflect.DeepEqual(xq, zero) {
+		t.Errorf("xiangqi-zero differs from xiangqi beyond the teacher:\n%s\n%s", xq.Marshal(), zero.Marshal())
 	}
 }
 

@@ -47,7 +47,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(out)
 	cfgPath := fs.String("config", "", "config file (default: the run's frozen config, else the preset of -game)")
-	gameName := fs.String("game", "connect4", "game whose embedded preset to use when neither -config nor a frozen config exists")
+	gameName := fs.String("game", "connect4", "preset (connect4, lion, xiangqi, or xiangqi-zero: Xiangqi from its rules alone) when neither -config nor a frozen config exists")
 	runDir := fs.String("run", "", "run directory (default runs/<game>)")
 	maxTime := fs.Duration("max-time", 0, "stop after this long, saving a checkpoint (0: no limit)")
 	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
@@ -62,7 +62,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
 	var nf natsFlags
 	nf.register(fs)
-	cliflag.Usage(fs, "train [-config FILE | -game connect4|lion|xiangqi] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-generations N] [-serve ADDR | -nats URL]",
+	cliflag.Usage(fs, "train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-generations N] [-serve ADDR | -nats URL]",
 		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
 			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
 			"Ctrl-C saves a checkpoint first.", "")
