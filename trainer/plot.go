@@ -104,7 +104,7 @@ func readHistory(path string) []point {
 
 // ChartNames lists the run's charts in the order the dashboard shows
 // them; each is RUN/plots/NAME.png and the dashboard's NAME.svg.
-var ChartNames = []string{"strength", "strength-gen", "pons", "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers"}
+var ChartNames = []string{"strength", "strength-gen", "strength-cpu", "pons", "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers"}
 
 // plot writes RUN/plots/NAME.png for every chart the run has data for.
 func (l *Loop) plot() error {
@@ -316,8 +316,8 @@ type errorXYs struct {
 func (e errorXYs) YError(i int) (float64, float64) { return e.err[i], e.err[i] }
 
 // addStrength adds the strength charts: the best network's rating at each
-// evaluation, one curve with 95% intervals, against training minutes and
-// against generations, on the scale of the anchors it played (a
+// evaluation, one curve with 95% intervals, against training minutes,
+// generations and CPU-hours, on the scale of the anchors it played (a
 // Bradley-Terry fit over every evaluation game in RUN/arena, the anchors
 // drawn as dashed lines).
 func addStrength(out map[string]*plot.Plot, dir rundir.Dir, gameName string, hist []point) error {
@@ -329,7 +329,7 @@ func addStrength(out map[string]*plot.Plot, dir rundir.Dir, gameName string, his
 	for _, r := range rows {
 		byName[r.Name] = r
 	}
-	var byTime, byGen errorXYs
+	var byTime, byGen, byCPU errorXYs
 	anchors := map[string]bool{}
 	for _, p := range hist {
 		if p.kind != "evaluation" {
@@ -343,6 +343,8 @@ func addStrength(out map[string]*plot.Plot, dir rundir.Dir, gameName string, his
 		byTime.err = append(byTime.err, r.Err95)
 		byGen.XYs = append(byGen.XYs, plotter.XY{X: float64(p.best), Y: r.Elo})
 		byGen.err = append(byGen.err, r.Err95)
+		byCPU.XYs = append(byCPU.XYs, plotter.XY{X: p.cpu.Hours(), Y: r.Elo})
+		byCPU.err = append(byCPU.err, r.Err95)
 		for opp := range p.elo {
 			anchors[opp] = true
 		}
@@ -353,7 +355,9 @@ func addStrength(out map[string]*plot.Plot, dir rundir.Dir, gameName string, his
 	for _, c := range []struct {
 		name, x string
 		s       errorXYs
-	}{{"strength", "training time (minutes)", byTime}, {"strength-gen", "generation of the best network", byGen}} {
+	}{{"strength", "training time (minutes)", byTime}, {"strength-gen", "generation of the best network", byGen},
+		// A long run on a shared machine: the CPU it had, not the wall time.
+		{"strength-cpu", "training CPU-hours (train_cpu_s)", byCPU}} {
 		p := chart(fmt.Sprintf("%s: the best network's rating (%s = 0, 95%% intervals)", gameName, anchor), c.x, "Elo")
 		line, points, err := plotter.NewLinePoints(c.s.XYs)
 		if err != nil {

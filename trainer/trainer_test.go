@@ -671,7 +671,7 @@ func TestEvaluation(t *testing.T) {
 	if len(records) != len(ev) {
 		t.Fatalf("%d evaluation records for %d evaluations", len(records), len(ev))
 	}
-	for _, plot := range []string{"strength.png", "pons.png"} {
+	for _, plot := range []string{"strength.png", "strength-cpu.png", "pons.png"} {
 		if _, err := os.Stat(filepath.Join(run, "plots", plot)); err != nil {
 			t.Error(err)
 		}
