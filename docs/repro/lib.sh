@@ -1,6 +1,6 @@
 # Shared by the reproduction scripts: match LABEL ARENA-FLAGS... plays one
-# arena match and appends its JSON summary, tagged with the label and the
-# flags, to $RESULTS. A label already in $RESULTS is skipped, so a script
+# arena match (games at once: $CONCURRENCY, default 1) and appends its JSON
+# summary, tagged with the label and the flags, to $RESULTS. A label already in $RESULTS is skipped, so a script
 # that was stopped resumes where it left off when run again.
 set -euo pipefail
 
@@ -24,7 +24,7 @@ match() {
   local start=$SECONDS summary line
   # The arena appends to its records: drop those of an unfinished run.
   rm -f "$OUT/records/$label.jsonl" "$OUT/records/$label.pgn"
-  summary=$("$ARENA" -concurrency 1 -seed "${SEED:-1}" -json -q -out "$OUT/records" -label "$label" "$@" | tail -1)
+  summary=$("$ARENA" -concurrency "${CONCURRENCY:-1}" -seed "${SEED:-1}" -json -q -out "$OUT/records" -label "$label" "$@" | tail -1)
   line=$(jq -c --arg l "$label" --arg f "$*" --argjson s $((SECONDS - start)) \
     '{label: $l, flags: $f, seconds: $s} + .' <<<"$summary")
   echo "$line" >>"$RESULTS"
