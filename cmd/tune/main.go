@@ -25,6 +25,7 @@ import (
 	"github.com/tabula-zero/tabula/game/xiangqi"
 	"github.com/tabula-zero/tabula/internal/atomicfile"
 	"github.com/tabula-zero/tabula/internal/cliflag"
+	"github.com/tabula-zero/tabula/internal/kvlist"
 )
 
 func main() {
@@ -81,28 +82,36 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 		return o, fmt.Errorf("tune: %w", err)
 	}
 	names := xiangqi.EvalTermNames()
-	for _, f := range strings.Split(*fixed, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		name, value, hasValue := strings.Cut(f, "=")
+	// TERM holds a term at its shipped weight, TERM=VALUE at a value.
+	pairs, bare, err := kvlist.Parse(*fixed)
+	if err != nil {
+		return o, fmt.Errorf("tune: -fix: %w", err)
+	}
+	for _, name := range append(bare, pairKeys(pairs)...) {
 		if !slices.Contains(names, name) {
 			return o, fmt.Errorf("tune: -fix: unknown term %q (terms: %s)", name, strings.Join(names, ", "))
 		}
 		o.fix = append(o.fix, name)
-		if !hasValue {
-			continue
-		}
-		v, err := strconv.ParseFloat(value, 64)
+	}
+	for _, p := range pairs {
+		v, err := strconv.ParseFloat(p.Value, 64)
 		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxFixCentis {
-			return o, fmt.Errorf("tune: -fix: %s=%q is not a number of centi-units within +-%d", name, value, maxFixCentis)
+			return o, fmt.Errorf("tune: -fix: %s=%q is not a number of centi-units within +-%d", p.Key, p.Value, maxFixCentis)
 		}
 		if o.fixAt == nil {
 			o.fixAt = map[string]float64{}
 		}
-		o.fixAt[name] = v
+		o.fixAt[p.Key] = v
 	}
 	return o, nil
+}
+
+func pairKeys(pairs []kvlist.Pair) []string {
+	keys := make([]string, len(pairs))
+	for i, p := range pairs {
+		keys[i] = p.Key
+	}
+	return keys
 }
 
 func run(args []string, stdout io.Writer) error {
