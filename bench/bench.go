@@ -1,0 +1,384 @@
+// Package bench measures what this machine does for tabula, in about a
+// minute: the fp32 peak (net/gemm's Sgemm on every core), and for each
+// game's preset the network's inference and training step (each also as a
+// share of that peak), self-play with the network's own search,
+// alpha-beta and perft. Its figures size a run: how many training steps a
+// schedule's hours allow, how many samples self-play makes in them.
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/gemm"
+	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/selfplay"
+)
+
+// Options configure a measurement.
+type Options struct {
+	// Presets to measure (default connect4, lion, xiangqi).
+	Presets []string
+	// Each is the time of each measurement (default 3s); the whole takes
+	// about 5 Each a preset.
+	Each time.Duration
+	// Progress, if set, hears a line as each measurement starts.
+	Progress func(string)
+}
+
+// Result is one machine's figures.
+type Result struct {
+	Time      time.Time `json:"time"`
+	CPU       string    `json:"cpu"`
+	Cores     int       `json:"cores"`
+	Kernel    string    `json:"kernel"` // net/gemm's fp32 kernel
+	GoVersion string    `json:"go_version"`
+	// PeakGFLOPs is Sgemm at 1024^3 on every core: the fp32 peak the
+	// network's figures are read against.
+	PeakGFLOPs float64  `json:"peak_gflops"`
+	Presets    []Preset `json:"presets"`
+}
+
+// Preset is one game preset's figures.
+type Preset struct {
+	Name    string `json:"preset"`
+	Network string `json:"network"` // blocks x filters
+	// Inference at the self-play batch size on every core (fp32).
+	InferenceBatch   int     `json:"inference_batch"`
+	InferencePosPerS float64 `json:"inference_pos_per_s"`
+	InferenceGFLOPs  float64 `json:"inference_gflops"`
+	// A training step (forward, backward, momentum) at the preset's batch.
+	TrainBatch       int     `json:"train_batch"`
+	TrainSamplesPerS float64 `json:"train_samples_per_s"`
+	TrainStepsPerS   float64 `json:"train_steps_per_s"`
+	TrainGFLOPs      float64 `json:"train_gflops"`
+	// Self-play with the network's own search (a fresh network, the
+	// preset's parallel games and simulations): simulations evaluated a
+	// second, and the samples a second that makes at the preset's
+	// simulations per recorded move (its playout cap).
+	SelfPlaySimsPerS     float64 `json:"selfplay_sims_per_s"`
+	SimsPerSample        float64 `json:"sims_per_sample"`
+	SelfPlaySamplesPerS  float64 `json:"selfplay_samples_per_s"`
+	AlphaBetaNodesPerS   float64 `json:"alphabeta_nodes_per_s"` // one thread, from the start
+	AlphaBetaDepth       int     `json:"alphabeta_depth"`
+	PerftLeavesPerS      float64 `json:"perft_leaves_per_s"` // one thread
+	PerftDepth           int     `json:"perft_depth"`
+	InferenceShareOfPeak float64 `json:"inference_share_of_peak"`
+	TrainShareOfPeak     float64 `json:"train_share_of_peak"`
+}
+
+// Run measures the machine.
+func Run(ctx context.Context, o Options) (Result, error) {
+	if len(o.Presets) == 0 {
+		o.Presets = []string{"connect4", "lion", "xiangqi"}
+	}
+	if o.Each <= 0 {
+		o.Each = 3 * time.Second
+	}
+	say := func(format string, args ...any) {
+		if o.Progress != nil {
+			o.Progress(fmt.Sprintf(format, args...))
+		}
+	}
+	r := Result{Time: time.Now().UTC(), CPU: cpuModel(), Cores: runtime.NumCPU(), Kernel: gemm.Default.Name, GoVersion: runtime.Version()}
+	say("fp32 peak: Sgemm 1024^3 on %d cores", r.Cores)
+	r.PeakGFLOPs = peak(ctx, o.Each)
+	for _, name := range o.Presets {
+		p, err := measurePreset(ctx, name, o.Each, say)
+		if err != nil {
+			return r, err
+		}
+		if r.PeakGFLOPs > 0 {
+			p.InferenceShareOfPeak = p.InferenceGFLOPs / r.PeakGFLOPs
+			p.TrainShareOfPeak = p.TrainGFLOPs / r.PeakGFLOPs
+		}
+		r.Presets = append(r.Presets, p)
+		if err := ctx.Err(); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// loop runs f until d has passed (at least once) and returns the calls
+// and the time they took.
+func loop(ctx context.Context, d time.Duration, f func() error) (int, time.Duration, error) {
+	t0 := time.Now()
+	n := 0
+	for n == 0 || (time.Since(t0) < d && ctx.Err() == nil) {
+		if err := f(); err != nil {
+			return n, time.Since(t0), err
+		}
+		n++
+	}
+	return n, time.Since(t0), nil
+}
+
+func peak(ctx context.Context, d time.Duration) float64 {
+	const size = 1024
+	rng := rand.New(rand.NewPCG(1, size))
+	x, y, z := make([]float32, size*size), make([]float32, size*size), make([]float32, size*size)
+	for i := range x {
+		x[i], y[i] = rng.Float32(), rng.Float32()
+	}
+	gemm.Sgemm(false, false, size, size, size, 1, x, size, y, size, 0, z, size) // warm up
+	// A peak is the fastest product: a moment of other load slows one
+	// call, not the figure.
+	best := time.Duration(math.MaxInt64)
+	loop(ctx, d, func() error {
+		t0 := time.Now()
+		gemm.Sgemm(false, false, size, size, size, 1, x, size, y, size, 0, z, size)
+		best = min(best, time.Since(t0))
+		return nil
+	})
+	return 2 * size * size * size / 1e9 / best.Seconds()
+}
+
+func measurePreset(ctx context.Context, name string, d time.Duration, say func(string, ...any)) (Preset, error) {
+	cfg, err := configs.Preset(name)
+	if err != nil {
+		return Preset{}, err
+	}
+	spec, err := configs.NetSpec(cfg)
+	if err != nil {
+		return Preset{}, err
+	}
+	params, err := net.NewParams(spec, 1)
+	if err != nil {
+		return Preset{}, err
+	}
+	p := Preset{Name: name, Network: fmt.Sprintf("%dx%d", spec.Blocks, spec.Filters)}
+	flops := float64(spec.ForwardFLOPs())
+
+	p.InferenceBatch = cfg.SelfPlay.BatchSize
+	say("%s: inference, batch %d", name, p.InferenceBatch)
+	if p.InferencePosPerS, err = inference(ctx, params, p.InferenceBatch, d); err != nil {
+		return p, err
+	}
+	p.InferenceGFLOPs = p.InferencePosPerS * flops / 1e9
+
+	p.TrainBatch = cfg.Training.BatchSize
+	say("%s: training step, batch %d", name, p.TrainBatch)
+	if p.TrainSamplesPerS, err = train(ctx, params, p.TrainBatch, d); err != nil {
+		return p, err
+	}
+	p.TrainStepsPerS = p.TrainSamplesPerS / float64(p.TrainBatch)
+	p.TrainGFLOPs = p.TrainSamplesPerS * 3 * flops / 1e9 // backward is about two forwards
+
+	say("%s: self-play, %d games of %d simulations", name, cfg.SelfPlay.ParallelGames, cfg.Search.Simulations)
+	if p.SelfPlaySimsPerS, err = selfPlay(ctx, cfg, params, 2*d); err != nil {
+		return p, err
+	}
+	p.SimsPerSample = simsPerSample(cfg)
+	p.SelfPlaySamplesPerS = p.SelfPlaySimsPerS / p.SimsPerSample
+
+	g, err := cfg.LookupGame()
+	if err != nil {
+		return p, err
+	}
+	start, err := g.New(nil)
+	if err != nil {
+		return p, err
+	}
+	say("%s: alpha-beta and perft from the start", name)
+	p.AlphaBetaNodesPerS, p.AlphaBetaDepth = alphaBeta(ctx, g.Name, start, d)
+	p.PerftLeavesPerS, p.PerftDepth = perft(ctx, start, d)
+	return p, nil
+}
+
+func inference(ctx context.Context, params *net.Params, batch int, d time.Duration) (float64, error) {
+	fwd, err := infer.NewParallel(params, batch, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer fwd.Close()
+	s := params.Spec
+	planes := make([]float32, batch*s.Channels*s.Height*s.Width)
+	rng := rand.New(rand.NewPCG(2, 3))
+	for i := range planes {
+		if rng.IntN(4) == 0 {
+			planes[i] = 1
+		}
+	}
+	pol, val := make([]float32, batch*s.Actions), make([]float32, batch)
+	forward := func() error { return fwd.Forward(planes, batch, pol, val) }
+	if err := forward(); err != nil {
+		return 0, err
+	}
+	n, took, err := loop(ctx, d, forward)
+	return float64(n*batch) / took.Seconds(), err
+}
+
+func train(ctx context.Context, params *net.Params, batch int, d time.Duration) (float64, error) {
+	m, err := net.NewModel(params, batch)
+	if err != nil {
+		return 0, err
+	}
+	tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
+	if err != nil {
+		return 0, err
+	}
+	b := randomBatch(params.Spec, batch)
+	step := func() error { _, err := tr.Step(b); return err }
+	if err := step(); err != nil { // the first step allocates
+		return 0, err
+	}
+	n, took, err := loop(ctx, d, step)
+	return float64(n*batch) / took.Seconds(), err
+}
+
+// randomBatch is a batch of random positions with one-hot policy targets
+// and outcomes of either sign.
+func randomBatch(s net.Spec, n int) net.Batch {
+	rng := rand.New(rand.NewPCG(2, 3))
+	b := net.Batch{N: n, Planes: make([]float32, n*s.Channels*s.Height*s.Width), Policy: make([]float32, n*s.Actions), Value: make([]float32, n)}
+	for i := range b.Planes {
+		if rng.IntN(4) == 0 {
+			b.Planes[i] = 1
+		}
+	}
+	for i := range n {
+		b.Policy[i*s.Actions+rng.IntN(s.Actions)] = 1
+		b.Value[i] = float32(rng.IntN(3) - 1)
+	}
+	return b
+}
+
+// selfPlay plays the preset's self-play with the network's own search
+// (no alpha-beta teacher) for d and returns the simulations evaluated a
+// second. Games of Xiangqi last longer than a bench, so the rate is of
+// simulations, not of finished games.
+func selfPlay(ctx context.Context, cfg *configs.Config, params *net.Params, d time.Duration) (float64, error) {
+	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{}
+	fwd, err := infer.NewParallel(params, cfg.SelfPlay.BatchSize, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer fwd.Close()
+	dir, err := os.MkdirTemp("", "tabula-bench-")
+	if err != nil {
+		return 0, err
+	}
+	defer os.RemoveAll(dir)
+	w, err := selfplay.New(cfg, selfplay.Options{ReplayDir: dir, Worker: "bench"}, fwd, 0)
+	if err != nil {
+		return 0, err
+	}
+	// The first second fills the parallel games' trees and the cache.
+	warm := min(time.Second, d/4)
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	type count struct {
+		sims int64
+		at   time.Time
+	}
+	first := make(chan count, 1)
+	go func() {
+		select {
+		case <-time.After(warm):
+			first <- count{w.BatchStats().Requests, time.Now()}
+		case <-ctx.Done():
+			close(first)
+		}
+	}()
+	if err := w.Run(ctx, 0, d); err != nil && ctx.Err() == nil {
+		return 0, err
+	}
+	last := count{w.BatchStats().Requests, time.Now()}
+	c0, ok := <-first
+	if !ok || !last.at.After(c0.at) {
+		return 0, nil
+	}
+	return float64(last.sims-c0.sims) / last.at.Sub(c0.at).Seconds(), nil
+}
+
+// simsPerSample is the simulations a recorded sample costs under the
+// preset's playout cap: every move searches, a share of them fully and is
+// recorded.
+func simsPerSample(cfg *configs.Config) float64 {
+	s := cfg.Search
+	share := s.FullSearchShare
+	if share <= 0 || share >= 1 || s.FastSimulations <= 0 {
+		return float64(s.Simulations)
+	}
+	return (share*float64(s.Simulations) + (1-share)*float64(s.FastSimulations)) / share
+}
+
+func alphaBeta(ctx context.Context, gameName string, start game.Position, d time.Duration) (float64, int) {
+	p, ok := start.(alphabeta.Position)
+	if !ok {
+		return 0, 0
+	}
+	s, err := alphabeta.New(alphabeta.DefaultOptionsFor(gameName))
+	if err != nil {
+		return 0, 0
+	}
+	r := s.Search(ctx, p, alphabeta.Limits{Time: d}, nil)
+	if r.Time <= 0 {
+		return 0, r.Depth
+	}
+	return float64(r.Nodes) / r.Time.Seconds(), r.Depth
+}
+
+// perft counts leaves at growing depths until one takes d/4 or more and
+// returns the rate of the deepest.
+func perft(ctx context.Context, start game.Position, d time.Duration) (float64, int) {
+	var rate float64
+	depth := 0
+	for depth < 12 && ctx.Err() == nil {
+		depth++
+		t0 := time.Now()
+		leaves := game.Perft(start.Clone(), depth)
+		took := time.Since(t0)
+		rate = float64(leaves) / took.Seconds()
+		if took >= d/4 || leaves == 0 {
+			break
+		}
+	}
+	return rate, depth
+}
+
+// cpuModel is the processor's name where the system tells it.
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				return strings.TrimSpace(v)
+			}
+		}
+	}
+	return runtime.GOOS + "/" + runtime.GOARCH
+}
+
+// WriteText prints the figures as a table, each network figure with its
+// share of the peak.
+func (r Result) WriteText(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, %d cores, kernel %s, %s\n", r.CPU, r.Cores, r.Kernel, r.GoVersion)
+	fmt.Fprintf(&b, "fp32 peak (Sgemm 1024^3, every core): %.0f GFLOP/s\n\n", r.PeakGFLOPs)
+	for _, p := range r.Presets {
+		fmt.Fprintf(&b, "%s (network %s)\n", p.Name, p.Network)
+		fmt.Fprintf(&b, "  inference, batch %d:      %9.0f positions/s  %5.0f GFLOP/s  %3.0f%% of peak\n",
+			p.InferenceBatch, p.InferencePosPerS, p.InferenceGFLOPs, 100*p.InferenceShareOfPeak)
+		fmt.Fprintf(&b, "  training step, batch %d: %9.0f samples/s    %5.0f GFLOP/s  %3.0f%% of peak  (%.1f steps/s)\n",
+			p.TrainBatch, p.TrainSamplesPerS, p.TrainGFLOPs, 100*p.TrainShareOfPeak, p.TrainStepsPerS)
+		fmt.Fprintf(&b, "  self-play (network):     %9.0f simulations/s, %.0f a recorded sample: %.0f samples/s\n",
+			p.SelfPlaySimsPerS, p.SimsPerSample, p.SelfPlaySamplesPerS)
+		fmt.Fprintf(&b, "  alpha-beta, one thread:  %9.0f nodes/s (depth %d)\n", p.AlphaBetaNodesPerS, p.AlphaBetaDepth)
+		fmt.Fprintf(&b, "  perft, one thread:       %9.0f leaves/s (depth %d)\n", p.PerftLeavesPerS, p.PerftDepth)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
