@@ -1,0 +1,188 @@
+package gemm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randomTile8 builds a Tile8 with random geometry over fresh buffers for
+// panel width nr; with alias the residual is the output buffer itself.
+// Activations and weights span their whole ranges (0..255, -128..127).
+func randomTile8(rng *rand.Rand, nr int, alias bool) *Tile8 {
+	nseg := 1 + rng.IntN(3)
+	seglen := 4 * (1 + rng.IntN(40))
+	segstride := rng.IntN(2 * seglen)
+	span := (nseg-1)*segstride + seglen
+	t := &Tile8{NSeg: nseg, SegLen: seglen, SegStride: segstride, ReLU: rng.IntN(2) == 0,
+		Aoff: make([]int, MR), Coff: make([]int, MR)}
+	t.A = make([]uint8, span+rng.IntN(100))
+	for i := range t.A {
+		t.A[i] = uint8(rng.IntN(256))
+	}
+	t.W = make([]int8, nseg*seglen*nr)
+	for i := range t.W {
+		t.W[i] = int8(rng.IntN(256) - 128)
+	}
+	t.Scale, t.Bias = make([]float32, nr), randSlice(rng, nr)
+	for i := range t.Scale {
+		t.Scale[i] = float32(rng.Float64()) * 1e-4
+	}
+	t.C = randSlice(rng, MR*nr+rng.IntN(64))
+	for r := range MR {
+		t.Aoff[r] = rng.IntN(len(t.A) - span + 1)
+	}
+	for _, r := range rng.Perm(MR) {
+		t.Coff[r] = r * nr
+	}
+	shift := rng.IntN(len(t.C) - MR*nr + 1)
+	for r := range t.Coff {
+		t.Coff[r] += shift
+	}
+	switch {
+	case alias:
+		t.Res = t.C
+	case rng.IntN(2) == 0:
+		t.Res = randSlice(rng, len(t.C))
+	}
+	return t
+}
+
+func cloneTile8(t *Tile8) *Tile8 {
+	u := *t
+	u.C = append([]float32(nil), t.C...)
+	switch {
+	case t.Res == nil:
+	case &t.Res[0] == &t.C[0]:
+		u.Res = u.C
+	default:
+		u.Res = append([]float32(nil), t.Res...)
+	}
+	return &u
+}
+
+// Every 8-bit kernel this machine runs agrees with the plain loop: the
+// integer sums exactly, the epilogue up to the fused multiply-add's one
+// rounding; outputs outside the tile are untouched.
+func TestKernels8MatchRef(t *testing.T) {
+	kernels := asmKernels8()
+	kernels = append(kernels, Kernel8Go(16), Kernel8Go(32), Kernel8Go(48))
+	if !HasVNNI() {
+		t.Log("no AVX-512 VNNI here (or -tags noasm): only the pure-Go 8-bit kernel is checked")
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	for _, k := range kernels {
+		for i := range 300 {
+			tile := randomTile8(rng, k.NR, i%5 == 0)
+			want := cloneTile8(tile)
+			Ref8(want, k.NR)
+			got := cloneTile8(tile)
+			k.Run(got)
+			for j := range got.C {
+				if d := math.Abs(float64(got.C[j] - want.C[j])); d > 1e-5*(1+math.Abs(float64(want.C[j]))) {
+					t.Fatalf("%s, tile %d: C[%d] = %v, the plain loop %v", k.Name, i, j, got.C[j], want.C[j])
+				}
+			}
+		}
+	}
+}
+
+// The kernels' sums are exact at the extremes: every product at
+// 255 * -128 over the longest segments a layer has.
+func TestKernels8Extremes(t *testing.T) {
+	for _, k := range append(asmKernels8(), Kernel8Go(32)) {
+		seglen := 3 * 3 * 64 // a 3x3 patch row of 64 channels... times three segments
+		tile := &Tile8{NSeg: 3, SegLen: seglen, SegStride: seglen, A: make([]uint8, 3*seglen+MR), W: make([]int8, 3*seglen*k.NR),
+			Scale: make([]float32, k.NR), Bias: make([]float32, k.NR), C: make([]float32, MR*k.NR), Aoff: make([]int, MR), Coff: make([]int, MR)}
+		for i := range tile.A {
+			tile.A[i] = 255
+		}
+		for i := range tile.W {
+			tile.W[i] = -128
+		}
+		for i := range tile.Scale {
+			tile.Scale[i] = 1
+		}
+		for r := range MR {
+			tile.Coff[r] = r * k.NR
+		}
+		k.Run(tile)
+		want := float32(3 * seglen * 255 * -128)
+		for j, v := range tile.C {
+			if v != want {
+				t.Fatalf("%s: C[%d] = %v, want %v", k.Name, j, v, want)
+			}
+		}
+	}
+}
+
+// Pack8 puts row k's weight of column o at byte 4 of quad k/4, column o.
+func TestPack8(t *testing.T) {
+	const kdim, nr = 8, 3
+	w := make([]int8, kdim*nr)
+	for i := range w {
+		w[i] = int8(i)
+	}
+	p := Pack8(w, kdim, nr)
+	for k := range kdim {
+		for o := range nr {
+			if got := p[((k/4)*nr+o)*4+k%4]; got != w[k*nr+o] {
+				t.Fatalf("w[%d][%d] = %d packed as %d", k, o, w[k*nr+o], got)
+			}
+		}
+	}
+}
+
+// A tile that would read or write out of bounds is refused before the
+// assembly runs.
+func TestCheckTile8(t *testing.T) {
+	k := Kernel8For(48)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, breakIt := range []func(*Tile8){
+		func(t *Tile8) { t.SegLen = 6 },
+		func(t *Tile8) { t.Aoff[3] = len(t.A) },
+		func(t *Tile8) { t.Coff[5] = len(t.C) - 1 },
+		func(t *Tile8) { t.W = t.W[:len(t.W)-1] },
+	} {
+		tile := randomTile8(rng, k.NR, false)
+		breakIt(tile)
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s ran a bad tile", k.Name)
+				}
+			}()
+			k.Run(tile)
+		}()
+	}
+}
+
+// BenchmarkTile8 compares the 8-bit kernel with the fp32 kernel of the
+// same width on a 3x3 convolution's tile of 48 channels (Xiangqi's tower),
+// in multiply-adds a second.
+func BenchmarkTile8(b *testing.B) {
+	const c = 48
+	rng := rand.New(rand.NewPCG(3, 4))
+	seglen := 3 * c
+	k8, k32 := Kernel8For(c), For(c)
+	t8 := &Tile8{NSeg: 3, SegLen: seglen, SegStride: seglen, A: make([]uint8, 3*seglen), W: make([]int8, 3*seglen*k8.NR),
+		Scale: make([]float32, k8.NR), Bias: make([]float32, k8.NR), C: make([]float32, MR*k8.NR), Aoff: make([]int, MR), Coff: make([]int, MR), ReLU: true}
+	t32 := &Tile{NSeg: 3, SegLen: seglen, SegStride: seglen, A: randSlice(rng, 3*seglen), W: randSlice(rng, 3*seglen*k32.NR),
+		Bias: make([]float32, k32.NR), C: make([]float32, MR*k32.NR), Aoff: make([]int, MR), Coff: make([]int, MR), ReLU: true}
+	for r := range MR {
+		t8.Coff[r], t32.Coff[r] = r*k8.NR, r*k32.NR
+	}
+	macs := float64(MR * 3 * seglen * c)
+	b.Run(k8.Name, func(b *testing.B) {
+		for b.Loop() {
+			k8.Run(t8)
+		}
+		b.ReportMetric(macs*float64(b.N)/1e9/b.Elapsed().Seconds(), "GMAC/s")
+	})
+	b.Run(k32.Name, func(b *testing.B) {
+		for b.Loop() {
+			k32.Run(t32)
+		}
+		b.ReportMetric(macs*float64(b.N)/1e9/b.Elapsed().Seconds(), "GMAC/s")
+	})
+}
