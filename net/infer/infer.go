@@ -14,6 +14,10 @@
 // kernel is tested against a plain-loop twin (gemm.Ref), and the whole
 // pass against (*net.Params).Reference and the gorgonia model.
 //
+// NewInt8 runs the residual tower in 8 bits (int8.go): weights quantized
+// per output channel, activations at scales fixed by calibration
+// positions, on gemm's 8-bit kernel (AVX-512 VNNI, or its pure-Go twin).
+//
 // A Net is not safe for concurrent use; Clone gives each goroutine its own
 // buffers over the same weights.
 package infer
@@ -46,6 +50,7 @@ type weights struct {
 	head   layer   // policy and value 1x1 convolutions side by side
 	polFC  layer
 	fromTo *net.FromTo // the from-to head (polFC unused), or nil
+	t8     *tower8     // the tower in 8 bits (NewInt8), or nil: fp32
 	valFC1 layer
 	valW2  []float32 // value FC2 weights [value hidden]
 	valB2  float32
@@ -83,6 +88,12 @@ type Net struct {
 	tl     gemm.Tile
 	ft     []float32       // the from-to head's W f per square [hw][policy channels]
 	ws     *gemm.Workspace // the from-to head's products
+	// x8 is a tower buffer in bytes (layout of x) for the 8-bit tower.
+	x8  []uint8
+	tl8 gemm.Tile8
+	// observe, when set, sees the input of each tower convolution
+	// (NewInt8's calibration).
+	observe func(layer int, a []float32, batch int)
 }
 
 // New folds and lays out p for batches of up to maxBatch positions (1 to
@@ -202,8 +213,13 @@ func strided(n, stride int) []int {
 // buffers returns a Net on wt with fresh zeroed buffers.
 func (wt *weights) buffers() *Net {
 	rows := gemm.RoundUp(wt.maxBatch, gemm.MR)
+	var x8 []uint8
+	if wt.t8 != nil {
+		x8 = make([]uint8, wt.images*wt.pp*wt.fp)
+	}
 	return &Net{
 		weights: wt,
+		x8:      x8,
 		planes:  make([]float32, wt.images*wt.pp*wt.spec.Channels),
 		x:       make([]float32, wt.images*wt.pp*wt.fp),
 		t:       make([]float32, wt.images*wt.pp*wt.fp),
@@ -263,7 +279,21 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 	pixRows := gemm.RoundUp(batch*hw, gemm.MR)
 	n.layer(&n.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
 	for i := 0; i < len(n.tower); i += 2 {
+		if n.t8 != nil {
+			a, b := &n.t8.layers[i], &n.t8.layers[i+1]
+			n.quantize(n.x, n.x8, batch, a.in)
+			n.layer8(a, n.x8, n.towerA, n.t, n.towerC, nil, pixRows)
+			n.quantize(n.t, n.x8, batch, b.in)
+			n.layer8(b, n.x8, n.towerA, n.x, n.towerC, n.x, pixRows)
+			continue
+		}
+		if n.observe != nil {
+			n.observe(i, n.x, batch)
+		}
 		n.layer(&n.tower[i], n.x, n.towerA, n.t, n.towerC, nil, pixRows)
+		if n.observe != nil {
+			n.observe(i+1, n.t, batch)
+		}
 		n.layer(&n.tower[i+1], n.t, n.towerA, n.x, n.towerC, n.x, pixRows)
 	}
 	n.layer(&n.head, n.x, n.headA, n.heads, n.headC, nil, pixRows)

@@ -45,6 +45,15 @@ func NewParallel(p *net.Params, maxBatch, threads int) (*Parallel, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParallelOf(first, threads), nil
+}
+
+// ParallelOf spreads batches for first (a Net of any precision) over
+// threads cores (threads <= 0: GOMAXPROCS); first is its own from then on.
+func ParallelOf(first *Net, threads int) *Parallel {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
 	pl := &Parallel{first: first, done: make(chan error, threads), quit: make(chan struct{}), minChunk: minChunkRows}
 	for range threads - 1 {
 		in := make(chan chunk)
@@ -55,7 +64,7 @@ func NewParallel(p *net.Params, maxBatch, threads int) (*Parallel, error) {
 	// abandoned Parallel is collected and its helpers stopped.
 	quit := pl.quit
 	runtime.AddCleanup(pl, func(q chan struct{}) { closeOnce(q) }, quit)
-	return pl, nil
+	return pl
 }
 
 func forwardLoop(n *Net, in <-chan chunk, done chan<- error, quit <-chan struct{}) {

@@ -1,0 +1,209 @@
+package infer
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/gemm"
+)
+
+// The 8-bit tower. The residual tower holds nearly all of a network's
+// multiply-adds; its convolutions read activations that follow a ReLU,
+// so they quantize to unsigned bytes with zero at zero (the padding stays
+// exact), and the 8-bit kernel (AVX-512 VNNI where the CPU has it) does
+// four times the fp32 kernel's work per instruction. Weights are
+// quantized once, symmetrically, with a scale per output channel (after
+// batch norm is folded in). Each layer's activation scale is fixed once,
+// from the activations calibration positions produce in the fp32 net, so
+// a position's evaluation never depends on the others in its batch (a
+// scale measured per batch would). The input convolution and the heads
+// stay fp32: the input planes need not be non-negative, and the heads are
+// a small share of the work that the value is most sensitive to.
+
+// tower8 is the 8-bit form of the tower: per convolution its packed
+// weights, the per-column dequantization (weight scale) and the fixed
+// scale of its input activations.
+type tower8 struct {
+	kern   gemm.Kernel8
+	layers []layer8
+}
+
+type layer8 struct {
+	nseg, seglen, segstride int
+	panels                  int
+	w                       []int8    // panel j at j*kdim*nr, gemm.Pack8's layout
+	scale                   []float32 // input scale x weight scale, per column
+	bias                    []float32
+	in                      float32 // input activation scale: a byte q means q*in
+}
+
+// NewInt8 is New with the residual tower in 8 bits. calib holds n
+// positions' planes ([n][c][h][w]) that fix each tower layer's activation
+// scale: use positions like the ones the net will see (a few hundred
+// from games of the network's game). It returns an error if the
+// network's filters are not a multiple of 4 or calib is malformed.
+func NewInt8(p *net.Params, maxBatch int, calib []float32, n int) (*Net, error) {
+	fp, err := New(p, maxBatch)
+	if err != nil {
+		return nil, err
+	}
+	s := p.Spec
+	if n < 1 || len(calib) != n*s.Channels*s.Height*s.Width {
+		return nil, fmt.Errorf("infer: %d calibration values for %d positions of %d planes of %dx%d", len(calib), n, s.Channels, s.Height, s.Width)
+	}
+	if fp.fp%4 != 0 {
+		return nil, fmt.Errorf("infer: 8-bit tower needs a channel stride that is a multiple of 4, have %d", fp.fp)
+	}
+	// The activations each tower convolution reads over the calibration
+	// positions: its scale clips the rarest (calibClip) rather than
+	// spending the bytes' range on a few outliers.
+	seen := make([][]float32, len(fp.tower))
+	fp.observe = func(i int, a []float32, batch int) {
+		seen[i] = fp.appendActivations(seen[i], a, batch)
+	}
+	in := s.Channels * s.Height * s.Width
+	pol, val := make([]float32, maxBatch*s.Actions), make([]float32, maxBatch)
+	for lo := 0; lo < n; lo += maxBatch {
+		b := min(maxBatch, n-lo)
+		if err := fp.Forward(calib[lo*in:(lo+b)*in], b, pol[:b*s.Actions], val[:b]); err != nil {
+			return nil, err
+		}
+	}
+	fp.observe = nil
+
+	k := gemm.Kernel8For(s.Filters)
+	if fp.fp%k.NR != 0 {
+		k = gemm.Kernel8Go(16) // the tower's stride is a multiple of 16
+	}
+	t := &tower8{kern: k}
+	for i := range p.Blocks {
+		for j, c := range []*net.ConvBN{&p.Blocks[i].A, &p.Blocks[i].B} {
+			scale := quantile(seen[2*i+j], calibClip) / 255
+			if scale == 0 || math.IsInf(float64(scale), 0) || math.IsNaN(float64(scale)) {
+				scale = 1 // nothing above zero was seen: every byte is 0
+			}
+			t.layers = append(t.layers, packConv3Int8(c, fp.fp, fp.wp, k.NR, scale))
+		}
+	}
+	wt := *fp.weights
+	wt.t8 = t
+	return wt.buffers(), nil
+}
+
+// calibClip is the share of a layer's calibration activations its scale
+// represents exactly; the rest saturate at 255.
+var calibClip = 0.99999
+
+// appendActivations appends the positive values of the real pixels of a
+// tower buffer.
+func (n *Net) appendActivations(dst, a []float32, batch int) []float32 {
+	for b := range batch {
+		for _, q := range n.inPix {
+			for _, v := range a[(b*n.pp+q)*n.fp:][:n.fp] {
+				if v > 0 {
+					dst = append(dst, v)
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// quantile returns the q-quantile of v (reordering v); 0 when v is empty.
+func quantile(v []float32, q float64) float32 {
+	if len(v) == 0 {
+		return 0
+	}
+	slices.Sort(v)
+	return v[min(len(v)-1, int(q*float64(len(v))))]
+}
+
+// packConv3Int8 quantizes a 3x3 convolution (batch norm folded) for the
+// 8-bit kernel of width nr reading a padded NHWC byte buffer of channel
+// stride cs and padded width wp, whose bytes mean multiples of in.
+func packConv3Int8(c *net.ConvBN, cs, wp, nr int, in float32) layer8 {
+	bnScale, shift := fold(c)
+	panels := gemm.RoundUp(c.Out, nr) / nr
+	kdim := 9 * cs
+	l := layer8{nseg: 3, seglen: 3 * cs, segstride: wp * cs, panels: panels, in: in,
+		w: make([]int8, panels*kdim*nr), scale: make([]float32, panels*nr), bias: make([]float32, panels*nr)}
+	folded := make([]float64, kdim)
+	for o := 0; o < c.Out; o++ {
+		clear(folded)
+		var amax float64
+		for i := 0; i < c.In; i++ {
+			for ky := range 3 {
+				for kx := range 3 {
+					v := float64(c.W[((o*c.In+i)*3+ky)*3+kx]) * bnScale[o]
+					folded[ky*3*cs+kx*cs+i] = v
+					amax = max(amax, math.Abs(v))
+				}
+			}
+		}
+		ws := amax / 127
+		if ws == 0 {
+			ws = 1
+		}
+		panel, col := o/nr, o%nr
+		pw := l.w[panel*kdim*nr : (panel+1)*kdim*nr]
+		for k, v := range folded {
+			q := math.Round(v / ws)
+			pw[((k/4)*nr+col)*4+k%4] = int8(max(-127, min(127, q)))
+		}
+		l.scale[o] = float32(ws) * in
+		l.bias[o] = float32(shift[o])
+	}
+	return l
+}
+
+// quantize writes the real pixels of the fp32 tower buffer a as bytes of
+// scale in into the byte buffer q (same layout); the padding of q stays
+// zero, as it was allocated.
+func (n *Net) quantize(a []float32, q []uint8, batch int, in float32) {
+	inv := 1 / in
+	for b := range batch {
+		for _, p := range n.inPix {
+			off := (b*n.pp + p) * n.fp
+			src, dst := a[off:off+n.fp], q[off:off+n.fp]
+			for i, v := range src {
+				dst[i] = uint8(min(255, max(0, v*inv+0.5)))
+			}
+		}
+	}
+}
+
+// layer8 runs an 8-bit layer over rows of the byte buffer a into c (fp32).
+func (n *Net) layer8(l *layer8, a []uint8, aoff []int, c []float32, coff []int, res []float32, rows int) {
+	nr := n.t8.kern.NR
+	kdim := l.nseg * l.seglen
+	t := &n.tl8
+	*t = gemm.Tile8{A: a, NSeg: l.nseg, SegLen: l.seglen, SegStride: l.segstride, C: c, Res: res, ReLU: true}
+	for j := 0; j < l.panels; j++ {
+		t.W = l.w[j*kdim*nr : (j+1)*kdim*nr]
+		t.Scale = l.scale[j*nr : (j+1)*nr]
+		t.Bias = l.bias[j*nr : (j+1)*nr]
+		for r := 0; r < rows; r += gemm.MR {
+			t.Aoff = aoff[r : r+gemm.MR]
+			t.Coff = coff[r : r+gemm.MR : r+gemm.MR]
+			n.t8.kern.Run(t)
+		}
+		c = c[nr:]
+		t.C = c
+		if res != nil {
+			res = res[nr:]
+			t.Res = res
+		}
+	}
+	t.A, t.C, t.Res, t.W, t.Scale, t.Bias = nil, nil, nil, nil, nil, nil
+}
+
+// Precision names the tower's arithmetic: "fp32", or "int8" with the
+// 8-bit kernel it runs on.
+func (n *Net) Precision() string {
+	if n.t8 == nil {
+		return "fp32"
+	}
+	return "int8 (" + n.t8.kern.Name + ")"
+}

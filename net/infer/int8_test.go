@@ -1,0 +1,248 @@
+package infer
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tabula-zero/tabula/checkpoints"
+
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/gametest"
+	"github.com/tabula-zero/tabula/net"
+)
+
+// realPlanes encodes n positions of random games of the spec's game (in
+// the spec's encoding).
+func realPlanes(t testing.TB, s net.Spec, n int, seed uint64) []float32 {
+	t.Helper()
+	g, err := game.Lookup(s.Game)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, err = g.WithEncoder(s.EncoderVersion); err != nil {
+		t.Fatal(err)
+	}
+	start, err := g.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := s.Channels * s.Height * s.Width
+	out := make([]float32, 0, n*in)
+	for len(out) < n*in {
+		for _, p := range gametest.RandomPositions(start, 20, 60, seed) {
+			if len(out) == n*in {
+				break
+			}
+			buf := make([]float32, in)
+			g.Encoder.Encode(p, buf)
+			out = append(out, buf...)
+		}
+		seed++
+	}
+	return out
+}
+
+// softmax of a row of logits.
+func softmax(l []float32) []float64 {
+	m := math.Inf(-1)
+	for _, v := range l {
+		m = max(m, float64(v))
+	}
+	p := make([]float64, len(l))
+	var sum float64
+	for i, v := range l {
+		p[i] = math.Exp(float64(v) - m)
+		sum += p[i]
+	}
+	for i := range p {
+		p[i] /= sum
+	}
+	return p
+}
+
+// The 8-bit tower agrees with fp32 on positions of each game's play
+// (calibrated on other positions of its play): the policy's total
+// variation distance and the value's difference stay within stated
+// bounds, and the most probable move is the same on most positions.
+func TestInt8AgreesWithFP32(t *testing.T) {
+	for _, name := range presets {
+		s := presetSpec(t, name)
+		p, err := net.NewParams(s, 3) // He initialisation, as a run starts
+		if err != nil {
+			t.Fatal(err)
+		}
+		agreement(t, p, 96, untrained)
+	}
+}
+
+// tolerance is the agreement the 8-bit tower must keep with fp32: the
+// mean total variation distance of the policy, the mean absolute
+// difference of the value, and the share of positions with the same most
+// probable move (an untrained network's policy is nearly flat, so its
+// top move is a near tie that any rounding may flip: not asked of it).
+type tolerance struct {
+	policyTV, value, sameTop float64
+}
+
+var (
+	untrained = tolerance{policyTV: 0.03, value: 0.03}
+	trained   = tolerance{policyTV: 0.015, value: 0.01, sameTop: 0.95}
+)
+
+// agreement compares NewInt8 with New on n positions of p's game.
+func agreement(t *testing.T, p *net.Params, n int, tol tolerance) {
+	t.Helper()
+	s := p.Spec
+	n = n / 32 * 32
+	ref, err := New(p, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := NewInt8(p, 32, realPlanes(t, s, 128, 100), 128)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Precision() == "fp32" {
+		t.Fatal("NewInt8 made an fp32 net")
+	}
+	planes := realPlanes(t, s, n, 900)
+	in := s.Channels * s.Height * s.Width
+	var tvMax, tvSum, dvMax, dvSum float64
+	same := 0
+	for lo := 0; lo < n; lo += 32 {
+		pw, vw := make([]float32, 32*s.Actions), make([]float32, 32)
+		pg, vg := make([]float32, 32*s.Actions), make([]float32, 32)
+		if err := ref.Forward(planes[lo*in:(lo+32)*in], 32, pw, vw); err != nil {
+			t.Fatal(err)
+		}
+		if err := q.Forward(planes[lo*in:(lo+32)*in], 32, pg, vg); err != nil {
+			t.Fatal(err)
+		}
+		for b := range 32 {
+			a, c := softmax(pw[b*s.Actions:(b+1)*s.Actions]), softmax(pg[b*s.Actions:(b+1)*s.Actions])
+			var tv float64
+			best, bestQ := 0, 0
+			for i := range a {
+				tv += math.Abs(a[i]-c[i]) / 2
+				if a[i] > a[best] {
+					best = i
+				}
+				if c[i] > c[bestQ] {
+					bestQ = i
+				}
+			}
+			tvMax, tvSum = max(tvMax, tv), tvSum+tv
+			if best == bestQ {
+				same++
+			}
+			dv := math.Abs(float64(vw[b] - vg[b]))
+			dvMax, dvSum = max(dvMax, dv), dvSum+dv
+		}
+	}
+	t.Logf("%s (%s): policy TV mean %.4f max %.4f, value |diff| mean %.4f max %.4f, same top move %d/%d",
+		s.Game, q.Precision(), tvSum/float64(n), tvMax, dvSum/float64(n), dvMax, same, n)
+	if tvSum/float64(n) > tol.policyTV || dvSum/float64(n) > tol.value || float64(same) < tol.sameTop*float64(n) {
+		t.Errorf("%s: the 8-bit tower strays: policy TV mean %.4f (bound %v), value |diff| mean %.4f (%v), same top move %d/%d (%v)",
+			s.Game, tvSum/float64(n), tol.policyTV, dvSum/float64(n), tol.value, same, n, tol.sameTop)
+	}
+}
+
+// A position's 8-bit evaluation does not depend on the batch it comes
+// in (the activation scales are fixed), and clones and Parallel give the
+// same results bit for bit.
+func TestInt8BatchIndependent(t *testing.T) {
+	s := presetSpec(t, "xiangqi")
+	p := liveParams(t, s, 5)
+	q, err := NewInt8(p, 16, realPlanes(t, s, 32, 1), 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planes := realPlanes(t, s, 16, 77)
+	in := s.Channels * s.Height * s.Width
+	pol, val := make([]float32, 16*s.Actions), make([]float32, 16)
+	if err := q.Forward(planes, 16, pol, val); err != nil {
+		t.Fatal(err)
+	}
+	one, v1 := make([]float32, s.Actions), make([]float32, 1)
+	c := q.Clone()
+	for b := range 16 {
+		if err := c.Forward(planes[b*in:(b+1)*in], 1, one, v1); err != nil {
+			t.Fatal(err)
+		}
+		if v1[0] != val[b] || one[7] != pol[b*s.Actions+7] {
+			t.Fatalf("position %d alone: value %v, in the batch %v", b, v1[0], val[b])
+		}
+	}
+	pl := ParallelOf(q.Clone(), 2)
+	defer pl.Close()
+	pp, pv := make([]float32, 16*s.Actions), make([]float32, 16)
+	if err := pl.Forward(planes, 16, pp, pv); err != nil {
+		t.Fatal(err)
+	}
+	for i := range pv {
+		if pv[i] != val[i] {
+			t.Fatalf("Parallel: value %d is %v, one Net %v", i, pv[i], val[i])
+		}
+	}
+}
+
+// Bad calibration input is refused with the reason.
+func TestInt8Errors(t *testing.T) {
+	s := presetSpec(t, "connect4")
+	p := liveParams(t, s, 1)
+	if _, err := NewInt8(p, 8, make([]float32, 3), 1); err == nil {
+		t.Error("calibration planes of the wrong length accepted")
+	}
+	if _, err := NewInt8(p, 8, nil, 0); err == nil {
+		t.Error("no calibration positions accepted")
+	}
+}
+
+// TestInt8Checkpoint measures the 8-bit tower on a trained network: set
+// TABULA_INT8_CHECKPOINT to a checkpoint file (skipped otherwise).
+func TestInt8Checkpoint(t *testing.T) {
+	path := os.Getenv("TABULA_INT8_CHECKPOINT")
+	if path == "" {
+		t.Skip("set TABULA_INT8_CHECKPOINT to a checkpoint file to measure a trained network")
+	}
+	c, err := checkpoints.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agreement(t, c.Params, 256, trained)
+}
+
+// BenchmarkInt8 compares the 8-bit tower with fp32 on the presets at the
+// self-play batch (32), one Net, in positions a second.
+func BenchmarkInt8(b *testing.B) {
+	const batch = 32
+	for _, name := range presets {
+		s := presetSpec(b, name)
+		p, err := net.NewParams(s, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		f32, err := New(p, batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		i8, err := NewInt8(p, batch, realPlanes(b, s, 64, 1), 64)
+		if err != nil {
+			b.Fatal(err)
+		}
+		planes := realPlanes(b, s, batch, 2)
+		pol, val := make([]float32, batch*s.Actions), make([]float32, batch)
+		for _, n := range []*Net{f32, i8} {
+			b.Run(name+"/"+strings.Fields(n.Precision())[0], func(b *testing.B) {
+				for b.Loop() {
+					if err := n.Forward(planes, batch, pol, val); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pos/s")
+			})
+		}
+	}
+}
