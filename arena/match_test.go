@@ -366,7 +366,8 @@ func TestMatchErrors(t *testing.T) {
 func TestNetAndABZeroPlayers(t *testing.T) {
 	dir := t.TempDir()
 	c4 := testnet.Checkpoint(t, dir, "connect4", 4)
-	for _, s := range []string{"net:" + c4 + ",sims=16", "net:" + c4 + ",sims=0", "net:" + c4 + ",sims=16,search=gumbel", "abzero:net=" + c4 + ",m=1,depth=2,sims=8"} {
+	for _, s := range []string{"net:" + c4 + ",sims=16", "net:" + c4 + ",sims=0", "net:" + c4 + ",sims=16,search=gumbel", "abzero:net=" + c4 + ",m=1,depth=2,sims=8",
+		"net:" + c4 + ",sims=16,precision=int8", "abzero:net=" + c4 + ",m=1,depth=2,sims=8,precision=int8"} {
 		m := Match{Game: "connect4", A: spec(t, s, "connect4"), B: spec(t, "random", "connect4"), Games: 4, Concurrency: 2, OpeningPlies: 2, Seed: 2}
 		res, err := RunMatch(context.Background(), m)
 		if err != nil {
@@ -377,6 +378,9 @@ func TestNetAndABZeroPlayers(t *testing.T) {
 			replay(t, r, 0)
 		}
 		t.Logf("%s vs random: %s", s, res.Score)
+	}
+	if _, err := ParsePlayer("net:"+c4+",precision=fp16", "connect4"); err == nil || !strings.Contains(err.Error(), "fp32, int8") {
+		t.Errorf("precision=fp16: %v", err)
 	}
 }
 

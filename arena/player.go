@@ -68,7 +68,7 @@ const (
 const SpecUsage = `player specs (-a, -b):
   random
   ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1)
-  net:FILE[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F]   a network with MCTS (FILE: checkpoint or run directory)
+  net:FILE[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F,precision=fp32|int8]   a network with MCTS (FILE: checkpoint or run directory)
   abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
   uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
@@ -84,7 +84,7 @@ every kind also takes name=NAME (the name in results)`
 //
 //	random
 //	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N]
-//	net:FILE[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F]
+//	net:FILE[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F,precision=fp32|int8]
 //	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F,algo=A,hash=MiB]
 //	mcts:sims=N[,search=puct|gumbel]
 //	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
@@ -123,7 +123,9 @@ type Spec struct {
 	// discount is the search's per-ply value factor (0: none).
 	discount float64
 	search   *mcts.Config // NetOptions.Search (nil: defaults)
-	m        float64
+	// precision of the network's tower (infer.Precisions; "": fp32).
+	precision string
+	m         float64
 	// custom players (NewFuncSpec)
 	newPlayer func() (Player, error)
 	// interactive players (a person) play one game at a time
@@ -468,6 +470,12 @@ func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 	default:
 		return fmt.Errorf("arena: player %q: search=%q (valid: puct, gumbel)", s.Text, v)
 	}
+	if v, ok := kv["precision"]; ok {
+		if !slices.Contains(infer.Precisions, v) {
+			return fmt.Errorf("arena: player %q: precision=%q (valid: %s)", s.Text, v, strings.Join(infer.Precisions, ", "))
+		}
+		s.precision = v
+	}
 	if v, ok := kv["discount"]; ok {
 		d, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(d >= 0.5 && d < 1) {
@@ -492,7 +500,7 @@ func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 }
 
 func (s *Spec) parseNet(g game.Game, kv map[string]string, pos []string) error {
-	if err := s.keys(kv, "sims", "search", "discount", "c_init", "fpu", "file"); err != nil {
+	if err := s.keys(kv, "sims", "search", "discount", "c_init", "fpu", "precision", "file"); err != nil {
 		return err
 	}
 	file, hasFile := kv["file"]
@@ -515,7 +523,7 @@ func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) erro
 	if err := s.noPositional(pos); err != nil {
 		return err
 	}
-	if err := s.keys(kv, abKeys("net", "m", "depth", "sims", "search", "discount", "c_init", "fpu")...); err != nil {
+	if err := s.keys(kv, abKeys("net", "m", "depth", "sims", "search", "discount", "c_init", "fpu", "precision")...); err != nil {
 		return err
 	}
 	for _, k := range []string{"net", "m", "depth"} {
@@ -571,15 +579,21 @@ func (s *Spec) load(g game.Game, file string) error {
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	return s.setNetwork(file, c.Params, g.Encoder)
+	return s.setNetwork(file, c.Params, g)
 }
 
-func (s *Spec) setNetwork(file string, p *net.Params, enc game.Encoder) error {
-	n, err := infer.New(p, 1)
+// setNetwork lays p out for play in s.precision (g, in the network's
+// encoding, calibrates an 8-bit tower).
+func (s *Spec) setNetwork(file string, p *net.Params, g game.Game) error {
+	start, err := g.New(nil)
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	s.file, s.params, s.base, s.enc = file, p, n, enc
+	n, err := infer.NewPrecision(p, 1, s.precision, start, g.Encoder)
+	if err != nil {
+		return fmt.Errorf("arena: player %q: %w", s.Text, err)
+	}
+	s.file, s.params, s.base, s.enc = file, p, n, g.Encoder
 	return nil
 }
 
@@ -642,5 +656,5 @@ func NewNetSpec(name, gameName string, p *net.Params, o NetOptions) (*Spec, erro
 			return nil, err
 		}
 	}
-	return s, s.setNetwork("", p, g.Encoder)
+	return s, s.setNetwork("", p, g)
 }

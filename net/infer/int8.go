@@ -3,8 +3,11 @@ package infer
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
+	"strings"
 
+	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/gemm"
 )
@@ -206,4 +209,48 @@ func (n *Net) Precision() string {
 		return "fp32"
 	}
 	return "int8 (" + n.t8.kern.Name + ")"
+}
+
+// Calibration returns the planes of n positions of seeded random play
+// from start (each from a fresh game, 4 to 80 plies deep, stopping where
+// a game ends), encoded by enc: positions to fix NewInt8's scales on.
+func Calibration(start game.Position, enc game.Encoder, n int, seed uint64) []float32 {
+	c, h, w := enc.Shape()
+	in := c * h * w
+	out := make([]float32, n*in)
+	rng := rand.New(rand.NewPCG(seed, 0xca11b))
+	var moves []game.Move
+	for i := range n {
+		p := start.Clone()
+		for range 4 + rng.IntN(77) {
+			if p.Status().Over() {
+				break
+			}
+			if moves = p.GenerateMoves(moves[:0]); len(moves) == 0 {
+				break
+			}
+			p.Make(moves[rng.IntN(len(moves))])
+		}
+		enc.Encode(p, out[i*in:(i+1)*in])
+	}
+	return out
+}
+
+// Precisions are the tower precisions NewPrecision builds.
+var Precisions = []string{"fp32", "int8"}
+
+// calibrationPositions is how many positions fix the 8-bit scales.
+const calibrationPositions = 256
+
+// NewPrecision is New ("fp32", or "": the reference) or NewInt8
+// ("int8", calibrated on random play of the network's game from start,
+// encoded by enc).
+func NewPrecision(p *net.Params, maxBatch int, precision string, start game.Position, enc game.Encoder) (*Net, error) {
+	switch precision {
+	case "", "fp32":
+		return New(p, maxBatch)
+	case "int8":
+		return NewInt8(p, maxBatch, Calibration(start, enc, calibrationPositions, 1), calibrationPositions)
+	}
+	return nil, fmt.Errorf("infer: precision %q (valid: %s)", precision, strings.Join(Precisions, ", "))
 }
