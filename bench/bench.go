@@ -58,6 +58,10 @@ type Preset struct {
 	InferenceBatch   int     `json:"inference_batch"`
 	InferencePosPerS float64 `json:"inference_pos_per_s"`
 	InferenceGFLOPs  float64 `json:"inference_gflops"`
+	// The same with the residual tower in 8 bits (infer.NewInt8), and
+	// the 8-bit kernel it ran on.
+	Int8PosPerS float64 `json:"int8_pos_per_s"`
+	Int8Kernel  string  `json:"int8_kernel"`
 	// A training step (forward, backward, momentum) at the preset's batch.
 	TrainBatch       int     `json:"train_batch"`
 	TrainSamplesPerS float64 `json:"train_samples_per_s"`
@@ -161,10 +165,31 @@ func measurePreset(ctx context.Context, name string, d time.Duration, say func(s
 	p := Preset{Name: name, Network: fmt.Sprintf("%dx%d", spec.Blocks, spec.Filters)}
 	flops := float64(spec.ForwardFLOPs())
 
-	p.InferenceBatch = cfg.SelfPlay.BatchSize
-	say("%s: inference, batch %d", name, p.InferenceBatch)
-	if p.InferencePosPerS, err = inference(ctx, params, p.InferenceBatch, d); err != nil {
+	g, err := cfg.LookupGame()
+	if err != nil {
 		return p, err
+	}
+	start, err := g.New(nil)
+	if err != nil {
+		return p, err
+	}
+	p.InferenceBatch = cfg.SelfPlay.BatchSize
+	planes := infer.Calibration(start, g.Encoder, p.InferenceBatch, 7) // positions of play
+	for _, precision := range infer.Precisions {
+		say("%s: inference (%s), batch %d", name, precision, p.InferenceBatch)
+		n, err := infer.NewPrecision(params, p.InferenceBatch, precision, start, g.Encoder)
+		if err != nil {
+			return p, err
+		}
+		rate, err := inference(ctx, n, planes, p.InferenceBatch, d)
+		if err != nil {
+			return p, err
+		}
+		if precision == "int8" {
+			p.Int8PosPerS, p.Int8Kernel = rate, n.Precision()
+		} else {
+			p.InferencePosPerS = rate
+		}
 	}
 	p.InferenceGFLOPs = p.InferencePosPerS * flops / 1e9
 
@@ -183,41 +208,23 @@ func measurePreset(ctx context.Context, name string, d time.Duration, say func(s
 	p.SimsPerSample = simsPerSample(cfg)
 	p.SelfPlaySamplesPerS = p.SelfPlaySimsPerS / p.SimsPerSample
 
-	g, err := cfg.LookupGame()
-	if err != nil {
-		return p, err
-	}
-	start, err := g.New(nil)
-	if err != nil {
-		return p, err
-	}
 	say("%s: alpha-beta and perft from the start", name)
 	p.AlphaBetaNodesPerS, p.AlphaBetaDepth = alphaBeta(ctx, g.Name, start, d)
 	p.PerftLeavesPerS, p.PerftDepth = perft(ctx, start, d)
 	return p, nil
 }
 
-func inference(ctx context.Context, params *net.Params, batch int, d time.Duration) (float64, error) {
-	fwd, err := infer.NewParallel(params, batch, 0)
-	if err != nil {
-		return 0, err
-	}
+func inference(ctx context.Context, n *infer.Net, planes []float32, batch int, d time.Duration) (float64, error) {
+	fwd := infer.ParallelOf(n, 0)
 	defer fwd.Close()
-	s := params.Spec
-	planes := make([]float32, batch*s.Channels*s.Height*s.Width)
-	rng := rand.New(rand.NewPCG(2, 3))
-	for i := range planes {
-		if rng.IntN(4) == 0 {
-			planes[i] = 1
-		}
-	}
+	s := n.Spec()
 	pol, val := make([]float32, batch*s.Actions), make([]float32, batch)
 	forward := func() error { return fwd.Forward(planes, batch, pol, val) }
 	if err := forward(); err != nil {
 		return 0, err
 	}
-	n, took, err := loop(ctx, d, forward)
-	return float64(n*batch) / took.Seconds(), err
+	k, took, err := loop(ctx, d, forward)
+	return float64(k*batch) / took.Seconds(), err
 }
 
 func train(ctx context.Context, params *net.Params, batch int, d time.Duration) (float64, error) {
@@ -372,6 +379,8 @@ func (r Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "%s (network %s)\n", p.Name, p.Network)
 		fmt.Fprintf(&b, "  inference, batch %d:      %9.0f positions/s  %5.0f GFLOP/s  %3.0f%% of peak\n",
 			p.InferenceBatch, p.InferencePosPerS, p.InferenceGFLOPs, 100*p.InferenceShareOfPeak)
+		fmt.Fprintf(&b, "  the same in 8 bits:      %9.0f positions/s  %.2fx fp32 (%s)\n",
+			p.Int8PosPerS, p.Int8PosPerS/max(p.InferencePosPerS, 1e-9), p.Int8Kernel)
 		fmt.Fprintf(&b, "  training step, batch %d: %9.0f samples/s    %5.0f GFLOP/s  %3.0f%% of peak  (%.1f steps/s)\n",
 			p.TrainBatch, p.TrainSamplesPerS, p.TrainGFLOPs, 100*p.TrainShareOfPeak, p.TrainStepsPerS)
 		fmt.Fprintf(&b, "  self-play (network):     %9.0f simulations/s, %.0f a recorded sample: %.0f samples/s\n",
