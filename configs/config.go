@@ -44,6 +44,9 @@ type Config struct {
 	Gating   Gating            `yaml:"gating"`
 	// Evaluation is optional: absent, the run is not benchmarked.
 	Evaluation Evaluation `yaml:"evaluation,omitempty"`
+	// Retired names the retired keys the text had at their off values,
+	// which Parse dropped (retired.go); they are not written back.
+	Retired []string `yaml:"-"`
 }
 
 // Network is the network shape.
@@ -83,9 +86,6 @@ type Search struct {
 	// (recorded), FastSimulations on the others (not recorded).
 	FullSearchShare float64 `yaml:"full_search_share"`
 	FastSimulations int     `yaml:"fast_simulations"`
-	// ForcedPlayouts is KataGo's k for forced playouts and policy target
-	// pruning in self-play's PUCT searches (mcts.Config; 0: off).
-	ForcedPlayouts float64 `yaml:"forced_playouts,omitempty"`
 	// ProvenTargets: where the solver decides a self-play root, its policy
 	// target is the proven best moves (the quickest wins) rather than the
 	// visits spent before the proof (mcts.Config).
@@ -330,10 +330,15 @@ func checkSeal(b []byte) error {
 }
 
 // Parse decodes strictly (unknown keys and wrong types are errors),
-// checks the seal of a sealed file (MarshalSealed) and validates. name
+// checks the seal of a sealed file (MarshalSealed), drops the retired
+// keys that ask for nothing (Config.Retired) and validates. name
 // identifies the source in errors.
 func Parse(b []byte, name string) (*Config, error) {
 	if err := checkSeal(b); err != nil {
+		return nil, fmt.Errorf("configs: %s: %w", name, err)
+	}
+	retired, b, err := dropRetired(b)
+	if err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
 	var c Config
@@ -358,6 +363,7 @@ func Parse(b []byte, name string) (*Config, error) {
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
+	c.Retired = retired
 	return &c, nil
 }
 
@@ -453,7 +459,6 @@ func (c *Config) Validate() error {
 	intIn("search.gumbel_m", s.GumbelM, 1, 1000)
 	floatIn("search.full_search_share", s.FullSearchShare, 0.01, 1)
 	intIn("search.fast_simulations", s.FastSimulations, 1, 100000)
-	floatIn("search.forced_playouts", s.ForcedPlayouts, 0, 100)
 	if s.Discount != 0 {
 		floatIn("search.discount", s.Discount, 0.5, 1)
 	}

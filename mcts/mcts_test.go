@@ -224,68 +224,20 @@ func (skewed) Evaluate(_ game.Position, moves []game.Move, priors []float32) (fl
 	return 0, nil
 }
 
-// Forced playouts (KataGo): in a self-play search every root child gets
-// at least sqrt(k * P * N) playouts, the policy target takes the forced
-// ones back from every child but the most visited, and a search without
-// noise (a match) is unchanged.
-func TestForcedPlayouts(t *testing.T) {
+// The result's prior is the evaluator's, before the root noise a
+// self-play search mixes in (the measure of a search's surprise).
+func TestResultPrior(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.Solver, cfg.NoiseEpsilon = false, 0
-	search := func(k float64, noise bool) Result {
-		cfg.ForcedPlayouts = k
-		res, err := NewTree(cfg, skewed{}, connect4.New(), rng(3)).Search(context.Background(), 400, noise)
+	cfg.Solver, cfg.NoiseEpsilon = false, 0.5
+	prior := float32(0.06 / 6)
+	for _, noise := range []bool{false, true} {
+		r, err := NewTree(cfg, skewed{}, connect4.New(), rng(3)).Search(context.Background(), 400, noise)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return res
-	}
-	plain, forced := search(0, true), search(2, true)
-	n := len(forced.Moves)
-	prior := 0.06 / float64(n-1)
-	floor := int(math.Sqrt(2*prior*401)) - 1
-	best, starved := 0, 0
-	for i := range forced.Moves {
-		if forced.Visits[i] > forced.Visits[best] {
-			best = i
+		if r.Prior[0] != 0.94 || r.Prior[1] != prior {
+			t.Fatalf("noise %v: prior %v, want the evaluator's", noise, r.Prior)
 		}
-	}
-	for i := 1; i < n; i++ {
-		if forced.Visits[i] < floor {
-			t.Errorf("child %d: %d playouts, want at least %d forced", i, forced.Visits[i], floor)
-		}
-		if plain.Visits[i] < floor {
-			starved++
-		}
-		// The target keeps no more of a child, relative to the most
-		// visited one, than its playouts.
-		if i != best && float64(forced.Policy[i])*float64(forced.Visits[best]) > float64(forced.Policy[best])*float64(forced.Visits[i])+1e-3 {
-			t.Errorf("child %d: target %v with %d playouts, best %v with %d", i, forced.Policy[i], forced.Visits[i], forced.Policy[best], forced.Visits[best])
-		}
-	}
-	if starved == 0 {
-		t.Fatalf("without forcing every child had %d playouts already: the test shows nothing (%v)", floor, plain.Visits)
-	}
-	var sum float32
-	pruned := 0
-	for i, p := range forced.Policy {
-		sum += p
-		if forced.Visits[i] > 0 && p == 0 {
-			pruned++
-		}
-	}
-	if math.Abs(float64(sum-1)) > 1e-5 || forced.Policy[best] <= float32(forced.Visits[best])/400 || pruned == 0 {
-		t.Fatalf("pruned target %v (sum %v, %d children dropped) for playouts %v", forced.Policy, sum, pruned, forced.Visits)
-	}
-	// The result's prior is the evaluator's, noise or not.
-	cfg.NoiseEpsilon = 0.5
-	for _, r := range []Result{plain, search(2, true)} {
-		if r.Prior[0] != 0.94 || r.Prior[1] != float32(prior) {
-			t.Fatalf("prior %v, want the evaluator's", r.Prior)
-		}
-	}
-	cfg.NoiseEpsilon = 0
-	if m1, m2 := search(0, false), search(2, false); !slices.Equal(m1.Visits, m2.Visits) || !slices.Equal(m1.Policy, m2.Policy) {
-		t.Fatalf("without noise forced playouts changed the search: %v vs %v", m1.Visits, m2.Visits)
 	}
 }
 

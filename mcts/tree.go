@@ -29,12 +29,6 @@ type Config struct {
 	Gumbel         bool
 	GumbelM        int
 	CVisit, CScale float64
-	// ForcedPlayouts is KataGo's k: in searches with root noise (self-play)
-	// each root child c gets at least sqrt(k * P(c) * N) of the root's N
-	// playouts, and the policy target then takes those forced playouts
-	// back where PUCT would not have spent them (policy target pruning).
-	// 0: off; KataGo uses 2.
-	ForcedPlayouts float64
 	// ProvenTargets makes the policy target of a root the solver has
 	// decided its proven best moves in equal shares (the quickest wins,
 	// else the draws, else the slowest losses) instead of the visits
@@ -96,8 +90,6 @@ type Tree struct {
 	path   []*node
 	gumbel []float64 // Gumbel samples of the root children
 	winner int       // the root child sequential halving chose
-	// forcing: the running search forces playouts at the root.
-	forcing bool
 }
 
 // NewTree starts a search tree at a copy of p.
@@ -166,7 +158,6 @@ func (t *Tree) Search(ctx context.Context, sims int, noise bool) (Result, error)
 		t.addNoise()
 		t.noised = t.root
 	}
-	t.forcing = noise && !t.cfg.Gumbel && t.cfg.ForcedPlayouts > 0
 	done := 0
 	var err error
 	if t.cfg.Gumbel {
@@ -356,11 +347,6 @@ func (t *Tree) proveRootEnds() {
 // selectChild picks the child maximising Q + U (PUCT), taking a proven
 // winning move at once and avoiding proven losing ones.
 func (t *Tree) selectChild(n *node) *node {
-	if t.forcing && n == t.root {
-		if c := t.forcedChild(); c != nil {
-			return c
-		}
-	}
 	parentQ := -n.q() // n's value for its own side to move
 	visitedMass := float32(0)
 	for i := range n.children {
@@ -394,73 +380,6 @@ func (t *Tree) selectChild(n *node) *node {
 		}
 	}
 	return &n.children[best]
-}
-
-// forcedChild returns the undecided root child furthest below its forced
-// playouts sqrt(k * P(c) * N), or nil when none is below.
-func (t *Tree) forcedChild() *node {
-	r := t.root
-	var best *node
-	deficit := 0.0
-	for i := range r.children {
-		c := &r.children[i]
-		if c.proven != unknown {
-			continue
-		}
-		if d := t.forced(c) - float64(c.visits); d > deficit {
-			best, deficit = c, d
-		}
-	}
-	return best
-}
-
-// forced is root child c's forced playouts at the root's current visits.
-func (t *Tree) forced(c *node) float64 {
-	return math.Sqrt(t.cfg.ForcedPlayouts * float64(c.prior) * float64(t.root.visits))
-}
-
-// prunedVisits is the policy target of a search with forced playouts:
-// the root visits with the forced playouts taken back from each child
-// other than the most visited one c*, as far as PUCT would still have
-// preferred c* (KataGo's policy target pruning). A child left with a
-// single playout is dropped.
-func (t *Tree) prunedVisits() []float32 {
-	r := t.root
-	out := make([]float32, len(r.children))
-	best := -1
-	for i := range r.children {
-		out[i] = float32(r.children[i].visits)
-		if best < 0 || r.children[i].visits > r.children[best].visits {
-			best = i
-		}
-	}
-	if best < 0 || r.children[best].visits == 0 {
-		return out
-	}
-	N := float64(r.visits)
-	cExp := (math.Log((1+N+t.cfg.CBase)/t.cfg.CBase) + t.cfg.CInit) * math.Sqrt(N)
-	cb := &r.children[best]
-	puctBest := float64(cb.q()) + cExp*float64(cb.prior)/float64(1+cb.visits)
-	for i := range r.children {
-		c := &r.children[i]
-		if i == best || c.visits == 0 || c.proven != unknown {
-			continue
-		}
-		// The fewest playouts v with q + cExp*P/(1+v) still below
-		// PUCT(c*), and no fewer than the visits less the forced ones.
-		v := float64(c.visits) - math.Floor(t.forced(c))
-		if gap := puctBest - float64(c.q()); gap > 0 {
-			v = max(v, math.Ceil(cExp*float64(c.prior)/gap-1))
-		} else {
-			v = float64(c.visits) // PUCT prefers c itself: keep all
-		}
-		v = min(v, float64(c.visits))
-		if v <= 1 {
-			v = 0
-		}
-		out[i] = float32(v)
-	}
-	return out
 }
 
 // addNoise mixes Dirichlet(alpha) noise into the root priors.
@@ -532,9 +451,6 @@ func (t *Tree) summary(sims int) Result {
 		res.Policy = make([]float32, len(r.children))
 		for i, n := range res.Visits {
 			res.Policy[i] = float32(n)
-		}
-		if t.forcing {
-			res.Policy = t.prunedVisits()
 		}
 		sum := float32(0)
 		for _, v := range res.Policy {

@@ -135,7 +135,7 @@ func MCTSConfig(cfg *configs.Config) mcts.Config {
 	m.CInit, m.CBase, m.FPUReduction = s.CInit, s.CBase, s.FPUReduction
 	m.NoiseAlpha, m.NoiseEpsilon = s.DirichletAlpha, s.NoiseEpsilon
 	m.Solver, m.Gumbel, m.GumbelM = s.Solver, s.Kind == "gumbel", s.GumbelM
-	m.ForcedPlayouts, m.ProvenTargets, m.Discount = s.ForcedPlayouts, s.ProvenTargets, s.Discount
+	m.ProvenTargets, m.Discount = s.ProvenTargets, s.Discount
 	return m
 }
 

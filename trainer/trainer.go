@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tabula-zero/tabula/arena/pons"
@@ -228,6 +229,12 @@ func open(opts Options) (*Loop, error) {
 		if err := CheckPlayers(cfg, opts.Gate != nil); err != nil {
 			return nil, err
 		}
+	}
+	if len(cfg.Retired) > 0 {
+		// A run frozen before a switch was retired spells out its key at
+		// the off value: it resumes unchanged, and is told why the key
+		// no longer means anything.
+		fmt.Fprintf(opts.Out, "config: retired keys at their off values ignored: %s (docs/retired.md)\n", strings.Join(cfg.Retired, ", "))
 	}
 	g, err := cfg.LookupGame()
 	if err != nil {

@@ -99,11 +99,21 @@ func TestLoopAndResume(t *testing.T) {
 	if err != nil || c.Generation != 2 || c.Step != 20 || len(c.Optimizer) == 0 || len(c.RNG) == 0 {
 		t.Fatalf("latest %s: %+v %v", latest, c, err)
 	}
-	// Resume: the same command continues from generation 2, step 20.
+	// Resume: the same command continues from generation 2, step 20,
+	// also when the frozen config, as a build before a retirement wrote
+	// it, has a retired key at its off value.
+	frozen := rundir.Dir(run).Config()
+	b, _ := os.ReadFile(frozen)
+	_, body, _ := strings.Cut(string(b), "\n") // the seal line
+	os.WriteFile(frozen, []byte(strings.Replace(body, "search:\n", "search:\n    forced_playouts: 0\n", 1)), 0o644)
 	opts.Config = nil
 	opts.MaxGenerations = 1
+	out.Reset()
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "retired keys at their off values ignored: search.forced_playouts (docs/retired.md)") {
+		t.Fatalf("the retired key is not reported:\n%s", out.String())
 	}
 	latest, _ = rundir.Dir(run).Pointer(rundir.Latest)
 	if c, err = checkpoints.Load(latest); err != nil || c.Generation != 3 || c.Step != 30 {

@@ -8,7 +8,7 @@
 # every run, with the spread between seeds per variant.
 #
 #   docs/repro/learning-compare.sh connect4 30 "1 2" base \
-#     nogate=gating.matches=[] forced=search.forced_playouts=2
+#     nogate=gating.matches=[] noweight=selfplay.surprise_weight=0
 set -euo pipefail
 [ $# -ge 4 ] || { echo "usage: $0 GAME MINUTES \"SEED...\" VARIANT..." >&2; exit 2; }
 game=$1 minutes=$2 seeds=$3

@@ -1,0 +1,54 @@
+package configs
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A retired key at its off value loads as if it were absent and is named
+// in Retired (not written back); at another value it is an error that
+// names the key and where to read why it went.
+func TestRetiredKeys(t *testing.T) {
+	base, _ := PresetBytes("connect4")
+	want, err := Parse(base, "connect4.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// after inserts line after the preset's line anchor.
+	after := func(anchor, line string) func(string) string {
+		return func(s string) string {
+			if !strings.Contains(s, anchor+"\n") {
+				t.Fatalf("the preset has no line %q", anchor)
+			}
+			return strings.Replace(s, anchor+"\n", anchor+"\n"+line+"\n", 1)
+		}
+	}
+	for _, c := range []struct {
+		name    string // as Retired and the error name it
+		off, on func(string) string
+	}{
+		{"search.forced_playouts", after("  fast_simulations: 16", "  forced_playouts: 0"), after("  fast_simulations: 16", "  forced_playouts: 2")},
+	} {
+		cfg, err := Parse([]byte(c.off(string(base))), "off.yaml")
+		if err != nil {
+			t.Errorf("%s at its off value: %v", c.name, err)
+			continue
+		}
+		if !slices.Equal(cfg.Retired, []string{c.name}) {
+			t.Errorf("%s at its off value: retired %q", c.name, cfg.Retired)
+		}
+		if strings.Contains(string(cfg.Marshal()), c.name[strings.LastIndex(c.name, ".")+1:]+":") {
+			t.Errorf("%s written back:\n%s", c.name, cfg.Marshal())
+		}
+		cfg.Retired = nil
+		if !reflect.DeepEqual(cfg, want) {
+			t.Errorf("%s at its off value changed the config:\n%s", c.name, cfg.Marshal())
+		}
+		_, err = Parse([]byte(c.on(string(base))), "on.yaml")
+		if err == nil || !strings.Contains(err.Error(), "on.yaml: "+c.name+" = ") || !strings.Contains(err.Error(), "docs/retired.md") {
+			t.Errorf("%s switched on: %v", c.name, err)
+		}
+	}
+}
