@@ -64,11 +64,18 @@ const (
 	KindCustom = "custom" // NewFuncSpec
 )
 
+// retiredKeys are the spec keys, by kind, of switches that were measured
+// and retired (docs/retired.md): a spec that still has one is told so.
+var retiredKeys = map[string][]string{
+	KindNet:    {"discount"},
+	KindABZero: {"discount"},
+}
+
 // SpecUsage lists the player spec forms for a command's -h text.
 const SpecUsage = `player specs (-a, -b):
   random
   ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1)
-  net:FILE[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F,precision=fp32|int8]   a network with MCTS (FILE: checkpoint or run directory)
+  net:FILE[,sims=N,search=puct|gumbel,c_init=C,fpu=F,precision=fp32|int8]   a network with MCTS (FILE: checkpoint or run directory)
   abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
   uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
@@ -84,8 +91,8 @@ every kind also takes name=NAME (the name in results)`
 //
 //	random
 //	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N]
-//	net:FILE[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F,precision=fp32|int8]
-//	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,discount=D,c_init=C,fpu=F,algo=A,hash=MiB]
+//	net:FILE[,sims=N,search=puct|gumbel,c_init=C,fpu=F,precision=fp32|int8]
+//	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,c_init=C,fpu=F,algo=A,hash=MiB]
 //	mcts:sims=N[,search=puct|gumbel]
 //	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
 //	human
@@ -97,12 +104,10 @@ every kind also takes name=NAME (the name in results)`
 // text). FILE is a checkpoint file or a run directory (its best
 // checkpoint). movetime takes milliseconds or a Go duration ("500ms").
 // net sims default to 200; sims=0 plays the raw policy (argmax prior).
-// discount=D backs the search's values up with the per-ply factor the
-// network learned them with (search.discount; default none). c_init=C and
-// fpu=F override the search's exploration constant and first-play
-// urgency reduction (search.c_init and search.fpu_reduction; defaults
-// mcts.DefaultConfig's), so a network's test-time search can be tuned
-// without a run config.
+// c_init=C and fpu=F override the search's exploration constant and
+// first-play urgency reduction (search.c_init and search.fpu_reduction;
+// defaults mcts.DefaultConfig's), so a network's test-time search can be
+// tuned without a run config.
 // mcts is network-free MCTS with random playouts to the end of the game.
 type Spec struct {
 	Text string // the spec as given
@@ -120,9 +125,7 @@ type Spec struct {
 	enc    game.Encoder // the network's encoding of positions
 	sims   int
 	gumbel bool
-	// discount is the search's per-ply value factor (0: none).
-	discount float64
-	search   *mcts.Config // NetOptions.Search (nil: defaults)
+	search *mcts.Config // NetOptions.Search (nil: defaults)
 	// precision of the network's tower (infer.Precisions; "": fp32).
 	precision string
 	m         float64
@@ -312,6 +315,9 @@ func splitArgs(text, rest string) (map[string]string, []string, error) {
 func (s *Spec) keys(kv map[string]string, allowed ...string) error {
 	for k := range kv {
 		if !slices.Contains(allowed, k) {
+			if slices.Contains(retiredKeys[s.Kind], k) {
+				return fmt.Errorf("arena: player %q: %s= was retired (docs/retired.md)", s.Text, k)
+			}
 			return fmt.Errorf("arena: player %q: unknown key %q for %s (valid: %s)", s.Text, k, s.Kind, strings.Join(append(allowed, "name"), ", "))
 		}
 	}
@@ -453,7 +459,7 @@ func parseMoveTime(v string) (time.Duration, error) {
 	return t, nil
 }
 
-// parseSearch reads sims=, search=, discount=, c_init= and fpu=.
+// parseSearch reads sims=, search=, precision=, c_init= and fpu=.
 func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 	s.sims = defSims
 	n, ok, err := s.intArg(kv, "sims", 0, 10_000_000)
@@ -476,13 +482,6 @@ func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 		}
 		s.precision = v
 	}
-	if v, ok := kv["discount"]; ok {
-		d, err := strconv.ParseFloat(v, 64)
-		if err != nil || !(d >= 0.5 && d < 1) {
-			return fmt.Errorf("arena: player %q: discount=%q is not a number in [0.5, 1)", s.Text, v)
-		}
-		s.discount = d
-	}
 	_, hasCInit := kv["c_init"]
 	_, hasFPU := kv["fpu"]
 	if !hasCInit && !hasFPU {
@@ -500,7 +499,7 @@ func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 }
 
 func (s *Spec) parseNet(g game.Game, kv map[string]string, pos []string) error {
-	if err := s.keys(kv, "sims", "search", "discount", "c_init", "fpu", "precision", "file"); err != nil {
+	if err := s.keys(kv, "sims", "search", "c_init", "fpu", "precision", "file"); err != nil {
 		return err
 	}
 	file, hasFile := kv["file"]
@@ -523,7 +522,7 @@ func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) erro
 	if err := s.noPositional(pos); err != nil {
 		return err
 	}
-	if err := s.keys(kv, abKeys("net", "m", "depth", "sims", "search", "discount", "c_init", "fpu", "precision")...); err != nil {
+	if err := s.keys(kv, abKeys("net", "m", "depth", "sims", "search", "c_init", "fpu", "precision")...); err != nil {
 		return err
 	}
 	for _, k := range []string{"net", "m", "depth"} {

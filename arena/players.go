@@ -69,14 +69,14 @@ func (s *Spec) Evaluator() (*mcts.NetEvaluator, error) {
 
 // SearchConfig is the MCTS constants the spec's network or mcts players
 // search with: NetOptions.Search when given, else the defaults (with
-// Gumbel and the discount as the spec says; c_init= and fpu= make a
-// NetOptions.Search of their own). The arena's players never add root noise.
+// Gumbel as the spec says; c_init= and fpu= make a NetOptions.Search of
+// their own). The arena's players never add root noise.
 func (s *Spec) SearchConfig() mcts.Config {
 	if s.search != nil {
 		return *s.search
 	}
 	c := mcts.DefaultConfig()
-	c.Gumbel, c.Discount = s.gumbel, s.discount
+	c.Gumbel = s.gumbel
 	return c
 }
 

@@ -90,10 +90,6 @@ type Search struct {
 	// target is the proven best moves (the quickest wins) rather than the
 	// visits spent before the proof (mcts.Config).
 	ProvenTargets bool `yaml:"proven_targets,omitempty"`
-	// Discount makes the search back values up with the factor per ply
-	// the value head learns them with (set it to selfplay.discount): a
-	// quicker win then scores higher in the tree too (mcts.Config; 0: off).
-	Discount float64 `yaml:"discount,omitempty"`
 }
 
 // SelfPlay is the self-play worker setup.
@@ -459,9 +455,6 @@ func (c *Config) Validate() error {
 	intIn("search.gumbel_m", s.GumbelM, 1, 1000)
 	floatIn("search.full_search_share", s.FullSearchShare, 0.01, 1)
 	intIn("search.fast_simulations", s.FastSimulations, 1, 100000)
-	if s.Discount != 0 {
-		floatIn("search.discount", s.Discount, 0.5, 1)
-	}
 	p := c.SelfPlay
 	intIn("selfplay.parallel_games", p.ParallelGames, 1, 4096)
 	intIn("selfplay.batch_size", p.BatchSize, 1, 4096)

@@ -99,9 +99,6 @@ func TestErrors(t *testing.T) {
 			return strings.Replace(s, "  discount: 0.97", "  discount: 0.1", 1)
 		}, []string{"selfplay.discount = 0.1"}},
 		{func(s string) string {
-			return strings.Replace(s, "  proven_targets: true", "  proven_targets: true\n  discount: 1.5", 1)
-		}, []string{"search.discount = 1.5"}},
-		{func(s string) string {
 			return strings.Replace(s, "  opening_plies_max: 20", "  opening_plies: 4\n  opening_plies_max: 3", 1)
 		}, []string{"selfplay.opening_plies_max = 3 is outside [4, 100]"}},
 		{func(s string) string {

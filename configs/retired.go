@@ -2,6 +2,7 @@ package configs
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,12 +25,18 @@ type retiredKey struct {
 
 var retiredKeys = []retiredKey{
 	{"search.forced_playouts", isZero},
+	{"search.discount", isNumber(0, 1)}, // 1 discounted nothing
 }
 
 // isZero: the number 0.
-func isZero(n *yaml.Node) bool {
-	f, err := strconv.ParseFloat(n.Value, 64)
-	return n.Kind == yaml.ScalarNode && err == nil && f == 0
+func isZero(n *yaml.Node) bool { return isNumber(0)(n) }
+
+// isNumber: one of the numbers vs.
+func isNumber(vs ...float64) func(*yaml.Node) bool {
+	return func(n *yaml.Node) bool {
+		f, err := strconv.ParseFloat(n.Value, 64)
+		return n.Kind == yaml.ScalarNode && err == nil && slices.Contains(vs, f)
+	}
 }
 
 // dropRetired removes the retired keys from the document in b. It

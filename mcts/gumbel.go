@@ -119,7 +119,7 @@ func (t *Tree) sigmaCompleted() []float64 {
 			q[i] = float64(ch[i].q())
 		}
 		if ch[i].proven != unknown { // exact values for decided moves
-			q[i] = -float64(t.provenValue(&ch[i]))
+			q[i] = -float64(provenValue(&ch[i]))
 		}
 		lo, hi = math.Min(lo, q[i]), math.Max(hi, q[i])
 	}

@@ -34,12 +34,6 @@ type Config struct {
 	// else the draws, else the slowest losses) instead of the visits
 	// spent before the proof.
 	ProvenTargets bool
-	// Discount, in (0, 1), makes values shrink per ply as the network
-	// learns them with selfplay.discount: a node is worth -Discount times
-	// its child's value and a proven end k plies away Discount^k, so the
-	// search's values mean what the value head's do and a quicker win
-	// scores higher than a slower one. 0 (or 1): no discount.
-	Discount float64
 }
 
 // DefaultConfig returns AlphaZero's constants with the solver on.
@@ -117,8 +111,7 @@ type Result struct {
 	// sequential-halving winner with Gumbel; a proven win when known).
 	Best game.Move
 	// Value is the root's value for the side to move; Proven is set when
-	// the solver has decided the root (Value is then -1, 0 or 1, times
-	// Discount^ProvenPlies with a discount), and
+	// the solver has decided the root (Value is then -1, 0 or 1), and
 	// ProvenPlies then bounds the plies to the end (the winner can force
 	// it within them).
 	Value       float32
@@ -205,11 +198,10 @@ func (t *Tree) simulate(forced *node) error {
 	}
 	// Back up: a node's valueSum is from the view of the player who moved
 	// into it, the opposite of its side to move.
-	d := t.discount()
 	for i := len(path) - 1; i >= 0; i-- {
 		path[i].visits++
 		path[i].valueSum -= v
-		v = -d * v
+		v = -v
 	}
 	if t.cfg.Solver {
 		for i := len(path) - 2; i >= 0 && t.prove(path[i]); i-- {
@@ -222,7 +214,7 @@ func (t *Tree) simulate(forced *node) error {
 // side to move. Terminal positions take their exact result.
 func (t *Tree) leafValue(n *node) (float32, error) {
 	if n.proven != unknown {
-		return t.provenValue(n), nil
+		return provenValue(n), nil
 	}
 	p := t.pos
 	if st := p.Status(); st.Over() {
@@ -252,28 +244,15 @@ func (t *Tree) leafValue(n *node) (float32, error) {
 	return v, nil
 }
 
-// discount is the per-ply factor of backed-up values (1: none).
-func (t *Tree) discount() float32 {
-	if d := t.cfg.Discount; d > 0 && d < 1 {
-		return float32(d)
-	}
-	return 1
-}
-
-// provenValue is a proven node's value for its side to move: 1, -1 or 0,
-// discounted by its plies to the end.
-func (t *Tree) provenValue(n *node) float32 {
-	v := float32(0)
+// provenValue is a proven node's value for its side to move: 1, -1 or 0.
+func provenValue(n *node) float32 {
 	switch n.proven {
 	case provWin:
-		v = 1
+		return 1
 	case provLoss:
-		v = -1
+		return -1
 	}
-	if d := t.discount(); d < 1 && v != 0 {
-		v *= float32(math.Pow(float64(d), float64(n.plies)))
-	}
-	return v
+	return 0
 }
 
 func resultProven(r game.Result) int8 {
@@ -432,7 +411,7 @@ func (t *Tree) summary(sims int) Result {
 	r := t.root
 	res := Result{Simulations: sims, Value: -r.q()}
 	if r.proven != unknown {
-		res.Proven, res.Value, res.ProvenPlies = true, t.provenValue(r), int(r.plies)
+		res.Proven, res.Value, res.ProvenPlies = true, provenValue(r), int(r.plies)
 	}
 	for i := range r.children {
 		c := &r.children[i]

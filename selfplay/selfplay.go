@@ -135,7 +135,7 @@ func MCTSConfig(cfg *configs.Config) mcts.Config {
 	m.CInit, m.CBase, m.FPUReduction = s.CInit, s.CBase, s.FPUReduction
 	m.NoiseAlpha, m.NoiseEpsilon = s.DirichletAlpha, s.NoiseEpsilon
 	m.Solver, m.Gumbel, m.GumbelM = s.Solver, s.Kind == "gumbel", s.GumbelM
-	m.ProvenTargets, m.Discount = s.ProvenTargets, s.Discount
+	m.ProvenTargets = s.ProvenTargets
 	return m
 }
 
