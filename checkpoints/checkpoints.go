@@ -227,6 +227,14 @@ func Decode(data []byte) (*Checkpoint, error) {
 	if err := json.Unmarshal(body[16:16+hl], &h); err != nil {
 		return nil, fmt.Errorf("bad header: %w", err)
 	}
+	// A network trained with the opponent's-reply head stored the head's
+	// parameters among the playing network's; the head was retired.
+	var reply struct {
+		Spec struct{ ReplyPolicy bool } `json:"spec"`
+	}
+	if json.Unmarshal(body[16:16+hl], &reply); reply.Spec.ReplyPolicy {
+		return nil, errors.New("the network has the opponent's-reply head, which was retired (docs/retired.md): load it with a build from before the head's removal")
+	}
 	p, err := emptyParams(h.Spec)
 	if err != nil {
 		return nil, err
@@ -275,10 +283,10 @@ func emptyParams(s net.Spec) (*net.Params, error) {
 // paramArrays lists every parameter slice of p in file order.
 func paramArrays(p *net.Params) [][]float32 {
 	var out [][]float32
-	for _, l := range p.TrainedLayers() {
+	for _, l := range p.Layers() {
 		out = append(out, l.W, l.Gamma, l.Beta, l.Mean, l.Var)
 	}
-	for _, d := range p.TrainedDenses() {
+	for _, d := range p.Denses() {
 		out = append(out, d.W, d.B)
 	}
 	return append(out, p.FromTo.W, p.FromTo.B) // empty without the from-to head

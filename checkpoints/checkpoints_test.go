@@ -16,12 +16,11 @@ import (
 func sample(t *testing.T) *Checkpoint { return sampleWith(t, "") }
 
 // sampleWith is a checkpoint of a small network with the given heads:
-// "" the plain network, "reply" with the reply head, "fromto" with the
-// from-to policy head.
+// "" the plain network, "fromto" with the from-to policy head.
 func sampleWith(t *testing.T, heads string) *Checkpoint {
 	t.Helper()
 	spec := net.Spec{Game: "connect4", EncoderVersion: 1, Channels: 2, Height: 6, Width: 7, Actions: 7,
-		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8, ReplyPolicy: heads == "reply"}
+		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}
 	if heads == "fromto" {
 		spec.Actions, spec.PolicyHead = 42*42, net.PolicyFromTo
 	}
@@ -30,7 +29,7 @@ func sampleWith(t *testing.T, heads string) *Checkpoint {
 		t.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, l := range p.TrainedLayers() {
+	for _, l := range p.Layers() {
 		for i := range l.Mean {
 			l.Mean[i] = rng.Float32()
 			l.Var[i] = 0.5 + rng.Float32()
@@ -46,7 +45,7 @@ func sampleWith(t *testing.T, heads string) *Checkpoint {
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, heads := range []string{"", "reply", "fromto"} {
+	for _, heads := range []string{"", "fromto"} {
 		c := sampleWith(t, heads)
 		if heads == "fromto" {
 			c.Params.Randomize(5)
@@ -62,9 +61,26 @@ func TestRoundTrip(t *testing.T) {
 		if !reflect.DeepEqual(got, c) {
 			t.Fatalf("heads %q: round trip differs:\n got %+v\nwant %+v", heads, got, c)
 		}
-		if got.Params.Spec != c.Params.Spec || len(got.Params.ReplyFC.W) != len(c.Params.ReplyFC.W) || len(got.Params.FromTo.B) != len(c.Params.FromTo.B) {
+		if got.Params.Spec != c.Params.Spec || len(got.Params.FromTo.B) != len(c.Params.FromTo.B) {
 			t.Fatalf("heads %q: loaded spec %+v", heads, got.Params.Spec)
 		}
+	}
+}
+
+// Checkpoints written by the build before the reply head was retired
+// (testdata, the sample above) load as they were; one with the reply
+// head is refused with the reason.
+func TestBeforeReplyHeadRetired(t *testing.T) {
+	got, err := Load("testdata/before-retirement.ckpt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sample(t); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the checkpoint from before the retirement reads as\n%+v\nwant %+v", got, want)
+	}
+	_, err = Load("testdata/reply-head.ckpt")
+	if err == nil || !strings.Contains(err.Error(), "reply-head.ckpt: the network has the opponent's-reply head, which was retired (docs/retired.md)") {
+		t.Fatalf("a checkpoint with the reply head: %v", err)
 	}
 }
 

@@ -56,10 +56,6 @@ type Network struct {
 	PolicyChannels int `yaml:"policy_channels"`
 	ValueChannels  int `yaml:"value_channels"`
 	ValueHidden    int `yaml:"value_hidden"`
-	// ReplyHead adds a training-only head that predicts the opponent's
-	// reply (KataGo's auxiliary policy target), weighted in the loss by
-	// training.reply_weight.
-	ReplyHead bool `yaml:"reply_head,omitempty"`
 	// EncoderVersion picks the game's input encoding (0: the game's
 	// default), so that a new encoding is opt-in and runs of an earlier
 	// one still resume.
@@ -214,9 +210,6 @@ type Training struct {
 	// ValueRootWeight mixes the self-play search's root value into the
 	// value target: (1-w)*result + w*root value (0: the result only).
 	ValueRootWeight float64 `yaml:"value_root_weight,omitempty"`
-	// ReplyWeight weighs the reply head's cross-entropy in the loss
-	// (network.reply_head; KataGo uses 0.15).
-	ReplyWeight float64 `yaml:"reply_weight,omitempty"`
 	// LegalMask takes the policy loss's softmax over each position's
 	// legal moves only (lc0), as search and play do (net.Batch.Legal).
 	LegalMask bool `yaml:"legal_mask,omitempty"`
@@ -431,11 +424,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	n := c.Network
-	switch {
-	case n.PolicyHead != "" && n.PolicyHead != net.PolicyFromTo:
+	if n.PolicyHead != "" && n.PolicyHead != net.PolicyFromTo {
 		errs = append(errs, fmt.Sprintf("network.policy_head = %q is not %s (or empty for the dense head)", n.PolicyHead, net.PolicyFromTo))
-	case n.PolicyHead == net.PolicyFromTo && n.ReplyHead:
-		errs = append(errs, "network.reply_head is not supported with network.policy_head = "+net.PolicyFromTo)
 	}
 	intIn("network.blocks", n.Blocks, 0, 40)
 	intIn("network.filters", n.Filters, 1, 512)
@@ -501,13 +491,6 @@ func (c *Config) Validate() error {
 	floatIn("training.momentum", t.Momentum, 0, 0.999)
 	floatIn("training.weight_decay", t.WeightDecay, 0, 1)
 	floatIn("training.value_root_weight", t.ValueRootWeight, 0, 1)
-	floatIn("training.reply_weight", t.ReplyWeight, 0, 10)
-	switch {
-	case c.Network.ReplyHead && t.ReplyWeight == 0:
-		errs = append(errs, "network.reply_head needs training.reply_weight > 0 (KataGo uses 0.15)")
-	case !c.Network.ReplyHead && t.ReplyWeight != 0:
-		errs = append(errs, "training.reply_weight needs network.reply_head: true")
-	}
 	if t.Ops != "" && t.Ops != "fast" && t.Ops != "reference" {
 		errs = append(errs, fmt.Sprintf("training.ops = %q: want fast or reference", t.Ops))
 	}
@@ -636,7 +619,7 @@ func NetSpec(c *Config) (net.Spec, error) {
 	s := net.Spec{Game: g.Name, EncoderVersion: g.Encoder.Version(), Channels: ch, Height: h, Width: w,
 		Actions: g.Encoder.ActionSize(), Blocks: n.Blocks, Filters: n.Filters,
 		PolicyChannels: n.PolicyChannels, ValueChannels: n.ValueChannels, ValueHidden: n.ValueHidden,
-		ReplyPolicy: n.ReplyHead, PolicyHead: n.PolicyHead}
+		PolicyHead: n.PolicyHead}
 	return s, s.Validate()
 }
 

@@ -102,17 +102,6 @@ func TestErrors(t *testing.T) {
 			return strings.Replace(s, "  opening_plies_max: 20", "  opening_plies: 4\n  opening_plies_max: 3", 1)
 		}, []string{"selfplay.opening_plies_max = 3 is outside [4, 100]"}},
 		{func(s string) string {
-			return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  reply_head: true", 1)
-		},
-			[]string{"network.reply_head needs training.reply_weight > 0"}},
-		{func(s string) string {
-			return strings.Replace(s, "  momentum: 0.9", "  momentum: 0.9\n  reply_weight: 0.15", 1)
-		},
-			[]string{"training.reply_weight needs network.reply_head"}},
-		{func(s string) string {
-			return strings.Replace(strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  reply_head: true", 1), "  momentum: 0.9", "  momentum: 0.9\n  reply_weight: -1", 1)
-		}, []string{"training.reply_weight = -1"}},
-		{func(s string) string {
 			return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  encoder_version: 5", 1)
 		}, []string{"network.encoder_version: game: connect4 has no encoder version 5"}},
 		{func(s string) string {
@@ -218,11 +207,6 @@ func TestFromToHead(t *testing.T) {
 	}
 	if s.PolicyHead != "fromto" || s.Actions != 90*90 || s.EncoderVersion != 4 {
 		t.Errorf("spec %+v", s)
-	}
-	c.Network.ReplyHead = true
-	c.Training.ReplyWeight = 0.1
-	if _, err := Parse(c.Marshal(), "canonical"); err == nil || !strings.Contains(err.Error(), "reply_head is not supported") {
-		t.Errorf("reply head with the from-to head: %v", err)
 	}
 }
 

@@ -26,10 +26,17 @@ type retiredKey struct {
 var retiredKeys = []retiredKey{
 	{"search.forced_playouts", isZero},
 	{"search.discount", isNumber(0, 1)}, // 1 discounted nothing
+	{"network.reply_head", isFalse},
+	{"training.reply_weight", isZero},
 }
 
 // isZero: the number 0.
 func isZero(n *yaml.Node) bool { return isNumber(0)(n) }
+
+// isFalse: the boolean false.
+func isFalse(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && n.Value == "false"
+}
 
 // isNumber: one of the numbers vs.
 func isNumber(vs ...float64) func(*yaml.Node) bool {

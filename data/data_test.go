@@ -134,10 +134,10 @@ func TestWindow(t *testing.T) {
 	if len(bad) != 2 || !strings.Contains(strings.Join(bad, "\n"), "corrupt shard") {
 		t.Fatalf("reported: %q", bad)
 	}
-	if first, _ := w.at(0); first.Position != samples[20].Position {
+	if first := w.at(0); first.Position != samples[20].Position {
 		t.Fatal("window does not hold the newest 100 samples")
 	}
-	if last, _ := w.at(99); last.Position != samples[119].Position {
+	if last := w.at(99); last.Position != samples[119].Position {
 		t.Fatal("window does not hold the newest 100 samples")
 	}
 	if added, _ := w.Refresh(); added != 0 {
@@ -152,7 +152,7 @@ func TestWindow(t *testing.T) {
 	const n = 200
 	planes, policy, value := make([]float32, n*size), make([]float32, n*actions), make([]float32, n)
 	checkRng := rand.New(rand.NewPCG(5, 5))
-	if err := w.Batch(rng, n, planes, policy, value, nil, nil); err != nil {
+	if err := w.Batch(rng, n, planes, policy, value, nil); err != nil {
 		t.Fatal(err)
 	}
 	mirrored := 0
@@ -195,7 +195,7 @@ func TestWindow(t *testing.T) {
 	// A root-value weight mixes the search's value into the target.
 	w.RootValueWeight = 0.25
 	rng, checkRng = rand.New(rand.NewPCG(6, 6)), rand.New(rand.NewPCG(6, 6))
-	if err := w.Batch(rng, n, planes, policy, value, nil, nil); err != nil {
+	if err := w.Batch(rng, n, planes, policy, value, nil); err != nil {
 		t.Fatal(err)
 	}
 	mixed := 0
@@ -211,11 +211,11 @@ func TestWindow(t *testing.T) {
 	if mixed == 0 {
 		t.Fatal("no sample whose root value differs from its result: the mix is untested")
 	}
-	if err := w.Batch(rng, 2, planes, policy, value, nil, nil); err == nil {
+	if err := w.Batch(rng, 2, planes, policy, value, nil); err == nil {
 		t.Fatal("wrong buffer sizes accepted")
 	}
 	empty, _ := NewWindow(t.TempDir(), g, nil, 10)
-	if err := empty.Batch(rng, 1, planes[:size], policy[:actions], value[:1], nil, nil); err == nil {
+	if err := empty.Batch(rng, 1, planes[:size], policy[:actions], value[:1], nil); err == nil {
 		t.Fatal("empty window gave a batch")
 	}
 }
@@ -248,7 +248,7 @@ func TestGrowingWindow(t *testing.T) {
 		} else if n > 50 {
 			prevShare = share
 		}
-		if newest, _ := w.at(w.Len() - 1); newest.Position != samples[n-1].Position {
+		if newest := w.at(w.Len() - 1); newest.Position != samples[n-1].Position {
 			t.Fatalf("after %d samples the newest is not the last taken in", n)
 		}
 		prev = w.Capacity()
@@ -298,101 +298,6 @@ func TestShardSequence(t *testing.T) {
 	}
 }
 
-// Reply targets: each row's reply is the policy target of the same game's
-// next position, mirrored with the row, and zero where that position was
-// not recorded (the last move, a skipped move) or was trimmed away.
-func TestWindowReplies(t *testing.T) {
-	g, err := game.Lookup("connect4")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(8, 9))
-	// Three games of random moves; every fifth position is not recorded,
-	// as playout-cap randomisation leaves moves out. The policy target is
-	// the move played, so a reply target names the opponent's move.
-	var games [][]Sample
-	for id := range 3 {
-		p, _ := g.New(nil)
-		var rec []Sample
-		for !p.Status().Over() {
-			ms := p.GenerateMoves(nil)
-			m := ms[rng.IntN(len(ms))]
-			if p.Ply()%5 != 3 {
-				rec = append(rec, Sample{Position: p.String(), Ply: p.Ply(), GameID: uint64(10 + id),
-					Policy: []PolicyEntry{{Action: g.Encoder.ActionIndex(p, m), Prob: 1}}})
-			}
-			p.Make(m)
-		}
-		games = append(games, rec)
-	}
-	dir := t.TempDir()
-	first := append(slices.Clone(games[0]), games[1]...)
-	slices.Reverse(first) // order within a shard does not matter
-	if _, err := Write(dir, header(g, 1, 1), first); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Write(dir, header(g, 2, 2), games[2]); err != nil {
-		t.Fatal(err)
-	}
-	all := len(first) + len(games[2])
-	// Capacity drops the oldest 5 samples of the first shard.
-	w, err := NewWindow(dir, g, nil, all-5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Refresh(); err != nil {
-		t.Fatal(err)
-	}
-	inWindow := map[string]bool{}
-	for i := range w.Len() {
-		s, _ := w.at(i)
-		inWindow[s.Position] = true
-	}
-	successor := func(s *Sample) *Sample {
-		for _, gs := range games {
-			for i := range gs {
-				if gs[i].GameID == s.GameID && gs[i].Ply == s.Ply+1 && inWindow[gs[i].Position] {
-					return &gs[i]
-				}
-			}
-		}
-		return nil
-	}
-	const n = 400
-	actions := g.Encoder.ActionSize()
-	c, h, wd := g.Encoder.Shape()
-	planes, policy, value, reply := make([]float32, n*c*h*wd), make([]float32, n*actions), make([]float32, n), make([]float32, n*actions)
-	if err := w.Batch(rand.New(rand.NewPCG(3, 3)), n, planes, policy, value, reply, nil); err != nil {
-		t.Fatal(err)
-	}
-	check := rand.New(rand.NewPCG(3, 3))
-	with, without, mirrored := 0, 0, 0
-	for i := range n {
-		s, sym := w.Draw(check)
-		want := make([]float32, actions)
-		if next := successor(s); next != nil {
-			a := next.Policy[0].Action
-			if sym >= 0 {
-				a = g.Encoder.Symmetries()[sym].Actions[a]
-				mirrored++
-			}
-			want[a] = 1
-			with++
-		} else {
-			without++
-		}
-		if got := reply[i*actions : (i+1)*actions]; !slices.Equal(got, want) {
-			t.Fatalf("row %d (%s, symmetry %d): reply %v, want %v", i, s.Position, sym, got, want)
-		}
-	}
-	if with < n/2 || without < n/20 || mirrored < with/4 {
-		t.Fatalf("%d rows with a reply, %d without, %d mirrored: the cases are not all exercised", with, without, mirrored)
-	}
-	if err := w.Batch(rng, 2, planes[:2*c*h*wd], policy[:2*actions], value[:2], reply[:1], nil); err == nil {
-		t.Fatal("short reply buffer accepted")
-	}
-}
-
 // A batch's legal mask marks exactly the legal moves of each sample's
 // position, mirrored with the planes: checked against the moves of the
 // mirrored position itself (Xiangqi's FEN with every rank reversed), so
@@ -437,10 +342,10 @@ func TestBatchLegalMask(t *testing.T) {
 	actions := g.Encoder.ActionSize()
 	const n = 300
 	planes, policy, value, legal := make([]float32, n*c*h*wd), make([]float32, n*actions), make([]float32, n), make([]bool, n*actions)
-	if err := w.Batch(rand.New(rand.NewPCG(4, 4)), n, planes, policy, value, nil, legal[1:]); err == nil {
+	if err := w.Batch(rand.New(rand.NewPCG(4, 4)), n, planes, policy, value, legal[1:]); err == nil {
 		t.Fatal("a short legal-action buffer accepted")
 	}
-	if err := w.Batch(rand.New(rand.NewPCG(4, 4)), n, planes, policy, value, nil, legal); err != nil {
+	if err := w.Batch(rand.New(rand.NewPCG(4, 4)), n, planes, policy, value, legal); err != nil {
 		t.Fatal(err)
 	}
 	check := rand.New(rand.NewPCG(4, 4))

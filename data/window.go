@@ -47,30 +47,6 @@ type Window struct {
 type loadedShard struct {
 	name    string
 	samples []Sample
-	// reply[i] is the offset from sample i to the sample of the same game
-	// one ply later (the opponent's reply), 0 when the shard has none.
-	reply []int32
-}
-
-// newLoadedShard indexes each sample's reply: shards hold whole games, so
-// the position after a recorded move is in the same shard when it was
-// recorded at all (playout-cap randomisation records only some moves).
-func newLoadedShard(name string, samples []Sample) loadedShard {
-	type key struct {
-		game uint64
-		ply  int
-	}
-	at := make(map[key]int, len(samples))
-	for i := range samples {
-		at[key{samples[i].GameID, samples[i].Ply}] = i
-	}
-	reply := make([]int32, len(samples))
-	for i := range samples {
-		if j, ok := at[key{samples[i].GameID, samples[i].Ply + 1}]; ok {
-			reply[i] = int32(j - i)
-		}
-	}
-	return loadedShard{name: name, samples: samples, reply: reply}
 }
 
 // NewWindow returns an empty window over dir for game g (rule options
@@ -120,7 +96,7 @@ func (w *Window) Refresh() (int, error) {
 			}
 			continue
 		}
-		w.shards = append(w.shards, newLoadedShard(n, samples))
+		w.shards = append(w.shards, loadedShard{name: n, samples: samples})
 		w.total += len(samples)
 		w.seenSamples += len(samples)
 		added += len(samples)
@@ -133,7 +109,7 @@ func (w *Window) Refresh() (int, error) {
 // process), as if from a shard with the given name.
 func (w *Window) Add(name string, samples []Sample) {
 	w.seen[name] = true
-	w.shards = append(w.shards, newLoadedShard(name, samples))
+	w.shards = append(w.shards, loadedShard{name: name, samples: samples})
 	w.total += len(samples)
 	w.seenSamples += len(samples)
 	w.trim()
@@ -164,34 +140,27 @@ func (w *Window) trim() {
 			w.shards = w.shards[1:]
 			continue
 		}
-		s.samples, s.reply = s.samples[over:], s.reply[over:]
+		s.samples = s.samples[over:]
 		w.total -= over
 	}
 }
 
-// at returns the i-th sample, oldest first, and the sample of the
-// opponent's reply to it (nil when the window has none).
-func (w *Window) at(i int) (s, reply *Sample) {
+// at returns the i-th sample, oldest first.
+func (w *Window) at(i int) *Sample {
 	for k := range w.shards {
 		sh := &w.shards[k]
 		if i < len(sh.samples) {
-			// The bounds check drops a reply that was trimmed away from
-			// the front of a partly trimmed shard.
-			if d := int(sh.reply[i]); d != 0 && i+d >= 0 && i+d < len(sh.samples) {
-				reply = &sh.samples[i+d]
-			}
-			return &sh.samples[i], reply
+			return &sh.samples[i]
 		}
 		i -= len(sh.samples)
 	}
-	return nil, nil
+	return nil
 }
 
 // Draw picks a sample uniformly and a symmetry uniformly among the
 // identity (-1) and the game's symmetries.
 func (w *Window) Draw(rng *rand.Rand) (*Sample, int) {
-	s, _ := w.at(rng.IntN(w.total))
-	return s, w.symmetry(rng)
+	return w.at(rng.IntN(w.total)), w.symmetry(rng)
 }
 
 func (w *Window) symmetry(rng *rand.Rand) int {
@@ -200,14 +169,12 @@ func (w *Window) symmetry(rng *rand.Rand) int {
 
 // Batch fills a training batch of n samples: planes [n][c][h][w], dense
 // policy targets [n][actions] (renormalised to sum to 1) and results
-// [n]. With reply non-nil it also fills the opponent's reply targets
-// [n][actions]: the policy target of the game's next position, or zeros
-// where it was not recorded. With legal non-nil it marks each sample's
+// [n]. With legal non-nil it marks each sample's
 // legal actions [n][actions] (and any action its target names: a
 // position read back from its text has no history, so a move that
 // history allowed is kept rather than dropped). Symmetries are applied
 // to planes, policies and masks alike.
-func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []float32, legal []bool) error {
+func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value []float32, legal []bool) error {
 	if w.total == 0 {
 		return errors.New("data: the replay window is empty")
 	}
@@ -217,16 +184,13 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []flo
 	if len(planes) != n*size || len(policy) != n*actions || len(value) != n {
 		return fmt.Errorf("data: batch buffers have lengths %d, %d, %d; want %d, %d, %d", len(planes), len(policy), len(value), n*size, n*actions, n)
 	}
-	if reply != nil && len(reply) != n*actions {
-		return fmt.Errorf("data: reply buffer has length %d, want %d", len(reply), n*actions)
-	}
 	if legal != nil && len(legal) != n*actions {
 		return fmt.Errorf("data: legal-action buffer has length %d, want %d", len(legal), n*actions)
 	}
 	c, _, _ := enc.Shape()
 	syms := enc.Symmetries()
 	for i := 0; i < n; i++ {
-		s, next := w.at(rng.IntN(w.total))
+		s := w.at(rng.IntN(w.total))
 		sym := w.symmetry(rng)
 		p, err := w.game.Parse(s.Position, w.opts)
 		if err != nil {
@@ -255,16 +219,6 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, reply []flo
 			}
 			for _, e := range s.Policy { // checked by denseTarget
 				lr[mapAction(e.Action, actionMap)] = true
-			}
-		}
-		if reply != nil {
-			// The reply is the opponent's move in the opponent's frame;
-			// the game's symmetries (mirrors) act on both frames alike.
-			r := reply[i*actions : (i+1)*actions]
-			if next == nil {
-				clear(r)
-			} else if err := denseTarget(r, next.Policy, actionMap); err != nil {
-				return err
 			}
 		}
 		value[i] = s.Result + w.RootValueWeight*(s.RootValue-s.Result)

@@ -64,7 +64,6 @@ func (pi ParamInfo) Size() int {
 //	block<i>.a.{w,gamma,beta}, block<i>.b.{w,gamma,beta}   for i = 0..Blocks-1
 //	policy.conv.{w,gamma,beta}, policy.fc.{w,b}                (policy.fromto.{w,b} with the from-to head)
 //	value.conv.{w,gamma,beta}, value.fc1.{w,b}, value.fc2.{w,b}
-//	reply.conv.{w,gamma,beta}, reply.fc.{w,b}             with ReplyPolicy
 //
 // BN running statistics are not trainable and are not listed; they travel
 // in Params.
@@ -98,16 +97,11 @@ func (s Spec) ParamTensors() []ParamInfo {
 	conv("value.conv", s.ValueChannels, s.Filters, 1)
 	dense("value.fc1", s.ValueHidden, s.ValueChannels*hw)
 	dense("value.fc2", 1, s.ValueHidden)
-	if s.ReplyPolicy {
-		conv("reply.conv", s.PolicyChannels, s.Filters, 1)
-		dense("reply.fc", s.Actions, s.PolicyChannels*hw)
-	}
 	return ps
 }
 
 // ForwardFLOPs is the number of floating-point operations of one
-// position's forward pass of the playing network (without the reply
-// head), counting the multiply-adds of the convolutions and dense layers
+// position's forward pass, counting the multiply-adds of the convolutions and dense layers
 // as two operations each (batch norm, activations and biases are not
 // counted).
 func (s Spec) ForwardFLOPs() int64 {
@@ -164,16 +158,10 @@ type Model struct {
 	polFC          denseLayer // or, with the from-to head, its W (c, c) and B (hw*hw)
 	valConv        convLayer
 	valFC1, valFC2 denseLayer
-	replyConv      convLayer // with Spec.ReplyPolicy: training graphs only
-	replyFC        denseLayer
 
 	tensors []*tensor.Dense // ParamTensors order
 	infos   []ParamInfo
-	convs   []*convLayer // BN layers in Params.TrainedLayers order
-	// The playing network's tensors and BN layers are a prefix of tensors
-	// and convs, of these lengths: inference graphs leave out the reply
-	// head.
-	playingTensors, playingConvs int
+	convs   []*convLayer // BN layers in Params.Layers order
 
 	// mu guards the weight tensors and the running statistics in convs:
 	// read-locked while a graph runs, write-locked while they change and
@@ -204,15 +192,13 @@ type graph struct {
 	xv    *tensor.Dense
 	logit *G.Node   // (n, actions)
 	value *G.Node   // (n)
-	bn    []bnStats // Params.TrainedLayers order (inference: Params.Layers)
+	bn    []bnStats // Params.Layers order
 
 	// training graph only
-	reply              *G.Node // (n, actions) reply logits, with Spec.ReplyPolicy
-	pi, z, rpi         *G.Node
-	piv, zv, rpiv      *tensor.Dense
+	pi, z              *G.Node
+	piv, zv            *tensor.Dense
 	legal              *legalMask // the policy loss's legal actions, set per batch
 	loss, vloss, ploss *G.Node
-	rloss              *G.Node // reply cross-entropy (scaled by the weight in rpiv)
 	grads              G.Nodes // ParamTensors order
 }
 
@@ -238,7 +224,7 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 	if trainBatch != 0 && (trainBatch < 2 || trainBatch > 1<<16) {
 		return nil, fmt.Errorf("net: training batch %d out of range (0 for none, or 2..65536)", trainBatch)
 	}
-	for _, c := range p.TrainedLayers() {
+	for _, c := range p.Layers() {
 		for _, v := range c.Var {
 			if !(v >= 0) || math.IsInf(float64(v), 0) {
 				return nil, fmt.Errorf("net: BN running variance %v is not a finite non-negative number", v)
@@ -250,7 +236,7 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 			}
 		}
 	}
-	for _, d := range p.TrainedDenses() {
+	for _, d := range p.Denses() {
 		if !allFinite(d.W) || !allFinite(d.B) {
 			return nil, errors.New("net: dense layer parameters are not finite")
 		}
@@ -295,14 +281,6 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 	dense(&m.valFC1)
 	dense(&m.valFC2)
 	m.convs = append(m.convs, &m.polConv, &m.valConv)
-	m.playingTensors, m.playingConvs = len(m.tensors), len(m.convs)
-	if p.Spec.ReplyPolicy {
-		m.replyConv = m.newConv(&p.ReplyConv)
-		m.replyFC = m.newDense(&p.ReplyFC)
-		conv(&m.replyConv)
-		dense(&m.replyFC)
-		m.convs = append(m.convs, &m.replyConv)
-	}
 	if len(m.tensors) != len(m.infos) {
 		return nil, fmt.Errorf("net: internal error: %d tensors, %d infos", len(m.tensors), len(m.infos))
 	}
@@ -392,9 +370,6 @@ func (m *Model) Params() *Params {
 	for i := range m.blocks {
 		p.Blocks = append(p.Blocks, Block{A: conv(&m.blocks[i][0]), B: conv(&m.blocks[i][1])})
 	}
-	if m.spec.ReplyPolicy {
-		p.ReplyConv, p.ReplyFC = conv(&m.replyConv), dense(&m.replyFC)
-	}
 	return p
 }
 
@@ -433,12 +408,7 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 	if fast {
 		tower = m.fastTower
 	}
-	heads := []*convLayer{&m.polConv, &m.valConv}
-	reply := train && m.spec.ReplyPolicy
-	if reply {
-		heads = append(heads, &m.replyConv)
-	}
-	flats, err := tower(gr, param, heads)
+	flats, err := tower(gr, param, []*convLayer{&m.polConv, &m.valConv})
 	if err != nil {
 		return nil, err
 	}
@@ -501,23 +471,15 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 	if gr.value, err = G.Tanh(vh); err != nil {
 		return nil, err
 	}
-	used, convs := m.playingTensors, m.playingConvs
-	if reply {
-		if gr.reply, err = layer(flats[2], &m.replyFC, false); err != nil {
-			return nil, err
-		}
-		used, convs = len(learn), len(m.convs)
+	if slices.Contains(learn, nil) || len(gr.bn) != len(m.convs) {
+		return nil, fmt.Errorf("internal error: graph lacks a parameter or has %d BN layers, want %d", len(gr.bn), len(m.convs))
 	}
-	if slices.Contains(learn[:used], nil) || len(gr.bn) != convs {
-		return nil, fmt.Errorf("internal error: graph lacks a parameter or has %d BN layers, want %d", len(gr.bn), convs)
-	}
-	learn = learn[:used]
 
 	if !train {
 		gr.vm = G.NewTapeMachine(g, G.EvalMode())
 		return gr, nil
 	}
-	if err := gr.addLoss(s, reply); err != nil {
+	if err := gr.addLoss(s); err != nil {
 		return nil, err
 	}
 	if gr.grads, err = G.Grad(gr.loss, learn...); err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -64,10 +63,6 @@ func paramSlices(p *Params) [][]float32 {
 	conv(&p.ValueConv)
 	dense(&p.ValueFC1)
 	dense(&p.ValueFC2)
-	if p.Spec.ReplyPolicy {
-		conv(&p.ReplyConv)
-		dense(&p.ReplyFC)
-	}
 	return s
 }
 
@@ -78,7 +73,7 @@ func allSlices(p *Params) (names []string, s [][]float32) {
 		names = append(names, pi.Name)
 		s = append(s, paramSlices(p)[i])
 	}
-	for i, c := range p.TrainedLayers() {
+	for i, c := range p.Layers() {
 		names = append(names, fmt.Sprintf("layer%d.mean", i), fmt.Sprintf("layer%d.var", i))
 		s = append(s, c.Mean, c.Var)
 	}
@@ -239,9 +234,7 @@ func TestForwardBatchIndependent(t *testing.T) {
 }
 
 func TestParamsRoundTrip(t *testing.T) {
-	spec := tinySpec()
-	spec.ReplyPolicy = true
-	testParamsRoundTrip(t, spec)
+	testParamsRoundTrip(t, tinySpec())
 	testParamsRoundTrip(t, fromToSpec())
 }
 
@@ -263,9 +256,6 @@ func testParamsRoundTrip(t *testing.T, spec Spec) {
 		q.FromTo.B[0] += 1
 	} else {
 		q.PolicyFC.B[0] += 1
-	}
-	if spec.ReplyPolicy {
-		q.ReplyConv.W[0] += 1
 	}
 	if err := sameBits(m.Params(), randomParams(t, spec, 7)); err != nil {
 		t.Fatal("model shares memory with its Params: ", err)
@@ -364,55 +354,6 @@ func TestForwardConcurrent(t *testing.T) {
 	}
 }
 
-// The reply head is for training only: a network with one plays exactly
-// as the same network without it (Forward, the reference and the
-// parameters of the playing network are the same), and its own
-// parameters are drawn after the playing network's, so a seed gives the
-// same playing network either way.
-func TestReplyHeadTrainingOnly(t *testing.T) {
-	spec := tinySpec()
-	withSpec := spec
-	withSpec.ReplyPolicy = true
-	plain, with := randomParams(t, spec, 9), randomParams(t, withSpec, 9)
-	if len(with.ReplyFC.W) != spec.Actions*spec.PolicyChannels*spec.Height*spec.Width || len(plain.ReplyFC.W) != 0 {
-		t.Fatalf("reply fc has %d weights with the head, %d without", len(with.ReplyFC.W), len(plain.ReplyFC.W))
-	}
-	stripped := *with
-	stripped.Spec, stripped.ReplyConv, stripped.ReplyFC = spec, ConvBN{}, Dense{}
-	if err := sameBits(plain, &stripped); err != nil {
-		t.Fatal("the playing network depends on the reply head: ", err)
-	}
-	x := randomPlanes(rand.New(rand.NewPCG(1, 2)), spec, 3)
-	for _, train := range []int{0, 4} {
-		mp, err := NewModel(plain, train)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mw, err := NewModel(with, train)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pp, pv, err := mp.Forward(x, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wp, wv, err := mw.Forward(x, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(pp, wp) || !slices.Equal(pv, wv) {
-			t.Fatalf("training batch %d: Forward differs with the reply head", train)
-		}
-		checkAgainstReference(t, mw, with, x, 3)
-	}
-	// A reply head of the wrong shape is refused.
-	bad := randomParams(t, withSpec, 9)
-	bad.ReplyFC.W = bad.ReplyFC.W[1:]
-	if _, err := NewModel(bad, 0); err == nil || !strings.Contains(err.Error(), "reply fc") {
-		t.Fatalf("short reply fc: %v", err)
-	}
-}
-
 func TestPolicyHeadSpec(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -421,7 +362,6 @@ func TestPolicyHeadSpec(t *testing.T) {
 	}{
 		{"unknown head", func(s *Spec) { s.PolicyHead = "attention" }, `unknown policy head "attention"`},
 		{"actions not every pair", func(s *Spec) { s.Actions = 399 }, "needs an action for every pair of the 20 squares (400)"},
-		{"reply head", func(s *Spec) { s.ReplyPolicy = true }, "reply head is not supported"},
 	} {
 		s := fromToSpec()
 		c.edit(&s)

@@ -37,11 +37,6 @@ type Spec struct {
 	// bilinear form of each move's two squares (Params.FromTo; the action
 	// space must then be every pair of squares, from*h*w + to).
 	PolicyHead string `json:",omitempty"`
-	// ReplyPolicy adds a training-only head shaped like the policy head
-	// that predicts the opponent's reply (KataGo's auxiliary policy
-	// target): it shapes the tower during training, and playing, ONNX
-	// export and the fast inference path ignore it.
-	ReplyPolicy bool `json:",omitempty"`
 }
 
 // PolicyFromTo is Spec.PolicyHead's from-to head.
@@ -71,9 +66,6 @@ func (s Spec) Validate() error {
 	case PolicyFromTo:
 		if s.Actions != hw*hw {
 			return fmt.Errorf("net: the from-to policy head needs an action for every pair of the %d squares (%d), the encoder has %d", hw, hw*hw, s.Actions)
-		}
-		if s.ReplyPolicy {
-			return errors.New("net: the reply head is not supported with the from-to policy head")
 		}
 	default:
 		return fmt.Errorf("net: unknown policy head %q (want %q or none)", s.PolicyHead, PolicyFromTo)
@@ -120,8 +112,6 @@ type Block struct {
 // with the from-to head relu(PolicyConv) -> FromTo -> logits (PolicyFC
 // empty).
 // Value: relu(ValueConv) -> flatten -> relu(ValueFC1) -> ValueFC2 -> tanh.
-// With Spec.ReplyPolicy, training adds a third head shaped like the
-// policy head, ReplyConv and ReplyFC (empty otherwise).
 type Params struct {
 	Spec       Spec
 	Input      ConvBN
@@ -132,8 +122,6 @@ type Params struct {
 	ValueConv  ConvBN
 	ValueFC1   Dense
 	ValueFC2   Dense
-	ReplyConv  ConvBN
-	ReplyFC    Dense
 }
 
 // NewParams returns freshly initialised parameters: He-normal weights
@@ -160,12 +148,6 @@ func NewParams(spec Spec, seed uint64) (*Params, error) {
 	p.ValueFC2 = newDense(rng, 1, spec.ValueHidden)
 	for i := 0; i < spec.Blocks; i++ {
 		p.Blocks = append(p.Blocks, Block{A: newConvBN(rng, spec.Filters, spec.Filters, 3), B: newConvBN(rng, spec.Filters, spec.Filters, 3)})
-	}
-	if spec.ReplyPolicy {
-		// Drawn after the playing network, which is then the same as
-		// without the head for the same seed.
-		p.ReplyConv = newConvBN(rng, spec.PolicyChannels, spec.Filters, 1)
-		p.ReplyFC = newDense(rng, spec.Actions, spec.PolicyChannels*hw)
 	}
 	return p, nil
 }
@@ -225,24 +207,6 @@ func (p *Params) Layers() []*ConvBN {
 // and 2; the policy layer is empty with the from-to head).
 func (p *Params) Denses() []*Dense { return []*Dense{&p.PolicyFC, &p.ValueFC1, &p.ValueFC2} }
 
-// TrainedLayers is Layers followed by the reply head's convolution when
-// the spec has one: every convolution training updates.
-func (p *Params) TrainedLayers() []*ConvBN {
-	if p.Spec.ReplyPolicy {
-		return append(p.Layers(), &p.ReplyConv)
-	}
-	return p.Layers()
-}
-
-// TrainedDenses is Denses followed by the reply head's dense layer when
-// the spec has one.
-func (p *Params) TrainedDenses() []*Dense {
-	if p.Spec.ReplyPolicy {
-		return append(p.Denses(), &p.ReplyFC)
-	}
-	return p.Denses()
-}
-
 // Check verifies that every slice has the length its shape says, so that
 // loaded or hand-built parameters cannot index out of range.
 func (p *Params) Check() error {
@@ -263,9 +227,6 @@ func (p *Params) Check() error {
 		{"input", &p.Input, s.Filters, s.Channels, 3},
 		{"policy conv", &p.PolicyConv, s.PolicyChannels, s.Filters, 1},
 		{"value conv", &p.ValueConv, s.ValueChannels, s.Filters, 1},
-	}
-	if s.ReplyPolicy {
-		convs = append(convs, want{"reply conv", &p.ReplyConv, s.PolicyChannels, s.Filters, 1})
 	}
 	for i := range p.Blocks {
 		convs = append(convs,
@@ -299,9 +260,6 @@ func (p *Params) Check() error {
 		{"value fc1", &p.ValueFC1, s.ValueHidden, s.ValueChannels * hw},
 		{"value fc2", &p.ValueFC2, 1, s.ValueHidden},
 	}
-	if s.ReplyPolicy {
-		denses = append(denses, wantDense{"reply fc", &p.ReplyFC, s.Actions, s.PolicyChannels * hw})
-	}
 	for _, d := range denses {
 		if d.d.Out != d.out || d.d.In != d.in || len(d.d.W) != d.out*d.in || len(d.d.B) != d.out {
 			return fmt.Errorf("net: %s has the wrong shape", d.name)
@@ -325,11 +283,6 @@ func (p *Params) Randomize(seed uint64) {
 	}
 	for i := range p.FromTo.B {
 		p.FromTo.B[i] = float32(0.1 * rng.NormFloat64())
-	}
-	if p.Spec.ReplyPolicy {
-		// After the playing network, which then does not depend on it.
-		randomizeConv(rng, &p.ReplyConv)
-		randomizeDense(rng, &p.ReplyFC)
 	}
 }
 

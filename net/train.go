@@ -20,10 +20,6 @@ type Batch struct {
 	Planes []float32 // [N][c][h][w] encoded positions
 	Policy []float32 // [N][actions] target distributions (rows sum to 1 within 1e-3)
 	Value  []float32 // [N] outcomes z in [-1, 1], side to move's view
-	// Reply holds the opponent's reply targets [N][actions] for a network
-	// with Spec.ReplyPolicy (nil otherwise): the policy target of the
-	// position after the move, or a row of zeros where there is none.
-	Reply []float32
 	// Legal marks each sample's legal actions [N][actions] (nil: no
 	// mask). With it the policy cross-entropy's softmax runs over the
 	// legal actions only (lc0's masked policy loss): the network spends
@@ -31,7 +27,7 @@ type Batch struct {
 	// of Xiangqi's 8,100 from-to actions in a typical position), and
 	// illegal actions' logits are left free. Search and play take the
 	// softmax over the legal moves anyway. The policy target must lie on
-	// legal actions; the reply target is not masked.
+	// legal actions.
 	Legal []bool
 	N     int
 }
@@ -45,9 +41,6 @@ type TrainConfig struct {
 	// WeightDecay is c in the loss term c*||theta||^2 over the convolution
 	// and dense weights (not BN gamma/beta, not biases); c >= 0.
 	WeightDecay float64
-	// ReplyWeight weighs the reply head's cross-entropy in the loss
-	// (KataGo: 0.15); >= 0, used with Spec.ReplyPolicy.
-	ReplyWeight float64
 }
 
 // Validate reports a configuration that cannot train.
@@ -61,24 +54,17 @@ func (c TrainConfig) Validate() error {
 	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
 		return fmt.Errorf("net: weight decay %v is not a finite non-negative number", c.WeightDecay)
 	}
-	if !(c.ReplyWeight >= 0) || math.IsInf(c.ReplyWeight, 0) {
-		return fmt.Errorf("net: reply weight %v is not a finite non-negative number", c.ReplyWeight)
-	}
 	return nil
 }
 
 // Stats reports one training step. The losses are those of the batch
 // before the update (BN in training mode, batch statistics):
-// Loss = ValueLoss + PolicyLoss + ReplyWeight*ReplyLoss*(share of samples
-// with a reply target) + L2.
+// Loss = ValueLoss + PolicyLoss + L2.
 type Stats struct {
 	Loss       float64
 	ValueLoss  float64 // mean (z - v)^2
 	PolicyLoss float64 // mean -pi . log_softmax(logits)
-	// ReplyLoss is the reply head's cross-entropy, the mean over the
-	// samples that have a reply target (0 without a reply head or weight).
-	ReplyLoss float64
-	L2        float64 // c * ||theta||^2
+	L2         float64 // c * ||theta||^2
 	// GradNorm is the Euclidean norm of the gradient of Loss (weight decay
 	// included) over all trainable tensors.
 	GradNorm float64
@@ -228,23 +214,6 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	gr.legal.d = b.Legal // read by the loss ops during this run only
 	defer func() { gr.legal.d = nil }()
 	copy(gr.zv.Float32s(), b.Value)
-	// The reply targets go in scaled by the weight: the cross-entropy and
-	// its gradient are linear in the target, so the graph needs no
-	// constant for it.
-	replies := 0 // samples with a reply target
-	if gr.rpiv != nil {
-		w, rs, a := float32(t.cfg.ReplyWeight), gr.rpiv.Float32s(), m.spec.Actions
-		for i := 0; i < b.N; i++ {
-			var has bool
-			for j, x := range b.Reply[i*a : (i+1)*a] {
-				rs[i*a+j] = w * x
-				has = has || x != 0
-			}
-			if has {
-				replies++
-			}
-		}
-	}
 
 	var st Stats
 	m.mu.RLock()
@@ -262,15 +231,6 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	}
 	if st.PolicyLoss, err = scalarValue(gr.ploss); err != nil {
 		return Stats{}, err
-	}
-	var replyTerm float64
-	if gr.rloss != nil {
-		if replyTerm, err = scalarValue(gr.rloss); err != nil {
-			return Stats{}, err
-		}
-		if replies > 0 && t.cfg.ReplyWeight > 0 {
-			st.ReplyLoss = replyTerm * float64(b.N) / (float64(replies) * t.cfg.ReplyWeight)
-		}
 	}
 	c := float32(t.cfg.WeightDecay)
 	var l2, norm float64
@@ -301,7 +261,7 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	}
 	st.L2 = t.cfg.WeightDecay * l2
 	st.GradNorm = math.Sqrt(norm)
-	st.Loss = st.ValueLoss + st.PolicyLoss + replyTerm + st.L2
+	st.Loss = st.ValueLoss + st.PolicyLoss + st.L2
 	if math.IsNaN(st.Loss) || math.IsInf(st.Loss, 0) || math.IsNaN(st.GradNorm) || math.IsInf(st.GradNorm, 0) {
 		return Stats{}, fmt.Errorf("net: non-finite loss %v or gradient norm %v", st.Loss, st.GradNorm)
 	}
@@ -319,12 +279,7 @@ func (m *Model) checkBatch(b Batch) error {
 		return fmt.Errorf("net: batch of %d needs %d plane, %d policy and %d value entries, got %d, %d, %d",
 			b.N, b.N*size, b.N*s.Actions, b.N, len(b.Planes), len(b.Policy), len(b.Value))
 	}
-	switch {
-	case s.ReplyPolicy && len(b.Reply) != b.N*s.Actions:
-		return fmt.Errorf("net: batch of %d needs %d reply target entries for the reply head, got %d", b.N, b.N*s.Actions, len(b.Reply))
-	case !s.ReplyPolicy && b.Reply != nil:
-		return errors.New("net: batch has reply targets, but the network has no reply head")
-	case b.Legal != nil && len(b.Legal) != b.N*s.Actions:
+	if b.Legal != nil && len(b.Legal) != b.N*s.Actions {
 		return fmt.Errorf("net: batch of %d needs %d legal-action entries, got %d", b.N, b.N*s.Actions, len(b.Legal))
 	}
 	for i, x := range b.Planes {
@@ -346,15 +301,6 @@ func (m *Model) checkBatch(b Batch) error {
 				if p != 0 && !legal[a] {
 					return fmt.Errorf("net: batch sample %d: policy target %v on action %d, which the legal mask excludes", i, p, a)
 				}
-			}
-		}
-		if b.Reply != nil {
-			sum, err := targetSum(b.Reply[i*s.Actions : (i+1)*s.Actions])
-			if err != nil {
-				return fmt.Errorf("net: batch sample %d: reply %w", i, err)
-			}
-			if sum != 0 && math.Abs(sum-1) > 1e-3 {
-				return fmt.Errorf("net: batch sample %d: reply target sums to %v, not 1 (or 0 for none)", i, sum)
 			}
 		}
 		if z := b.Value[i]; !(z >= -1 && z <= 1) {
@@ -406,11 +352,9 @@ func scalarValue(n *G.Node) (float64, error) {
 // addLoss adds the targets and the loss
 //
 //	mean_i (z_i - v_i)^2 + mean_i -pi_i . log_softmax(logits_i)
-//	[+ mean_i -rpi_i . log_softmax(reply_i)]   with the reply head
 //
-// to a graph (weight decay is added outside the graph; the reply targets
-// rpi carry the reply weight).
-func (gr *graph) addLoss(s Spec, reply bool) error {
+// to a graph (weight decay is added outside the graph).
+func (gr *graph) addLoss(s Spec) error {
 	n, g := gr.n, gr.g
 	gr.piv = tensor.New(tensor.WithShape(n, s.Actions), tensor.Of(tensor.Float32))
 	gr.pi = G.NewTensor(g, G.Float32, 2, G.WithShape(n, s.Actions), G.WithName("pi"), G.WithValue(gr.piv))
@@ -430,15 +374,7 @@ func (gr *graph) addLoss(s Spec, reply bool) error {
 	if gr.ploss, err = G.ApplyOp(&xentOp{legal: gr.legal}, gr.logit, gr.pi); err != nil {
 		return err
 	}
-	if gr.loss, err = G.Add(gr.vloss, gr.ploss); err != nil || !reply {
-		return err
-	}
-	gr.rpiv = tensor.New(tensor.WithShape(n, s.Actions), tensor.Of(tensor.Float32))
-	gr.rpi = G.NewTensor(g, G.Float32, 2, G.WithShape(n, s.Actions), G.WithName("reply.pi"), G.WithValue(gr.rpiv))
-	if gr.rloss, err = G.ApplyOp(&xentOp{}, gr.reply, gr.rpi); err != nil {
-		return err
-	}
-	gr.loss, err = G.Add(gr.loss, gr.rloss)
+	gr.loss, err = G.Add(gr.vloss, gr.ploss)
 	return err
 }
 
@@ -470,8 +406,8 @@ func (m *legalMask) row(i, a int) []bool {
 // from-to head has 8100 actions a row (this and the head's parallel rows
 // made its training step 1.17x faster, BenchmarkGorgoniaTrain).
 type xentOp struct {
-	legal *legalMask // nil: no mask (the reply head)
-	rows  []float64  // each row's cross-entropy, reused
+	legal *legalMask
+	rows  []float64 // each row's cross-entropy, reused
 }
 
 func (*xentOp) Arity() int { return 2 }

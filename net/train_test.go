@@ -10,20 +10,12 @@ import (
 )
 
 // randomBatch returns n samples with random planes, random target
-// distributions (softmax of scaled normals) and values in [-0.9, 0.9];
-// with a reply head, random reply targets too, and none for every third
-// sample.
+// distributions (softmax of scaled normals) and values in [-0.9, 0.9].
 func randomBatch(rng *rand.Rand, spec Spec, n int) Batch {
 	b := Batch{N: n, Planes: randomPlanes(rng, spec, n), Policy: make([]float32, n*spec.Actions), Value: make([]float32, n)}
-	if spec.ReplyPolicy {
-		b.Reply = make([]float32, n*spec.Actions)
-	}
 	for i := 0; i < n; i++ {
 		randomDistribution(rng, b.Policy[i*spec.Actions:(i+1)*spec.Actions])
 		b.Value[i] = float32(1.8*rng.Float64() - 0.9)
-		if b.Reply != nil && i%3 != 2 {
-			randomDistribution(rng, b.Reply[i*spec.Actions:(i+1)*spec.Actions])
-		}
 	}
 	return b
 }
@@ -183,11 +175,10 @@ func (r *ref64) fromTo(f []float64, c int, w, b []float64) []float64 {
 	return out
 }
 
-// loss64 returns the total loss (decay c over the decayed tensors, reply
-// cross-entropy weighted by rw), the value and policy parts, and the ReLU
-// sign pattern. ts holds the trainable tensors in ParamTensors order
-// (float64), p gives the shapes.
-func loss64(p *Params, ts [][]float64, b Batch, c, rw float64) (total, vloss, ploss float64, kinks []bool) {
+// loss64 returns the total loss (decay c over the decayed tensors), the
+// value and policy parts, and the ReLU sign pattern. ts holds the
+// trainable tensors in ParamTensors order (float64), p gives the shapes.
+func loss64(p *Params, ts [][]float64, b Batch, c float64) (total, vloss, ploss float64, kinks []bool) {
 	s := p.Spec
 	r := &ref64{n: b.N, h: s.Height, w: s.Width}
 	k := 0
@@ -218,7 +209,6 @@ func loss64(p *Params, ts [][]float64, b Batch, c, rw float64) (total, vloss, pl
 		logits = nextDense(f, &p.PolicyFC)
 	}
 	v := nextDense(r.relu(nextDense(r.relu(nextConv(h, &p.ValueConv)), &p.ValueFC1)), &p.ValueFC2)
-	var rloss float64
 	for i := 0; i < b.N; i++ {
 		d := float64(b.Value[i]) - math.Tanh(v[i])
 		vloss += d * d
@@ -228,15 +218,8 @@ func loss64(p *Params, ts [][]float64, b Batch, c, rw float64) (total, vloss, pl
 		}
 		ploss += xent64(logits[i*s.Actions:(i+1)*s.Actions], b.Policy[i*s.Actions:(i+1)*s.Actions], legal)
 	}
-	if s.ReplyPolicy {
-		reply := nextDense(r.relu(nextConv(h, &p.ReplyConv)), &p.ReplyFC)
-		for i := 0; i < b.N; i++ {
-			rloss += xent64(reply[i*s.Actions:(i+1)*s.Actions], b.Reply[i*s.Actions:(i+1)*s.Actions], nil)
-		}
-	}
 	vloss /= float64(b.N)
 	ploss /= float64(b.N)
-	rloss /= float64(b.N)
 	var l2 float64
 	for i, pi := range s.ParamTensors() {
 		if pi.Decay {
@@ -245,7 +228,7 @@ func loss64(p *Params, ts [][]float64, b Batch, c, rw float64) (total, vloss, pl
 			}
 		}
 	}
-	return vloss + ploss + rw*rloss + c*l2, vloss, ploss, r.kinks
+	return vloss + ploss + c*l2, vloss, ploss, r.kinks
 }
 
 // xent64 is -target . log_softmax(logits) in float64, the softmax over
@@ -282,10 +265,6 @@ func TestGradientFiniteDifference(t *testing.T) {
 		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 5}
 	t.Run("plain", func(t *testing.T) { testGradientFiniteDifference(t, spec, false) })
 	t.Run("legal mask", func(t *testing.T) { testGradientFiniteDifference(t, spec, true) })
-	reply := spec
-	reply.ReplyPolicy = true
-	t.Run("reply head", func(t *testing.T) { testGradientFiniteDifference(t, reply, false) })
-	t.Run("reply head, legal mask", func(t *testing.T) { testGradientFiniteDifference(t, reply, true) })
 	fromTo := spec
 	fromTo.Actions, fromTo.PolicyHead = 144, PolicyFromTo
 	t.Run("from-to head", func(t *testing.T) { testGradientFiniteDifference(t, fromTo, false) })
@@ -296,18 +275,13 @@ func TestGradientFiniteDifference(t *testing.T) {
 // the float64 reference and its gradient against central differences of
 // the reference's loss, with a random legal mask if masked.
 func testGradientFiniteDifference(t *testing.T, spec Spec, masked bool) {
-	reply := spec.ReplyPolicy
 	p := randomParams(t, spec, 11)
 	const n, decay = 5, 1e-3
-	rw := 0.0
-	if reply {
-		rw = 0.7 // large, so that an error in the reply gradient shows
-	}
 	m, err := NewModel(p, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, WeightDecay: decay, ReplyWeight: rw})
+	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, WeightDecay: decay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,21 +301,11 @@ func testGradientFiniteDifference(t *testing.T, spec Spec, masked bool) {
 	for _, s := range paramSlices(p) {
 		ts = append(ts, f64s(s))
 	}
-	total, vloss, ploss, kinks := loss64(p, ts, b, decay, rw)
-	l2 := total
-	if reply {
-		withoutReply, _, _, _ := loss64(p, ts, b, decay, 0)
-		// The reported loss is the mean over the rows with a reply
-		// target (4 of 5), unweighted.
-		if want := (total - withoutReply) / rw * n / 4; math.Abs(st.ReplyLoss-want) > 1e-5*math.Max(1, want) {
-			t.Errorf("reply loss: gorgonia %v, float64 reference %v", st.ReplyLoss, want)
-		}
-		l2 = withoutReply
-	}
+	total, vloss, ploss, kinks := loss64(p, ts, b, decay)
 	for _, c := range []struct {
 		name      string
 		got, want float64
-	}{{"loss", st.Loss, total}, {"value loss", st.ValueLoss, vloss}, {"policy loss", st.PolicyLoss, ploss}, {"l2", st.L2, l2 - vloss - ploss}} {
+	}{{"loss", st.Loss, total}, {"value loss", st.ValueLoss, vloss}, {"policy loss", st.PolicyLoss, ploss}, {"l2", st.L2, total - vloss - ploss}} {
 		if math.Abs(c.got-c.want) > 1e-5*math.Max(1, math.Abs(c.want)) {
 			t.Errorf("%s: gorgonia %v, float64 reference %v", c.name, c.got, c.want)
 		}
@@ -358,9 +322,9 @@ func testGradientFiniteDifference(t *testing.T, spec Spec, masked bool) {
 		for _, j := range idx {
 			w := ts[i][j]
 			ts[i][j] = w + h
-			lp, _, _, kp := loss64(p, ts, b, decay, rw)
+			lp, _, _, kp := loss64(p, ts, b, decay)
 			ts[i][j] = w - h
-			lm, _, _, km := loss64(p, ts, b, decay, rw)
+			lm, _, _, km := loss64(p, ts, b, decay)
 			ts[i][j] = w
 			if !slices.Equal(kp, kinks) || !slices.Equal(km, kinks) {
 				skipped++ // the step crosses a ReLU kink
@@ -726,7 +690,6 @@ func TestTrainerErrors(t *testing.T) {
 		"value too large":                    func(b *Batch) { b.Value[1] = 1.5 },
 		"NaN value":                          func(b *Batch) { b.Value[1] = float32(math.NaN()) },
 		"zero policy rows":                   func(b *Batch) { clear(b.Policy) },
-		"reply targets without a reply head": func(b *Batch) { b.Reply = slices.Clone(b.Policy) },
 		"short legal mask":                   func(b *Batch) { b.Legal = make([]bool, n*spec.Actions-1) },
 		"policy target on an illegal action": func(b *Batch) { b.Legal = make([]bool, n*spec.Actions) },
 	}
@@ -746,26 +709,6 @@ func TestTrainerErrors(t *testing.T) {
 	if err := sameBits(m.Params(), before); err != nil {
 		t.Error("failed steps changed the model: ", err)
 	}
-	replySpec := spec
-	replySpec.ReplyPolicy = true
-	mr, err := NewModel(randomParams(t, replySpec, 64), n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mr.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, ReplyWeight: nan}); err == nil {
-		t.Error("NaN reply weight accepted")
-	}
-	trr, err := mr.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, ReplyWeight: 0.15})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stepFails(trr, func() Batch { return randomBatch(rng, replySpec, n) }, map[string]func(b *Batch){
-		"no reply targets":    func(b *Batch) { b.Reply = nil },
-		"short reply targets": func(b *Batch) { b.Reply = b.Reply[1:] },
-		"reply sum":           func(b *Batch) { b.Reply[0] += 0.1 },
-		"negative reply":      func(b *Batch) { b.Reply[0], b.Reply[1] = -0.5, b.Reply[1]+b.Reply[0]+0.5 },
-		"NaN reply":           func(b *Batch) { b.Reply[2] = float32(math.NaN()) },
-	})
 	if st := tr.State(); st.Step != 0 {
 		t.Errorf("failed steps counted: step %d", st.Step)
 	}
@@ -1031,10 +974,8 @@ func TestSharedTensorsUntouched(t *testing.T) {
 // reference's weights computes the same loss and gradients within float32
 // rounding; over 200 steps the loss curves stay within 0.5%.
 func TestFastOpsFollowReference(t *testing.T) {
-	// With the reply head, which the fast and the reference towers both
-	// feed.
 	spec := Spec{Game: "test", Channels: 3, Height: 5, Width: 6, Actions: 9,
-		Blocks: 2, Filters: 16, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 16, ReplyPolicy: true}
+		Blocks: 2, Filters: 16, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 16}
 	p, err := NewParams(spec, 31)
 	if err != nil {
 		t.Fatal(err)
@@ -1044,7 +985,6 @@ func TestFastOpsFollowReference(t *testing.T) {
 		Schedule:    Schedule{Kind: ScheduleCosine, LR: 0.05, Warmup: 20, Total: steps, MinLR: 0.005},
 		Momentum:    0.9,
 		WeightDecay: 1e-4,
-		ReplyWeight: 0.15,
 	}
 	newTrainer := func(p *Params, opts ...ModelOption) *Trainer { return newTestTrainer(t, p, n, cfg, opts...) }
 	trainers := []*Trainer{newTrainer(p), newTrainer(p, ReferenceOps()), newTrainer(p, ReferenceOps())}
@@ -1091,15 +1031,12 @@ func TestFastOpsFollowReference(t *testing.T) {
 
 // reversed returns b with its samples in reverse order.
 func reversed(b Batch, spec Spec) Batch {
-	r := Batch{N: b.N, Planes: slices.Clone(b.Planes), Policy: slices.Clone(b.Policy), Value: slices.Clone(b.Value), Reply: slices.Clone(b.Reply)}
+	r := Batch{N: b.N, Planes: slices.Clone(b.Planes), Policy: slices.Clone(b.Policy), Value: slices.Clone(b.Value)}
 	size := spec.Channels * spec.Height * spec.Width
 	for i := 0; i < b.N; i++ {
 		j := b.N - 1 - i
 		copy(r.Planes[i*size:(i+1)*size], b.Planes[j*size:(j+1)*size])
 		copy(r.Policy[i*spec.Actions:(i+1)*spec.Actions], b.Policy[j*spec.Actions:(j+1)*spec.Actions])
-		if b.Reply != nil {
-			copy(r.Reply[i*spec.Actions:(i+1)*spec.Actions], b.Reply[j*spec.Actions:(j+1)*spec.Actions])
-		}
 		r.Value[i] = b.Value[j]
 	}
 	return r

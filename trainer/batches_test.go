@@ -19,7 +19,7 @@ type rngSource struct {
 	calls, fail int
 }
 
-func (s *rngSource) Batch(rng *rand.Rand, n int, planes, policy, value, _ []float32, _ []bool) error {
+func (s *rngSource) Batch(rng *rand.Rand, n int, planes, policy, value []float32, _ []bool) error {
 	s.calls++
 	if s.calls == s.fail {
 		return errors.New("bad shard sample")
@@ -46,7 +46,7 @@ func TestBatchFeedSameBatches(t *testing.T) {
 	src := &rngSource{}
 	for i := range want {
 		b := shape()
-		if err := src.Batch(seq, 2, b.Planes, b.Policy, b.Value, nil, nil); err != nil {
+		if err := src.Batch(seq, 2, b.Planes, b.Policy, b.Value, nil); err != nil {
 			t.Fatal(err)
 		}
 		want[i] = append(slices.Clone(b.Planes), b.Value...)
@@ -138,7 +138,7 @@ func TestTrainingBatchLegalMask(t *testing.T) {
 	}
 	cfg.Training.LegalMask = true
 	b := newTrainingBatch(cfg, g.Encoder)
-	if err := w.Batch(rand.New(rand.NewPCG(1, 2)), b.N, b.Planes, b.Policy, b.Value, b.Reply, b.Legal); err != nil {
+	if err := w.Batch(rand.New(rand.NewPCG(1, 2)), b.N, b.Planes, b.Policy, b.Value, b.Legal); err != nil {
 		t.Fatal(err)
 	}
 	spec, err := configs.NetSpec(cfg)

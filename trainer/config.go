@@ -18,5 +18,5 @@ func trainConfig(c *configs.Config) net.TrainConfig {
 	case "cosine":
 		s.Warmup, s.Total, s.MinLR = t.WarmupSteps, t.TotalSteps, t.MinLearningRate
 	}
-	return net.TrainConfig{Schedule: s, Momentum: t.Momentum, WeightDecay: t.WeightDecay, ReplyWeight: t.ReplyWeight}
+	return net.TrainConfig{Schedule: s, Momentum: t.Momentum, WeightDecay: t.WeightDecay}
 }

@@ -277,15 +277,12 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 // shards before it warns (and again each time as long after).
 const noShardsWarning = time.Minute
 
-// newTrainingBatch returns the buffers of one training batch: reply
-// targets with a reply head, a legal mask with training.legal_mask.
+// newTrainingBatch returns the buffers of one training batch, with a
+// legal mask with training.legal_mask.
 func newTrainingBatch(cfg *configs.Config, enc game.Encoder) *net.Batch {
 	c, h, w := enc.Shape()
 	n, a := cfg.Training.BatchSize, enc.ActionSize()
 	b := &net.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
-	if cfg.Network.ReplyHead {
-		b.Reply = make([]float32, n*a)
-	}
 	if cfg.Training.LegalMask {
 		b.Legal = make([]bool, n*a)
 	}
@@ -308,7 +305,7 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		}
 		f := 1 / float64(k)
 		m := Metric{Kind: "train", Time: time.Now().UTC(), Generation: l.gen, Step: acc.Step,
-			Loss: acc.Loss * f, ValueLoss: acc.ValueLoss * f, PolicyLoss: acc.PolicyLoss * f, ReplyLoss: acc.ReplyLoss * f, L2: acc.L2 * f,
+			Loss: acc.Loss * f, ValueLoss: acc.ValueLoss * f, PolicyLoss: acc.PolicyLoss * f, L2: acc.L2 * f,
 			GradNorm: acc.GradNorm * f, LR: acc.LR, Window: l.window.Len(),
 			SamplesPerSec:  float64(k*n) / time.Since(t0).Seconds(),
 			BatchWaitShare: (feed.wait - wait0).Seconds() / time.Since(t0).Seconds()}
@@ -317,12 +314,8 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		}
 		// Under 100 columns (the rest is in the metrics); the gate's result
 		// is on the generation line.
-		reply := ""
-		if m.ReplyLoss > 0 {
-			reply = fmt.Sprintf(" r %.3f", m.ReplyLoss)
-		}
-		fmt.Fprintf(l.out, "gen %d step %d | loss %.3f v %.3f p %.3f%s | |g| %.2f | %.0f samples/s%s\n",
-			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, reply, m.GradNorm, m.SamplesPerSec, l.eta())
+		fmt.Fprintf(l.out, "gen %d step %d | loss %.3f v %.3f p %.3f | |g| %.2f | %.0f samples/s%s\n",
+			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, m.GradNorm, m.SamplesPerSec, l.eta())
 		acc, k, t0, wait0 = net.Stats{}, 0, time.Now(), feed.wait
 		return nil
 	}
@@ -345,7 +338,6 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		acc.Loss += st.Loss
 		acc.ValueLoss += st.ValueLoss
 		acc.PolicyLoss += st.PolicyLoss
-		acc.ReplyLoss += st.ReplyLoss
 		acc.L2 += st.L2
 		acc.GradNorm += st.GradNorm
 		acc.LR, acc.Step = st.LR, st.Step
@@ -415,7 +407,6 @@ type Metric struct {
 	Loss          float64   `json:"loss,omitempty"`
 	ValueLoss     float64   `json:"value_loss,omitempty"`
 	PolicyLoss    float64   `json:"policy_loss,omitempty"`
-	ReplyLoss     float64   `json:"reply_loss,omitempty"` // the reply head's cross-entropy (network.reply_head)
 	L2            float64   `json:"l2,omitempty"`
 	GradNorm      float64   `json:"grad_norm,omitempty"`
 	LR            float64   `json:"lr,omitempty"`

@@ -36,7 +36,6 @@ type point struct {
 	step                int64
 	generation          int
 	loss, value, policy float64
-	reply               float64            // the reply head's loss (0 without one)
 	clock               time.Duration      // training time
 	cpu                 time.Duration      // CPU time of the training time
 	elo                 map[string]float64 // by opponent, for generation lines
@@ -51,7 +50,7 @@ type point struct {
 }
 
 func pointOf(m Metric) point {
-	p := point{kind: m.Kind, step: m.Step, generation: m.Generation, loss: m.Loss, value: m.ValueLoss, policy: m.PolicyLoss, reply: m.ReplyLoss,
+	p := point{kind: m.Kind, step: m.Step, generation: m.Generation, loss: m.Loss, value: m.ValueLoss, policy: m.PolicyLoss,
 		clock: time.Duration(m.TrainClock * float64(time.Second)), cpu: time.Duration(m.TrainCPU * float64(time.Second)), best: m.Best, lr: m.LR, gradNorm: m.GradNorm,
 		window: m.Window, games: m.SelfPlayGames, plies: m.SelfPlayPlies, draws: m.SelfPlayDraws, resigned: m.SelfPlayResigned}
 	if len(m.Matches) > 0 {
@@ -185,7 +184,7 @@ func lines(p *plot.Plot, series ...any) error {
 // buildCharts makes every chart the history has data for.
 func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plot.Plot, error) {
 	out := map[string]*plot.Plot{}
-	var total, value, policy, reply, lr, grad plotter.XYs
+	var total, value, policy, lr, grad plotter.XYs
 	var length, draws, resigns, window plotter.XYs
 	gate := map[string]plotter.XYs{}
 	pons := map[string]plotter.XYs{}
@@ -200,9 +199,6 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 			total = append(total, plotter.XY{X: s, Y: p.loss})
 			value = append(value, plotter.XY{X: s, Y: p.value})
 			policy = append(policy, plotter.XY{X: s, Y: p.policy})
-			if p.reply > 0 {
-				reply = append(reply, plotter.XY{X: s, Y: p.reply})
-			}
 			lr = append(lr, plotter.XY{X: s, Y: p.lr})
 			grad = append(grad, plotter.XY{X: s, Y: p.gradNorm})
 		case "generation":
@@ -232,11 +228,7 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 	}
 	if len(total) > 0 {
 		p := chart(gameName+": training loss", "step", "loss")
-		series := []any{"total", total, "value", value, "policy", policy}
-		if len(reply) > 0 {
-			series = append(series, "opponent's reply", reply)
-		}
-		if err := lines(p, series...); err != nil {
+		if err := lines(p, "total", total, "value", value, "policy", policy); err != nil {
 			return nil, err
 		}
 		out["loss"] = p

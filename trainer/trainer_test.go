@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -800,48 +799,6 @@ func TestProgressPhases(t *testing.T) {
 	}
 	if g := tr.Phase(); g.Done != 6 {
 		t.Errorf("the gate counted %d of its 6 games", g.Done)
-	}
-}
-
-// With the reply head, training reports the head's loss, checkpoints
-// carry the head, and a resumed run goes on with it.
-func TestReplyHead(t *testing.T) {
-	cfg := tinyConfig(t)
-	cfg.Network.ReplyHead, cfg.Training.ReplyWeight = true, 0.15
-	run := t.TempDir()
-	var out bytes.Buffer
-	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: &out, NewForwarder: newFwd}
-	if err := Run(context.Background(), opts); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	opts.Config, opts.MaxGenerations = nil, 1
-	if err := Run(context.Background(), opts); err != nil {
-		t.Fatalf("resume: %v\n%s", err, out.String())
-	}
-	if !strings.Contains(out.String(), " r ") {
-		t.Errorf("the progress lines do not show the reply loss:\n%s", out.String())
-	}
-	trains := metricsOfKind(t, run, "train")
-	if len(trains) == 0 {
-		t.Fatal("no train metrics")
-	}
-	for _, m := range trains {
-		// A uniform guess over Connect Four's 7 columns costs log 7 = 1.95.
-		if !(m.ReplyLoss > 0.1 && m.ReplyLoss < 5) {
-			t.Fatalf("train metric without a plausible reply loss: %+v", m)
-		}
-	}
-	latest, _ := rundir.Dir(run).Pointer(rundir.Latest)
-	c, err := checkpoints.Load(latest)
-	if err != nil || c.Generation != 3 || !c.Params.Spec.ReplyPolicy {
-		t.Fatalf("latest %s: generation %d, spec %+v, %v", latest, c.Generation, c.Params.Spec, err)
-	}
-	first, err := net.NewParams(c.Params.Spec, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if slices.Equal(first.ReplyFC.B, c.Params.ReplyFC.B) {
-		t.Fatal("the reply head's biases never moved from their initial zeros")
 	}
 }
 

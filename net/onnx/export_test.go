@@ -237,24 +237,6 @@ func TestMarshalDeterministic(t *testing.T) {
 	}
 }
 
-// The reply head is for training only: a network with one exports to
-// the same bytes as the same network without it.
-func TestReplyHeadNotExported(t *testing.T) {
-	with := tinySpec
-	with.ReplyPolicy = true
-	a, err := Marshal(randomParams(t, tinySpec, 4), Metadata{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := Marshal(randomParams(t, with, 4), Metadata{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a, b) {
-		t.Fatal("the reply head changes the export")
-	}
-}
-
 type failWriter struct{}
 
 func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
