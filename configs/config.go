@@ -185,10 +185,6 @@ func (az SelfPlayABZero) AlphaBeta(gameName string) alphabeta.Options {
 type Replay struct {
 	Window     int `yaml:"window"`
 	MinSamples int `yaml:"min_samples"`
-	// WindowGrowFrom, when positive, starts the window at this many
-	// samples and grows it with the samples taken in (KataGo's formula,
-	// data.Window.GrowFrom), up to Window.
-	WindowGrowFrom int `yaml:"window_grow_from,omitempty"`
 }
 
 // Training is the optimiser and the generation cycle.
@@ -480,9 +476,6 @@ func (c *Config) Validate() error {
 	}
 	intIn("replay.window", c.Replay.Window, 1, 1<<26)
 	intIn("replay.min_samples", c.Replay.MinSamples, 1, c.Replay.Window)
-	if c.Replay.WindowGrowFrom != 0 {
-		intIn("replay.window_grow_from", c.Replay.WindowGrowFrom, c.Replay.MinSamples, c.Replay.Window)
-	}
 	t := c.Training
 	intIn("training.batch_size", t.BatchSize, 1, 8192)
 	intIn("training.steps_per_generation", t.StepsPerGeneration, 1, 1<<24)

@@ -28,6 +28,7 @@ var retiredKeys = []retiredKey{
 	{"search.discount", isNumber(0, 1)}, // 1 discounted nothing
 	{"network.reply_head", isFalse},
 	{"training.reply_weight", isZero},
+	{"replay.window_grow_from", isZero},
 }
 
 // isZero: the number 0.

@@ -32,6 +32,7 @@ func TestRetiredKeys(t *testing.T) {
 		{"search.forced_playouts", after("  fast_simulations: 16", "  forced_playouts: 0"), after("  fast_simulations: 16", "  forced_playouts: 2")},
 		{"search.discount", after("  fast_simulations: 16", "  discount: 1"), after("  fast_simulations: 16", "  discount: 0.97")},
 		{"network.reply_head", after("  value_hidden: 32", "  reply_head: false"), after("  value_hidden: 32", "  reply_head: true")},
+		{"replay.window_grow_from", after("  min_samples: 2000", "  window_grow_from: 0"), after("  min_samples: 2000", "  window_grow_from: 20000")},
 		{"training.reply_weight", after("  momentum: 0.9", "  reply_weight: 0"), after("  momentum: 0.9", "  reply_weight: 0.15")},
 	} {
 		cfg, err := Parse([]byte(c.off(string(base))), "off.yaml")

@@ -1,7 +1,6 @@
 package data
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -217,44 +216,6 @@ func TestWindow(t *testing.T) {
 	empty, _ := NewWindow(t.TempDir(), g, nil, 10)
 	if err := empty.Batch(rng, 1, planes[:size], policy[:actions], value[:1], nil); err == nil {
 		t.Fatal("empty window gave a batch")
-	}
-}
-
-// A growing window holds GrowFrom samples until it has taken in more,
-// then grows sublinearly (KataGo's formula), never beyond its capacity,
-// and keeps the newest samples.
-func TestGrowingWindow(t *testing.T) {
-	g, samples := samplesOf(t, "connect4", 40, 40)
-	w, err := NewWindow(t.TempDir(), g, nil, 150)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.GrowFrom = 50
-	if len(samples) < 600 {
-		t.Fatalf("only %d samples", len(samples))
-	}
-	prev, prevShare := 0, 2.0
-	for n := 10; n <= 600; n += 10 {
-		w.Add(fmt.Sprintf("s%04d", n), samples[n-10:n])
-		want := min(n, 50)
-		if n > 50 {
-			want = min(150, int(50*(1+0.4*(math.Pow(float64(n)/50, 0.75)-1)/0.75)))
-		}
-		if w.Len() != want || w.Capacity() < prev {
-			t.Fatalf("after %d samples the window holds %d (capacity %d, before %d), want %d", n, w.Len(), w.Capacity(), prev, want)
-		}
-		if share := float64(w.Len()) / float64(n); n > 50 && share > prevShare {
-			t.Fatalf("after %d samples the window holds a larger share (%v) than before (%v)", n, share, prevShare)
-		} else if n > 50 {
-			prevShare = share
-		}
-		if newest := w.at(w.Len() - 1); newest.Position != samples[n-1].Position {
-			t.Fatalf("after %d samples the newest is not the last taken in", n)
-		}
-		prev = w.Capacity()
-	}
-	if w.Len() != 150 {
-		t.Fatalf("after 600 samples the window holds %d, want the capacity 150", w.Len())
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,7 +13,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 )
 
-// Window is the replay window: the newest Capacity samples across the
+// Window is the replay window: the newest capacity samples across the
 // shards of a directory, sampled uniformly, with the game's symmetries
 // applied at sampling time. It is not safe for concurrent use.
 type Window struct {
@@ -29,13 +28,6 @@ type Window struct {
 	// OnCorrupt, if set, hears about every shard that cannot be read; the
 	// shard is skipped and not retried.
 	OnCorrupt func(path string, err error)
-	// GrowFrom, when positive, makes the window grow with the number n of
-	// samples it has taken in, as KataGo's does: c*(1 + beta*((n/c)^alpha
-	// - 1)/alpha) for n > c = GrowFrom, alpha 0.75, beta 0.4, and never
-	// beyond the capacity. Early samples, from a weak network, then leave
-	// the window sooner.
-	GrowFrom    int
-	seenSamples int // samples taken in so far
 	// RootValueWeight mixes the search's root value into the value target:
 	// (1-w)*z + w*q, where z is the game's result (0: the result only).
 	RootValueWeight float32
@@ -98,7 +90,6 @@ func (w *Window) Refresh() (int, error) {
 		}
 		w.shards = append(w.shards, loadedShard{name: n, samples: samples})
 		w.total += len(samples)
-		w.seenSamples += len(samples)
 		added += len(samples)
 	}
 	w.trim()
@@ -111,28 +102,13 @@ func (w *Window) Add(name string, samples []Sample) {
 	w.seen[name] = true
 	w.shards = append(w.shards, loadedShard{name: name, samples: samples})
 	w.total += len(samples)
-	w.seenSamples += len(samples)
 	w.trim()
-}
-
-// Capacity is the number of samples the window holds at most now.
-func (w *Window) Capacity() int {
-	c := w.GrowFrom
-	switch {
-	case c <= 0:
-		return w.capacity
-	case w.seenSamples <= c:
-		return min(w.capacity, c)
-	}
-	const alpha, beta = 0.75, 0.4
-	grown := float64(c) * (1 + beta*(math.Pow(float64(w.seenSamples)/float64(c), alpha)-1)/alpha)
-	return min(w.capacity, int(grown))
 }
 
 // trim drops the oldest samples beyond the capacity (a partly dropped
 // shard keeps its newest samples).
 func (w *Window) trim() {
-	for limit := w.Capacity(); w.total > limit; {
+	for limit := w.capacity; w.total > limit; {
 		over := w.total - limit
 		s := &w.shards[0]
 		if over >= len(s.samples) {

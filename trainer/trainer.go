@@ -388,7 +388,6 @@ func (l *Loop) restore() error {
 	}
 	l.window.OnCorrupt = func(path string, err error) { l.log.Warn("skipping shard", "path", path, "err", err) }
 	l.window.RootValueWeight = float32(l.cfg.Training.ValueRootWeight)
-	l.window.GrowFrom = l.cfg.Replay.WindowGrowFrom
 	n, err := l.window.Refresh()
 	if err != nil {
 		return err
