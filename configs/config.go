@@ -21,7 +21,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/tabula-zero/tabula/abzero"
-	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/internal/ponsdata"
@@ -159,26 +158,6 @@ type SelfPlayABZero struct {
 	TeacherGenerations int `yaml:"teacher_generations,omitempty"`
 	// TeacherTemperature is the teacher's softmax temperature in soldiers.
 	TeacherTemperature float64 `yaml:"teacher_temperature,omitempty"`
-	// Options are alpha-beta's search options for the teacher and the
-	// blend: "classic" (absent: alphabeta.DefaultOptions, every move
-	// searched to full depth) or "game" (the game's measured pruning set,
-	// alphabeta.DefaultOptionsFor; the same as classic where a game has
-	// none). Xiangqi's set at depth 3 costs 2.5x the depth-2 classic
-	// teacher's time a sample in self-play (docs/training.md).
-	Options string `yaml:"options,omitempty"`
-}
-
-// ABZeroOptions are the alpha-beta option sets selfplay.abzero.options
-// names.
-var ABZeroOptions = []string{"classic", "game"}
-
-// AlphaBeta returns the alpha-beta options that Options names for the
-// game gameName.
-func (az SelfPlayABZero) AlphaBeta(gameName string) alphabeta.Options {
-	if az.Options == "game" {
-		return alphabeta.DefaultOptionsFor(gameName)
-	}
-	return alphabeta.DefaultOptions()
 }
 
 // Replay is the replay window.
@@ -469,9 +448,6 @@ func (c *Config) Validate() error {
 		}
 		if _, err := abzero.ParseSchedule(az.M); err != nil {
 			errs = append(errs, fmt.Sprintf("selfplay.abzero.m: %v", err))
-		}
-		if az.Options != "" && !slices.Contains(ABZeroOptions, az.Options) {
-			errs = append(errs, fmt.Sprintf("selfplay.abzero.options = %q, want one of %s", az.Options, strings.Join(ABZeroOptions, ", ")))
 		}
 	}
 	intIn("replay.window", c.Replay.Window, 1, 1<<26)

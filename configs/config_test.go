@@ -70,9 +70,6 @@ func TestErrors(t *testing.T) {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 2, m: \"1\", teacher_generations: 6}", 1)
 		}, []string{"selfplay.abzero.teacher_generations = 6", "selfplay.abzero.teacher_temperature = 0"}},
 		{func(s string) string {
-			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 2, m: \"1\", options: fast}", 1)
-		}, []string{`selfplay.abzero.options = "fast"`, "classic, game"}},
-		{func(s string) string {
 			return withoutEvaluation(s) + "evaluation: {every: 5m, matches: [{opponent: best, games: 3, simulations: 8}]}\n"
 		},
 			[]string{"evaluation.matches[0].opponent = best", "evaluation.matches[0].games = 3"}},

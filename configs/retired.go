@@ -29,6 +29,7 @@ var retiredKeys = []retiredKey{
 	{"network.reply_head", isFalse},
 	{"training.reply_weight", isZero},
 	{"replay.window_grow_from", isZero},
+	{"selfplay.abzero.options", isString("", "classic")},
 }
 
 // isZero: the number 0.
@@ -37,6 +38,13 @@ func isZero(n *yaml.Node) bool { return isNumber(0)(n) }
 // isFalse: the boolean false.
 func isFalse(n *yaml.Node) bool {
 	return n.Kind == yaml.ScalarNode && n.Tag == "!!bool" && n.Value == "false"
+}
+
+// isString: one of the strings vs.
+func isString(vs ...string) func(*yaml.Node) bool {
+	return func(n *yaml.Node) bool {
+		return n.Kind == yaml.ScalarNode && n.Tag == "!!str" && slices.Contains(vs, n.Value)
+	}
 }
 
 // isNumber: one of the numbers vs.

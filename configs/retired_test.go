@@ -8,34 +8,48 @@ import (
 )
 
 // A retired key at its off value loads as if it were absent and is named
-// in Retired; at another value it is an error that
-// names the key and where to read why it went.
+// in Retired; at another value it is an error that names the key and
+// where to read why it went.
 func TestRetiredKeys(t *testing.T) {
 	base, _ := PresetBytes("connect4")
-	want, err := Parse(base, "connect4.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// after inserts line after the preset's line anchor.
-	after := func(anchor, line string) func(string) string {
-		return func(s string) string {
-			if !strings.Contains(s, anchor+"\n") {
+	// at returns the preset with the line anchor replaced by format with
+	// the key and its value ("" for none) in place of %s.
+	at := func(anchor, format string) func(kv string) string {
+		return func(kv string) string {
+			if !strings.Contains(string(base), anchor+"\n") {
 				t.Fatalf("the preset has no line %q", anchor)
 			}
-			return strings.Replace(s, anchor+"\n", anchor+"\n"+line+"\n", 1)
+			return strings.Replace(string(base), anchor+"\n", strings.ReplaceAll(format, "%s", kv)+"\n", 1)
 		}
 	}
+	// line puts the key on a line of its own after anchor, in a block
+	// mapping.
+	line := func(anchor string) func(string) string {
+		return func(kv string) string {
+			if kv == "" {
+				return string(base)
+			}
+			return at(anchor, anchor+"\n  %s")(kv)
+		}
+	}
+	abzero := at("  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 2, m: \"1\"%s}")
 	for _, c := range []struct {
 		name    string // as Retired and the error name it
-		off, on func(string) string
+		text    func(kv string) string
+		off, on string
 	}{
-		{"search.forced_playouts", after("  fast_simulations: 16", "  forced_playouts: 0"), after("  fast_simulations: 16", "  forced_playouts: 2")},
-		{"search.discount", after("  fast_simulations: 16", "  discount: 1"), after("  fast_simulations: 16", "  discount: 0.97")},
-		{"network.reply_head", after("  value_hidden: 32", "  reply_head: false"), after("  value_hidden: 32", "  reply_head: true")},
-		{"replay.window_grow_from", after("  min_samples: 2000", "  window_grow_from: 0"), after("  min_samples: 2000", "  window_grow_from: 20000")},
-		{"training.reply_weight", after("  momentum: 0.9", "  reply_weight: 0"), after("  momentum: 0.9", "  reply_weight: 0.15")},
+		{"search.forced_playouts", line("  fast_simulations: 16"), "forced_playouts: 0", "forced_playouts: 2"},
+		{"search.discount", line("  fast_simulations: 16"), "discount: 1", "discount: 0.97"},
+		{"network.reply_head", line("  value_hidden: 32"), "reply_head: false", "reply_head: true"},
+		{"training.reply_weight", line("  momentum: 0.9"), "reply_weight: 0", "reply_weight: 0.15"},
+		{"replay.window_grow_from", line("  min_samples: 2000"), "window_grow_from: 0", "window_grow_from: 20000"},
+		{"selfplay.abzero.options", abzero, ", options: classic", ", options: game"},
 	} {
-		cfg, err := Parse([]byte(c.off(string(base))), "off.yaml")
+		want, err := Parse([]byte(c.text("")), "without.yaml")
+		if err != nil {
+			t.Fatalf("%s: the config without the key: %v", c.name, err)
+		}
+		cfg, err := Parse([]byte(c.text(c.off)), "off.yaml")
 		if err != nil {
 			t.Errorf("%s at its off value: %v", c.name, err)
 			continue
@@ -47,7 +61,7 @@ func TestRetiredKeys(t *testing.T) {
 		if !reflect.DeepEqual(cfg, want) {
 			t.Errorf("%s at its off value changed the config:\n%s", c.name, cfg.Marshal())
 		}
-		_, err = Parse([]byte(c.on(string(base))), "on.yaml")
+		_, err = Parse([]byte(c.text(c.on)), "on.yaml")
 		if err == nil || !strings.Contains(err.Error(), "on.yaml: "+c.name+" = ") || !strings.Contains(err.Error(), "docs/retired.md") {
 			t.Errorf("%s switched on: %v", c.name, err)
 		}

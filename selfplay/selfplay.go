@@ -658,7 +658,6 @@ func (w *Worker) setupABZero(az configs.SelfPlayABZero) error {
 	}
 	w.abzM = &sched
 	cfg := abzero.DefaultConfig(sched.At(0), az.Depth, 0)
-	cfg.AlphaBeta = az.AlphaBeta(w.game.Name)
 	cfg.AlphaBeta.HashMiB = 1 // shallow searches; one table per game in flight
 	if _, err := abzero.NewBlender(cfg); err != nil {
 		return fmt.Errorf("selfplay: abzero: %w", err)
