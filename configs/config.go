@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"slices"
 	"strings"
@@ -205,10 +204,6 @@ func (t Training) ModelOptions() []net.ModelOption {
 // Gating is the list of matches a candidate plays after each generation.
 type Gating struct {
 	Matches []GateMatch `yaml:"matches"`
-	// Every gates only every Every-th generation (0 or 1: each); the
-	// candidates in between are kept but not promoted, which saves their
-	// gate games.
-	Every int `yaml:"every,omitempty"`
 }
 
 // GateMatch is one gate: the candidate against an opponent. Threshold > 0
@@ -219,19 +214,6 @@ type GateMatch struct {
 	Games       int     `yaml:"games"`
 	Simulations int     `yaml:"simulations"`
 	Threshold   float64 `yaml:"threshold"`
-	// SPRT stops a gate match as soon as the test decides (promote on
-	// H1); Games is then the most it plays, and an undecided match falls
-	// back to Threshold.
-	SPRT *GateSPRT `yaml:"sprt,omitempty"`
-}
-
-// GateSPRT is a sequential probability ratio test of the candidate's Elo
-// against the opponent: H0 elo0, H1 elo1, error rates alpha and beta.
-type GateSPRT struct {
-	Elo0  float64 `yaml:"elo0"`
-	Elo1  float64 `yaml:"elo1"`
-	Alpha float64 `yaml:"alpha"`
-	Beta  float64 `yaml:"beta"`
 }
 
 // Preset returns the embedded preset of a game ("connect4", "lion",
@@ -501,18 +483,7 @@ func (c *Config) Validate() error {
 		}
 		intIn(key+".simulations", m.Simulations, 1, 100000)
 		floatIn(key+".threshold", m.Threshold, 0, 1)
-		if t := m.SPRT; t != nil {
-			if m.Threshold == 0 {
-				errs = append(errs, key+".sprt needs a threshold (the rule when the test has not decided after the games)")
-			}
-			if !(t.Elo0 < t.Elo1) || math.Abs(t.Elo0) > 2000 || math.Abs(t.Elo1) > 2000 {
-				errs = append(errs, fmt.Sprintf("%s.sprt: elo0 = %v must be below elo1 = %v, both within +-2000", key, t.Elo0, t.Elo1))
-			}
-			floatIn(key+".sprt.alpha", t.Alpha, 0.001, 0.5)
-			floatIn(key+".sprt.beta", t.Beta, 0.001, 0.5)
-		}
 	}
-	intIn("gating.every", c.Gating.Every, 0, 1000)
 	errs = append(errs, c.validateEvaluation(intIn)...)
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))

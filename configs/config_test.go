@@ -83,10 +83,6 @@ func TestErrors(t *testing.T) {
 			return withoutEvaluation(s) + "evaluation: {every: 5m, pons: {set: Test_L9, positions: 2000, simulations: []}}\n"
 		}, []string{"evaluation.pons.set = \"Test_L9\"", "evaluation.pons.positions = 2000", "evaluation.pons.simulations is empty"}},
 		{func(s string) string {
-			return strings.Replace(s, "  matches: []", "  matches: [{opponent: best, games: 40, simulations: 64, threshold: 0, sprt: {elo0: 10, elo1: 5, alpha: 0.05, beta: 0.6}}]", 1)
-		}, []string{"gating.matches[0].sprt needs a threshold", "elo0 = 10 must be below elo1 = 5", "gating.matches[0].sprt.beta = 0.6"}},
-		{func(s string) string { return strings.Replace(s, "gating:\n", "gating:\n  every: -2\n", 1) }, []string{"gating.every = -2"}},
-		{func(s string) string {
 			return strings.Replace(s, "  schedule: piecewise", "  schedule: cosine\n  min_learning_rate: 0.5", 1)
 		}, []string{"training.min_learning_rate = 0.5", "training.total_steps = 0"}},
 		{func(s string) string {

@@ -11,7 +11,7 @@ func TestOverride(t *testing.T) {
 	b, err := Override(base, []string{
 		"training.learning_rate=0.01",
 		"gating.matches=[{opponent: best, games: 40, simulations: 64, threshold: 0.55}]", "gating.matches[0].games=10", "training.rates=[0.1, 0.01]",
-		"gating.every=3", "replay.min_samples=3000",
+		"replay.min_samples=3000",
 		"evaluation.every=1m", "evaluation.matches=[{opponent: random, games: 2, simulations: 0}]", "evaluation.pons=null",
 	})
 	if err != nil {
@@ -21,7 +21,7 @@ func TestOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Training.LearningRate != 0.01 || c.Gating.Matches[0].Games != 10 || c.Training.Rates[0] != 0.1 || c.Gating.Every != 3 ||
+	if c.Training.LearningRate != 0.01 || c.Gating.Matches[0].Games != 10 || c.Training.Rates[0] != 0.1 ||
 		c.Replay.MinSamples != 3000 || c.Evaluation.Every != time.Minute || len(c.Evaluation.Matches) != 1 || c.Evaluation.Pons != nil {
 		t.Fatalf("overrides not applied: %+v %+v %+v", c.Training, c.Gating, c.Evaluation)
 	}

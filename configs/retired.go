@@ -30,10 +30,16 @@ var retiredKeys = []retiredKey{
 	{"training.reply_weight", isZero},
 	{"replay.window_grow_from", isZero},
 	{"selfplay.abzero.options", isString("", "classic")},
+	{"gating.every", isNumber(0, 1)},
+	{"gating.matches[].sprt", isNull},
+	{"evaluation.matches[].sprt", isNull}, // read there and never used
 }
 
 // isZero: the number 0.
 func isZero(n *yaml.Node) bool { return isNumber(0)(n) }
+
+// isNull: no value.
+func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 
 // isFalse: the boolean false.
 func isFalse(n *yaml.Node) bool {

@@ -32,6 +32,8 @@ func TestRetiredKeys(t *testing.T) {
 			return at(anchor, anchor+"\n  %s")(kv)
 		}
 	}
+	gate := at("  matches: []", "  matches: [{opponent: best, games: 2, simulations: 8, threshold: 0.55%s}]")
+	eval := at("    - {opponent: random, games: 20, simulations: 0}", "    - {opponent: random, games: 20, simulations: 0%s}")
 	abzero := at("  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 2, m: \"1\"%s}")
 	for _, c := range []struct {
 		name    string // as Retired and the error name it
@@ -44,6 +46,9 @@ func TestRetiredKeys(t *testing.T) {
 		{"training.reply_weight", line("  momentum: 0.9"), "reply_weight: 0", "reply_weight: 0.15"},
 		{"replay.window_grow_from", line("  min_samples: 2000"), "window_grow_from: 0", "window_grow_from: 20000"},
 		{"selfplay.abzero.options", abzero, ", options: classic", ", options: game"},
+		{"gating.every", line("gating:"), "every: 1", "every: 4"},
+		{"gating.matches[0].sprt", gate, ", sprt: null", ", sprt: {elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05}"},
+		{"evaluation.matches[0].sprt", eval, ", sprt: null", ", sprt: {elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05}"},
 	} {
 		want, err := Parse([]byte(c.text("")), "without.yaml")
 		if err != nil {

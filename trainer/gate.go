@@ -40,9 +40,6 @@ func ArenaGate(run string) Gate {
 				Concurrency: 2, OpeningPlies: g.OpeningPlies, Seed: cfg.Seed + uint64(gen)*1000 + uint64(i),
 				RecordDir: rundir.Dir(run).Arena(), Label: label,
 				OnGame: func(arena.Record, arena.Score) { progress.FromContext(ctx).Add(1) }}
-			if t := gm.SPRT; t != nil {
-				m.SPRT = &arena.SPRT{Elo0: t.Elo0, Elo1: t.Elo1, Alpha: t.Alpha, Beta: t.Beta}
-			}
 			r, err := arena.RunMatch(ctx, m)
 			if err != nil {
 				return res, err
@@ -130,7 +127,7 @@ func netPlayer(cfg *configs.Config, gm configs.GateMatch, key string, p *net.Par
 func matchResult(r arena.Result, a, b *arena.Spec, threshold float64) MatchResult {
 	s := r.Score.Summary()
 	mr := MatchResult{Opponent: b.Name(), Candidate: a.Name(), Games: s.Games, Wins: s.Wins, Draws: s.Draws, Losses: s.Losses,
-		Score: float64(s.Score), Elo: clampElo(float64(s.Elo)), EloCI95: clampElo(float64(s.EloCI95)), LOS: float64(s.LOS), Threshold: threshold, Stopped: r.Stopped}
+		Score: float64(s.Score), Elo: clampElo(float64(s.Elo)), EloCI95: clampElo(float64(s.EloCI95)), LOS: float64(s.LOS), Threshold: threshold}
 	if threshold > 0 {
 		mr.Passed = r.Passes(threshold)
 	}

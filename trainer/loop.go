@@ -122,15 +122,13 @@ func (l *Loop) generation(ctx context.Context) error {
 	}
 	res := GateResult{Promote: true}
 	t3 := time.Now()
-	switch every := l.cfg.Gating.Every; {
+	switch {
 	case l.opts.Gate == nil:
 	case l.gen < l.cfg.SelfPlay.ABZero.TeacherGenerations:
 		// Self-play's teacher does not use the network, so a gate would
 		// spend games on a choice nothing depends on yet: the newest
 		// candidate, the best imitation so far, is promoted.
 		res = GateResult{Promote: true, Teacher: true}
-	case every > 1 && l.gen%every != 0:
-		res = GateResult{Skipped: true}
 	default:
 		games := 0
 		for _, gm := range l.cfg.Gating.Matches {
@@ -479,9 +477,6 @@ func workersText(ws []WorkerStat, now time.Time) string {
 }
 
 func gateText(r GateResult) string {
-	if r.Skipped {
-		return "not gated (gating.every)"
-	}
 	if r.Teacher {
 		return "promoted without gate games (alpha-beta teaches self-play, selfplay.abzero.teacher_generations)"
 	}

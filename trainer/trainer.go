@@ -102,8 +102,6 @@ type Gate func(ctx context.Context, cfg *configs.Config, candidate *net.Params, 
 type GateResult struct {
 	Promote bool          `json:"promote"`
 	Matches []MatchResult `json:"matches"`
-	// Skipped: this generation was not gated (gating.every).
-	Skipped bool `json:"skipped,omitempty"`
 	// Teacher: promoted ungated in a teacher generation
 	// (selfplay.abzero.teacher_generations).
 	Teacher bool `json:"teacher,omitempty"`
@@ -124,9 +122,6 @@ type MatchResult struct {
 	LOS       float64 `json:"los"`
 	Threshold float64 `json:"threshold,omitempty"`
 	Passed    bool    `json:"passed"`
-	// Stopped is why the match ended before its games: "sprt" when the
-	// gate's test decided.
-	Stopped string `json:"stopped,omitempty"`
 }
 
 // Loop is a training run in progress.

@@ -703,37 +703,6 @@ func TestEvaluation(t *testing.T) {
 	}
 }
 
-// TestLighterGates: with gating.every = 2 only every second candidate
-// plays its gate (the others are kept, not promoted), and an SPRT gate
-// stops as soon as it decides: an untrained network against alpha-beta
-// at depth 4 loses its first games, and the test rejects it long before
-// the match's 40 games.
-func TestLighterGates(t *testing.T) {
-	cfg := tinyConfig(t)
-	cfg.Gating.Every = 2
-	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "ab:depth=4", Games: 40, Simulations: 2, Threshold: 0.5,
-		SPRT: &configs.GateSPRT{Elo0: 0, Elo1: 400, Alpha: 0.05, Beta: 0.05}}}
-	gens, out := runGated(t, cfg, 4)
-	if len(gens) != 4 {
-		t.Fatalf("%d generation lines", len(gens))
-	}
-	for _, g := range gens {
-		gated := g.Generation%2 == 0
-		if gated != (len(g.Matches) == 1) || (!gated && g.Promoted) {
-			t.Fatalf("generation %d: %+v", g.Generation, g)
-		}
-		if gated {
-			m := g.Matches[0]
-			if m.Stopped != "sprt" || m.Games >= 40 || m.Passed || g.Promoted || m.Wins+m.Draws+m.Losses != m.Games {
-				t.Fatalf("generation %d's SPRT gate: %+v (promoted %v)", g.Generation, m, g.Promoted)
-			}
-		}
-	}
-	if !strings.Contains(out, "not gated (gating.every)") {
-		t.Fatalf("output:\n%s", out)
-	}
-}
-
 // TestTeacherGenerations: while alpha-beta teaches self-play
 // (selfplay.abzero.teacher_generations) candidates are promoted without
 // gate games, and from the first generation the network plays in, they

@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
 	accept := fs.Bool("accept-config-change", false, "continue a run with a config that differs from its frozen copy (the change is logged)")
 	var sets []string
-	fs.Func("set", "override one config value as `PATH=VALUE` (YAML; e.g. training.learning_rate=0.01, gating.every=2); repeatable", func(s string) error {
+	fs.Func("set", "override one config value as `PATH=VALUE` (YAML; e.g. training.learning_rate=0.01, selfplay.surprise_weight=0.5); repeatable", func(s string) error {
 		sets = append(sets, s)
 		return nil
 	})
