@@ -604,13 +604,6 @@ type NetOptions struct {
 	// c_init, c_base, FPU, Gumbel, gumbel_m, solver); Gumbel is then
 	// taken from it.
 	Search *mcts.Config
-	// ABZero, when set, makes an Alpha-Beta-Zero player with weight M
-	// and alpha-beta depth Depth.
-	ABZero   bool
-	M        float64
-	Depth    int
-	HashMiB  int    // alpha-beta table (0: 16 MiB)
-	AlphaAlg string // alpha-beta algorithm ("" : the default)
 }
 
 // NewNetSpec makes a spec for a network held in memory (a candidate the
@@ -633,27 +626,6 @@ func NewNetSpec(name, gameName string, p *net.Params, o NetOptions) (*Spec, erro
 	if o.Search != nil {
 		c := *o.Search
 		s.search, s.gumbel = &c, c.Gumbel
-	}
-	if o.ABZero {
-		s.Kind = KindABZero
-		if math.IsNaN(o.M) || math.IsInf(o.M, 0) || o.M < 0 {
-			return nil, fmt.Errorf("arena: player %q: m = %v", name, o.M)
-		}
-		if o.Depth < 1 || o.Depth > alphabeta.MaxDepth {
-			return nil, fmt.Errorf("arena: player %q: depth %d out of range [1, %d]", name, o.Depth, alphabeta.MaxDepth)
-		}
-		s.m, s.limits.Depth = o.M, o.Depth
-		s.abOpts = alphabeta.DefaultOptionsFor(g.Name)
-		s.abOpts.HashMiB = defaultHashMiB
-		if o.HashMiB > 0 {
-			s.abOpts.HashMiB = o.HashMiB
-		}
-		if o.AlphaAlg != "" {
-			s.abOpts.Algorithm = o.AlphaAlg
-		}
-		if err := s.checkAlphaBeta(g); err != nil {
-			return nil, err
-		}
 	}
 	return s, s.setNetwork("", p, g)
 }

@@ -173,11 +173,11 @@ func TestNewNetSpec(t *testing.T) {
 	if _, err := NewNetSpec("cand", "xiangqi", c.Params, NetOptions{Sims: 4}); err == nil {
 		t.Error("a connect4 network accepted for xiangqi")
 	}
-	s, err := NewNetSpec("cand", "connect4", c.Params, NetOptions{Sims: 4, ABZero: true, M: 2, Depth: 2})
+	s, err := NewNetSpec("cand", "connect4", c.Params, NetOptions{Sims: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Kind != KindABZero || s.Name() != "cand" || s.Network() != c.Params {
+	if s.Kind != KindNet || s.Name() != "cand" || s.Network() != c.Params {
 		t.Fatalf("spec %+v", s)
 	}
 	if _, err := s.New(); err != nil {

@@ -135,11 +135,6 @@ type SelfPlayABZero struct {
 	// M is the network weight over generations: "W", "linear:LOW,HIGH,FROM,TO"
 	// or "step:LOW,HIGH,AT" (abzero.ParseSchedule).
 	M string `yaml:"m"`
-	// PlayedWeight is the share of a recorded move's policy target given
-	// to the move Alpha-Beta-Zero played (the rest is the visit
-	// distribution): the search of a weak network is a poor teacher
-	// where alpha-beta chose better. 0 (absent): visits only.
-	PlayedWeight float64 `yaml:"played_weight,omitempty"`
 	// ValueScale, when positive, makes a blended move's recorded root
 	// value alpha-beta's: tanh(score/ValueScale), +-1 for a mate (score in
 	// the evaluation's units; for Xiangqi's about 1000, the slope of its
@@ -209,8 +204,7 @@ type Gating struct {
 // GateMatch is one gate: the candidate against an opponent. Threshold > 0
 // makes it a promotion gate (score needed); 0 only records the result.
 type GateMatch struct {
-	Opponent    string  `yaml:"opponent"`  // "best" or a player spec such as "ab:depth=4"
-	Candidate   string  `yaml:"candidate"` // how the candidate plays: "net" (default) or "abzero:m=..."
+	Opponent    string  `yaml:"opponent"` // "best" or a player spec such as "ab:depth=4"
 	Games       int     `yaml:"games"`
 	Simulations int     `yaml:"simulations"`
 	Threshold   float64 `yaml:"threshold"`
@@ -422,7 +416,6 @@ func (c *Config) Validate() error {
 	if az := p.ABZero; az != (SelfPlayABZero{}) {
 		intIn("selfplay.abzero.generations", az.Generations, 0, 1<<20)
 		intIn("selfplay.abzero.depth", az.Depth, 1, 12)
-		floatIn("selfplay.abzero.played_weight", az.PlayedWeight, 0, 1)
 		floatIn("selfplay.abzero.value_scale", az.ValueScale, 0, 1e6)
 		intIn("selfplay.abzero.teacher_generations", az.TeacherGenerations, 0, az.Generations)
 		if az.TeacherGenerations > 0 {

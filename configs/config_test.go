@@ -64,9 +64,6 @@ func TestErrors(t *testing.T) {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, dept: 2}", 1)
 		}, []string{"dept", "cfg.yaml"}},
 		{func(s string) string {
-			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 2, m: \"1\", played_weight: 2}", 1)
-		}, []string{"selfplay.abzero.played_weight = 2"}},
-		{func(s string) string {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 2, m: \"1\", teacher_generations: 6}", 1)
 		}, []string{"selfplay.abzero.teacher_generations = 6", "selfplay.abzero.teacher_temperature = 0"}},
 		{func(s string) string {

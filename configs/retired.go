@@ -30,7 +30,10 @@ var retiredKeys = []retiredKey{
 	{"training.reply_weight", isZero},
 	{"replay.window_grow_from", isZero},
 	{"selfplay.abzero.options", isString("", "classic")},
+	{"selfplay.abzero.played_weight", isZero},
 	{"gating.every", isNumber(0, 1)},
+	{"gating.matches[].candidate", isString("", "net")},
+	{"evaluation.matches[].candidate", isString("", "net")},
 	{"gating.matches[].sprt", isNull},
 	{"evaluation.matches[].sprt", isNull}, // read there and never used
 }

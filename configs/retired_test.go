@@ -46,7 +46,10 @@ func TestRetiredKeys(t *testing.T) {
 		{"training.reply_weight", line("  momentum: 0.9"), "reply_weight: 0", "reply_weight: 0.15"},
 		{"replay.window_grow_from", line("  min_samples: 2000"), "window_grow_from: 0", "window_grow_from: 20000"},
 		{"selfplay.abzero.options", abzero, ", options: classic", ", options: game"},
+		{"selfplay.abzero.played_weight", abzero, ", played_weight: 0", ", played_weight: 0.5"},
 		{"gating.every", line("gating:"), "every: 1", "every: 4"},
+		{"gating.matches[0].candidate", gate, ", candidate: net", ", candidate: \"abzero:m=1,depth=2\""},
+		{"evaluation.matches[0].candidate", eval, ", candidate: \"\"", ", candidate: \"abzero:m=1,depth=2\""},
 		{"gating.matches[0].sprt", gate, ", sprt: null", ", sprt: {elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05}"},
 		{"evaluation.matches[0].sprt", eval, ", sprt: null", ", sprt: {elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05}"},
 	} {

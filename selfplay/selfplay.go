@@ -533,10 +533,6 @@ func (w *Worker) move(ctx context.Context, g *inPlay) (over bool, err error) {
 			return false, fmt.Errorf("selfplay: %w", err)
 		}
 		m = d.Move
-		if full && az.PlayedWeight > 0 {
-			last := &rec.Samples[len(rec.Samples)-1]
-			last.Policy = mixPlayed(last.Policy, w.game.Encoder.ActionIndex(p, m), float32(az.PlayedWeight))
-		}
 		if full && az.ValueScale > 0 {
 			rec.Samples[len(rec.Samples)-1].RootValue = AlphaBetaValue(d.AlphaBeta.Score, az.ValueScale)
 		}
@@ -693,27 +689,6 @@ func AlphaBetaValue(score int, scale float64) float32 {
 		return float32(max(-1, min(1, score)))
 	}
 	return float32(math.Tanh(float64(score) / scale))
-}
-
-// mixPlayed returns the policy target (1-w)*policy + w*onehot(action).
-// Entries left at zero are dropped.
-func mixPlayed(policy []data.PolicyEntry, action int, w float32) []data.PolicyEntry {
-	out := policy[:0]
-	found := false
-	for _, e := range policy {
-		e.Prob *= 1 - w
-		if e.Action == action {
-			e.Prob += w
-			found = true
-		}
-		if e.Prob > 0 {
-			out = append(out, e)
-		}
-	}
-	if !found {
-		out = append(out, data.PolicyEntry{Action: action, Prob: w})
-	}
-	return out
 }
 
 // fromFirst turns a result for side c into one for the first player.

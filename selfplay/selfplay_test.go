@@ -376,49 +376,6 @@ func TestABZeroSelfPlay(t *testing.T) {
 	}
 }
 
-// With selfplay.abzero.played_weight the recorded policy after the
-// temperature plies is (1-w) * visits + w * the played move: all of it
-// at w = 1, at least w at w = 0.5, and a distribution either way.
-func TestABZeroPlayedWeight(t *testing.T) {
-	cfg, rn := tinyConfig(t)
-	cfg.SelfPlay.TemperaturePlies = 2
-	g, _ := game.Lookup("connect4")
-	for _, w := range []float64{1, 0.5} {
-		cfg.SelfPlay.ABZero = configs.SelfPlayABZero{Generations: 1, Depth: 2, M: "1", PlayedWeight: w}
-		if err := cfg.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		rec := playGame(t, cfg, rn, 0, 7)
-		if len(rec.Samples) != len(rec.Moves) {
-			t.Fatalf("%d samples for %d moves (every move is a full search here)", len(rec.Samples), len(rec.Moves))
-		}
-		p, _ := g.New(nil)
-		for i, text := range rec.Moves {
-			m, err := p.ParseMove(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			played := g.Encoder.ActionIndex(p, m)
-			var sum, prob float64
-			for _, e := range rec.Samples[i].Policy {
-				sum += float64(e.Prob)
-				if e.Action == played {
-					prob = float64(e.Prob)
-				}
-			}
-			if math.Abs(sum-1) > 1e-5 {
-				t.Fatalf("w=%v, ply %d: policy sums to %v", w, i, sum)
-			}
-			if i >= cfg.SelfPlay.TemperaturePlies {
-				if prob < w-1e-6 || (w == 1 && len(rec.Samples[i].Policy) != 1) {
-					t.Fatalf("w=%v, ply %d: played move has %v of the target %v", w, i, prob, rec.Samples[i].Policy)
-				}
-			}
-			p.Make(m)
-		}
-	}
-}
-
 // With abzero.value_scale the blended moves record alpha-beta's value of
 // the position: tanh of a fresh multi-PV search's score over the scale.
 func TestABZeroAlphaBetaValue(t *testing.T) {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
-	"github.com/tabula-zero/tabula/internal/kvlist"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/rundir"
@@ -82,8 +80,7 @@ func CheckPlayers(cfg *configs.Config, gated bool) error {
 }
 
 // gatePlayers makes the players of gate match i: the candidate of
-// generation gen (as a network or the Alpha-Beta-Zero blend) and its
-// opponent (the best network or a player spec).
+// generation gen and its opponent (the best network or a player spec).
 func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
 	gm := cfg.Gating.Matches[i]
 	key := fmt.Sprintf("gating.matches[%d]", i)
@@ -104,20 +101,12 @@ func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *ne
 
 // netPlayer makes the player of a network in match gm (named key in
 // errors): the network with the run's search constants (noise stays off
-// in matches), or the Alpha-Beta-Zero blend the match's candidate names.
+// in matches).
 func netPlayer(cfg *configs.Config, gm configs.GateMatch, key string, p *net.Params, name string) (*arena.Spec, error) {
 	search := selfplay.MCTSConfig(cfg)
-	opts := arena.NetOptions{Sims: gm.Simulations, Search: &search}
-	if gm.Candidate != "" && gm.Candidate != "net" {
-		var err error
-		if opts, err = abzeroOptions(gm.Candidate, opts); err != nil {
-			return nil, fmt.Errorf("trainer: %s.candidate: %w", key, err)
-		}
-		name += "-abzero"
-	}
-	s, err := arena.NewNetSpec(name, cfg.Game, p, opts)
+	s, err := arena.NewNetSpec(name, cfg.Game, p, arena.NetOptions{Sims: gm.Simulations, Search: &search})
 	if err != nil {
-		return nil, fmt.Errorf("trainer: %s.candidate: %w", key, err)
+		return nil, fmt.Errorf("trainer: %s: %w", key, err)
 	}
 	return s, nil
 }
@@ -132,35 +121,6 @@ func matchResult(r arena.Result, a, b *arena.Spec, threshold float64) MatchResul
 		mr.Passed = r.Passes(threshold)
 	}
 	return mr
-}
-
-// abzeroOptions reads a candidate spec "abzero:m=W,depth=N".
-func abzeroOptions(spec string, o arena.NetOptions) (arena.NetOptions, error) {
-	kind, args, _ := strings.Cut(spec, ":")
-	if kind != "abzero" {
-		return o, fmt.Errorf("%q is not net or abzero:m=W,depth=N", spec)
-	}
-	o.ABZero, o.M, o.Depth = true, 1, 2
-	pairs, err := kvlist.Pairs(args)
-	if err != nil {
-		return o, fmt.Errorf("%q: %w", spec, err)
-	}
-	for _, p := range pairs {
-		k, v := p.Key, p.Value
-		var err error
-		switch k {
-		case "m":
-			o.M, err = strconv.ParseFloat(v, 64)
-		case "depth":
-			o.Depth, err = strconv.Atoi(v)
-		default:
-			err = fmt.Errorf("unknown key %q", k)
-		}
-		if err != nil {
-			return o, fmt.Errorf("%q: %v", spec, err)
-		}
-	}
-	return o, nil
 }
 
 func safe(s string) string {
