@@ -112,10 +112,8 @@ type SelfPlay struct {
 	// value head tells a quick win from a slow one and a player makes
 	// progress instead of shuffling (Pons' exact scores reward the
 	// quickest win too).
-	Discount        float64 `yaml:"discount,omitempty"`
-	ResignThreshold float64 `yaml:"resign_threshold"` // resign below this root value; 0 never
-	ResignOffShare  float64 `yaml:"resign_off_share"` // games played out to measure false resignations
-	ShardSamples    int     `yaml:"shard_samples"`
+	Discount     float64 `yaml:"discount,omitempty"`
+	ShardSamples int     `yaml:"shard_samples"`
 	// ABZero plays the moves of early generations with the
 	// Alpha-Beta-Zero blend (absent: off).
 	ABZero SelfPlayABZero `yaml:"abzero,omitempty"`
@@ -410,8 +408,6 @@ func (c *Config) Validate() error {
 	if p.Discount != 0 {
 		floatIn("selfplay.discount", p.Discount, 0.5, 1)
 	}
-	floatIn("selfplay.resign_threshold", p.ResignThreshold, -1, 0)
-	floatIn("selfplay.resign_off_share", p.ResignOffShare, 0, 1)
 	intIn("selfplay.shard_samples", p.ShardSamples, 1, 1<<22)
 	if az := p.ABZero; az != (SelfPlayABZero{}) {
 		intIn("selfplay.abzero.generations", az.Generations, 0, 1<<20)

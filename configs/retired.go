@@ -36,6 +36,10 @@ var retiredKeys = []retiredKey{
 	{"evaluation.matches[].candidate", isString("", "net")},
 	{"gating.matches[].sprt", isNull},
 	{"evaluation.matches[].sprt", isNull}, // read there and never used
+	{"selfplay.resign_threshold", isZero},
+	// The share of games played out to count false resignations did
+	// nothing without a threshold: every share asked for nothing.
+	{"selfplay.resign_off_share", isIn(0, 1)},
 }
 
 // isZero: the number 0.
@@ -53,6 +57,14 @@ func isFalse(n *yaml.Node) bool {
 func isString(vs ...string) func(*yaml.Node) bool {
 	return func(n *yaml.Node) bool {
 		return n.Kind == yaml.ScalarNode && n.Tag == "!!str" && slices.Contains(vs, n.Value)
+	}
+}
+
+// isIn: a number in [lo, hi].
+func isIn(lo, hi float64) func(*yaml.Node) bool {
+	return func(n *yaml.Node) bool {
+		f, err := strconv.ParseFloat(n.Value, 64)
+		return n.Kind == yaml.ScalarNode && err == nil && f >= lo && f <= hi
 	}
 }
 

@@ -1,6 +1,7 @@
 package configs
 
 import (
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -50,6 +51,8 @@ func TestRetiredKeys(t *testing.T) {
 		{"gating.every", line("gating:"), "every: 1", "every: 4"},
 		{"gating.matches[0].candidate", gate, ", candidate: net", ", candidate: \"abzero:m=1,depth=2\""},
 		{"evaluation.matches[0].candidate", eval, ", candidate: \"\"", ", candidate: \"abzero:m=1,depth=2\""},
+		{"selfplay.resign_threshold", line("  shard_samples: 2000"), "resign_threshold: 0", "resign_threshold: -0.9"},
+		{"selfplay.resign_off_share", line("  shard_samples: 2000"), "resign_off_share: 0.1", "resign_off_share: 2"},
 		{"gating.matches[0].sprt", gate, ", sprt: null", ", sprt: {elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05}"},
 		{"evaluation.matches[0].sprt", eval, ", sprt: null", ", sprt: {elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05}"},
 	} {
@@ -73,5 +76,42 @@ func TestRetiredKeys(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "on.yaml: "+c.name+" = ") || !strings.Contains(err.Error(), "docs/retired.md") {
 			t.Errorf("%s switched on: %v", c.name, err)
 		}
+	}
+}
+
+// A run frozen before the retirements (testdata: the sealed Xiangqi
+// preset as the build before them wrote it, which spells out every key)
+// loads, names the retired keys it had, and is the config its text is
+// without them: the run resumes as it was.
+func TestFrozenBeforeRetirement(t *testing.T) {
+	b, err := os.ReadFile("testdata/frozen-before-retirement.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(b, "config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"evaluation.matches[0].candidate", "evaluation.matches[1].candidate", "evaluation.matches[2].candidate",
+		"evaluation.matches[3].candidate", "gating.matches[0].candidate", "selfplay.resign_threshold", "selfplay.resign_off_share"}
+	if got := slices.Sorted(slices.Values(c.Retired)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+		t.Errorf("retired %q, want %q", c.Retired, want)
+	}
+	var kept []string
+	for i, l := range strings.Split(string(b), "\n") {
+		if i > 0 && !strings.Contains(l, "resign_") && !strings.Contains(l, "candidate: ") {
+			kept = append(kept, l)
+		}
+	}
+	stripped, err := Parse([]byte(strings.Join(kept, "\n")), "stripped.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Retired = nil
+	if !reflect.DeepEqual(c, stripped) {
+		t.Errorf("the frozen config reads as\n%s\nwithout its retired keys it is\n%s", c.Marshal(), stripped.Marshal())
+	}
+	if c.Game != "xiangqi" || c.SelfPlay.ABZero.TeacherGenerations != 1000 || len(c.Evaluation.Matches) != 4 {
+		t.Errorf("read as %+v", c)
 	}
 }

@@ -41,9 +41,6 @@ type Metric struct {
 	FirstWins     int64     `json:"first_wins"`
 	Draws         int64     `json:"draws"`
 	SecondWins    int64     `json:"second_wins"`
-	Resigned      int64     `json:"resigned"`
-	FalseResigns  int64     `json:"false_resigns"`
-	ResignOff     int64     `json:"resign_off_games"`
 	MeanBatch     float64   `json:"mean_batch"`
 	CacheHitRate  float64   `json:"cache_hit_rate"`
 	NetShare      float64   `json:"net_share"`
@@ -76,8 +73,7 @@ func (p *Progress) Snapshot() Metric {
 	s, b := p.w.Stats(), p.w.BatchStats()
 	el := time.Since(p.start).Seconds()
 	m := Metric{Time: time.Now().UTC(), Elapsed: el, Generation: p.w.Generation(), Games: s.Games, Samples: s.Samples,
-		FirstWins: s.FirstWins, Draws: s.Draws, SecondWins: s.SecondWins, Resigned: s.Resigned,
-		FalseResigns: s.FalseResigns, ResignOff: s.ResignOffGames,
+		FirstWins: s.FirstWins, Draws: s.Draws, SecondWins: s.SecondWins,
 		MeanBatch: b.MeanBatch(), CacheHitRate: b.HitRate(), NetShare: b.NetShare(), Positions: b.Positions}
 	if el > 0 {
 		m.SamplesPerSec = float64(s.Samples) / el

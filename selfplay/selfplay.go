@@ -82,10 +82,6 @@ type Stats struct {
 	Games, Samples, Plies int64
 	// Results from the first player's view.
 	FirstWins, Draws, SecondWins int64
-	Resigned                     int64
-	// Games played out with resignation off, and in how many of them a
-	// side that would have resigned did not lose.
-	ResignOffGames, FalseResigns int64
 	Shards                       int64
 }
 
@@ -363,15 +359,11 @@ func (w *Worker) unpark() *inPlay {
 
 // Record is a finished game.
 type Record struct {
-	ID       uint64
-	Moves    []string
-	Result   game.Result // from the first player's view
-	Reason   string
-	Resigned bool
-	// FalseResign: resignation was off for this game, a side would have
-	// resigned, and it did not lose.
-	ResignOff, FalseResign bool
-	Samples                []data.Sample
+	ID      uint64
+	Moves   []string
+	Result  game.Result // from the first player's view
+	Reason  string
+	Samples []data.Sample
 	// SurpriseWeights are the weights of the game's searched positions
 	// under selfplay.surprise_weight (Samples then holds each position
 	// about that many times).
@@ -418,11 +410,9 @@ type inPlay struct {
 	treeGen, gen int
 	blend        *abzero.Blender
 	teach        bool
-	resign       bool // resignation is on for this game
 	watched      bool
 	sides        []game.Color
 	surprise     []float64 // KL(policy target || prior) per sample
-	wouldResign  [2]bool
 }
 
 // begin sets up game id: its random opening, tree and movers. The caller
@@ -446,10 +436,6 @@ func (w *Worker) begin(id uint64) (*inPlay, error) {
 	}
 	g.gen = w.Generation()
 	g.tree, g.treeGen = mcts.NewTree(w.mcfg, w.batch, start, g.rng), g.gen
-	g.resign = sp.ResignThreshold < 0
-	if g.resign && g.rng.Float64() < sp.ResignOffShare {
-		g.resign, g.rec.ResignOff = false, true
-	}
 	if g.blend, err = w.blender(g.gen); err != nil {
 		return nil, err
 	}
@@ -512,13 +498,6 @@ func (w *Worker) move(ctx context.Context, g *inPlay) (over bool, err error) {
 		g.sides = append(g.sides, us)
 		g.surprise = append(g.surprise, klDivergence(res.Policy, res.Prior))
 	}
-	if sp.ResignThreshold < 0 && float64(res.Value) < sp.ResignThreshold {
-		if g.resign {
-			rec.Result, rec.Reason, rec.Resigned = fromFirst(game.Loss, us), "resignation", true
-			return true, nil
-		}
-		g.wouldResign[us] = true
-	}
 	var m game.Move
 	switch {
 	case g.teach && p.Ply() < sp.TemperaturePlies:
@@ -549,11 +528,6 @@ func (w *Worker) move(ctx context.Context, g *inPlay) (over bool, err error) {
 // finish scores the samples of the ended game g and releases its movers.
 func (w *Worker) finish(g *inPlay) Record {
 	sp, rec := w.cfg.SelfPlay, &g.rec
-	for c := game.First; c <= game.Second; c++ {
-		if g.wouldResign[c] && resultFor(rec.Result, c) != game.Loss {
-			rec.FalseResign = true
-		}
-	}
 	end := g.tree.Position().Ply()
 	for i := range rec.Samples {
 		smp := &rec.Samples[i]
@@ -742,15 +716,6 @@ func (w *Worker) record(rec Record) {
 		st.SecondWins++
 	default:
 		st.Draws++
-	}
-	if rec.Resigned {
-		st.Resigned++
-	}
-	if rec.ResignOff {
-		st.ResignOffGames++
-		if rec.FalseResign {
-			st.FalseResigns++
-		}
 	}
 	w.statsMu.Unlock()
 	w.shardMu.Lock()

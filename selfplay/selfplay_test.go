@@ -32,27 +32,6 @@ func (r refNet) Forward(planes []float32, n int, policy, value []float32) error 
 	return nil
 }
 
-// doomedNet gives zero logits and says the first player loses: value -1
-// when the first player is to move (as many own stones as the
-// opponent's on a Connect Four board), +1 otherwise.
-type doomedNet struct{}
-
-func (doomedNet) Forward(planes []float32, n int, policy, value []float32) error {
-	clear(policy[:n*7])
-	for i := 0; i < n; i++ {
-		var own, opp float32
-		for c := 0; c < 42; c++ {
-			own += planes[i*84+c]
-			opp += planes[i*84+42+c]
-		}
-		value[i] = 1
-		if own == opp {
-			value[i] = -1
-		}
-	}
-	return nil
-}
-
 func tinyConfig(t *testing.T) (*configs.Config, refNet) {
 	cfg, err := configs.Preset("connect4")
 	if err != nil {
@@ -272,39 +251,6 @@ func TestRunWritesShards(t *testing.T) {
 	bs := w.BatchStats()
 	if bs.Requests == 0 || bs.MeanBatch() < 1 {
 		t.Fatalf("batch stats %+v", bs)
-	}
-}
-
-// TestResignation: with a network that calls every position lost for the
-// first player, it resigns at once; with resignation off the game is
-// played out, and if the first player does not lose, its would-be
-// resignation counts as false.
-func TestResignation(t *testing.T) {
-	cfg, _ := tinyConfig(t)
-	cfg.SelfPlay.ResignThreshold = -0.5
-	cn := doomedNet{}
-	cfg.Search.Solver = false
-	for _, off := range []float64{0, 1} {
-		cfg.SelfPlay.ResignOffShare = off
-		w, _ := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "r"}, cn, 0)
-		ctx, cancel := context.WithCancel(context.Background())
-		go w.batch.Run(ctx)
-		rec, err := w.Play(ctx, 1)
-		cancel()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if off == 0 && (!rec.Resigned || len(rec.Moves) != 0 || rec.Result != game.Loss) {
-			t.Fatalf("resignation on: %+v", rec)
-		}
-		if off == 1 {
-			if rec.Resigned || !rec.ResignOff {
-				t.Fatalf("resignation off: %+v", rec)
-			}
-			if rec.FalseResign != (rec.Result != game.Loss) {
-				t.Fatalf("result %v for the first player, false resignation %v", rec.Result, rec.FalseResign)
-			}
-		}
 	}
 }
 

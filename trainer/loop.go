@@ -164,7 +164,7 @@ func (l *Loop) generation(ctx context.Context) error {
 	if l.worker != nil {
 		st := l.worker.Stats()
 		m.SelfPlayGames, m.SelfPlaySamples = st.Games, st.Samples
-		m.SelfPlayPlies, m.SelfPlayDraws, m.SelfPlayResigned = st.Plies, st.Draws, st.Resigned
+		m.SelfPlayPlies, m.SelfPlayDraws = st.Plies, st.Draws
 		m.SelfPlayEvals = l.worker.BatchStats().Positions
 	}
 	if l.opts.Remote != nil {
@@ -425,10 +425,9 @@ type Metric struct {
 	SelfPlaySamples int64         `json:"selfplay_samples,omitempty"`
 	// Self-play totals for game length and outcome rates (generation
 	// lines, in-process self-play).
-	SelfPlayPlies    int64 `json:"selfplay_plies,omitempty"`
-	SelfPlayDraws    int64 `json:"selfplay_draws,omitempty"`
-	SelfPlayResigned int64 `json:"selfplay_resigned,omitempty"`
-	SelfPlayEvals    int64 `json:"selfplay_evals,omitempty"` // network evaluations (positions)
+	SelfPlayPlies int64 `json:"selfplay_plies,omitempty"`
+	SelfPlayDraws int64 `json:"selfplay_draws,omitempty"`
+	SelfPlayEvals int64 `json:"selfplay_evals,omitempty"` // network evaluations (positions)
 	// BatchWaitShare is the share of training time the steps waited for
 	// their batch (train lines).
 	BatchWaitShare float64 `json:"batch_wait_share,omitempty"`

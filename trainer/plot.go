@@ -46,13 +46,13 @@ type point struct {
 	lr, gradNorm        float64
 	window              int
 	games, plies        int64 // self-play totals (generation lines)
-	draws, resigned     int64
+	draws               int64
 }
 
 func pointOf(m Metric) point {
 	p := point{kind: m.Kind, step: m.Step, generation: m.Generation, loss: m.Loss, value: m.ValueLoss, policy: m.PolicyLoss,
 		clock: time.Duration(m.TrainClock * float64(time.Second)), cpu: time.Duration(m.TrainCPU * float64(time.Second)), best: m.Best, lr: m.LR, gradNorm: m.GradNorm,
-		window: m.Window, games: m.SelfPlayGames, plies: m.SelfPlayPlies, draws: m.SelfPlayDraws, resigned: m.SelfPlayResigned}
+		window: m.Window, games: m.SelfPlayGames, plies: m.SelfPlayPlies, draws: m.SelfPlayDraws}
 	if len(m.Matches) > 0 {
 		p.elo, p.eloCI = map[string]float64{}, map[string]float64{}
 		for _, r := range m.Matches {
@@ -185,7 +185,7 @@ func lines(p *plot.Plot, series ...any) error {
 func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plot.Plot, error) {
 	out := map[string]*plot.Plot{}
 	var total, value, policy, lr, grad plotter.XYs
-	var length, draws, resigns, window plotter.XYs
+	var length, draws, window plotter.XYs
 	gate := map[string]plotter.XYs{}
 	pons := map[string]plotter.XYs{}
 	workers := map[string]plotter.XYs{}
@@ -212,7 +212,6 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 				g := float64(p.games - prev.games)
 				length = append(length, plotter.XY{X: x, Y: float64(p.plies-prev.plies) / g})
 				draws = append(draws, plotter.XY{X: x, Y: 100 * float64(p.draws-prev.draws) / g})
-				resigns = append(resigns, plotter.XY{X: x, Y: 100 * float64(p.resigned-prev.resigned) / g})
 			}
 			if p.games > 0 {
 				prev = p
@@ -268,7 +267,7 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 		}
 		out["gamelength"] = p
 		p = chart(gameName+": self-play outcomes", "generation", "% of games")
-		if err := lines(p, "draws", draws, "resignations", resigns); err != nil {
+		if err := lines(p, "draws", draws); err != nil {
 			return nil, err
 		}
 		out["outcomes"] = p
