@@ -108,41 +108,6 @@ func TestAlgorithmsAgree(t *testing.T) {
 	}
 }
 
-// TestContHistKeepsTheValue: continuation history only orders moves, so
-// at a fixed depth without pruning a searcher that has learned histories
-// over many searches returns alpha-beta's value; and it orders
-// differently (the feature is wired: the trees differ).
-func TestContHistKeepsTheValue(t *testing.T) {
-	c := cases()[0]
-	positions := every(gametest.RandomPositions(c.start, 6, 60, 9), 10)
-	o := alphabeta.FixedDepthOptions(alphabeta.AlgPVS)
-	o.ContHist = true
-	withCont, plain := newSearcher(t, o), newSearcher(t, alphabeta.FixedDepthOptions(alphabeta.AlgPVS))
-	var nodesCont, nodesPlain uint64
-	for _, gp := range positions {
-		p := gp.(alphabeta.Position)
-		if len(p.GenerateMoves(nil)) == 0 {
-			continue
-		}
-		for depth := 1; depth <= 4; depth++ {
-			ref, _ := plain.FixedDepth(p, depth)
-			nodesPlain += plain.Nodes()
-			v, m := withCont.FixedDepth(p, depth)
-			nodesCont += withCont.Nodes()
-			if v != ref {
-				t.Fatalf("%s depth %d: with continuation history %d, without %d", p, depth, v, ref)
-			}
-			if m == game.NoMove || !game.IsLegal(p, m) {
-				t.Fatalf("%s depth %d: move %v", p, depth, m)
-			}
-		}
-	}
-	if nodesCont == nodesPlain {
-		t.Fatalf("the same %d nodes with and without continuation history: not wired", nodesCont)
-	}
-	t.Logf("nodes: %d with continuation history, %d without", nodesCont, nodesPlain)
-}
-
 func newSearcher(t testing.TB, o alphabeta.Options) *alphabeta.Searcher {
 	s, err := alphabeta.New(o)
 	if err != nil {
@@ -232,7 +197,7 @@ func (c mateCase) position(t *testing.T) *xiangqi.Position {
 // Both the classic options and Xiangqi's pruning defaults must find them.
 func TestXiangqiMates(t *testing.T) {
 	options := map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions()}
-	for _, f := range []string{"", "conthist", "seeprune", "improving", "probcut"} {
+	for _, f := range []string{"", "probcut"} {
 		o := alphabeta.DefaultOptionsFor("xiangqi")
 		if f != "" {
 			if err := o.Set(f, true); err != nil {
@@ -282,32 +247,6 @@ func testXiangqiMates(t *testing.T, o alphabeta.Options, pruned bool) {
 			t.Errorf("%s: after %d plies of best play the status is %+v, want the defender mated", fen, 2*n-1, s)
 		}
 	}
-}
-
-// TestSEEPruningPrunes: SEE pruning is wired: on positions from random
-// play the searches to a fixed depth visit fewer nodes with it. The
-// classic options with SEE are the base: beside the other pruning rules
-// a skipped move also changes what they cut, so the count could go
-// either way.
-func TestSEEPruningPrunes(t *testing.T) {
-	positions := every(gametest.RandomPositions(xiangqi.New(xiangqi.DefaultRules), 4, 40, 3), 8)
-	nodes := func(on bool) (n uint64) {
-		o := alphabeta.DefaultOptions()
-		o.SEE, o.SEEPruning = true, on
-		for _, gp := range positions {
-			if gp.Status().Over() {
-				continue
-			}
-			r := newSearcher(t, o).Search(context.Background(), gp.Clone().(alphabeta.Position), alphabeta.Limits{Depth: 6}, nil)
-			n += r.Nodes
-		}
-		return n
-	}
-	with, without := nodes(true), nodes(false)
-	if with >= without {
-		t.Fatalf("%d nodes with SEE pruning, %d without", with, without)
-	}
-	t.Logf("%d nodes with SEE pruning, %d without", with, without)
 }
 
 // TestFeaturesChangeSearches: the search features that Xiangqi's SPRTs
@@ -511,5 +450,13 @@ func TestSetFeature(t *testing.T) {
 	}
 	if err := o.Set("razoring", true); err == nil || !strings.Contains(err.Error(), `unknown search feature "razoring"`) {
 		t.Fatalf("unknown feature: %v", err)
+	}
+	for _, name := range alphabeta.RetiredFeatures {
+		if slices.Contains(alphabeta.FeatureNames(), name) {
+			t.Errorf("retired feature %s is still a feature", name)
+		}
+		if err := o.Set(name, true); err == nil || !strings.Contains(err.Error(), `search feature "`+name+`" was retired (docs/retired.md)`) {
+			t.Errorf("retired feature %s: %v", name, err)
+		}
 	}
 }

@@ -282,7 +282,6 @@ func (s *Searcher) rootScores(depth int, lim Limits, first game.Move) []RootScor
 	out := make([]RootScore, 0, len(moves))
 	best, bestV := -Infinity, math.Inf(-1)
 	for _, m := range moves {
-		s.noteMove(0, m)
 		p.Make(m)
 		rs := RootScore{Move: m}
 		bar := -Infinity

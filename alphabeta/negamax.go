@@ -90,17 +90,8 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	pvNode := beta-alpha > 1
 	prune := !pvNode && !inCheck && ply > 0
 	eval := 0
-	if prune || (s.opts.Improving && !inCheck) {
+	if prune {
 		eval = p.Evaluate()
-	}
-	improving := true
-	if s.opts.Improving {
-		s.staticEval[ply] = eval
-		if inCheck {
-			s.staticEval[ply] = noEval
-		} else if ply >= 2 && s.staticEval[ply-2] != noEval {
-			improving = eval > s.staticEval[ply-2]
-		}
 	}
 	nullOK = nullOK && excluded == game.NoMove
 	if prune && excluded == game.NoMove && s.opts.ReverseFutility && depth <= rfpDepth && beta < mateBound && beta > -mateBound && eval-rfpMargin*depth >= beta {
@@ -110,7 +101,6 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	// Null move: if passing still fails high, a real move will too.
 	if s.nm != nil && nullOK && prune && depth >= 3 && beta < mateBound && beta > -mateBound && eval >= beta && s.nm.NullMoveOK() {
 		r := 3 + depth/4 + min((eval-beta)/200, 3)
-		s.moveKey[ply] = -1
 		s.nm.MakeNull()
 		v := -s.search(-beta, -beta+1, depth-1-r, ply+1, false)
 		s.nm.UnmakeNull()
@@ -142,10 +132,6 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		}
 	}
 
-	if s.opts.IIR && depth >= iirDepth && ttMove == game.NoMove && ply > 0 {
-		depth--
-	}
-
 	// Singular extension, before this node's moves are generated: the
 	// search without the table move runs at the same ply and reuses its
 	// buffers.
@@ -175,10 +161,9 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		return resultScore(p.Status().Result, ply)
 	}
 	scores := s.scores[ply][:len(moves)]
-	s.order(moves, scores, ply, ttMove, true)
+	s.order(moves, scores, ply, ttMove)
 
 	best, bestMove := -Infinity, game.NoMove
-	nQuiets := 0
 	for i := range moves {
 		m := pick(moves, scores, i)
 		if m == excluded {
@@ -187,23 +172,8 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		captured, _ := p.MoveValues(m)
 		quiet := captured == 0
 		killer := m == s.killers[ply][0] || m == s.killers[ply][1]
-		// SEE pruning is decided on the position before the move, and
-		// applied once the move is known to give no check.
-		seeLoss := false
-		if s.opts.SEEPruning && s.see != nil && ply > 0 && i > 0 && !inCheck && depth <= seePruneDepth && best > -mateBound && alpha < mateBound {
-			margin := seeCaptureMargin * depth
-			if quiet {
-				margin = seeQuietMargin * depth * depth
-			}
-			seeLoss = s.see.SEE(m) < -margin
-		}
-		s.noteMove(ply, m)
 		p.Make(m)
 		givesCheck := p.InCheck()
-		if seeLoss && !givesCheck {
-			p.Unmake()
-			continue
-		}
 		// Futility and late-move pruning: a quiet move that gives no
 		// check cannot lift this shallow node to alpha. Not once alpha is
 		// a mate: a quiet move may mate sooner, and no margin says so.
@@ -233,14 +203,9 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 				r = lmrTable[min(depth, lmrMax-1)][min(i, lmrMax-1)]
 				if pvNode {
 					r--
-				} else if !improving {
-					r++
 				}
 				if killer {
 					r--
-				}
-				if s.opts.HistoryLMR {
-					r -= int(s.history[int(m)&(historySize-1)]) / historyLMRDiv
 				}
 				r = max(0, min(r, depth-2))
 			}
@@ -280,19 +245,11 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 							s.killers[ply][1] = s.killers[ply][0]
 							s.killers[ply][0] = m
 						}
-						if s.pm != nil {
-							s.rewardQuiet(m, s.quiets[ply][:nQuiets], depth, ply)
-						} else {
-							s.rewardHistory(m, s.quiets[ply][:nQuiets], depth)
-						}
+						s.rewardHistory(m, depth)
 					}
 					break
 				}
 			}
-		}
-		if quiet && nQuiets < maxQuiets {
-			s.quiets[ply][nQuiets] = m
-			nQuiets++
 		}
 	}
 	if s.failHard {
@@ -320,7 +277,7 @@ func (s *Searcher) probCut(pBeta, eval, depth, ply int, ttMove game.Move) (int, 
 	moves := p.GenerateCaptures(s.moves[ply][:0])
 	s.moves[ply] = moves
 	scores := s.scores[ply][:len(moves)]
-	s.order(moves, scores, ply, ttMove, false)
+	s.order(moves, scores, ply, ttMove)
 	for i := range moves {
 		m := pick(moves, scores, i)
 		if scores[i] < 0 {
@@ -329,7 +286,6 @@ func (s *Searcher) probCut(pBeta, eval, depth, ply int, ttMove game.Move) (int, 
 		if s.see.SEE(m) < pBeta-eval {
 			continue
 		}
-		s.noteMove(ply, m)
 		p.Make(m)
 		v := -s.quiesce(-pBeta, -pBeta+1, ply+1, false)
 		if v >= pBeta {
@@ -346,86 +302,10 @@ func (s *Searcher) probCut(pBeta, eval, depth, ply int, ttMove game.Move) (int, 
 	return 0, false
 }
 
-// rewardHistory credits quiet move m with a cutoff at depth, and with
-// HistoryLMR debits the quiet moves tried before it.
-func (s *Searcher) rewardHistory(m game.Move, tried []game.Move, depth int) {
-	bonus := int32(depth * depth)
-	if !s.opts.HistoryLMR {
-		h := &s.history[int(m)&(historySize-1)]
-		*h = min(*h+bonus, orderKiller-1)
-		return
-	}
-	// Gravity: each update moves a score a share of the way toward
-	// +-historyMax, so scores stay bounded and old ones fade.
-	bonus = min(bonus, historyMax)
+// rewardHistory credits quiet move m with a cutoff at depth.
+func (s *Searcher) rewardHistory(m game.Move, depth int) {
 	h := &s.history[int(m)&(historySize-1)]
-	*h += bonus - *h*bonus/historyMax
-	for _, q := range tried {
-		h := &s.history[int(q)&(historySize-1)]
-		*h -= bonus + *h*bonus/historyMax
-	}
-}
-
-// noteMove records the PieceTo of the move made at ply (ContHist).
-func (s *Searcher) noteMove(ply int, m game.Move) {
-	if s.pm != nil {
-		s.moveKey[ply] = int32(s.pm.PieceTo(m))
-	}
-}
-
-// prevKey returns the PieceTo of the move made back plies before the node
-// at ply, -1 for none (the root's past, a null move).
-func (s *Searcher) prevKey(ply, back int) int {
-	if ply < back {
-		return -1
-	}
-	return int(s.moveKey[ply-back])
-}
-
-// quietStat is a quiet move's ordering score under ContHist: its history
-// plus its continuation histories after the moves one and two plies back.
-func (s *Searcher) quietStat(m game.Move, ply int) int32 {
-	v := s.history[int(m)&(historySize-1)]
-	pt := s.pm.PieceTo(m)
-	for back := 1; back <= 2; back++ {
-		if k := s.prevKey(ply, back); k >= 0 {
-			v += int32(s.contHist[k*s.ptSize+pt])
-		}
-	}
-	return v
-}
-
-// rewardQuiet credits quiet move m with a cutoff at depth and debits the
-// quiet moves tried before it (ContHist), and makes m the counter move
-// of the previous move.
-func (s *Searcher) rewardQuiet(m game.Move, tried []game.Move, depth, ply int) {
-	bonus := int32(min(contBonusPerPly2*depth*depth, contBonusMax))
-	s.updateQuiet(m, ply, bonus)
-	for _, q := range tried {
-		s.updateQuiet(q, ply, -bonus)
-	}
-	if k := s.prevKey(ply, 1); k >= 0 {
-		s.counter[k] = m
-	}
-}
-
-// updateQuiet moves the history and continuation histories of m by bonus
-// with gravity: each update goes a share |bonus|/contMax of the way to
-// +-contMax, so the scores stay bounded and old ones fade.
-func (s *Searcher) updateQuiet(m game.Move, ply int, bonus int32) {
-	mag := bonus
-	if mag < 0 {
-		mag = -mag
-	}
-	h := &s.history[int(m)&(historySize-1)]
-	*h += bonus - *h*mag/contMax
-	pt := s.pm.PieceTo(m)
-	for back := 1; back <= 2; back++ {
-		if k := s.prevKey(ply, back); k >= 0 {
-			c := &s.contHist[k*s.ptSize+pt]
-			*c += int16(bonus - int32(*c)*mag/contMax)
-		}
-	}
+	*h = min(*h+int32(depth*depth), orderKiller-1)
 }
 
 // Pruning parameters, in the evaluation's centi-units (a Xiangqi soldier
@@ -439,7 +319,6 @@ const (
 	nullVerifyDepth = 12
 	deltaMargin     = 200
 	lmrMax          = 64
-	iirDepth        = 4
 	// Singular extensions from this depth on, against the table score
 	// less singularMargin per ply.
 	singularDepth  = 6
@@ -449,23 +328,6 @@ const (
 	probCutDepth     = 5
 	probCutMargin    = 150
 	probCutReduction = 3
-	// noEval marks a node in check, which has no static evaluation.
-	noEval = math.MinInt32
-	// SEE pruning: quiet moves that lose more than seeQuietMargin*d*d,
-	// captures that lose more than seeCaptureMargin*d, at depth d.
-	seePruneDepth    = 6
-	seeQuietMargin   = 25
-	seeCaptureMargin = 150
-	// historyMax bounds the aged history scores (HistoryLMR), which then
-	// shift a reduction by up to historyMax/historyLMRDiv plies.
-	historyMax    = 1 << 13
-	historyLMRDiv = 1 << 11
-	maxQuiets     = 64
-	// contMax bounds the history scores under ContHist (int16 tables);
-	// a cutoff at depth d moves them by min(32*d*d, 2048).
-	contMax          = 1 << 14
-	contBonusPerPly2 = 32
-	contBonusMax     = 2048
 )
 
 // lmpMoves is the number of moves searched at depth before late-move
@@ -524,7 +386,7 @@ func (s *Searcher) quiesce(alpha, beta, ply int, checks bool) int {
 		return resultScore(p.Status().Result, ply)
 	}
 	scores := s.scores[ply][:len(moves)]
-	s.order(moves, scores, ply, game.NoMove, false)
+	s.order(moves, scores, ply, game.NoMove)
 	for i := range moves {
 		m := pick(moves, scores, i)
 		if s.opts.DeltaPruning && !inCheck {
@@ -582,15 +444,9 @@ func (s *Searcher) quiesceChild(alpha, best *int, beta, ply int) bool {
 	return *alpha >= beta
 }
 
-// order scores the moves for pick. Quiescence, which records no moves
-// for continuation history, passes cont = false.
-func (s *Searcher) order(moves []game.Move, scores []int32, ply int, ttMove game.Move, cont bool) {
+// order scores the moves for pick.
+func (s *Searcher) order(moves []game.Move, scores []int32, ply int, ttMove game.Move) {
 	k0, k1 := s.killers[ply][0], s.killers[ply][1]
-	cont = cont && s.pm != nil
-	counter := game.NoMove
-	if k := s.prevKey(ply, 1); cont && k >= 0 {
-		counter = s.counter[k]
-	}
 	for i, m := range moves {
 		var v int32
 		switch captured, mover := s.p.MoveValues(m); {
@@ -606,10 +462,6 @@ func (s *Searcher) order(moves []game.Move, scores []int32, ply int, ttMove game
 			v = orderKiller + 1
 		case m == k1:
 			v = orderKiller
-		case m == counter:
-			v = orderKiller - 1
-		case cont:
-			v = s.quietStat(m, ply)
 		default:
 			v = s.history[int(m)&(historySize-1)]
 			if s.qo != nil {

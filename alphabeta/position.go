@@ -56,16 +56,6 @@ type ExchangeEvaluator interface {
 	SEE(m game.Move) int
 }
 
-// PieceMover is implemented by games whose moves can be named by the
-// piece that moves and its target square, the key of continuation
-// history: how good a quiet move was as the reply to the move before.
-type PieceMover interface {
-	// PieceTo returns the index, below PieceToSize, of m's moving piece
-	// (kind and side) and target square, in the position before m.
-	PieceTo(m game.Move) int
-	PieceToSize() int
-}
-
 // QuietChecker is implemented by games with check (Xiangqi): with
 // Options.QSChecks the first ply of quiescence also searches the quiet
 // moves that give check, where mating attacks begin.

@@ -54,47 +54,21 @@ type Options struct {
 	// DeltaPruning skips quiescence captures that cannot lift the
 	// evaluation to alpha even with a margin.
 	DeltaPruning bool
-	// IIR (internal iterative reduction) searches a node without a
-	// table move one ply shallower from depth 4 on: its ordering is
-	// poor, and the next iteration finds it with a move.
-	IIR bool
-	// HistoryLMR ages the history scores (a bonus for the quiet move
-	// that cuts off, a malus for the quiet moves tried before it, both
-	// scaled by how far the score already is from zero) and reduces late
-	// quiet moves less the better their history.
-	HistoryLMR bool
 	// SEE orders captures that lose material by static exchange
 	// evaluation after the quiet moves and skips those that give no check
 	// in quiescence out of check (games that implement
 	// ExchangeEvaluator).
 	SEE bool
-	// ContHist orders quiet moves as Stockfish-family engines do (games
-	// that implement PieceMover): by the history of the move plus the
-	// continuation histories of its piece and target after the moves one
-	// and two plies before, all aged by gravity (a bonus for the quiet
-	// move that cuts off, a malus for those tried before it), and tries
-	// the counter move (the last quiet refutation of the previous move)
-	// right after the killers.
-	ContHist bool
 	// QSChecks also searches, at the first ply of quiescence, the quiet
 	// moves that give check and do not lose material by static exchange
 	// (games that implement QuietChecker).
 	QSChecks bool
-	// SEEPruning skips, at shallow nodes below the root out of check, the
-	// moves after the first that give no check and lose by static
-	// exchange more than a margin growing with depth (with the square of
-	// it for quiet moves), as Stockfish does (needs SEE).
-	SEEPruning bool
 	// Singular extends the table move by a ply when a reduced search of
 	// the other moves, with it excluded, fails low against a margin below
 	// its table score: the move is the only good one (singular
 	// extension). When that search fails high against beta instead,
 	// several moves beat beta and the node is cut (multi-cut).
 	Singular bool
-	// Improving reduces late quiet moves one ply more at non-PV nodes
-	// whose static evaluation is no better than two plies before (the
-	// side to move is not improving), as Stockfish-family engines do.
-	Improving bool
 	// ProbCut returns early at non-PV nodes from depth 5 on when a capture
 	// that wins enough by static exchange beats beta plus a margin in
 	// quiescence and then in a search four plies shallower: the full
@@ -118,8 +92,8 @@ type Options struct {
 // stay. A full-width search of d plies finds every mate within d plies
 // at its distance; pruning can hide a shorter one.
 func (o Options) fullWidth() Options {
-	o.NullMove, o.LMR, o.IIR, o.ReverseFutility, o.Futility, o.LateMovePruning = false, false, false, false, false, false
-	o.DeltaPruning, o.SEEPruning, o.ProbCut, o.Singular = false, false, false, false
+	o.NullMove, o.LMR, o.ReverseFutility, o.Futility, o.LateMovePruning = false, false, false, false, false
+	o.DeltaPruning, o.ProbCut, o.Singular = false, false, false
 	return o
 }
 
@@ -141,12 +115,16 @@ func (o *Options) features() map[string]*bool {
 		"quiescence": &o.Quiescence, "checkext": &o.CheckExtension,
 		"nullmove": &o.NullMove, "lmr": &o.LMR, "aspiration": &o.Aspiration,
 		"rfp": &o.ReverseFutility, "futility": &o.Futility, "lmp": &o.LateMovePruning,
-		"delta": &o.DeltaPruning, "see": &o.SEE, "iir": &o.IIR, "histlmr": &o.HistoryLMR,
-		"conthist": &o.ContHist, "qchecks": &o.QSChecks,
-		"seeprune": &o.SEEPruning, "singular": &o.Singular,
-		"improving": &o.Improving, "probcut": &o.ProbCut,
+		"delta": &o.DeltaPruning, "see": &o.SEE, "qchecks": &o.QSChecks,
+		"singular": &o.Singular, "probcut": &o.ProbCut,
 	}
 }
+
+// RetiredFeatures are the features that were measured, did not pay and
+// were removed (docs/retired.md): internal iterative reduction,
+// history-adjusted LMR, continuation history, SEE pruning and the
+// improving reduction.
+var RetiredFeatures = []string{"iir", "histlmr", "conthist", "seeprune", "improving"}
 
 // FeatureNames lists the names Set takes.
 func FeatureNames() []string {
@@ -157,6 +135,9 @@ func FeatureNames() []string {
 // Set switches the search feature name (one of FeatureNames) on or off.
 func (o *Options) Set(name string, on bool) error {
 	f, ok := o.features()[name]
+	if !ok && slices.Contains(RetiredFeatures, name) {
+		return fmt.Errorf("alphabeta: search feature %q was retired (docs/retired.md)", name)
+	}
 	if !ok {
 		return fmt.Errorf("alphabeta: unknown search feature %q (valid: %s)", name, strings.Join(FeatureNames(), ", "))
 	}
@@ -282,7 +263,6 @@ type Searcher struct {
 	nm       NullMover
 	qo       QuietOrderer
 	see      ExchangeEvaluator
-	pm       PieceMover   // with ContHist
 	qc       QuietChecker // with QSChecks
 	ctx      context.Context
 	start    time.Time
@@ -296,22 +276,10 @@ type Searcher struct {
 	scores  [MaxPly][]int32
 	killers [MaxPly][2]game.Move
 	history [historySize]int32
-	quiets  [MaxPly][maxQuiets]game.Move // quiet moves tried, for the history malus
 
-	// Continuation history (ContHist): contHist[a*ptSize+b] scores the
-	// move of PieceTo b as a reply (one or two plies later) to the move
-	// of PieceTo a; counter[a] is the last quiet move that refuted a.
-	// moveKey[ply] is the PieceTo of the move made at ply, -1 for none.
-	contHist []int16
-	counter  []game.Move
-	ptSize   int
-	moveKey  [MaxPly]int32
 	// excluded[ply] is the move a singular-extension search at ply leaves
 	// out (game.NoMove otherwise).
 	excluded [MaxPly]game.Move
-	// staticEval[ply] is the static evaluation of the node at ply
-	// (Improving), noEval in check.
-	staticEval [MaxPly]int
 	// proofTT is the table of proveMate's full-width searches, made on
 	// first use: the main table holds scores that pruning shaped.
 	proofTT *TT
@@ -373,13 +341,9 @@ func (s *Searcher) Clear() {
 	s.tt.Clear()
 	s.killers = [MaxPly][2]game.Move{}
 	clear(s.history[:])
-	clear(s.contHist)
-	clear(s.counter)
 	for _, h := range s.helpers {
 		h.killers = [MaxPly][2]game.Move{}
 		clear(h.history[:])
-		clear(h.contHist)
-		clear(h.counter)
 	}
 }
 
@@ -398,12 +362,6 @@ func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 	s.nm = ifOn[NullMover](p, s.opts.NullMove)
 	s.see = ifOn[ExchangeEvaluator](p, s.opts.SEE)
 	s.qc = ifOn[QuietChecker](p, s.opts.QSChecks)
-	s.pm = ifOn[PieceMover](p, s.opts.ContHist)
-	if s.pm != nil && s.pm.PieceToSize() != s.ptSize {
-		s.ptSize = s.pm.PieceToSize()
-		s.contHist = make([]int16, s.ptSize*s.ptSize)
-		s.counter = make([]game.Move, s.ptSize)
-	}
 	s.ctx = ctx
 	s.start = time.Now()
 	s.deadline = time.Time{}

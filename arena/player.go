@@ -67,8 +67,9 @@ const (
 // retiredKeys are the spec keys, by kind, of switches that were measured
 // and retired (docs/retired.md): a spec that still has one is told so.
 var retiredKeys = map[string][]string{
+	KindAB:     alphabeta.RetiredFeatures,
 	KindNet:    {"discount"},
-	KindABZero: {"discount"},
+	KindABZero: append([]string{"discount"}, alphabeta.RetiredFeatures...),
 }
 
 // SpecUsage lists the player spec forms for a command's -h text.

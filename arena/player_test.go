@@ -35,6 +35,8 @@ func TestParsePlayerErrors(t *testing.T) {
 		{"ab:depth=3,algo=minimax", `unknown algo "minimax"`},
 		{"ab:depth=3,lmr=yes", `lmr="yes" is neither on nor off`},
 		{"ab:depth=3,lmrr=on", `unknown key "lmrr"`},
+		{"ab:depth=3,iir=on", `iir= was retired (docs/retired.md)`},
+		{"abzero:net=" + c4 + ",m=1,depth=3,conthist=off", `conthist= was retired`},
 		{"ab:movetime=fast", "neither milliseconds nor a duration"},
 		{"ab:movetime=-5", "out of range"},
 		{"ab:nodes=0", "not a positive integer"},

@@ -198,16 +198,6 @@ func (p *Position) UnmakeNull() {
 	p.checked = u.checked
 }
 
-// PieceTo names m by its moving piece (type and side) and target square,
-// the key of the search's continuation history.
-func (p *Position) PieceTo(m game.Move) int {
-	v := p.board[From(m)]
-	return (int(valColor[v])*(numTypes-1)+int(valType[v])-1)*NumSquares + To(m)
-}
-
-// PieceToSize bounds PieceTo.
-func (p *Position) PieceToSize() int { return 2 * (numTypes - 1) * NumSquares }
-
 // GenerateQuietChecks appends the legal moves that capture nothing and
 // give check to dst[:0] (quiescence's checks); the side to move is not in
 // check. Only a move that leaves a line or a horse leg of the enemy

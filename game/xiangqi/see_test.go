@@ -122,37 +122,6 @@ func exchangeValues(p *Position, sq int) []int {
 	return out
 }
 
-// TestPieceTo: the continuation-history key is one-to-one on (side, piece
-// type, target square) and stays below PieceToSize.
-func TestPieceTo(t *testing.T) {
-	type named struct {
-		side     game.Color
-		kind, sq int
-	}
-	seen, keys := map[int]named{}, map[named]int{}
-	for _, gp := range gametest.RandomPositions(New(DefaultRules), 20, 100, 12) {
-		p := gp.(*Position)
-		for _, m := range p.GenerateMoves(nil) {
-			side, kind := p.PieceAt(From(m))
-			want := named{side, kind, To(m)}
-			k := p.PieceTo(m)
-			if k < 0 || k >= p.PieceToSize() {
-				t.Fatalf("%s %s: key %d outside [0, %d)", p, p.FormatMove(m), k, p.PieceToSize())
-			}
-			if got, ok := seen[k]; ok && got != want {
-				t.Fatalf("key %d names both %+v and %+v", k, got, want)
-			}
-			if got, ok := keys[want]; ok && got != k {
-				t.Fatalf("%+v has keys %d and %d", want, got, k)
-			}
-			seen[k], keys[want] = want, k
-		}
-	}
-	if len(seen) < 500 {
-		t.Fatalf("only %d keys seen", len(seen))
-	}
-}
-
 // TestGenerateQuietChecks: the quiet checks are exactly the legal moves
 // that capture nothing and leave the opponent in check, on positions from
 // random play.
