@@ -324,4 +324,3 @@ func sumOf(xs []float32) float32 {
 	}
 	return s
 }
-
