@@ -121,7 +121,7 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	ctx = progress.WithTracker(ctx, l.opts.Progress)
 	for i, em := range e.Matches {
 		a, b, err := evaluationPlayers(l.cfg, i, l.best, l.bestGen)
-		if missingProgram(err) {
+		if missingProgram(em.Opponent, err) {
 			// An outside anchor (uci:) on a machine without its engine:
 			// the other anchors still measure the run.
 			fmt.Fprintf(l.out, "evaluation.matches[%d] skipped: %v\n", i, err)
@@ -172,10 +172,11 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	return l.plot()
 }
 
-// missingProgram reports whether err is an external engine that is not
-// installed.
-func missingProgram(err error) bool {
-	return err != nil && (errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist))
+// missingProgram reports whether err says that the external engine of
+// the player spec opponent (uci:) is not installed; a missing network file
+// is an error of the config, not this.
+func missingProgram(opponent string, err error) bool {
+	return err != nil && strings.HasPrefix(opponent, "uci:") && (errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist))
 }
 
 // evaluationPlayers makes the players of evaluation match i: the best

@@ -72,7 +72,7 @@ func CheckPlayers(cfg *configs.Config, gated bool) error {
 	}
 	for i := range cfg.Evaluation.Matches {
 		// A missing engine only skips its evaluation match (said then).
-		if _, _, err := evaluationPlayers(cfg, i, p, 0); err != nil && !missingProgram(err) {
+		if _, _, err := evaluationPlayers(cfg, i, p, 0); err != nil && !missingProgram(cfg.Evaluation.Matches[i].Opponent, err) {
 			return err
 		}
 	}
