@@ -114,10 +114,18 @@ type SelfPlay struct {
 	// quickest win too).
 	Discount     float64 `yaml:"discount,omitempty"`
 	ShardSamples int     `yaml:"shard_samples"`
+	// Precision is the self-play network's arithmetic: "fp32" (or
+	// absent) or "int8", the 8-bit tower calibrated once per network
+	// (net/infer).
+	Precision string `yaml:"precision,omitempty"`
 	// ABZero plays the moves of early generations with the
 	// Alpha-Beta-Zero blend (absent: off).
 	ABZero SelfPlayABZero `yaml:"abzero,omitempty"`
 }
+
+// Precisions are the network arithmetics selfplay.precision names
+// (net/infer.Precisions; a test holds the two equal).
+var Precisions = []string{"fp32", "int8"}
 
 // SelfPlayABZero makes self-play lean on alpha-beta while the network is
 // weak, as the CheapChess seed proposes: after the temperature plies, the
@@ -409,6 +417,9 @@ func (c *Config) Validate() error {
 		floatIn("selfplay.discount", p.Discount, 0.5, 1)
 	}
 	intIn("selfplay.shard_samples", p.ShardSamples, 1, 1<<22)
+	if p.Precision != "" && !slices.Contains(Precisions, p.Precision) {
+		errs = append(errs, fmt.Sprintf("selfplay.precision: %q (valid: %s)", p.Precision, strings.Join(Precisions, ", ")))
+	}
 	if az := p.ABZero; az != (SelfPlayABZero{}) {
 		intIn("selfplay.abzero.generations", az.Generations, 0, 1<<20)
 		intIn("selfplay.abzero.depth", az.Depth, 1, 12)

@@ -4,9 +4,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tabula-zero/tabula/net/infer"
 )
 
 func TestPresets(t *testing.T) {
@@ -60,6 +63,9 @@ func TestErrors(t *testing.T) {
 		{func(s string) string {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 0, m: \"linear:1,2\"}", 1)
 		}, []string{"selfplay.abzero.depth = 0", "selfplay.abzero.m", "linear:1,2"}},
+		{func(s string) string {
+			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  precision: fp16", 1)
+		}, []string{"selfplay.precision", "fp16", "int8"}},
 		{func(s string) string {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, dept: 2}", 1)
 		}, []string{"dept", "cfg.yaml"}},
@@ -213,5 +219,12 @@ func TestUnknownGameFirst(t *testing.T) {
 	// Without a game key the missing sections are the error.
 	if _, err := Parse([]byte("seed: 1\n"), "none.yaml"); err == nil || !strings.Contains(err.Error(), "missing game") {
 		t.Errorf("no game: %v", err)
+	}
+}
+
+// The precisions a config may name are the ones net/infer builds.
+func TestPrecisionsAreInfers(t *testing.T) {
+	if !slices.Equal(Precisions, infer.Precisions) {
+		t.Errorf("configs.Precisions %v, infer.Precisions %v", Precisions, infer.Precisions)
 	}
 }

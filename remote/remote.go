@@ -63,7 +63,7 @@ type WorkerOptions struct {
 	// games, say); the result is validated.
 	Configure func(*configs.Config)
 	// NewForwarder builds the network evaluator (net/infer in production).
-	NewForwarder func(p *net.Params, maxBatch int) (mcts.Forwarder, error)
+	NewForwarder func(p *net.Params, maxBatch int, precision string) (mcts.Forwarder, error)
 	Log          *slog.Logger
 	// Started, if set, hears about the worker once it plays (for progress
 	// displays).
@@ -241,5 +241,5 @@ func fetch(ctx context.Context, hub *natsrun.Hub, b natsrun.Best, g game.Game, c
 	if c.Params.Spec != want || c.Params.Spec.Game != g.Name {
 		return nil, fmt.Errorf("remote: network %s is %+v, the run's config wants %+v", b.Name, c.Params.Spec, want)
 	}
-	return o.NewForwarder(c.Params, cfg.SelfPlay.BatchSize)
+	return o.NewForwarder(c.Params, cfg.SelfPlay.BatchSize, cfg.SelfPlay.Precision)
 }

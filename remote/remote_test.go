@@ -31,7 +31,7 @@ import (
 
 func tinyConfig(t *testing.T) *configs.Config { return configstest.TinyConnectFour(t) }
 
-func newFwd(p *net.Params, n int) (mcts.Forwarder, error) { return infer.New(p, n) }
+func newFwd(p *net.Params, n int, _ string) (mcts.Forwarder, error) { return infer.New(p, n) }
 
 // A tiny Connect Four run whose self-play happens only in two remote
 // workers, each with its worker account, on an embedded server over

@@ -150,7 +150,7 @@ func (l *Loop) generation(ctx context.Context) error {
 		l.publishPending = true
 		l.publish(ctx)
 		if l.worker != nil {
-			fwd, err := l.opts.NewForwarder(cand, l.cfg.SelfPlay.BatchSize)
+			fwd, err := l.opts.NewForwarder(cand, l.cfg.SelfPlay.BatchSize, l.cfg.SelfPlay.Precision)
 			if err != nil {
 				return err
 			}

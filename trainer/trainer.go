@@ -47,7 +47,7 @@ type Options struct {
 	Gate Gate
 	// NewForwarder builds the self-play network evaluator from parameters
 	// (net/infer in production).
-	NewForwarder func(p *net.Params, maxBatch int) (mcts.Forwarder, error)
+	NewForwarder func(p *net.Params, maxBatch int, precision string) (mcts.Forwarder, error)
 	// Publisher, when set, hands the frozen config and every best network
 	// to workers on other machines (natsrun); Remote reports them.
 	Publisher Publisher
@@ -393,7 +393,7 @@ func (l *Loop) restore() error {
 		l.unused = n
 	}
 	if l.opts.SelfPlay {
-		fwd, err := l.opts.NewForwarder(l.best, l.cfg.SelfPlay.BatchSize)
+		fwd, err := l.opts.NewForwarder(l.best, l.cfg.SelfPlay.BatchSize, l.cfg.SelfPlay.Precision)
 		if err != nil {
 			return err
 		}

@@ -35,7 +35,7 @@ import (
 
 func tinyConfig(t *testing.T) *configs.Config { return configstest.TinyConnectFour(t) }
 
-func newFwd(p *net.Params, n int) (mcts.Forwarder, error) { return infer.New(p, n) }
+func newFwd(p *net.Params, n int, _ string) (mcts.Forwarder, error) { return infer.New(p, n) }
 
 func metricsOf(t *testing.T, run string) []Metric {
 	f, err := os.Open(filepath.Join(run, "metrics.jsonl"))

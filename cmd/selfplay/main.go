@@ -113,7 +113,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fwd, err := infer.NewParallel(params, cfg.SelfPlay.BatchSize, 0)
+	fwd, err := infer.NewParallelPrecision(params, cfg.SelfPlay.BatchSize, 0, cfg.SelfPlay.Precision)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		go followBest(ctx, w, dir, g, gen, cfg.SelfPlay.BatchSize, *poll, log)
+		go followBest(ctx, w, dir, g, gen, cfg.SelfPlay.BatchSize, cfg.SelfPlay.Precision, *poll, log)
 	}
 	err = w.Run(ctx, *games, *limit)
 	cancel()
@@ -163,13 +163,13 @@ func defaultWorker() string {
 
 // followBest switches the worker to a newer best network when the run's
 // best pointer moves (the trainer promoted one).
-func followBest(ctx context.Context, w *selfplay.Worker, run rundir.Dir, g game.Game, gen, batch int, every time.Duration, log *slog.Logger) {
+func followBest(ctx context.Context, w *selfplay.Worker, run rundir.Dir, g game.Game, gen, batch int, precision string, every time.Duration, log *slog.Logger) {
 	w.Follow(ctx, every, gen, func(gen int) (mcts.Forwarder, int, error) {
 		c, path, err := run.NewerBest(g, gen)
 		if err != nil || c == nil {
 			return nil, 0, err
 		}
-		fwd, err := infer.NewParallel(c.Params, batch, 0)
+		fwd, err := infer.NewParallelPrecision(c.Params, batch, 0, precision)
 		if err != nil {
 			return nil, 0, fmt.Errorf("new best network %s: %w", path, err)
 		}

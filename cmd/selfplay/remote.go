@@ -95,7 +95,9 @@ func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
 				c.Search.Simulations = f.sims
 			}
 		},
-		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.NewParallel(p, n, 0) },
+		NewForwarder: func(p *net.Params, n int, precision string) (mcts.Forwarder, error) {
+			return infer.NewParallelPrecision(p, n, 0, precision)
+		},
 		Sent: func(s natsrun.Sent) {
 			metrics.Append(publishLine{Kind: "publish", Time: time.Now().UTC(), Shard: s.Name,
 				PublishMillis: float64(s.Publish.Microseconds()) / 1000, AgeMillis: float64(s.Age.Microseconds()) / 1000})

@@ -132,7 +132,9 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	opts := trainer.Options{
 		Progress: prog, Live: live, Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
 		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: trainer.ArenaGate(*runDir),
-		NewForwarder: func(p *net.Params, n int) (mcts.Forwarder, error) { return infer.NewParallel(p, n, 0) },
+		NewForwarder: func(p *net.Params, n int, precision string) (mcts.Forwarder, error) {
+			return infer.NewParallelPrecision(p, n, 0, precision)
+		},
 	}
 	if nf.serve != "" || nf.url != "" {
 		stop, err := serveRemote(ctx, nf, &opts, out)

@@ -3,6 +3,7 @@ package infer
 import (
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -244,5 +245,56 @@ func BenchmarkInt8(b *testing.B) {
 				b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pos/s")
 			})
 		}
+	}
+}
+
+// NewParallelPrecision builds the tower it is asked for, calibrated as
+// NewPrecision calibrates it on the network's own game (the same outputs
+// bit for bit), and names what it cannot build.
+func TestNewParallelPrecision(t *testing.T) {
+	s := presetSpec(t, "connect4")
+	p := liveParams(t, s, 1)
+	g, err := game.Lookup(s.Game)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, err := g.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const batch = 8
+	planes := realPlanes(t, s, batch, 5)
+	for _, prec := range append([]string{""}, Precisions...) {
+		want, err := NewPrecision(p, batch, prec, start, g.Encoder)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewParallelPrecision(p, batch, 2, prec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.first.Precision() != want.Precision() {
+			t.Errorf("precision %q: built %s, want %s", prec, got.first.Precision(), want.Precision())
+		}
+		wp, wv := make([]float32, batch*s.Actions), make([]float32, batch)
+		gp, gv := make([]float32, batch*s.Actions), make([]float32, batch)
+		if err := want.Forward(planes, batch, wp, wv); err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Forward(planes, batch, gp, gv); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(wp, gp) || !slices.Equal(wv, gv) {
+			t.Errorf("precision %q: outputs differ from NewPrecision's", prec)
+		}
+		got.Close()
+	}
+	if _, err := NewParallelPrecision(p, batch, 1, "fp8"); err == nil || !strings.Contains(err.Error(), `"fp8"`) {
+		t.Errorf("precision fp8: err %v, want one naming it", err)
+	}
+	q := *p
+	q.Spec.Game = "chess960"
+	if _, err := NewParallelPrecision(&q, batch, 1, "int8"); err == nil || !strings.Contains(err.Error(), "chess960") {
+		t.Errorf("unknown game: err %v, want one naming it", err)
 	}
 }

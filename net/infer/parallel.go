@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -129,4 +130,29 @@ func (pl *Parallel) Forward(planes []float32, batch int, policy, value []float32
 		}
 	}
 	return err
+}
+
+// NewParallelPrecision is NewParallel in precision (NewPrecision): an
+// 8-bit tower is calibrated on random play of the network's own game,
+// which must be registered (game/all).
+func NewParallelPrecision(p *net.Params, maxBatch, threads int, precision string) (*Parallel, error) {
+	if precision == "" || precision == "fp32" {
+		return NewParallel(p, maxBatch, threads)
+	}
+	g, err := game.Lookup(p.Spec.Game)
+	if err != nil {
+		return nil, fmt.Errorf("infer: %w", err)
+	}
+	if g, err = g.WithEncoder(p.Spec.EncoderVersion); err != nil {
+		return nil, fmt.Errorf("infer: %w", err)
+	}
+	start, err := g.New(nil)
+	if err != nil {
+		return nil, fmt.Errorf("infer: %w", err)
+	}
+	first, err := NewPrecision(p, maxBatch, precision, start, g.Encoder)
+	if err != nil {
+		return nil, err
+	}
+	return ParallelOf(first, threads), nil
 }
