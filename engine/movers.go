@@ -64,6 +64,7 @@ const (
 	optSimulations  = "Simulations"
 	optABZeroWeight = "ABZeroWeight"
 	optABZeroPolicy = "ABZeroPolicy"
+	optPrecision    = "Precision"
 
 	moverAB     = "ab"
 	moverMCTS   = "mcts"
@@ -82,6 +83,9 @@ const (
 	defaultSims        = 800
 	defaultABZeroDepth = 4
 	defaultWeight      = "1"
+	// defaultPrecision stays fp32 until the 8-bit tower has shown, by
+	// SPRT in every game, that it plays as strongly (docs/bench.md).
+	defaultPrecision = "fp32"
 	// infoEvery spaces the progress lines of long MCTS searches.
 	infoEvery = time.Second
 )
@@ -93,6 +97,8 @@ type moverState struct {
 	sims    int
 	weight  float64
 	prior   bool // ABZeroPolicy prior
+	// precision is the network's arithmetic (infer.Precisions).
+	precision string
 
 	// game is the variant the engine plays (SetGame), "" until told.
 	game string
@@ -107,7 +113,7 @@ type moverState struct {
 
 func newMoverState() moverState {
 	w, _ := strconv.ParseFloat(defaultWeight, 64)
-	return moverState{mover: moverAB, sims: defaultSims, weight: w}
+	return moverState{mover: moverAB, sims: defaultSims, weight: w, precision: defaultPrecision}
 }
 
 func moverOptions() []game.Option {
@@ -117,6 +123,7 @@ func moverOptions() []game.Option {
 		{Name: optSimulations, Default: strconv.Itoa(defaultSims), Min: 1, Max: 100_000_000},
 		{Name: optABZeroWeight, Default: defaultWeight},
 		{Name: optABZeroPolicy, Default: policyVisits, Values: []string{policyVisits, policyPrior}},
+		{Name: optPrecision, Default: defaultPrecision, Values: infer.Precisions},
 	}
 }
 
@@ -134,12 +141,28 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 			m.network, m.evalGame, m.eval, m.mc, m.abz = "", "", nil, nil, nil
 			return true, nil
 		}
-		ev, g, err := loadNetwork(value)
+		ev, g, err := loadNetwork(value, m.precision)
 		if err != nil {
 			return true, fmt.Errorf("option %s: %w", optNetwork, err)
 		}
 		m.network, m.evalGame, m.eval, m.mc, m.abz = value, g, ev, nil, nil
 		return true, m.checkNetworkGame()
+	case optPrecision:
+		if !slices.Contains(infer.Precisions, value) {
+			return true, fmt.Errorf("option %s: %q (valid: %s)", optPrecision, value, strings.Join(infer.Precisions, ", "))
+		}
+		if value == m.precision {
+			return true, nil
+		}
+		if m.network != "" {
+			// The loaded network is laid out again in the new arithmetic.
+			ev, _, err := loadNetwork(m.network, value)
+			if err != nil {
+				return true, fmt.Errorf("option %s: %w", optPrecision, err)
+			}
+			m.eval, m.mc, m.abz = ev, nil, nil
+		}
+		m.precision = value
 	case optSimulations:
 		m.sims, _ = strconv.Atoi(value)
 	case optABZeroWeight:
@@ -158,7 +181,7 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 
 // loadNetwork loads the checkpoint file or run directory path and returns
 // its evaluator and game.
-func loadNetwork(path string) (*mcts.NetEvaluator, string, error) {
+func loadNetwork(path, precision string) (*mcts.NetEvaluator, string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, "", err
@@ -185,7 +208,11 @@ func loadNetwork(path string) (*mcts.NetEvaluator, string, error) {
 	if g, err = g.WithEncoder(spec.EncoderVersion); err != nil {
 		return nil, "", fmt.Errorf("%s: %w", file, err)
 	}
-	n, err := infer.New(c.Params, 1)
+	start, err := g.New(nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", file, err)
+	}
+	n, err := infer.NewPrecision(c.Params, 1, precision, start, g.Encoder)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", file, err)
 	}

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -265,4 +267,61 @@ func TestNetworkCheckedWhenSet(t *testing.T) {
 		t.Errorf("go nodes 20 with the connect4 network: %v\n%s", err, strings.Join(out, "\n"))
 	}
 	s.send(t, "quit")
+}
+
+// Precision lays the network out in 8 bits (set before or after Network):
+// the evaluator then gives values near fp32's but not the same bits, the
+// movers play legal moves with it, and back at fp32 the bits are fp32's.
+func TestPrecisionOption(t *testing.T) {
+	network := tinyNetwork(t)
+	p := xiangqiStart(t)
+	moves := p.GenerateMoves(nil)
+	value := func(s *Searcher) (float32, []float32) {
+		t.Helper()
+		ev, err := s.evaluator(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		priors := make([]float32, len(moves))
+		v, err := ev.Evaluate(p, moves, priors)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v, priors
+	}
+	s := moverSearcher(t, moverMCTS, network)
+	v32, p32 := value(s)
+	if err := s.SetSearchOption(optPrecision, "int8"); err != nil {
+		t.Fatal(err)
+	}
+	v8, p8 := value(s)
+	if v8 == v32 && slices.Equal(p8, p32) {
+		t.Error("Precision int8: the evaluator's outputs are fp32's bit for bit")
+	}
+	if math.Abs(float64(v8-v32)) > 0.05 {
+		t.Errorf("Precision int8: value %v, fp32 %v", v8, v32)
+	}
+	search(t, context.Background(), s, p, uci.Limits{Nodes: 30})
+
+	// Set before the network, and for the blend.
+	s2 := New()
+	for _, o := range [][2]string{{optPrecision, "int8"}, {optMover, moverABZero}, {optNetwork, network}, {optSimulations, "20"}, {optHash, "1"}} {
+		if err := s2.SetSearchOption(o[0], o[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if v, _ := value(s2); v != v8 {
+		t.Errorf("Precision before Network: value %v, after %v", v, v8)
+	}
+	search(t, context.Background(), s2, p, uci.Limits{Depth: 2})
+
+	if err := s.SetSearchOption(optPrecision, "fp32"); err != nil {
+		t.Fatal(err)
+	}
+	if v, pr := value(s); v != v32 || !slices.Equal(pr, p32) {
+		t.Error("back at fp32: outputs differ from fp32's")
+	}
+	if err := s.SetSearchOption(optPrecision, "fp16"); err == nil || !strings.Contains(err.Error(), "fp16") {
+		t.Errorf("Precision fp16: err %v, want one naming it", err)
+	}
 }
