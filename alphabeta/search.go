@@ -103,7 +103,7 @@ const MaxThreads = 256
 // DefaultOptions is the strongest measured configuration. Null-move
 // pruning and LMR are off: in Xiangqi self-play matches at 20,000 nodes a
 // move they did not pay (null move -27 Elo [-55, +1], LMR -7 [-36, +22]
-// over 400 games each; docs/alphabeta.md), while quiescence (+194) and the
+// over 400 games each; docs/notebook/alphabeta.md), while quiescence (+194) and the
 // piece-square tables (+146) do.
 func DefaultOptions() Options {
 	return Options{Algorithm: AlgPVS, HashMiB: 64, Quiescence: true, CheckExtension: true}
@@ -147,7 +147,7 @@ func (o *Options) Set(name string, on bool) error {
 
 // DefaultOptionsFor returns the strongest measured configuration for a
 // game: DefaultOptions with the pruning that SPRTs accepted for it
-// (docs/alphabeta.md). Games without such evidence (Connect Four, Catch
+// (docs/notebook/alphabeta.md). Games without such evidence (Connect Four, Catch
 // the Lion, whose ab:depth=N players are fixed anchors of the learning
 // benchmarks) get DefaultOptions.
 func DefaultOptionsFor(gameName string) Options {

@@ -62,7 +62,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fixed := fs.String("fix", "", "comma-separated `TERMS` that keep their weight, or take VALUE centi-units as TERM=VALUE (names as printed)")
 	cliflag.Usage(fs, "tune -games DIR [-games DIR ...] [-o FILE] [-fix TERM[=VALUE],...]",
 		"Fits the Xiangqi evaluation's weights to the results of recorded games (arena records) by Texel's\n"+
-			"method and writes them as Go source (game/xiangqi/weights.go). See docs/alphabeta.md.", "")
+			"method and writes them as Go source (game/xiangqi/weights.go). See docs/notebook/alphabeta.md.", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return o, err
