@@ -4,7 +4,12 @@
 # against random, the project's ab:depth=1..4 and its full alpha-beta at
 # 100 ms, and full Fairy-Stockfish at 100 ms, into one Bradley-Terry table.
 # Usage: docs/repro/xiangqi-ladder.sh [untimed|timed|table]... (default:
-# all three). untimed plays the node- and depth-limited pairs (their
+# all three), or NET=SPEC docs/repro/xiangqi-ladder.sh place: a network
+# (SPEC such as net:RUN,sims=64,name=NAME) placed on the ladder by GAMES
+# (default 60) games against each of VS (default: Fairy-Stockfish at 300,
+# 1000 and 3000 nodes, ab:depth=2 and ab:depth=3; a number is a node
+# limit), rated with the ladder's records; its records stay apart in
+# $OUT/place/NAME, so placing a network leaves the ladder's table as it is. untimed plays the node- and depth-limited pairs (their
 # results do not depend on the machine's load; two games at once); timed
 # the pairs with a 100 ms player, one game at a time: run it on a quiet
 # machine. Records in $OUT/records (default /tmp/ladder), summaries in
@@ -57,6 +62,31 @@ timed() {
   pair "$AB100MS" "$(fsf 30000)" 100
   pair "$AB100MS" "$FSF100MS" 100
   pair "$(fsf 30000)" "$FSF100MS" 100
+}
+
+place() {
+  : "${NET:?set NET=net:RUN,sims=64,name=NAME}"
+  local name=${NET##*name=} vs opp dir
+  [ "$name" != "$NET" ] || { echo "NET needs a name=NAME" >&2; exit 2; }
+  dir=$OUT/place/$name
+  mkdir -p "$dir/arena"
+  for vs in ${VS:-300 1000 3000 ab:depth=2 ab:depth=3}; do
+    case $vs in
+    [0-9]*) opp=$(fsf "$vs") ;;
+    *) opp=$vs ;;
+    esac
+    local label
+    label="place-$name-vs-$(sed 's/.*name=//; s/^ab:/ab-/; s/=/-/g' <<<"$opp")"
+    if [ -f "$dir/arena/$label.done" ]; then
+      echo "skip $label"
+      continue
+    fi
+    rm -f "$dir/arena/$label.jsonl" "$dir/arena/$label.pgn"
+    "$ARENA" "${X[@]}" -a "$NET" -b "$opp" -games "${GAMES:-60}" -concurrency 2 -q -out "$dir/arena" -label "$label" | tail -1
+    touch "$dir/arena/$label.done"
+  done
+  for r in "$OUT"/records/*.jsonl; do ln -sf "$r" "$dir/arena/"; done
+  "$ARENA" -run "$dir" -ratings -anchor ab:depth=1
 }
 
 table() {
