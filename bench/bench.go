@@ -7,6 +7,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -33,6 +34,9 @@ type Options struct {
 	// Each is the time of each measurement (default 3s); the whole takes
 	// about 5 Each a preset.
 	Each time.Duration
+	// TrainBatch is the training step's batch (0: the preset's), so the
+	// step can be read against another library's at the same batch.
+	TrainBatch int
 	// Progress, if set, hears a line as each measurement starts.
 	Progress func(string)
 }
@@ -99,7 +103,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	say("fp32 peak: Sgemm 1024^3 on %d cores", r.Cores)
 	r.PeakGFLOPs = peak(ctx, o.Each)
 	for _, name := range o.Presets {
-		p, err := measurePreset(ctx, name, o.Each, say)
+		p, err := measurePreset(ctx, name, o, say)
 		if err != nil {
 			return r, err
 		}
@@ -149,7 +153,8 @@ func peak(ctx context.Context, d time.Duration) float64 {
 	return 2 * size * size * size / 1e9 / best.Seconds()
 }
 
-func measurePreset(ctx context.Context, name string, d time.Duration, say func(string, ...any)) (Preset, error) {
+func measurePreset(ctx context.Context, name string, o Options, say func(string, ...any)) (Preset, error) {
+	d := o.Each
 	cfg, err := configs.Preset(name)
 	if err != nil {
 		return Preset{}, err
@@ -193,7 +198,7 @@ func measurePreset(ctx context.Context, name string, d time.Duration, say func(s
 	}
 	p.InferenceGFLOPs = p.InferencePosPerS * flops / 1e9
 
-	p.TrainBatch = cfg.Training.BatchSize
+	p.TrainBatch = cmp.Or(o.TrainBatch, cfg.Training.BatchSize)
 	say("%s: training step, batch %d", name, p.TrainBatch)
 	if p.TrainSamplesPerS, err = train(ctx, params, p.TrainBatch, d); err != nil {
 		return p, err

@@ -57,8 +57,9 @@ func runBench(ctx context.Context, args []string, out io.Writer) error {
 	fs.SetOutput(out)
 	each := fs.Duration("each", 3*time.Second, "time of each measurement (a preset takes about five)")
 	presets := fs.String("presets", "connect4,lion,xiangqi", "the game presets to measure, comma-separated")
+	trainBatch := fs.Int("train-batch", 0, "the training step's batch (0: the preset's), e.g. to read it against docs/repro/torch-train.py's")
 	jsonOut := fs.String("o", "tabula-bench.json", "write the figures as JSON to `FILE` (\"\": do not)")
-	cliflag.Usage(fs, "tabula bench [-each D] [-presets LIST] [-o FILE]",
+	cliflag.Usage(fs, "tabula bench [-each D] [-presets LIST] [-train-batch N] [-o FILE]",
 		"Measures this machine for training runs: net/gemm's fp32 peak (Sgemm on every core), and for\n"+
 			"each preset the network's inference and training step (with their share of that peak),\n"+
 			"self-play with the network's own search, alpha-beta and perft. docs/bench.md says how to\n"+
@@ -74,6 +75,7 @@ func runBench(ctx context.Context, args []string, out io.Writer) error {
 	}
 	var checks cliflag.Checks
 	checks.Duration("each", *each, 100*time.Millisecond)
+	checks.Int("train-batch", *trainBatch, 0, 8192)
 	if err := checks.Err(); err != nil {
 		return err
 	}
@@ -86,7 +88,7 @@ func runBench(ctx context.Context, args []string, out io.Writer) error {
 	if len(names) == 0 {
 		return errors.New("bench: -presets names no preset")
 	}
-	r, err := bench.Run(ctx, bench.Options{Presets: names, Each: *each,
+	r, err := bench.Run(ctx, bench.Options{Presets: names, Each: *each, TrainBatch: *trainBatch,
 		Progress: func(s string) { fmt.Fprintln(out, "measuring "+s) }})
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)

@@ -64,6 +64,27 @@ func TestBench(t *testing.T) {
 	}
 }
 
+// -train-batch sets the training step's batch, and only that.
+func TestBenchTrainBatch(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "bench.json")
+	var b bytes.Buffer
+	if err := run(context.Background(), []string{"bench", "-each", "100ms", "-presets", "lion", "-train-batch", "16", "-o", out}, &b); err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r bench.Result
+	if err := json.Unmarshal(raw, &r); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := configs.Preset("lion")
+	if p := r.Presets[0]; p.TrainBatch != 16 || p.InferenceBatch != cfg.SelfPlay.BatchSize || p.TrainSamplesPerS <= 0 {
+		t.Errorf("-train-batch 16: %+v", p)
+	}
+}
+
 // Bad input is a clear error.
 func TestErrors(t *testing.T) {
 	for _, c := range []struct {
@@ -76,6 +97,7 @@ func TestErrors(t *testing.T) {
 		{[]string{"bench", "-presets", ","}, "names no preset"},
 		{[]string{"bench", "-each", "0s"}, "-each"},
 		{[]string{"bench", "extra"}, "unexpected arguments"},
+		{[]string{"bench", "-train-batch", "-1"}, "-train-batch"},
 	} {
 		var b bytes.Buffer
 		if err := run(context.Background(), c.args, &b); err == nil || !strings.Contains(err.Error(), c.want) {
