@@ -75,15 +75,18 @@ type Preset struct {
 	// preset's parallel games and simulations): simulations evaluated a
 	// second, and the samples a second that makes at the preset's
 	// simulations per recorded move (its playout cap).
-	SelfPlaySimsPerS     float64 `json:"selfplay_sims_per_s"`
-	SimsPerSample        float64 `json:"sims_per_sample"`
-	SelfPlaySamplesPerS  float64 `json:"selfplay_samples_per_s"`
-	AlphaBetaNodesPerS   float64 `json:"alphabeta_nodes_per_s"` // one thread, from the start
-	AlphaBetaDepth       int     `json:"alphabeta_depth"`
-	PerftLeavesPerS      float64 `json:"perft_leaves_per_s"` // one thread
-	PerftDepth           int     `json:"perft_depth"`
-	InferenceShareOfPeak float64 `json:"inference_share_of_peak"`
-	TrainShareOfPeak     float64 `json:"train_share_of_peak"`
+	SelfPlaySimsPerS    float64 `json:"selfplay_sims_per_s"`
+	SimsPerSample       float64 `json:"sims_per_sample"`
+	SelfPlaySamplesPerS float64 `json:"selfplay_samples_per_s"`
+	// The same self-play with the network in 8 bits (selfplay.precision).
+	Int8SelfPlaySimsPerS    float64 `json:"int8_selfplay_sims_per_s"`
+	Int8SelfPlaySamplesPerS float64 `json:"int8_selfplay_samples_per_s"`
+	AlphaBetaNodesPerS      float64 `json:"alphabeta_nodes_per_s"` // one thread, from the start
+	AlphaBetaDepth          int     `json:"alphabeta_depth"`
+	PerftLeavesPerS         float64 `json:"perft_leaves_per_s"` // one thread
+	PerftDepth              int     `json:"perft_depth"`
+	InferenceShareOfPeak    float64 `json:"inference_share_of_peak"`
+	TrainShareOfPeak        float64 `json:"train_share_of_peak"`
 }
 
 // Run measures the machine.
@@ -207,11 +210,16 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 	p.TrainGFLOPs = p.TrainSamplesPerS * 3 * flops / 1e9 // backward is about two forwards
 
 	say("%s: self-play, %d games of %d simulations", name, cfg.SelfPlay.ParallelGames, cfg.Search.Simulations)
-	if p.SelfPlaySimsPerS, err = selfPlay(ctx, cfg, params, 2*d); err != nil {
+	if p.SelfPlaySimsPerS, err = selfPlay(ctx, cfg, params, "fp32", 2*d); err != nil {
+		return p, err
+	}
+	say("%s: self-play in 8 bits", name)
+	if p.Int8SelfPlaySimsPerS, err = selfPlay(ctx, cfg, params, "int8", 2*d); err != nil {
 		return p, err
 	}
 	p.SimsPerSample = simsPerSample(cfg)
 	p.SelfPlaySamplesPerS = p.SelfPlaySimsPerS / p.SimsPerSample
+	p.Int8SelfPlaySamplesPerS = p.Int8SelfPlaySimsPerS / p.SimsPerSample
 
 	say("%s: alpha-beta and perft from the start", name)
 	p.AlphaBetaNodesPerS, p.AlphaBetaDepth = alphaBeta(ctx, g.Name, start, d)
@@ -268,12 +276,12 @@ func randomBatch(s net.Spec, n int) net.Batch {
 }
 
 // selfPlay plays the preset's self-play with the network's own search
-// (no alpha-beta teacher) for d and returns the simulations evaluated a
+// (no alpha-beta teacher), the network in precision, for d and returns the simulations evaluated a
 // second. Games of Xiangqi last longer than a bench, so the rate is of
 // simulations, not of finished games.
-func selfPlay(ctx context.Context, cfg *configs.Config, params *net.Params, d time.Duration) (float64, error) {
+func selfPlay(ctx context.Context, cfg *configs.Config, params *net.Params, precision string, d time.Duration) (float64, error) {
 	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{}
-	fwd, err := infer.NewParallel(params, cfg.SelfPlay.BatchSize, 0)
+	fwd, err := infer.NewParallelPrecision(params, cfg.SelfPlay.BatchSize, 0, precision)
 	if err != nil {
 		return 0, err
 	}
@@ -390,6 +398,8 @@ func (r Result) WriteText(w io.Writer) error {
 			p.TrainBatch, p.TrainSamplesPerS, p.TrainGFLOPs, 100*p.TrainShareOfPeak, p.TrainStepsPerS)
 		fmt.Fprintf(&b, "  self-play (network):     %9.0f simulations/s, %.0f a recorded sample: %.0f samples/s\n",
 			p.SelfPlaySimsPerS, p.SimsPerSample, p.SelfPlaySamplesPerS)
+		fmt.Fprintf(&b, "  the same in 8 bits:      %9.0f simulations/s, %.0f samples/s, %.2fx fp32\n",
+			p.Int8SelfPlaySimsPerS, p.Int8SelfPlaySamplesPerS, p.Int8SelfPlaySimsPerS/max(p.SelfPlaySimsPerS, 1e-9))
 		fmt.Fprintf(&b, "  alpha-beta, one thread:  %9.0f nodes/s (depth %d)\n", p.AlphaBetaNodesPerS, p.AlphaBetaDepth)
 		fmt.Fprintf(&b, "  perft, one thread:       %9.0f leaves/s (depth %d)\n", p.PerftLeavesPerS, p.PerftDepth)
 	}

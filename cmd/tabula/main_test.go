@@ -36,7 +36,7 @@ func TestBench(t *testing.T) {
 	for _, p := range r.Presets {
 		cfg, _ := configs.Preset(p.Name)
 		for name, v := range map[string]float64{"inference": p.InferencePosPerS, "int8 inference": p.Int8PosPerS, "training": p.TrainSamplesPerS,
-			"self-play": p.SelfPlaySimsPerS, "alpha-beta": p.AlphaBetaNodesPerS, "perft": p.PerftLeavesPerS} {
+			"self-play": p.SelfPlaySimsPerS, "int8 self-play": p.Int8SelfPlaySimsPerS, "alpha-beta": p.AlphaBetaNodesPerS, "perft": p.PerftLeavesPerS} {
 			if v <= 0 {
 				t.Errorf("%s: %s measured %v", p.Name, name, v)
 			}
