@@ -16,7 +16,8 @@ mkdir -p "$OUT"
 cd "$root"
 go build -o "$OUT/tabula" ./cmd/tabula
 go build -o "$OUT/export" ./cmd/export
-python3 -c 'import torch' 2>/dev/null || { echo "python3-torch is missing: apt-get install python3-torch" >&2; exit 1; }
+PY=${PY:-/usr/bin/python3} # Debian's, where python3-torch installs
+"$PY" -c 'import torch' 2>/dev/null || { echo "python3-torch is missing: apt-get install python3-torch" >&2; exit 1; }
 export NODE_PATH=${NODE_PATH:-$root/net/onnx/testdata/node_modules}
 [ -d "$NODE_PATH/onnxruntime-node" ] || { echo "onnxruntime-node is missing under $NODE_PATH: go test ./net/onnx -run ORT installs it" >&2; exit 1; }
 log=$OUT/speed.jsonl
@@ -25,7 +26,7 @@ for game in "${@:-xiangqi connect4}"; do
     for b in 64 256; do
       "$OUT/tabula" bench -presets "$g" -each 5s -train-batch "$b" -o "$OUT/bench-$g-$b.json" >/dev/null
       jq -c --arg g "$g" '.presets[0] | {reference: "tabula", game: $g, batch: .train_batch, samples_per_s: .train_samples_per_s, inference_batch, inference_pos_per_s, int8_pos_per_s}' "$OUT/bench-$g-$b.json" | tee -a "$log"
-      python3 docs/repro/torch-train.py --game "$g" --batch "$b" --threads 2 --steps 40 | tee -a "$log"
+      "$PY" docs/repro/torch-train.py --game "$g" --batch "$b" --threads 2 --steps 40 | tee -a "$log"
     done
     "$OUT/export" -new "$g" -o "$OUT/$g.onnx" -samples 32 -samples-out "$OUT/$g-samples.json" >/dev/null
     node docs/repro/ort-infer.js "$OUT/$g.onnx" "$OUT/$g-samples.json" 32 2 5 | jq -c --arg g "$g" '. + {game: $g}' | tee -a "$log"
