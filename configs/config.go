@@ -19,10 +19,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/game"
-	_ "github.com/tabula-zero/tabula/game/all" // registers every game
-	"github.com/tabula-zero/tabula/internal/ponsdata"
+	// Every game, for the presets, Parse and LookupGame: the programs
+	// that load configs do not import the games themselves.
+	_ "github.com/tabula-zero/tabula/game/all"
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -277,71 +277,104 @@ func checkSeal(b []byte) error {
 
 // Parse decodes strictly (unknown keys and wrong types are errors),
 // checks the seal of a sealed file (MarshalSealed), drops the retired
-// keys that ask for nothing (Config.Retired) and validates. name
-// identifies the source in errors.
+// keys that ask for nothing (Config.Retired) and validates. A key the
+// text leaves out takes its default (Defaults), except in a sealed file:
+// a frozen copy spells out every key its build knew, so one it lacks had
+// its zero value then and keeps it (an earlier build's run resumes as it
+// was). name identifies the source in errors.
 func Parse(b []byte, name string) (*Config, error) {
 	if err := checkSeal(b); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
+	sealed := bytes.HasPrefix(b, []byte(sealPrefix))
 	retired, b, err := dropRetired(b)
 	if err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
-	var c Config
+	c := Defaults()
+	if sealed {
+		c = &Config{}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil {
+	if err := dec.Decode(c); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("configs: %s: empty file", name)
 		}
 		return nil, fmt.Errorf("configs: %s: %s", name, strings.ReplaceAll(err.Error(), "yaml: ", ""))
 	}
 	// An unknown game comes first: the rest of the file was written for
-	// it, so its missing sections would only hide the real mistake.
+	// it, so other errors would only hide the real mistake.
 	if c.Game != "" {
 		if _, err := game.Lookup(c.Game); err != nil {
 			return nil, fmt.Errorf("configs: %s: %w", name, err)
 		}
 	}
-	if err := requireSections(b); err != nil {
+	if err := checkKeys(b); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
 	c.Retired = retired
-	return &c, nil
+	return c, nil
 }
 
-// requiredSections are the top-level keys every config spells out, and
-// gating.matches: a missing section would silently mean zero values (no
-// gate games: every candidate promoted), as in a file cut short.
-var requiredSections = []string{"game", "seed", "network", "search", "selfplay", "replay", "training", "gating"}
+// sections are the top-level keys that hold a mapping: one written with
+// nothing after it, like a field's key, would silently mean zero values
+// rather than the defaults (a file cut short after "gating:").
+var sections = []string{"network", "search", "selfplay", "replay", "training", "gating"}
 
-// requireSections reports the required keys that the YAML text lacks.
-func requireSections(b []byte) error {
-	var doc map[string]yaml.Node
+// checkKeys reports a text without a game (the one key with no default)
+// or with a section or field key that has no value.
+func checkKeys(b []byte) error {
+	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return err
 	}
-	var missing []string
-	for _, k := range requiredSections {
-		if n, ok := doc[k]; !ok || n.Tag == "!!null" {
-			missing = append(missing, k)
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return errors.New("missing game")
+	}
+	root := doc.Content[0]
+	if n := lookupNode(root, "game"); n == nil || n.Tag == "!!null" {
+		return errors.New("missing game")
+	}
+	var empty []string
+	paths := slices.Clone(sections)
+	for _, o := range options {
+		if !strings.Contains(o.Path, "[]") {
+			paths = append(paths, o.Path)
 		}
 	}
-	if g, ok := doc["gating"]; ok && g.Kind == yaml.MappingNode {
-		var gating map[string]yaml.Node
-		if err := g.Decode(&gating); err == nil {
-			if m, ok := gating["matches"]; !ok || m.Tag == "!!null" {
-				missing = append(missing, "gating.matches (write `matches: []` to promote every candidate without gate games)")
-			}
+	for _, p := range paths {
+		if n := lookupNode(root, p); n != nil && n.Tag == "!!null" {
+			empty = append(empty, p)
 		}
 	}
-	if len(missing) > 0 {
-		return fmt.Errorf("missing %s", strings.Join(missing, ", "))
+	if len(empty) > 0 {
+		return fmt.Errorf("%s has no value (was the file cut short? leave a key out for its default)", strings.Join(empty, ", "))
 	}
 	return nil
+}
+
+// lookupNode returns the node at the dotted path below mapping n, or nil.
+func lookupNode(n *yaml.Node, path string) *yaml.Node {
+	for _, k := range strings.Split(path, ".") {
+		if n.Kind != yaml.MappingNode {
+			return nil
+		}
+		var next *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				next = n.Content[i+1]
+			}
+		}
+		if next == nil {
+			return nil
+		}
+		n = next
+	}
+	return n
 }
 
 // Marshal returns the canonical YAML form (used for the run's frozen copy
@@ -352,191 +385,6 @@ func (c *Config) Marshal() []byte {
 		panic("configs: marshal: " + err.Error()) // plain structs always marshal
 	}
 	return b
-}
-
-// Validate checks every value's range.
-func (c *Config) Validate() error {
-	var errs []string
-	intIn := func(key string, v, lo, hi int) {
-		if v < lo || v > hi {
-			errs = append(errs, fmt.Sprintf("%s = %d is outside [%d, %d]", key, v, lo, hi))
-		}
-	}
-	floatIn := func(key string, v, lo, hi float64) {
-		if !(v >= lo && v <= hi) {
-			errs = append(errs, fmt.Sprintf("%s = %v is outside [%v, %v]", key, v, lo, hi))
-		}
-	}
-	if g, err := game.Lookup(c.Game); err != nil {
-		errs = append(errs, fmt.Sprintf("game: %v", err))
-	} else {
-		if _, err := g.Resolve(game.Options(c.Rules)); err != nil {
-			errs = append(errs, fmt.Sprintf("rules: %v", err))
-		}
-		if ge, err := g.WithEncoder(c.Network.EncoderVersion); err != nil {
-			errs = append(errs, fmt.Sprintf("network.encoder_version: %v", err))
-		} else if _, h, w := ge.Encoder.Shape(); c.Network.PolicyHead == net.PolicyFromTo && ge.Encoder.ActionSize() != h*w*h*w {
-			errs = append(errs, fmt.Sprintf("network.policy_head = %s needs an encoder with an action for every pair of squares; %s's encoder %d has %d actions for %d squares",
-				net.PolicyFromTo, g.Name, ge.Encoder.Version(), ge.Encoder.ActionSize(), h*w))
-		}
-	}
-	n := c.Network
-	if n.PolicyHead != "" && n.PolicyHead != net.PolicyFromTo {
-		errs = append(errs, fmt.Sprintf("network.policy_head = %q is not %s (or empty for the dense head)", n.PolicyHead, net.PolicyFromTo))
-	}
-	intIn("network.blocks", n.Blocks, 0, 40)
-	intIn("network.filters", n.Filters, 1, 512)
-	intIn("network.policy_channels", n.PolicyChannels, 1, 64)
-	intIn("network.value_channels", n.ValueChannels, 1, 64)
-	intIn("network.value_hidden", n.ValueHidden, 1, 1024)
-	s := c.Search
-	intIn("search.simulations", s.Simulations, 1, 100000)
-	if s.Kind != "puct" && s.Kind != "gumbel" {
-		errs = append(errs, fmt.Sprintf("search.kind = %q is not puct or gumbel", s.Kind))
-	}
-	floatIn("search.c_init", s.CInit, 0, 100)
-	floatIn("search.c_base", s.CBase, 1, 1e9)
-	floatIn("search.fpu_reduction", s.FPUReduction, 0, 2)
-	floatIn("search.dirichlet_alpha", s.DirichletAlpha, 0, 100)
-	floatIn("search.noise_epsilon", s.NoiseEpsilon, 0, 1)
-	intIn("search.gumbel_m", s.GumbelM, 1, 1000)
-	floatIn("search.full_search_share", s.FullSearchShare, 0.01, 1)
-	intIn("search.fast_simulations", s.FastSimulations, 1, 100000)
-	p := c.SelfPlay
-	intIn("selfplay.parallel_games", p.ParallelGames, 1, 4096)
-	intIn("selfplay.batch_size", p.BatchSize, 1, 4096)
-	intIn("selfplay.flush_after_us", p.FlushAfterMicros, 0, 1000000)
-	intIn("selfplay.cache_size", p.CacheSize, 0, 1<<26)
-	intIn("selfplay.temperature_plies", p.TemperaturePlies, 0, 1000)
-	intIn("selfplay.opening_plies", p.OpeningPlies, 0, 100)
-	if p.OpeningPliesMax != 0 {
-		intIn("selfplay.opening_plies_max", p.OpeningPliesMax, max(p.OpeningPlies, 1), 100)
-	}
-	floatIn("selfplay.surprise_weight", p.SurpriseWeight, 0, 1)
-	if p.Discount != 0 {
-		floatIn("selfplay.discount", p.Discount, 0.5, 1)
-	}
-	intIn("selfplay.shard_samples", p.ShardSamples, 1, 1<<22)
-	if p.Precision != "" && !slices.Contains(Precisions, p.Precision) {
-		errs = append(errs, fmt.Sprintf("selfplay.precision: %q (valid: %s)", p.Precision, strings.Join(Precisions, ", ")))
-	}
-	if az := p.ABZero; az != (SelfPlayABZero{}) {
-		intIn("selfplay.abzero.generations", az.Generations, 0, 1<<20)
-		intIn("selfplay.abzero.depth", az.Depth, 1, 12)
-		floatIn("selfplay.abzero.value_scale", az.ValueScale, 0, 1e6)
-		intIn("selfplay.abzero.teacher_generations", az.TeacherGenerations, 0, az.Generations)
-		if az.TeacherGenerations > 0 {
-			floatIn("selfplay.abzero.teacher_temperature", az.TeacherTemperature, 0.001, 1000)
-		}
-		if _, err := abzero.ParseSchedule(az.M); err != nil {
-			errs = append(errs, fmt.Sprintf("selfplay.abzero.m: %v", err))
-		}
-	}
-	intIn("replay.window", c.Replay.Window, 1, 1<<26)
-	intIn("replay.min_samples", c.Replay.MinSamples, 1, c.Replay.Window)
-	t := c.Training
-	intIn("training.batch_size", t.BatchSize, 1, 8192)
-	intIn("training.steps_per_generation", t.StepsPerGeneration, 1, 1<<24)
-	floatIn("training.sample_ratio", t.SampleRatio, 0, 1e6)
-	floatIn("training.learning_rate", t.LearningRate, 1e-9, 10)
-	floatIn("training.momentum", t.Momentum, 0, 0.999)
-	floatIn("training.weight_decay", t.WeightDecay, 0, 1)
-	floatIn("training.value_root_weight", t.ValueRootWeight, 0, 1)
-	if t.Ops != "" && t.Ops != "fast" && t.Ops != "reference" {
-		errs = append(errs, fmt.Sprintf("training.ops = %q: want fast or reference", t.Ops))
-	}
-	switch t.Schedule {
-	case "piecewise":
-		if t.MinLearningRate != 0 {
-			errs = append(errs, "training.min_learning_rate is for the cosine schedule; piecewise takes its last rate from training.rates")
-		}
-		if len(t.Boundaries) != len(t.Rates) {
-			errs = append(errs, fmt.Sprintf("training.boundaries has %d entries but training.rates has %d", len(t.Boundaries), len(t.Rates)))
-		}
-		for i, r := range t.Rates {
-			floatIn(fmt.Sprintf("training.rates[%d]", i), r, 1e-9, 10)
-		}
-		for i := 1; i < len(t.Boundaries); i++ {
-			if t.Boundaries[i] <= t.Boundaries[i-1] {
-				errs = append(errs, "training.boundaries must increase")
-				break
-			}
-		}
-	case "cosine":
-		if t.TotalSteps <= t.WarmupSteps {
-			errs = append(errs, fmt.Sprintf("training.total_steps = %d must exceed training.warmup_steps = %d", t.TotalSteps, t.WarmupSteps))
-		}
-		if t.MinLearningRate < 0 || t.MinLearningRate > t.LearningRate {
-			errs = append(errs, fmt.Sprintf("training.min_learning_rate = %g must be in [0, training.learning_rate = %g]", t.MinLearningRate, t.LearningRate))
-		}
-	default:
-		errs = append(errs, fmt.Sprintf("training.schedule = %q is not piecewise or cosine", t.Schedule))
-	}
-	for i, m := range c.Gating.Matches {
-		key := fmt.Sprintf("gating.matches[%d]", i)
-		if m.Opponent == "" {
-			errs = append(errs, key+".opponent is missing")
-		}
-		intIn(key+".games", m.Games, 2, 100000)
-		if m.Games%2 != 0 {
-			errs = append(errs, fmt.Sprintf("%s.games = %d must be even (colour-swapped pairs)", key, m.Games))
-		}
-		intIn(key+".simulations", m.Simulations, 1, 100000)
-		floatIn(key+".threshold", m.Threshold, 0, 1)
-	}
-	errs = append(errs, c.validateEvaluation(intIn)...)
-	if len(errs) > 0 {
-		return errors.New(strings.Join(errs, "; "))
-	}
-	return nil
-}
-
-// validateEvaluation checks the evaluation section, when there is one.
-func (c *Config) validateEvaluation(intIn func(key string, v, lo, hi int)) []string {
-	e := c.Evaluation
-	if e.Every == 0 && len(e.Matches) == 0 && e.Pons == nil {
-		return nil
-	}
-	var errs []string
-	if e.Every < time.Second {
-		errs = append(errs, fmt.Sprintf("evaluation.every = %v: want at least 1s (e.g. 5m)", e.Every))
-	}
-	if len(e.Matches) == 0 && e.Pons == nil {
-		errs = append(errs, "evaluation has neither matches nor pons")
-	}
-	for i, m := range e.Matches {
-		key := fmt.Sprintf("evaluation.matches[%d]", i)
-		switch m.Opponent {
-		case "":
-			errs = append(errs, key+".opponent is missing")
-		case "best":
-			errs = append(errs, key+".opponent = best: evaluations are against fixed anchors (a player spec such as ab:depth=4)")
-		}
-		intIn(key+".games", m.Games, 2, 100000)
-		if m.Games%2 != 0 {
-			errs = append(errs, fmt.Sprintf("%s.games = %d must be even (colour-swapped pairs)", key, m.Games))
-		}
-		intIn(key+".simulations", m.Simulations, 0, 100000)
-		if m.Threshold != 0 {
-			errs = append(errs, key+".threshold: an evaluation promotes nothing (thresholds belong to gating)")
-		}
-	}
-	if p := e.Pons; p != nil {
-		if c.Game != "connect4" {
-			errs = append(errs, fmt.Sprintf("evaluation.pons: Pons' positions are Connect Four's, not %s's", c.Game))
-		}
-		if !slices.Contains(ponsdata.Names, p.Set) {
-			errs = append(errs, fmt.Sprintf("evaluation.pons.set = %q: want one of %s", p.Set, strings.Join(ponsdata.Names, ", ")))
-		}
-		intIn("evaluation.pons.positions", p.Positions, 1, 1000)
-		if len(p.Simulations) == 0 {
-			errs = append(errs, "evaluation.pons.simulations is empty (0 is the raw policy)")
-		}
-		for i, n := range p.Simulations {
-			intIn(fmt.Sprintf("evaluation.pons.simulations[%d]", i), n, 0, 100000)
-		}
-	}
-	return errs
 }
 
 // LookupGame returns the config's game with the network's encoder.
@@ -564,7 +412,7 @@ func NetSpec(c *Config) (net.Spec, error) {
 }
 
 // Evaluation measures the run's best network against fixed anchors at an
-// interval of training time: the learning benchmark's points (docs/training.md).
+// interval of training time: the learning benchmark's points (docs/notebook/training.md).
 // The trainer's clock stops while it evaluates, so the cost of measuring
 // does not change what a run of a given length learns.
 type Evaluation struct {

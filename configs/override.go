@@ -14,6 +14,11 @@ import (
 // gating.matches[0].games); VALUE is YAML (5m, [0, 64], {opponent: random,
 // games: 20}). A missing key is added, so optional sections can be set; a
 // wrong key or value is caught when the result is parsed.
+//
+// The result spells out every key the text left out at the value Parse
+// would have given it (its default, or zero in a sealed copy), so that a
+// list the text does not name can be indexed (training.rates[1]) and the
+// result reads as the text did apart from the settings.
 func Override(b []byte, sets []string) ([]byte, error) {
 	if len(sets) == 0 {
 		return b, nil
@@ -22,16 +27,22 @@ func Override(b []byte, sets []string) ([]byte, error) {
 	if err := checkSeal(b); err != nil {
 		return nil, fmt.Errorf("configs: %w", err)
 	}
+	base := Defaults()
 	if bytes.HasPrefix(b, []byte(sealPrefix)) {
 		_, b, _ = bytes.Cut(b, []byte("\n"))
+		base = &Config{}
 	}
-	var doc yaml.Node
+	var doc, full yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		return nil, fmt.Errorf("configs: %w", err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("configs: the config is not a mapping of sections")
 	}
+	if err := yaml.Unmarshal(base.Marshal(), &full); err != nil {
+		panic("configs: the defaults do not read back: " + err.Error())
+	}
+	fillMissing(doc.Content[0], full.Content[0])
 	for _, s := range sets {
 		path, value, ok := strings.Cut(s, "=")
 		if !ok || path == "" {
@@ -50,6 +61,22 @@ func Override(b []byte, sets []string) ([]byte, error) {
 		return nil, fmt.Errorf("configs: %w", err)
 	}
 	return out, nil
+}
+
+// fillMissing adds to mapping dst the keys of mapping src that it lacks,
+// in the mappings both have too.
+func fillMissing(dst, src *yaml.Node) {
+	if dst.Kind != yaml.MappingNode || src.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(src.Content); i += 2 {
+		k, v := src.Content[i], src.Content[i+1]
+		if d := lookupNode(dst, k.Value); d != nil {
+			fillMissing(d, v)
+			continue
+		}
+		dst.Content = append(dst.Content, k, v)
+	}
 }
 
 // set puts value at the path below node n.

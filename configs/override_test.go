@@ -7,7 +7,7 @@ import (
 )
 
 func TestOverride(t *testing.T) {
-	base, _ := PresetBytes("connect4")
+	base := presetBefore(t, "connect4")
 	b, err := Override(base, []string{
 		"training.learning_rate=0.01",
 		"gating.matches=[{opponent: best, games: 40, simulations: 64, threshold: 0.55}]", "gating.matches[0].games=10", "training.rates=[0.1, 0.01]",
@@ -31,7 +31,7 @@ func TestOverride(t *testing.T) {
 		t.Fatal("an override changed other settings")
 	}
 	// An optional section that the text lacks is added.
-	lion, _ := PresetBytes("lion")
+	lion := presetBefore(t, "lion")
 	lion = []byte(withoutEvaluation(string(lion)))
 	if b, err = Override(lion, []string{"evaluation.every=2m", "evaluation.matches=[{opponent: random, games: 2, simulations: 0}]"}); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 // in Retired; at another value it is an error that names the key and
 // where to read why it went.
 func TestRetiredKeys(t *testing.T) {
-	base, _ := PresetBytes("connect4")
+	base := presetBefore(t, "connect4")
 	// at returns the preset with the line anchor replaced by format with
 	// the key and its value ("" for none) in place of %s.
 	at := func(anchor, format string) func(kv string) string {

@@ -6,11 +6,78 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/atomicfile"
 )
+
+// ConfigSource is what a command was told about a run's config (cmd/train's
+// -config, -game and -set).
+type ConfigSource struct {
+	Path string   // a config file; "" for none
+	Game string   // the preset to start from when there is neither Path nor a frozen config
+	Sets []string // PATH=VALUE overrides (configs.Override)
+}
+
+// Settle returns the run directory and the config it trains with. The
+// config is, first match first:
+//
+//  1. the file src.Path, when given;
+//  2. else the run's frozen RUN/config.yaml, when the run has one;
+//  3. else the embedded preset of src.Game;
+//
+// with the src.Sets overrides applied last to whichever it was. The run
+// directory is run, or runs/<game> when run is empty (the game of the
+// -config file, else src.Game). A config that differs from the run's
+// frozen copy, a file's or the frozen copy's with overrides, is then a
+// change that Freeze accepts only when asked to.
+func Settle(run string, src ConfigSource) (Dir, *configs.Config, error) {
+	var cfg *configs.Config
+	if src.Path != "" {
+		b, err := os.ReadFile(src.Path)
+		if err != nil {
+			return "", nil, fmt.Errorf("configs: %w", err)
+		}
+		if cfg, err = parseWith(b, src.Path, src.Sets); err != nil {
+			return "", nil, err
+		}
+		src.Game = cfg.Game
+	}
+	if run == "" {
+		run = filepath.Join("runs", src.Game)
+	}
+	d := Dir(run)
+	if cfg != nil {
+		return d, cfg, nil
+	}
+	b, err := os.ReadFile(d.Config())
+	switch {
+	case err == nil:
+		cfg, err = parseWith(b, d.Config(), src.Sets)
+	case errors.Is(err, fs.ErrNotExist):
+		if b, err = configs.PresetBytes(src.Game); err != nil {
+			return "", nil, fmt.Errorf("configs: no preset for game %q", src.Game)
+		}
+		cfg, err = parseWith(b, "preset "+src.Game+".yaml", src.Sets)
+	default:
+		err = fmt.Errorf("rundir: %w", err)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	return d, cfg, nil
+}
+
+// parseWith parses config text named name with the overrides sets.
+func parseWith(b []byte, name string, sets []string) (*configs.Config, error) {
+	b, err := configs.Override(b, sets)
+	if err != nil {
+		return nil, err
+	}
+	return configs.Parse(b, name)
+}
 
 // Freeze settles the run's configuration: a new run freezes cfg as
 // RUN/config.yaml; a resumed run keeps its frozen copy, and a different

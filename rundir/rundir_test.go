@@ -179,3 +179,63 @@ func TestWorkerConfig(t *testing.T) {
 		t.Fatal("a preset for an unknown game")
 	}
 }
+
+// Settle's order: the -config file, else the frozen copy, else the preset;
+// the overrides last, whichever it was; the run directory defaults to
+// runs/<game>, the game of the file when there is one.
+func TestSettle(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	own := tinyConfig(t)
+	own.Seed = 77
+	if err := os.WriteFile(file, own.Marshal(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lion, _ := configs.Preset("lion")
+	run := t.TempDir()
+	for _, c := range []struct {
+		name      string
+		run       string
+		src       ConfigSource
+		wantRun   string
+		wantSeed  uint64
+		wantGame  string
+		wantSteps int
+	}{
+		{"preset", "", ConfigSource{Game: "lion"}, filepath.Join("runs", "lion"), lion.Seed, "lion", lion.Training.StepsPerGeneration},
+		{"preset with -set", run, ConfigSource{Game: "lion", Sets: []string{"seed=3"}}, run, 3, "lion", lion.Training.StepsPerGeneration},
+		{"file over -game", "", ConfigSource{Path: file, Game: "lion"}, filepath.Join("runs", "connect4"), 77, "connect4", own.Training.StepsPerGeneration},
+		{"file with -set", run, ConfigSource{Path: file, Sets: []string{"training.steps_per_generation=7"}}, run, 77, "connect4", 7},
+	} {
+		d, cfg, err := Settle(c.run, c.src)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if string(d) != c.wantRun || cfg.Seed != c.wantSeed || cfg.Game != c.wantGame || cfg.Training.StepsPerGeneration != c.wantSteps {
+			t.Errorf("%s: run %s, %s seed %d steps %d", c.name, d, cfg.Game, cfg.Seed, cfg.Training.StepsPerGeneration)
+		}
+	}
+	// A frozen copy wins over the preset; the file still wins over it.
+	frozen := tinyConfig(t)
+	frozen.Seed = 5
+	if _, err := Dir(run).Freeze(frozen, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, cfg, err := Settle(run, ConfigSource{Game: "lion"}); err != nil || !reflect.DeepEqual(cfg, frozen) {
+		t.Fatalf("frozen: %v", err)
+	}
+	if _, cfg, err := Settle(run, ConfigSource{Game: "lion", Sets: []string{"seed=6"}}); err != nil || cfg.Seed != 6 || cfg.Network != frozen.Network {
+		t.Fatalf("frozen with -set: %v", err)
+	}
+	if _, cfg, err := Settle(run, ConfigSource{Path: file}); err != nil || cfg.Seed != 77 {
+		t.Fatalf("file over frozen: %v", err)
+	}
+	for _, bad := range []ConfigSource{
+		{Game: "chess"},
+		{Game: "lion", Sets: []string{"training.momentum=1.5"}},
+		{Path: filepath.Join(t.TempDir(), "missing.yaml")},
+	} {
+		if _, _, err := Settle(t.TempDir(), bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

@@ -14,12 +14,10 @@ import (
 	"math"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 	"time"
 
 	_ "github.com/tabula-zero/tabula/arena/uciplayer" // uci: gate opponents
-	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/dashboard"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/profile"
@@ -78,45 +76,18 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	if err := checks.Err(); err != nil {
 		return err
 	}
-	var cfg *configs.Config
-	if *cfgPath != "" {
-		if cfg, err = loadConfig(*cfgPath, nil, sets); err != nil {
-			return err
-		}
-		*gameName = cfg.Game
+	run, cfg, err := rundir.Settle(*runDir, rundir.ConfigSource{Path: *cfgPath, Game: *gameName, Sets: sets})
+	if err != nil {
+		return err
 	}
-	if *runDir == "" {
-		*runDir = filepath.Join("runs", *gameName)
-	}
+	*runDir = string(run)
 	if nf.printConf {
 		return printServerConf(nf, *runDir, out)
 	}
-	if cfg == nil {
-		frozen := rundir.Dir(*runDir).Config()
-		_, err := os.Stat(frozen)
-		switch {
-		case errors.Is(err, os.ErrNotExist):
-			b, err := configs.PresetBytes(*gameName)
-			if err != nil {
-				return fmt.Errorf("configs: no preset for game %q", *gameName)
-			}
-			if cfg, err = loadConfig("preset "+*gameName+".yaml", b, sets); err != nil {
-				return err
-			}
-		case len(sets) > 0:
-			// The run's own config with the overrides: a change, which
-			// -accept-config-change must allow.
-			if cfg, err = loadConfig(frozen, nil, sets); err != nil {
-				return err
-			}
-		}
-	}
-	if cfg != nil {
-		// Before -serve's server or the run creates anything in the run
-		// directory: a bad player spec must not be frozen with the run.
-		if err := trainer.CheckPlayers(cfg, true); err != nil {
-			return err
-		}
+	// Before -serve's server or the run creates anything in the run
+	// directory: a bad player spec must not be frozen with the run.
+	if err := trainer.CheckPlayers(cfg, true); err != nil {
+		return err
 	}
 	prog := progress.New()
 	if f, ok := out.(*os.File); ok && isTerminal(f) {
@@ -189,20 +160,4 @@ func serveDashboard(ctx context.Context, addr, run string, prog *progress.Tracke
 func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// loadConfig reads a config from b (or the file name when b is nil) with
-// the -set overrides applied.
-func loadConfig(name string, b []byte, sets []string) (*configs.Config, error) {
-	if b == nil {
-		var err error
-		if b, err = os.ReadFile(name); err != nil {
-			return nil, fmt.Errorf("configs: %w", err)
-		}
-	}
-	b, err := configs.Override(b, sets)
-	if err != nil {
-		return nil, err
-	}
-	return configs.Parse(b, name)
 }

@@ -274,3 +274,29 @@ func TestHelp(t *testing.T) {
 type writerFunc func([]byte)
 
 func (f writerFunc) Write(b []byte) (int, error) { f(b); return len(b), nil }
+
+// configs does not know abzero's schedule syntax; selfplay registers its
+// check, and this command, which loads configs, links it: a schedule abzero
+// cannot read is refused before anything is written.
+func TestBadABZeroScheduleRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad-m.yaml")
+	text := "game: connect4\nselfplay:\n  abzero: {generations: 5, depth: 2, m: \"linear:1,2\"}\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := filepath.Join(dir, "run")
+	var out bytes.Buffer
+	err := run2(&out, "-config", path, "-run", run, "-max-generations", "1")
+	if err == nil || !strings.Contains(err.Error(), "selfplay.abzero.m") || !strings.Contains(err.Error(), "linear:1,2") {
+		t.Fatalf("a bad selfplay.abzero.m: %v", err)
+	}
+	if _, err := os.Stat(run); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused config left the run directory: %v", err)
+	}
+	// The same through -set on the preset.
+	err = run2(&out, "-game", "connect4", "-run", run, "-set", `selfplay.abzero={generations: 5, depth: 2, m: "step:1"}`)
+	if err == nil || !strings.Contains(err.Error(), "selfplay.abzero.m") {
+		t.Fatalf("a bad selfplay.abzero.m by -set: %v", err)
+	}
+}

@@ -1,0 +1,155 @@
+package configs
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+)
+
+// Reference returns the config reference, docs/config.md, as the option
+// table and the cross-field checks make it.
+func Reference() []byte {
+	var b bytes.Buffer
+	b.WriteString(`# Config reference
+
+Generated from the option table (configs/options.go) by
+` + "`go test ./configs -run TestConfigReference -update`" + `; do not edit by hand.
+
+A training run's config is YAML. Every key but ` + "`game`" + ` has a default, so a
+config names only what differs from the defaults, which are the Connect Four
+preset's settings with every switch off. The presets (configs/*.yaml) are
+written that way; docs/presets.md records the measurements behind each
+value a preset sets. Unknown keys, wrong types and values outside the range
+below are errors that name the key.
+
+Where a run's config comes from, first match first (rundir.Settle, the
+flags of cmd/train): ` + "`-config FILE`" + `; else the run's frozen copy
+RUN/config.yaml; else the embedded preset of ` + "`-game`" + `. The ` + "`-set PATH=VALUE`" + `
+overrides apply last, to whichever it was. The frozen copy spells out every
+key and is sealed with its checksum: it reads as the build that wrote it
+meant, a key it lacks at that key's zero value, not at today's default.
+Keys of switches that were retired are listed in docs/retired.md.
+
+`)
+	section := ""
+	for _, o := range options {
+		s, _, found := strings.Cut(o.Path, ".")
+		if !found {
+			s = "top level"
+		}
+		if s != section {
+			section = s
+			fmt.Fprintf(&b, "\n## %s\n\n| key | default | allowed | meaning |\n|---|---|---|---|\n", s)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", o.Path, cell(o.defaultText()), cell(o.allowedText()), cell(o.Help))
+	}
+	b.WriteString("\n## Checks across fields\n\n")
+	for _, k := range crossChecks {
+		fmt.Fprintf(&b, "- **%s**: %s.\n", k.name, k.doc)
+	}
+	b.WriteString("\nA field whose meaning belongs to another package is checked by a hook that\n" +
+		"package registers (configs.RegisterCheck): `selfplay.abzero.m` by `selfplay`,\n" +
+		"which every program that plays self-play links.\n")
+	return b.Bytes()
+}
+
+// cell escapes a table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// defaultText is the default as YAML would write it.
+func (o *Option) defaultText() string {
+	if o.Required {
+		return "required"
+	}
+	v := reflect.ValueOf(o.Default)
+	switch {
+	case v.Type() == durationType:
+		return "`" + format(v.Type(), number(v)) + "`"
+	case v.Kind() == reflect.String && v.String() == "":
+		return "empty"
+	case v.Kind() == reflect.Slice:
+		parts := make([]string, v.Len())
+		for i := range parts {
+			parts[i] = fmt.Sprint(v.Index(i).Interface())
+		}
+		return "`[" + strings.Join(parts, ", ") + "]`"
+	case v.Kind() == reflect.Map:
+		return "`{}`"
+	}
+	return fmt.Sprintf("`%v`", o.Default)
+}
+
+// allowedText says what the field may hold and when that is checked.
+func (o *Option) allowedText() string {
+	var s string
+	t := fieldType(o.Path)
+	switch {
+	case o.Range != nil:
+		et := t
+		if t.Kind() == reflect.Slice {
+			et = t.Elem()
+			s = "each "
+		}
+		r := o.Range
+		switch {
+		case r.Min == r.Max:
+			s += format(et, r.Min)
+		case math.IsInf(r.Max, 1):
+			s += "at least " + format(et, r.Min)
+		default:
+			s += fmt.Sprintf("[%s, %s]", format(et, r.Min), format(et, r.Max))
+		}
+		if r.ZeroOff {
+			s = "0 (off) or " + s
+		}
+		if r.MinOf != "" {
+			s += ", at least `" + r.MinOf + "`"
+		}
+		if r.MaxOf != "" {
+			s += ", at most `" + r.MaxOf + "`"
+		}
+		if r.Even != "" {
+			s += ", even (" + r.Even + ")"
+		}
+		if r.Why != "" {
+			s += " (" + r.Why + ")"
+		}
+	case o.Values != nil:
+		q := make([]string, len(o.Values))
+		for i, v := range o.Values {
+			q[i] = "`" + v + "`"
+			if v == "" {
+				q[i] = "empty"
+			}
+		}
+		s = strings.Join(q, ", ")
+	case o.Rule != "":
+		s = o.Rule
+	case t.Kind() == reflect.Bool:
+		s = "`true`, `false`"
+	}
+	if o.When != nil {
+		s += "; checked when " + o.When.Doc
+	}
+	return s
+}
+
+// fieldType is the Go type of the field at an option's path.
+func fieldType(path string) reflect.Type {
+	t := reflect.TypeFor[Config]()
+	parts := strings.Split(path, ".")
+	for i, p := range parts {
+		key, each := strings.CutSuffix(p, "[]")
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		f, _ := fieldByTag(t, key)
+		t = f.Type
+		if each && i < len(parts)-1 {
+			t = t.Elem()
+		}
+	}
+	return t
+}
