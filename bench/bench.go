@@ -24,6 +24,7 @@ import (
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/gemm"
 	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/net/train"
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
@@ -203,7 +204,7 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 
 	p.TrainBatch = cmp.Or(o.TrainBatch, cfg.Training.BatchSize)
 	say("%s: training step, batch %d", name, p.TrainBatch)
-	if p.TrainSamplesPerS, err = train(ctx, params, p.TrainBatch, d); err != nil {
+	if p.TrainSamplesPerS, err = training(ctx, params, p.TrainBatch, d); err != nil {
 		return p, err
 	}
 	p.TrainStepsPerS = p.TrainSamplesPerS / float64(p.TrainBatch)
@@ -240,12 +241,12 @@ func inference(ctx context.Context, n *infer.Net, planes []float32, batch int, d
 	return float64(k*batch) / took.Seconds(), err
 }
 
-func train(ctx context.Context, params *net.Params, batch int, d time.Duration) (float64, error) {
-	m, err := net.NewModel(params, batch)
+func training(ctx context.Context, params *net.Params, batch int, d time.Duration) (float64, error) {
+	m, err := train.NewModel(params, batch)
 	if err != nil {
 		return 0, err
 	}
-	tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
+	tr, err := m.NewTrainer(train.Config{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
 	if err != nil {
 		return 0, err
 	}
@@ -260,9 +261,9 @@ func train(ctx context.Context, params *net.Params, batch int, d time.Duration) 
 
 // randomBatch is a batch of random positions with one-hot policy targets
 // and outcomes of either sign.
-func randomBatch(s net.Spec, n int) net.Batch {
+func randomBatch(s net.Spec, n int) train.Batch {
 	rng := rand.New(rand.NewPCG(2, 3))
-	b := net.Batch{N: n, Planes: make([]float32, n*s.Channels*s.Height*s.Width), Policy: make([]float32, n*s.Actions), Value: make([]float32, n)}
+	b := train.Batch{N: n, Planes: make([]float32, n*s.Channels*s.Height*s.Width), Policy: make([]float32, n*s.Actions), Value: make([]float32, n)}
 	for i := range b.Planes {
 		if rng.IntN(4) == 0 {
 			b.Planes[i] = 1

@@ -1,9 +1,10 @@
 // Package net is the residual policy/value network: its shape (Spec), its
-// parameters in plain form (Params), a reference forward pass, and (on
-// gorgonia) training and batched inference.
+// parameters in plain form (Params), a reference forward pass and the
+// learning-rate schedules. It does not link gorgonia: training is
+// net/train, fast inference net/infer.
 //
 // Params is the exchange format between the parts: the gorgonia model
-// reads and writes it, checkpoints store it, the fast inference path and
+// (net/train) reads and writes it, checkpoints store it, the fast inference path and
 // the ONNX exporter consume it. Layouts are row-major and channel-first:
 // convolution weights [out][in][k][k], dense weights [out][in], planes
 // [n][c][h][w].

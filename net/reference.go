@@ -3,10 +3,10 @@ package net
 import "math"
 
 // Reference computes the forward pass (inference mode: BN with running
-// statistics) with plain loops: the slow, obviously correct twin that the
-// gorgonia model, the fast path and the ONNX export are checked against.
-// planes holds n inputs [n][c][h][w]; it returns logits [n][actions] and
-// values [n].
+// statistics) with plain loops: the slow, obviously correct twin that
+// net/train's gorgonia model, the fast path and the ONNX export are
+// checked against. planes holds n inputs [n][c][h][w]; it returns
+// logits [n][actions] and values [n].
 func (p *Params) Reference(planes []float32, n int) (policy, value []float32) {
 	s := p.Spec
 	hw := s.Height * s.Width

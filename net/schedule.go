@@ -3,7 +3,6 @@ package net
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Schedule kinds.
@@ -99,10 +98,4 @@ func (s Schedule) At(step int64) float64 {
 	default:
 		return s.LR
 	}
-}
-
-func (s Schedule) clone() Schedule {
-	s.Boundaries = slices.Clone(s.Boundaries)
-	s.Values = slices.Clone(s.Values)
-	return s
 }

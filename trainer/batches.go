@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/train"
 )
 
 // batchSource fills one training batch (data.Window.Batch).
@@ -21,27 +21,27 @@ type batchSource interface {
 // as one preparing them in line.
 type batchFeed struct {
 	ready chan fed
-	free  chan *net.Batch
+	free  chan *train.Batch
 	stop  chan struct{}
 	done  chan struct{}
 	wait  time.Duration // the consumer's time blocked in next
 }
 
 type fed struct {
-	b   *net.Batch
+	b   *train.Batch
 	err error
 }
 
 // newBatchFeed starts preparing count batches of n samples shaped like
 // template from src.
-func newBatchFeed(src batchSource, rng *rand.Rand, count, n int, shape func() *net.Batch) *batchFeed {
-	f := &batchFeed{ready: make(chan fed, 2), free: make(chan *net.Batch, 2), stop: make(chan struct{}), done: make(chan struct{})}
+func newBatchFeed(src batchSource, rng *rand.Rand, count, n int, shape func() *train.Batch) *batchFeed {
+	f := &batchFeed{ready: make(chan fed, 2), free: make(chan *train.Batch, 2), stop: make(chan struct{}), done: make(chan struct{})}
 	f.free <- shape()
 	f.free <- shape()
 	go func() {
 		defer close(f.done)
 		for range count {
-			var b *net.Batch
+			var b *train.Batch
 			select {
 			case b = <-f.free:
 			case <-f.stop:
@@ -63,7 +63,7 @@ func newBatchFeed(src batchSource, rng *rand.Rand, count, n int, shape func() *n
 
 // next returns the next batch; give it back with release once the step
 // is done with it.
-func (f *batchFeed) next(ctx context.Context) (*net.Batch, error) {
+func (f *batchFeed) next(ctx context.Context) (*train.Batch, error) {
 	t := time.Now()
 	defer func() { f.wait += time.Since(t) }()
 	select {
@@ -74,7 +74,7 @@ func (f *batchFeed) next(ctx context.Context) (*net.Batch, error) {
 	}
 }
 
-func (f *batchFeed) release(b *net.Batch) { f.free <- b }
+func (f *batchFeed) release(b *train.Batch) { f.free <- b }
 
 // close stops the preparation and waits for its goroutine.
 func (f *batchFeed) close() {

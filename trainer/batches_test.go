@@ -11,6 +11,7 @@ import (
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game/gametest"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/train"
 )
 
 // rngSource fills a batch from the rng alone, so that the batch sequence
@@ -33,8 +34,8 @@ func (s *rngSource) Batch(rng *rand.Rand, n int, planes, policy, value []float32
 	return nil
 }
 
-func shape() *net.Batch {
-	return &net.Batch{Planes: make([]float32, 6), Policy: make([]float32, 4), Value: make([]float32, 2), N: 2}
+func shape() *train.Batch {
+	return &train.Batch{Planes: make([]float32, 6), Policy: make([]float32, 4), Value: make([]float32, 2), N: 2}
 }
 
 // The feed hands out exactly the batches in-line preparation would make,
@@ -150,11 +151,11 @@ func TestTrainingBatchLegalMask(t *testing.T) {
 		t.Fatal(err)
 	}
 	policyLoss := func(legal []bool) float64 {
-		m, err := net.NewModel(p, b.N)
+		m, err := train.NewModel(p, b.N)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}})
+		tr, err := m.NewTrainer(train.Config{Schedule: net.Schedule{LR: 0.01}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,10 +3,11 @@ package trainer
 import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/train"
 )
 
 // trainConfig maps the config's training section to the net trainer's.
-func trainConfig(c *configs.Config) net.TrainConfig {
+func trainConfig(c *configs.Config) train.Config {
 	t := c.Training
 	s := net.Schedule{Kind: t.Schedule, LR: t.LearningRate}
 	switch t.Schedule {
@@ -18,5 +19,5 @@ func trainConfig(c *configs.Config) net.TrainConfig {
 	case "cosine":
 		s.Warmup, s.Total, s.MinLR = t.WarmupSteps, t.TotalSteps, t.MinLearningRate
 	}
-	return net.TrainConfig{Schedule: s, Momentum: t.Momentum, WeightDecay: t.WeightDecay}
+	return train.Config{Schedule: s, Momentum: t.Momentum, WeightDecay: t.WeightDecay}
 }

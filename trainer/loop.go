@@ -12,6 +12,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/train"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -277,10 +278,10 @@ const noShardsWarning = time.Minute
 
 // newTrainingBatch returns the buffers of one training batch, with a
 // legal mask with training.legal_mask.
-func newTrainingBatch(cfg *configs.Config, enc game.Encoder) *net.Batch {
+func newTrainingBatch(cfg *configs.Config, enc game.Encoder) *train.Batch {
 	c, h, w := enc.Shape()
 	n, a := cfg.Training.BatchSize, enc.ActionSize()
-	b := &net.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
+	b := &train.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
 	if cfg.Training.LegalMask {
 		b.Legal = make([]bool, n*a)
 	}
@@ -290,9 +291,9 @@ func newTrainingBatch(cfg *configs.Config, enc game.Encoder) *net.Batch {
 // train takes steps optimisation steps on batches from the window.
 func (l *Loop) train(ctx context.Context, steps int) error {
 	n := l.cfg.Training.BatchSize
-	feed := newBatchFeed(l.window, l.rng, steps, n, func() *net.Batch { return newTrainingBatch(l.cfg, l.game.Encoder) })
+	feed := newBatchFeed(l.window, l.rng, steps, n, func() *train.Batch { return newTrainingBatch(l.cfg, l.game.Encoder) })
 	defer feed.close()
-	var acc net.Stats
+	var acc train.Stats
 	k := 0
 	t0, wait0 := time.Now(), time.Duration(0)
 	l.opts.Progress.Begin("training", "steps", int64(steps))
@@ -314,7 +315,7 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 		// is on the generation line.
 		fmt.Fprintf(l.out, "gen %d step %d | loss %.3f v %.3f p %.3f | |g| %.2f | %.0f samples/s%s\n",
 			l.gen+1, m.Step, m.Loss, m.ValueLoss, m.PolicyLoss, m.GradNorm, m.SamplesPerSec, l.eta())
-		acc, k, t0, wait0 = net.Stats{}, 0, time.Now(), feed.wait
+		acc, k, t0, wait0 = train.Stats{}, 0, time.Now(), feed.wait
 		return nil
 	}
 	for s := 0; s < steps; s++ {

@@ -26,6 +26,7 @@ import (
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/train"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
 )
@@ -134,8 +135,8 @@ type Loop struct {
 	out   io.Writer
 	dir   rundir.Dir
 
-	model   *net.Model
-	trainer *net.Trainer
+	model   *train.Model
+	trainer *train.Trainer
 	rng     *rand.Rand
 	pcg     *rand.PCG // rng's source, saved in checkpoints
 	gen     int       // generation of the latest checkpoint
@@ -342,14 +343,14 @@ func (l *Loop) restore() error {
 		return fmt.Errorf("trainer: the checkpoint's network %+v differs from the config's %+v", c.Params.Spec, want)
 	}
 	l.gen, l.savedStep = c.Generation, c.Step
-	if l.model, err = net.NewModel(c.Params, l.cfg.Training.BatchSize, l.cfg.Training.ModelOptions()...); err != nil {
+	if l.model, err = train.NewModel(c.Params, l.cfg.Training.BatchSize, l.cfg.Training.ModelOptions()...); err != nil {
 		return err
 	}
 	if l.trainer, err = l.model.NewTrainer(trainConfig(l.cfg)); err != nil {
 		return err
 	}
 	if len(c.Optimizer) > 0 || c.OptimizerStep > 0 {
-		if err := l.trainer.Restore(net.TrainerState{Step: c.OptimizerStep, Momentum: c.Optimizer}); err != nil {
+		if err := l.trainer.Restore(train.State{Step: c.OptimizerStep, Momentum: c.Optimizer}); err != nil {
 			return err
 		}
 	}

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/train"
 )
 
 // TestForwardMatchesGorgonia checks the fast path directly against the
-// gorgonia model's eval-mode forward pass (net.Model.Forward), which is
+// gorgonia model's eval-mode forward pass (train.Model.Forward), which is
 // what training produces the parameters with, to the same tolerance as
 // TestForwardMatchesReference.
 func TestForwardMatchesGorgonia(t *testing.T) {
@@ -18,7 +18,7 @@ func TestForwardMatchesGorgonia(t *testing.T) {
 	specs := append(allSpecs(t)[:3], oddSpecs[0], oddSpecs[2])
 	for _, s := range specs {
 		p := liveParams(t, s, 11)
-		m, err := net.NewModel(p, 0)
+		m, err := train.NewModel(p, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package net
+package train
 
 import (
 	"errors"
@@ -7,12 +7,14 @@ import (
 	"hash/fnv"
 	"math"
 	"runtime"
+	"slices"
 
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
 	"github.com/tabula-zero/tabula/internal/parallel"
+	"github.com/tabula-zero/tabula/net"
 )
 
 // Batch is one training batch of N samples.
@@ -32,10 +34,10 @@ type Batch struct {
 	N     int
 }
 
-// TrainConfig configures a Trainer.
-type TrainConfig struct {
+// Config configures a Trainer.
+type Config struct {
 	// Schedule gives the learning rate of every step.
-	Schedule Schedule
+	Schedule net.Schedule
 	// Momentum is the SGD momentum in [0, 1); 0 is plain SGD.
 	Momentum float64
 	// WeightDecay is c in the loss term c*||theta||^2 over the convolution
@@ -44,15 +46,15 @@ type TrainConfig struct {
 }
 
 // Validate reports a configuration that cannot train.
-func (c TrainConfig) Validate() error {
+func (c Config) Validate() error {
 	if err := c.Schedule.Validate(); err != nil {
-		return err
+		return fmt.Errorf("train: %w", err)
 	}
 	if !(c.Momentum >= 0 && c.Momentum < 1) {
-		return fmt.Errorf("net: momentum %v not in [0, 1)", c.Momentum)
+		return fmt.Errorf("train: momentum %v not in [0, 1)", c.Momentum)
 	}
 	if !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 0) {
-		return fmt.Errorf("net: weight decay %v is not a finite non-negative number", c.WeightDecay)
+		return fmt.Errorf("train: weight decay %v is not a finite non-negative number", c.WeightDecay)
 	}
 	return nil
 }
@@ -75,10 +77,10 @@ type Stats struct {
 	Step int64
 }
 
-// TrainerState is the optimizer state in plain form, for checkpoints.
+// State is the optimizer state in plain form, for checkpoints.
 // Together with the model's Params it determines the continuation of
 // training bit for bit.
-type TrainerState struct {
+type State struct {
 	// Step is the number of steps taken; the next step uses the learning
 	// rate Schedule.At(Step).
 	Step int64
@@ -93,7 +95,7 @@ type TrainerState struct {
 // concurrent use; the model stays usable for Forward during Step.
 type Trainer struct {
 	m    *Model
-	cfg  TrainConfig
+	cfg  Config
 	step int64
 	mom  [][]float32
 	grad [][]float32 // scratch: gradient of the last step
@@ -101,14 +103,14 @@ type Trainer struct {
 
 // NewTrainer returns a trainer with zero momentum at step 0. The model
 // must have a training graph (NewModel with trainBatch > 0).
-func (m *Model) NewTrainer(cfg TrainConfig) (*Trainer, error) {
+func (m *Model) NewTrainer(cfg Config) (*Trainer, error) {
 	if m.train == nil {
-		return nil, errors.New("net: model has no training graph (trainBatch 0)")
+		return nil, errors.New("train: model has no training graph (trainBatch 0)")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg.Schedule = cfg.Schedule.clone()
+	cfg.Schedule = cloneSchedule(cfg.Schedule)
 	t := &Trainer{m: m, cfg: cfg}
 	for _, pi := range m.infos {
 		t.mom = append(t.mom, make([]float32, pi.Size()))
@@ -118,15 +120,15 @@ func (m *Model) NewTrainer(cfg TrainConfig) (*Trainer, error) {
 }
 
 // Config returns the trainer's configuration.
-func (t *Trainer) Config() TrainConfig {
+func (t *Trainer) Config() Config {
 	c := t.cfg
-	c.Schedule = c.Schedule.clone()
+	c.Schedule = cloneSchedule(c.Schedule)
 	return c
 }
 
 // State returns a deep copy of the optimizer state.
-func (t *Trainer) State() TrainerState {
-	s := TrainerState{Step: t.step, Momentum: make([][]float32, len(t.mom))}
+func (t *Trainer) State() State {
+	s := State{Step: t.step, Momentum: make([][]float32, len(t.mom))}
 	for i, v := range t.mom {
 		s.Momentum[i] = clone32(v)
 	}
@@ -134,20 +136,20 @@ func (t *Trainer) State() TrainerState {
 }
 
 // Restore replaces the optimizer state with a copy of s.
-func (t *Trainer) Restore(s TrainerState) error {
+func (t *Trainer) Restore(s State) error {
 	if s.Step < 0 {
-		return fmt.Errorf("net: trainer state step %d is negative", s.Step)
+		return fmt.Errorf("train: trainer state step %d is negative", s.Step)
 	}
 	if len(s.Momentum) != len(t.mom) {
-		return fmt.Errorf("net: trainer state has %d momentum buffers, the model has %d tensors", len(s.Momentum), len(t.mom))
+		return fmt.Errorf("train: trainer state has %d momentum buffers, the model has %d tensors", len(s.Momentum), len(t.mom))
 	}
 	for i, v := range s.Momentum {
 		if len(v) != len(t.mom[i]) {
-			return fmt.Errorf("net: trainer state momentum %d (%s) has %d values, want %d", i, t.m.infos[i].Name, len(v), len(t.mom[i]))
+			return fmt.Errorf("train: trainer state momentum %d (%s) has %d values, want %d", i, t.m.infos[i].Name, len(v), len(t.mom[i]))
 		}
 		for _, x := range v {
 			if !finite32(x) {
-				return fmt.Errorf("net: trainer state momentum %d (%s) is not finite", i, t.m.infos[i].Name)
+				return fmt.Errorf("train: trainer state momentum %d (%s) is not finite", i, t.m.infos[i].Name)
 			}
 		}
 	}
@@ -164,7 +166,7 @@ func (t *Trainer) Restore(s TrainerState) error {
 func (t *Trainer) Step(b Batch) (Stats, error) {
 	lr := t.cfg.Schedule.At(t.step)
 	if !(lr >= 0) || math.IsInf(lr, 0) {
-		return Stats{}, fmt.Errorf("net: learning rate %v at step %d", lr, t.step)
+		return Stats{}, fmt.Errorf("train: learning rate %v at step %d", lr, t.step)
 	}
 	m := t.m
 	m.trainMu.Lock()
@@ -224,7 +226,7 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	}
 	defer gr.vm.Reset()
 	if err != nil {
-		return Stats{}, fmt.Errorf("net: training pass: %w", err)
+		return Stats{}, fmt.Errorf("train: training pass: %w", err)
 	}
 	if st.ValueLoss, err = scalarValue(gr.vloss); err != nil {
 		return Stats{}, err
@@ -237,11 +239,11 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	for i, w := range m.tensors {
 		gv := gr.grads[i].Value()
 		if gv == nil {
-			return Stats{}, fmt.Errorf("net: no gradient for %s", m.infos[i].Name)
+			return Stats{}, fmt.Errorf("train: no gradient for %s", m.infos[i].Name)
 		}
 		gs, ok := gv.Data().([]float32)
 		if !ok || len(gs) != len(t.grad[i]) {
-			return Stats{}, fmt.Errorf("net: gradient of %s has the wrong type or size", m.infos[i].Name)
+			return Stats{}, fmt.Errorf("train: gradient of %s has the wrong type or size", m.infos[i].Name)
 		}
 		dst := t.grad[i]
 		if m.infos[i].Decay && c != 0 {
@@ -263,7 +265,7 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	st.GradNorm = math.Sqrt(norm)
 	st.Loss = st.ValueLoss + st.PolicyLoss + st.L2
 	if math.IsNaN(st.Loss) || math.IsInf(st.Loss, 0) || math.IsNaN(st.GradNorm) || math.IsInf(st.GradNorm, 0) {
-		return Stats{}, fmt.Errorf("net: non-finite loss %v or gradient norm %v", st.Loss, st.GradNorm)
+		return Stats{}, fmt.Errorf("train: non-finite loss %v or gradient norm %v", st.Loss, st.GradNorm)
 	}
 	return st, nil
 }
@@ -272,39 +274,39 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 func (m *Model) checkBatch(b Batch) error {
 	s := m.spec
 	if b.N != m.trainBatch {
-		return fmt.Errorf("net: batch of %d samples, the training batch is %d", b.N, m.trainBatch)
+		return fmt.Errorf("train: batch of %d samples, the training batch is %d", b.N, m.trainBatch)
 	}
 	size := s.Channels * s.Height * s.Width
 	if len(b.Planes) != b.N*size || len(b.Policy) != b.N*s.Actions || len(b.Value) != b.N {
-		return fmt.Errorf("net: batch of %d needs %d plane, %d policy and %d value entries, got %d, %d, %d",
+		return fmt.Errorf("train: batch of %d needs %d plane, %d policy and %d value entries, got %d, %d, %d",
 			b.N, b.N*size, b.N*s.Actions, b.N, len(b.Planes), len(b.Policy), len(b.Value))
 	}
 	if b.Legal != nil && len(b.Legal) != b.N*s.Actions {
-		return fmt.Errorf("net: batch of %d needs %d legal-action entries, got %d", b.N, b.N*s.Actions, len(b.Legal))
+		return fmt.Errorf("train: batch of %d needs %d legal-action entries, got %d", b.N, b.N*s.Actions, len(b.Legal))
 	}
 	for i, x := range b.Planes {
 		if !finite32(x) {
-			return fmt.Errorf("net: batch sample %d: plane value %v", i/size, x)
+			return fmt.Errorf("train: batch sample %d: plane value %v", i/size, x)
 		}
 	}
 	for i := 0; i < b.N; i++ {
 		sum, err := targetSum(b.Policy[i*s.Actions : (i+1)*s.Actions])
 		if err != nil {
-			return fmt.Errorf("net: batch sample %d: policy %w", i, err)
+			return fmt.Errorf("train: batch sample %d: policy %w", i, err)
 		}
 		if math.Abs(sum-1) > 1e-3 {
-			return fmt.Errorf("net: batch sample %d: policy target sums to %v, not 1", i, sum)
+			return fmt.Errorf("train: batch sample %d: policy target sums to %v, not 1", i, sum)
 		}
 		if b.Legal != nil {
 			legal := b.Legal[i*s.Actions : (i+1)*s.Actions]
 			for a, p := range b.Policy[i*s.Actions : (i+1)*s.Actions] {
 				if p != 0 && !legal[a] {
-					return fmt.Errorf("net: batch sample %d: policy target %v on action %d, which the legal mask excludes", i, p, a)
+					return fmt.Errorf("train: batch sample %d: policy target %v on action %d, which the legal mask excludes", i, p, a)
 				}
 			}
 		}
 		if z := b.Value[i]; !(z >= -1 && z <= 1) {
-			return fmt.Errorf("net: batch sample %d: value target %v not in [-1, 1]", i, z)
+			return fmt.Errorf("train: batch sample %d: value target %v not in [-1, 1]", i, z)
 		}
 	}
 	return nil
@@ -346,7 +348,7 @@ func scalarValue(n *G.Node) (float64, error) {
 			return float64(d), nil
 		}
 	}
-	return 0, fmt.Errorf("net: %s is not a float32 scalar (%T)", n.Name(), n.Value())
+	return 0, fmt.Errorf("train: %s is not a float32 scalar (%T)", n.Name(), n.Value())
 }
 
 // addLoss adds the targets and the loss
@@ -354,7 +356,7 @@ func scalarValue(n *G.Node) (float64, error) {
 //	mean_i (z_i - v_i)^2 + mean_i -pi_i . log_softmax(logits_i)
 //
 // to a graph (weight decay is added outside the graph).
-func (gr *graph) addLoss(s Spec) error {
+func (gr *graph) addLoss(s net.Spec) error {
 	n, g := gr.n, gr.g
 	gr.piv = tensor.New(tensor.WithShape(n, s.Actions), tensor.Of(tensor.Float32))
 	gr.pi = G.NewTensor(g, G.Float32, 2, G.WithShape(n, s.Actions), G.WithName("pi"), G.WithValue(gr.piv))
@@ -487,11 +489,11 @@ func (*xentGradOp) Type() hm.Type {
 }
 func (*xentGradOp) InferShape(ns ...G.DimSizer) (tensor.Shape, error) {
 	if len(ns) != 3 {
-		return nil, fmt.Errorf("net: xent gradient takes 3 inputs, got %d", len(ns))
+		return nil, fmt.Errorf("train: xent gradient takes 3 inputs, got %d", len(ns))
 	}
 	s, ok := ns[0].(tensor.Shape)
 	if !ok {
-		return nil, fmt.Errorf("net: xent gradient input shape %v", ns[0])
+		return nil, fmt.Errorf("train: xent gradient input shape %v", ns[0])
 	}
 	return s.Clone(), nil
 }
@@ -503,12 +505,12 @@ func (op *xentGradOp) Hashcode() uint32   { return opHash(op) }
 func (*xentGradOp) String() string        { return "XEntGrad" }
 func (*xentGradOp) DiffWRT(int) []bool    { return []bool{false, false, false} }
 func (*xentGradOp) SymDiff(G.Nodes, *G.Node, *G.Node) (G.Nodes, error) {
-	return nil, errors.New("net: no second derivative of the cross-entropy")
+	return nil, errors.New("train: no second derivative of the cross-entropy")
 }
 
 func (op *xentGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if len(vals) != 3 {
-		return nil, fmt.Errorf("net: xent gradient takes 3 inputs, got %d", len(vals))
+		return nil, fmt.Errorf("train: xent gradient takes 3 inputs, got %d", len(vals))
 	}
 	z, pi, err := xentInputs(vals[:2])
 	if err != nil {
@@ -525,10 +527,10 @@ func (op *xentGradOp) Do(vals ...G.Value) (G.Value, error) {
 		} else if ok && len(d) == 1 {
 			g = float64(d[0])
 		} else {
-			return nil, fmt.Errorf("net: xent gradient: upstream gradient %v is not a scalar", v.Shape())
+			return nil, fmt.Errorf("train: xent gradient: upstream gradient %v is not a scalar", v.Shape())
 		}
 	default:
-		return nil, fmt.Errorf("net: xent gradient: upstream gradient of type %T", vals[2])
+		return nil, fmt.Errorf("train: xent gradient: upstream gradient of type %T", vals[2])
 	}
 	n, a := z.n, z.a
 	if op.out == nil || op.out.Shape()[0] != n || op.out.Shape()[1] != a {
@@ -570,21 +572,21 @@ type matrix32 struct {
 
 func xentInputs(vals []G.Value) (z, pi matrix32, err error) {
 	if len(vals) != 2 {
-		return z, pi, fmt.Errorf("net: cross-entropy takes 2 inputs, got %d", len(vals))
+		return z, pi, fmt.Errorf("train: cross-entropy takes 2 inputs, got %d", len(vals))
 	}
 	get := func(v G.Value) (matrix32, error) {
 		t, ok := v.(tensor.Tensor)
 		if !ok || t.Shape().Dims() != 2 {
-			return matrix32{}, fmt.Errorf("net: cross-entropy input %T is not a matrix", v)
+			return matrix32{}, fmt.Errorf("train: cross-entropy input %T is not a matrix", v)
 		}
 		dt, ok := t.(*tensor.Dense)
 		if !ok || dt.Dtype() != tensor.Float32 {
-			return matrix32{}, fmt.Errorf("net: cross-entropy input of type %v, want a float32 dense tensor", t.Dtype())
+			return matrix32{}, fmt.Errorf("train: cross-entropy input of type %v, want a float32 dense tensor", t.Dtype())
 		}
 		d := dt.Float32s()
 		s := t.Shape()
 		if len(d) != s[0]*s[1] {
-			return matrix32{}, fmt.Errorf("net: cross-entropy input is a view")
+			return matrix32{}, fmt.Errorf("train: cross-entropy input is a view")
 		}
 		return matrix32{s[0], s[1], d}, nil
 	}
@@ -595,7 +597,7 @@ func xentInputs(vals []G.Value) (z, pi matrix32, err error) {
 		return
 	}
 	if z.n != pi.n || z.a != pi.a {
-		err = fmt.Errorf("net: cross-entropy of logits (%d, %d) and targets (%d, %d)", z.n, z.a, pi.n, pi.a)
+		err = fmt.Errorf("train: cross-entropy of logits (%d, %d) and targets (%d, %d)", z.n, z.a, pi.n, pi.a)
 	}
 	return
 }
@@ -632,4 +634,12 @@ func opHash(op interface{ WriteHash(hash.Hash) }) uint32 {
 	h := fnv.New32a()
 	op.WriteHash(h)
 	return h.Sum32()
+}
+
+// cloneSchedule copies s's slices, so that a trainer's schedule cannot be
+// changed through the caller's.
+func cloneSchedule(s net.Schedule) net.Schedule {
+	s.Boundaries = slices.Clone(s.Boundaries)
+	s.Values = slices.Clone(s.Values)
+	return s
 }

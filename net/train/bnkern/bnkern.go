@@ -1,5 +1,5 @@
 // Package bnkern holds a batch norm's per-channel passes over one row of
-// NHWC pixels (net/ops.BN runs them row by row): sums in float64, each
+// NHWC pixels (net/train/ops.BN runs them row by row): sums in float64, each
 // channel's terms added in pixel order, the normalisation with the
 // residual and ReLU, and the two backward passes. Rows whose channel count
 // is a multiple of 8 run in AVX2 assembly where the CPU has it; each

@@ -1,4 +1,4 @@
-package net_test
+package train_test
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/gemm"
+	"github.com/tabula-zero/tabula/net/train"
 )
 
 // benchGOGC is the GC target the benchmarks run with. Every gorgonia
@@ -18,7 +19,7 @@ import (
 // intermediates are reallocated), so at the default GOGC=100 the collector
 // runs after every pass; 400 is what gorgonia-notes.md recommends for such
 // programs (set it with GOGC or debug.SetGCPercent in the binary, never in
-// the library). Training steps on net/ops allocate only gorgonia's
+// the library). Training steps on net/train/ops allocate only gorgonia's
 // bookkeeping (TestStepAllocatesNoTensors). The benchmarks set it for their
 // duration and restore the old value.
 const benchGOGC = 400
@@ -50,21 +51,21 @@ func fromToSpec(tb testing.TB) net.Spec {
 
 // newBenchTrainer returns an SGD trainer (momentum 0.9, weight decay 1e-4)
 // of a fresh network of spec at batch n, and a random batch for it.
-func newBenchTrainer(tb testing.TB, spec net.Spec, n int, opts ...net.ModelOption) (*net.Trainer, net.Batch) {
+func newBenchTrainer(tb testing.TB, spec net.Spec, n int, opts ...net.ModelOption) (*train.Trainer, train.Batch) {
 	tb.Helper()
 	p, err := net.NewParams(spec, 1)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	m, err := net.NewModel(p, n, opts...)
+	m, err := train.NewModel(p, n, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tr, err := m.NewTrainer(net.TrainConfig{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
+	tr, err := m.NewTrainer(train.Config{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return tr, net.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
+	return tr, train.RandomBatch(rand.New(rand.NewPCG(2, 3)), spec, n)
 }
 
 // BenchmarkGorgoniaForward measures eval-mode Forward on the presets at
@@ -78,13 +79,13 @@ func BenchmarkGorgoniaForward(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := net.NewModel(p, 0)
+		m, err := train.NewModel(p, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, n := range []int{1, 16, 64} {
 			b.Run(fmt.Sprintf("%s/batch=%d", name, n), func(b *testing.B) {
-				x := net.RandomPlanes(rand.New(rand.NewPCG(1, uint64(n))), spec, n)
+				x := train.RandomPlanes(rand.New(rand.NewPCG(1, uint64(n))), spec, n)
 				if _, _, err := m.Forward(x, n); err != nil { // builds the graph
 					b.Fatal(err)
 				}
@@ -124,7 +125,7 @@ func BenchmarkTrainPeak(b *testing.B) {
 // BenchmarkGorgoniaTrain measures training steps (forward, backward,
 // momentum update) on the presets at batch 64, 128 (the presets') and 256, in samples per
 // second and GFLOP/s (compare with BenchmarkTrainPeak), with the training
-// graph on net/ops (ops=fast, the default) and on gorgonia's own ops
+// graph on net/train/ops (ops=fast, the default) and on gorgonia's own ops
 // (ops=reference); xiangqi-fromto is the Xiangqi preset with the from-to
 // policy head (encoder 4, 32 features a square), fast ops only.
 func BenchmarkGorgoniaTrain(b *testing.B) {
@@ -154,7 +155,7 @@ func benchTrain(b *testing.B, spec net.Spec, n int, reference, masked bool) {
 	}
 	tr, batch := newBenchTrainer(b, spec, n, opts...)
 	if masked {
-		net.MaskBatch(rand.New(rand.NewPCG(4, 5)), spec, &batch, 45) // a Xiangqi position has about 45 legal moves
+		train.MaskBatch(rand.New(rand.NewPCG(4, 5)), spec, &batch, 45) // a Xiangqi position has about 45 legal moves
 	}
 	if _, err := tr.Step(batch); err != nil { // first pass allocates
 		b.Fatal(err)

@@ -1,7 +1,8 @@
-package net
+package train
 
 import (
 	"fmt"
+	"github.com/tabula-zero/tabula/net"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -11,24 +12,24 @@ import (
 
 // tinySpec is small enough for exhaustive tests and still has every part:
 // two residual blocks, multi-channel heads, a non-square board.
-func tinySpec() Spec {
-	return Spec{Game: "test", EncoderVersion: 1, Channels: 3, Height: 4, Width: 5, Actions: 7,
+func tinySpec() net.Spec {
+	return net.Spec{Game: "test", EncoderVersion: 1, Channels: 3, Height: 4, Width: 5, Actions: 7,
 		Blocks: 2, Filters: 8, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 6}
 }
 
 // fromToSpec is tinySpec with the from-to policy head: an action for
 // every pair of its 20 squares.
-func fromToSpec() Spec {
+func fromToSpec() net.Spec {
 	s := tinySpec()
-	s.Actions, s.PolicyHead, s.PolicyChannels = 400, PolicyFromTo, 3
+	s.Actions, s.PolicyHead, s.PolicyChannels = 400, net.PolicyFromTo, 3
 	return s
 }
 
 // randomParams returns parameters with every part non-trivial: random BN
 // scale, shift and running statistics, and random dense biases.
-func randomParams(t testing.TB, spec Spec, seed uint64) *Params {
+func randomParams(t testing.TB, spec net.Spec, seed uint64) *net.Params {
 	t.Helper()
-	p, err := NewParams(spec, seed)
+	p, err := net.NewParams(spec, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func randomParams(t testing.TB, spec Spec, seed uint64) *Params {
 	return p
 }
 
-func randomPlanes(rng *rand.Rand, spec Spec, n int) []float32 {
+func randomPlanes(rng *rand.Rand, spec net.Spec, n int) []float32 {
 	x := make([]float32, n*spec.Channels*spec.Height*spec.Width)
 	for i := range x {
 		x[i] = float32(rng.NormFloat64())
@@ -45,10 +46,10 @@ func randomPlanes(rng *rand.Rand, spec Spec, n int) []float32 {
 }
 
 // paramSlices lists p's trainable slices in ParamTensors order.
-func paramSlices(p *Params) [][]float32 {
+func paramSlices(p *net.Params) [][]float32 {
 	var s [][]float32
-	conv := func(c *ConvBN) { s = append(s, c.W, c.Gamma, c.Beta) }
-	dense := func(d *Dense) { s = append(s, d.W, d.B) }
+	conv := func(c *net.ConvBN) { s = append(s, c.W, c.Gamma, c.Beta) }
+	dense := func(d *net.Dense) { s = append(s, d.W, d.B) }
 	conv(&p.Input)
 	for i := range p.Blocks {
 		conv(&p.Blocks[i].A)
@@ -68,7 +69,7 @@ func paramSlices(p *Params) [][]float32 {
 
 // allSlices lists every slice of p, running statistics included, with a
 // name for messages.
-func allSlices(p *Params) (names []string, s [][]float32) {
+func allSlices(p *net.Params) (names []string, s [][]float32) {
 	for i, pi := range p.Spec.ParamTensors() {
 		names = append(names, pi.Name)
 		s = append(s, paramSlices(p)[i])
@@ -81,7 +82,7 @@ func allSlices(p *Params) (names []string, s [][]float32) {
 }
 
 // sameBits reports the first difference between a and b, bit for bit.
-func sameBits(a, b *Params) error {
+func sameBits(a, b *net.Params) error {
 	if a.Spec != b.Spec {
 		return fmt.Errorf("specs differ: %+v vs %+v", a.Spec, b.Spec)
 	}
@@ -110,7 +111,7 @@ func maxDiff(a, b []float32) float64 {
 
 // checkAgainstReference compares eval-mode Forward with the plain-loop
 // reference to 1e-4 (relative to magnitudes above 1).
-func checkAgainstReference(t *testing.T, m *Model, p *Params, x []float32, n int) {
+func checkAgainstReference(t *testing.T, m *Model, p *net.Params, x []float32, n int) {
 	t.Helper()
 	pol, val, err := m.Forward(x, n)
 	if err != nil {
@@ -132,60 +133,12 @@ func checkAgainstReference(t *testing.T, m *Model, p *Params, x []float32, n int
 	}
 }
 
-func TestParamTensorsMatchParams(t *testing.T) {
-	for _, spec := range []Spec{tinySpec(), fromToSpec()} {
-		testParamTensorsMatchParams(t, spec)
-	}
-}
-
-func testParamTensorsMatchParams(t *testing.T, spec Spec) {
-	p := randomParams(t, spec, 1)
-	infos := spec.ParamTensors()
-	slices := paramSlices(p)
-	if len(infos) != len(slices) {
-		t.Fatalf("%d infos, %d slices", len(infos), len(slices))
-	}
-	seen := map[string]bool{}
-	for i, pi := range infos {
-		if pi.Size() != len(slices[i]) {
-			t.Errorf("%s: size %d, slice %d", pi.Name, pi.Size(), len(slices[i]))
-		}
-		if seen[pi.Name] {
-			t.Errorf("duplicate name %s", pi.Name)
-		}
-		seen[pi.Name] = true
-		wantDecay := strings.HasSuffix(pi.Name, ".w")
-		if pi.Decay != wantDecay {
-			t.Errorf("%s: decay %v", pi.Name, pi.Decay)
-		}
-	}
-	if infos[0].Name != "input.w" || infos[len(infos)-1].Name != "value.fc2.b" {
-		t.Errorf("order: first %s, last %s", infos[0].Name, infos[len(infos)-1].Name)
-	}
-}
-
-func TestForwardFLOPs(t *testing.T) {
-	s := Spec{Channels: 2, Height: 3, Width: 4, Actions: 5, Blocks: 1, Filters: 6, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 7}
-	// input 12*6*2*9, tower 2*12*6*6*9, heads 12*6*3, policy fc 5*24,
-	// value fc1 7*12, fc2 7.
-	want := int64(2 * (12*6*2*9 + 2*12*6*6*9 + 12*6*3 + 5*24 + 7*12 + 7))
-	if got := s.ForwardFLOPs(); got != want {
-		t.Errorf("ForwardFLOPs = %d, want %d", got, want)
-	}
-	// The from-to head: W F (12*2*2), then F^T (W F) (12*12*2).
-	s.Actions, s.PolicyHead = 144, PolicyFromTo
-	want += 2 * (12*2*2 + 12*12*2 - 5*24)
-	if got := s.ForwardFLOPs(); got != want {
-		t.Errorf("from-to head: ForwardFLOPs = %d, want %d", got, want)
-	}
-}
-
 func TestForwardMatchesReference(t *testing.T) {
 	t.Run("dense head", func(t *testing.T) { testForwardMatchesReference(t, tinySpec()) })
 	t.Run("from-to head", func(t *testing.T) { testForwardMatchesReference(t, fromToSpec()) })
 }
 
-func testForwardMatchesReference(t *testing.T, spec Spec) {
+func testForwardMatchesReference(t *testing.T, spec net.Spec) {
 	p := randomParams(t, spec, 2)
 	m, err := NewModel(p, 0)
 	if err != nil {
@@ -238,7 +191,7 @@ func TestParamsRoundTrip(t *testing.T) {
 	testParamsRoundTrip(t, fromToSpec())
 }
 
-func testParamsRoundTrip(t *testing.T, spec Spec) {
+func testParamsRoundTrip(t *testing.T, spec net.Spec) {
 	p := randomParams(t, spec, 7)
 	m, err := NewModel(p, 4)
 	if err != nil {
@@ -272,26 +225,26 @@ func TestNewModelErrors(t *testing.T) {
 			t.Errorf("training batch %d accepted", b)
 		}
 	}
-	bad := []func(p *Params){
-		func(p *Params) { p.Input.W = p.Input.W[1:] },
-		func(p *Params) { p.Blocks = p.Blocks[1:] },
-		func(p *Params) { p.Blocks[1].B.Mean = nil },
-		func(p *Params) { p.PolicyFC.B = append(p.PolicyFC.B, 0) },
-		func(p *Params) { p.ValueFC2.W = nil },
-		func(p *Params) { p.Spec.Filters = 0 },
-		func(p *Params) { p.ValueConv.Var[0] = -1 },
-		func(p *Params) { p.Input.Var[1] = float32(math.NaN()) },
-		func(p *Params) { p.Blocks[0].A.W[5] = float32(math.Inf(1)) },
-		func(p *Params) { p.PolicyConv.Gamma[0] = float32(math.NaN()) },
-		func(p *Params) { p.ValueFC1.B[0] = float32(math.NaN()) },
+	bad := []func(p *net.Params){
+		func(p *net.Params) { p.Input.W = p.Input.W[1:] },
+		func(p *net.Params) { p.Blocks = p.Blocks[1:] },
+		func(p *net.Params) { p.Blocks[1].B.Mean = nil },
+		func(p *net.Params) { p.PolicyFC.B = append(p.PolicyFC.B, 0) },
+		func(p *net.Params) { p.ValueFC2.W = nil },
+		func(p *net.Params) { p.Spec.Filters = 0 },
+		func(p *net.Params) { p.ValueConv.Var[0] = -1 },
+		func(p *net.Params) { p.Input.Var[1] = float32(math.NaN()) },
+		func(p *net.Params) { p.Blocks[0].A.W[5] = float32(math.Inf(1)) },
+		func(p *net.Params) { p.PolicyConv.Gamma[0] = float32(math.NaN()) },
+		func(p *net.Params) { p.ValueFC1.B[0] = float32(math.NaN()) },
 	}
 	for i, f := range bad {
 		p := randomParams(t, spec, 1)
 		f(p)
 		if _, err := NewModel(p, 0); err == nil {
 			t.Errorf("bad params %d accepted", i)
-		} else if !strings.HasPrefix(err.Error(), "net: ") {
-			t.Errorf("error %q does not start with \"net: \"", err)
+		} else if !strings.HasPrefix(err.Error(), "train: ") {
+			t.Errorf("error %q does not start with \"train: \"", err)
 		}
 	}
 }
@@ -308,11 +261,11 @@ func TestForwardErrors(t *testing.T) {
 	}{{0, 0}, {size, 0}, {size, -1}, {size - 1, 1}, {size + 1, 1}, {2 * size, 1}, {size, 2}} {
 		if _, _, err := m.Forward(make([]float32, c.len), c.n); err == nil {
 			t.Errorf("Forward(len %d, n %d) accepted", c.len, c.n)
-		} else if !strings.HasPrefix(err.Error(), "net: ") {
-			t.Errorf("error %q does not start with \"net: \"", err)
+		} else if !strings.HasPrefix(err.Error(), "train: ") {
+			t.Errorf("error %q does not start with \"train: \"", err)
 		}
 	}
-	if _, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}}); err == nil {
+	if _, err := m.NewTrainer(Config{Schedule: net.Schedule{LR: 0.1}}); err == nil {
 		t.Error("NewTrainer on an inference-only model accepted")
 	}
 }
@@ -351,35 +304,5 @@ func TestForwardConcurrent(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
-	}
-}
-
-func TestPolicyHeadSpec(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		edit func(*Spec)
-		want string
-	}{
-		{"unknown head", func(s *Spec) { s.PolicyHead = "attention" }, `unknown policy head "attention"`},
-		{"actions not every pair", func(s *Spec) { s.Actions = 399 }, "needs an action for every pair of the 20 squares (400)"},
-	} {
-		s := fromToSpec()
-		c.edit(&s)
-		if _, err := NewParams(s, 1); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
-		}
-	}
-	// Parameters of one head do not pass as the other's.
-	p := randomParams(t, fromToSpec(), 3)
-	p.Spec = tinySpec()
-	p.Spec.PolicyChannels = 3
-	if err := p.Check(); err == nil {
-		t.Error("from-to parameters pass as a dense head's")
-	}
-	q := randomParams(t, tinySpec(), 3)
-	q.Spec.Actions, q.Spec.PolicyHead = 400, PolicyFromTo
-	q.Spec.PolicyChannels = 2
-	if err := q.Check(); err == nil {
-		t.Error("dense-head parameters pass as a from-to head's")
 	}
 }

@@ -1,4 +1,8 @@
-package net
+// Package train is the network on gorgonia: the model (training and
+// inference graphs over shared weight tensors) and its SGD trainer. It is
+// the one part of the project that links gorgonia; everything else
+// exchanges networks as net.Params.
+package train
 
 import (
 	"errors"
@@ -11,8 +15,9 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
+	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/gemm"
-	"github.com/tabula-zero/tabula/net/ops"
+	"github.com/tabula-zero/tabula/net/train/ops"
 )
 
 // gorgonia computes every matrix product of the graph (im2col
@@ -34,90 +39,6 @@ const BNMomentum = 0.1
 // larger requests into chunks of MaxInferBatch, so that at most
 // log2(MaxInferBatch)+1 graph shapes exist per model.
 const MaxInferBatch = 64
-
-// ParamInfo describes one trainable tensor of a network.
-type ParamInfo struct {
-	// Name is "input.w", "block3.a.gamma", "policy.fc.b", ...
-	Name string
-	// Shape in the Params layout: [out in k k] for convolution weights,
-	// [out in] for dense weights, [out] for BN scale and shift and for
-	// biases.
-	Shape []int
-	// Decay reports whether weight decay applies: convolution and dense
-	// weights, not BN gamma/beta and not biases.
-	Decay bool
-}
-
-// Size is the number of elements of the tensor.
-func (pi ParamInfo) Size() int {
-	n := 1
-	for _, d := range pi.Shape {
-		n *= d
-	}
-	return n
-}
-
-// ParamTensors lists the trainable tensors of a network of this shape in
-// their fixed order, the order of TrainerState.Momentum:
-//
-//	input.{w,gamma,beta}
-//	block<i>.a.{w,gamma,beta}, block<i>.b.{w,gamma,beta}   for i = 0..Blocks-1
-//	policy.conv.{w,gamma,beta}, policy.fc.{w,b}                (policy.fromto.{w,b} with the from-to head)
-//	value.conv.{w,gamma,beta}, value.fc1.{w,b}, value.fc2.{w,b}
-//
-// BN running statistics are not trainable and are not listed; they travel
-// in Params.
-func (s Spec) ParamTensors() []ParamInfo {
-	var ps []ParamInfo
-	conv := func(name string, out, in, k int) {
-		ps = append(ps,
-			ParamInfo{name + ".w", []int{out, in, k, k}, true},
-			ParamInfo{name + ".gamma", []int{out}, false},
-			ParamInfo{name + ".beta", []int{out}, false})
-	}
-	dense := func(name string, out, in int) {
-		ps = append(ps,
-			ParamInfo{name + ".w", []int{out, in}, true},
-			ParamInfo{name + ".b", []int{out}, false})
-	}
-	hw := s.Height * s.Width
-	conv("input", s.Filters, s.Channels, 3)
-	for i := 0; i < s.Blocks; i++ {
-		conv(fmt.Sprintf("block%d.a", i), s.Filters, s.Filters, 3)
-		conv(fmt.Sprintf("block%d.b", i), s.Filters, s.Filters, 3)
-	}
-	conv("policy.conv", s.PolicyChannels, s.Filters, 1)
-	if s.FromToHead() {
-		ps = append(ps,
-			ParamInfo{"policy.fromto.w", []int{s.PolicyChannels, s.PolicyChannels}, true},
-			ParamInfo{"policy.fromto.b", []int{hw * hw}, false})
-	} else {
-		dense("policy.fc", s.Actions, s.PolicyChannels*hw)
-	}
-	conv("value.conv", s.ValueChannels, s.Filters, 1)
-	dense("value.fc1", s.ValueHidden, s.ValueChannels*hw)
-	dense("value.fc2", 1, s.ValueHidden)
-	return ps
-}
-
-// ForwardFLOPs is the number of floating-point operations of one
-// position's forward pass, counting the multiply-adds of the convolutions and dense layers
-// as two operations each (batch norm, activations and biases are not
-// counted).
-func (s Spec) ForwardFLOPs() int64 {
-	hw := int64(s.Height * s.Width)
-	f, c := int64(s.Filters), int64(s.Channels)
-	macs := hw * f * c * 9                     // input convolution
-	macs += int64(2*s.Blocks) * hw * f * f * 9 // residual tower
-	macs += hw * f * int64(s.PolicyChannels+s.ValueChannels)
-	if pc := int64(s.PolicyChannels); s.FromToHead() {
-		macs += hw*pc*pc + hw*hw*pc // W F, then F^T (W F)
-	} else {
-		macs += int64(s.Actions) * pc * hw
-	}
-	macs += int64(s.ValueHidden)*int64(s.ValueChannels)*hw + int64(s.ValueHidden)
-	return 2 * macs
-}
 
 // convLayer is a ConvBN whose trainable tensors are shared by every graph
 // of the model. mean and vr are the model's copy of the running statistics
@@ -148,7 +69,7 @@ type denseLayer struct {
 // network; Forward calls run in parallel with each other and with the
 // forward/backward part of a training step.
 type Model struct {
-	spec         Spec
+	spec         net.Spec
 	trainBatch   int
 	referenceOps bool // training graph on gorgonia's Conv2d and BatchNorm
 
@@ -160,7 +81,7 @@ type Model struct {
 	valFC1, valFC2 denseLayer
 
 	tensors []*tensor.Dense // ParamTensors order
-	infos   []ParamInfo
+	infos   []net.ParamInfo
 	convs   []*convLayer // BN layers in Params.Layers order
 
 	// mu guards the weight tensors and the running statistics in convs:
@@ -177,7 +98,7 @@ type Model struct {
 }
 
 // bnStats is a batch norm holding running statistics: gorgonia's
-// BatchNormOp or net/ops' fused BN.
+// BatchNormOp or net/train/ops' fused BN.
 type bnStats interface {
 	Stats() (mean, variance tensor.Tensor)
 	SetStats(mean, variance tensor.Tensor) error
@@ -202,52 +123,45 @@ type graph struct {
 	grads              G.Nodes // ParamTensors order
 }
 
-// ModelOption changes how NewModel builds a model.
-type ModelOption func(*Model)
-
-// ReferenceOps builds the training graph's tower on gorgonia's own Conv2d,
-// BatchNorm, Rectify and Add instead of net/ops: the slower reference the
-// fast ops are checked against, kept selectable for comparisons.
-func ReferenceOps() ModelOption { return func(m *Model) { m.referenceOps = true } }
-
 // NewModel builds a model holding a copy of p. trainBatch is the batch size
 // of the training graph (at least 2), or 0 for an inference-only model.
-// The training graph runs the tower on net/ops unless ReferenceOps is
+// The training graph runs the tower on net/train/ops unless ReferenceOps is
 // given; inference graphs always use gorgonia's ops.
-func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
+func NewModel(p *net.Params, trainBatch int, opts ...net.ModelOption) (*Model, error) {
 	if p == nil {
-		return nil, errors.New("net: nil params")
+		return nil, errors.New("train: nil params")
 	}
 	if err := p.Check(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("train: %w", err)
 	}
 	if trainBatch != 0 && (trainBatch < 2 || trainBatch > 1<<16) {
-		return nil, fmt.Errorf("net: training batch %d out of range (0 for none, or 2..65536)", trainBatch)
+		return nil, fmt.Errorf("train: training batch %d out of range (0 for none, or 2..65536)", trainBatch)
 	}
 	for _, c := range p.Layers() {
 		for _, v := range c.Var {
 			if !(v >= 0) || math.IsInf(float64(v), 0) {
-				return nil, fmt.Errorf("net: BN running variance %v is not a finite non-negative number", v)
+				return nil, fmt.Errorf("train: BN running variance %v is not a finite non-negative number", v)
 			}
 		}
 		for _, s := range [][]float32{c.W, c.Gamma, c.Beta, c.Mean} {
 			if !allFinite(s) {
-				return nil, errors.New("net: convolution or batch-norm parameters are not finite")
+				return nil, errors.New("train: convolution or batch-norm parameters are not finite")
 			}
 		}
 	}
 	for _, d := range p.Denses() {
 		if !allFinite(d.W) || !allFinite(d.B) {
-			return nil, errors.New("net: dense layer parameters are not finite")
+			return nil, errors.New("train: dense layer parameters are not finite")
 		}
 	}
 	if !allFinite(p.FromTo.W) || !allFinite(p.FromTo.B) {
-		return nil, errors.New("net: from-to head parameters are not finite")
+		return nil, errors.New("train: from-to head parameters are not finite")
 	}
-	m := &Model{spec: p.Spec, trainBatch: trainBatch, pool: map[int][]*graph{}}
-	for _, o := range opts {
-		o(m)
+	var o net.ModelOptions
+	for _, f := range opts {
+		f(&o)
 	}
+	m := &Model{spec: p.Spec, trainBatch: trainBatch, referenceOps: o.ReferenceOps, pool: map[int][]*graph{}}
 	m.infos = p.Spec.ParamTensors()
 	m.input = m.newConv(&p.Input)
 	m.blocks = make([][2]convLayer, len(p.Blocks))
@@ -256,7 +170,7 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 	}
 	m.polConv = m.newConv(&p.PolicyConv)
 	if p.Spec.FromToHead() {
-		m.polFC = m.newDense(&Dense{Out: p.FromTo.C, In: p.FromTo.C, W: p.FromTo.W, B: p.FromTo.B})
+		m.polFC = m.newDense(&net.Dense{Out: p.FromTo.C, In: p.FromTo.C, W: p.FromTo.W, B: p.FromTo.B})
 	} else {
 		m.polFC = m.newDense(&p.PolicyFC)
 	}
@@ -282,7 +196,7 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 	dense(&m.valFC2)
 	m.convs = append(m.convs, &m.polConv, &m.valConv)
 	if len(m.tensors) != len(m.infos) {
-		return nil, fmt.Errorf("net: internal error: %d tensors, %d infos", len(m.tensors), len(m.infos))
+		return nil, fmt.Errorf("train: internal error: %d tensors, %d infos", len(m.tensors), len(m.infos))
 	}
 
 	if trainBatch > 0 {
@@ -295,7 +209,7 @@ func NewModel(p *Params, trainBatch int, opts ...ModelOption) (*Model, error) {
 	return m, nil
 }
 
-func (m *Model) newConv(c *ConvBN) convLayer {
+func (m *Model) newConv(c *net.ConvBN) convLayer {
 	return convLayer{
 		out: c.Out, in: c.In, k: c.K,
 		w:     tensor.New(tensor.WithShape(c.Out, c.In, c.K, c.K), tensor.WithBacking(clone32(c.W))),
@@ -306,7 +220,7 @@ func (m *Model) newConv(c *ConvBN) convLayer {
 	}
 }
 
-func (m *Model) newDense(d *Dense) denseLayer {
+func (m *Model) newDense(d *net.Dense) denseLayer {
 	return denseLayer{
 		out: d.Out, in: d.In,
 		w: tensor.New(tensor.WithShape(d.Out, d.In), tensor.WithBacking(clone32(d.W))),
@@ -326,22 +240,22 @@ func allFinite(s []float32) bool {
 }
 
 // Spec returns the network shape.
-func (m *Model) Spec() Spec { return m.spec }
+func (m *Model) Spec() net.Spec { return m.spec }
 
 // TrainBatch returns the batch size of the training graph (0 if none).
 func (m *Model) TrainBatch() int { return m.trainBatch }
 
 // ParamTensors lists the trainable tensors in their fixed order (see
 // Spec.ParamTensors).
-func (m *Model) ParamTensors() []ParamInfo { return m.spec.ParamTensors() }
+func (m *Model) ParamTensors() []net.ParamInfo { return m.spec.ParamTensors() }
 
 // Params returns a deep copy of the current weights and BN running
 // statistics. NewModel(m.Params(), b) reproduces them bit for bit.
-func (m *Model) Params() *Params {
+func (m *Model) Params() *net.Params {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	conv := func(c *convLayer) ConvBN {
-		return ConvBN{
+	conv := func(c *convLayer) net.ConvBN {
+		return net.ConvBN{
 			Out: c.out, In: c.in, K: c.k,
 			W:     clone32(c.w.Float32s()),
 			Gamma: clone32(c.gamma.Float32s()),
@@ -350,10 +264,10 @@ func (m *Model) Params() *Params {
 			Var:   clone32(c.vr.Float32s()),
 		}
 	}
-	dense := func(d *denseLayer) Dense {
-		return Dense{Out: d.out, In: d.in, W: clone32(d.w.Float32s()), B: clone32(d.b.Float32s())}
+	dense := func(d *denseLayer) net.Dense {
+		return net.Dense{Out: d.out, In: d.in, W: clone32(d.w.Float32s()), B: clone32(d.b.Float32s())}
 	}
-	p := &Params{
+	p := &net.Params{
 		Spec:       m.spec,
 		Input:      conv(&m.input),
 		PolicyConv: conv(&m.polConv),
@@ -363,12 +277,12 @@ func (m *Model) Params() *Params {
 	}
 	if m.spec.FromToHead() {
 		d := dense(&m.polFC)
-		p.FromTo = FromTo{C: d.Out, W: d.W, B: d.B}
+		p.FromTo = net.FromTo{C: d.Out, W: d.W, B: d.B}
 	} else {
 		p.PolicyFC = dense(&m.polFC)
 	}
 	for i := range m.blocks {
-		p.Blocks = append(p.Blocks, Block{A: conv(&m.blocks[i][0]), B: conv(&m.blocks[i][1])})
+		p.Blocks = append(p.Blocks, net.Block{A: conv(&m.blocks[i][0]), B: conv(&m.blocks[i][1])})
 	}
 	return p
 }
@@ -383,7 +297,7 @@ func (m *Model) build(n int, train bool) (gr *graph, err error) {
 			gr, err = nil, fmt.Errorf("%v", r)
 		}
 		if err != nil {
-			gr, err = nil, fmt.Errorf("net: building the graph for batch %d: %w", n, err)
+			gr, err = nil, fmt.Errorf("train: building the graph for batch %d: %w", n, err)
 		}
 	}()
 	return m.buildGraph(n, train)
@@ -503,7 +417,7 @@ func (m *Model) referenceTower(gr *graph, param func(*tensor.Dense) *G.Node, hea
 		if err != nil {
 			return nil, err
 		}
-		y, _, _, op, err := G.BatchNorm(y, gamma, beta, BNMomentum, BNEpsilon)
+		y, _, _, op, err := G.BatchNorm(y, gamma, beta, BNMomentum, net.BNEpsilon)
 		if err != nil {
 			return nil, err
 		}
@@ -542,7 +456,7 @@ func (m *Model) referenceTower(gr *graph, param func(*tensor.Dense) *G.Node, hea
 	return flats, nil
 }
 
-// fastTower is referenceTower on net/ops: the same network in padded NHWC
+// fastTower is referenceTower on net/train/ops: the same network in padded NHWC
 // on the tile kernels, for training graphs.
 func (m *Model) fastTower(gr *graph, param func(*tensor.Dense) *G.Node, heads []*convLayer) ([]*G.Node, error) {
 	s := m.spec
@@ -553,7 +467,7 @@ func (m *Model) fastTower(gr *graph, param func(*tensor.Dense) *G.Node, heads []
 		if err != nil {
 			return nil, err
 		}
-		z, bn, err := ops.BatchNorm(y, gamma, beta, res, b, BNMomentum, BNEpsilon)
+		z, bn, err := ops.BatchNorm(y, gamma, beta, res, b, BNMomentum, net.BNEpsilon)
 		if err != nil {
 			return nil, err
 		}
@@ -596,7 +510,7 @@ func (m *Model) fastTower(gr *graph, param func(*tensor.Dense) *G.Node, heads []
 func (m *Model) syncStats(gr *graph) error {
 	for i, c := range m.convs[:len(gr.bn)] {
 		if err := gr.bn[i].SetStats(c.mean, c.vr); err != nil {
-			return fmt.Errorf("net: BN statistics: %w", err)
+			return fmt.Errorf("train: BN statistics: %w", err)
 		}
 	}
 	return nil
@@ -643,10 +557,10 @@ func (m *Model) Forward(planes []float32, n int) (policy, value []float32, err e
 	s := m.spec
 	size := s.Channels * s.Height * s.Width
 	if n < 1 {
-		return nil, nil, fmt.Errorf("net: forward of %d positions", n)
+		return nil, nil, fmt.Errorf("train: forward of %d positions", n)
 	}
 	if len(planes) != n*size {
-		return nil, nil, fmt.Errorf("net: forward of %d positions needs %d plane values, got %d", n, n*size, len(planes))
+		return nil, nil, fmt.Errorf("train: forward of %d positions needs %d plane values, got %d", n, n*size, len(planes))
 	}
 	policy = make([]float32, n*s.Actions)
 	value = make([]float32, n)
@@ -683,7 +597,7 @@ func (m *Model) forward(planes []float32, k int, policy, value []float32) error 
 	gr.vm.Reset()
 	if err != nil {
 		// Do not reuse a graph whose run failed.
-		return fmt.Errorf("net: forward: %w", err)
+		return fmt.Errorf("train: forward: %w", err)
 	}
 	m.putGraph(gr)
 	return nil

@@ -10,7 +10,7 @@ import (
 	"gorgonia.org/tensor"
 
 	"github.com/tabula-zero/tabula/internal/parallel"
-	"github.com/tabula-zero/tabula/net/bnkern"
+	"github.com/tabula-zero/tabula/net/train/bnkern"
 )
 
 // BN is a training-mode batch norm fused with the residual add and ReLU:

@@ -8,8 +8,8 @@ import (
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 
-	"github.com/tabula-zero/tabula/net/bnkern"
 	"github.com/tabula-zero/tabula/net/gemm"
+	"github.com/tabula-zero/tabula/net/train/bnkern"
 )
 
 // Dense is a fully connected layer y = x W^T + b, rectified when relu is

@@ -1,4 +1,4 @@
-package net_test
+package train_test
 
 import (
 	"runtime"

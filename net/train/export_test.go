@@ -1,4 +1,4 @@
-package net
+package train
 
 // Internals for the external tests (package net_test), which may import
 // configs for the preset shapes.

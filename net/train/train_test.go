@@ -1,6 +1,7 @@
-package net
+package train
 
 import (
+	"github.com/tabula-zero/tabula/net"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -11,7 +12,7 @@ import (
 
 // randomBatch returns n samples with random planes, random target
 // distributions (softmax of scaled normals) and values in [-0.9, 0.9].
-func randomBatch(rng *rand.Rand, spec Spec, n int) Batch {
+func randomBatch(rng *rand.Rand, spec net.Spec, n int) Batch {
 	b := Batch{N: n, Planes: randomPlanes(rng, spec, n), Policy: make([]float32, n*spec.Actions), Value: make([]float32, n)}
 	for i := 0; i < n; i++ {
 		randomDistribution(rng, b.Policy[i*spec.Actions:(i+1)*spec.Actions])
@@ -22,7 +23,7 @@ func randomBatch(rng *rand.Rand, spec Spec, n int) Batch {
 
 // maskBatch gives b a random legal mask of k actions a row (1 <= k <=
 // actions) and moves its policy targets onto them (renormalised).
-func maskBatch(rng *rand.Rand, spec Spec, b *Batch, k int) {
+func maskBatch(rng *rand.Rand, spec net.Spec, b *Batch, k int) {
 	a := spec.Actions
 	b.Legal = make([]bool, b.N*a)
 	for i := 0; i < b.N; i++ {
@@ -77,7 +78,7 @@ func f64s(s []float32) []float64 {
 
 // convBN applies convolution and training-mode batch norm to x
 // [n][in][h][w].
-func (r *ref64) convBN(x []float64, c *ConvBN, w []float64, gamma, beta []float64) []float64 {
+func (r *ref64) convBN(x []float64, c *net.ConvBN, w []float64, gamma, beta []float64) []float64 {
 	hw := r.h * r.w
 	out := make([]float64, r.n*c.Out*hw)
 	pad := c.K / 2
@@ -117,7 +118,7 @@ func (r *ref64) convBN(x []float64, c *ConvBN, w []float64, gamma, beta []float6
 			}
 		}
 		vr /= cnt
-		scale := gamma[o] / math.Sqrt(vr+BNEpsilon)
+		scale := gamma[o] / math.Sqrt(vr+net.BNEpsilon)
 		for s := 0; s < r.n; s++ {
 			seg := out[(s*c.Out+o)*hw : (s*c.Out+o+1)*hw]
 			for j := range seg {
@@ -139,7 +140,7 @@ func (r *ref64) relu(x []float64) []float64 {
 }
 
 // dense applies y = W x + b to every row of x [n][in].
-func (r *ref64) dense(x []float64, d *Dense, w, b []float64) []float64 {
+func (r *ref64) dense(x []float64, d *net.Dense, w, b []float64) []float64 {
 	out := make([]float64, r.n*d.Out)
 	for s := 0; s < r.n; s++ {
 		for o := 0; o < d.Out; o++ {
@@ -178,16 +179,16 @@ func (r *ref64) fromTo(f []float64, c int, w, b []float64) []float64 {
 // loss64 returns the total loss (decay c over the decayed tensors), the
 // value and policy parts, and the ReLU sign pattern. ts holds the
 // trainable tensors in ParamTensors order (float64), p gives the shapes.
-func loss64(p *Params, ts [][]float64, b Batch, c float64) (total, vloss, ploss float64, kinks []bool) {
+func loss64(p *net.Params, ts [][]float64, b Batch, c float64) (total, vloss, ploss float64, kinks []bool) {
 	s := p.Spec
 	r := &ref64{n: b.N, h: s.Height, w: s.Width}
 	k := 0
-	nextConv := func(x []float64, cv *ConvBN) []float64 {
+	nextConv := func(x []float64, cv *net.ConvBN) []float64 {
 		y := r.convBN(x, cv, ts[k], ts[k+1], ts[k+2])
 		k += 3
 		return y
 	}
-	nextDense := func(x []float64, d *Dense) []float64 {
+	nextDense := func(x []float64, d *net.Dense) []float64 {
 		y := r.dense(x, d, ts[k], ts[k+1])
 		k += 2
 		return y
@@ -261,12 +262,12 @@ func xent64(logits []float64, target []float32, legal []bool) float64 {
 // ---- tests -----------------------------------------------------------------
 
 func TestGradientFiniteDifference(t *testing.T) {
-	spec := Spec{Game: "test", Channels: 2, Height: 3, Width: 4, Actions: 6,
+	spec := net.Spec{Game: "test", Channels: 2, Height: 3, Width: 4, Actions: 6,
 		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 5}
 	t.Run("plain", func(t *testing.T) { testGradientFiniteDifference(t, spec, false) })
 	t.Run("legal mask", func(t *testing.T) { testGradientFiniteDifference(t, spec, true) })
 	fromTo := spec
-	fromTo.Actions, fromTo.PolicyHead = 144, PolicyFromTo
+	fromTo.Actions, fromTo.PolicyHead = 144, net.PolicyFromTo
 	t.Run("from-to head", func(t *testing.T) { testGradientFiniteDifference(t, fromTo, false) })
 	t.Run("from-to head, legal mask", func(t *testing.T) { testGradientFiniteDifference(t, fromTo, true) })
 }
@@ -274,14 +275,14 @@ func TestGradientFiniteDifference(t *testing.T) {
 // testGradientFiniteDifference checks a training step's losses against
 // the float64 reference and its gradient against central differences of
 // the reference's loss, with a random legal mask if masked.
-func testGradientFiniteDifference(t *testing.T, spec Spec, masked bool) {
+func testGradientFiniteDifference(t *testing.T, spec net.Spec, masked bool) {
 	p := randomParams(t, spec, 11)
 	const n, decay = 5, 1e-3
 	m, err := NewModel(p, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, WeightDecay: decay})
+	tr, err := m.NewTrainer(Config{Schedule: net.Schedule{LR: 0.1}, WeightDecay: decay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,9 +359,9 @@ func entropy(b Batch, actions int) float64 {
 }
 
 func TestOverfit(t *testing.T) {
-	spec := Spec{Game: "test", Channels: 3, Height: 4, Width: 4, Actions: 8,
+	spec := net.Spec{Game: "test", Channels: 3, Height: 4, Width: 4, Actions: 8,
 		Blocks: 1, Filters: 16, PolicyChannels: 4, ValueChannels: 2, ValueHidden: 32}
-	p, err := NewParams(spec, 21)
+	p, err := net.NewParams(spec, 21)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,8 +371,8 @@ func TestOverfit(t *testing.T) {
 		t.Fatal(err)
 	}
 	const steps = 200
-	tr, err := m.NewTrainer(TrainConfig{
-		Schedule: Schedule{Kind: ScheduleCosine, LR: 0.1, Warmup: 20, Total: steps, MinLR: 0.005},
+	tr, err := m.NewTrainer(Config{
+		Schedule: net.Schedule{Kind: net.ScheduleCosine, LR: 0.1, Warmup: 20, Total: steps, MinLR: 0.005},
 		Momentum: 0.9,
 	})
 	if err != nil {
@@ -420,7 +421,7 @@ func TestOverfit(t *testing.T) {
 
 func TestBNStatisticsTrainAndEval(t *testing.T) {
 	spec := tinySpec()
-	p, err := NewParams(spec, 31)
+	p, err := net.NewParams(spec, 31)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +429,7 @@ func TestBNStatisticsTrainAndEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
+	tr, err := m.NewTrainer(Config{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9, WeightDecay: 1e-4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -498,7 +499,7 @@ func TestBNRunningStatisticsUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0}})
+	tr, err := m.NewTrainer(Config{Schedule: net.Schedule{LR: 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -554,7 +555,7 @@ func TestBNRunningStatisticsUpdate(t *testing.T) {
 }
 
 // newTestTrainer builds a model of p with training batch n and its trainer.
-func newTestTrainer(t *testing.T, p *Params, n int, cfg TrainConfig, opts ...ModelOption) *Trainer {
+func newTestTrainer(t *testing.T, p *net.Params, n int, cfg Config, opts ...net.ModelOption) *Trainer {
 	t.Helper()
 	m, err := NewModel(p, n, opts...)
 	if err != nil {
@@ -571,8 +572,8 @@ func TestResumeBitIdentical(t *testing.T) {
 	spec := tinySpec()
 	p := randomParams(t, spec, 51)
 	const n = 8
-	cfg := TrainConfig{
-		Schedule: Schedule{Kind: ScheduleCosine, LR: 0.05, Warmup: 3, Total: 12, MinLR: 0.001},
+	cfg := Config{
+		Schedule: net.Schedule{Kind: net.ScheduleCosine, LR: 0.05, Warmup: 3, Total: 12, MinLR: 0.001},
 		Momentum: 0.9, WeightDecay: 1e-3,
 	}
 	rng := rand.New(rand.NewPCG(52, 53))
@@ -580,7 +581,7 @@ func TestResumeBitIdentical(t *testing.T) {
 	for i := range batches {
 		batches[i] = randomBatch(rng, spec, n)
 	}
-	newTrainer := func(p *Params) *Trainer { return newTestTrainer(t, p, n, cfg) }
+	newTrainer := func(p *net.Params) *Trainer { return newTestTrainer(t, p, n, cfg) }
 
 	straight := newTrainer(p)
 	var want []Stats
@@ -642,33 +643,33 @@ func TestTrainerErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	nan, inf := math.NaN(), math.Inf(1)
-	for i, cfg := range []TrainConfig{
-		{Schedule: Schedule{LR: nan}},
-		{Schedule: Schedule{LR: inf}},
-		{Schedule: Schedule{LR: -0.1}},
-		{Schedule: Schedule{Kind: "step", LR: 0.1}},
-		{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{10}, Values: []float64{nan}}},
-		{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{10, 5}, Values: []float64{0.1, 0.01}}},
-		{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{10}}},
-		{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{0}, Values: []float64{0.1}}},
-		{Schedule: Schedule{Kind: ScheduleCosine, LR: 0.1, Warmup: 10, Total: 10}},
-		{Schedule: Schedule{Kind: ScheduleCosine, LR: 0.1, Warmup: -1, Total: 10}},
-		{Schedule: Schedule{Kind: ScheduleCosine, LR: 0.1, Total: 10, MinLR: nan}},
-		{Schedule: Schedule{LR: 0.1}, Momentum: 1},
-		{Schedule: Schedule{LR: 0.1}, Momentum: -0.5},
-		{Schedule: Schedule{LR: 0.1}, Momentum: nan},
-		{Schedule: Schedule{LR: 0.1}, WeightDecay: nan},
-		{Schedule: Schedule{LR: 0.1}, WeightDecay: -1},
-		{Schedule: Schedule{LR: 0.1}, WeightDecay: inf},
+	for i, cfg := range []Config{
+		{Schedule: net.Schedule{LR: nan}},
+		{Schedule: net.Schedule{LR: inf}},
+		{Schedule: net.Schedule{LR: -0.1}},
+		{Schedule: net.Schedule{Kind: "step", LR: 0.1}},
+		{Schedule: net.Schedule{Kind: net.SchedulePiecewise, LR: 0.1, Boundaries: []int64{10}, Values: []float64{nan}}},
+		{Schedule: net.Schedule{Kind: net.SchedulePiecewise, LR: 0.1, Boundaries: []int64{10, 5}, Values: []float64{0.1, 0.01}}},
+		{Schedule: net.Schedule{Kind: net.SchedulePiecewise, LR: 0.1, Boundaries: []int64{10}}},
+		{Schedule: net.Schedule{Kind: net.SchedulePiecewise, LR: 0.1, Boundaries: []int64{0}, Values: []float64{0.1}}},
+		{Schedule: net.Schedule{Kind: net.ScheduleCosine, LR: 0.1, Warmup: 10, Total: 10}},
+		{Schedule: net.Schedule{Kind: net.ScheduleCosine, LR: 0.1, Warmup: -1, Total: 10}},
+		{Schedule: net.Schedule{Kind: net.ScheduleCosine, LR: 0.1, Total: 10, MinLR: nan}},
+		{Schedule: net.Schedule{LR: 0.1}, Momentum: 1},
+		{Schedule: net.Schedule{LR: 0.1}, Momentum: -0.5},
+		{Schedule: net.Schedule{LR: 0.1}, Momentum: nan},
+		{Schedule: net.Schedule{LR: 0.1}, WeightDecay: nan},
+		{Schedule: net.Schedule{LR: 0.1}, WeightDecay: -1},
+		{Schedule: net.Schedule{LR: 0.1}, WeightDecay: inf},
 	} {
 		if _, err := m.NewTrainer(cfg); err == nil {
 			t.Errorf("config %d accepted: %+v", i, cfg)
-		} else if !strings.HasPrefix(err.Error(), "net: ") {
-			t.Errorf("error %q does not start with \"net: \"", err)
+		} else if !strings.HasPrefix(err.Error(), "train: ") {
+			t.Errorf("error %q does not start with \"train: \"", err)
 		}
 	}
 
-	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.1}, Momentum: 0.9})
+	tr, err := m.NewTrainer(Config{Schedule: net.Schedule{LR: 0.1}, Momentum: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -700,8 +701,8 @@ func TestTrainerErrors(t *testing.T) {
 			f(&b)
 			if _, err := tr.Step(b); err == nil {
 				t.Errorf("%s accepted", name)
-			} else if !strings.HasPrefix(err.Error(), "net: ") {
-				t.Errorf("%s: error %q does not start with \"net: \"", name, err)
+			} else if !strings.HasPrefix(err.Error(), "train: ") {
+				t.Errorf("%s: error %q does not start with \"train: \"", name, err)
 			}
 		}
 	}
@@ -715,7 +716,7 @@ func TestTrainerErrors(t *testing.T) {
 
 	// The trainer keeps its own copy of the schedule: changing the
 	// caller's slices afterwards has no effect.
-	cfg := TrainConfig{Schedule: Schedule{Kind: SchedulePiecewise, LR: 0.1, Boundaries: []int64{1}, Values: []float64{0.01}}}
+	cfg := Config{Schedule: net.Schedule{Kind: net.SchedulePiecewise, LR: 0.1, Boundaries: []int64{1}, Values: []float64{0.01}}}
 	tr2, err := m.NewTrainer(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -729,11 +730,11 @@ func TestTrainerErrors(t *testing.T) {
 
 	// Restore errors.
 	st := tr.State()
-	for name, f := range map[string]func(s *TrainerState){
-		"negative step":  func(s *TrainerState) { s.Step = -1 },
-		"missing buffer": func(s *TrainerState) { s.Momentum = s.Momentum[1:] },
-		"short buffer":   func(s *TrainerState) { s.Momentum[2] = s.Momentum[2][1:] },
-		"NaN momentum":   func(s *TrainerState) { s.Momentum[0][0] = float32(math.NaN()) },
+	for name, f := range map[string]func(s *State){
+		"negative step":  func(s *State) { s.Step = -1 },
+		"missing buffer": func(s *State) { s.Momentum = s.Momentum[1:] },
+		"short buffer":   func(s *State) { s.Momentum[2] = s.Momentum[2][1:] },
+		"NaN momentum":   func(s *State) { s.Momentum[0][0] = float32(math.NaN()) },
 	} {
 		s := tr.State()
 		f(&s)
@@ -755,7 +756,7 @@ func TestStepConcurrentWithForward(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.01}, Momentum: 0.9})
+	tr, err := m.NewTrainer(Config{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -797,53 +798,14 @@ func TestStepConcurrentWithForward(t *testing.T) {
 	checkAgainstReference(t, m, m.Params(), randomPlanes(rng, spec, 3), 3)
 }
 
-func TestSchedule(t *testing.T) {
-	pw := Schedule{Kind: SchedulePiecewise, LR: 0.2, Boundaries: []int64{100, 250}, Values: []float64{0.02, 0.002}}
-	cos := Schedule{Kind: ScheduleCosine, LR: 0.1, Warmup: 10, Total: 110, MinLR: 0.001}
-	cosNoWarm := Schedule{Kind: ScheduleCosine, LR: 1, Total: 4}
-	for _, c := range []struct {
-		s    Schedule
-		step int64
-		want float64
-	}{
-		{Schedule{LR: 0.3}, 0, 0.3},
-		{Schedule{Kind: ScheduleConstant, LR: 0.3}, 1 << 40, 0.3},
-		{pw, -5, 0.2},
-		{pw, 0, 0.2},
-		{pw, 99, 0.2},
-		{pw, 100, 0.02},
-		{pw, 249, 0.02},
-		{pw, 250, 0.002},
-		{pw, 1 << 40, 0.002},
-		{cos, 0, 0.01},
-		{cos, 4, 0.05},
-		{cos, 9, 0.1},
-		{cos, 10, 0.1},
-		{cos, 60, 0.001 + 0.099*0.5},
-		{cos, 35, 0.001 + 0.099*0.5*(1+math.Cos(math.Pi/4))},
-		{cos, 110, 0.001},
-		{cos, 1000, 0.001},
-		{cosNoWarm, 0, 1},
-		{cosNoWarm, 2, 0.5},
-		{cosNoWarm, 4, 0},
-	} {
-		if err := c.s.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		if got := c.s.At(c.step); math.Abs(got-c.want) > 1e-12 {
-			t.Errorf("%+v at %d = %v, want %v", c.s, c.step, got, c.want)
-		}
-	}
-}
-
 func TestStatsAndLearningRate(t *testing.T) {
 	spec := tinySpec()
 	m, err := NewModel(randomParams(t, spec, 81), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sched := Schedule{Kind: SchedulePiecewise, LR: 0.05, Boundaries: []int64{2}, Values: []float64{0.01}}
-	tr, err := m.NewTrainer(TrainConfig{Schedule: sched, Momentum: 0.5, WeightDecay: 1e-3})
+	sched := net.Schedule{Kind: net.SchedulePiecewise, LR: 0.05, Boundaries: []int64{2}, Values: []float64{0.01}}
+	tr, err := m.NewTrainer(Config{Schedule: sched, Momentum: 0.5, WeightDecay: 1e-3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -886,7 +848,7 @@ func TestMomentumUpdateRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	const mu, lr, c = 0.9, 0.03, 1e-2
-	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: lr}, Momentum: mu, WeightDecay: c})
+	tr, err := m.NewTrainer(Config{Schedule: net.Schedule{LR: lr}, Momentum: mu, WeightDecay: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -933,7 +895,7 @@ func TestSharedTensorsUntouched(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := m.NewTrainer(TrainConfig{Schedule: Schedule{LR: 0.01}, Momentum: 0.9})
+	tr, err := m.NewTrainer(Config{Schedule: net.Schedule{LR: 0.01}, Momentum: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -967,27 +929,27 @@ func TestSharedTensorsUntouched(t *testing.T) {
 }
 
 // TestFastOpsFollowReference trains three models from the same parameters
-// on the same batches: one on net/ops, one on gorgonia's own ops, and one
+// on the same batches: one on net/train/ops, one on gorgonia's own ops, and one
 // on gorgonia's ops with every batch's samples in reverse order (the same
 // computation, rounded elsewhere: it shows how SGD amplifies rounding).
 // Along the reference run, every 10 steps a fast model built from the
 // reference's weights computes the same loss and gradients within float32
 // rounding; over 200 steps the loss curves stay within 0.5%.
 func TestFastOpsFollowReference(t *testing.T) {
-	spec := Spec{Game: "test", Channels: 3, Height: 5, Width: 6, Actions: 9,
+	spec := net.Spec{Game: "test", Channels: 3, Height: 5, Width: 6, Actions: 9,
 		Blocks: 2, Filters: 16, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 16}
-	p, err := NewParams(spec, 31)
+	p, err := net.NewParams(spec, 31)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const n, steps = 16, 200
-	cfg := TrainConfig{
-		Schedule:    Schedule{Kind: ScheduleCosine, LR: 0.05, Warmup: 20, Total: steps, MinLR: 0.005},
+	cfg := Config{
+		Schedule:    net.Schedule{Kind: net.ScheduleCosine, LR: 0.05, Warmup: 20, Total: steps, MinLR: 0.005},
 		Momentum:    0.9,
 		WeightDecay: 1e-4,
 	}
-	newTrainer := func(p *Params, opts ...ModelOption) *Trainer { return newTestTrainer(t, p, n, cfg, opts...) }
-	trainers := []*Trainer{newTrainer(p), newTrainer(p, ReferenceOps()), newTrainer(p, ReferenceOps())}
+	newTrainer := func(p *net.Params, opts ...net.ModelOption) *Trainer { return newTestTrainer(t, p, n, cfg, opts...) }
+	trainers := []*Trainer{newTrainer(p), newTrainer(p, net.ReferenceOps()), newTrainer(p, net.ReferenceOps())}
 	rng := rand.New(rand.NewPCG(32, 33))
 	var fastGap, noiseGap float64
 	for i := 0; i < steps; i++ {
@@ -1030,7 +992,7 @@ func TestFastOpsFollowReference(t *testing.T) {
 }
 
 // reversed returns b with its samples in reverse order.
-func reversed(b Batch, spec Spec) Batch {
+func reversed(b Batch, spec net.Spec) Batch {
 	r := Batch{N: b.N, Planes: slices.Clone(b.Planes), Policy: slices.Clone(b.Policy), Value: slices.Clone(b.Value)}
 	size := spec.Channels * spec.Height * spec.Width
 	for i := 0; i < b.N; i++ {
