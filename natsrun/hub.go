@@ -1,3 +1,13 @@
+// Package natsrun carries a training run between a trainer and self-play
+// workers on other machines through NATS JetStream: the frozen config
+// and the best network (a key-value bucket and an object store) go out,
+// replay shards come in (a work-queue stream with de-duplication by
+// message id). It is the client side only: the trainer embeds a server
+// (natsrun/natsserver) or uses an existing one; workers only connect.
+// Everything received is data that is checked before use: configs are
+// parsed strictly, networks are verified against their SHA-256, shards
+// are decoded (CRC, game, encoder) before they are written, under names
+// derived from their verified headers.
 package natsrun
 
 import (

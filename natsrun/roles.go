@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
 
@@ -82,9 +81,16 @@ func ReadWorkers(path string) ([]Account, error) {
 // would let one worker read every client's replies).
 func InboxPrefix(account string) string { return "_INBOX_" + account }
 
+// Permissions are the subjects an account may publish to and subscribe
+// to: plain lists, which the server side (natsrun/natsserver) turns into
+// its own form, so that a worker links no server.
+type Permissions struct {
+	Publish, Subscribe []string
+}
+
 // WorkerPermissions are what a worker account may do on run's streams
 // and buckets.
-func WorkerPermissions(run, account string) *server.Permissions {
+func WorkerPermissions(run, account string) Permissions {
 	api := "$JS.API."
 	kv, obj := "KV_"+bucketName(run), "OBJ_"+netsName(run)
 	var pub []string
@@ -101,55 +107,13 @@ func WorkerPermissions(run, account string) *server.Permissions {
 			"$JS.FC."+s+".>",
 		)
 	}
-	return &server.Permissions{
-		Publish:   &server.SubjectPermission{Allow: pub},
-		Subscribe: &server.SubjectPermission{Allow: []string{InboxPrefix(account) + ".>"}},
-	}
+	return Permissions{Publish: pub, Subscribe: []string{InboxPrefix(account) + ".>"}}
 }
 
 // WorkerOption is the connection option of a worker with an account: its
 // own inbox.
 func WorkerOption(account string) nats.Option {
 	return nats.CustomInboxPrefix(InboxPrefix(account))
-}
-
-// ServerConf is a nats-server configuration file for a server of your own
-// that serves run with both roles: the trainer's account with every right
-// and each worker's with WorkerPermissions. storeDir is JetStream's
-// directory.
-func ServerConf(run, storeDir string, trainer Account, workers []Account) (string, error) {
-	if err := CheckRun(run); err != nil {
-		return "", err
-	}
-	if trainer.User == "" || trainer.Password == "" {
-		return "", fmt.Errorf("natsrun: the trainer needs a user and a password")
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# nats-server configuration for the tabula run %q: the trainer and %d worker accounts.\n", run, len(workers))
-	fmt.Fprintf(&b, "jetstream {\n  store_dir: %q\n}\nmax_payload: %d\n", storeDir, DefaultMaxPayload)
-	b.WriteString("authorization {\n  users: [\n")
-	fmt.Fprintf(&b, "    {user: %q, password: %q}\n", trainer.User, trainer.Password)
-	for _, w := range workers {
-		if err := CheckAccount(w.User); err != nil {
-			return "", err
-		}
-		if w.User == trainer.User {
-			return "", fmt.Errorf("natsrun: worker account %q is the trainer's", w.User)
-		}
-		p := WorkerPermissions(run, w.User)
-		fmt.Fprintf(&b, "    {user: %q, password: %q, permissions: {\n      publish: {allow: [%s]}\n      subscribe: {allow: [%s]}\n    }}\n",
-			w.User, w.Password, quoteList(p.Publish.Allow), quoteList(p.Subscribe.Allow))
-	}
-	b.WriteString("  ]\n}\n")
-	return b.String(), nil
-}
-
-func quoteList(ss []string) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return strings.Join(q, ", ")
 }
 
 // Roster is whom the trainer takes shards from: the worker accounts (all

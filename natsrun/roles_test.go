@@ -23,6 +23,7 @@ import (
 	_ "github.com/tabula-zero/tabula/game/all"
 	"github.com/tabula-zero/tabula/natsrun"
 	"github.com/tabula-zero/tabula/natsrun/natsruntest"
+	"github.com/tabula-zero/tabula/natsrun/natsserver"
 )
 
 // ingestLog collects what a trainer's Ingest wrote and rejected.
@@ -73,13 +74,13 @@ func (l *ingestLog) waitFor(t *testing.T, what string, ok func(l *ingestLog) boo
 func TestWorkerCannotHarmRun(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir(), User: "trainer", Password: "tpw",
+	s, err := natsserver.Start(natsserver.Config{Addr: "127.0.0.1:0", StoreDir: t.TempDir(), User: "trainer", Password: "tpw",
 		Run: "c4", Workers: []natsrun.Account{{"box1", "pw1"}, {"box2", "pw2"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Shutdown()
-	ipURL, ipOpts := natsrun.InProcess(s)
+	ipURL, ipOpts := natsserver.InProcess(s)
 	tnc, err := natsrun.Connect(ipURL, "trainer", natsrun.Credentials{User: "trainer", Password: "tpw"}, "", ipOpts...)
 	if err != nil {
 		t.Fatal(err)
@@ -255,7 +256,7 @@ func TestServerConfWithNatsServer(t *testing.T) {
 		bin = "/usr/sbin/nats-server"
 	}
 	dir := t.TempDir()
-	conf, err := natsrun.ServerConf("c4", filepath.Join(dir, "js"), natsrun.Account{"trainer", "tpw"}, []natsrun.Account{{"box1", "pw1"}})
+	conf, err := natsserver.ServerConf("c4", filepath.Join(dir, "js"), natsrun.Account{"trainer", "tpw"}, []natsrun.Account{{"box1", "pw1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

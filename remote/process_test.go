@@ -24,6 +24,7 @@ import (
 	"github.com/tabula-zero/tabula/data/datatest"
 	"github.com/tabula-zero/tabula/natsrun"
 	"github.com/tabula-zero/tabula/natsrun/natsruntest"
+	"github.com/tabula-zero/tabula/natsrun/natsserver"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -127,7 +128,7 @@ func shardsOf(dir string) map[string][]int {
 
 // The trainer (-nats) and two cmd/selfplay workers as processes around a
 // separate nats-server with file storage and the roles of
-// natsrun.ServerConf, each worker with its own account. Faults, at
+// natsserver.ServerConf, each worker with its own account. Faults, at
 // seeded random moments: kill -9 a worker and restart it; kill -9 the
 // trainer and restart it while the workers go on publishing; kill -9 the
 // server and restart it; a worker with a wrong password; a hostile client
@@ -166,7 +167,7 @@ func TestProcessesAndFaults(t *testing.T) {
 	port := freePort(t)
 	url := "nats://127.0.0.1:" + port
 	accounts := []natsrun.Account{{User: "w1", Password: "pw1"}, {User: "w2", Password: "pw2"}, {User: "evil", Password: "pw3"}}
-	conf, err := natsrun.ServerConf("tiny", filepath.Join(dir, "jetstream"), natsrun.Account{User: "trainer", Password: "tpw"}, accounts)
+	conf, err := natsserver.ServerConf("tiny", filepath.Join(dir, "jetstream"), natsrun.Account{User: "trainer", Password: "tpw"}, accounts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/natsrun"
 	"github.com/tabula-zero/tabula/natsrun/natsruntest"
+	"github.com/tabula-zero/tabula/natsrun/natsserver"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -42,7 +43,7 @@ func newFwd(p *net.Params, n int, _ string) (mcts.Forwarder, error) { return inf
 func TestRemoteWorkers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir(),
+	s, err := natsserver.Start(natsserver.Config{Addr: "127.0.0.1:0", StoreDir: t.TempDir(),
 		User: "trainer", Password: "tpw", Run: "tiny", Workers: []natsrun.Account{{User: "w1", Password: "p1"}, {User: "w2", Password: "p2"}}})
 	if err != nil {
 		t.Fatal(err)

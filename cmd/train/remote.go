@@ -16,6 +16,7 @@ import (
 
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/natsrun"
+	"github.com/tabula-zero/tabula/natsrun/natsserver"
 	"github.com/tabula-zero/tabula/remote"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/trainer"
@@ -70,7 +71,7 @@ func printServerConf(f natsFlags, runDir string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	conf, err := natsrun.ServerConf(name, "/var/lib/nats", natsrun.Account{User: creds.User, Password: creds.Password}, workers)
+	conf, err := natsserver.ServerConf(name, "/var/lib/nats", natsrun.Account{User: creds.User, Password: creds.Password}, workers)
 	if err != nil {
 		return err
 	}
@@ -116,12 +117,12 @@ func serveRemote(ctx context.Context, f natsFlags, opts *trainer.Options, out io
 	url, ca := f.url, f.ca
 	var shutdown func()
 	var extra []nats.Option
-	var srv *natsrun.Server
+	var srv *natsserver.Server
 	if f.serve != "" {
 		if creds.Token != "" {
 			return nil, errors.New("-serve: the trainer's -nats-credentials must be user:password (worker accounts are users beside it)")
 		}
-		srv, err = natsrun.StartServer(natsrun.ServerConfig{Addr: f.serve, StoreDir: filepath.Join(opts.Run, "nats"),
+		srv, err = natsserver.Start(natsserver.Config{Addr: f.serve, StoreDir: filepath.Join(opts.Run, "nats"),
 			User: creds.User, Password: creds.Password, Run: name, Workers: workers, TLSCert: f.cert, TLSKey: f.key})
 		if err != nil {
 			return nil, fmt.Errorf("-serve: %w", err)
@@ -129,7 +130,7 @@ func serveRemote(ctx context.Context, f natsFlags, opts *trainer.Options, out io
 		shutdown = srv.Shutdown
 		fmt.Fprintf(out, "serving run %q to remote workers at %s (%d worker accounts)\n", name, srv.ClientURL(), len(workers))
 		// The trainer's own client connects in-process.
-		url, extra = natsrun.InProcess(srv)
+		url, extra = natsserver.InProcess(srv)
 	}
 	nc, err := natsrun.Connect(url, "trainer", creds, ca, extra...)
 	if err != nil {
@@ -177,7 +178,7 @@ func serveRemote(ctx context.Context, f natsFlags, opts *trainer.Options, out io
 // changes: the trainer takes shards only from the accounts in it, and the
 // embedded server (srv, if not nil) lets only them in. A file that does
 // not read keeps the accounts as they were.
-func followWorkers(ctx context.Context, path string, srv *natsrun.Server, roster *natsrun.Roster, log *slog.Logger) {
+func followWorkers(ctx context.Context, path string, srv *natsserver.Server, roster *natsrun.Roster, log *slog.Logger) {
 	stamp := func() string {
 		st, err := os.Stat(path)
 		if err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tabula-zero/tabula/data/datatest"
 	"github.com/tabula-zero/tabula/natsrun"
+	"github.com/tabula-zero/tabula/natsrun/natsserver"
 )
 
 // Attack tries, with a worker's connection, everything a bad worker
@@ -168,9 +169,9 @@ func (d deniedStream) Purge(context.Context, ...jetstream.StreamPurgeOpt) error 
 // OpenServer starts an embedded server on loopback without accounts,
 // stopped when the test ends, and returns it with a trainer's hub of run
 // on a connection of its own.
-func OpenServer(t testing.TB, run string) (*natsrun.Server, *natsrun.Hub) {
+func OpenServer(t testing.TB, run string) (*natsserver.Server, *natsrun.Hub) {
 	t.Helper()
-	s, err := natsrun.StartServer(natsrun.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	s, err := natsserver.Start(natsserver.Config{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
