@@ -6,7 +6,7 @@
 // live by server-sent events. Everything is served by net/http with
 // embedded assets, so it works offline.
 //
-// The charts are the trainer's own (trainer.RenderChart), rendered as SVG
+// The charts are the ones the trainer writes (metrics/charts), rendered as SVG
 // by gonum/plot on the server: the files in RUN/plots and the dashboard
 // show the same thing, and there is no chart library to vendor. The page
 // is plain HTML with a small script that polls the JSON API and draws the
@@ -35,9 +35,10 @@ import (
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/progress"
+	"github.com/tabula-zero/tabula/metrics"
+	"github.com/tabula-zero/tabula/metrics/charts"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
-	"github.com/tabula-zero/tabula/trainer"
 )
 
 //go:embed assets
@@ -143,7 +144,7 @@ func (s *Server) fail(w http.ResponseWriter, code int, err error) {
 }
 
 // metrics reads the run's metrics lines (a cut-off last line is skipped).
-func (s *Server) metrics() ([]trainer.Metric, error) {
+func (s *Server) metrics() ([]metrics.Metric, error) {
 	f, err := os.Open(s.run.Metrics())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -152,11 +153,11 @@ func (s *Server) metrics() ([]trainer.Metric, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var out []trainer.Metric
+	var out []metrics.Metric
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
-		var m trainer.Metric
+		var m metrics.Metric
 		if json.Unmarshal(sc.Bytes(), &m) == nil {
 			out = append(out, m)
 		}
@@ -189,11 +190,11 @@ type Status struct {
 	SelfPlay   float64               `json:"selfplay_samples_s"`
 	Evals      float64               `json:"evals_s"`
 	Training   float64               `json:"train_samples_s"`
-	Workers    []trainer.WorkerStat  `json:"workers"`
+	Workers    []metrics.WorkerStat  `json:"workers"`
 	Updated    time.Time             `json:"updated"`
-	LastEval   *trainer.Metric       `json:"last_evaluation,omitempty"`
+	LastEval   *metrics.Metric       `json:"last_evaluation,omitempty"`
 	Live       bool                  `json:"live"`
-	Gate       []trainer.MatchResult `json:"last_gate,omitempty"`
+	Gate       []metrics.MatchResult `json:"last_gate,omitempty"`
 }
 
 func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
@@ -208,7 +209,7 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	st := Status{Run: filepath.Base(string(s.run)), Game: cfg.Game, Live: s.live != nil}
-	var gens []trainer.Metric
+	var gens []metrics.Metric
 	for i := range ms {
 		m := &ms[i]
 		st.Step, st.Updated = max(st.Step, m.Step), m.Time
@@ -246,7 +247,7 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) chartList(w http.ResponseWriter, _ *http.Request) {
-	s.writeJSON(w, trainer.ChartNames)
+	s.writeJSON(w, charts.Names)
 }
 
 // chart serves /api/chart/NAME.svg; 204 when the run has no data for it.
@@ -257,7 +258,7 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var buf bytes.Buffer
-	drawn, err := trainer.RenderChart(string(s.run), name, "svg", &buf)
+	drawn, err := charts.Render(string(s.run), name, "svg", &buf)
 	switch {
 	case err != nil:
 		s.fail(w, http.StatusNotFound, err)
@@ -275,7 +276,7 @@ type MatchRow struct {
 	Kind       string  `json:"kind"` // gate or evaluation
 	Generation int     `json:"generation"`
 	Minutes    float64 `json:"minutes"` // training time
-	trainer.MatchResult
+	metrics.MatchResult
 }
 
 func (s *Server) matches(w http.ResponseWriter, _ *http.Request) {

@@ -21,6 +21,7 @@ import (
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/data/datatest"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/natsrun"
 	"github.com/tabula-zero/tabula/natsrun/natsruntest"
 	"github.com/tabula-zero/tabula/natsrun/natsserver"
@@ -136,9 +137,9 @@ func TestRemoteWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last trainer.Metric
+	var last metrics.Metric
 	for _, line := range bytes.Split(bytes.TrimSpace(ms), []byte("\n")) {
-		var m trainer.Metric
+		var m metrics.Metric
 		if err := json.Unmarshal(line, &m); err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/data"
-	"github.com/tabula-zero/tabula/trainer"
+	"github.com/tabula-zero/tabula/metrics"
 )
 
 // RateSpan is the least stretch of a worker's shard creation times its
@@ -16,7 +16,7 @@ import (
 // nothing of how fast it plays.
 const RateSpan = 30 * time.Second
 
-// Tally counts what each remote worker contributed (trainer.WorkerStats).
+// Tally counts what each remote worker contributed (trainer.Options.Remote).
 type Tally struct {
 	mu sync.Mutex
 	ws map[string]*tallied
@@ -27,7 +27,7 @@ type Tally struct {
 // their difference counts), and the samples of the earliest, which were
 // played before the stretch began.
 type tallied struct {
-	trainer.WorkerStat
+	metrics.WorkerStat
 	earliest, latest time.Time
 	earliestSamples  int
 }
@@ -47,7 +47,7 @@ func (t *Tally) Add(h data.Header, games int, busy time.Duration) {
 	}
 	w := t.ws[h.Worker]
 	if w == nil {
-		w = &tallied{WorkerStat: trainer.WorkerStat{Name: h.Worker, First: now}, earliest: created, latest: created, earliestSamples: h.Samples}
+		w = &tallied{WorkerStat: metrics.WorkerStat{Name: h.Worker, First: now}, earliest: created, latest: created, earliestSamples: h.Samples}
 		t.ws[h.Worker] = w
 	} else {
 		// Spooled shards may come in any order.
@@ -76,15 +76,15 @@ func (w *tallied) rate() float64 {
 }
 
 // Workers returns the workers by name.
-func (t *Tally) Workers() []trainer.WorkerStat {
+func (t *Tally) Workers() []metrics.WorkerStat {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make([]trainer.WorkerStat, 0, len(t.ws))
+	out := make([]metrics.WorkerStat, 0, len(t.ws))
 	for _, w := range t.ws {
 		s := w.WorkerStat
 		s.SamplesPerSec = w.rate()
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b trainer.WorkerStat) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(out, func(a, b metrics.WorkerStat) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

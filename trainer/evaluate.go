@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/internal/cputime"
+	"github.com/tabula-zero/tabula/metrics"
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/pons"
@@ -21,18 +22,6 @@ import (
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/selfplay"
 )
-
-// PonsResult is one Pons measure of an evaluation: the best network's
-// optimal-move rate on the first Positions of Set with Simulations
-// (0: the raw policy).
-type PonsResult struct {
-	Set         string  `json:"set"`
-	Simulations int     `json:"simulations"`
-	Positions   int     `json:"positions"`
-	Optimal     int     `json:"optimal"`
-	OptimalRate float64 `json:"optimal_rate"`
-	OutcomeRate float64 `json:"outcome_rate"`
-}
 
 // clock is the run's training time: wall time summed over invocations,
 // stopped while the run evaluates itself, so that what a run learns in a
@@ -109,7 +98,7 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	at := l.clock.elapsed()
 	t0 := time.Now()
 	e := l.cfg.Evaluation
-	m := Metric{Kind: "evaluation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
+	m := metrics.Metric{Kind: "evaluation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
 		Best: l.bestGen, Window: l.window.Len(), TrainClock: at.Seconds()}
 	search := selfplay.MCTSConfig(l.cfg)
 	games := 0
@@ -158,7 +147,7 @@ func (l *Loop) evaluate(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			m.Pons = append(m.Pons, PonsResult{Set: p.Set, Simulations: n, Positions: acc.Positions, Optimal: acc.Optimal,
+			m.Pons = append(m.Pons, metrics.PonsResult{Set: p.Set, Simulations: n, Positions: acc.Positions, Optimal: acc.Optimal,
 				OptimalRate: acc.OptimalRate(), OutcomeRate: acc.OutcomeRate()})
 		}
 	}
@@ -212,7 +201,7 @@ func (l *Loop) ponsLines(set string, n int) ([]pons.Line, error) {
 // evaluationText is an evaluation's summary: a line per match, one for
 // the Pons rates, each indented under the evaluation's header line and
 // within 100 columns.
-func evaluationText(m Metric) string {
+func evaluationText(m metrics.Metric) string {
 	var b strings.Builder
 	for _, r := range m.Matches {
 		// + 0 turns a negative zero into "+0".

@@ -10,6 +10,7 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/progress"
+	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -113,9 +114,9 @@ func netPlayer(cfg *configs.Config, gm configs.GateMatch, key string, p *net.Par
 
 // matchResult summarises a match from player a's side; threshold > 0
 // makes it a promotion gate, passed or not.
-func matchResult(r arena.Result, a, b *arena.Spec, threshold float64) MatchResult {
+func matchResult(r arena.Result, a, b *arena.Spec, threshold float64) metrics.MatchResult {
 	s := r.Score.Summary()
-	mr := MatchResult{Opponent: b.Name(), Candidate: a.Name(), Games: s.Games, Wins: s.Wins, Draws: s.Draws, Losses: s.Losses,
+	mr := metrics.MatchResult{Opponent: b.Name(), Candidate: a.Name(), Games: s.Games, Wins: s.Wins, Draws: s.Draws, Losses: s.Losses,
 		Score: float64(s.Score), Elo: clampElo(float64(s.Elo)), EloCI95: clampElo(float64(s.EloCI95)), LOS: float64(s.LOS), Threshold: threshold}
 	if threshold > 0 {
 		mr.Passed = r.Passes(threshold)

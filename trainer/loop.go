@@ -11,6 +11,8 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/progress"
+	"github.com/tabula-zero/tabula/metrics"
+	"github.com/tabula-zero/tabula/metrics/charts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/train"
 	"github.com/tabula-zero/tabula/rundir"
@@ -64,7 +66,7 @@ func (l *Loop) loop(ctx context.Context) error {
 // run reads its clock from the metrics, and time spent after the last
 // line (a gather the limit cut short) would otherwise count again.
 func (l *Loop) recordStop() error {
-	return l.record(Metric{Kind: "stop", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step})
+	return l.record(metrics.Metric{Kind: "stop", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step})
 }
 
 // stopAfter cancels the run once the training clock reaches limit.
@@ -159,7 +161,7 @@ func (l *Loop) generation(ctx context.Context) error {
 		}
 	}
 	gate := gateText(res)
-	m := Metric{Kind: "generation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
+	m := metrics.Metric{Kind: "generation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
 		Checkpoint: name, Promoted: res.Promote, Best: l.bestGen, Matches: res.Matches, Window: l.window.Len(),
 		GatherSeconds: t1.Sub(t0).Seconds(), TrainSeconds: t2.Sub(t1).Seconds(), GateSeconds: t4.Sub(t3).Seconds()}
 	if l.worker != nil {
@@ -303,7 +305,7 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 			return nil
 		}
 		f := 1 / float64(k)
-		m := Metric{Kind: "train", Time: time.Now().UTC(), Generation: l.gen, Step: acc.Step,
+		m := metrics.Metric{Kind: "train", Time: time.Now().UTC(), Generation: l.gen, Step: acc.Step,
 			Loss: acc.Loss * f, ValueLoss: acc.ValueLoss * f, PolicyLoss: acc.PolicyLoss * f, L2: acc.L2 * f,
 			GradNorm: acc.GradNorm * f, LR: acc.LR, Window: l.window.Len(),
 			SamplesPerSec:  float64(k*n) / time.Since(t0).Seconds(),
@@ -397,56 +399,9 @@ func (l *Loop) saveInterrupted() error {
 	return nil
 }
 
-// Metric is one line of RUN/metrics.jsonl.
-type Metric struct {
-	Kind          string    `json:"kind"` // "train", "generation", "evaluation" or "stop"
-	Time          time.Time `json:"time"`
-	Generation    int       `json:"generation"`
-	Step          int64     `json:"step"`
-	Loss          float64   `json:"loss,omitempty"`
-	ValueLoss     float64   `json:"value_loss,omitempty"`
-	PolicyLoss    float64   `json:"policy_loss,omitempty"`
-	L2            float64   `json:"l2,omitempty"`
-	GradNorm      float64   `json:"grad_norm,omitempty"`
-	LR            float64   `json:"lr,omitempty"`
-	SamplesPerSec float64   `json:"samples_per_s,omitempty"`
-	Window        int       `json:"window"`
-	// TrainClock is the run's training time so far in seconds (summed
-	// over invocations, without evaluations): the learning benchmark's
-	// time axis.
-	TrainClock float64 `json:"train_clock_s,omitempty"`
-	// TrainCPU is the process's CPU time over the same (user and
-	// system, all threads): the CPU-hours a run's learning cost.
-	TrainCPU        float64       `json:"train_cpu_s,omitempty"`
-	Checkpoint      string        `json:"checkpoint,omitempty"`
-	Promoted        bool          `json:"promoted,omitempty"`
-	Best            int           `json:"best,omitempty"`
-	Matches         []MatchResult `json:"matches,omitempty"`
-	SelfPlayGames   int64         `json:"selfplay_games,omitempty"`
-	SelfPlaySamples int64         `json:"selfplay_samples,omitempty"`
-	// Self-play totals for game length and outcome rates (generation
-	// lines, in-process self-play).
-	SelfPlayPlies int64 `json:"selfplay_plies,omitempty"`
-	SelfPlayDraws int64 `json:"selfplay_draws,omitempty"`
-	SelfPlayEvals int64 `json:"selfplay_evals,omitempty"` // network evaluations (positions)
-	// BatchWaitShare is the share of training time the steps waited for
-	// their batch (train lines).
-	BatchWaitShare float64 `json:"batch_wait_share,omitempty"`
-	// Where a generation's wall time went: waiting for self-play samples,
-	// training steps, gate matches.
-	GatherSeconds float64 `json:"gather_s,omitempty"`
-	TrainSeconds  float64 `json:"train_s,omitempty"`
-	GateSeconds   float64 `json:"gate_s,omitempty"`
-	// Workers are the remote self-play workers (generation lines).
-	Workers []WorkerStat `json:"workers,omitempty"`
-	// Evaluation lines: Pons measures and the evaluation's own wall time.
-	Pons        []PonsResult `json:"pons,omitempty"`
-	EvalSeconds float64      `json:"eval_s,omitempty"`
-}
-
 // record appends m to RUN/metrics.jsonl; a failed write (a full disk)
 // stops the run rather than losing the record silently.
-func (l *Loop) record(m Metric) error {
+func (l *Loop) record(m metrics.Metric) error {
 	if m.TrainClock == 0 {
 		m.TrainClock = l.clock.elapsed().Seconds()
 	}
@@ -456,12 +411,15 @@ func (l *Loop) record(m Metric) error {
 	if err := l.metrics.Append(m); err != nil {
 		return fmt.Errorf("trainer: metrics: %w", err)
 	}
-	l.history = append(l.history, pointOf(m))
+	l.history.Add(m)
 	return nil
 }
 
+// plot writes the run's charts as RUN/plots/NAME.png.
+func (l *Loop) plot() error { return charts.WritePNGs(l.dir, l.cfg.Game, l.history) }
+
 // workersText summarises the remote workers for a progress line.
-func workersText(ws []WorkerStat, now time.Time) string {
+func workersText(ws []metrics.WorkerStat, now time.Time) string {
 	if len(ws) == 0 {
 		return ""
 	}

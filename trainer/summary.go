@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tabula-zero/tabula/metrics"
 	"io/fs"
 	"os"
 	"strings"
@@ -19,7 +20,7 @@ import (
 type Summary struct {
 	Best           string
 	BestGeneration int
-	LastEvaluation *Metric
+	LastEvaluation *metrics.Metric
 }
 
 // Summarize reads run's best pointer, the checkpoint's header and the
@@ -46,7 +47,7 @@ func Summarize(run string) (Summary, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
-		var m Metric
+		var m metrics.Metric
 		// A line cut short by a kill is skipped, as the plots do.
 		if json.Unmarshal(sc.Bytes(), &m) == nil && m.Kind == "evaluation" {
 			s.LastEvaluation = &m

@@ -25,6 +25,8 @@ import (
 	"github.com/tabula-zero/tabula/internal/jsonl"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/metrics"
+	"github.com/tabula-zero/tabula/metrics/charts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/train"
 	"github.com/tabula-zero/tabula/rundir"
@@ -65,26 +67,9 @@ type Options struct {
 	noShardsWarning time.Duration
 }
 
-// WorkerStat is what the trainer knows of a remote worker: the shards,
-// samples and games it took in from it, and when the last came.
-type WorkerStat struct {
-	Name     string    `json:"name"`
-	Shards   int       `json:"shards"`
-	Samples  int       `json:"samples"`
-	Games    int       `json:"games"`
-	First    time.Time `json:"first"`
-	LastSeen time.Time `json:"last_seen"`
-	// IngestSeconds is the trainer's time spent taking in the worker's
-	// shards (decode, check, write, acknowledgement).
-	IngestSeconds float64 `json:"ingest_s"`
-	// SamplesPerSec is the worker's rate by its shards' creation times;
-	// 0 (unknown) until they span long enough to say (remote.Tally).
-	SamplesPerSec float64 `json:"samples_per_s,omitempty"`
-}
-
 // WorkerStats reports the remote workers (remote.Tally).
 type WorkerStats interface {
-	Workers() []WorkerStat
+	Workers() []metrics.WorkerStat
 }
 
 // Publisher hands a run to remote workers: its sealed config, and each
@@ -101,28 +86,11 @@ type Gate func(ctx context.Context, cfg *configs.Config, candidate *net.Params, 
 
 // GateResult is the outcome of a generation's gating.
 type GateResult struct {
-	Promote bool          `json:"promote"`
-	Matches []MatchResult `json:"matches"`
+	Promote bool                  `json:"promote"`
+	Matches []metrics.MatchResult `json:"matches"`
 	// Teacher: promoted ungated in a teacher generation
 	// (selfplay.abzero.teacher_generations).
 	Teacher bool `json:"teacher,omitempty"`
-}
-
-// MatchResult is one gate match from the candidate's side. Elo is
-// clamped to +-1000 so that a clean sweep stays a finite number.
-type MatchResult struct {
-	Opponent  string  `json:"opponent"`
-	Candidate string  `json:"candidate,omitempty"`
-	Games     int     `json:"games"`
-	Wins      int     `json:"wins"`
-	Draws     int     `json:"draws"`
-	Losses    int     `json:"losses"`
-	Score     float64 `json:"score"`
-	Elo       float64 `json:"elo"`
-	EloCI95   float64 `json:"elo_ci95"`
-	LOS       float64 `json:"los"`
-	Threshold float64 `json:"threshold,omitempty"`
-	Passed    bool    `json:"passed"`
 }
 
 // Loop is a training run in progress.
@@ -151,8 +119,8 @@ type Loop struct {
 	unused int
 
 	metrics *jsonl.Log
-	games   *jsonl.Log // sampled self-play games
-	history []point    // for plots
+	games   *jsonl.Log      // sampled self-play games
+	history *charts.History // for plots
 	// clock is the training time; startClock its reading when this
 	// invocation began, lastEval at the last evaluation (-1: none yet),
 	// which measured the network of step lastEvalStep.
@@ -257,16 +225,18 @@ func open(opts Options) (*Loop, error) {
 		l.games.Close()
 		return nil, err
 	}
-	l.history = readHistory(dir.Metrics())
+	l.history = &charts.History{}
 	l.lastEval, l.lastEvalStep = -1, -1
-	for _, p := range l.history {
+	metrics.Read(dir.Metrics(), func(m metrics.Metric) {
+		l.history.Add(m)
 		// A killed invocation loses the time since its last metrics line.
-		l.clock.base = max(l.clock.base, p.clock)
-		l.clock.cpuBase = max(l.clock.cpuBase, p.cpu)
-		if p.kind == "evaluation" {
-			l.lastEval, l.lastEvalStep = p.clock, p.step
+		clock, cpu := seconds(m.TrainClock), seconds(m.TrainCPU)
+		l.clock.base = max(l.clock.base, clock)
+		l.clock.cpuBase = max(l.clock.cpuBase, cpu)
+		if m.Kind == "evaluation" {
+			l.lastEval, l.lastEvalStep = clock, m.Step
 		}
-	}
+	})
 	l.startClock = l.clock.base
 	return l, nil
 }
@@ -442,3 +412,6 @@ func (l *Loop) publishOnce(ctx context.Context) error {
 	}
 	return pub.PublishNetwork(ctx, filepath.Base(path), l.bestGen, b)
 }
+
+// seconds is a metrics line's seconds as a duration.
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -26,6 +26,7 @@ import (
 	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/net/onnx"
@@ -37,16 +38,16 @@ func tinyConfig(t *testing.T) *configs.Config { return configstest.TinyConnectFo
 
 func newFwd(p *net.Params, n int, _ string) (mcts.Forwarder, error) { return infer.New(p, n) }
 
-func metricsOf(t *testing.T, run string) []Metric {
+func metricsOf(t *testing.T, run string) []metrics.Metric {
 	f, err := os.Open(filepath.Join(run, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []Metric
+	var out []metrics.Metric
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var m Metric
+		var m metrics.Metric
 		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +59,7 @@ func metricsOf(t *testing.T, run string) []Metric {
 // runGated trains cfg with self-play and the arena gate for gens
 // generations into a fresh run and returns its generation metrics and
 // the trainer's output.
-func runGated(t *testing.T, cfg *configs.Config, gens int) ([]Metric, string) {
+func runGated(t *testing.T, cfg *configs.Config, gens int) ([]metrics.Metric, string) {
 	t.Helper()
 	run := t.TempDir()
 	var out bytes.Buffer
@@ -70,8 +71,8 @@ func runGated(t *testing.T, cfg *configs.Config, gens int) ([]Metric, string) {
 }
 
 // metricsOfKind returns the run's metrics lines of one kind.
-func metricsOfKind(t *testing.T, run, kind string) []Metric {
-	var out []Metric
+func metricsOfKind(t *testing.T, run, kind string) []metrics.Metric {
+	var out []metrics.Metric
 	for _, m := range metricsOf(t, run) {
 		if m.Kind == kind {
 			out = append(out, m)
@@ -416,7 +417,7 @@ func TestDamageDetectedOnResume(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(run, "metrics.jsonl"))
 	bad := 0
 	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var m Metric
+		var m metrics.Metric
 		if json.Unmarshal([]byte(l), &m) != nil {
 			bad++
 		}
@@ -599,7 +600,7 @@ func TestEvaluation(t *testing.T) {
 			t.Errorf("training line of %d columns: %q", len(line), line)
 		}
 	}
-	evals := func() (ev []Metric, stop Metric) {
+	evals := func() (ev []metrics.Metric, stop metrics.Metric) {
 		for _, m := range metricsOf(t, run) {
 			switch m.Kind {
 			case "evaluation":

@@ -18,8 +18,8 @@ import (
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
+	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/rundir"
-	"github.com/tabula-zero/tabula/trainer"
 )
 
 func TestTrainOneGeneration(t *testing.T) {
@@ -118,15 +118,15 @@ func TestTrainOneGeneration(t *testing.T) {
 }
 
 // lastEvaluation reads the run's last evaluation line.
-func lastEvaluation(t *testing.T, run string) trainer.Metric {
+func lastEvaluation(t *testing.T, run string) metrics.Metric {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(run, "metrics.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var last trainer.Metric
+	var last metrics.Metric
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var m trainer.Metric
+		var m metrics.Metric
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
 			t.Fatal(err)
 		}

@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/rundir"
-	"github.com/tabula-zero/tabula/trainer"
 )
 
 func main() {
@@ -181,11 +181,11 @@ func check(out io.Writer, run string, workerFiles []string) (findings, error) {
 	}
 	defer mf.Close()
 	var t0, t1 time.Time
-	var ws []trainer.WorkerStat
+	var ws []metrics.WorkerStat
 	sc := bufio.NewScanner(mf)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
-		var m trainer.Metric
+		var m metrics.Metric
 		if json.Unmarshal(sc.Bytes(), &m) != nil {
 			continue
 		}

@@ -1,8 +1,9 @@
-package trainer
+// Package charts draws a run's charts from its metrics (metrics.Read) and
+// its evaluation games: PNG files under RUN/plots for the trainer, SVG or
+// PNG on request for the dashboard.
+package charts
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/internal/atomicfile"
+	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -49,7 +51,7 @@ type point struct {
 	draws               int64
 }
 
-func pointOf(m Metric) point {
+func pointOf(m metrics.Metric) point {
 	p := point{kind: m.Kind, step: m.Step, generation: m.Generation, loss: m.Loss, value: m.ValueLoss, policy: m.PolicyLoss,
 		clock: time.Duration(m.TrainClock * float64(time.Second)), cpu: time.Duration(m.TrainCPU * float64(time.Second)), best: m.Best, lr: m.LR, gradNorm: m.GradNorm,
 		window: m.Window, games: m.SelfPlayGames, plies: m.SelfPlayPlies, draws: m.SelfPlayDraws}
@@ -82,60 +84,57 @@ func pointOf(m Metric) point {
 	return p
 }
 
-// readHistory reloads the metrics of earlier invocations for the plots.
-func readHistory(path string) []point {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	var out []point
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var m Metric
-		if json.Unmarshal(sc.Bytes(), &m) == nil {
-			out = append(out, pointOf(m))
-		}
-	}
-	return out
+// History is a run's metrics in the compact form the charts draw.
+type History struct {
+	points []point
 }
 
-// ChartNames lists the run's charts in the order the dashboard shows
-// them; each is RUN/plots/NAME.png and the dashboard's NAME.svg.
-var ChartNames = []string{"strength", "strength-gen", "strength-cpu", "pons", "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers"}
+// Add appends a metrics line.
+func (h *History) Add(m metrics.Metric) { h.points = append(h.points, pointOf(m)) }
 
-// plot writes RUN/plots/NAME.png for every chart the run has data for.
-func (l *Loop) plot() error {
-	dir := l.dir.Plots()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+// ReadHistory reads the run's metrics file at path (metrics.Read).
+func ReadHistory(path string) *History {
+	h := &History{}
+	metrics.Read(path, h.Add)
+	return h
+}
+
+// Names lists the run's charts in the order the dashboard shows them;
+// each is RUN/plots/NAME.png and the dashboard's NAME.svg.
+var Names = []string{"strength", "strength-gen", "strength-cpu", "pons", "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers"}
+
+// WritePNGs writes RUN/plots/NAME.png for every chart the run has data
+// for.
+func WritePNGs(dir rundir.Dir, gameName string, h *History) error {
+	plots := dir.Plots()
+	if err := os.MkdirAll(plots, 0o755); err != nil {
 		return err
 	}
-	charts, err := buildCharts(l.dir, l.cfg.Game, l.history)
+	charts, err := buildCharts(dir, gameName, h.points)
 	if err != nil {
 		return err
 	}
 	for name, p := range charts {
-		if err := save(p, filepath.Join(dir, name+".png")); err != nil {
+		if err := save(p, filepath.Join(plots, name+".png")); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// RenderChart writes chart name of the run in format (svg or png) from
-// its metrics and evaluation games; ok is false when the run has no data
-// for it yet.
-func RenderChart(run, name, format string, w io.Writer) (ok bool, err error) {
-	if !slices.Contains(ChartNames, name) {
-		return false, fmt.Errorf("trainer: no chart %q (charts: %s)", name, strings.Join(ChartNames, ", "))
+// Render writes chart name of the run in format (svg or png) from its
+// metrics and evaluation games; ok is false when the run has no data for
+// it yet.
+func Render(run, name, format string, w io.Writer) (ok bool, err error) {
+	if !slices.Contains(Names, name) {
+		return false, fmt.Errorf("charts: no chart %q (charts: %s)", name, strings.Join(Names, ", "))
 	}
 	dir := rundir.Dir(run)
 	cfg, err := dir.FrozenConfig()
 	if err != nil {
 		return false, err
 	}
-	charts, err := buildCharts(dir, cfg.Game, readHistory(dir.Metrics()))
+	charts, err := buildCharts(dir, cfg.Game, ReadHistory(dir.Metrics()).points)
 	if err != nil {
 		return false, err
 	}
