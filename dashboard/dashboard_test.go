@@ -25,6 +25,7 @@ import (
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/selfplay"
 	"github.com/tabula-zero/tabula/trainer"
+	"github.com/tabula-zero/tabula/trainer/matches"
 )
 
 // trainTiny trains a tiny Connect Four run for two generations with a
@@ -36,7 +37,7 @@ func trainTiny(t *testing.T) string {
 	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "best", Games: 4, Simulations: 4, Threshold: 0.01}, {Opponent: "ab:depth=1", Games: 2, Simulations: 4}}
 	cfg.Evaluation = configs.Evaluation{Every: time.Hour, Matches: []configs.GateMatch{{Opponent: "random", Games: 4, Simulations: 0}}}
 	opts := trainer.Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: io.Discard,
-		NewForwarder: func(p *net.Params, n int, _ string) (mcts.Forwarder, error) { return infer.New(p, n) }, Gate: trainer.ArenaGate(run)}
+		NewForwarder: func(p *net.Params, n int, _ string) (mcts.Forwarder, error) { return infer.New(p, n) }, Gate: matches.ArenaGate(run)}
 	if err := trainer.Run(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}

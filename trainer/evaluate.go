@@ -2,25 +2,15 @@ package trainer
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/tabula-zero/tabula/internal/cputime"
-	"github.com/tabula-zero/tabula/metrics"
-
-	"github.com/tabula-zero/tabula/arena"
-	"github.com/tabula-zero/tabula/arena/pons"
-	"github.com/tabula-zero/tabula/configs"
-	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/internal/progress"
-	"github.com/tabula-zero/tabula/net"
-	"github.com/tabula-zero/tabula/selfplay"
+	"github.com/tabula-zero/tabula/metrics"
 )
 
 // clock is the run's training time: wall time summed over invocations,
@@ -97,59 +87,19 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	defer l.clock.start()
 	at := l.clock.elapsed()
 	t0 := time.Now()
-	e := l.cfg.Evaluation
 	m := metrics.Metric{Kind: "evaluation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
 		Best: l.bestGen, Window: l.window.Len(), TrainClock: at.Seconds()}
-	search := selfplay.MCTSConfig(l.cfg)
 	games := 0
-	for _, em := range e.Matches {
+	for _, em := range l.cfg.Evaluation.Matches {
 		games += em.Games
 	}
 	l.opts.Progress.Begin("evaluation", "games", int64(games))
 	defer l.opts.Progress.End()
-	ctx = progress.WithTracker(ctx, l.opts.Progress)
-	for i, em := range e.Matches {
-		a, b, err := evaluationPlayers(l.cfg, i, l.best, l.bestGen)
-		if missingProgram(em.Opponent, err) {
-			// An outside anchor (uci:) on a machine without its engine:
-			// the other anchors still measure the run.
-			fmt.Fprintf(l.out, "evaluation.matches[%d] skipped: %v\n", i, err)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		// The same seed at every evaluation: the openings are paired
-		// across time and across runs of the config.
-		// Milliseconds: two evaluations can fall within one second (the
-		// last one right after a periodic one).
-		label := fmt.Sprintf("e%010d-%d-%s", at.Milliseconds(), i, safe(em.Opponent))
-		r, err := arena.RunMatch(ctx, arena.Match{Game: l.cfg.Game, Rules: l.rules, A: a, B: b, Games: em.Games,
-			Concurrency: 2, OpeningPlies: l.game.OpeningPlies, Seed: l.cfg.Seed + uint64(i),
-			RecordDir: l.dir.Arena(), Label: label, OnGame: func(arena.Record, arena.Score) { l.opts.Progress.Add(1) }})
-		if err != nil {
-			return err
-		}
-		m.Matches = append(m.Matches, matchResult(r, a, b, 0))
-	}
-	if p := e.Pons; p != nil {
-		lines, err := l.ponsLines(p.Set, p.Positions)
-		if err != nil {
-			return err
-		}
-		l.opts.Progress.Begin("evaluation: Pons "+p.Set, "positions", int64(len(lines)*len(p.Simulations)))
-		for _, n := range p.Simulations {
-			s, err := arena.NewNetSpec(fmt.Sprintf("gen%d", l.bestGen), l.cfg.Game, l.best, arena.NetOptions{Sims: n, Search: &search})
-			if err != nil {
-				return err
-			}
-			acc, err := pons.Measure(ctx, s, lines, 2)
-			if err != nil {
-				return err
-			}
-			m.Pons = append(m.Pons, metrics.PonsResult{Set: p.Set, Simulations: n, Positions: acc.Positions, Optimal: acc.Optimal,
-				OptimalRate: acc.OptimalRate(), OutcomeRate: acc.OutcomeRate()})
-		}
+	skipped := func(i int, err error) { fmt.Fprintf(l.out, "evaluation.matches[%d] skipped: %v\n", i, err) }
+	var err error
+	m.Matches, m.Pons, err = l.evaluator.Evaluate(progress.WithTracker(ctx, l.opts.Progress), l.best, l.bestGen, at, skipped)
+	if err != nil {
+		return err
 	}
 	m.EvalSeconds = time.Since(t0).Seconds()
 	if err := l.record(m); err != nil {
@@ -159,43 +109,6 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	fmt.Fprintf(l.out, "evaluation at %s of training, best is generation %d [%.0fs]:%s\n",
 		at.Round(time.Second), l.bestGen, m.EvalSeconds, evaluationText(m))
 	return l.plot()
-}
-
-// missingProgram reports whether err says that the external engine of
-// the player spec opponent (uci:) is not installed; a missing network file
-// is an error of the config, not this.
-func missingProgram(opponent string, err error) bool {
-	return err != nil && strings.HasPrefix(opponent, "uci:") && (errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist))
-}
-
-// evaluationPlayers makes the players of evaluation match i: the best
-// network (of generation bestGen) and the anchor its spec names.
-func evaluationPlayers(cfg *configs.Config, i int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
-	em := cfg.Evaluation.Matches[i]
-	key := fmt.Sprintf("evaluation.matches[%d]", i)
-	if a, err = netPlayer(cfg, em, key, best, fmt.Sprintf("gen%d", bestGen)); err != nil {
-		return nil, nil, err
-	}
-	if b, err = arena.ParsePlayer(em.Opponent, cfg.Game); err != nil {
-		return nil, nil, fmt.Errorf("trainer: %s.opponent: %w", key, err)
-	}
-	return a, b, nil
-}
-
-// ponsLines reads the first n positions of a Pons set once per run.
-func (l *Loop) ponsLines(set string, n int) ([]pons.Line, error) {
-	if l.pons != nil {
-		return l.pons, nil
-	}
-	f, err := ponsdata.Open(set)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if l.pons, err = pons.Read(f, n); err != nil {
-		return nil, fmt.Errorf("trainer: evaluation.pons: %w", err)
-	}
-	return l.pons, nil
 }
 
 // evaluationText is an evaluation's summary: a line per match, one for

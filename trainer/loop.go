@@ -16,6 +16,7 @@ import (
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/train"
 	"github.com/tabula-zero/tabula/rundir"
+	"github.com/tabula-zero/tabula/trainer/matches"
 )
 
 // loop runs generations until a limit or cancellation.
@@ -123,7 +124,7 @@ func (l *Loop) generation(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res := GateResult{Promote: true}
+	res := matches.GateResult{Promote: true}
 	t3 := time.Now()
 	switch {
 	case l.opts.Gate == nil:
@@ -131,7 +132,7 @@ func (l *Loop) generation(ctx context.Context) error {
 		// Self-play's teacher does not use the network, so a gate would
 		// spend games on a choice nothing depends on yet: the newest
 		// candidate, the best imitation so far, is promoted.
-		res = GateResult{Promote: true, Teacher: true}
+		res = matches.GateResult{Promote: true, Teacher: true}
 	default:
 		games := 0
 		for _, gm := range l.cfg.Gating.Matches {
@@ -434,7 +435,7 @@ func workersText(ws []metrics.WorkerStat, now time.Time) string {
 	return s
 }
 
-func gateText(r GateResult) string {
+func gateText(r matches.GateResult) string {
 	if r.Teacher {
 		return "promoted without gate games (alpha-beta teaches self-play, selfplay.abzero.teacher_generations)"
 	}

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tabula-zero/tabula/arena/pons"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
@@ -31,6 +30,7 @@ import (
 	"github.com/tabula-zero/tabula/net/train"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
+	"github.com/tabula-zero/tabula/trainer/matches"
 )
 
 // Options configure one invocation of the training loop.
@@ -47,7 +47,7 @@ type Options struct {
 	Out            io.Writer     // progress lines
 	Log            *slog.Logger
 	// Gate decides promotions; nil promotes every candidate.
-	Gate Gate
+	Gate matches.Gate
 	// NewForwarder builds the self-play network evaluator from parameters
 	// (net/infer in production).
 	NewForwarder func(p *net.Params, maxBatch int, precision string) (mcts.Forwarder, error)
@@ -77,20 +77,6 @@ type WorkerStats interface {
 type Publisher interface {
 	PublishConfig(ctx context.Context, sealed []byte) error
 	PublishNetwork(ctx context.Context, name string, generation int, ckpt []byte) error
-}
-
-// Gate plays the configured gate matches of the candidate of generation
-// gen against the best network (of generation bestGen) and reports
-// whether to promote it.
-type Gate func(ctx context.Context, cfg *configs.Config, candidate *net.Params, gen int, best *net.Params, bestGen int) (GateResult, error)
-
-// GateResult is the outcome of a generation's gating.
-type GateResult struct {
-	Promote bool                  `json:"promote"`
-	Matches []metrics.MatchResult `json:"matches"`
-	// Teacher: promoted ungated in a teacher generation
-	// (selfplay.abzero.teacher_generations).
-	Teacher bool `json:"teacher,omitempty"`
 }
 
 // Loop is a training run in progress.
@@ -134,7 +120,7 @@ type Loop struct {
 	scheduleChecked bool
 	// publishPending: the Publisher lacks the current best network.
 	publishPending bool
-	pons           []pons.Line // the evaluation's Pons positions, read once
+	evaluator      *matches.Evaluator // plays the evaluation section
 }
 
 // Run executes the training loop until a limit or ctx stops it; on
@@ -151,7 +137,7 @@ func Run(ctx context.Context, opts Options) error {
 	// exists: a bad spec leaves nothing behind, and the config is never
 	// frozen with it.
 	if opts.Config != nil {
-		if err := CheckPlayers(opts.Config, opts.Gate != nil); err != nil {
+		if err := matches.CheckPlayers(opts.Config, opts.Gate != nil); err != nil {
 			return err
 		}
 	}
@@ -190,7 +176,7 @@ func open(opts Options) (*Loop, error) {
 		return nil, err
 	}
 	if opts.Config == nil {
-		if err := CheckPlayers(cfg, opts.Gate != nil); err != nil {
+		if err := matches.CheckPlayers(cfg, opts.Gate != nil); err != nil {
 			return nil, err
 		}
 	}
@@ -208,7 +194,8 @@ func open(opts Options) (*Loop, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Loop{opts: opts, cfg: cfg, game: g, rules: rules, log: opts.Log, out: opts.Out, dir: dir}
+	l := &Loop{opts: opts, cfg: cfg, game: g, rules: rules, log: opts.Log, out: opts.Out, dir: dir,
+		evaluator: matches.NewEvaluator(cfg, g, rules, dir)}
 	if err := os.MkdirAll(dir.Replay(), 0o755); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}

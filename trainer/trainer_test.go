@@ -32,6 +32,7 @@ import (
 	"github.com/tabula-zero/tabula/net/onnx"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
+	"github.com/tabula-zero/tabula/trainer/matches"
 )
 
 func tinyConfig(t *testing.T) *configs.Config { return configstest.TinyConnectFour(t) }
@@ -63,7 +64,7 @@ func runGated(t *testing.T, cfg *configs.Config, gens int) ([]metrics.Metric, st
 	t.Helper()
 	run := t.TempDir()
 	var out bytes.Buffer
-	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: gens, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)}
+	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: gens, Out: &out, NewForwarder: newFwd, Gate: matches.ArenaGate(run)}
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -168,7 +169,7 @@ func TestEndToEnd(t *testing.T) {
 		{Opponent: "ab:depth=1", Games: 2, Simulations: 4},
 	}
 	var out bytes.Buffer
-	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)}
+	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: &out, NewForwarder: newFwd, Gate: matches.ArenaGate(run)}
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
@@ -513,7 +514,7 @@ func TestConfigCheckedAtLoad(t *testing.T) {
 		cfg := tinyConfig(t)
 		cfg.Gating.Matches = []configs.GateMatch{c.match}
 		var out bytes.Buffer
-		err := Run(context.Background(), Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 1, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)})
+		err := Run(context.Background(), Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 1, Out: &out, NewForwarder: newFwd, Gate: matches.ArenaGate(run)})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v", c.match, err)
 		}
@@ -547,32 +548,6 @@ func TestConfigCheckedAtLoad(t *testing.T) {
 	err := Run(context.Background(), Options{Run: run, SelfPlay: true, MaxGenerations: 1, NewForwarder: newFwd})
 	if err == nil || !strings.Contains(err.Error(), "config.yaml") {
 		t.Fatalf("truncated frozen config: %v", err)
-	}
-}
-
-// The gate's players search with the run's constants (c_init, c_base,
-// FPU, Gumbel and gumbel_m, the solver), not the defaults.
-func TestGateUsesRunSearch(t *testing.T) {
-	cfg := tinyConfig(t)
-	cfg.Search.CInit, cfg.Search.CBase, cfg.Search.FPUReduction = 2.5, 500, 0.1
-	cfg.Search.Kind, cfg.Search.GumbelM, cfg.Search.Solver = "gumbel", 5, false
-	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "best", Games: 2, Simulations: 4}}
-	p, err := rundir.FreshParams(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b, err := gatePlayers(cfg, 0, p, 2, p, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := selfplay.MCTSConfig(cfg)
-	if want == mcts.DefaultConfig() {
-		t.Fatal("the test config equals the defaults")
-	}
-	for _, s := range []*arena.Spec{a, b} {
-		if got := s.SearchConfig(); got != want {
-			t.Errorf("%s searches with %+v, want the run's %+v", s.Name(), got, want)
-		}
 	}
 }
 
@@ -763,7 +738,7 @@ func TestProgressPhases(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr.Begin("gate", "games", 6)
-	if _, err := ArenaGate(run)(progress.WithTracker(context.Background(), tr), cfg, p, 1, p, 0); err != nil {
+	if _, err := matches.ArenaGate(run)(progress.WithTracker(context.Background(), tr), cfg, p, 1, p, 0); err != nil {
 		t.Fatal(err)
 	}
 	if g := tr.Phase(); g.Done != 6 {
@@ -807,7 +782,7 @@ func testEncoderVersionRun(t *testing.T, version int, head string, mask bool) {
 	run := t.TempDir()
 	for _, gens := range []int{2, 1} { // MaxGenerations counts from the resume
 		var out bytes.Buffer
-		opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: gens, Out: &out, NewForwarder: newFwd, Gate: ArenaGate(run)}
+		opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: gens, Out: &out, NewForwarder: newFwd, Gate: matches.ArenaGate(run)}
 		if err := Run(context.Background(), opts); err != nil {
 			t.Fatalf("%d generations: %v\n%s", gens, err, out.String())
 		}

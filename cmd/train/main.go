@@ -28,6 +28,7 @@ import (
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
 	"github.com/tabula-zero/tabula/trainer"
+	"github.com/tabula-zero/tabula/trainer/matches"
 )
 
 func main() {
@@ -86,7 +87,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	}
 	// Before -serve's server or the run creates anything in the run
 	// directory: a bad player spec must not be frozen with the run.
-	if err := trainer.CheckPlayers(cfg, true); err != nil {
+	if err := matches.CheckPlayers(cfg, true); err != nil {
 		return err
 	}
 	prog := progress.New()
@@ -102,7 +103,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	live := &selfplay.Live{}
 	opts := trainer.Options{
 		Progress: prog, Live: live, Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
-		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: trainer.ArenaGate(*runDir),
+		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: matches.ArenaGate(*runDir),
 		NewForwarder: func(p *net.Params, n int, precision string) (mcts.Forwarder, error) {
 			return infer.NewParallelPrecision(p, n, 0, precision)
 		},

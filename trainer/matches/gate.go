@@ -1,4 +1,11 @@
-package trainer
+// Package matches plays a training run's matches: the gate after each
+// generation (the candidate against the best network and the configured
+// opponents, deciding promotion) and the evaluation (the best network
+// against the config's anchors, and its Pons measures). Both are arena
+// matches of the run's networks with the run's search constants,
+// summarised as metrics.MatchResult; the trainer decides when to play
+// them and records the results.
+package matches
 
 import (
 	"context"
@@ -15,6 +22,20 @@ import (
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
 )
+
+// Gate plays the configured gate matches of the candidate of generation
+// gen against the best network (of generation bestGen) and reports
+// whether to promote it.
+type Gate func(ctx context.Context, cfg *configs.Config, candidate *net.Params, gen int, best *net.Params, bestGen int) (GateResult, error)
+
+// GateResult is the outcome of a generation's gating.
+type GateResult struct {
+	Promote bool                  `json:"promote"`
+	Matches []metrics.MatchResult `json:"matches"`
+	// Teacher: promoted ungated in a teacher generation
+	// (selfplay.abzero.teacher_generations).
+	Teacher bool `json:"teacher,omitempty"`
+}
 
 // ArenaGate is the default gate: the config's gate matches played with the
 // arena, records in RUN/arena. A match with a threshold is a promotion
@@ -95,7 +116,7 @@ func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *ne
 		b, err = arena.ParsePlayer(gm.Opponent, cfg.Game)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("trainer: gating.matches[%d].opponent: %w", i, err)
+		return nil, nil, fmt.Errorf("matches: gating.matches[%d].opponent: %w", i, err)
 	}
 	return a, b, nil
 }
@@ -107,7 +128,7 @@ func netPlayer(cfg *configs.Config, gm configs.GateMatch, key string, p *net.Par
 	search := selfplay.MCTSConfig(cfg)
 	s, err := arena.NewNetSpec(name, cfg.Game, p, arena.NetOptions{Sims: gm.Simulations, Search: &search})
 	if err != nil {
-		return nil, fmt.Errorf("trainer: %s: %w", key, err)
+		return nil, fmt.Errorf("matches: %s: %w", key, err)
 	}
 	return s, nil
 }
