@@ -41,6 +41,11 @@ var rules = []rule{
 		forbidden: []string{"github.com/nats-io/nats-server/"},
 	},
 	{
+		why:       "a config is plain data: configs (and rundir, which freezes it) link no search package",
+		packages:  []string{"configs", "rundir"},
+		forbidden: []string{module + "/abzero", module + "/alphabeta", module + "/mcts", module + "/rollout"},
+	},
+	{
 		why:       "the dashboard reads a run through metrics and charts, not the trainer",
 		packages:  []string{"dashboard"},
 		forbidden: []string{module + "/trainer"},
