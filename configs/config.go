@@ -188,7 +188,7 @@ type Training struct {
 	// LegalMask takes the policy loss's softmax over each position's
 	// legal moves only (lc0), as search and play do (net.Batch.Legal).
 	LegalMask bool `yaml:"legal_mask,omitempty"`
-	// Ops is the training graph's implementation: "fast" (net/ops, the
+	// Ops is the training graph's implementation: "fast" (net/train/ops, the
 	// default when empty) or "reference" (gorgonia's own convolution and
 	// batch norm, about 4-12x slower; for comparisons).
 	Ops string `yaml:"ops"`
