@@ -323,13 +323,14 @@ func TestProcessesAndFaults(t *testing.T) {
 	waitUntil(t, "every finished shard in the run", 30*time.Second, func() bool {
 		return count("w1") == final["w1"] && count("w2") == final["w2"]
 	})
-	// The best network on the server is the trainer's best checkpoint.
+	// Once the trainer has stopped (it may promote until then), the best
+	// network on the server is its best checkpoint.
+	if err := trainer.stop(t); err != nil {
+		t.Fatalf("trainer: %v\n%s", err, trainer.output())
+	}
 	best, err := hub.Best(context.Background())
 	if err != nil {
 		t.Fatal(err)
-	}
-	if err := trainer.stop(t); err != nil {
-		t.Fatalf("trainer: %v\n%s", err, trainer.output())
 	}
 	bestPath, err := rundir.Dir(run).Pointer(rundir.Best)
 	if err != nil {

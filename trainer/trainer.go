@@ -155,6 +155,11 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	l.publishPending = true
 	err = l.loop(ctx)
+	// A promotion whose publishing the stop cut short reaches the workers
+	// now rather than at the next start.
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	l.publish(pctx)
+	cancel()
 	// Close returns the first failed metrics write too, which loop may
 	// have returned already.
 	if cerr := l.metrics.Close(); err == nil {
