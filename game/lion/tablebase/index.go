@@ -203,24 +203,8 @@ func (ix *indexer) index(p *pos, ours, theirs int) uint64 {
 	}
 	pair := uint64(ix.pairOf[ours][theirs])
 	holes := uint16(1)<<ours | uint16(1)<<theirs
-	var m [nkinds]uint16
-	var owners, promo uint16
-	for s, c := range p.sq {
-		if c == 0 {
-			continue
-		}
-		t := ptype(c)
-		if t == lionT {
-			continue
-		}
-		m[kindOf(t)] |= 1 << s
-		if t == hen {
-			promo |= 1 << s
-		}
-		if powner(c) == 1 {
-			owners |= 1 << s
-		}
-	}
+	m := [nkinds]uint16{p.kind[chick] | p.kind[hen], p.kind[giraffe], p.kind[elephant]}
+	owners, promo := p.occ[1], p.kind[hen]
 	c0 := squeeze(m[0], holes)
 	c1 := squeeze(m[1], holes)
 	c2 := squeeze(m[2], holes)
@@ -270,21 +254,22 @@ func (ix *indexer) placement(ours, theirs int, sub uint64) (p pos) {
 	c1 := expand(unrank[cf.n[1]][r1], c0)
 	c2 := expand(unrank[cf.n[2]][r2], c0|c1)
 	holes := uint16(1)<<ours | uint16(1)<<theirs
-	p.sq[ours] = pc(lionT, 0)
-	p.sq[theirs] = pc(lionT, 1)
+	p.put(ours, lionT, 0)
+	p.put(theirs, lionT, 1)
 	m := [nkinds]uint16{expand(c0, holes), expand(c1, holes), expand(c2, holes)}
 	nbit := 0
 	for k := range nkinds {
 		for b := m[k]; b != 0; b &= b - 1 {
 			s := bits.TrailingZeros16(b)
-			p.sq[s] = pc(k, int(ob>>nbit&1))
+			p.put(s, k, int(ob>>nbit&1))
 			nbit++
 		}
 	}
 	for b := m[0]; b != 0; b &= b - 1 {
 		s := bits.TrailingZeros16(b)
 		if ob>>nbit&1 != 0 {
-			p.sq[s] += hen - chick
+			p.kind[chick] &^= 1 << s
+			p.kind[hen] |= 1 << s
 		}
 		nbit++
 	}

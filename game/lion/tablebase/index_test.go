@@ -49,14 +49,15 @@ func enumerate(mat Material) map[pos]struct{} {
 			q.hand[o][k]++
 			place(q, i+1)
 			for s := range nsq {
-				if p.sq[s] != 0 {
+				if _, _, ok := p.at(s); ok {
 					continue
 				}
 				q := p
-				q.sq[s] = pc(k, o)
+				q.put(s, k, o)
 				place(q, i+1)
 				if k == chick {
-					q.sq[s] = pc(hen, o)
+					q = p
+					q.put(s, hen, o)
 					place(q, i+1)
 				}
 			}
@@ -66,7 +67,8 @@ func enumerate(mat Material) map[pos]struct{} {
 		for b := range nsq {
 			if a != b {
 				var p pos
-				p.sq[a], p.sq[b] = pc(lionT, 0), pc(lionT, 1)
+				p.put(a, lionT, 0)
+				p.put(b, lionT, 1)
 				place(p, 0)
 			}
 		}
@@ -162,9 +164,14 @@ func normalisedChildren(t *testing.T, p *pos) (kids []pos, takes bool) {
 }
 
 func less(a, b pos) int {
-	for s := range nsq {
-		if a.sq[s] != b.sq[s] {
-			return int(a.sq[s]) - int(b.sq[s])
+	for o := range 2 {
+		if a.occ[o] != b.occ[o] {
+			return int(a.occ[o]) - int(b.occ[o])
+		}
+	}
+	for t := range a.kind {
+		if a.kind[t] != b.kind[t] {
+			return int(a.kind[t]) - int(b.kind[t])
 		}
 	}
 	for o := range 2 {

@@ -41,16 +41,41 @@ const (
 // up the board; the opponent is owner 1. Every stored position and every
 // probe is normalised this way: a second-player position is turned by 180
 // degrees with the colours swapped, so one table serves both sides.
-//
-// sq holds 0 for empty, otherwise (type+1) | owner<<3.
+// Bitboards make turning, mirroring and indexing a few word operations.
 type pos struct {
-	sq   [nsq]uint8
+	occ  [2]uint16 // squares of each owner
+	kind [5]uint16 // squares of each type
 	hand [2][nkinds]uint8
 }
 
-func pc(t, owner int) uint8 { return uint8(t+1) | uint8(owner)<<3 }
-func ptype(c uint8) int     { return int(c&7) - 1 }
-func powner(c uint8) int    { return int(c >> 3) }
+// put places a piece of type t and owner o on the empty square s.
+func (p *pos) put(s, t, o int) {
+	p.occ[o] |= 1 << s
+	p.kind[t] |= 1 << s
+}
+
+// at returns the type and owner of the piece on s; ok is false if empty.
+func (p *pos) at(s int) (t, o int, ok bool) {
+	b := uint16(1) << s
+	if (p.occ[0]|p.occ[1])&b == 0 {
+		return 0, 0, false
+	}
+	if p.occ[1]&b != 0 {
+		o = 1
+	}
+	for t = 0; p.kind[t]&b == 0; t++ {
+	}
+	return t, o, true
+}
+
+// typeAt returns the type of the piece on the occupied square bit b.
+func (p *pos) typeAt(b uint16) int {
+	t := 0
+	for p.kind[t]&b == 0 {
+		t++
+	}
+	return t
+}
 
 // kindOf is the hand kind a piece becomes when captured (a hen a chick).
 func kindOf(t int) int {
@@ -65,8 +90,11 @@ func kindOf(t int) int {
 // from which such a piece attacks s (for unmoves).
 var steps, rsteps [2][5][nsq]uint16
 
-// mirrorSq swaps files a and c.
-var mirrorSq [nsq]int
+// mirrorSq swaps files a and c; mirrorMask does it for a set of squares.
+var (
+	mirrorSq   [nsq]int
+	mirrorMask [1 << nsq]uint16
+)
 
 func init() {
 	type d struct{ df, dr int }
@@ -96,54 +124,50 @@ func init() {
 	for s := range nsq {
 		mirrorSq[s] = s - s%nfiles + nfiles - 1 - s%nfiles
 	}
-}
-
-// masks returns the occupied squares of each owner.
-func (p *pos) masks() (own, opp uint16) {
-	for s, c := range p.sq {
-		if c != 0 {
-			if powner(c) == 0 {
-				own |= 1 << s
-			} else {
-				opp |= 1 << s
+	for m := range mirrorMask {
+		for s := range nsq {
+			if m&(1<<s) != 0 {
+				mirrorMask[m] |= 1 << mirrorSq[s]
 			}
 		}
 	}
-	return own, opp
 }
+
+// masks returns the occupied squares of each owner.
+func (p *pos) masks() (own, opp uint16) { return p.occ[0], p.occ[1] }
 
 // lions returns the squares of our lion and theirs, -1 when missing.
 func (p *pos) lions() (ours, theirs int) {
-	ours, theirs = -1, -1
-	for s, c := range p.sq {
-		switch c {
-		case pc(lionT, 0):
-			ours = s
-		case pc(lionT, 1):
-			theirs = s
-		}
+	l := p.kind[lionT]
+	ours, theirs = bits.TrailingZeros16(l&p.occ[0]), bits.TrailingZeros16(l&p.occ[1])
+	if ours == 16 {
+		ours = -1
+	}
+	if theirs == 16 {
+		theirs = -1
 	}
 	return ours, theirs
 }
 
 // attacked reports whether a piece of owner o attacks square s.
 func (p *pos) attacked(o, s int) bool {
-	for f, c := range p.sq {
-		if c != 0 && powner(c) == o && steps[o][ptype(c)][f]&(1<<s) != 0 {
-			return true
-		}
+	var a uint16
+	for t := range 5 {
+		a |= rsteps[o][t][s] & p.kind[t]
 	}
-	return false
+	return a&p.occ[o] != 0
 }
+
+// turn reverses the squares of a set: the board turned by 180 degrees.
+func turn(x uint16) uint16 { return bits.Reverse16(x) >> (16 - nsq) }
 
 // rotate returns the position seen by the other side: the board turned by
 // 180 degrees, owners and hands swapped.
 func (p *pos) rotate() pos {
 	var q pos
-	for s, c := range p.sq {
-		if c != 0 {
-			q.sq[nsq-1-s] = c ^ 1<<3
-		}
+	q.occ[0], q.occ[1] = turn(p.occ[1]), turn(p.occ[0])
+	for t := range p.kind {
+		q.kind[t] = turn(p.kind[t])
 	}
 	q.hand[0], q.hand[1] = p.hand[1], p.hand[0]
 	return q
@@ -152,8 +176,9 @@ func (p *pos) rotate() pos {
 // mirror returns the position with files a and c swapped.
 func (p *pos) mirror() pos {
 	q := pos{hand: p.hand}
-	for s, c := range p.sq {
-		q.sq[mirrorSq[s]] = c
+	q.occ[0], q.occ[1] = mirrorMask[p.occ[0]], mirrorMask[p.occ[1]]
+	for t := range p.kind {
+		q.kind[t] = mirrorMask[p.kind[t]]
 	}
 	return q
 }
@@ -213,29 +238,33 @@ func (p *pos) trivial(ours, theirs int) (code uint8, ok bool) {
 // (the opponent to move), into dst and returns how many; takesLion is true
 // (and n undefined) when a move captures the opponent's lion.
 func (p *pos) children(dst *[maxChildren]pos) (n int, takesLion bool) {
-	own, opp := p.masks()
-	for b := own; b != 0; b &= b - 1 {
-		s := bits.TrailingZeros16(b)
-		c := p.sq[s]
-		t := ptype(c)
-		for m := steps[0][t][s] &^ own; m != 0; m &= m - 1 {
-			to := bits.TrailingZeros16(m)
-			q := *p
-			if cap := q.sq[to]; cap != 0 {
-				ct := ptype(cap)
-				if ct == lionT {
-					return 0, true
+	own, opp := p.occ[0], p.occ[1]
+	for t := range 5 {
+		for b := p.kind[t] & own; b != 0; b &= b - 1 {
+			s := bits.TrailingZeros16(b)
+			fb := uint16(1) << s
+			for m := steps[0][t][s] &^ own; m != 0; m &= m - 1 {
+				tb := m & -m
+				q := *p
+				if opp&tb != 0 {
+					ct := p.typeAt(tb)
+					if ct == lionT {
+						return 0, true
+					}
+					q.kind[ct] &^= tb
+					q.occ[1] &^= tb
+					q.hand[0][kindOf(ct)]++
 				}
-				q.hand[0][kindOf(ct)]++
+				q.occ[0] ^= fb | tb
+				q.kind[t] &^= fb
+				nt := t
+				if t == chick && topRank&tb != 0 {
+					nt = hen
+				}
+				q.kind[nt] |= tb
+				dst[n] = q.rotate()
+				n++
 			}
-			q.sq[s] = 0
-			if t == chick && topRank&(1<<to) != 0 {
-				c = pc(hen, 0)
-			}
-			q.sq[to] = c
-			c = p.sq[s]
-			dst[n] = q.rotate()
-			n++
 		}
 	}
 	empty := ^(own | opp) & allSq
@@ -244,10 +273,11 @@ func (p *pos) children(dst *[maxChildren]pos) (n int, takesLion bool) {
 			continue
 		}
 		for m := empty; m != 0; m &= m - 1 {
-			to := bits.TrailingZeros16(m)
+			tb := m & -m
 			q := *p
 			q.hand[0][k]--
-			q.sq[to] = pc(k, 0)
+			q.occ[0] |= tb
+			q.kind[k] |= tb
 			dst[n] = q.rotate()
 			n++
 		}
@@ -263,54 +293,60 @@ func (p *pos) children(dst *[maxChildren]pos) (n int, takesLion bool) {
 // game was over there.
 func (p *pos) parents(dst *[maxParents]pos) int {
 	n := 0
-	own, opp := p.masks()
+	own, opp := p.occ[0], p.occ[1]
 	empty := ^(own | opp) & allSq
-	add := func(q *pos) {
-		dst[n] = q.rotate()
-		n++
-	}
-	for b := opp; b != 0; b &= b - 1 {
-		s := bits.TrailingZeros16(b)
-		t := ptype(p.sq[s])
-		if t <= elephant { // it may have been dropped
-			q := *p
-			q.sq[s] = 0
-			q.hand[1][t]++
-			add(&q)
-		}
-		// The types it may have had before moving: a hen on the
-		// opponent's far rank (our home rank) may have been a chick; an
-		// unpromoted chick there was dropped.
-		var was [2]int
-		nw := 0
-		switch {
-		case t == chick && homeRank&(1<<s) != 0:
-		case t == hen && homeRank&(1<<s) != 0:
-			was[0], was[1], nw = hen, chick, 2
-		default:
-			was[0], nw = t, 1
-		}
-		for _, wt := range was[:nw] {
-			for m := rsteps[1][wt][s] & empty; m != 0; m &= m - 1 {
-				f := bits.TrailingZeros16(m)
-				if wt == lionT && homeRank&(1<<f) != 0 {
-					continue // its lion stood on its far rank: the game was over
-				}
+	for t := range 5 {
+		for b := p.kind[t] & opp; b != 0; b &= b - 1 {
+			s := bits.TrailingZeros16(b)
+			sb := uint16(1) << s
+			if t <= elephant { // it may have been dropped
 				q := *p
-				q.sq[s] = 0
-				q.sq[f] = pc(wt, 1)
-				add(&q)
-				for k := range nkinds { // the move took one of our pieces
-					if q.hand[1][k] == 0 {
-						continue
+				q.occ[1] &^= sb
+				q.kind[t] &^= sb
+				q.hand[1][t]++
+				dst[n] = q.rotate()
+				n++
+			}
+			// The types it may have had before moving: a hen on the
+			// opponent's far rank (our home rank) may have been a chick;
+			// an unpromoted chick there was dropped.
+			var was [2]int
+			nw := 0
+			switch {
+			case t == chick && homeRank&sb != 0:
+			case t == hen && homeRank&sb != 0:
+				was[0], was[1], nw = hen, chick, 2
+			default:
+				was[0], nw = t, 1
+			}
+			for _, wt := range was[:nw] {
+				for m := rsteps[1][wt][s] & empty; m != 0; m &= m - 1 {
+					fb := m & -m
+					if wt == lionT && homeRank&fb != 0 {
+						continue // its lion stood on its far rank: the game was over
 					}
-					r := q
-					r.hand[1][k]--
-					r.sq[s] = pc(k, 0)
-					add(&r)
-					if k == chick {
-						r.sq[s] = pc(hen, 0)
-						add(&r)
+					q := *p
+					q.occ[1] ^= sb | fb
+					q.kind[t] &^= sb
+					q.kind[wt] |= fb
+					dst[n] = q.rotate()
+					n++
+					for k := range nkinds { // the move took one of our pieces
+						if q.hand[1][k] == 0 {
+							continue
+						}
+						r := q
+						r.hand[1][k]--
+						r.occ[0] |= sb
+						r.kind[k] |= sb
+						dst[n] = r.rotate()
+						n++
+						if k == chick {
+							r.kind[chick] &^= sb
+							r.kind[hen] |= sb
+							dst[n] = r.rotate()
+							n++
+						}
 					}
 				}
 			}
@@ -323,7 +359,6 @@ func (p *pos) parents(dst *[maxParents]pos) int {
 // the side to move has no lion (it has just been captured).
 func fromLion(lp *lion.Position) (p pos, ok bool) {
 	stm := lp.SideToMove()
-	hasLion := false
 	for s := range nsq {
 		t, c, there := lp.PieceAt(s)
 		if !there {
@@ -333,35 +368,17 @@ func fromLion(lp *lion.Position) (p pos, ok bool) {
 		if c != stm {
 			o = 1
 		}
-		p.sq[s] = pc(t, o)
-		if t == lionT && o == 0 {
-			hasLion = true
+		sq := s
+		if stm == game.Second {
+			sq = nsq - 1 - s // the second player plays down the board
 		}
+		p.put(sq, t, o)
 	}
 	for k := range nkinds {
 		p.hand[0][k] = uint8(lp.InHand(stm, k))
 		p.hand[1][k] = uint8(lp.InHand(stm.Other(), k))
 	}
-	if stm == game.Second {
-		p = p.rotate()
-		// rotate swapped owners too; swap them back: the side to move is
-		// owner 0 in both colours.
-		p = p.swapOwners()
-	}
-	return p, hasLion
-}
-
-// swapOwners exchanges the owners of all pieces and the hands, leaving
-// squares in place.
-func (p *pos) swapOwners() pos {
-	q := *p
-	for s, c := range q.sq {
-		if c != 0 {
-			q.sq[s] = c ^ 1<<3
-		}
-	}
-	q.hand[0], q.hand[1] = p.hand[1], p.hand[0]
-	return q
+	return p, p.kind[lionT]&p.occ[0] != 0
 }
 
 // text writes the position in package lion's text format with the side
@@ -372,8 +389,8 @@ func (p *pos) text() string {
 	for r := 3; r >= 0; r-- {
 		empty := 0
 		for f := range nfiles {
-			c := p.sq[r*nfiles+f]
-			if c == 0 {
+			t, o, ok := p.at(r*nfiles + f)
+			if !ok {
 				empty++
 				continue
 			}
@@ -381,8 +398,8 @@ func (p *pos) text() string {
 				b = append(b, byte('0'+empty))
 				empty = 0
 			}
-			l := letters[ptype(c)]
-			if powner(c) == 1 {
+			l := letters[t]
+			if o == 1 {
 				l += 'a' - 'A'
 			}
 			b = append(b, l)
