@@ -404,3 +404,24 @@ func TestBestMovesKeepTheValue(t *testing.T) {
 		}
 	}
 }
+
+// TestInnerLoopsDoNotAllocate: decoding an entry, listing its successors
+// and predecessors and indexing them allocate nothing.
+func TestInnerLoopsDoNotAllocate(t *testing.T) {
+	ix, err := newIndexer(Full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &builder{ix: ix}
+	ws := newWorkspace()
+	i := uint64(123456789)
+	allocs := testing.AllocsPerRun(100, func() {
+		p, _, _ := ix.position(i)
+		b.successors(ws, &p, ix.weight(i) == 2)
+		b.predecessors(ws, &p, ix.weight(i) == 2)
+		i += 7919
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per entry", allocs)
+	}
+}

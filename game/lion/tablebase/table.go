@@ -16,7 +16,7 @@ import (
 
 // BuildHint says how to make the full table; tests and tools that need it
 // print it when it is missing.
-const BuildHint = "build it with: go run ./cmd/liontb -out lion.tb (about 350 MB; then set TABULA_LION_TB=lion.tb)"
+const BuildHint = "build it with: go run ./cmd/liontb -out lion.tb (250 MB, minutes on two cores; then set TABULA_LION_TB=$PWD/lion.tb)"
 
 // EnvFile names the environment variable tests read the table's path from.
 const EnvFile = "TABULA_LION_TB"
@@ -126,6 +126,9 @@ func (t *Table) WriteFile(path string) (err error) {
 	}
 	if _, err = tmp.Write(t.data); err != nil {
 		return fmt.Errorf("tablebase: write %s: %w", tmp.Name(), err)
+	}
+	if err = tmp.Chmod(0o644); err != nil { // CreateTemp makes it private
+		return fmt.Errorf("tablebase: chmod %s: %w", tmp.Name(), err)
 	}
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("tablebase: sync %s: %w", tmp.Name(), err)
