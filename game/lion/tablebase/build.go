@@ -35,11 +35,13 @@ type builder struct {
 	err     error
 	failed  atomic.Bool
 
-	// progress
-	phase     atomic.Value // string
-	done      atomic.Uint64
-	total     atomic.Uint64
-	phaseFrom atomic.Int64 // unix nanos
+	// progress: entries decided so far, and those whose predecessors
+	// have been told (each decided entry is a source once)
+	decided, propagated atomic.Uint64
+	phase               atomic.Value // string
+	done                atomic.Uint64
+	total               atomic.Uint64
+	phaseFrom           atomic.Int64 // unix nanos
 }
 
 // workspace is one worker's scratch, so the inner loops do not allocate.
@@ -86,6 +88,13 @@ func decByte(w []uint32, i uint64) (v uint8, ok bool) {
 		if atomic.CompareAndSwapUint32(a, old, old-1<<sh) {
 			return b - 1, true
 		}
+	}
+}
+
+// decide sets entry i's code if it is undecided.
+func (b *builder) decide(i uint64, code uint8) {
+	if setByte(b.val, i, code) {
+		b.decided.Add(1)
 	}
 }
 
@@ -215,21 +224,21 @@ func Build(ctx context.Context, mat Material, o Options) (*Table, error) {
 		for i := lo; i < hi; i++ {
 			p, _, theirs := ix.position(i)
 			if p.attacked(0, theirs) {
-				setByte(b.val, i, winCode(1))
+				b.decide(i, winCode(1))
 				continue
 			}
 			idx, n, win := b.successors(ws, &p, ix.weight(i) == 2)
 			switch {
 			case win:
-				setByte(b.val, i, winCode(1))
+				b.decide(i, winCode(1))
 			case len(idx) > 255:
 				b.fail(fmt.Errorf("tablebase: entry %d has %d successors, more than a byte counts", i, len(idx)))
 			case len(idx) > 0:
 				b.cnt[i>>2] |= uint32(len(idx)) << (i & 3 * 8) // chunks own their words
 			case n == 0:
-				setByte(b.val, i, lossCode(0)) // no move at all: the game cannot go on
+				b.decide(i, lossCode(0)) // no move at all: the game cannot go on
 			default:
-				setByte(b.val, i, lossCode(2)) // every move lets them win at once
+				b.decide(i, lossCode(2)) // every move lets them win at once
 			}
 		}
 	})
@@ -262,6 +271,7 @@ func Build(ctx context.Context, mat Material, o Options) (*Table, error) {
 						continue
 					}
 					sources.Add(1)
+					b.propagated.Add(1)
 					b.propagate(ws, i, d)
 				}
 			}
@@ -301,7 +311,7 @@ func (b *builder) propagate(ws *workspace, i uint64, d int) {
 	p, _, _ := b.ix.position(i)
 	for _, j := range b.predecessors(ws, &p, b.ix.weight(i) == 2) {
 		if d%2 == 0 {
-			setByte(b.val, j, winCode(d+1))
+			b.decide(j, winCode(d+1))
 			continue
 		}
 		if loadByte(b.val, j) != 0 {
@@ -313,7 +323,7 @@ func (b *builder) propagate(ws *workspace, i uint64, d int) {
 			return
 		}
 		if left == 0 {
-			setByte(b.val, j, lossCode(d+1))
+			b.decide(j, lossCode(d+1))
 		}
 	}
 }
@@ -421,8 +431,10 @@ func (b *builder) report(o Options, start time.Time) (stop func()) {
 			if rate > 0 && total >= done {
 				eta = time.Duration(float64(total-done) / rate * float64(time.Second)).Round(time.Second).String()
 			}
-			fmt.Fprintf(o.Progress, "liontb: %s: %.1f%% of %d entries, %.2fM/s, ETA %s of this pass; %s elapsed\n",
-				name, 100*float64(done)/float64(max(total, 1)), total, rate/1e6, eta, time.Since(start).Round(time.Second))
+			fmt.Fprintf(o.Progress, "liontb: %s: %.1f%% of %d entries, %.2fM/s, ETA %s of this pass; %.1f%% of all entries decided, %.1f%% passed on; %s elapsed\n",
+				name, 100*float64(done)/float64(max(total, 1)), total, rate/1e6, eta,
+				100*float64(b.decided.Load())/float64(b.ix.size), 100*float64(b.propagated.Load())/float64(b.ix.size),
+				time.Since(start).Round(time.Second))
 		}
 	}()
 	return func() {

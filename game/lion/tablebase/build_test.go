@@ -425,3 +425,20 @@ func TestInnerLoopsDoNotAllocate(t *testing.T) {
 		t.Errorf("%v allocations per entry", allocs)
 	}
 }
+
+// TestBuildIsDeterministic: the table does not depend on how many workers
+// share the levels.
+func TestBuildIsDeterministic(t *testing.T) {
+	mat := Material{1, 1, 1}
+	one, err := Build(context.Background(), mat, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	three, err := Build(context.Background(), mat, Options{Workers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(one.data, three.data) || one.hdr.counts != three.hdr.counts {
+		t.Fatal("one and three workers build different tables")
+	}
+}
