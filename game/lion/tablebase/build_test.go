@@ -442,3 +442,58 @@ func TestBuildIsDeterministic(t *testing.T) {
 		t.Fatal("one and three workers build different tables")
 	}
 }
+
+// TestProbeEdges: a captured lion is a loss in 0, a try a win or loss in
+// 0 (or a win in 1 when the lion can be taken), positions of another material or the immediate rule are refused, and
+// Moves classes every move.
+func TestProbeEdges(t *testing.T) {
+	tb := build(t, Material{1, 0, 0})
+	for text, want := range map[string]Result{
+		"1L1/3/2l/C2 b - 2":  {game.Loss, 0}, // their lion on its far rank, unattacked
+		"1L1/3/2l/C2 w - 1":  {game.Win, 0},  // ours survived a reply there
+		"1Ll/3/3/C2 b - 2":   {game.Win, 1},  // attacked: take it
+		"3/1l1/1L1/C2 w - 1": {game.Win, 1},  // lions side by side
+	} {
+		lp, err := lion.Parse(text, safe)
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		got, err := tb.Probe(lp)
+		if err != nil || got != want {
+			t.Errorf("%s: %v %v, want %v", text, got, err, want)
+		}
+	}
+	lp, err := lion.Parse("2l/3/3/C2 w - 1", safe) // our lion has just been taken
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tb.Probe(lp); err != nil || got != (Result{game.Loss, 0}) {
+		t.Errorf("%s: %v %v, want a loss in 0", lp, got, err)
+	}
+	start, _ := lion.New(safe)
+	if _, err := tb.Probe(start); err != ErrMaterial {
+		t.Errorf("start position on a one-chick table: %v, want ErrMaterial", err)
+	}
+	imm, _ := lion.Parse("2l/3/1L1/C2 w - 1", game.Options{"TryRule": "immediate"})
+	if _, err := tb.Probe(imm); err == nil {
+		t.Error("a TryRule=immediate position is answered")
+	}
+	p, _ := lion.Parse("2l/3/1L1/C2 w - 1", safe)
+	moves, root, err := tb.Moves(p, nil)
+	if err != nil || len(moves) != len(p.GenerateMoves(nil)) {
+		t.Fatalf("Moves: %d moves, %v", len(moves), err)
+	}
+	best, _, _ := tb.BestMoves(p, nil)
+	n := 0
+	for _, m := range moves {
+		if m.Optimal(root) {
+			n++
+			if !m.Keeps(root) {
+				t.Errorf("%v optimal but not keeping %v", m, root)
+			}
+		}
+	}
+	if n != len(best) || n == 0 {
+		t.Errorf("%d optimal moves, BestMoves gives %d", n, len(best))
+	}
+}

@@ -291,10 +291,25 @@ func (t *Table) code(p *pos) uint8 {
 	return t.data[t.ix.index(p, ours, theirs)]
 }
 
-// BestMoves appends to dst[:0] the optimal moves of p: those that keep its
-// value with the fewest plies to a win, the most to a loss, or a draw. It
-// plays and takes back each move on p, which it leaves as it was.
-func (t *Table) BestMoves(p *lion.Position, dst []game.Move) ([]game.Move, Result, error) {
+// MoveResult is a legal move with the value it leaves the mover: the
+// result after the move, seen from the side that made it.
+type MoveResult struct {
+	Move   game.Move
+	Result Result
+}
+
+// Optimal reports whether the move keeps the position's value exactly: the
+// quickest win, the slowest loss, or a draw.
+func (m MoveResult) Optimal(root Result) bool { return m.Result == root }
+
+// Keeps reports whether the move keeps the position's outcome (a win still
+// won, however slowly; a draw not lost; every move of a lost position).
+func (m MoveResult) Keeps(root Result) bool { return m.Result.Outcome == root.Outcome }
+
+// Moves appends to dst[:0] every legal move of p with its result, in
+// p.GenerateMoves order, and returns p's value. It plays and takes back
+// each move on p, which it leaves as it was.
+func (t *Table) Moves(p *lion.Position, dst []MoveResult) ([]MoveResult, Result, error) {
 	dst = dst[:0]
 	root, err := t.Probe(p)
 	if err != nil {
@@ -308,8 +323,24 @@ func (t *Table) BestMoves(p *lion.Position, dst []game.Move) ([]game.Move, Resul
 		if err != nil {
 			return dst, root, err
 		}
-		if r.after() == root {
-			dst = append(dst, m)
+		dst = append(dst, MoveResult{m, r.after()})
+	}
+	return dst, root, nil
+}
+
+// BestMoves appends to dst[:0] the optimal moves of p: those that keep its
+// value with the fewest plies to a win, the most to a loss, or a draw. It
+// plays and takes back each move on p, which it leaves as it was.
+func (t *Table) BestMoves(p *lion.Position, dst []game.Move) ([]game.Move, Result, error) {
+	dst = dst[:0]
+	var buf [maxChildren]MoveResult
+	moves, root, err := t.Moves(p, buf[:0])
+	if err != nil {
+		return dst, root, err
+	}
+	for _, m := range moves {
+		if m.Optimal(root) {
+			dst = append(dst, m.Move)
 		}
 	}
 	return dst, root, nil
