@@ -218,7 +218,8 @@ func Build(ctx context.Context, mat Material, o Options) (*Table, error) {
 	stop := b.report(o, start)
 	defer stop()
 
-	// Level 0-2 from the moves alone.
+	// The first pass decides what the moves alone decide (wins in 1,
+	// losses in 0 and 2) and counts the other entries' successors.
 	b.startPhase("successors", ix.size)
 	err = b.parallel(ctx, ix.size, func(ws *workspace, lo, hi uint64) {
 		for i := lo; i < hi; i++ {
@@ -247,12 +248,9 @@ func Build(ctx context.Context, mat Material, o Options) (*Table, error) {
 	}
 
 	for d := 0; ; d++ {
-		code := winCode(d)
+		code := winCode(d) // wins are odd (none stored in 0), losses even
 		if d%2 == 0 {
 			code = lossCode(d)
-		}
-		if d == 0 {
-			code = lossCode(0) // no stored entry is a win in 0
 		}
 		if d+1 > maxDist {
 			return nil, fmt.Errorf("tablebase: distances beyond %d plies do not fit a byte", maxDist)
