@@ -30,7 +30,7 @@ func wantStatus(t *testing.T, p game.Position, res game.Result, reason string) {
 		t.Fatalf("%s: status %v %q, want %v %q", p, st.Result, st.Reason, res, reason)
 	}
 	n := len(p.GenerateMoves(nil))
-	boardDecided := reason == ReasonLionCaptured || reason == ReasonTry
+	boardDecided := reason == ReasonLionCaptured || reason == ReasonTry || reason == ReasonNoMove
 	if boardDecided && n != 0 {
 		t.Fatalf("%s: decided by the board (%s) but %d moves generated", p, reason, n)
 	}
@@ -215,6 +215,16 @@ func TestCapturedHenBecomesChick(t *testing.T) {
 	play(t, p, "b4b3", "C*b2")
 	if got := p.String(); got != "3/1l1/LC1/2G b - 4" {
 		t.Fatalf("after dropping the chick: %s", got)
+	}
+}
+
+// A side whose every piece is blocked by its own, with nothing in hand,
+// has no legal move and has lost (the tablebase scores it so); one legal
+// move or a piece in hand keeps the game going.
+func TestNoLegalMoveLoses(t *testing.T) {
+	for _, opts := range []game.Options{safeOpts, immediateOpts} {
+		wantStatus(t, mustParse(t, "GE1/LGE/CCl/3 w - 1", opts), game.Loss, ReasonNoMove)
+		wantStatus(t, mustParse(t, "GE1/LGE/1Cl/3 w C 1", opts), game.Ongoing, "")
 	}
 }
 
