@@ -224,8 +224,13 @@ func TestXboardTimeControls(t *testing.T) {
 		{"st", []string{"-st", "0:01"}},
 		{"tc-inc", []string{"-tc", "0:02", "-inc", "1"}},
 	} {
+		// A MoveOverhead of 250 ms (sent by xboard's option command), what a
+		// user of a loaded machine sets: the tests of other packages share
+		// its cores, and at the default 50 ms a move that takes 960 ms of
+		// a 1 s limit can lose on time to the scheduler.
 		g := startXboard(t, ctx, tools["xboard"], display, dir, c.name, append([]string{
-			"-fcp", bin, "-scp", bin, "-autoCallFlag", "true", "-adjudicateDrawMoves", "8"}, c.args...)...)
+			"-fcp", bin, "-scp", bin, "-firstOptions", "MoveOverhead=250", "-secondOptions", "MoveOverhead=250",
+			"-autoCallFlag", "true", "-adjudicateDrawMoves", "8"}, c.args...)...)
 		text := g.wait(t, ctx)
 		res, moves := checkGame(t, g, text, []string{`[White "tabula"]`, `[Black "tabula"]`}, 5, "first", "second")
 		t.Logf("%s %q: %s after %d moves", c.name, c.args, res, moves)
