@@ -23,6 +23,8 @@ func (s *Spec) New() (Player, error) {
 		return s.newPlayer()
 	case KindRandom:
 		return &randomPlayer{name: s.name}, nil
+	case KindTB:
+		return &tbPlayer{name: s.name, t: s.table}, nil
 	case KindAB:
 		ab, err := alphabeta.New(s.abOpts)
 		if err != nil {
