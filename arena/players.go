@@ -232,3 +232,19 @@ func (r *rolloutEval) Evaluate(p game.Position, moves []game.Move, priors []floa
 	}
 	return v, nil
 }
+
+// Sims is the simulations per move of a net or mcts spec (0: the raw
+// policy).
+func (s *Spec) Sims() int { return s.sims }
+
+// RawPolicy returns a network spec playing its raw policy (no search), so
+// that an accuracy report can set the search's moves beside the
+// network's own; name names it.
+func (s *Spec) RawPolicy(name string) (*Spec, error) {
+	if s.Kind != KindNet {
+		return nil, fmt.Errorf("arena: player %q is not a network player (net:)", s.Text)
+	}
+	c := *s
+	c.sims, c.name, c.Text = 0, name, name
+	return &c, nil
+}
