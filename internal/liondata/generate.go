@@ -100,6 +100,10 @@ func Generate(ctx context.Context, t *tablebase.Table, o GenOptions) ([]Line, er
 			}
 		}
 	}
+	// In a random order, so that the first positions of the set (a
+	// measure of part of it) are a sample of the whole.
+	rng := rand.New(rand.NewPCG(o.Seed, uint64(len(Sources))))
+	rng.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
 	return out, nil
 }
 
