@@ -15,6 +15,7 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/lion/tablebase"
 	"github.com/tabula-zero/tabula/internal/kvlist"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
@@ -83,6 +84,7 @@ const SpecUsage = `player specs (-a, -b):
                                                             the classical MCTS family (keys: docs/rollout.md)
   uci:COMMAND[,variant=V,depth=N|movetime=MS|nodes=N,timeout=MS,Option=Value...]   an external engine
   human                                                     you: the board on stdout, moves typed on stdin
+  tb:FILE                                                   Catch the Lion's perfect play from the tablebase FILE (cmd/liontb)
 every kind also takes name=NAME (the name in results)`
 
 // Spec is a parsed player spec: what ParsePlayer read, with any network
@@ -97,6 +99,7 @@ every kind also takes name=NAME (the name in results)`
 //	mcts:sims=N[,search=puct|gumbel]
 //	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
 //	human
+//	tb:FILE
 //
 // The last line is package rollout's classical MCTS players; their keys
 // are listed in rollout_players.go and docs/rollout.md.
@@ -110,6 +113,8 @@ every kind also takes name=NAME (the name in results)`
 // defaults mcts.DefaultConfig's), so a network's test-time search can be
 // tuned without a run config.
 // mcts is network-free MCTS with random playouts to the end of the game.
+// tb (Catch the Lion only) plays an optimal move of the tablebase FILE,
+// one drawn from the game's seed among equals (tb_player.go).
 type Spec struct {
 	Text string // the spec as given
 	Kind string
@@ -134,6 +139,8 @@ type Spec struct {
 	newPlayer func() (Player, error)
 	// interactive players (a person) play one game at a time
 	interactive bool
+	// the Catch the Lion tablebase (tb: players)
+	table *tablebase.Table
 }
 
 // NewFuncSpec makes a spec whose players come from newPlayer (players

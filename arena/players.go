@@ -23,6 +23,8 @@ func (s *Spec) New() (Player, error) {
 		return s.newPlayer()
 	case KindRandom:
 		return &randomPlayer{name: s.name}, nil
+	case KindTB:
+		return &tbPlayer{name: s.name, t: s.table}, nil
 	case KindAB:
 		ab, err := alphabeta.New(s.abOpts)
 		if err != nil {
@@ -229,4 +231,20 @@ func (r *rolloutEval) Evaluate(p game.Position, moves []game.Move, priors []floa
 		sign = -sign
 	}
 	return v, nil
+}
+
+// Sims is the simulations per move of a net or mcts spec (0: the raw
+// policy).
+func (s *Spec) Sims() int { return s.sims }
+
+// RawPolicy returns a network spec playing its raw policy (no search), so
+// that an accuracy report can set the search's moves beside the
+// network's own; name names it.
+func (s *Spec) RawPolicy(name string) (*Spec, error) {
+	if s.Kind != KindNet {
+		return nil, fmt.Errorf("arena: player %q is not a network player (net:)", s.Text)
+	}
+	c := *s
+	c.sims, c.name, c.Text = 0, name, name
+	return &c, nil
 }

@@ -424,6 +424,19 @@ type Evaluation struct {
 	// Pons measures the optimal-move rate on Pascal Pons' Connect Four
 	// positions (connect4 only; absent: off).
 	Pons *EvalPons `yaml:"pons,omitempty"`
+	// LionOracle measures the optimal and outcome-kept moves on the Lion
+	// oracle's test set (internal/liondata: positions with their exact
+	// values from the tablebase, which it does not need; lion only;
+	// absent: off).
+	LionOracle *EvalLionOracle `yaml:"lion_oracle,omitempty"`
+}
+
+// EvalLionOracle is the Lion oracle measure: the first Positions of the
+// set (0: all), played by the network with each of Simulations (0: the
+// raw policy), and its value head on the same positions.
+type EvalLionOracle struct {
+	Positions   int   `yaml:"positions"`
+	Simulations []int `yaml:"simulations"`
 }
 
 // EvalPons is the Pons measure: the first Positions of Set, played by

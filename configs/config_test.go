@@ -157,6 +157,19 @@ func TestEvaluationSection(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Connect Four's, not lion's") {
 		t.Fatalf("pons for lion: %v", err)
 	}
+	// The Lion oracle: positions default to the whole set; refused for
+	// another game and without simulations.
+	c, err = Parse([]byte(withoutEvaluation(string(lion))+"evaluation: {every: 5m, matches: [{opponent: random, games: 2}], lion_oracle: {simulations: [0, 32]}}\n"), "lion.yaml")
+	if err != nil || c.Evaluation.LionOracle == nil || c.Evaluation.LionOracle.Positions != 0 || !reflect.DeepEqual(c.Evaluation.LionOracle.Simulations, []int{0, 32}) {
+		t.Fatalf("lion_oracle read as %+v: %v", c.Evaluation.LionOracle, err)
+	}
+	if back, err := Parse(c.MarshalSealed(), "sealed"); err != nil || !reflect.DeepEqual(back, c) {
+		t.Fatalf("lion_oracle does not round-trip: %v\n%s", err, c.Marshal())
+	}
+	_, err = Parse([]byte(withoutEvaluation(string(base))+"evaluation: {every: 5m, lion_oracle: {positions: 10, simulations: []}}\n"), "c4.yaml")
+	if err == nil || !strings.Contains(err.Error(), "Catch the Lion's, not connect4's") || !strings.Contains(err.Error(), "lion_oracle.simulations is empty") {
+		t.Fatalf("lion_oracle for connect4: %v", err)
+	}
 }
 
 // withoutEvaluation cuts a preset's evaluation section (its last).

@@ -273,7 +273,7 @@ type crossCheck struct {
 var crossChecks = []crossCheck{
 	{"game", "the game is registered, its rules resolve, network.encoder_version is one of its encoders, and network.policy_head fromto has an action for every pair of squares", checkGame},
 	{"schedule", "piecewise: training.boundaries increase, one per entry of training.rates, and training.min_learning_rate stays 0; cosine: training.total_steps exceeds training.warmup_steps", checkSchedule},
-	{"evaluation", "an evaluation section has matches or pons; its opponents are fixed anchors, not best; pons is for connect4 and has simulations", checkEvaluation},
+	{"evaluation", "an evaluation section has matches, pons or lion_oracle; its opponents are fixed anchors, not best; pons is for connect4, lion_oracle for lion, and both have simulations", checkEvaluation},
 }
 
 func checkGame(c *Config) []string {
@@ -325,8 +325,8 @@ func checkEvaluation(c *Config) []string {
 		return nil
 	}
 	var errs []string
-	if len(e.Matches) == 0 && e.Pons == nil {
-		errs = append(errs, "evaluation has neither matches nor pons")
+	if len(e.Matches) == 0 && e.Pons == nil && e.LionOracle == nil {
+		errs = append(errs, "evaluation has neither matches nor pons nor lion_oracle")
 	}
 	for i, m := range e.Matches {
 		if m.Opponent == "best" {
@@ -339,6 +339,14 @@ func checkEvaluation(c *Config) []string {
 		}
 		if len(p.Simulations) == 0 {
 			errs = append(errs, "evaluation.pons.simulations is empty (0 is the raw policy)")
+		}
+	}
+	if o := e.LionOracle; o != nil {
+		if c.Game != "lion" {
+			errs = append(errs, fmt.Sprintf("evaluation.lion_oracle: the Lion oracle's positions are Catch the Lion's, not %s's", c.Game))
+		}
+		if len(o.Simulations) == 0 {
+			errs = append(errs, "evaluation.lion_oracle.simulations is empty (0 is the raw policy)")
 		}
 	}
 	return errs

@@ -15,6 +15,7 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/lion/tablebase"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/rundir"
@@ -34,6 +35,8 @@ import (
 //     value in [-1, 1] for the side to move; 1000 is a proven win), pv =
 //     the most visited line (mcts.Result.PV), and an `info string visits`
 //     line with the most visited moves.
+//   - tablebase: Catch the Lion's perfect play from the table file the
+//     Tablebase option names (tablebase.go).
 //   - abzero: Alpha-Beta-Zero (abzero.Mover): alpha-beta (depth, movetime
 //     or the clock; without a limit depth defaultABZeroDepth; infinite
 //     until stop) and MCTS (nodes; else until the time or stop with
@@ -71,7 +74,7 @@ const (
 	moverABZero = "abzero"
 )
 
-var movers = []string{moverAB, moverMCTS, moverABZero}
+var movers = []string{moverAB, moverMCTS, moverABZero, moverTB}
 
 // ABZeroPolicy values: what pi of the blend is.
 const (
@@ -109,6 +112,10 @@ type moverState struct {
 	eval     *mcts.NetEvaluator
 	mc       *mcts.Mover
 	abz      *abzero.Mover
+
+	// The Lion tablebase of the tablebase mover (tablebase.go).
+	tb     *tablebase.Table
+	tbFile string
 }
 
 func newMoverState() moverState {
@@ -124,11 +131,14 @@ func moverOptions() []game.Option {
 		{Name: optABZeroWeight, Default: defaultWeight},
 		{Name: optABZeroPolicy, Default: policyVisits, Values: []string{policyVisits, policyPrior}},
 		{Name: optPrecision, Default: defaultPrecision, Values: infer.Precisions},
+		{Name: optTablebase, Default: ""},
 	}
 }
 
-// StringOptions declares Network and ABZeroWeight as free text.
-func (s *Searcher) StringOptions() []string { return []string{optNetwork, optABZeroWeight} }
+// StringOptions declares Network, ABZeroWeight and Tablebase as free text.
+func (s *Searcher) StringOptions() []string {
+	return []string{optNetwork, optABZeroWeight, optTablebase}
+}
 
 // setMoverOption sets a mover option; ok is false for other names.
 func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
@@ -173,6 +183,8 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		m.weight = w
 	case optABZeroPolicy:
 		m.prior = value == policyPrior
+	case optTablebase:
+		return true, m.setTablebase(value)
 	default:
 		return false, nil
 	}

@@ -192,7 +192,7 @@ func TestMoverTranscript(t *testing.T) {
 	network := tinyNetwork(t)
 	out := untilBestmove(t, "uci\nsetoption name Mover value mcts\nsetoption name Network value "+network+"\n"+
 		"position startpos moves h3e3\ngo nodes 20\n").String()
-	for _, want := range []string{"option name Network type string default <empty>\n", "option name Mover type combo default ab var ab var mcts var abzero\n",
+	for _, want := range []string{"option name Network type string default <empty>\n", "option name Mover type combo default ab var ab var mcts var abzero var tablebase\n",
 		"option name ABZeroWeight type string default 1\n", " nodes 20 ", "bestmove "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

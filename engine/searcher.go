@@ -112,8 +112,11 @@ func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 	if err != nil {
 		return uci.SearchResult{}, err
 	}
-	if s.mover == moverMCTS {
+	switch s.mover {
+	case moverMCTS:
 		return s.searchMCTS(ctx, gp, lim, allowed, info)
+	case moverTB:
+		return s.searchTB(ctx, gp, allowed, info)
 	}
 	p, ok := gp.(alphabeta.Position)
 	if !ok {

@@ -153,7 +153,7 @@ func TestUCCISession(t *testing.T) {
 		"id name tabula", "option usemillisec type check default true", "option newgame type button",
 		"option PlyCap type spin min 1 max 100000 default 400", "option hashsize type spin min 1 max 4096 default 64",
 		"option threads type spin min 1 max 64 default 1",
-		"option Mover type combo var ab var mcts var abzero default ab", "option Network type string default <empty>",
+		"option Mover type combo var ab var mcts var abzero var tablebase default ab", "option Network type string default <empty>",
 		"option Algorithm type combo var alphabeta var alphabeta-hard var pvs var mtdf var negacstar var negacstar-opt default pvs",
 	} {
 		if !slices.Contains(hs, want) {
@@ -330,7 +330,7 @@ func TestUCCIOptions(t *testing.T) {
 		t.Errorf("PlyCap not set:\n%s", text)
 	}
 	for _, want := range []string{
-		`info message error: setoption: option Mover: value "banana" is not one of ab, mcts, abzero`,
+		`info message error: setoption: option Mover: value "banana" is not one of ab, mcts, abzero, tablebase`,
 		"info message error: setoption: UCCI moves are always ICCS (Notation=iccs)",
 		"info message error: setoption: UCCI plays xiangqi only",
 		`info message error: setoption usemillisec: value "maybe" is not true or false`,

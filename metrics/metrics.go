@@ -56,6 +56,10 @@ type Metric struct {
 	// Evaluation lines: Pons measures and the evaluation's own wall time.
 	Pons        []PonsResult `json:"pons,omitempty"`
 	EvalSeconds float64      `json:"eval_s,omitempty"`
+	// The Lion oracle's measures (evaluation lines): the moves, one per
+	// simulation count, and the value head.
+	LionOracle []OracleResult `json:"lion_oracle,omitempty"`
+	LionValue  *OracleValue   `json:"lion_value,omitempty"`
 }
 
 // WorkerStat is what the trainer knows of a remote worker: the shards,
@@ -102,6 +106,31 @@ type PonsResult struct {
 	Optimal     int     `json:"optimal"`
 	OptimalRate float64 `json:"optimal_rate"`
 	OutcomeRate float64 `json:"outcome_rate"`
+}
+
+// OracleResult is one Lion oracle measure of an evaluation: the best
+// network's moves on the first Positions of the Lion test set with
+// Simulations (0: the raw policy), judged by the exact values.
+type OracleResult struct {
+	Simulations int     `json:"simulations"`
+	Positions   int     `json:"positions"`
+	Optimal     int     `json:"optimal"`
+	OutcomeKept int     `json:"outcome_kept"`
+	OptimalRate float64 `json:"optimal_rate"`
+	OutcomeRate float64 `json:"outcome_rate"`
+	// The optimal and outcome-kept rates by the exact outcome (win, draw,
+	// loss) and by phase (opening, middle, late).
+	OptimalBy map[string]float64 `json:"optimal_by,omitempty"`
+	OutcomeBy map[string]float64 `json:"outcome_by,omitempty"`
+}
+
+// OracleValue is the best network's value head on the same positions:
+// the share whose value says the exact outcome (a win above 1/3, a loss
+// below -1/3) and the mean |value - exact|.
+type OracleValue struct {
+	Positions int     `json:"positions"`
+	AgreeRate float64 `json:"agree_rate"`
+	MeanError float64 `json:"mean_error"`
 }
 
 // Read calls f with each line of the metrics file at path, in order. A

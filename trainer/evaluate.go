@@ -101,6 +101,10 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	m.LionOracle, m.LionValue, err = l.evaluator.LionOracle(progress.WithTracker(ctx, l.opts.Progress), l.best, l.bestGen)
+	if err != nil {
+		return err
+	}
 	m.EvalSeconds = time.Since(t0).Seconds()
 	if err := l.record(m); err != nil {
 		return err
@@ -112,7 +116,7 @@ func (l *Loop) evaluate(ctx context.Context) error {
 }
 
 // evaluationText is an evaluation's summary: a line per match, one for
-// the Pons rates, each indented under the evaluation's header line and
+// the Pons rates, two for the Lion oracle's, each indented under the evaluation's header line and
 // within 100 columns.
 func evaluationText(m metrics.Metric) string {
 	var b strings.Builder
@@ -130,6 +134,20 @@ func evaluationText(m metrics.Metric) string {
 	}
 	if len(rates) > 0 {
 		fmt.Fprintf(&b, "\n  Pons %s optimal moves: %s", m.Pons[0].Set, strings.Join(rates, ", "))
+	}
+	rates = rates[:0]
+	for _, o := range m.LionOracle {
+		how := "raw"
+		if o.Simulations > 0 {
+			how = fmt.Sprintf("%d sims", o.Simulations)
+		}
+		rates = append(rates, fmt.Sprintf("%s %.1f%% (%.1f%%)", how, 100*o.OptimalRate, 100*o.OutcomeRate))
+	}
+	if len(rates) > 0 {
+		fmt.Fprintf(&b, "\n  Lion oracle optimal (outcome kept) moves: %s", strings.Join(rates, ", "))
+	}
+	if v := m.LionValue; v != nil {
+		fmt.Fprintf(&b, "\n  Lion oracle value head: outcome agreed %.1f%%, mean |error| %.3f", 100*v.AgreeRate, v.MeanError)
 	}
 	return b.String()
 }

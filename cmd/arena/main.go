@@ -5,12 +5,13 @@
 //	                   [-sprt elo0,elo1[,alpha,beta]] [-json] [-seed S] [-ply-cap N] [-out DIR]
 //	go run ./cmd/arena -run RUN -ratings [-anchor NAME] [-json]
 //	go run ./cmd/arena -variant connect4 -a SPEC -pons FILE [-positions N]
+//	go run ./cmd/arena -variant lion -a SPEC -lion-oracle FILE|embedded [-positions N]
 //
 // Player specs: random, ab:depth=N|movetime=MS|nodes=N[,algo=A],
 // net:FILE[,sims=N,search=puct|gumbel], abzero:net=FILE,m=W,depth=N[,sims=N],
 // mcts:sims=N, the rollout family uct:, solver:, mcts-mr:, mcts-ms:,
 // mcts-mb:, ppa:, ppap:, ppaf:, ppafp:, mast: (docs/rollout.md),
-// uci:COMMAND[,...]; any of them with name=NAME.
+// uci:COMMAND[,...], tb:FILE (Catch the Lion); any of them with name=NAME.
 package main
 
 import (
@@ -30,6 +31,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/arena/lionoracle"
 	"github.com/tabula-zero/tabula/arena/pons"
 	_ "github.com/tabula-zero/tabula/arena/uciplayer"
 	"github.com/tabula-zero/tabula/game"
@@ -58,6 +60,7 @@ type options struct {
 	out, label, run, anchor string
 	ratings                 bool
 	pons                    string
+	lionOracle              string
 	ponsValues              bool
 	positions               int
 	set                     map[string]bool // the flags given
@@ -86,12 +89,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.ratings, "ratings", false, "print a Bradley-Terry ratings table over RUN/arena/*.jsonl (needs -run)")
 	fs.StringVar(&o.anchor, "anchor", "", "-ratings: the player held at Elo 0 (default: the first ab: player, else random, else the first by name)")
 	fs.StringVar(&o.pons, "pons", "", "connect4: measure player A's optimal-move rate on this file of Pons positions")
-	fs.IntVar(&o.positions, "positions", 0, "-pons: use the first N positions (0: all)")
+	fs.StringVar(&o.lionOracle, "lion-oracle", "", "lion: measure player A against perfect play on this Lion test set (embedded: internal/liondata's)")
+	fs.IntVar(&o.positions, "positions", 0, "-pons, -lion-oracle: use the first N positions (0: all)")
 	fs.BoolVar(&o.ponsValues, "pons-values", false, "-pons: also judge player A's value head on every move's position (net players)")
-	cliflag.Usage(fs, "arena -a SPEC -b SPEC [-variant GAME] [-games N] ... | arena -run RUN -ratings | arena -variant connect4 -a SPEC -pons FILE",
+	cliflag.Usage(fs, "arena -a SPEC -b SPEC [-variant GAME] [-games N] ... | arena -run RUN -ratings | arena -variant connect4 -a SPEC -pons FILE | arena -variant lion -a SPEC -lion-oracle FILE",
 		"Plays matches between two players and reports W-D-L, Elo with its 95% interval, LOS (and an SPRT\n"+
 			"with -sprt); rates a run's recorded games (-ratings); measures a Connect Four player's optimal-move\n"+
-			"rate on Pons' positions (-pons, e.g. internal/ponsdata/Test_L2_R1). See docs/arena.md.", arena.SpecUsage)
+			"rate on Pons' positions (-pons, e.g. internal/ponsdata/Test_L2_R1); measures a Catch the Lion player\n"+
+			"against perfect play (-lion-oracle internal/liondata/positions.txt). See docs/arena.md.", arena.SpecUsage)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -121,6 +126,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runRatings(o, stdout)
 	case o.pons != "":
 		return runPons(ctx, o, stdout)
+	case o.lionOracle != "":
+		return runLionOracle(ctx, o, stdout)
 	}
 	return runMatch(ctx, o, stdout, stderr)
 }
@@ -143,7 +150,7 @@ func defaultVariant(o options) (string, error) {
 
 func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.a == "" || o.b == "" {
-		return errors.New("a match needs -a SPEC and -b SPEC (or -ratings, or -pons)")
+		return errors.New("a match needs -a SPEC and -b SPEC (or -ratings, -pons or -lion-oracle)")
 	}
 	rules, err := game.ParseOptions(o.rules)
 	if err != nil {
@@ -352,4 +359,22 @@ func runPons(ctx context.Context, o options, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "value head, outcome-keeping moves of different exact scores ordered right: %d/%d (%.1f%%; 50%%: no sense of how soon)\n", vo.Ordered, vo.Pairs, 100*vo.OrderedRate())
 	}
 	return nil
+}
+
+func runLionOracle(ctx context.Context, o options, stdout io.Writer) error {
+	if o.variant != "lion" {
+		return errors.New("-lion-oracle needs -variant lion")
+	}
+	if o.a == "" {
+		return errors.New("-lion-oracle needs the player as -a SPEC")
+	}
+	p, err := arena.ParsePlayer(o.a, o.variant)
+	if err != nil {
+		return err
+	}
+	file := o.lionOracle
+	if file == "embedded" {
+		file = ""
+	}
+	return lionoracle.Run(ctx, stdout, lionoracle.Options{Player: p, File: file, Positions: o.positions, Concurrency: o.concurrency, JSON: o.json})
 }

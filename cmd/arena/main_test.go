@@ -116,6 +116,26 @@ func TestRepeatedOpenings(t *testing.T) {
 	}
 }
 
+// TestLionOracle: alpha-beta on the Lion oracle's embedded set prints its
+// report; a wrong variant is refused.
+func TestLionOracle(t *testing.T) {
+	out, _, err := runArgs(t, "-variant", "lion", "-a", "ab:depth=2", "-lion-oracle", "embedded", "-positions", "30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "on internal/liondata/positions.txt: 30 positions") || !strings.Contains(out, "ab:depth=2: optimal ") {
+		t.Errorf("output:\n%s", out)
+	}
+	out, _, err = runArgs(t, "-variant", "lion", "-a", "random", "-lion-oracle", "embedded", "-positions", "30", "-json")
+	var res map[string]any
+	if err != nil || json.Unmarshal([]byte(lastLine(out)), &res) != nil || res["positions"].(float64) != 30 {
+		t.Errorf("JSON %q: %v", out, err)
+	}
+	if _, _, err := runArgs(t, "-variant", "connect4", "-a", "random", "-lion-oracle", "embedded"); err == nil || !strings.Contains(err.Error(), "-variant lion") {
+		t.Errorf("connect4: %v", err)
+	}
+}
+
 func TestPons(t *testing.T) {
 	file, err := ponsdata.WriteTo(t.TempDir(), "Test_L3_R1")
 	if err != nil {

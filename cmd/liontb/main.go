@@ -5,6 +5,7 @@
 //	liontb -out sub.tb -material 1,1,0   a sub-game: chicks, giraffes, elephants
 //	liontb -verify lion.tb               check the file's checksum, print its counts
 //	liontb -probe lion.tb [-pos TEXT]    value and optimal moves of a position (default the start)
+//	liontb -testset lion.tb [-seed S]    the Lion oracle's test set on stdout (internal/liondata)
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
+	"github.com/tabula-zero/tabula/internal/liondata"
 )
 
 func main() {
@@ -30,6 +32,8 @@ func main() {
 	verify := flag.String("verify", "", "verify this table file")
 	probe := flag.String("probe", "", "probe this table file")
 	text := flag.String("pos", lion.StartText, "position to probe")
+	testset := flag.String("testset", "", "write the oracle's test set (internal/liondata) made with this table file to stdout")
+	seed := flag.Uint64("seed", liondata.DefaultGen.Seed, "-testset: the seed of its games")
 	flag.Parse()
 	var err error
 	switch {
@@ -39,6 +43,8 @@ func main() {
 		err = verifyFile(*verify)
 	case *probe != "":
 		err = probeFile(*probe, *text)
+	case *testset != "":
+		err = writeTestSet(*testset, *seed)
 	default:
 		flag.Usage()
 		os.Exit(2)
@@ -104,4 +110,19 @@ func probeFile(path, text string) error {
 	}
 	fmt.Printf("%s: %v for the side to move; optimal moves: %s\n", text, r, strings.Join(names, " "))
 	return nil
+}
+
+func writeTestSet(path string, seed uint64) error {
+	t, err := tablebase.Open(path)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	o := liondata.DefaultGen
+	o.Seed = seed
+	lines, err := liondata.Generate(context.Background(), t, o)
+	if err != nil {
+		return err
+	}
+	return liondata.Write(os.Stdout, liondata.Header(o, len(lines)), lines)
 }

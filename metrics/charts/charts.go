@@ -43,6 +43,7 @@ type point struct {
 	elo                 map[string]float64 // by opponent, for generation lines
 	eloCI               map[string]float64 // their 95% half-widths
 	pons                map[string]float64 // optimal-move rate by measure, for evaluation lines
+	oracle              map[string]float64 // the Lion oracle's rates by measure, for evaluation lines
 	workers             map[string]int     // samples taken in from each remote worker so far
 	best                int                // the best network's generation
 	lr, gradNorm        float64
@@ -81,6 +82,23 @@ func pointOf(m metrics.Metric) point {
 			p.pons[how] = 100 * r.OptimalRate
 		}
 	}
+	if len(m.LionOracle) > 0 {
+		p.oracle = map[string]float64{}
+		for _, r := range m.LionOracle {
+			how := "raw policy"
+			if r.Simulations > 0 {
+				how = fmt.Sprintf("%d simulations", r.Simulations)
+			}
+			p.oracle[how+": optimal"] = 100 * r.OptimalRate
+			p.oracle[how+": outcome kept"] = 100 * r.OutcomeRate
+		}
+	}
+	if v := m.LionValue; v != nil {
+		if p.oracle == nil {
+			p.oracle = map[string]float64{}
+		}
+		p.oracle["value head: outcome agreed"] = 100 * v.AgreeRate
+	}
 	return p
 }
 
@@ -101,7 +119,7 @@ func ReadHistory(path string) *History {
 
 // Names lists the run's charts in the order the dashboard shows them;
 // each is RUN/plots/NAME.png and the dashboard's NAME.svg.
-var Names = []string{"strength", "strength-gen", "strength-cpu", "pons", "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers"}
+var Names = []string{"strength", "strength-gen", "strength-cpu", "pons", "lion-oracle", "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers"}
 
 // WritePNGs writes RUN/plots/NAME.png for every chart the run has data
 // for.
@@ -187,6 +205,7 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 	var length, draws, window plotter.XYs
 	gate := map[string]plotter.XYs{}
 	pons := map[string]plotter.XYs{}
+	oracle := map[string]plotter.XYs{}
 	workers := map[string]plotter.XYs{}
 	var prev *point
 	for i := range hist {
@@ -221,6 +240,9 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 		case "evaluation":
 			for how, r := range p.pons {
 				pons[how] = append(pons[how], plotter.XY{X: p.clock.Minutes(), Y: r})
+			}
+			for how, r := range p.oracle {
+				oracle[how] = append(oracle[how], plotter.XY{X: p.clock.Minutes(), Y: r})
 			}
 		}
 	}
@@ -282,6 +304,18 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 		}
 		p.Y.Min, p.Y.Max = 0, 100+12*float64(len(pons))
 		out["pons"] = p
+	}
+	if len(oracle) > 0 {
+		p := chart("Catch the Lion: moves judged by the tablebase (the Lion oracle's positions)", "training time (minutes)", "% of positions")
+		var args []any
+		for _, how := range slices.Sorted(maps.Keys(oracle)) {
+			args = append(args, how, oracle[how])
+		}
+		if err := lines(p, args...); err != nil {
+			return nil, err
+		}
+		p.Y.Min, p.Y.Max = 0, 100+12*float64(len(oracle))
+		out["lion-oracle"] = p
 	}
 	if len(workers) > 0 {
 		p := chart(gameName+": samples from remote workers", "training time (minutes)", "samples taken in")

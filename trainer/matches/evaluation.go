@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/arena/lionoracle"
 	"github.com/tabula-zero/tabula/arena/pons"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/liondata"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/metrics"
@@ -28,6 +30,7 @@ type Evaluator struct {
 	rules game.Options
 	dir   rundir.Dir
 	pons  []pons.Line // the Pons positions, read once per run
+	lion  []liondata.Line
 }
 
 // NewEvaluator returns the evaluator of the run in dir, whose game g is
@@ -126,4 +129,56 @@ func (e *Evaluator) ponsLines(set string, n int) ([]pons.Line, error) {
 		return nil, fmt.Errorf("matches: evaluation.pons: %w", err)
 	}
 	return e.pons, nil
+}
+
+// LionOracle measures the best network (of generation bestGen) on the
+// Lion oracle's test set, as the config's evaluation.lion_oracle asks:
+// its moves with each simulation count, and its value head. The set
+// carries the exact values, so no tablebase file is needed. Without the
+// section it returns nothing.
+func (e *Evaluator) LionOracle(ctx context.Context, best *net.Params, bestGen int) ([]metrics.OracleResult, *metrics.OracleValue, error) {
+	o := e.cfg.Evaluation.LionOracle
+	if o == nil {
+		return nil, nil, nil
+	}
+	if e.lion == nil {
+		lines, err := liondata.Open(o.Positions)
+		if err != nil {
+			return nil, nil, fmt.Errorf("matches: evaluation.lion_oracle: %w", err)
+		}
+		e.lion = lines
+	}
+	tr := progress.FromContext(ctx)
+	tr.Begin("evaluation: Lion oracle", "positions", int64(len(e.lion)*len(o.Simulations)))
+	search := selfplay.MCTSConfig(e.cfg)
+	var out []metrics.OracleResult
+	var s *arena.Spec
+	for _, n := range o.Simulations {
+		var err error
+		s, err = arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), e.cfg.Game, best, arena.NetOptions{Sims: n, Search: &search})
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := lionoracle.Measure(ctx, s, e.lion, 2)
+		if err != nil {
+			return nil, nil, err
+		}
+		res := metrics.OracleResult{Simulations: n, Positions: r.All.Positions, Optimal: r.All.Optimal, OutcomeKept: r.All.OutcomeKept,
+			OptimalRate: r.All.OptimalRate(), OutcomeRate: r.All.OutcomeRate(), OptimalBy: map[string]float64{}, OutcomeBy: map[string]float64{}}
+		for _, g := range []string{"class", "phase"} {
+			for k, a := range r.By[g] {
+				res.OptimalBy[k], res.OutcomeBy[k] = a.OptimalRate(), a.OutcomeRate()
+			}
+		}
+		out = append(out, res)
+	}
+	ev, err := s.Evaluator()
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := lionoracle.MeasureValues(ctx, ev, e.lion)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, &metrics.OracleValue{Positions: v.All.Positions, AgreeRate: v.All.AgreeRate(), MeanError: v.All.MeanError()}, nil
 }
