@@ -158,7 +158,7 @@ func TestProcessesAndFaults(t *testing.T) {
 	moment := func() { time.Sleep(time.Duration(rng.IntN(3000)) * time.Millisecond) }
 	dir := t.TempDir()
 	for _, cmd := range []string{"train", "selfplay"} {
-		b, err := exec.Command("go", "build", "-o", filepath.Join(dir, cmd), "github.com/tabula-zero/tabula/cmd/"+cmd).CombinedOutput()
+		b, err := exec.Command("go", "build", "-o", filepath.Join(dir, cmd), "github.com/tabula-zero/tabula/cmd/tabula/"+cmd).CombinedOutput()
 		if err != nil {
 			t.Fatalf("go build %s: %v\n%s", cmd, err, b)
 		}

@@ -90,7 +90,7 @@ func TestOwnEngineMatchesInProcess(t *testing.T) {
 		t.Skip("builds cmd/engine")
 	}
 	bin := filepath.Join(t.TempDir(), "engine")
-	build := exec.Command("go", "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/engine")
+	build := exec.Command("go", "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/tabula/engine")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -27,7 +27,7 @@ type rule struct {
 var rules = []rule{
 	{
 		why:       "the engine, the self-play worker and the run directory never link the training stack",
-		packages:  []string{"cmd/engine", "cmd/selfplay", "rundir"},
+		packages:  []string{"cmd/tabula/engine", "cmd/tabula/selfplay", "rundir"},
 		forbidden: []string{"gorgonia.org/"},
 	},
 	{
@@ -37,7 +37,7 @@ var rules = []rule{
 	},
 	{
 		why:       "a self-play worker only connects to NATS: it links no server",
-		packages:  []string{"cmd/selfplay"},
+		packages:  []string{"cmd/tabula/selfplay"},
 		forbidden: []string{"github.com/nats-io/nats-server/"},
 	},
 	{

@@ -19,7 +19,7 @@ import (
 // example: the line `(printf '...'; sleep N) | go run ./cmd/engine FLAGS`.
 func readmeExample(t *testing.T) (cmds, args []string) {
 	t.Helper()
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
