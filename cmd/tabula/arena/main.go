@@ -1,17 +1,17 @@
-// Command arena plays matches between players, rates recorded games and
-// measures Connect Four move accuracy (docs/arena.md).
+// Package arena is `tabula arena`: it plays matches between players, rates
+// recorded games and measures Connect Four move accuracy (docs/arena.md).
 //
-//	go run ./cmd/arena -variant V -a SPEC -b SPEC -games N [-concurrency K] [-openings FILE]
-//	                   [-sprt elo0,elo1[,alpha,beta]] [-json] [-seed S] [-ply-cap N] [-out DIR]
-//	go run ./cmd/arena -run RUN -ratings [-anchor NAME] [-json]
-//	go run ./cmd/arena -variant connect4 -a SPEC -pons FILE [-positions N]
+//	tabula arena -variant V -a SPEC -b SPEC -games N [-concurrency K] [-openings FILE]
+//	             [-sprt elo0,elo1[,alpha,beta]] [-json] [-seed S] [-ply-cap N] [-out DIR]
+//	tabula arena -run RUN -ratings [-anchor NAME] [-json]
+//	tabula arena -variant connect4 -a SPEC -pons FILE [-positions N]
 //
 // Player specs: random, ab:depth=N|movetime=MS|nodes=N[,algo=A],
 // net:FILE[,sims=N,search=puct|gumbel], abzero:net=FILE,m=W,depth=N[,sims=N],
 // mcts:sims=N, the rollout family uct:, solver:, mcts-mr:, mcts-ms:,
 // mcts-mb:, ppa:, ppap:, ppaf:, ppafp:, mast: (docs/rollout.md),
 // uci:COMMAND[,...]; any of them with name=NAME.
-package main
+package arena
 
 import (
 	"context"
@@ -22,11 +22,9 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tabula-zero/tabula/arena"
@@ -38,12 +36,9 @@ import (
 	"github.com/tabula-zero/tabula/rundir"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	cliflag.Exit("arena", err)
+// Run is `tabula arena`: args are the flags after the command's name.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return run(ctx, args, stdout, stderr)
 }
 
 type options struct {
@@ -88,7 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.pons, "pons", "", "connect4: measure player A's optimal-move rate on this file of Pons positions")
 	fs.IntVar(&o.positions, "positions", 0, "-pons: use the first N positions (0: all)")
 	fs.BoolVar(&o.ponsValues, "pons-values", false, "-pons: also judge player A's value head on every move's position (net players)")
-	cliflag.Usage(fs, "arena -a SPEC -b SPEC [-variant GAME] [-games N] ... | arena -run RUN -ratings | arena -variant connect4 -a SPEC -pons FILE",
+	cliflag.Usage(fs, "tabula arena -a SPEC -b SPEC [-variant GAME] [-games N] ... | tabula arena -run RUN -ratings | tabula arena -variant connect4 -a SPEC -pons FILE",
 		"Plays matches between two players and reports W-D-L, Elo with its 95% interval, LOS (and an SPRT\n"+
 			"with -sprt); rates a run's recorded games (-ratings); measures a Connect Four player's optimal-move\n"+
 			"rate on Pons' positions (-pons, e.g. internal/ponsdata/Test_L2_R1). See docs/arena.md.", arena.SpecUsage)

@@ -1,10 +1,8 @@
-// Command tabula is the project's command line: `tabula bench` measures
-// what this machine does for training runs. (The other commands are
-// cmd/train, cmd/selfplay, cmd/arena, cmd/engine, cmd/export, cmd/dashboard
-// and cmd/tune.)
+// Package bench is `tabula bench`: it measures what this machine does for
+// training runs (package bench at the module's root does the measuring).
 //
-//	go run ./cmd/tabula bench [-each 3s] [-presets connect4,lion,xiangqi] [-o FILE]
-package main
+//	tabula bench [-each 3s] [-presets connect4,lion,xiangqi] [-o FILE]
+package bench
 
 import (
 	"context"
@@ -13,10 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tabula-zero/tabula/bench"
@@ -24,35 +19,12 @@ import (
 	"github.com/tabula-zero/tabula/internal/cliflag"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout)
-	stop()
-	cliflag.Exit("tabula", err)
+// Run is `tabula bench`: args are the flags after the command's name.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return run(ctx, args, stdout)
 }
-
-const usage = `usage: tabula COMMAND [flags]
-
-commands:
-  bench   measure this machine: the fp32 peak, and per preset inference, a training
-          step, self-play, alpha-beta and perft (about a minute; tabula bench -h)`
 
 func run(ctx context.Context, args []string, out io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(usage)
-	}
-	switch args[0] {
-	case "bench":
-		return runBench(ctx, args[1:], out)
-	case "-h", "-help", "--help", "help":
-		_, err := fmt.Fprintln(out, usage)
-		return err
-	}
-	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
-}
-
-func runBench(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(out)
 	each := fs.Duration("each", 3*time.Second, "time of each measurement (a preset takes about five)")

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 func TestBench(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var b bytes.Buffer
-	if err := run(context.Background(), []string{"bench", "-each", "150ms", "-presets", "connect4,xiangqi", "-o", out}, &b); err != nil {
+	if err := run(context.Background(), []string{"-each", "150ms", "-presets", "connect4,xiangqi", "-o", out}, &b); err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
 	raw, err := os.ReadFile(out)
@@ -68,7 +68,7 @@ func TestBench(t *testing.T) {
 func TestBenchTrainBatch(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "bench.json")
 	var b bytes.Buffer
-	if err := run(context.Background(), []string{"bench", "-each", "100ms", "-presets", "lion", "-train-batch", "16", "-o", out}, &b); err != nil {
+	if err := run(context.Background(), []string{"-each", "100ms", "-presets", "lion", "-train-batch", "16", "-o", out}, &b); err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
 	raw, err := os.ReadFile(out)
@@ -91,13 +91,11 @@ func TestErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "usage: tabula"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
-		{[]string{"bench", "-presets", "chess"}, `"chess"`},
-		{[]string{"bench", "-presets", ","}, "names no preset"},
-		{[]string{"bench", "-each", "0s"}, "-each"},
-		{[]string{"bench", "extra"}, "unexpected arguments"},
-		{[]string{"bench", "-train-batch", "-1"}, "-train-batch"},
+		{[]string{"-presets", "chess"}, `"chess"`},
+		{[]string{"-presets", ","}, "names no preset"},
+		{[]string{"-each", "0s"}, "-each"},
+		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"-train-batch", "-1"}, "-train-batch"},
 	} {
 		var b bytes.Buffer
 		if err := run(context.Background(), c.args, &b); err == nil || !strings.Contains(err.Error(), c.want) {

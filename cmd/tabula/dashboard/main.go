@@ -1,10 +1,10 @@
-// Command dashboard serves the web dashboard of a run directory, finished
-// or being trained by another process (read-only: status from the
-// metrics, charts, matches and recorded games; the live game and the
-// current phase need cmd/train -http).
+// Package dashboard is `tabula dashboard`: it serves the web dashboard of
+// a run directory, finished or being trained by another process
+// (read-only: status from the metrics, charts, matches and recorded
+// games; the live game and the current phase need tabula train -http).
 //
-//	go run ./cmd/dashboard -run runs/connect4 -http :8080
-package main
+//	tabula dashboard -run runs/connect4 -http :8080
+package dashboard
 
 import (
 	"context"
@@ -12,19 +12,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/tabula-zero/tabula/dashboard"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cliflag.Exit("dashboard", run(ctx, os.Args[1:], os.Stdout))
+// Run is `tabula dashboard`: args are the flags after the command's name.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return run(ctx, args, stdout)
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -32,7 +28,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.SetOutput(out)
 	runDir := fs.String("run", "runs/connect4", "run directory to show")
 	addr := fs.String("http", "localhost:8080", "address to serve on (host:port; :8080 for every interface)")
-	cliflag.Usage(fs, "dashboard [-run DIR] [-http ADDR]",
+	cliflag.Usage(fs, "tabula dashboard [-run DIR] [-http ADDR]",
 		"Serves the web dashboard of a run directory: status, charts, matches and its recorded games.", "")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bufio"
@@ -13,8 +13,8 @@ import (
 	"github.com/tabula-zero/tabula/game"
 )
 
-// TestBinaryUCCI builds the engine and plays UCCI with it through pipes,
-// as a GUI does.
+// TestBinaryUCCI builds tabula and plays UCCI with `tabula engine`
+// through pipes, as a GUI does.
 func TestBinaryUCCI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the engine")
@@ -23,13 +23,13 @@ func TestBinaryUCCI(t *testing.T) {
 	if err != nil {
 		t.Skip("no go tool to build the engine with")
 	}
-	bin := filepath.Join(t.TempDir(), "engine")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	bin := filepath.Join(t.TempDir(), "tabula")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/tabula").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin)
+	cmd := exec.CommandContext(ctx, bin, "engine")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-// Command engine is tabula's UCI front-end for every game: perft, and
+// Package engine is `tabula engine`, the UCI front-end for every game: perft, and
 // search behind the usual `go` commands. The option Mover picks the
 // search: ab (alpha-beta, the default), mcts or abzero (both need the
 // option Network, a checkpoint file or run directory; see movers.go for
@@ -7,16 +7,16 @@
 // command is `ucci`: ICCS move text (h2e2), UCCI's setoption, go time and
 // banmoves, nobestmove and bye (see package uci). When the first command
 // is `xboard` it speaks CECP for Xiangqi (package cecp), so that xboard
-// hosts it: xboard -variant xiangqi -fcp "engine" -fd DIR. The option
+// hosts it: xboard -variant xiangqi -fcp "tabula engine" -fd DIR. The option
 // MoveOverhead (milliseconds, default 50) is kept back from movetime, the
 // clock and xboard's st, which xboard holds as a hard limit. A rejected
 // position (or setboard) leaves no position: go then answers an error
 // and no move.
 //
-//	go run ./cmd/engine [-variant xiangqi|connect4|lion]    UCI on stdin/stdout
-//	go run ./cmd/engine -variant xiangqi -perft 5 [-fen F]  perft with speed, then exit
-//	go run ./cmd/engine -variant connect4 -solve FILE       solve Pons-format lines exactly
-package main
+//	tabula engine [-variant xiangqi|connect4|lion]    UCI on stdin/stdout
+//	tabula engine -variant xiangqi -perft 5 [-fen F]  perft with speed, then exit
+//	tabula engine -variant connect4 -solve FILE       solve Pons-format lines exactly
+package engine
 
 import (
 	"bufio"
@@ -25,9 +25,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta/c4solver"
@@ -42,11 +40,14 @@ import (
 // maxPerftDepth bounds -perft (as `go perft` is bounded).
 const maxPerftDepth = 20
 
-func main() {
-	cliflag.Exit("engine", run(os.Args[1:], os.Stdin, os.Stdout))
+// Run is `tabula engine`: args are the flags after the command's name.
+// The protocol is stdin and stdout alone; nothing else is written to
+// stdout.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return run(ctx, args, stdin, stdout)
 }
 
-func run(args []string, in io.Reader, out io.Writer) error {
+func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	fs := flag.NewFlagSet("engine", flag.ContinueOnError)
 	variant := fs.String("variant", "xiangqi", "game: "+strings.Join(game.Names(), ", "))
 	perft := fs.Int("perft", 0, "run perft to this depth from the start position (or -fen), print the divide and speed, and exit")
@@ -56,7 +57,7 @@ func run(args []string, in io.Reader, out io.Writer) error {
 	algo := fs.String("algo", "negacstar-opt", "connect4 -solve: algorithm ("+strings.Join(c4solver.Algorithms(), ", ")+")")
 	hash := fs.Int("hash", 256, "connect4 -solve: transposition table size in MiB")
 	fs.SetOutput(out)
-	cliflag.Usage(fs, "engine [-variant GAME] [-rules K=V,...] | engine -perft N [-fen TEXT] | engine -variant connect4 -solve FILE",
+	cliflag.Usage(fs, "tabula engine [-variant GAME] [-rules K=V,...] | tabula engine -perft N [-fen TEXT] | tabula engine -variant connect4 -solve FILE",
 		"Without -perft or -solve, the engine speaks UCI on stdin and stdout (a GUI or arena starts it);\n"+
 			"a first command \"ucci\" switches to UCCI for Xiangqi GUIs. Options (see \"uci\"): UCI_Variant,\n"+
 			"the game's rules, Mover (ab, mcts, abzero), Network (a checkpoint or run directory), Hash,\n"+
@@ -77,8 +78,6 @@ func run(args []string, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if *perft > 0 {
 		return runPerft(ctx, out, *variant, opts, *fen, *perft)
 	}

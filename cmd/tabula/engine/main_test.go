@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 func TestPerftFlag(t *testing.T) {
 	var out bytes.Buffer
-	if err := run([]string{"-variant", "lion", "-rules", "TryRule=immediate", "-perft", "4"}, strings.NewReader(""), &out); err != nil {
+	if err := run(t.Context(), []string{"-variant", "lion", "-rules", "TryRule=immediate", "-perft", "4"}, strings.NewReader(""), &out); err != nil {
 		t.Fatal(err)
 	}
 	// Published count for Catch the Lion, immediate try rule, depth 4.
@@ -18,7 +18,7 @@ func TestPerftFlag(t *testing.T) {
 		t.Fatalf("output:\n%s", out.String())
 	}
 	out.Reset()
-	if err := run([]string{"-variant", "connect4", "-fen", "4453", "-perft", "1"}, strings.NewReader(""), &out); err != nil {
+	if err := run(t.Context(), []string{"-variant", "connect4", "-fen", "4453", "-perft", "1"}, strings.NewReader(""), &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "Nodes searched: 7\n") {
@@ -30,7 +30,7 @@ func TestSolveFlag(t *testing.T) {
 	// Three of Pons' L3 lines; the last with a wrong score (his is 0).
 	in := "2252576253462244111563365343671351441 -1\n7422341735647741166133573473242566 1\n23163416124767223154467471272416755633 5\n"
 	var out bytes.Buffer
-	if err := run([]string{"-variant", "connect4", "-solve", "-", "-hash", "16"}, strings.NewReader(in), &out); err != nil {
+	if err := run(t.Context(), []string{"-variant", "connect4", "-solve", "-", "-hash", "16"}, strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "2252576253462244111563365343671351441 -1 ") {
@@ -52,7 +52,7 @@ func TestFlagErrors(t *testing.T) {
 		{"-variant", "connect4", "-solve", "/nonexistent"},
 	} {
 		var out bytes.Buffer
-		if err := run(args, strings.NewReader(""), &out); err == nil {
+		if err := run(t.Context(), args, strings.NewReader(""), &out); err == nil {
 			t.Errorf("%q: no error", args)
 		}
 	}
@@ -68,7 +68,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"-variant", "connect4", "-solve", "-", "-hash", "-5"}, "-hash -5: want 1 to 4096"},
 	} {
 		var out bytes.Buffer
-		if err := run(c.args, strings.NewReader(""), &out); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := run(t.Context(), c.args, strings.NewReader(""), &out); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.args, err, c.want)
 		}
 	}
@@ -77,7 +77,7 @@ func TestFlagErrors(t *testing.T) {
 // -h is help, not an error (the command exits 0), and says what matters.
 func TestHelp(t *testing.T) {
 	var b bytes.Buffer
-	err := run([]string{"-h"}, strings.NewReader(""), &b)
+	err := run(t.Context(), []string{"-h"}, strings.NewReader(""), &b)
 	text := b.String()
 	cliflagtest.Help(t, err, text, "speaks UCI on stdin", "UCCI", "-solve FILE")
 }

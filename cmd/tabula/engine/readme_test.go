@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 )
 
 // readmeExample returns the commands and the flags of the README's UCI
-// example: the line `(printf '...'; sleep N) | go run ./cmd/engine FLAGS`.
+// example: the line `(printf '...'; sleep N) | go run ./cmd/tabula engine FLAGS`.
 func readmeExample(t *testing.T) (cmds, args []string) {
 	t.Helper()
 	b, err := os.ReadFile("../../../README.md")
@@ -25,18 +25,18 @@ func readmeExample(t *testing.T) (cmds, args []string) {
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		rest, ok := strings.CutPrefix(l, "(printf '")
-		if !ok || !strings.Contains(l, "| go run ./cmd/engine") {
+		if !ok || !strings.Contains(l, "| go run ./cmd/tabula engine") {
 			continue
 		}
 		format, _, ok := strings.Cut(rest, "'")
 		if !ok || strings.ContainsAny(format, `%"`) || strings.Contains(strings.ReplaceAll(format, `\n`, ""), `\`) {
 			t.Fatalf("the README's example has a printf format this test does not read: %q", format)
 		}
-		_, tail, _ := strings.Cut(l, "| go run ./cmd/engine")
+		_, tail, _ := strings.Cut(l, "| go run ./cmd/tabula engine")
 		tail, _, _ = strings.Cut(tail, "#")
 		return strings.Split(strings.TrimSuffix(format, `\n`), `\n`), strings.Fields(tail)
 	}
-	t.Fatal("no UCI example (printf ... | go run ./cmd/engine) in README.md")
+	t.Fatal("no UCI example (printf ... | go run ./cmd/tabula engine) in README.md")
 	return nil, nil
 }
 
@@ -85,7 +85,7 @@ func TestReadmeUCIExample(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- run(args, inR, outW); outW.Close() }()
+	go func() { done <- run(t.Context(), args, inR, outW); outW.Close() }()
 	go io.WriteString(inW, strings.Join(cmds, "\n")+"\n")
 	// Input stays open until bestmove, as the example's sleep keeps it.
 	lines := make(chan string)

@@ -1,4 +1,4 @@
-package main
+package engine
 
 import (
 	"bufio"
@@ -32,10 +32,12 @@ func xboardSetup(t *testing.T, ctx context.Context, names ...string) (tools map[
 		tools[name] = p
 	}
 	dir = t.TempDir()
-	bin = filepath.Join(dir, "engine")
-	if out, err := exec.Command(tools["go"], "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	// xboard starts the engine as a GUI user would: "tabula engine".
+	tabula := filepath.Join(dir, "tabula")
+	if out, err := exec.Command(tools["go"], "build", "-o", tabula, "github.com/tabula-zero/tabula/cmd/tabula").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	bin = tabula + " engine"
 	// A display of our own: Xvfb picks a free number and writes it.
 	r, w, _ := os.Pipe()
 	xvfb := exec.CommandContext(ctx, tools["Xvfb"], "-displayfd", "3", "-screen", "0", "1024x768x24", "-nolisten", "tcp")

@@ -1,4 +1,4 @@
-package main
+package export
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.IntVar(&o.samples, "samples", 0, "also write `N` positions from seeded random play with the native network's outputs (needs -samples-out)")
 	fs.StringVar(&o.samplesOut, "samples-out", "", "write the samples as JSON to `FILE`")
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "usage: export (-checkpoint FILE|RUN | -new GAME [-seed S]) -o model.onnx [-samples N -samples-out FILE.json]\n\n")
+		fmt.Fprintf(stdout, "usage: tabula export (-checkpoint FILE|RUN | -new GAME [-seed S]) -o model.onnx [-samples N -samples-out FILE.json]\n\n")
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		fs.SetOutput(&errs)

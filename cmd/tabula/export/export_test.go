@@ -1,4 +1,4 @@
-package main
+package export
 
 import (
 	"bytes"
@@ -220,7 +220,7 @@ func TestReplacesOutput(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	out := runOK(t, "-h")
-	for _, want := range []string{"usage: export", "-checkpoint FILE", "-samples-out", "-seed"} {
+	for _, want := range []string{"usage: tabula export", "-checkpoint FILE", "-samples-out", "-seed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("usage lacks %q:\n%s", want, out)
 		}

@@ -1,18 +1,20 @@
-// Command liontb builds, checks and queries the Catch the Lion tablebase
-// (package game/lion/tablebase; docs/lion-tablebase.md).
+// Package liontb is `tabula liontb`: it builds, checks and queries the
+// Catch the Lion tablebase (package game/lion/tablebase;
+// docs/lion-tablebase.md).
 //
-//	liontb -out lion.tb                  build the full game (about 250 MB)
-//	liontb -out sub.tb -material 1,1,0   a sub-game: chicks, giraffes, elephants
-//	liontb -verify lion.tb               check the file's checksum, print its counts
-//	liontb -probe lion.tb [-pos TEXT]    value and optimal moves of a position (default the start)
-package main
+//	tabula liontb -out lion.tb                  build the full game (about 250 MB)
+//	tabula liontb -out sub.tb -material 1,1,0   a sub-game: chicks, giraffes, elephants
+//	tabula liontb -verify lion.tb               check the file's checksum, print its counts
+//	tabula liontb -probe lion.tb [-pos TEXT]    value and optimal moves of a position (default the start)
+package liontb
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"os/signal"
+	"io"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -20,54 +22,63 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
+	"github.com/tabula-zero/tabula/internal/cliflag"
 )
 
-func main() {
-	out := flag.String("out", "", "build the table into this file")
-	material := flag.String("material", "2,2,2", "chicks,giraffes,elephants in play (0-2 each); 2,2,2 is the game")
-	workers := flag.Int("workers", runtime.NumCPU(), "goroutines building")
-	every := flag.Duration("progress", 30*time.Second, "interval of progress lines")
-	verify := flag.String("verify", "", "verify this table file")
-	probe := flag.String("probe", "", "probe this table file")
-	text := flag.String("pos", lion.StartText, "position to probe")
-	flag.Parse()
-	var err error
+// Run is `tabula liontb`: args are the flags after the command's name.
+// The table's figures go to stdout, the build's progress to stderr.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("liontb", flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	out := fs.String("out", "", "build the table into this file")
+	material := fs.String("material", "2,2,2", "chicks,giraffes,elephants in play (0-2 each); 2,2,2 is the game")
+	workers := fs.Int("workers", runtime.NumCPU(), "goroutines building")
+	every := fs.Duration("progress", 30*time.Second, "interval of progress lines")
+	verify := fs.String("verify", "", "verify this table file")
+	probe := fs.String("probe", "", "probe this table file")
+	text := fs.String("pos", lion.StartText, "position to probe")
+	cliflag.Usage(fs, "tabula liontb -out FILE [-material C,G,E] | tabula liontb -verify FILE | tabula liontb -probe FILE [-pos TEXT]",
+		"Builds, verifies and probes the Catch the Lion tablebase (docs/lion-tablebase.md).", "")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var checks cliflag.Checks
+	checks.Int("workers", *workers, 0, math.MaxInt) // 0: one per core
+	checks.Duration("progress", *every, 0)          // 0: every 10 s
+	if err := checks.Err(); err != nil {
+		return err
+	}
 	switch {
 	case *out != "":
-		err = build(*out, *material, *workers, *every)
+		return build(ctx, stderr, *out, *material, *workers, *every)
 	case *verify != "":
-		err = verifyFile(*verify)
+		return verifyFile(stdout, *verify)
 	case *probe != "":
-		err = probeFile(*probe, *text)
-	default:
-		flag.Usage()
-		os.Exit(2)
+		return probeFile(stdout, *probe, *text)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "liontb:", err)
-		os.Exit(1)
-	}
+	return errors.New("nothing to do: give -out, -verify or -probe (tabula liontb -h)")
 }
 
-func build(path, material string, workers int, every time.Duration) error {
+func build(ctx context.Context, log io.Writer, path, material string, workers int, every time.Duration) error {
 	var m tablebase.Material
 	if _, err := fmt.Sscanf(material, "%d,%d,%d", &m.Chicks, &m.Giraffes, &m.Elephants); err != nil {
 		return fmt.Errorf("-material %q: want chicks,giraffes,elephants: %w", material, err)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	t, err := tablebase.Build(ctx, m, tablebase.Options{Workers: workers, Progress: os.Stderr, Every: every})
+	t, err := tablebase.Build(ctx, m, tablebase.Options{Workers: workers, Progress: log, Every: every})
 	if err != nil {
 		return err
 	}
 	if err := t.WriteFile(path); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "liontb: wrote %s\n", path)
+	fmt.Fprintf(log, "liontb: wrote %s\n", path)
 	return nil
 }
 
-func verifyFile(path string) error {
+func verifyFile(out io.Writer, path string) error {
 	t, err := tablebase.Open(path)
 	if err != nil {
 		return err
@@ -77,14 +88,14 @@ func verifyFile(path string) error {
 		return err
 	}
 	s := t.Stats()
-	fmt.Printf("%s: checksum ok; material %v, %d entries\n", path, s.Material, s.Entries)
-	fmt.Printf("positions (side to move fixed): %d: %d wins (%d in 0 plies), %d losses, %d draws\n",
+	fmt.Fprintf(out, "%s: checksum ok; material %v, %d entries\n", path, s.Material, s.Entries)
+	fmt.Fprintf(out, "positions (side to move fixed): %d: %d wins (%d in 0 plies), %d losses, %d draws\n",
 		s.Positions, s.Wins, s.Wins0, s.Losses, s.Draws)
-	fmt.Printf("longest win %d plies, longest loss %d plies\n", s.LongestWin, s.LongestLoss)
+	fmt.Fprintf(out, "longest win %d plies, longest loss %d plies\n", s.LongestWin, s.LongestLoss)
 	return nil
 }
 
-func probeFile(path, text string) error {
+func probeFile(out io.Writer, path, text string) error {
 	t, err := tablebase.Open(path)
 	if err != nil {
 		return err
@@ -102,6 +113,6 @@ func probeFile(path, text string) error {
 	for i, m := range moves {
 		names[i] = lion.FormatMove(m)
 	}
-	fmt.Printf("%s: %v for the side to move; optimal moves: %s\n", text, r, strings.Join(names, " "))
+	fmt.Fprintf(out, "%s: %v for the side to move; optimal moves: %s\n", text, r, strings.Join(names, " "))
 	return nil
 }

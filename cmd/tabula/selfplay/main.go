@@ -1,10 +1,11 @@
-// Command selfplay runs self-play workers only: the run's best network (or
-// -checkpoint FILE, or a fresh generation-0 network for a new run) plays
-// games and writes replay shards to RUN/replay/. Several machines can run
+// Package selfplay is `tabula selfplay`, self-play workers only: the
+// run's best network (or -checkpoint FILE, or a fresh generation-0
+// network for a new run) plays games and writes replay shards to
+// RUN/replay/. Several machines can run
 // it against one shared run directory, each with its own -worker name.
 //
-//	go run ./cmd/selfplay -run runs/c4 [-config FILE] [-games N] [-time D]
-package main
+//	tabula selfplay -run runs/c4 [-config FILE] [-games N] [-time D]
+package selfplay
 
 import (
 	"context"
@@ -15,9 +16,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/tabula-zero/tabula/data"
@@ -30,12 +29,10 @@ import (
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stderr)
-	stop()
-	cliflag.Exit("selfplay", err)
+// Run is `tabula selfplay`: args are the flags after the command's name.
+// Everything it prints goes to stderr, as a worker's log.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return run(ctx, args, stderr)
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -57,7 +54,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	creds := fs.String("nats-credentials", "", "`FILE` with the worker account's user:password (or a token) for the server")
 	ca := fs.String("nats-ca", "", "certificate authority `FILE` (PEM) to trust for a TLS server")
 	spool := fs.String("spool", "", "with -nats: `DIR` where finished shards wait for the server (default: the user cache directory)")
-	cliflag.Usage(fs, "selfplay -run DIR [-games N] [-time D] [-worker NAME] [-checkpoint FILE|RUN] | selfplay -nats URL -run NAME [-games N] [-time D]",
+	cliflag.Usage(fs, "tabula selfplay -run DIR [-games N] [-time D] [-worker NAME] [-checkpoint FILE|RUN] | tabula selfplay -nats URL -run NAME [-games N] [-time D]",
 		"Plays self-play games with the run's best network (following promotions), a given checkpoint,\n"+
 			"or a new run's generation-0 network, and writes replay shards into RUN/replay for the trainer.\n"+
 			"Several workers, on one machine or sharing the directory, each need their own -worker name.\n"+
@@ -66,7 +63,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	if *runDir == "" || fs.NArg() > 0 {
-		return errors.New("usage: selfplay -run RUN [-config FILE] [-games N] [-time D] (see -h)")
+		return errors.New("usage: tabula selfplay -run RUN [-config FILE] [-games N] [-time D] (see -h)")
 	}
 	var checks cliflag.Checks
 	checks.Int("games", *games, 0, math.MaxInt)

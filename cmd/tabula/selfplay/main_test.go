@@ -1,4 +1,4 @@
-package main
+package selfplay
 
 import (
 	"bytes"
@@ -152,5 +152,5 @@ func TestHelp(t *testing.T) {
 	var b bytes.Buffer
 	err := run(context.Background(), []string{"-h"}, &b)
 	text := b.String()
-	cliflagtest.Help(t, err, text, "usage: selfplay", "-worker")
+	cliflagtest.Help(t, err, text, "usage: tabula selfplay", "-worker")
 }

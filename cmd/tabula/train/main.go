@@ -1,9 +1,9 @@
-// Command train runs a whole training loop in one process: self-play
-// workers, the trainer and gating. The same command on an existing run
-// resumes it. With no flags it trains Connect Four into runs/connect4.
+// Package train is `tabula train`, a whole training loop in one
+// process: self-play workers, the trainer and gating. The same command on
+// an existing run resumes it. With no flags it trains Connect Four into runs/connect4.
 //
-//	go run ./cmd/train [-config configs/connect4.yaml] [-set training.learning_rate=0.01] [-run runs/c4] [-max-time 30m] [-max-generations N]
-package main
+//	tabula train [-config configs/connect4.yaml] [-set training.learning_rate=0.01] [-run runs/c4] [-max-time 30m] [-max-generations N]
+package train
 
 import (
 	"context"
@@ -31,15 +31,12 @@ import (
 	"github.com/tabula-zero/tabula/trainer/matches"
 )
 
-func main() {
-	// Ctrl-C in `train | tee log` stops tee too: writing to the closed
-	// pipe must fail, not kill the trainer before it saves.
+// Run is `tabula train`: args are the flags after the command's name.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	// Ctrl-C in `tabula train | tee log` stops tee too: writing to the
+	// closed pipe must fail, not kill the trainer before it saves.
 	signal.Ignore(syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout)
-	stop()
-	cliflag.Exit("train", err)
+	return run(ctx, args, stdout)
 }
 
 func run(ctx context.Context, args []string, out io.Writer) (err error) {
@@ -61,7 +58,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
 	var nf natsFlags
 	nf.register(fs)
-	cliflag.Usage(fs, "train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-generations N] [-serve ADDR | -nats URL]",
+	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-generations N] [-serve ADDR | -nats URL]",
 		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
 			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
 			"Ctrl-C saves a checkpoint first.", "")

@@ -1,4 +1,4 @@
-package main
+package train
 
 import (
 	"bytes"
@@ -268,7 +268,7 @@ func TestHelp(t *testing.T) {
 	var b bytes.Buffer
 	err := run(context.Background(), []string{"-h"}, &b)
 	text := b.String()
-	cliflagtest.Help(t, err, text, "usage: train", "-max-generations")
+	cliflagtest.Help(t, err, text, "usage: tabula train", "-max-generations")
 }
 
 type writerFunc func([]byte)

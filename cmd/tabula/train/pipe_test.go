@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package train
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 	"github.com/tabula-zero/tabula/rundir"
 )
 
-// `train | tee log` and Ctrl-C: tee dies first, the trainer's next write
+// `tabula train | tee log` and Ctrl-C: tee dies first, the trainer's next write
 // goes to a closed pipe, and the trainer must still save what it trained
 // and exit cleanly.
 func TestClosedPipeThenInterrupt(t *testing.T) {
@@ -25,8 +25,8 @@ func TestClosedPipeThenInterrupt(t *testing.T) {
 		t.Skip("builds the command: not with -short")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "train")
-	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	bin := filepath.Join(dir, "tabula")
+	if b, err := exec.Command("go", "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/tabula").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, b)
 	}
 	cfg := configstest.TinyConnectFour(t)
@@ -34,7 +34,7 @@ func TestClosedPipeThenInterrupt(t *testing.T) {
 	path := filepath.Join(dir, "tiny.yaml")
 	os.WriteFile(path, cfg.Marshal(), 0o644)
 	run := filepath.Join(dir, "run")
-	cmd := exec.Command(bin, "-config", path, "-run", run)
+	cmd := exec.Command(bin, "train", "-config", path, "-run", run)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

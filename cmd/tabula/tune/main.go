@@ -1,20 +1,21 @@
-// Command tune fits the Xiangqi evaluation's weights to game results by
-// Texel's method (package alphabeta/texel) and writes them as Go source.
+// Package tune is `tabula tune`: it fits the Xiangqi evaluation's
+// weights to game results by Texel's method (package alphabeta/texel) and
+// writes them as Go source.
 //
-//	arena -variant xiangqi -a ab:nodes=20000 -b ab:nodes=40000 -games 1000 -opening-plies 8 -out games -q
-//	tune -games games -o game/xiangqi/weights.go
+//	tabula arena -variant xiangqi -a ab:nodes=20000 -b ab:nodes=40000 -games 1000 -opening-plies 8 -out games -q
+//	tabula tune -games games -o game/xiangqi/weights.go
 //
 // The games are arena records (*.jsonl); their quiet positions, labelled
 // with the game's result, are the data. Without -o it prints the fit only.
-package main
+package tune
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,8 +29,9 @@ import (
 	"github.com/tabula-zero/tabula/internal/kvlist"
 )
 
-func main() {
-	cliflag.Exit("tune", run(os.Args[1:], os.Stdout))
+// Run is `tabula tune`: args are the flags after the command's name.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return run(args, stdout)
 }
 
 // maxFixCentis bounds a -fix value: ten chariots.
@@ -60,7 +62,7 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.IntVar(&o.perGame, "per-game", 0, "at most `N` positions per game (0: every quiet one)")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the choice of positions under -per-game")
 	fixed := fs.String("fix", "", "comma-separated `TERMS` that keep their weight, or take VALUE centi-units as TERM=VALUE (names as printed)")
-	cliflag.Usage(fs, "tune -games DIR [-games DIR ...] [-o FILE] [-fix TERM[=VALUE],...]",
+	cliflag.Usage(fs, "tabula tune -games DIR [-games DIR ...] [-o FILE] [-fix TERM[=VALUE],...]",
 		"Fits the Xiangqi evaluation's weights to the results of recorded games (arena records) by Texel's\n"+
 			"method and writes them as Go source (game/xiangqi/weights.go). See docs/notebook/alphabeta.md.", "")
 	if err := fs.Parse(args); err != nil {
