@@ -54,7 +54,8 @@ func TestTrainOneGeneration(t *testing.T) {
 		t.Fatal(err)
 	}
 	eval := lastEvaluation(t, run)
-	resume := "resume: go run ./cmd/train -run " + run + " -max-generations 1\n"
+	prefix := "resume: " + invokedAs(os.Args[0]) + " train"
+	resume := prefix + " -run " + run + " -max-generations 1\n"
 	for _, want := range []string{
 		fmt.Sprintf("best network: %s (generation %d)\n", best, id.Generation),
 		fmt.Sprintf("last evaluation, of generation %d at ", eval.Best),
@@ -65,7 +66,7 @@ func TestTrainOneGeneration(t *testing.T) {
 			t.Errorf("the summary lacks %q:\n%s", want, out.String())
 		}
 	}
-	resumeArgs := strings.Fields(strings.TrimPrefix(resume, "resume: go run ./cmd/train"))
+	resumeArgs := strings.Fields(strings.TrimPrefix(resume, prefix))
 	for _, f := range []string{"latest", "best", "metrics.jsonl", "config.yaml", "plots/loss.png", "plots/strength.png"} {
 		if _, err := os.Stat(filepath.Join(run, f)); err != nil {
 			t.Errorf("missing %s", f)
@@ -218,7 +219,7 @@ func TestFlags(t *testing.T) {
 }
 
 // Gate opponents are checked when the config loads, external engines
-// (uci:) included: cmd/train knows the kind and reports the missing
+// (uci:) included: tabula train knows the kind and reports the missing
 // program before any self-play.
 func TestGateOpponentsChecked(t *testing.T) {
 	cfg, _ := configs.Preset("connect4")
@@ -298,5 +299,22 @@ func TestBadABZeroScheduleRefused(t *testing.T) {
 	err = run2(&out, "-game", "connect4", "-run", run, "-set", `selfplay.abzero={generations: 5, depth: 2, m: "step:1"}`)
 	if err == nil || !strings.Contains(err.Error(), "selfplay.abzero.m") {
 		t.Fatalf("a bad selfplay.abzero.m by -set: %v", err)
+	}
+}
+
+// The resume line names tabula as it was started: go run's binary in the
+// build cache is gone, so it says go run ./cmd/tabula.
+func TestInvokedAs(t *testing.T) {
+	for arg0, want := range map[string]string{
+		"":                                       "tabula",
+		"tabula":                                 "tabula",
+		"/tmp/scale/tabula":                      "/tmp/scale/tabula",
+		"/home/a b/tabula":                       "'/home/a b/tabula'",
+		"/tmp/go-build1234/b001/exe/tabula":      "go run ./cmd/tabula",
+		`C:\Temp\go-build99\b001\exe\tabula.exe`: "go run ./cmd/tabula",
+	} {
+		if got := invokedAs(arg0); got != want {
+			t.Errorf("invokedAs(%q) = %q, want %q", arg0, got, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,7 +32,7 @@ var configFlags = []string{"config", "game", "set", "accept-config-change", "run
 // resumeCommand is the command that resumes the run: -run and the flags
 // given this time, but those that chose the config.
 func resumeCommand(run string, fs *flag.FlagSet) string {
-	args := []string{"go", "run", "./cmd/train", "-run", shellQuote(run)}
+	args := []string{invokedAs(os.Args[0]), "train", "-run", shellQuote(run)}
 	fs.Visit(func(f *flag.Flag) {
 		if slices.Contains(configFlags, f.Name) {
 			return
@@ -43,6 +44,19 @@ func resumeCommand(run string, fs *flag.FlagSet) string {
 		args = append(args, "-"+f.Name, shellQuote(f.Value.String()))
 	})
 	return strings.Join(args, " ")
+}
+
+// invokedAs is tabula as the user started it, for the resume line: the
+// name or path they typed, but `go run ./cmd/tabula` for a binary that go
+// run built in its cache (gone once go run exits).
+func invokedAs(arg0 string) string {
+	switch {
+	case arg0 == "":
+		return "tabula"
+	case strings.Contains(strings.ReplaceAll(arg0, `\`, "/"), "/go-build"): // either separator
+		return "go run ./cmd/tabula"
+	}
+	return shellQuote(arg0)
 }
 
 var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_./:=,@+%-]+$`)
