@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		"Plays self-play games with the run's best network (following promotions), a given checkpoint,\n"+
 			"or a new run's generation-0 network, and writes replay shards into RUN/replay for the trainer.\n"+
 			"Several workers, on one machine or sharing the directory, each need their own -worker name.\n"+
-			"With -nats it plays for a run that a trainer serves (cmd/train -serve or -nats) on another machine.", "")
+			"With -nats it plays for a run that a trainer serves (tabula train -serve or -nats) on another machine.", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

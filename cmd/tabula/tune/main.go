@@ -168,7 +168,7 @@ func run(args []string, stdout io.Writer) error {
 	src := texel.GoSource{
 		Package: "xiangqi", Var: "evalWeights", Len: "NumEvalTerms", Names: names, Weights: w,
 		Comment: fmt.Sprintf("evalWeights are the evaluation's weights in 1/WeightScale centi-units, by\n"+
-			"term (evalterms.go), fitted by Texel's method (cmd/tune) to %d quiet\n"+
+			"term (evalterms.go), fitted by Texel's method (tabula tune) to %d quiet\n"+
 			"positions of %d games: slope %.5f, mean squared error %.5f -> %.5f.", len(samples), len(games), k, before, after),
 	}
 	err = atomicfile.Write(o.out, 0o644, func(w io.Writer) error { return texel.WriteGo(w, src) })
