@@ -9,5 +9,5 @@
 // a ratings table; for Connect Four, MeasureAccuracy scores a player's
 // moves on Pascal Pons' positions with the exact solver.
 //
-// See docs/arena.md for the formulas and the command line (cmd/arena).
+// See docs/arena.md for the formulas and the command line (tabula arena).
 package arena

@@ -84,7 +84,7 @@ const SpecUsage = `player specs (-a, -b):
                                                             the classical MCTS family (keys: docs/rollout.md)
   uci:COMMAND[,variant=V,depth=N|movetime=MS|nodes=N,timeout=MS,Option=Value...]   an external engine
   human                                                     you: the board on stdout, moves typed on stdin
-  tb:FILE                                                   Catch the Lion's perfect play from the tablebase FILE (cmd/liontb)
+  tb:FILE                                                   Catch the Lion's perfect play from the tablebase FILE (tabula liontb)
 every kind also takes name=NAME (the name in results)`
 
 // Spec is a parsed player spec: what ParsePlayer read, with any network

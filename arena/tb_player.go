@@ -11,7 +11,7 @@ import (
 )
 
 // KindTB is the perfect Catch the Lion player: tb:FILE plays from the
-// tablebase file (game/lion/tablebase, built by cmd/liontb).
+// tablebase file (game/lion/tablebase, built by tabula liontb).
 const KindTB = "tb"
 
 func init() { RegisterKind(KindTB, builtin(KindTB, (*Spec).parseTB)) }

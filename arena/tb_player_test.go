@@ -155,7 +155,7 @@ func TestTBSpecErrors(t *testing.T) {
 	path := subTable(t)
 	for _, c := range []struct{ spec, game, want string }{
 		{"tb:" + filepath.Join(dir, "none.tb"), "lion", "no such file"},
-		{"tb:" + filepath.Join(dir, "none.tb"), "lion", "cmd/liontb"},
+		{"tb:" + filepath.Join(dir, "none.tb"), "lion", "tabula liontb"},
 		{"tb:" + junk, "lion", "not a Catch the Lion tablebase"},
 		{"tb:" + path, "connect4", "not connect4"},
 		{"tb", "lion", "tb needs a tablebase file"},

@@ -1,5 +1,5 @@
 // Package configs holds the training-run configuration: the preset YAML
-// files for the three games (embedded, so `go run ./cmd/train` works with
+// files for the three games (embedded, so `go run ./cmd/tabula train` works with
 // no files at hand) and the code that loads and validates them strictly.
 // An unknown key, a wrong type or an out-of-range value is an error that
 // names the key and the file.

@@ -25,7 +25,7 @@ value a preset sets. Unknown keys, wrong types and values outside the range
 below are errors that name the key.
 
 Where a run's config comes from, first match first (rundir.Settle, the
-flags of cmd/train): ` + "`-config FILE`" + `; else the run's frozen copy
+flags of tabula train): ` + "`-config FILE`" + `; else the run's frozen copy
 RUN/config.yaml; else the embedded preset of ` + "`-game`" + `. The ` + "`-set PATH=VALUE`" + `
 overrides apply last, to whichever it was. The frozen copy spells out every
 key and is sealed with its checksum: it reads as the build that wrote it

@@ -14,7 +14,7 @@ import (
 	"github.com/tabula-zero/tabula/uci"
 )
 
-// serve speaks UCI on in and out with a new searcher, as cmd/engine does
+// serve speaks UCI on in and out with a new searcher, as tabula engine does
 // by default.
 func serve(in io.Reader, out io.Writer) error {
 	e, err := uci.NewEngine(in, out, uci.WithVariant("xiangqi"), uci.WithSearcher(New()))

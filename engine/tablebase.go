@@ -13,7 +13,7 @@ import (
 )
 
 // The tablebase mover plays Catch the Lion perfectly from the table file
-// the Tablebase option names (game/lion/tablebase, built by cmd/liontb):
+// the Tablebase option names (game/lion/tablebase, built by tabula liontb):
 // the quickest win, the slowest loss, or a drawing move, the first in
 // move-generation order among equals (an engine has no game seed; the
 // arena's tb: player draws among them). The file is opened when the

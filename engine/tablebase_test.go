@@ -77,7 +77,7 @@ func TestTablebaseMover(t *testing.T) {
 	}
 	junk := filepath.Join(t.TempDir(), "junk.tb")
 	os.WriteFile(junk, make([]byte, 5000), 0o644)
-	for bad, want := range map[string]string{"/no/such.tb": "cmd/liontb", junk: "not a Catch the Lion tablebase"} {
+	for bad, want := range map[string]string{"/no/such.tb": "tabula liontb", junk: "not a Catch the Lion tablebase"} {
 		if err := s.SetSearchOption(optTablebase, bad); err == nil || !strings.Contains(err.Error(), "option Tablebase: ") || !strings.Contains(err.Error(), want) {
 			t.Errorf("Tablebase %s: %v", bad, err)
 		}

@@ -18,7 +18,7 @@ import (
 	"github.com/tabula-zero/tabula/uci"
 )
 
-// session drives the engine (serve, as cmd/engine does) over pipes, so a test
+// session drives the engine (serve, as tabula engine does) over pipes, so a test
 // can read replies before it sends the next command.
 type session struct {
 	in    *io.PipeWriter

@@ -126,7 +126,7 @@ func shardsOf(dir string) map[string][]int {
 	return out
 }
 
-// The trainer (-nats) and two cmd/selfplay workers as processes around a
+// The trainer (-nats) and two `tabula selfplay` workers as processes around a
 // separate nats-server with file storage and the roles of
 // natsserver.ServerConf, each worker with its own account. Faults, at
 // seeded random moments: kill -9 a worker and restart it; kill -9 the
@@ -157,11 +157,9 @@ func TestProcessesAndFaults(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(seed), 47))
 	moment := func() { time.Sleep(time.Duration(rng.IntN(3000)) * time.Millisecond) }
 	dir := t.TempDir()
-	for _, cmd := range []string{"train", "selfplay"} {
-		b, err := exec.Command("go", "build", "-o", filepath.Join(dir, cmd), "github.com/tabula-zero/tabula/cmd/"+cmd).CombinedOutput()
-		if err != nil {
-			t.Fatalf("go build %s: %v\n%s", cmd, err, b)
-		}
+	tabula := filepath.Join(dir, "tabula")
+	if b, err := exec.Command("go", "build", "-o", tabula, "github.com/tabula-zero/tabula/cmd/tabula").CombinedOutput(); err != nil {
+		t.Fatalf("go build tabula: %v\n%s", err, b)
 	}
 	logDir = filepath.Join(dir, "x.log")
 	port := freePort(t)
@@ -198,12 +196,12 @@ func TestProcessesAndFaults(t *testing.T) {
 	run := filepath.Join(dir, "tiny")
 	replay := filepath.Join(run, "replay")
 	startTrainer := func() *proc {
-		return start(t, filepath.Join(dir, "train.log"), filepath.Join(dir, "train"), "-config", cfgFile, "-run", run,
+		return start(t, filepath.Join(dir, "train.log"), tabula, "train", "-config", cfgFile, "-run", run,
 			"-selfplay=false", "-nats", url, "-nats-credentials", trainerCreds, "-nats-workers", workersFile)
 	}
 	spools := map[string]string{"w1": filepath.Join(dir, "spool1"), "w2": filepath.Join(dir, "spool2")}
 	startWorker := func(name, creds string) *proc {
-		return start(t, filepath.Join(dir, name+".log"), filepath.Join(dir, "selfplay"), "-nats", url, "-run", "tiny",
+		return start(t, filepath.Join(dir, name+".log"), tabula, "selfplay", "-nats", url, "-run", "tiny",
 			"-worker", name, "-spool", spools[name], "-nats-credentials", credsFile(name+".creds", creds), "-parallel", "4")
 	}
 	count := func(w string) int { return len(shardsOf(replay)[w]) }

@@ -13,8 +13,8 @@ import (
 	"github.com/tabula-zero/tabula/internal/atomicfile"
 )
 
-// ConfigSource is what a command was told about a run's config (cmd/train's
-// -config, -game and -set).
+// ConfigSource is what a command was told about a run's config (tabula
+// train's -config, -game and -set).
 type ConfigSource struct {
 	Path string   // a config file; "" for none
 	Game string   // the preset to start from when there is neither Path nor a frozen config

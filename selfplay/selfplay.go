@@ -1,7 +1,7 @@
 // Package selfplay is the self-play worker: many games in parallel, each
 // searched by its own MCTS tree, all sharing one batching evaluator, with
-// finished games written as replay shards. cmd/selfplay and cmd/train use
-// it.
+// finished games written as replay shards. tabula selfplay and tabula
+// train use it.
 package selfplay
 
 import (

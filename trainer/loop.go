@@ -261,7 +261,7 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 			said = true
 		}
 		if time.Since(last) >= quiet {
-			l.log.Warn(fmt.Sprintf("no new shards for %s: are workers running (cmd/selfplay into the replay directory, or through -serve/-nats)? "+
+			l.log.Warn(fmt.Sprintf("no new shards for %s: are workers running (tabula selfplay into the replay directory, or through -serve/-nats)? "+
 				"A slow worker can take minutes to fill a shard of selfplay.shard_samples", quiet),
 				"replay", l.dir.Replay(), "samples_needed", need-got)
 			quiet += warnEvery

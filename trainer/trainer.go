@@ -1,6 +1,6 @@
 // Package trainer is the training loop and its generation cycle: self-play
 // -> train -> checkpoint -> gate -> promote, resumable from the run
-// directory at any point. cmd/train wires it.
+// directory at any point. tabula train (cmd/tabula/train) wires it.
 package trainer
 
 import (

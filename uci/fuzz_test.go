@@ -19,7 +19,7 @@ var outputLine = regexp.MustCompile(`^(|id (name|author) .*|option (name )?.*|uc
 // context's error when a long perft outlives the deadline, promptly), and
 // must write only well-formed lines. Each line also goes through the UCCI
 // parsers (go arguments, info translation); whole UCCI sessions need real
-// Xiangqi and are fuzzed in cmd/engine (FuzzUCCI).
+// Xiangqi and are fuzzed in package engine (FuzzUCCI).
 func FuzzEngine(f *testing.F) {
 	for _, s := range []string{
 		"uci\nisready\nucinewgame\nquit\n",

@@ -13,7 +13,7 @@ import (
 )
 
 // Searcher is the search behind `go`, declared here so that the engine
-// needs nothing else from a search package; cmd/engine wires one in with
+// needs nothing else from a search package; tabula engine wires one in with
 // WithSearcher.
 type Searcher interface {
 	// Search looks for the best move in p within lim. p is a clone that the

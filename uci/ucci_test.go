@@ -10,7 +10,7 @@ import (
 )
 
 // The uci tests run with the counting games only (the registry is process-
-// wide), so UCCI sessions with real Xiangqi are tested in cmd/engine; here
+// wide), so UCCI sessions with real Xiangqi are tested in package engine and tabula engine; here
 // are the refusal on other games and the UCCI parsers and translators.
 
 func TestUCCIRefusedOnOtherGames(t *testing.T) {

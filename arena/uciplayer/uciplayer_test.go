@@ -87,10 +87,10 @@ func TestMatchAgainstFairyStockfish(t *testing.T) {
 // in-process alpha-beta player at the same fixed depth.
 func TestOwnEngineMatchesInProcess(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds cmd/engine")
+		t.Skip("builds cmd/tabula")
 	}
-	bin := filepath.Join(t.TempDir(), "engine")
-	build := exec.Command("go", "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/engine")
+	bin := filepath.Join(t.TempDir(), "tabula")
+	build := exec.Command("go", "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/tabula")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
@@ -99,7 +99,7 @@ func TestOwnEngineMatchesInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	exSpec, err := arena.ParsePlayer("uci:"+bin+",depth="+depth+",Hash=16", "xiangqi")
+	exSpec, err := arena.ParsePlayer("uci:"+bin+" engine,depth="+depth+",Hash=16", "xiangqi")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,112 +1,102 @@
-// Command tabula is the project's command line: `tabula bench` measures
-// what this machine does for training runs. (The other commands are
-// cmd/train, cmd/selfplay, cmd/arena, cmd/engine, cmd/export, cmd/dashboard
-// and cmd/tune.)
+// Command tabula is the project's one command: `tabula train`,
+// `tabula engine`, `tabula arena` and the others are its subcommands, one
+// binary on the PATH under the project's name (the field's tools are one
+// binary too: katago gtp|match, lc0 selfplay|benchmark). Each
+// subcommand's code is the package of its name under cmd/tabula; this
+// file only dispatches.
 //
-//	go run ./cmd/tabula bench [-each 3s] [-presets connect4,lion,xiangqi] [-o FILE]
+//	go install ./cmd/tabula
+//	tabula help                 every subcommand with one line each
+//	tabula help COMMAND         a subcommand's flags (as tabula COMMAND -h)
+//	tabula COMMAND [flags]
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
-	"time"
+	"text/tabwriter"
 
-	"github.com/tabula-zero/tabula/bench"
-	"github.com/tabula-zero/tabula/internal/atomicfile"
+	"github.com/tabula-zero/tabula/cmd/tabula/arena"
+	"github.com/tabula-zero/tabula/cmd/tabula/bench"
+	"github.com/tabula-zero/tabula/cmd/tabula/dashboard"
+	"github.com/tabula-zero/tabula/cmd/tabula/engine"
+	"github.com/tabula-zero/tabula/cmd/tabula/export"
+	"github.com/tabula-zero/tabula/cmd/tabula/liontb"
+	"github.com/tabula-zero/tabula/cmd/tabula/selfplay"
+	"github.com/tabula-zero/tabula/cmd/tabula/train"
+	"github.com/tabula-zero/tabula/cmd/tabula/tune"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 )
+
+// A command is one subcommand: its name, its line in `tabula help`, and
+// its Run, which gets the arguments after the name.
+type command struct {
+	name, summary string
+	run           func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"train", "train a network into a run directory (self-play, SGD, gating); resumes a run", train.Run},
+	{"selfplay", "self-play workers only, for a shared run or a trainer's NATS server", selfplay.Run},
+	{"arena", "matches between players, ratings of games, Connect Four accuracy", arena.Run},
+	{"engine", "the UCI/UCCI/xboard engine a GUI starts; perft; Connect Four solver", engine.Run},
+	{"export", "write a network as an ONNX model", export.Run},
+	{"dashboard", "serve a run's web dashboard", dashboard.Run},
+	{"tune", "fit the Xiangqi evaluation's weights to game results (Texel)", tune.Run},
+	{"bench", "measure this machine for training runs (about a minute)", bench.Run},
+	{"liontb", "build, verify and probe the Catch the Lion tablebase", liontb.Run},
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := run(ctx, os.Args[1:], os.Stdout)
+	name, err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
-	cliflag.Exit("tabula", err)
+	cliflag.Exit(name, err)
 }
 
-const usage = `usage: tabula COMMAND [flags]
+// errNoCommand is tabula without arguments, after the usage.
+var errNoCommand = errors.New("no command given")
 
-commands:
-  bench   measure this machine: the fp32 peak, and per preset inference, a training
-          step, self-play, alpha-beta and perft (about a minute; tabula bench -h)`
-
-func run(ctx context.Context, args []string, out io.Writer) error {
+// run dispatches args to their subcommand and returns the name that
+// prefixes an error: the subcommand's, as its own binary said it before
+// there was one command, else "tabula".
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (name string, err error) {
 	if len(args) == 0 {
-		return errors.New(usage)
+		usage(stderr)
+		return "tabula", errNoCommand
 	}
 	switch args[0] {
-	case "bench":
-		return runBench(ctx, args[1:], out)
-	case "-h", "-help", "--help", "help":
-		_, err := fmt.Fprintln(out, usage)
-		return err
+	case "help", "-h", "-help", "--help":
+		if len(args) == 1 {
+			usage(stdout)
+			return "tabula", nil
+		}
+		// help COMMAND is COMMAND -h, so the text is the command's own.
+		if len(args) > 2 {
+			return "tabula", fmt.Errorf("help takes one command, not %q", args[1:])
+		}
+		args = []string{args[1], "-h"}
 	}
-	return fmt.Errorf("unknown command %q\n%s", args[0], usage)
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.name, c.run(ctx, args[1:], stdin, stdout, stderr)
+		}
+	}
+	return "tabula", fmt.Errorf("unknown command %q (tabula help lists the commands)", args[0])
 }
 
-func runBench(ctx context.Context, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(out)
-	each := fs.Duration("each", 3*time.Second, "time of each measurement (a preset takes about five)")
-	presets := fs.String("presets", "connect4,lion,xiangqi", "the game presets to measure, comma-separated")
-	trainBatch := fs.Int("train-batch", 0, "the training step's batch (0: the preset's), e.g. to read it against docs/repro/torch-train.py's")
-	jsonOut := fs.String("o", "tabula-bench.json", "write the figures as JSON to `FILE` (\"\": do not)")
-	cliflag.Usage(fs, "tabula bench [-each D] [-presets LIST] [-train-batch N] [-o FILE]",
-		"Measures this machine for training runs: net/gemm's fp32 peak (Sgemm on every core), and for\n"+
-			"each preset the network's inference and training step (with their share of that peak),\n"+
-			"self-play with the network's own search, alpha-beta and perft. docs/bench.md says how to\n"+
-			"size a run from the figures.", "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
+func usage(w io.Writer) {
+	fmt.Fprint(w, "usage: tabula COMMAND [flags]\n\ncommands:\n")
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	for _, c := range commands {
+		fmt.Fprintf(tw, "  %s\t%s\n", c.name, c.summary)
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("bench: unexpected arguments %q", fs.Args())
-	}
-	var checks cliflag.Checks
-	checks.Duration("each", *each, 100*time.Millisecond)
-	checks.Int("train-batch", *trainBatch, 0, 8192)
-	if err := checks.Err(); err != nil {
-		return err
-	}
-	var names []string
-	for _, n := range strings.Split(*presets, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			names = append(names, n)
-		}
-	}
-	if len(names) == 0 {
-		return errors.New("bench: -presets names no preset")
-	}
-	r, err := bench.Run(ctx, bench.Options{Presets: names, Each: *each, TrainBatch: *trainBatch,
-		Progress: func(s string) { fmt.Fprintln(out, "measuring "+s) }})
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	fmt.Fprintln(out)
-	if err := r.WriteText(out); err != nil {
-		return err
-	}
-	if *jsonOut == "" {
-		return nil
-	}
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteBytes(*jsonOut, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	_, err = fmt.Fprintf(out, "\nthe figures as JSON: %s\n", *jsonOut)
-	return err
+	tw.Flush()
+	fmt.Fprint(w, "\ntabula help COMMAND (or tabula COMMAND -h) prints a command's flags.\n")
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # learning-compare.sh GAME MINUTES "SEED..." VARIANT... : the learning
 # benchmark over variants of GAME's preset. Each VARIANT is NAME or
-# NAME=PATH=VALUE;PATH=VALUE (cmd/train -set overrides, values without
+# NAME=PATH=VALUE;PATH=VALUE (tabula train -set overrides, values without
 # spaces, e.g. training.rates=[0.01,0.002]; "base" alone is the
 # preset). Every variant trains from scratch once per seed for MINUTES of
 # training time (learning.sh), then one table shows every evaluation of

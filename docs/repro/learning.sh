@@ -8,7 +8,7 @@
 # with the same openings; its time does not count against MINUTES.
 # A run that exists already is resumed up to MINUTES (a stopped script
 # continues where it left off). CONFIG=FILE benchmarks another config;
-# SET="PATH=VALUE ..." a variant of it (cmd/train -set), NAME=LABEL names
+# SET="PATH=VALUE ..." a variant of it (tabula train -set), NAME=LABEL names
 # the variant's runs $OUT/LABEL-MINUTESm-sSEED (default: the game).
 set -euo pipefail
 [ $# -ge 3 ] || { echo "usage: $0 GAME MINUTES SEED..." >&2; exit 2; }
@@ -18,7 +18,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=${OUT:-/tmp/learning}
 config=${CONFIG:-$root/configs/$game.yaml}
 mkdir -p "$OUT"
-(cd "$root" && go build -o "$OUT/train" ./cmd/train)
+(cd "$root" && go build -o "$OUT/tabula" ./cmd/tabula)
 name=${NAME:-$game}
 sets=()
 for kv in ${SET:-}; do sets+=(-set "$kv"); done
@@ -41,6 +41,6 @@ for seed in "$@"; do
     args=(-config "$config" "${sets[@]}" -set "seed=$seed")
   fi
   echo "== $run: ${left}s of training (seed $seed)"
-  "$OUT/train" "${args[@]}" -run "$run" -max-time "${left}s" | grep -E '^(run|evaluation|generation|  )' || true
+  "$OUT/tabula" train "${args[@]}" -run "$run" -max-time "${left}s" | grep -E '^(run|evaluation|generation|  )' || true
 done
 "$root/docs/repro/learning-table.sh" "${runs[@]}"

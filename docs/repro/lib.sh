@@ -4,15 +4,18 @@
 # that was stopped resumes where it left off when run again.
 set -euo pipefail
 
-ARENA=${ARENA:-/tmp/arena}
+TABULA=${TABULA:-/tmp/tabula}
 OUT=${OUT:-/tmp/repro}
 RESULTS=${RESULTS:-$OUT/results.jsonl}
 mkdir -p "$OUT/records"
 touch "$RESULTS"
 
-if [ ! -x "$ARENA" ]; then
-  (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && go build -o "$ARENA" ./cmd/arena)
+if [ ! -x "$TABULA" ]; then
+  (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && go build -o "$TABULA" ./cmd/tabula)
 fi
+
+# arena FLAGS...: one tabula arena command.
+arena() { "$TABULA" arena "$@"; }
 
 match() {
   local label=$1
@@ -24,7 +27,7 @@ match() {
   local start=$SECONDS summary line
   # The arena appends to its records: drop those of an unfinished run.
   rm -f "$OUT/records/$label.jsonl" "$OUT/records/$label.pgn"
-  summary=$("$ARENA" -concurrency "${CONCURRENCY:-1}" -seed "${SEED:-1}" -json -q -out "$OUT/records" -label "$label" "$@" | tail -1)
+  summary=$(arena -concurrency "${CONCURRENCY:-1}" -seed "${SEED:-1}" -json -q -out "$OUT/records" -label "$label" "$@" | tail -1)
   line=$(jq -c --arg l "$label" --arg f "$*" --argjson s $((SECONDS - start)) \
     '{label: $l, flags: $f, seconds: $s} + .' <<<"$summary")
   echo "$line" >>"$RESULTS"

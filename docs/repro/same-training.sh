@@ -3,7 +3,7 @@
 # exactly as commit OLD did? Self-play is not reproducible bit for bit (its
 # parallel games reach the batcher in the order the scheduler gives), so
 # the two builds train from the same recorded shards instead: HEAD's
-# cmd/selfplay records about 10,000 samples of each preset's self-play
+# tabula selfplay records about 10,000 samples of each preset's self-play
 # (seed 1) once; then each build trains a fresh run of the preset from a
 # copy of them (-selfplay=false) for two generations, and the script
 # compares the losses both wrote at every logged step. Prints SAME or
@@ -19,8 +19,16 @@ rm -rf "$OUT/old-src"
 mkdir -p "$OUT"
 git -C "$root" worktree add --detach "$OUT/old-src" "$old" >/dev/null
 trap 'git -C "$root" worktree remove --force "$OUT/old-src"' EXIT
-(cd "$OUT/old-src" && go build -o "$OUT/train-old" ./cmd/train)
-(cd "$root" && go build -o "$OUT/train-new" ./cmd/train && go build -o "$OUT/selfplay" ./cmd/selfplay)
+# OLD may predate the one tabula command (cmd/train then).
+if [ -d "$OUT/old-src/cmd/tabula/train" ]; then
+  (cd "$OUT/old-src" && go build -o "$OUT/tabula-old" ./cmd/tabula)
+  train_old=("$OUT/tabula-old" train)
+else
+  (cd "$OUT/old-src" && go build -o "$OUT/train-old" ./cmd/train)
+  train_old=("$OUT/train-old")
+fi
+(cd "$root" && go build -o "$OUT/tabula" ./cmd/tabula)
+train_new=("$OUT/tabula" train)
 status=0
 for game in ${@:-connect4 lion xiangqi}; do
   shards=$OUT/shards-$game
@@ -28,7 +36,7 @@ for game in ${@:-connect4 lion xiangqi}; do
     # With no self-play in the run, sample_ratio is lifted (0: no limit) so
     # that training never waits for samples; it only gates, the same on
     # both sides.
-    "$OUT/selfplay" -game "$game" -run "$shards" -seed 1 -worker rec -time 10m -games "${GAMES:-400}" >/dev/null
+    "$OUT/tabula" selfplay -game "$game" -run "$shards" -seed 1 -worker rec -time 10m -games "${GAMES:-400}" >/dev/null
   fi
   for b in old new; do
     run=$OUT/run-$game-$b
@@ -36,7 +44,8 @@ for game in ${@:-connect4 lion xiangqi}; do
     mkdir -p "$run"
     cp -r "$shards/replay" "$run/replay"
     # A build that waits for samples it will never get fails here, not forever.
-    timeout 30m "$OUT/train-$b" -game "$game" -run "$run" -selfplay=false -max-generations 2 -set "evaluation={}" -set training.sample_ratio=0 >/dev/null
+    if [ "$b" = old ]; then train=("${train_old[@]}"); else train=("${train_new[@]}"); fi
+    timeout 30m "${train[@]}" -game "$game" -run "$run" -selfplay=false -max-generations 2 -set "evaluation={}" -set training.sample_ratio=0 >/dev/null
     jq -c 'select(.kind == "train") | [.step, .loss, .value_loss, .policy_loss]' "$run/metrics.jsonl" >"$OUT/losses-$game-$b"
   done
   if [ -s "$OUT/losses-$game-new" ] && cmp -s "$OUT/losses-$game-old" "$OUT/losses-$game-new"; then

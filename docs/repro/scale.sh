@@ -2,7 +2,7 @@
 # scale.sh WORKERS PARALLEL MINUTES : issue 19's scale simulation. A trainer
 # serves a fresh Connect Four run from its embedded NATS server on loopback
 # (-selfplay=false: it trains on what the workers send), WORKERS
-# cmd/selfplay processes with PARALLEL games each play for MINUTES and
+# tabula selfplay processes with PARALLEL games each play for MINUTES and
 # publish their shards, then scalecheck prints what was absorbed, the
 # publish latency, the trainer's time spent taking shards in, and whether
 # anything was lost or taken twice. Runs in $OUT (default /tmp/scale).
@@ -13,14 +13,14 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT=${OUT:-/tmp/scale}
 PORT=${PORT:-14333}
 rm -rf "$OUT" && mkdir -p "$OUT"
-(cd "$root" && go build -o "$OUT/train" ./cmd/train && go build -o "$OUT/selfplay" ./cmd/selfplay && go build -o "$OUT/scalecheck" ./docs/repro/scalecheck)
+(cd "$root" && go build -o "$OUT/tabula" ./cmd/tabula && go build -o "$OUT/scalecheck" ./docs/repro/scalecheck)
 run=$OUT/run
-"$OUT/train" -game connect4 -run "$run" -selfplay=false -serve "127.0.0.1:$PORT" >"$OUT/trainer.log" 2>&1 &
+"$OUT/tabula" train -game connect4 -run "$run" -selfplay=false -serve "127.0.0.1:$PORT" >"$OUT/trainer.log" 2>&1 &
 trainer=$!
 sleep 3
 pids=()
 for i in $(seq 1 "$workers"); do
-  "$OUT/selfplay" -nats "nats://127.0.0.1:$PORT" -run run -worker "w$i" -parallel "$parallel" \
+  "$OUT/tabula" selfplay -nats "nats://127.0.0.1:$PORT" -run run -worker "w$i" -parallel "$parallel" \
     -time "${minutes}m" -spool "$OUT/spool/w$i" >"$OUT/w$i.log" 2>&1 &
   pids+=($!)
 done

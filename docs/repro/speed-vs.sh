@@ -15,7 +15,6 @@ OUT=${OUT:-/tmp/speed}
 mkdir -p "$OUT"
 cd "$root"
 go build -o "$OUT/tabula" ./cmd/tabula
-go build -o "$OUT/export" ./cmd/export
 PY=${PY:-/usr/bin/python3} # Debian's, where python3-torch installs
 "$PY" -c 'import torch' 2>/dev/null || { echo "python3-torch is missing: apt-get install python3-torch" >&2; exit 1; }
 export NODE_PATH=${NODE_PATH:-$root/net/onnx/testdata/node_modules}
@@ -28,7 +27,7 @@ for game in "${@:-xiangqi connect4}"; do
       jq -c --arg g "$g" '.presets[0] | {reference: "tabula", game: $g, batch: .train_batch, samples_per_s: .train_samples_per_s, inference_batch, inference_pos_per_s, int8_pos_per_s}' "$OUT/bench-$g-$b.json" | tee -a "$log"
       "$PY" docs/repro/torch-train.py --game "$g" --batch "$b" --threads 2 --steps 40 | tee -a "$log"
     done
-    "$OUT/export" -new "$g" -o "$OUT/$g.onnx" -samples 32 -samples-out "$OUT/$g-samples.json" >/dev/null
+    "$OUT/tabula" export -new "$g" -o "$OUT/$g.onnx" -samples 32 -samples-out "$OUT/$g-samples.json" >/dev/null
     node docs/repro/ort-infer.js "$OUT/$g.onnx" "$OUT/$g-samples.json" 32 2 5 | jq -c --arg g "$g" '. + {game: $g}' | tee -a "$log"
   done
 done

@@ -10,8 +10,8 @@
 # games and Elo with its 95% interval.
 set -euo pipefail
 LADDER=${LADDER:-/tmp/ladder/records}
-ARENA=${ARENA:-/tmp/arena}
-[ -x "$ARENA" ] || (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && go build -o "$ARENA" ./cmd/arena)
+TABULA=${TABULA:-/tmp/tabula}
+[ -x "$TABULA" ] || (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && go build -o "$TABULA" ./cmd/tabula)
 printf '%-28s %6s %8s %8s %6s %8s %6s\n' run gen train_h cpu_h games elo ci95
 for run in "$@"; do
   for e in $(ls "$run/arena" | grep -o '^e[0-9]*' | sort -u); do
@@ -22,7 +22,7 @@ for run in "$@"; do
     cand=$(jq -r '.a' "$(ls "$run/arena/$e"-*.jsonl | head -1)" | head -1)
     ms=${e#e}
     cpu=$(jq -s --argjson s "$((10#$ms / 1000))" '[.[] | select(.kind == "evaluation" and (.train_clock_s | floor) == $s) | .train_cpu_s] | first // empty' "$run/metrics.jsonl")
-    line=$("$ARENA" -run "$tmp" -ratings -anchor ab:depth=1 | awk -v c="$cand" '$2 == c')
+    line=$("$TABULA" arena -run "$tmp" -ratings -anchor ab:depth=1 | awk -v c="$cand" '$2 == c')
     rm -rf "$tmp"
     [ -n "$line" ] || continue
     awk -v r="$(basename "$run")" -v c="$cand" -v ms="$ms" -v cpu="${cpu:-0}" '{printf "%-28s %6s %8.2f %8.2f %6s %8s %6s\n", r, substr(c, 4), ms/3.6e6, cpu/3600, $5, $3, $4}' <<<"$line"

@@ -82,16 +82,16 @@ place() {
       continue
     fi
     rm -f "$dir/arena/$label.jsonl" "$dir/arena/$label.pgn"
-    "$ARENA" "${X[@]}" -a "$NET" -b "$opp" -games "${GAMES:-60}" -concurrency 2 -q -out "$dir/arena" -label "$label" | tail -1
+    arena "${X[@]}" -a "$NET" -b "$opp" -games "${GAMES:-60}" -concurrency 2 -q -out "$dir/arena" -label "$label" | tail -1
     touch "$dir/arena/$label.done"
   done
   for r in "$OUT"/records/*.jsonl; do ln -sf "$r" "$dir/arena/"; done
-  "$ARENA" -run "$dir" -ratings -anchor ab:depth=1
+  arena -run "$dir" -ratings -anchor ab:depth=1
 }
 
 table() {
   ln -sfn records "$OUT/arena"
-  "$ARENA" -run "$OUT" -ratings -anchor ab:depth=1
+  arena -run "$OUT" -ratings -anchor ab:depth=1
 }
 
 for set in "${@:-untimed timed table}"; do

@@ -8,7 +8,7 @@ import (
 
 // Static evaluation for alpha-beta, in centi-units from the side to move's
 // view: a linear function of the terms in evalterms.go (material,
-// piece-square tables, mobility, king safety, tempo), with weights tuned by Texel's method (weights.go, written by cmd/tune).
+// piece-square tables, mobility, king safety, tempo), with weights tuned by Texel's method (weights.go, written by tabula tune).
 // Tables are written from Red's side, rank 0 first; Black reads them with
 // ranks turned.
 

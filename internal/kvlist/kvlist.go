@@ -1,7 +1,7 @@
 // Package kvlist reads the comma-separated "key=value" lists of the
 // command line and the config: game rule options (TryRule=immediate),
 // player specs (ab:depth=3, net:RUN,sims=200, uci:ENGINE,Hash=16) and
-// cmd/tune's -fix terms (advisor,tempo=-2.5). One reader, so that every
+// tabula tune's -fix terms (advisor,tempo=-2.5). One reader, so that every
 // list trims, rejects and reports in the same way.
 package kvlist
 

@@ -195,6 +195,6 @@ func Count(lines []Line) map[string]int {
 // Header is the set's header comment: what it is and how to remake it.
 func Header(o GenOptions, n int) string {
 	return fmt.Sprintf(`The Lion oracle's test set: %d Catch the Lion positions with their exact values
-(internal/liondata/README.md). Made with: go run ./cmd/liontb -testset lion.tb -seed %d
+(internal/liondata/README.md). Made with: go run ./cmd/tabula liontb -testset lion.tb -seed %d
 <position>;<source>;<value W/L plies or D>;<optimal moves>;<other outcome-keeping moves, * all>`, n, o.Seed)
 }

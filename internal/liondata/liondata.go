@@ -4,7 +4,7 @@
 // (game/lion/tablebase). The set is embedded and carries the truth, so
 // that accuracy measures (arena/lionoracle, the trainer's evaluation) need
 // no table file. README.md says how it was made; Generate remakes it from
-// the table and a seed (cmd/liontb -testset).
+// the table and a seed (tabula liontb -testset).
 package liondata
 
 import (

@@ -16,7 +16,7 @@ import (
 
 // BuildHint says how to make the full table; tests and tools that need it
 // print it when it is missing.
-const BuildHint = "build it with: go run ./cmd/liontb -out lion.tb (250 MB, minutes on two cores; then set TABULA_LION_TB=$PWD/lion.tb)"
+const BuildHint = "build it with: go run ./cmd/tabula liontb -out lion.tb (250 MB, minutes on two cores; then set TABULA_LION_TB=$PWD/lion.tb)"
 
 // EnvFile names the environment variable tests read the table's path from.
 const EnvFile = "TABULA_LION_TB"

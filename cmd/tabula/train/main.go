@@ -1,0 +1,161 @@
+// Package train is `tabula train`, a whole training loop in one
+// process: self-play workers, the trainer and gating. The same command on
+// an existing run resumes it. With no flags it trains Connect Four into runs/connect4.
+//
+//	tabula train [-config configs/connect4.yaml] [-set training.learning_rate=0.01] [-run runs/c4] [-max-time 30m] [-max-generations N]
+package train
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	_ "github.com/tabula-zero/tabula/arena/uciplayer" // uci: gate opponents
+	"github.com/tabula-zero/tabula/dashboard"
+	"github.com/tabula-zero/tabula/internal/cliflag"
+	"github.com/tabula-zero/tabula/internal/profile"
+	"github.com/tabula-zero/tabula/internal/progress"
+	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/rundir"
+	"github.com/tabula-zero/tabula/selfplay"
+	"github.com/tabula-zero/tabula/trainer"
+	"github.com/tabula-zero/tabula/trainer/matches"
+)
+
+// Run is `tabula train`: args are the flags after the command's name.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	// Ctrl-C in `tabula train | tee log` stops tee too: writing to the
+	// closed pipe must fail, not kill the trainer before it saves.
+	signal.Ignore(syscall.SIGPIPE)
+	return run(ctx, args, stdout)
+}
+
+func run(ctx context.Context, args []string, out io.Writer) (err error) {
+	fs := flag.NewFlagSet("train", flag.ContinueOnError)
+	fs.SetOutput(out)
+	cfgPath := fs.String("config", "", "config file (default: the run's frozen config, else the preset of -game)")
+	gameName := fs.String("game", "connect4", "preset (connect4, lion, xiangqi, or xiangqi-zero: Xiangqi from its rules alone) when neither -config nor a frozen config exists")
+	runDir := fs.String("run", "", "run directory (default runs/<game>)")
+	maxTime := fs.Duration("max-time", 0, "stop after this long, saving a checkpoint (0: no limit)")
+	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
+	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
+	accept := fs.Bool("accept-config-change", false, "continue a run with a config that differs from its frozen copy (the change is logged)")
+	var sets []string
+	fs.Func("set", "override one config value as `PATH=VALUE` (YAML; e.g. training.learning_rate=0.01, selfplay.surprise_weight=0.5); repeatable", func(s string) error {
+		sets = append(sets, s)
+		return nil
+	})
+	cpuProfile := fs.String("cpuprofile", "", "write the run's CPU profile to `FILE` when it stops (go tool pprof FILE)")
+	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
+	var nf natsFlags
+	nf.register(fs)
+	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-generations N] [-serve ADDR | -nats URL]",
+		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
+			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
+			"Ctrl-C saves a checkpoint first.", "")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var checks cliflag.Checks
+	checks.Duration("max-time", *maxTime, 0)
+	checks.Int("max-generations", *maxGen, 0, math.MaxInt)
+	if err := checks.Err(); err != nil {
+		return err
+	}
+	run, cfg, err := rundir.Settle(*runDir, rundir.ConfigSource{Path: *cfgPath, Game: *gameName, Sets: sets})
+	if err != nil {
+		return err
+	}
+	*runDir = string(run)
+	if nf.printConf {
+		return printServerConf(nf, *runDir, out)
+	}
+	// Before -serve's server or the run creates anything in the run
+	// directory: a bad player spec must not be frozen with the run.
+	if err := matches.CheckPlayers(cfg, true); err != nil {
+		return err
+	}
+	prog := progress.New()
+	if f, ok := out.(*os.File); ok && isTerminal(f) {
+		// A bar below the lines shows the current phase with its ETA.
+		term := progress.NewTerminal(out, prog, 100)
+		barCtx, stopBar := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { term.Run(barCtx, 250*time.Millisecond); close(done) }()
+		defer func() { stopBar(); <-done }()
+		out = term
+	}
+	live := &selfplay.Live{}
+	opts := trainer.Options{
+		Progress: prog, Live: live, Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
+		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: matches.ArenaGate(*runDir),
+		NewForwarder: func(p *net.Params, n int, precision string) (mcts.Forwarder, error) {
+			return infer.NewParallelPrecision(p, n, 0, precision)
+		},
+	}
+	if nf.serve != "" || nf.url != "" {
+		stop, err := serveRemote(ctx, nf, &opts, out)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	stopProfile, err := profile.StartCPU(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if perr := stopProfile(); perr != nil {
+			err = errors.Join(err, perr)
+		}
+	}()
+	fmt.Fprintf(out, "run %s (Ctrl-C saves and stops; the same command resumes)\n", *runDir)
+	if *httpAddr != "" {
+		stop, err := serveDashboard(ctx, *httpAddr, *runDir, prog, live, out)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	if err := trainer.Run(ctx, opts); err != nil {
+		return err
+	}
+	printSummary(out, *runDir, fs)
+	return nil
+}
+
+// serveDashboard serves the run's dashboard beside the training; stop
+// ends it. A port in use fails at once, before any training.
+func serveDashboard(ctx context.Context, addr, run string, prog *progress.Tracker, live *selfplay.Live, out io.Writer) (stop func(), err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	ready, failed := make(chan string, 1), make(chan error, 1)
+	srv := dashboard.New(run, prog, live, nil)
+	go func() { failed <- dashboard.Serve(ctx, addr, srv.Handler(), func(a string) { ready <- a }) }()
+	select {
+	case a := <-ready:
+		fmt.Fprintf(out, "dashboard on http://%s\n", a)
+		return cancel, nil
+	case err := <-failed:
+		cancel()
+		return nil, err
+	}
+}
+
+// isTerminal reports whether f is a terminal (a character device), where
+// a bar redrawn in place makes sense; a pipe or file gets plain lines.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
