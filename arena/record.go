@@ -171,6 +171,20 @@ func (w *recordWriter) close() error {
 	return errors.Join(errs...)
 }
 
+// AppendRecord appends one finished game to dir/LABEL.jsonl (and
+// LABEL.pgn for Xiangqi), as a match does, so that games played outside a
+// match (the dashboard's Play page) are read and rated like the rest.
+func AppendRecord(dir, label string, r Record) error {
+	if err := r.check(); err != nil {
+		return fmt.Errorf("arena: records: %w", err)
+	}
+	w, err := newRecordWriter(dir, label, r.Variant)
+	if err != nil {
+		return err
+	}
+	return errors.Join(w.write(r), w.close())
+}
+
 // PGN writes a Xiangqi game record as PGN: the seven-tag roster (White is
 // Red, the first colour), the Variant and FEN tags, and the moves in UCI
 // notation with the end reason as a comment.
