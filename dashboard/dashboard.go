@@ -59,16 +59,18 @@ type Server struct {
 	// hide are the run directory's absolute forms, which error answers
 	// show as RUN.
 	hide []string
+	play *playRoom
 }
 
-// New returns a server of run; prog and live may be nil, log nil logs
-// to slog's default logger (failed requests' details among others).
+// New returns a server of run ("": none, only the Play page); prog and
+// live may be nil, log nil logs to slog's default logger (failed
+// requests' details among others).
 func New(run string, prog *progress.Tracker, live LiveGames, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{run: rundir.Dir(run), progress: prog, live: live, log: log}
-	if abs, err := filepath.Abs(run); err == nil {
+	s := &Server{run: rundir.Dir(run), progress: prog, live: live, log: log, play: newPlayRoom(run)}
+	if abs, err := filepath.Abs(run); err == nil && run != "" {
 		s.hide = append(s.hide, abs)
 		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
 			s.hide = append(s.hide, real)
@@ -84,6 +86,9 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "assets")
 	mux.Handle("GET /", http.FileServerFS(static))
+	if s.run == "" {
+		mux.HandleFunc("GET /{$}", playPage)
+	}
 	mux.HandleFunc("GET /api/status", s.status)
 	mux.HandleFunc("GET /api/charts", s.chartList)
 	mux.HandleFunc("GET /api/chart/{name}", s.chart)
@@ -91,6 +96,12 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/games", s.games)
 	mux.HandleFunc("GET /api/game", s.game)
 	mux.HandleFunc("GET /api/live", s.liveEvents)
+	mux.HandleFunc("GET /api/play/options", s.playOptions)
+	mux.HandleFunc("POST /api/play/new", s.playNew)
+	mux.HandleFunc("GET /api/play/games/{id}", s.playGet)
+	mux.HandleFunc("POST /api/play/games/{id}/move", s.playMove)
+	mux.HandleFunc("POST /api/play/games/{id}/reply", s.playReply)
+	mux.HandleFunc("POST /api/play/games/{id}/undo", s.playUndo)
 	return mux
 }
 

@@ -1,0 +1,719 @@
+package dashboard
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/mcts"
+)
+
+// The Play page: a person plays a game against a network (its MCTS) or
+// alpha-beta. The server keeps every game (position and history) under
+// an id and checks every move; the page only draws and clicks. A finished
+// game is appended to RECORDS/GAME/arena/play.jsonl (and .pgn for
+// Xiangqi), so that `tabula arena -run RECORDS/GAME -ratings` rates it.
+
+// PlayOptions configure the Play page.
+type PlayOptions struct {
+	// Networks are checkpoint files or run directories offered as
+	// opponents, each for the game its checkpoint is of.
+	Networks []string
+	// DefaultNetwork, if not nil, gives a game's default network (a
+	// shipped model), offered first.
+	DefaultNetwork func(gameName string) (path string, ok bool)
+	// NamedNetworks lets the page name any checkpoint or run directory
+	// on the server's disk: fine on localhost, not on a public address.
+	NamedNetworks bool
+	// Records is the directory finished games are saved under
+	// (RECORDS/GAME/arena/play.jsonl); "" saves none.
+	Records string
+}
+
+// Bounds of what a request may ask: the server is shared, so one game
+// cannot take it over.
+const (
+	maxPlayGames    = 64
+	maxSims         = 100_000
+	defaultSims     = 400
+	maxDepth        = 30
+	defaultDepth    = 4
+	maxMoveTime     = 60 * time.Second
+	playHashMiB     = 16
+	playRecordLabel = "play"
+	maxPlayBody     = 1 << 16
+	topMoves        = 8
+	humanName       = "human"
+)
+
+// playRoom holds the games being played.
+type playRoom struct {
+	opts PlayOptions
+	run  string // the run shown, whose best network is offered ("": none)
+
+	mu    sync.Mutex
+	games map[string]*playGame
+	nets  map[string]*arena.Spec // loaded networks by game and path
+	// searching bounds the engine searches running at once.
+	searching chan struct{}
+}
+
+func newPlayRoom(run string) *playRoom {
+	return &playRoom{run: run, games: map[string]*playGame{}, nets: map[string]*arena.Spec{}, searching: make(chan struct{}, 2)}
+}
+
+// SetPlay configures the Play page (before Handler is called).
+func (s *Server) SetPlay(o PlayOptions) { s.play.opts = o }
+
+// playEngine is the opponent of one game.
+type playEngine interface {
+	move(ctx context.Context, p game.Position) (game.Move, *EngineReply, error)
+}
+
+// EngineReply is the engine's move with what its search saw.
+type EngineReply struct {
+	Move string `json:"move"`
+	Kind string `json:"kind"` // net or ab
+	// Top are the best root moves: by visits (net) or score (ab).
+	Top []TopMove `json:"top"`
+	// Value is the network's root value for the engine, in [-1, 1].
+	Value *float64 `json:"value,omitempty"`
+	// Score is alpha-beta's score for the engine ("cp 35", "mate 3").
+	Score       string   `json:"score,omitempty"`
+	Depth       int      `json:"depth,omitempty"`
+	Simulations int      `json:"simulations,omitempty"`
+	Nodes       uint64   `json:"nodes,omitempty"`
+	PV          []string `json:"pv,omitempty"`
+	Millis      int64    `json:"ms"`
+}
+
+// TopMove is one root move of the engine's search.
+type TopMove struct {
+	Move   string  `json:"move"`
+	Share  float64 `json:"share,omitempty"`  // visit share (net)
+	Visits int     `json:"visits,omitempty"` // net
+	Prior  float64 `json:"prior,omitempty"`  // the network's prior (net)
+	Score  string  `json:"score,omitempty"`  // ab: exact, or "<= N" for a bound
+}
+
+// abEngine plays alpha-beta within a depth or a time.
+type abEngine struct {
+	s   *alphabeta.Searcher
+	lim alphabeta.Limits
+}
+
+func (a *abEngine) move(ctx context.Context, p game.Position) (game.Move, *EngineReply, error) {
+	ap, ok := p.Clone().(alphabeta.Position)
+	if !ok {
+		return game.NoMove, nil, fmt.Errorf("%s has no alpha-beta search", p.Game())
+	}
+	lim := a.lim
+	lim.MultiPV = true // every root move's score, for the page
+	res := a.s.Search(ctx, ap, lim, nil)
+	if err := ctx.Err(); err != nil {
+		return game.NoMove, nil, err
+	}
+	if res.Move == game.NoMove {
+		return game.NoMove, nil, errors.New("alpha-beta found no move")
+	}
+	r := &EngineReply{Move: p.FormatMove(res.Move), Kind: arena.KindAB, Score: alphabeta.FormatScore(res.Score),
+		Depth: res.Depth, Nodes: res.Nodes, Millis: res.Time.Milliseconds()}
+	for _, m := range res.PV {
+		r.PV = append(r.PV, p.FormatMove(m))
+	}
+	for _, rs := range res.RootScores[:min(len(res.RootScores), topMoves)] {
+		t := TopMove{Move: p.FormatMove(rs.Move), Score: alphabeta.FormatScore(rs.Score)}
+		if rs.Upper {
+			t.Score = "<= " + t.Score
+		}
+		r.Top = append(r.Top, t)
+	}
+	return res.Move, r, nil
+}
+
+// netEngine plays a network's MCTS with a number of simulations.
+type netEngine struct {
+	mv   *mcts.Mover
+	sims int
+}
+
+func (n *netEngine) move(ctx context.Context, p game.Position) (game.Move, *EngineReply, error) {
+	start := time.Now()
+	// Interruptible, so that a page gone away stops the search early.
+	res, err := n.mv.Search(ctx, p, mcts.Limits{Sims: n.sims, Interruptible: true})
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
+		return game.NoMove, nil, err
+	}
+	v := float64(res.Value)
+	r := &EngineReply{Move: p.FormatMove(res.Best), Kind: arena.KindNet, Value: &v, Simulations: res.Simulations,
+		Depth: len(res.PV), Millis: time.Since(start).Milliseconds()}
+	for _, m := range res.PV {
+		r.PV = append(r.PV, p.FormatMove(m))
+	}
+	idx := make([]int, len(res.Moves))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmp.Or(cmp.Compare(res.Visits[b], res.Visits[a]), cmp.Compare(res.Policy[b], res.Policy[a]))
+	})
+	for _, i := range idx[:min(len(idx), topMoves)] {
+		t := TopMove{Move: p.FormatMove(res.Moves[i]), Share: float64(res.Policy[i]), Visits: res.Visits[i]}
+		if i < len(res.Prior) {
+			t.Prior = float64(res.Prior[i])
+		}
+		r.Top = append(r.Top, t)
+	}
+	return res.Best, r, nil
+}
+
+// playGame is one game; mu lets one request at a time change it.
+type playGame struct {
+	mu      sync.Mutex
+	id      string
+	game    string
+	start   string
+	pos     game.Position
+	moves   []string
+	replies []*EngineReply // by ply; nil for the person's moves
+	human   game.Color
+	name    string // the engine's name in records
+	engine  playEngine
+	began   time.Time
+	used    time.Time // guarded by playRoom.mu
+	saved   string
+	saveErr string
+}
+
+// PlayState is a game as the page shows it.
+type PlayState struct {
+	ID       string         `json:"id"`
+	Game     string         `json:"game"`
+	Human    string         `json:"human"` // first or second
+	Engine   string         `json:"engine"`
+	Start    string         `json:"start"`
+	Position string         `json:"position"`
+	Board    game.Board     `json:"board"`
+	Moves    []string       `json:"moves"`
+	Replies  []*EngineReply `json:"replies"` // by ply, null for the person's moves
+	Legal    []string       `json:"legal"`
+	ToMove   string         `json:"to_move"` // human, engine, or "" when over
+	Over     bool           `json:"over"`
+	Result   string         `json:"result,omitempty"` // 1-0, 0-1, 1/2-1/2
+	Reason   string         `json:"reason,omitempty"`
+	Winner   string         `json:"winner,omitempty"` // human, engine or draw
+	Saved    string         `json:"saved,omitempty"`  // the record file
+	SaveErr  string         `json:"save_error,omitempty"`
+}
+
+func (g *playGame) state() PlayState {
+	st := PlayState{ID: g.id, Game: g.game, Human: g.human.String(), Engine: g.name, Start: g.start,
+		Position: g.pos.String(), Moves: slices.Clone(g.moves), Replies: slices.Clone(g.replies), Legal: []string{},
+		Saved: g.saved, SaveErr: g.saveErr}
+	if b, ok := g.pos.(game.Boarder); ok {
+		st.Board = b.Board()
+	}
+	if s := g.pos.Status(); s.Over() {
+		st.Over, st.Reason = true, s.Reason
+		st.Result, st.Winner = g.result(s)
+		return st
+	}
+	for _, m := range g.pos.GenerateMoves(nil) {
+		st.Legal = append(st.Legal, g.pos.FormatMove(m))
+	}
+	st.ToMove = "engine"
+	if g.pos.SideToMove() == g.human {
+		st.ToMove = "human"
+	}
+	return st
+}
+
+// result is the finished game's result (the first colour's view) and
+// who won.
+func (g *playGame) result(s game.Status) (result, winner string) {
+	side := g.pos.SideToMove()
+	var w game.Color
+	switch s.Result {
+	case game.Win:
+		w = side
+	case game.Loss:
+		w = side.Other()
+	default:
+		return arena.ResultDraw, "draw"
+	}
+	result = arena.ResultFirstWins
+	if w == game.Second {
+		result = arena.ResultSecondWins
+	}
+	winner = "engine"
+	if w == g.human {
+		winner = "human"
+	}
+	return result, winner
+}
+
+// save appends the finished game to the records (at most once per end:
+// a game taken back and finished again is saved again).
+func (g *playGame) save(dir string) {
+	if dir == "" {
+		return
+	}
+	res, _ := g.result(g.pos.Status())
+	rec := arena.Record{Match: playRecordLabel, Variant: g.game, A: humanName, B: g.name, Start: g.start,
+		Moves: slices.Clone(g.moves), Result: res, Reason: g.pos.Status().Reason, Plies: len(g.moves),
+		Millis: time.Since(g.began).Milliseconds(), Time: time.Now().UTC()}
+	rec.First, rec.Second = humanName, g.name
+	if g.human == game.Second {
+		rec.First, rec.Second = g.name, humanName
+	}
+	runDir := filepath.Join(dir, g.game, "arena")
+	if recs, err := arena.ReadRecordFile(filepath.Join(runDir, playRecordLabel+".jsonl")); err == nil {
+		rec.Index = len(recs)
+	}
+	rec.Pair = rec.Index / 2
+	if err := arena.AppendRecord(runDir, playRecordLabel, rec); err != nil {
+		g.saveErr = err.Error()
+		return
+	}
+	g.saved, g.saveErr = filepath.Join(runDir, playRecordLabel+".jsonl"), ""
+}
+
+// playError is a refused request: its status and the reason shown.
+type playError struct {
+	code int
+	msg  string
+}
+
+func (e *playError) Error() string { return e.msg }
+
+func refuse(code int, format string, args ...any) error {
+	return &playError{code: code, msg: fmt.Sprintf(format, args...)}
+}
+
+// playFail answers a failed play request as JSON {"error": reason}.
+func (s *Server) playFail(w http.ResponseWriter, err error) {
+	code, msg := http.StatusInternalServerError, "internal server error (the dashboard's log has the details)"
+	var pe *playError
+	switch {
+	case errors.As(err, &pe):
+		code, msg = pe.code, pe.msg
+		s.log.Debug("dashboard: play request refused", "status", code, "err", err)
+	default:
+		s.log.Warn("dashboard: play request failed", "err", err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+// decode reads a JSON request body into v, refusing unknown fields.
+func decode(r *http.Request, w http.ResponseWriter, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxPlayBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return refuse(http.StatusBadRequest, "bad request body: %v", err)
+	}
+	return nil
+}
+
+// NetworkChoice is a network the page offers.
+type NetworkChoice struct {
+	Path  string `json:"path"`
+	Label string `json:"label"`
+}
+
+// PlayGameChoice is a game the page offers, with its networks.
+type PlayGameChoice struct {
+	Name     string          `json:"name"`
+	Networks []NetworkChoice `json:"networks"`
+}
+
+// PlayChoices is what the page offers.
+type PlayChoices struct {
+	Games         []PlayGameChoice `json:"games"`
+	NamedNetworks bool             `json:"named_networks"`
+	Saving        bool             `json:"saving"`
+	DefaultSims   int              `json:"default_sims"`
+	DefaultDepth  int              `json:"default_depth"`
+}
+
+// playGames are the games the page offers.
+var playGames = []string{"connect4", "lion", "xiangqi"}
+
+func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
+	pr := s.play
+	out := PlayChoices{NamedNetworks: pr.opts.NamedNetworks, Saving: pr.opts.Records != "", DefaultSims: defaultSims, DefaultDepth: defaultDepth}
+	var paths []NetworkChoice
+	if pr.run != "" {
+		paths = append(paths, NetworkChoice{Path: pr.run, Label: "this run's best network (" + filepath.Base(pr.run) + ")"})
+	}
+	for _, n := range pr.opts.Networks {
+		paths = append(paths, NetworkChoice{Path: n, Label: n})
+	}
+	for _, name := range playGames {
+		c := PlayGameChoice{Name: name, Networks: []NetworkChoice{}}
+		if pr.opts.DefaultNetwork != nil {
+			if p, ok := pr.opts.DefaultNetwork(name); ok {
+				c.Networks = append(c.Networks, NetworkChoice{Path: p, Label: "default network (" + p + ")"})
+			}
+		}
+		for _, n := range paths {
+			// A network is offered for the game it plays; one that does not
+			// load is left out (the log says why).
+			g, ok, err := arena.NetworkGame("net:" + n.Path)
+			if err != nil || !ok {
+				s.log.Debug("dashboard: play: network not offered", "path", n.Path, "err", err)
+				continue
+			}
+			if g == name {
+				c.Networks = append(c.Networks, n)
+			}
+		}
+		out.Games = append(out.Games, c)
+	}
+	s.writeJSON(w, out)
+}
+
+// NewPlayRequest starts a game.
+type NewPlayRequest struct {
+	Game     string `json:"game"`
+	Opponent string `json:"opponent"` // ab or net
+	Network  string `json:"network,omitempty"`
+	Side     string `json:"side"` // the person's: first or second
+	Sims     int    `json:"sims,omitempty"`
+	Depth    int    `json:"depth,omitempty"`
+	MoveTime int    `json:"movetime_ms,omitempty"` // ab: instead of depth
+}
+
+// MoveRequest is the person's move in the game's notation.
+type MoveRequest struct {
+	Move string `json:"move"`
+}
+
+func (s *Server) playNew(w http.ResponseWriter, r *http.Request) {
+	var req NewPlayRequest
+	if err := decode(r, w, &req); err != nil {
+		s.playFail(w, err)
+		return
+	}
+	g, err := s.play.newGame(req)
+	if err != nil {
+		s.playFail(w, err)
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s.play.add(g)
+	// The engine opens when the person plays second.
+	if err := s.play.reply(r.Context(), g); err != nil {
+		s.playFail(w, err)
+		return
+	}
+	s.writeJSON(w, g.state())
+}
+
+func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
+	if !slices.Contains(playGames, req.Game) {
+		return nil, refuse(http.StatusBadRequest, "game %q: choose one of %s", req.Game, strings.Join(playGames, ", "))
+	}
+	gm, err := game.Lookup(req.Game)
+	if err != nil {
+		return nil, refuse(http.StatusBadRequest, "%v", err)
+	}
+	pos, err := gm.Start("", nil)
+	if err != nil {
+		return nil, err
+	}
+	g := &playGame{game: gm.Name, start: pos.String(), pos: pos, began: time.Now()}
+	switch req.Side {
+	case "first", "":
+		g.human = game.First
+	case "second":
+		g.human = game.Second
+	default:
+		return nil, refuse(http.StatusBadRequest, "side %q: want first or second", req.Side)
+	}
+	switch req.Opponent {
+	case arena.KindAB, "":
+		opts := alphabeta.DefaultOptionsFor(gm.Name)
+		opts.HashMiB = playHashMiB
+		s, err := alphabeta.New(opts)
+		if err != nil {
+			return nil, err
+		}
+		e := &abEngine{s: s}
+		switch {
+		case req.MoveTime != 0 && req.Depth != 0:
+			return nil, refuse(http.StatusBadRequest, "alpha-beta: give a depth or a time per move, not both")
+		case req.MoveTime != 0:
+			if req.MoveTime < 10 || time.Duration(req.MoveTime)*time.Millisecond > maxMoveTime {
+				return nil, refuse(http.StatusBadRequest, "alpha-beta: time per move %d ms out of range [10, %d]", req.MoveTime, maxMoveTime.Milliseconds())
+			}
+			e.lim.Time = time.Duration(req.MoveTime) * time.Millisecond
+			g.name = "ab:movetime=" + strconv.Itoa(req.MoveTime)
+		default:
+			d := cmp.Or(req.Depth, defaultDepth)
+			if d < 1 || d > maxDepth {
+				return nil, refuse(http.StatusBadRequest, "alpha-beta: depth %d out of range [1, %d]", d, maxDepth)
+			}
+			e.lim.Depth = d
+			g.name = "ab:depth=" + strconv.Itoa(d)
+		}
+		g.engine = e
+	case arena.KindNet:
+		sims := cmp.Or(req.Sims, defaultSims)
+		if sims < 1 || sims > maxSims {
+			return nil, refuse(http.StatusBadRequest, "network: simulations %d out of range [1, %d]", sims, maxSims)
+		}
+		spec, err := pr.network(gm.Name, req.Network)
+		if err != nil {
+			return nil, err
+		}
+		ev, err := spec.Evaluator()
+		if err != nil {
+			return nil, err
+		}
+		g.engine = &netEngine{mv: mcts.NewMover(spec.SearchConfig(), ev, 0), sims: sims}
+		g.name = fmt.Sprintf("net:%s,sims=%d", req.Network, sims)
+	default:
+		return nil, refuse(http.StatusBadRequest, "opponent %q: want ab or net", req.Opponent)
+	}
+	return g, nil
+}
+
+// network loads (once) the network at path for gameName, if the page may
+// name it.
+func (pr *playRoom) network(gameName, path string) (*arena.Spec, error) {
+	path = strings.TrimSpace(path)
+	if path == "" {
+		return nil, refuse(http.StatusBadRequest, "network: name a checkpoint file or run directory")
+	}
+	if !pr.offered(gameName, path) {
+		return nil, refuse(http.StatusBadRequest, "network %q is not offered (start the dashboard with -net %s, or with -named-networks)", path, path)
+	}
+	if strings.ContainsAny(path, ",=") {
+		return nil, refuse(http.StatusBadRequest, "network %q: a path with ',' or '=' cannot be named here", path)
+	}
+	key := gameName + "\x00" + path
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	if s, ok := pr.nets[key]; ok {
+		return s, nil
+	}
+	if ng, ok, err := arena.NetworkGame("net:" + path); err != nil {
+		return nil, refuse(http.StatusBadRequest, "network %q: %v", path, err)
+	} else if ok && ng != gameName {
+		return nil, refuse(http.StatusBadRequest, "network %q plays %s, not %s", path, ng, gameName)
+	}
+	s, err := arena.ParsePlayer("net:"+path, gameName)
+	if err != nil {
+		return nil, refuse(http.StatusBadRequest, "network %q: %v", path, err)
+	}
+	pr.nets[key] = s
+	return s, nil
+}
+
+// offered reports whether the page may play the network at path.
+func (pr *playRoom) offered(gameName, path string) bool {
+	if pr.opts.NamedNetworks || path == pr.run && pr.run != "" || slices.Contains(pr.opts.Networks, path) {
+		return true
+	}
+	if pr.opts.DefaultNetwork != nil {
+		if p, ok := pr.opts.DefaultNetwork(gameName); ok && p == path {
+			return true
+		}
+	}
+	return false
+}
+
+// add keeps g, forgetting the least recently used game when full.
+func (pr *playRoom) add(g *playGame) {
+	pr.mu.Lock()
+	defer pr.mu.Unlock()
+	for {
+		var b [8]byte
+		rand.Read(b[:])
+		g.id = hex.EncodeToString(b[:])
+		if _, dup := pr.games[g.id]; !dup {
+			break
+		}
+	}
+	g.used = time.Now()
+	if len(pr.games) >= maxPlayGames {
+		var old *playGame
+		for _, x := range pr.games {
+			if old == nil || x.used.Before(old.used) {
+				old = x
+			}
+		}
+		delete(pr.games, old.id)
+	}
+	pr.games[g.id] = g
+}
+
+// lookup finds a game and locks it for the request; the caller unlocks.
+func (pr *playRoom) lookup(id string) (*playGame, error) {
+	pr.mu.Lock()
+	g, ok := pr.games[id]
+	if ok {
+		g.used = time.Now()
+	}
+	pr.mu.Unlock()
+	if !ok {
+		return nil, refuse(http.StatusNotFound, "no game %q (games are kept in memory: start a new one)", id)
+	}
+	if !g.mu.TryLock() {
+		return nil, refuse(http.StatusConflict, "the engine is still thinking in this game")
+	}
+	return g, nil
+}
+
+// reply lets the engine move while it is its turn (at most once: the
+// person moves in between), and saves the game when it ends.
+func (pr *playRoom) reply(ctx context.Context, g *playGame) error {
+	if g.pos.Status().Over() || g.pos.SideToMove() == g.human {
+		return nil
+	}
+	select {
+	case pr.searching <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	m, info, err := g.engine.move(ctx, g.pos)
+	<-pr.searching
+	if err != nil {
+		return err
+	}
+	if !game.IsLegal(g.pos, m) {
+		return fmt.Errorf("the engine chose %s, which is not legal in %s", g.pos.FormatMove(m), g.pos)
+	}
+	g.moves = append(g.moves, g.pos.FormatMove(m))
+	g.replies = append(g.replies, info)
+	g.pos.Make(m)
+	if g.pos.Status().Over() {
+		g.save(pr.opts.Records)
+	}
+	return nil
+}
+
+func (s *Server) playGet(w http.ResponseWriter, r *http.Request) {
+	g, err := s.play.lookup(r.PathValue("id"))
+	if err != nil {
+		s.playFail(w, err)
+		return
+	}
+	defer g.mu.Unlock()
+	s.writeJSON(w, g.state())
+}
+
+func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
+	var req MoveRequest
+	if err := decode(r, w, &req); err != nil {
+		s.playFail(w, err)
+		return
+	}
+	g, err := s.play.lookup(r.PathValue("id"))
+	if err != nil {
+		s.playFail(w, err)
+		return
+	}
+	defer g.mu.Unlock()
+	if st := g.pos.Status(); st.Over() {
+		s.playFail(w, refuse(http.StatusConflict, "the game is over (%s): start a new game or take back a move", st.Reason))
+		return
+	}
+	if g.pos.SideToMove() != g.human {
+		s.playFail(w, refuse(http.StatusConflict, "it is the engine's turn"))
+		return
+	}
+	text := strings.TrimSpace(req.Move)
+	if text == "" || len(text) > 16 {
+		s.playFail(w, refuse(http.StatusBadRequest, "move %q: give one move in the game's notation", req.Move))
+		return
+	}
+	m, err := g.pos.ParseMove(text)
+	if err != nil {
+		s.playFail(w, refuse(http.StatusUnprocessableEntity, "illegal move: %v", err))
+		return
+	}
+	g.moves = append(g.moves, g.pos.FormatMove(m))
+	g.replies = append(g.replies, nil)
+	g.pos.Make(m)
+	if g.pos.Status().Over() {
+		g.save(s.play.opts.Records)
+	}
+	if err := s.play.reply(r.Context(), g); err != nil {
+		if r.Context().Err() != nil {
+			return // the page went away; the engine replies at its next request
+		}
+		s.playFail(w, err)
+		return
+	}
+	s.writeJSON(w, g.state())
+}
+
+// playReply asks the engine to move when it is its turn (after a reply
+// that was interrupted, say).
+func (s *Server) playReply(w http.ResponseWriter, r *http.Request) {
+	g, err := s.play.lookup(r.PathValue("id"))
+	if err != nil {
+		s.playFail(w, err)
+		return
+	}
+	defer g.mu.Unlock()
+	if err := s.play.reply(r.Context(), g); err != nil {
+		s.playFail(w, err)
+		return
+	}
+	s.writeJSON(w, g.state())
+}
+
+// playUndo takes back the person's last move and the engine's reply to
+// it, so that the person is to move again.
+func (s *Server) playUndo(w http.ResponseWriter, r *http.Request) {
+	g, err := s.play.lookup(r.PathValue("id"))
+	if err != nil {
+		s.playFail(w, err)
+		return
+	}
+	defer g.mu.Unlock()
+	last := -1 // the person's last move
+	for i := len(g.replies) - 1; i >= 0; i-- {
+		if g.replies[i] == nil {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		s.playFail(w, refuse(http.StatusConflict, "nothing to take back: you have not moved yet"))
+		return
+	}
+	for len(g.moves) > last {
+		g.pos.Unmake()
+		g.moves, g.replies = g.moves[:len(g.moves)-1], g.replies[:len(g.replies)-1]
+	}
+	s.writeJSON(w, g.state())
+}
+
+// playPage serves the Play page at / when there is no run to show.
+func playPage(w http.ResponseWriter, r *http.Request) {
+	http.Redirect(w, r, "play.html", http.StatusFound)
+}
