@@ -225,7 +225,7 @@ type PlayState struct {
 
 func (g *playGame) state() PlayState {
 	st := PlayState{ID: g.id, Game: g.game, Human: g.human.String(), Engine: g.name, Start: g.start,
-		Position: g.pos.String(), Moves: slices.Clone(g.moves), Replies: slices.Clone(g.replies), Legal: []string{},
+		Position: g.pos.String(), Moves: append([]string{}, g.moves...), Replies: append([]*EngineReply{}, g.replies...), Legal: []string{},
 		Saved: g.saved, SaveErr: g.saveErr}
 	if b, ok := g.pos.(game.Boarder); ok {
 		st.Board = b.Board()
