@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -52,31 +53,7 @@ func TestBrowser(t *testing.T) {
 	srv := httptest.NewServer(New(run, prog, live, nil).Handler())
 	defer srv.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.WindowSize(1300, 1700))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
-	defer cancelT()
-	var mu sync.Mutex
-	var consoleErrors []string
-	chromedp.ListenTarget(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.APITypeError {
-				var args []string
-				for _, a := range e.Args {
-					args = append(args, string(a.Value))
-				}
-				consoleErrors = append(consoleErrors, strings.Join(args, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			consoleErrors = append(consoleErrors, e.ExceptionDetails.Error())
-		}
-	})
+	ctx, consoleErrors := startBrowser(t, bin, 1300, 1700, 90*time.Second)
 
 	// waitJS polls a JavaScript condition.
 	waitJS := func(what, cond string) {
@@ -166,9 +143,44 @@ func TestBrowser(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "dashboard.jpg"), shot, 0o644)
 	os.WriteFile(filepath.Join(dir, "dashboard-xiangqi.png"), xq, 0o644)
-	mu.Lock()
-	defer mu.Unlock()
-	if len(consoleErrors) > 0 {
-		t.Errorf("console errors: %q", consoleErrors)
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
+
+// startBrowser starts headless Chromium (bin) with a window of w x h,
+// bounded by timeout, and records the page's console errors and uncaught
+// exceptions; consoleErrors returns those seen so far.
+func startBrowser(t *testing.T, bin string, w, h int, timeout time.Duration) (ctx context.Context, consoleErrors func() []string) {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.WindowSize(w, h))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancelA)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancelT := context.WithTimeout(ctx, timeout)
+	t.Cleanup(cancelT)
+	var mu sync.Mutex
+	var errs []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, string(a.Value))
+				}
+				errs = append(errs, strings.Join(args, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			errs = append(errs, e.ExceptionDetails.Error())
+		}
+	})
+	return ctx, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(errs)
 	}
 }

@@ -1,15 +1,12 @@
 package dashboard
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -25,31 +22,7 @@ func TestPlayBrowser(t *testing.T) {
 	bin := chromium(t)
 	srv, records := playServer(t)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.WindowSize(1200, 900))
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelA()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 120*time.Second)
-	defer cancelT()
-	var mu sync.Mutex
-	var consoleErrors []string
-	chromedp.ListenTarget(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.APITypeError {
-				var args []string
-				for _, a := range e.Args {
-					args = append(args, string(a.Value))
-				}
-				consoleErrors = append(consoleErrors, strings.Join(args, " "))
-			}
-		case *runtime.EventExceptionThrown:
-			consoleErrors = append(consoleErrors, e.ExceptionDetails.Error())
-		}
-	})
+	ctx, consoleErrors := startBrowser(t, bin, 1200, 900, 120*time.Second)
 	eval := func(js string, v any) {
 		t.Helper()
 		if err := chromedp.Run(ctx, chromedp.Evaluate(js, v)); err != nil {
@@ -204,9 +177,7 @@ func TestPlayBrowser(t *testing.T) {
 	}
 	shot("play-xiangqi.png")
 
-	mu.Lock()
-	defer mu.Unlock()
-	if len(consoleErrors) > 0 {
-		t.Errorf("console errors: %q", consoleErrors)
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
 	}
 }
