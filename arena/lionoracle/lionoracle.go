@@ -18,14 +18,11 @@ import (
 	"os"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/pons"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion"
 	"github.com/tabula-zero/tabula/internal/liondata"
-	"github.com/tabula-zero/tabula/internal/progress"
 )
 
 // Groups are the breakdowns of a report, in the order they are printed.
@@ -83,45 +80,22 @@ func Measure(ctx context.Context, s *arena.Spec, lines []liondata.Line, concurre
 	if s.Game != "lion" {
 		return Report{}, fmt.Errorf("lionoracle: the Lion oracle needs a lion player, %q is for %s", s.Text, s.Game)
 	}
-	prog := progress.FromContext(ctx) // counts the positions judged
-	g, ctx := errgroup.WithContext(ctx)
-	jobs := make(chan int)
-	g.Go(func() error {
-		defer close(jobs)
-		for i := range lines {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		return nil
-	})
 	var (
 		mu  sync.Mutex
 		rep Report
 	)
-	for range min(max(concurrency, 1), max(len(lines), 1)) {
-		g.Go(func() error {
-			pl, err := s.New()
+	err := arena.EachPosition(ctx, s, len(lines), concurrency, func() (func(context.Context, arena.Player, int) error, error) {
+		return func(ctx context.Context, pl arena.Player, i int) error {
+			k, opt, kept, err := judge(ctx, pl, lines[i], uint64(i))
 			if err != nil {
-				return err
+				return fmt.Errorf("lionoracle: position %d (%s): %w", i+1, lines[i].Text, err)
 			}
-			defer pl.Close()
-			for i := range jobs {
-				k, opt, kept, err := judge(ctx, pl, lines[i], uint64(i))
-				if err != nil {
-					return fmt.Errorf("lionoracle: position %d (%s): %w", i+1, lines[i].Text, err)
-				}
-				mu.Lock()
-				rep.add(k, opt, kept)
-				mu.Unlock()
-				prog.Add(1)
-			}
+			mu.Lock()
+			defer mu.Unlock()
+			rep.add(k, opt, kept)
 			return nil
-		})
-	}
-	err := g.Wait()
+		}, nil
+	})
 	return rep, err
 }
 

@@ -14,13 +14,10 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/tabula-zero/tabula/alphabeta/c4solver"
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/connect4"
-	"github.com/tabula-zero/tabula/internal/progress"
 )
 
 // Line is one position of Pons' test sets: the columns played (1-7) from
@@ -108,55 +105,32 @@ func Measure(ctx context.Context, s *arena.Spec, lines []Line, concurrency int) 
 	if s.Game != connect4.Name {
 		return Accuracy{}, fmt.Errorf("pons: accuracy needs a connect4 player, %q is for %s", s.Text, s.Game)
 	}
-	prog := progress.FromContext(ctx) // counts the positions judged
-	g, ctx := errgroup.WithContext(ctx)
-	jobs := make(chan int)
-	g.Go(func() error {
-		defer close(jobs)
-		for i := range lines {
-			select {
-			case jobs <- i:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		return nil
-	})
 	var (
 		mu  sync.Mutex
 		acc Accuracy
 	)
-	for range min(max(concurrency, 1), max(len(lines), 1)) {
-		g.Go(func() error {
-			pl, err := s.New()
+	err := arena.EachPosition(ctx, s, len(lines), concurrency, func() (func(context.Context, arena.Player, int) error, error) {
+		sv, err := c4solver.New(c4solver.Fastest, 32)
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, pl arena.Player, i int) error {
+			opt, kept, err := judge(ctx, pl, sv, lines[i], uint64(i))
 			if err != nil {
-				return err
+				return fmt.Errorf("pons: position %d (%s): %w", i+1, lines[i].Moves, err)
 			}
-			defer pl.Close()
-			sv, err := c4solver.New(c4solver.Fastest, 32)
-			if err != nil {
-				return err
+			mu.Lock()
+			defer mu.Unlock()
+			acc.Positions++
+			if opt {
+				acc.Optimal++
 			}
-			for i := range jobs {
-				opt, kept, err := judge(ctx, pl, sv, lines[i], uint64(i))
-				if err != nil {
-					return fmt.Errorf("pons: position %d (%s): %w", i+1, lines[i].Moves, err)
-				}
-				mu.Lock()
-				acc.Positions++
-				if opt {
-					acc.Optimal++
-				}
-				if kept {
-					acc.OutcomeKept++
-				}
-				mu.Unlock()
-				prog.Add(1)
+			if kept {
+				acc.OutcomeKept++
 			}
 			return nil
-		})
-	}
-	err := g.Wait()
+		}, nil
+	})
 	return acc, err
 }
 
