@@ -238,33 +238,6 @@ func (p *Position) GenerateMoves(dst []game.Move) []game.Move {
 	return dst
 }
 
-// hasMove reports whether an ongoing position has a legal move, without
-// generating them.
-func (p *Position) hasMove() bool {
-	us := p.stm
-	own := p.byColor[us]
-	for b := own; b != 0; b &= b - 1 {
-		s := lsb(b)
-		if attacks[us][typeOf(p.sq[s])][s]&^own != 0 {
-			return true
-		}
-	}
-	empty := ^(p.byColor[0] | p.byColor[1]) & allBits
-	for t := range numHand {
-		if p.hand[us][t] == 0 {
-			continue
-		}
-		e := empty
-		if t == Chick && p.rules.immediate {
-			e &^= farRank[us]
-		}
-		if e != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // countMoves returns len(GenerateMoves) without generating.
 func (p *Position) countMoves() int {
 	switch p.boardState() {
@@ -318,7 +291,7 @@ func (p *Position) Status() game.Status {
 	case stTryLost:
 		return game.Status{Result: game.Loss, Reason: ReasonTry}
 	}
-	if !p.hasMove() {
+	if p.countMoves() == 0 {
 		// Rare (every piece of the side to move blocked by its own, and
 		// nothing in hand), and lost, as in shogi; the tablebase agrees.
 		return game.Status{Result: game.Loss, Reason: ReasonNoMove}
