@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta"
-	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
 	"github.com/tabula-zero/tabula/internal/kvlist"
@@ -77,7 +76,7 @@ var retiredKeys = map[string][]string{
 const SpecUsage = `player specs (-a, -b):
   random
   ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1)
-  net:FILE[,sims=N,search=puct|gumbel,c_init=C,fpu=F,precision=fp32|int8]   a network with MCTS (FILE: checkpoint or run directory)
+  net:FILE[,sims=N,search=puct|gumbel,c_init=C,fpu=F,precision=fp32|int8]   a network with MCTS (FILE: checkpoint, run directory, or a game's name: its shipped model)
   abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
   uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
@@ -298,11 +297,7 @@ func NetworkGame(spec string) (gameName string, ok bool, err error) {
 	if file == "" {
 		return "", false, nil
 	}
-	path, err := rundir.ResolveCheckpoint(file)
-	if err != nil {
-		return "", false, fmt.Errorf("arena: player %q: %w", text, err)
-	}
-	id, err := checkpoints.Identify(path)
+	id, err := rundir.IdentifyNetwork(file)
 	if err != nil {
 		return "", false, fmt.Errorf("arena: player %q: %w", text, err)
 	}

@@ -96,25 +96,31 @@ func Identify(path string) (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
+	return IdentifyAt(f, st.Size(), path)
+}
+
+// IdentifyAt is Identify for a checkpoint of size bytes read from r
+// (a file or bytes.Reader); name labels its errors.
+func IdentifyAt(r io.ReaderAt, size int64, name string) (ID, error) {
 	var pre [16]byte
-	if _, err := io.ReadFull(f, pre[:]); err != nil || !bytes.Equal(pre[:8], magic[:]) {
-		return ID{}, fmt.Errorf("%s is not a tabula checkpoint", path)
+	if _, err := r.ReadAt(pre[:], 0); err != nil || !bytes.Equal(pre[:8], magic[:]) {
+		return ID{}, fmt.Errorf("%s is not a tabula checkpoint", name)
 	}
 	hl := int64(binary.LittleEndian.Uint32(pre[12:]))
-	if 16+hl+sha256.Size > st.Size() {
-		return ID{}, fmt.Errorf("%s: truncated checkpoint", path)
+	if 16+hl+sha256.Size > size {
+		return ID{}, fmt.Errorf("%s: truncated checkpoint", name)
 	}
 	hj := make([]byte, hl)
-	if _, err := io.ReadFull(f, hj); err != nil {
-		return ID{}, fmt.Errorf("%s: %w", path, err)
+	if _, err := r.ReadAt(hj, 16); err != nil {
+		return ID{}, fmt.Errorf("%s: %w", name, err)
 	}
 	var h header
 	if err := json.Unmarshal(hj, &h); err != nil {
-		return ID{}, fmt.Errorf("%s: bad header: %w", path, err)
+		return ID{}, fmt.Errorf("%s: bad header: %w", name, err)
 	}
 	id := ID{Game: h.Game, Generation: h.Generation}
-	if _, err := f.ReadAt(id.Sum[:], st.Size()-sha256.Size); err != nil {
-		return ID{}, fmt.Errorf("%s: %w", path, err)
+	if _, err := r.ReadAt(id.Sum[:], size-sha256.Size); err != nil {
+		return ID{}, fmt.Errorf("%s: %w", name, err)
 	}
 	return id, nil
 }
@@ -185,8 +191,8 @@ func LoadGame(path, game string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s := c.Params.Spec; s.Game != game {
-		return nil, fmt.Errorf("checkpoints: %s is a %s network, not %s", path, s.Game, game)
+	if err := c.CheckGame(path, game); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -194,14 +200,35 @@ func LoadGame(path, game string) (*Checkpoint, error) {
 // LoadFor reads a checkpoint and checks it was made for game with the
 // given encoder version.
 func LoadFor(path, game string, encoderVersion int) (*Checkpoint, error) {
-	c, err := LoadGame(path, game)
+	c, err := Load(path)
 	if err != nil {
 		return nil, err
 	}
-	if s := c.Params.Spec; s.EncoderVersion != encoderVersion {
-		return nil, fmt.Errorf("checkpoints: %s uses encoder version %d, the game now has %d", path, s.EncoderVersion, encoderVersion)
+	if err := c.CheckFor(path, game, encoderVersion); err != nil {
+		return nil, err
 	}
 	return c, nil
+}
+
+// CheckGame reports a network of another game than game; name labels
+// the checkpoint in the error.
+func (c *Checkpoint) CheckGame(name, game string) error {
+	if s := c.Params.Spec; s.Game != game {
+		return fmt.Errorf("checkpoints: %s is a %s network, not %s", name, s.Game, game)
+	}
+	return nil
+}
+
+// CheckFor reports a network of another game than game, or made with
+// another encoder version than encoderVersion.
+func (c *Checkpoint) CheckFor(name, game string, encoderVersion int) error {
+	if err := c.CheckGame(name, game); err != nil {
+		return err
+	}
+	if s := c.Params.Spec; s.EncoderVersion != encoderVersion {
+		return fmt.Errorf("checkpoints: %s uses encoder version %d, the game now has %d", name, s.EncoderVersion, encoderVersion)
+	}
+	return nil
 }
 
 // Decode parses checkpoint file bytes.

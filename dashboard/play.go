@@ -372,7 +372,7 @@ func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 		c := PlayGameChoice{Name: name, Networks: []NetworkChoice{}}
 		if pr.opts.DefaultNetwork != nil {
 			if p, ok := pr.opts.DefaultNetwork(name); ok {
-				c.Networks = append(c.Networks, NetworkChoice{Path: p, Label: "default network (" + p + ")"})
+				c.Networks = append(c.Networks, NetworkChoice{Path: p, Label: "shipped network (" + p + ")"})
 			}
 		}
 		for _, n := range paths {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/models"
 )
 
 // playServer serves the Play page without a run, saving games under a
@@ -262,5 +263,33 @@ func TestPlayNetwork(t *testing.T) {
 	}
 	if r.Kind != "net" || r.Value == nil || *r.Value < -1 || *r.Value > 1 || r.Simulations != 32 || r.Top[0].Move != r.Move || sum < 0.99 || sum > 1.01 {
 		t.Errorf("the network's reply %+v (shares sum to %v)", r, sum)
+	}
+}
+
+// The shipped networks (package models, as `tabula dashboard` wires them)
+// are offered first for every game and play.
+func TestPlayShippedNetworks(t *testing.T) {
+	s := New("", nil, nil, nil)
+	s.SetPlay(PlayOptions{DefaultNetwork: func(g string) (string, bool) {
+		m, ok := models.Lookup(g)
+		return m.Game, ok
+	}})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	var ch PlayChoices
+	get(t, srv, "/api/play/options", &ch)
+	if len(ch.Games) != 3 {
+		t.Fatalf("%d games offered", len(ch.Games))
+	}
+	for _, g := range ch.Games {
+		if len(g.Networks) != 1 || g.Networks[0].Path != g.Name || !strings.Contains(g.Networks[0].Label, "shipped") {
+			t.Errorf("%s offers %+v, want its shipped network", g.Name, g.Networks)
+			continue
+		}
+		body, _ := json.Marshal(NewPlayRequest{Game: g.Name, Opponent: "net", Network: g.Name, Sims: 16, Side: "second"})
+		code, st, msg := call(t, srv, "POST", "/api/play/new", string(body))
+		if code != 200 || len(st.Moves) != 1 || st.Replies[0].Kind != "net" {
+			t.Errorf("%s: the shipped network opens: %d %q %+v", g.Name, code, msg, st)
+		}
 	}
 }

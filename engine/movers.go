@@ -17,6 +17,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/models"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/uci"
@@ -53,8 +54,10 @@ import (
 // scores every root move after each iteration, so a restricted root or
 // the blend always has the scores of some completed depth.
 //
-// mcts and abzero need Network: a checkpoint file, or a run directory
-// (its best checkpoint), for the current variant. The network is loaded
+// mcts and abzero play Network: a checkpoint file, a run directory (its
+// best checkpoint) or a shipped model's name (connect4, lion, xiangqi;
+// package models), for the current variant; without it, the shipped model
+// of the variant. The network is loaded
 // when the option is set, so that a bad file is reported then rather than
 // at the first go; a network of another game than the variant is reported
 // too, but kept, since GUIs may send the variant after the network. The
@@ -148,6 +151,8 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 	case optNetwork:
 		value = strings.TrimSpace(value)
 		if value == "" {
+			// Back to the shipped model of the game played, loaded at the
+			// next search.
 			m.network, m.evalGame, m.eval, m.mc, m.abz = "", "", nil, nil, nil
 			return true, nil
 		}
@@ -164,13 +169,17 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		if value == m.precision {
 			return true, nil
 		}
-		if m.network != "" {
+		switch {
+		case m.network != "":
 			// The loaded network is laid out again in the new arithmetic.
 			ev, _, err := loadNetwork(m.network, value)
 			if err != nil {
 				return true, fmt.Errorf("option %s: %w", optPrecision, err)
 			}
 			m.eval, m.mc, m.abz = ev, nil, nil
+		case m.eval != nil:
+			// The shipped model is loaded again at the next search.
+			m.evalGame, m.eval, m.mc, m.abz = "", nil, nil, nil
 		}
 		m.precision = value
 	case optSimulations:
@@ -191,25 +200,42 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 	return true, nil
 }
 
-// loadNetwork loads the checkpoint file or run directory path and returns
-// its evaluator and game.
+// loadNetwork loads the checkpoint file, run directory or shipped model
+// path names and returns its evaluator and game.
 func loadNetwork(path, precision string) (*mcts.NetEvaluator, string, error) {
-	st, err := os.Stat(path)
+	if _, ok := rundir.Shipped(path); !ok {
+		st, err := os.Stat(path)
+		if err != nil {
+			return nil, "", err
+		}
+		// A device or pipe (/dev/zero, /dev/stdin) would be read without end.
+		if !st.Mode().IsRegular() && !st.IsDir() {
+			return nil, "", fmt.Errorf("%s is not a file or directory", path)
+		}
+	}
+	c, file, err := rundir.OpenCheckpoint(path)
 	if err != nil {
 		return nil, "", err
 	}
-	// A device or pipe (/dev/zero, /dev/stdin) would be read without end.
-	if !st.Mode().IsRegular() && !st.IsDir() {
-		return nil, "", fmt.Errorf("%s is not a file or directory", path)
+	return networkEvaluator(c, file, precision)
+}
+
+// loadShipped loads the shipped model of gameName (package models).
+func loadShipped(gameName, precision string) (*mcts.NetEvaluator, string, error) {
+	mod, ok := models.Lookup(gameName)
+	if !ok {
+		return nil, "", fmt.Errorf("no network ships for %s: set the %s option (a checkpoint file or run directory)", gameName, optNetwork)
 	}
-	file, err := rundir.ResolveCheckpoint(path)
+	c, file, err := rundir.OpenModel(mod)
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := checkpoints.Load(file)
-	if err != nil {
-		return nil, "", err
-	}
+	return networkEvaluator(c, file, precision)
+}
+
+// networkEvaluator lays c out for play in precision and returns its
+// evaluator and game; file labels errors.
+func networkEvaluator(c *checkpoints.Checkpoint, file, precision string) (*mcts.NetEvaluator, string, error) {
 	spec := c.Params.Spec
 	g, err := game.Lookup(spec.Game)
 	if err != nil {
@@ -247,10 +273,18 @@ func (s *Searcher) SetGame(name string) error {
 	return s.checkNetworkGame()
 }
 
-// evaluator returns the network's evaluator, which must be for p's game.
+// evaluator returns the network's evaluator, which must be for p's game:
+// without a Network option, the shipped model of p's game.
 func (m *moverState) evaluator(p game.Position) (*mcts.NetEvaluator, error) {
+	if m.network == "" && m.evalGame != p.Game() {
+		ev, g, err := loadShipped(p.Game(), m.precision)
+		if err != nil {
+			return nil, fmt.Errorf("mover %s: %w", m.mover, err)
+		}
+		m.evalGame, m.eval, m.mc, m.abz = g, ev, nil, nil
+	}
 	if m.network == "" {
-		return nil, fmt.Errorf("mover %s needs the %s option (a checkpoint file or run directory)", m.mover, optNetwork)
+		return m.eval, nil
 	}
 	if m.evalGame != p.Game() {
 		return nil, fmt.Errorf("option %s: %s is a %s network, not %s", optNetwork, m.network, m.evalGame, p.Game())

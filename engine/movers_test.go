@@ -152,9 +152,6 @@ func TestMoverOptionErrors(t *testing.T) {
 	if err := s.SetSearchOption(optMover, moverMCTS); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Search(context.Background(), xiangqiStart(t), uci.Limits{Nodes: 5}, func(string) {}); err == nil || !strings.Contains(err.Error(), optNetwork) {
-		t.Errorf("mcts without a network: %v", err)
-	}
 	if err := s.SetSearchOption(optNetwork, "/no/such/file"); err == nil {
 		t.Error("missing network file: no error")
 	}
@@ -185,6 +182,44 @@ func TestMoverOptionErrors(t *testing.T) {
 	if _, err := s.Search(context.Background(), c4, uci.Limits{Nodes: 5}, func(string) {}); err == nil {
 		t.Error("xiangqi network on connect4: no error")
 	}
+}
+
+// Without the Network option the network movers play the shipped model
+// of the position's game (package models); a shipped model's name is a
+// Network value too.
+func TestShippedNetworkByDefault(t *testing.T) {
+	s := New()
+	if err := s.SetSearchOption(optMover, moverMCTS); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	search(t, ctx, s, xiangqiStart(t), uci.Limits{Nodes: 20})
+	if s.evalGame != "xiangqi" || s.network != "" {
+		t.Errorf("after a Xiangqi search without Network: network %q of %q", s.network, s.evalGame)
+	}
+	for _, g := range []string{"connect4", "lion"} {
+		gm, err := game.Lookup(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _ := gm.New(nil)
+		search(t, ctx, s, p, uci.Limits{Nodes: 20})
+		if s.evalGame != g {
+			t.Errorf("%s search played a %s network", g, s.evalGame)
+		}
+	}
+	// The 8-bit tower of the shipped model, then the model by name.
+	if err := s.SetSearchOption(optPrecision, "int8"); err != nil {
+		t.Fatal(err)
+	}
+	search(t, ctx, s, xiangqiStart(t), uci.Limits{Nodes: 20})
+	if err := s.SetSearchOption(optNetwork, "xiangqi"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetSearchOption(optMover, moverABZero); err != nil {
+		t.Fatal(err)
+	}
+	search(t, ctx, s, xiangqiStart(t), uci.Limits{Depth: 2})
 }
 
 // The engine speaks for the mcts mover: string options and a bestmove.

@@ -239,7 +239,7 @@ func TestUCCINoBestMove(t *testing.T) {
 		{[]string{"position startpos", "banmoves " + strings.Join(all, " "), "go depth 2"}, "info message error: go: banmoves forbids every legal move"},
 		{[]string{"position startpos", "go ponder depth 3"}, "info message error: go ponder: pondering is not supported"},
 		{[]string{"go wtime 100"}, `info message error: go: unknown parameter "wtime"`},
-		{[]string{"setoption Mover mcts", "go depth 2"}, "info message error: search: mover mcts needs the Network option"},
+		{[]string{"setoption Mover mcts", "setoption Network connect4", "go depth 2"}, "info message error: search: option Network: connect4 is a connect4 network, not xiangqi"},
 		// A rejected position leaves none: no move for the one before.
 		{[]string{"setoption Mover ab", "position startpos moves h2e2", "position startpos moves h3e3", "go depth 2"},
 			`info message error: go: no position (the last one was rejected: position: move 1 ("h3e3"): `},

@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/models"
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -27,31 +29,88 @@ func ResolveCheckpoint(path string) (string, error) {
 	return Dir(path).Pointer(Best)
 }
 
-// LoadNetwork loads the checkpoint a file or run directory names
-// (ResolveCheckpoint) and checks it was made for g with g's current
-// encoder. It returns the checkpoint and its file's path.
-func LoadNetwork(path string, g game.Game) (*checkpoints.Checkpoint, string, error) {
+// Shipped returns the shipped model (package models) path names: a
+// game's name or models/GAME, when no file or directory of that name
+// exists (which wins).
+func Shipped(path string) (models.Model, bool) {
+	if _, err := os.Lstat(path); err == nil {
+		return models.Model{}, false
+	}
+	return models.Lookup(path)
+}
+
+// OpenCheckpoint loads the checkpoint a file, a run directory (its best
+// checkpoint) or a shipped model's name (Shipped) names. It returns the
+// checkpoint and its file's path (for a shipped model, models/GAME.ckpt).
+func OpenCheckpoint(path string) (*checkpoints.Checkpoint, string, error) {
+	if m, ok := Shipped(path); ok {
+		return OpenModel(m)
+	}
 	file, err := ResolveCheckpoint(path)
 	if err != nil {
 		return nil, "", err
 	}
-	c, err := checkpoints.LoadFor(file, g.Name, g.Encoder.Version())
+	c, err := checkpoints.Load(file)
 	if err != nil {
 		return nil, "", err
 	}
 	return c, file, nil
 }
 
-// LoadPlayable loads the checkpoint a file or run directory names for
-// playing g, whichever of g's encoders it was made with, and returns g
-// with that encoder, so that networks of any of g's encodings play.
-func LoadPlayable(path string, g game.Game) (*checkpoints.Checkpoint, string, game.Game, error) {
+// OpenModel loads a shipped model and returns it with its path in the
+// repository (models/GAME.ckpt).
+func OpenModel(m models.Model) (*checkpoints.Checkpoint, string, error) {
+	data, err := m.Bytes()
+	if err != nil {
+		return nil, "", err
+	}
+	c, err := checkpoints.Decode(data)
+	if err != nil {
+		return nil, "", fmt.Errorf("checkpoints: %s: %w", m, err)
+	}
+	return c, m.String(), nil
+}
+
+// IdentifyNetwork is checkpoints.Identify for what OpenCheckpoint opens.
+func IdentifyNetwork(path string) (checkpoints.ID, error) {
+	if m, ok := Shipped(path); ok {
+		data, err := m.Bytes()
+		if err != nil {
+			return checkpoints.ID{}, err
+		}
+		return checkpoints.IdentifyAt(bytes.NewReader(data), int64(len(data)), m.String())
+	}
 	file, err := ResolveCheckpoint(path)
+	if err != nil {
+		return checkpoints.ID{}, err
+	}
+	return checkpoints.Identify(file)
+}
+
+// LoadNetwork loads the checkpoint a file, run directory or shipped
+// model names (OpenCheckpoint) and checks it was made for g with g's
+// current encoder. It returns the checkpoint and its file's path.
+func LoadNetwork(path string, g game.Game) (*checkpoints.Checkpoint, string, error) {
+	c, file, err := OpenCheckpoint(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := c.CheckFor(file, g.Name, g.Encoder.Version()); err != nil {
+		return nil, "", err
+	}
+	return c, file, nil
+}
+
+// LoadPlayable loads the checkpoint a file, run directory or shipped
+// model names for playing g, whichever of g's encoders it was made with,
+// and returns g with that encoder, so that networks of any of g's
+// encodings play.
+func LoadPlayable(path string, g game.Game) (*checkpoints.Checkpoint, string, game.Game, error) {
+	c, file, err := OpenCheckpoint(path)
 	if err != nil {
 		return nil, "", game.Game{}, err
 	}
-	c, err := checkpoints.LoadGame(file, g.Name)
-	if err != nil {
+	if err := c.CheckGame(file, g.Name); err != nil {
 		return nil, "", game.Game{}, err
 	}
 	if g, err = g.WithEncoder(c.Params.Spec.EncoderVersion); err != nil {

@@ -50,6 +50,11 @@ var rules = []rule{
 		forbidden: []string{module + "/abzero", module + "/alphabeta", module + "/mcts", module + "/rollout"},
 	},
 	{
+		why:       "the shipped models are data: models imports nothing of the project",
+		packages:  []string{"models"},
+		forbidden: []string{module + "/"},
+	},
+	{
 		why:       "the dashboard reads a run through metrics and charts, not the trainer",
 		packages:  []string{"dashboard"},
 		forbidden: []string{module + "/trainer"},
@@ -107,7 +112,7 @@ func (g graph) chains(root string, forbidden []string) [][]string {
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
-		if matches(p, forbidden) {
+		if p != root && matches(p, forbidden) {
 			found = append(found, p)
 			continue // one chain per forbidden package is enough
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tabula-zero/tabula/dashboard"
 	"github.com/tabula-zero/tabula/internal/cliflag"
+	"github.com/tabula-zero/tabula/models"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -65,7 +66,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		*runDir = ""
 	}
 	srv := dashboard.New(*runDir, nil, nil, nil)
-	srv.SetPlay(dashboard.PlayOptions{Networks: nets, NamedNetworks: *named, Records: *records})
+	srv.SetPlay(dashboard.PlayOptions{Networks: nets, NamedNetworks: *named, Records: *records, DefaultNetwork: shippedModel})
 	err := dashboard.Serve(ctx, *addr, srv.Handler(), func(a string) {
 		if *runDir == "" {
 			fmt.Fprintf(out, "Play page on http://%s/play.html (Ctrl-C stops)\n", a)
@@ -77,4 +78,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// shippedModel names the shipped network of a game (package models), which
+// arena's net: players resolve.
+func shippedModel(gameName string) (string, bool) {
+	m, ok := models.Lookup(gameName)
+	return m.Game, ok
 }

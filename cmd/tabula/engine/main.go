@@ -1,7 +1,8 @@
 // Package engine is `tabula engine`, the UCI front-end for every game: perft, and
 // search behind the usual `go` commands. The option Mover picks the
-// search: ab (alpha-beta, the default), mcts or abzero (both need the
-// option Network, a checkpoint file or run directory; see movers.go for
+// search: ab (alpha-beta, the default), mcts or abzero (both play the
+// option Network, a checkpoint file, run directory or shipped model's
+// name, by default the game's shipped model; see engine/movers.go for
 // how each honours the `go` limits and what its info lines mean). For
 // Chinese Xiangqi GUIs the engine speaks UCCI instead when the first
 // command is `ucci`: ICCS move text (h2e2), UCCI's setoption, go time and
@@ -60,8 +61,9 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 	cliflag.Usage(fs, "tabula engine [-variant GAME] [-rules K=V,...] | tabula engine -perft N [-fen TEXT] | tabula engine -variant connect4 -solve FILE",
 		"Without -perft or -solve, the engine speaks UCI on stdin and stdout (a GUI or arena starts it);\n"+
 			"a first command \"ucci\" switches to UCCI for Xiangqi GUIs. Options (see \"uci\"): UCI_Variant,\n"+
-			"the game's rules, Mover (ab, mcts, abzero), Network (a checkpoint or run directory), Hash,\n"+
-			"Algorithm, MultiPV, Simulations, MoveOverhead (ms kept back from every time limit, default 50).", "")
+			"the game's rules, Mover (ab, mcts, abzero), Network (a checkpoint, run directory or a game's name;\n"+
+			"default: the game's shipped model, models/), Hash, Algorithm, MultiPV, Simulations, MoveOverhead\n"+
+			"(ms kept back from every time limit, default 50).", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

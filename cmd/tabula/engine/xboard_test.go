@@ -206,7 +206,8 @@ func TestXboardGUI(t *testing.T) {
 }
 
 // TestXboardTimeControls plays the engine against itself in xboard with
-// xboard calling flags (-autoCallFlag): a match at a fixed second a move
+// xboard calling flags (-autoCallFlag), alpha-beta against the shipped
+// network (-secondOptions Mover=mcts, as the README's first steps): a match at a fixed second a move
 // (-st 0:01, which xboard sends as st 1 and holds as a hard limit: a move
 // a few milliseconds late lost the game) and one on a clock of 2 s plus
 // 1 s a move (-tc 0:02 -inc 1, sent as level, time and otim). Games are
@@ -231,7 +232,7 @@ func TestXboardTimeControls(t *testing.T) {
 		// its cores, and at the default 50 ms a move that takes 960 ms of
 		// a 1 s limit can lose on time to the scheduler.
 		g := startXboard(t, ctx, tools["xboard"], display, dir, c.name, append([]string{
-			"-fcp", bin, "-scp", bin, "-firstOptions", "MoveOverhead=250", "-secondOptions", "MoveOverhead=250",
+			"-fcp", bin, "-scp", bin, "-firstOptions", "MoveOverhead=250", "-secondOptions", "MoveOverhead=250,Mover=mcts",
 			"-autoCallFlag", "true", "-adjudicateDrawMoves", "8"}, c.args...)...)
 		text := g.wait(t, ctx)
 		res, moves := checkGame(t, g, text, []string{`[White "tabula"]`, `[Black "tabula"]`}, 5, "first", "second")

@@ -2,12 +2,14 @@ package export
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
@@ -41,11 +43,11 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	fs.StringVar(&o.newGame, "new", "", "export a freshly initialised preset network for this game (connect4, lion, xiangqi) instead of a checkpoint")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the -new network's initialisation and of the sample games")
 	fs.StringVar(&o.checkpoint, "checkpoint", "", "checkpoint `FILE` to export, or a run directory (its best checkpoint)")
-	fs.StringVar(&o.out, "o", "", "write the ONNX model to `FILE` (required)")
+	fs.StringVar(&o.out, "o", "", "write the ONNX model to `FILE` (required); a FILE ending in .ckpt gets the network as a playing checkpoint instead (no optimizer state: what models/ ships)")
 	fs.IntVar(&o.samples, "samples", 0, "also write `N` positions from seeded random play with the native network's outputs (needs -samples-out)")
 	fs.StringVar(&o.samplesOut, "samples-out", "", "write the samples as JSON to `FILE`")
 	fs.Usage = func() {
-		fmt.Fprintf(stdout, "usage: tabula export (-checkpoint FILE|RUN | -new GAME [-seed S]) -o model.onnx [-samples N -samples-out FILE.json]\n\n")
+		fmt.Fprintf(stdout, "usage: tabula export (-checkpoint FILE|RUN|GAME | -new GAME [-seed S]) -o model.onnx|network.ckpt [-samples N -samples-out FILE.json]\n\n")
 		fs.SetOutput(stdout)
 		fs.PrintDefaults()
 		fs.SetOutput(&errs)
@@ -85,10 +87,11 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	p, meta, err := network(o)
+	c, meta, err := network(o)
 	if err != nil {
 		return err
 	}
+	p := c.Params
 	// The model's input planes are one of the game's encodings (the
 	// metadata names which): a network of an encoder this build does not
 	// have would export a model nothing here can feed.
@@ -98,7 +101,13 @@ func run(args []string, stdout io.Writer) error {
 	}
 	// Build everything before writing, so that an error leaves no files.
 	var model bytes.Buffer
-	if err := onnx.Export(&model, p, meta); err != nil {
+	if strings.HasSuffix(o.out, checkpoints.Ext) {
+		data, err := checkpoints.Encode(playing(c, meta))
+		if err != nil {
+			return fmt.Errorf("export: %w", err)
+		}
+		model.Write(data)
+	} else if err := onnx.Export(&model, p, meta); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
 	var samples []onnx.Sample
@@ -111,8 +120,8 @@ func run(args []string, stdout io.Writer) error {
 		return fmt.Errorf("export: %w", err)
 	}
 	s := p.Spec
-	fmt.Fprintf(stdout, "wrote %s: %s network (encoder %d), %d blocks x %d filters, input %dx%dx%d, %d actions, %d bytes\n",
-		o.out, s.Game, s.EncoderVersion, s.Blocks, s.Filters, s.Channels, s.Height, s.Width, s.Actions, model.Len())
+	fmt.Fprintf(stdout, "wrote %s: %s network (encoder %d), %d blocks x %d filters, input %dx%dx%d, %d actions, %d bytes, sha256 %x\n",
+		o.out, s.Game, s.EncoderVersion, s.Blocks, s.Filters, s.Channels, s.Height, s.Width, s.Actions, model.Len(), sha256.Sum256(model.Bytes()))
 	if o.samples > 0 {
 		err := atomicfile.Write(o.samplesOut, 0o644, func(w io.Writer) error { return onnx.WriteSamples(w, samples) })
 		if err != nil {
@@ -134,7 +143,7 @@ func gameOf(p *net.Params) (game.Game, error) {
 
 // network returns the parameters to export and the metadata that records
 // where they came from.
-func network(o options) (*net.Params, onnx.Metadata, error) {
+func network(o options) (*checkpoints.Checkpoint, onnx.Metadata, error) {
 	if o.newGame != "" {
 		g, err := game.Lookup(o.newGame)
 		if err != nil {
@@ -148,21 +157,30 @@ func network(o options) (*net.Params, onnx.Metadata, error) {
 		if err != nil {
 			return nil, onnx.Metadata{}, fmt.Errorf("export: -new: %w", err)
 		}
-		return p, onnx.Metadata{Extra: map[string]string{
+		return &checkpoints.Checkpoint{Params: p}, onnx.Metadata{Extra: map[string]string{
 			"source": "new", "seed": strconv.FormatUint(o.seed, 10),
 		}}, nil
 	}
-	file, err := rundir.ResolveCheckpoint(o.checkpoint)
+	c, file, err := rundir.OpenCheckpoint(o.checkpoint)
 	if err != nil {
 		return nil, onnx.Metadata{}, fmt.Errorf("export: %w", err)
 	}
-	c, err := checkpoints.Load(file)
-	if err != nil {
-		return nil, onnx.Metadata{}, fmt.Errorf("export: %w", err)
-	}
-	return c.Params, onnx.Metadata{Extra: map[string]string{
+	return c, onnx.Metadata{Extra: map[string]string{
 		"source":     "checkpoint " + filepath.Base(file),
 		"step":       strconv.FormatInt(c.Step, 10),
 		"generation": strconv.Itoa(c.Generation),
 	}}, nil
+}
+
+// playing is c without its training state (optimizer buffers, RNG): the
+// network, its step, generation, notes and date, and where it came from.
+func playing(c *checkpoints.Checkpoint, meta onnx.Metadata) *checkpoints.Checkpoint {
+	m := map[string]string{}
+	for k, v := range c.Meta {
+		m[k] = v
+	}
+	for k, v := range meta.Extra {
+		m[k] = v
+	}
+	return &checkpoints.Checkpoint{Step: c.Step, Generation: c.Generation, Params: c.Params, Meta: m, Created: c.Created}
 }

@@ -189,6 +189,46 @@ func TestCheckpoint(t *testing.T) {
 	}
 }
 
+// -o FILE.ckpt writes the network as a playing checkpoint: the same
+// parameters, step and generation, no optimizer state or RNG; a shipped
+// model's name is a -checkpoint too.
+func TestPlayingCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	spec, _ := configs.PresetSpec("connect4")
+	p, _ := net.NewParams(spec, 4)
+	src := &checkpoints.Checkpoint{Params: p, Step: 77, Generation: 5, OptimizerStep: 77,
+		Optimizer: [][]float32{make([]float32, 10)}, RNG: []byte{1, 2, 3}, Meta: map[string]string{"config": "abc"}}
+	ck := filepath.Join(dir, "g5.ckpt")
+	if err := checkpoints.Save(ck, src); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "connect4.ckpt")
+	if text := runOK(t, "-checkpoint", ck, "-o", out); !strings.Contains(text, "sha256 ") {
+		t.Errorf("no sha256 in %q", text)
+	}
+	c, err := checkpoints.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Step != 77 || c.Generation != 5 || len(c.Optimizer) != 0 || len(c.RNG) != 0 || c.Meta["config"] != "abc" || c.Meta["source"] != "checkpoint g5.ckpt" {
+		t.Errorf("playing checkpoint: step %d generation %d, %d optimizer buffers, %d RNG bytes, meta %v", c.Step, c.Generation, len(c.Optimizer), len(c.RNG), c.Meta)
+	}
+	for i, l := range p.Layers() {
+		if !slices.Equal(l.W, c.Params.Layers()[i].W) || !slices.Equal(l.Var, c.Params.Layers()[i].Var) {
+			t.Fatalf("layer %d differs", i)
+		}
+	}
+	for i, d := range p.Denses() {
+		if !slices.Equal(d.W, c.Params.Denses()[i].W) || !slices.Equal(d.B, c.Params.Denses()[i].B) {
+			t.Fatalf("dense layer %d differs", i)
+		}
+	}
+	shipped := filepath.Join(dir, "xiangqi.onnx")
+	if text := runOK(t, "-checkpoint", "xiangqi", "-o", shipped); !strings.Contains(text, "xiangqi network") {
+		t.Errorf("the shipped xiangqi model: %q", text)
+	}
+}
+
 // A network of Xiangqi's encoder 3 exports with samples of its own
 // 21-plane encoding, and the model (run by onnx-go) gives the native
 // outputs on them.
