@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
+	"github.com/tabula-zero/tabula/internal/liondata"
 )
 
 // subTable writes the tablebase of the sub-game with the lions and one
@@ -180,7 +182,8 @@ func TestTBSpecErrors(t *testing.T) {
 }
 
 // TestTBPlayerFullTable needs the full table (TABULA_LION_TB): the
-// perfect player, second from the start, beats random play and ab:depth=4.
+// perfect player, second from the start, beats random play, alpha-beta to
+// depth 4 and 8 and the shipped network with its search.
 func TestTBPlayerFullTable(t *testing.T) {
 	path := os.Getenv(tablebase.EnvFile)
 	if path == "" {
@@ -190,7 +193,7 @@ func TestTBPlayerFullTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, opp := range []string{"random", "ab:depth=4"} {
+	for _, opp := range []string{"random", "ab:depth=4", "ab:depth=8", "net:lion,sims=256"} {
 		o, err := ParsePlayer(opp, "lion")
 		if err != nil {
 			t.Fatal(err)
@@ -210,5 +213,86 @@ func TestTBPlayerFullTable(t *testing.T) {
 				t.Errorf("tb second against %s: %s (%s, %d plies)", opp, r.Result, r.Reason, r.Plies)
 			}
 		}
+	}
+}
+
+// TestTBWinsWonPositions needs the full table (TABULA_LION_TB): from
+// every won position of the Lion oracle's test set the perfect player,
+// to move, beats alpha-beta at depth 8, within the plies the table
+// promises (the loser can only shorten them). A consistency check of the
+// table in play: a wrong value or distance anywhere on the way shows.
+func TestTBWinsWonPositions(t *testing.T) {
+	path := os.Getenv(tablebase.EnvFile)
+	if path == "" {
+		t.Skip("needs the full Lion tablebase in $" + tablebase.EnvFile + ": " + tablebase.BuildHint)
+	}
+	if testing.Short() {
+		t.Skip("plays a thousand games (-short)")
+	}
+	lines, err := liondata.Open(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var won []liondata.Line
+	for _, l := range lines {
+		if l.Value.Outcome == game.Win {
+			won = append(won, l)
+		}
+	}
+	tbs, err := ParsePlayer("tb:"+path, "lion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ab, err := ParsePlayer("ab:depth=8", "lion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wins atomic.Int64
+	err = EachPosition(t.Context(), tbs, len(won), 2, func() (func(context.Context, Player, int) error, error) {
+		opp, err := ab.New()
+		if err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, pl Player, i int) error {
+			l := won[i]
+			p, err := lion.Parse(l.Text, nil)
+			if err != nil {
+				return err
+			}
+			players := [2]Player{pl, opp}
+			for _, x := range players {
+				if err := x.NewGame(p, uint64(i)); err != nil {
+					return err
+				}
+			}
+			var moves []game.Move
+			for ply := 0; ply <= l.Value.Plies; ply++ {
+				if st := p.Status(); st.Over() {
+					// The side to move at the end lost when the table's
+					// side moved last (an odd number of plies).
+					if ply%2 == 1 && st.Result == game.Loss {
+						wins.Add(1)
+						return nil
+					}
+					t.Errorf("%s (%v): the table's side did not win: %v after %d plies", l.Text, l.Value, st, ply)
+					return nil
+				}
+				m, err := players[ply%2].Move(ctx, p.Clone(), moves)
+				if err != nil {
+					return err
+				}
+				p.Make(m)
+				moves = append(moves, m)
+			}
+			t.Errorf("%s (%v): no win within the promised %d plies", l.Text, l.Value, l.Value.Plies)
+			return nil
+		}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the table won %d of %d won positions against ab:depth=8", wins.Load(), len(won))
+	if int(wins.Load()) != len(won) || len(won) < 1000 {
+		t.Errorf("won %d of %d", wins.Load(), len(won))
 	}
 }
