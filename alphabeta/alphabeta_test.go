@@ -196,16 +196,7 @@ func (c mateCase) position(t *testing.T) *xiangqi.Position {
 // distance Fairy-Stockfish reported, and plays into it.
 // Both the classic options and Xiangqi's pruning defaults must find them.
 func TestXiangqiMates(t *testing.T) {
-	options := map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions()}
-	for _, f := range []string{"", "probcut"} {
-		o := alphabeta.DefaultOptionsFor("xiangqi")
-		if f != "" {
-			if err := o.Set(f, true); err != nil {
-				t.Fatal(err)
-			}
-		}
-		options[strings.TrimSuffix("xiangqi+"+f, "+")] = o
-	}
+	options := map[string]alphabeta.Options{"classic": alphabeta.DefaultOptions(), "xiangqi": alphabeta.DefaultOptionsFor("xiangqi")}
 	for name, o := range options {
 		t.Run(name, func(t *testing.T) { testXiangqiMates(t, o, name != "classic") })
 	}
@@ -252,12 +243,11 @@ func testXiangqiMates(t *testing.T, o alphabeta.Options, pruned bool) {
 // TestFeaturesChangeSearches: the search features that Xiangqi's SPRTs
 // judge are wired: with each switched (the others at Xiangqi's defaults),
 // searches to depth 8 from random play visit other trees (singular
-// extensions: the excluded searches and the extended table moves;
-// ProbCut: its cuts), and every search still returns one of the
-// position's legal moves.
+// extensions: the excluded searches and the extended table moves), and
+// every search still returns one of the position's legal moves.
 func TestFeaturesChangeSearches(t *testing.T) {
 	positions := every(gametest.RandomPositions(xiangqi.New(xiangqi.DefaultRules), 4, 40, 5), 10)
-	for _, feature := range []string{"singular", "probcut"} {
+	for _, feature := range []string{"singular"} {
 		t.Run(feature, func(t *testing.T) {
 			differ := 0
 			for _, gp := range positions {

@@ -126,12 +126,6 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		}
 	}
 
-	if s.opts.ProbCut && s.see != nil && prune && excluded == game.NoMove && depth >= probCutDepth && beta > -mateBound && beta < mateBound-probCutMargin {
-		if v, cut := s.probCut(beta+probCutMargin, eval, depth, ply, ttMove); cut {
-			return v
-		}
-	}
-
 	// Singular extension, before this node's moves are generated: the
 	// search without the table move runs at the same ply and reuses its
 	// buffers.
@@ -268,40 +262,6 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 	return best
 }
 
-// probCut tries the captures whose static exchange could lift eval to
-// pBeta: each that beats pBeta in quiescence, and then in a search
-// probCutReduction plies shallower, cuts the node. It runs before the
-// node generates its moves (it borrows their buffer).
-func (s *Searcher) probCut(pBeta, eval, depth, ply int, ttMove game.Move) (int, bool) {
-	p := s.p
-	moves := p.GenerateCaptures(s.moves[ply][:0])
-	s.moves[ply] = moves
-	scores := s.scores[ply][:len(moves)]
-	s.order(moves, scores, ply, ttMove)
-	for i := range moves {
-		m := pick(moves, scores, i)
-		if scores[i] < 0 {
-			break // the captures that lose by exchange come last
-		}
-		if s.see.SEE(m) < pBeta-eval {
-			continue
-		}
-		p.Make(m)
-		v := -s.quiesce(-pBeta, -pBeta+1, ply+1, false)
-		if v >= pBeta {
-			v = -s.search(-pBeta, -pBeta+1, depth-1-probCutReduction, ply+1, true)
-		}
-		p.Unmake()
-		if s.aborted {
-			return 0, true
-		}
-		if v >= pBeta {
-			return v, true
-		}
-	}
-	return 0, false
-}
-
 // rewardHistory credits quiet move m with a cutoff at depth.
 func (s *Searcher) rewardHistory(m game.Move, depth int) {
 	h := &s.history[int(m)&(historySize-1)]
@@ -323,11 +283,6 @@ const (
 	// less singularMargin per ply.
 	singularDepth  = 6
 	singularMargin = 2
-	// ProbCut from this depth on, against beta plus the margin, verified
-	// that many plies shallower.
-	probCutDepth     = 5
-	probCutMargin    = 150
-	probCutReduction = 3
 )
 
 // lmpMoves is the number of moves searched at depth before late-move

@@ -69,11 +69,6 @@ type Options struct {
 	// extension). When that search fails high against beta instead,
 	// several moves beat beta and the node is cut (multi-cut).
 	Singular bool
-	// ProbCut returns early at non-PV nodes from depth 5 on when a capture
-	// that wins enough by static exchange beats beta plus a margin in
-	// quiescence and then in a search four plies shallower: the full
-	// search would very probably fail high too (needs SEE).
-	ProbCut bool
 	// ExactDepthTT lets TT entries cut off only at exactly the depth they
 	// were searched to, so that every algorithm returns the fixed-depth
 	// minimax value (the equivalence invariant). Off, deeper entries are
@@ -93,7 +88,7 @@ type Options struct {
 // at its distance; pruning can hide a shorter one.
 func (o Options) fullWidth() Options {
 	o.NullMove, o.LMR, o.ReverseFutility, o.Futility, o.LateMovePruning = false, false, false, false, false
-	o.DeltaPruning, o.ProbCut, o.Singular = false, false, false
+	o.DeltaPruning, o.Singular = false, false
 	return o
 }
 
@@ -116,15 +111,15 @@ func (o *Options) features() map[string]*bool {
 		"nullmove": &o.NullMove, "lmr": &o.LMR, "aspiration": &o.Aspiration,
 		"rfp": &o.ReverseFutility, "futility": &o.Futility, "lmp": &o.LateMovePruning,
 		"delta": &o.DeltaPruning, "see": &o.SEE, "qchecks": &o.QSChecks,
-		"singular": &o.Singular, "probcut": &o.ProbCut,
+		"singular": &o.Singular,
 	}
 }
 
 // RetiredFeatures are the features that were measured, did not pay and
 // were removed (docs/retired.md): internal iterative reduction,
-// history-adjusted LMR, continuation history, SEE pruning and the
-// improving reduction.
-var RetiredFeatures = []string{"iir", "histlmr", "conthist", "seeprune", "improving"}
+// history-adjusted LMR, continuation history, SEE pruning, the
+// improving reduction and ProbCut.
+var RetiredFeatures = []string{"iir", "histlmr", "conthist", "seeprune", "improving", "probcut"}
 
 // FeatureNames lists the names Set takes.
 func FeatureNames() []string {
