@@ -407,12 +407,20 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 	return nil
 }
 
-// Lines reads the first n positions (0: all) of the set in file, or of the
-// embedded set when file is empty; name is what to call it.
+// HeldOut names the embedded held-out set where a set's file is taken.
+const HeldOut = "heldout"
+
+// Lines reads the first n positions (0: all) of the set in file, of the
+// embedded set when file is empty, or of the embedded held-out set when
+// file is HeldOut; name is what to call it.
 func Lines(file string, n int) (lines []liondata.Line, name string, err error) {
-	if file == "" {
+	switch file {
+	case "":
 		lines, err = liondata.Open(n)
 		return lines, "internal/liondata/" + liondata.Name, err
+	case HeldOut:
+		lines, err = liondata.OpenHeldOut(n)
+		return lines, "internal/liondata/" + liondata.HeldOutName, err
 	}
 	f, err := os.Open(file)
 	if err != nil {

@@ -24,10 +24,23 @@ type GenOptions struct {
 	// PerGame is the most positions taken from one game, so that a cell
 	// holds positions of many games.
 	PerGame int
+	// Exclude are positions (by board, side to move and hands) the set
+	// must not hold: those of another set it is held out from.
+	Exclude []Line
 }
 
 // DefaultGen is the set committed as positions.txt.
 var DefaultGen = GenOptions{Seed: 1, PerCell: 125, MaxGames: 20000, PerGame: 2}
+
+// HeldOutGen is the set committed as heldout.txt: other games (seed 2),
+// none of positions.txt's positions. positions.txt may choose a preset;
+// heldout.txt then judges it.
+func HeldOutGen() GenOptions {
+	o := DefaultGen
+	o.Seed = 2
+	o.Exclude, _ = Open(0)
+	return o
+}
 
 // The games: they stop at maxPly, far from the 200-ply cap, so that the
 // table's values (which ignore the ply count) are the game's.
@@ -49,6 +62,9 @@ func Generate(ctx context.Context, t *tablebase.Table, o GenOptions) ([]Line, er
 	}
 	var out []Line
 	seen := map[string]bool{}
+	for _, l := range o.Exclude {
+		seen[board(l.Text)] = true
+	}
 	for si, src := range Sources {
 		rng := rand.New(rand.NewPCG(o.Seed, uint64(si)))
 		cells := map[string]int{}
@@ -194,7 +210,11 @@ func Count(lines []Line) map[string]int {
 
 // Header is the set's header comment: what it is and how to remake it.
 func Header(o GenOptions, n int) string {
+	made := fmt.Sprintf("go run ./cmd/tabula liontb -testset lion.tb -seed %d", o.Seed)
+	if len(o.Exclude) > 0 {
+		made = "go run ./cmd/tabula liontb -testset lion.tb -heldout (seed 2, none of positions.txt's positions)"
+	}
 	return fmt.Sprintf(`The Lion oracle's test set: %d Catch the Lion positions with their exact values
-(internal/liondata/README.md). Made with: go run ./cmd/tabula liontb -testset lion.tb -seed %d
-<position>;<source>;<value W/L plies or D>;<optimal moves>;<other outcome-keeping moves, * all>`, n, o.Seed)
+(internal/liondata/README.md). Made with: %s
+<position>;<source>;<value W/L plies or D>;<optimal moves>;<other outcome-keeping moves, * all>`, n, made)
 }

@@ -27,6 +27,12 @@ const Name = "positions.txt"
 //go:embed positions.txt
 var positions string
 
+// HeldOutName is the held-out set's name (its file in this folder).
+const HeldOutName = "heldout.txt"
+
+//go:embed heldout.txt
+var heldOut string
+
 // Line is one position of the set with its exact value for the side to
 // move and the moves that keep it.
 type Line struct {
@@ -110,6 +116,12 @@ func (l Line) Judge(move string) (optimal, kept bool) {
 // Open returns the embedded set's lines (Read).
 func Open(max int) ([]Line, error) {
 	return Read(strings.NewReader(positions), max)
+}
+
+// OpenHeldOut returns the embedded held-out set's lines (HeldOutGen):
+// positions that Open's set does not hold, to judge what that set chose.
+func OpenHeldOut(max int) ([]Line, error) {
+	return Read(strings.NewReader(heldOut), max)
 }
 
 // Read reads up to max lines (0: all) of the format

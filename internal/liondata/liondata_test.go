@@ -12,14 +12,45 @@ import (
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
 )
 
-// TestSetShape checks the committed set without the table: it parses,
+// committedSets are the embedded sets with the options that made them.
+var committedSets = []struct {
+	name string
+	open func(int) ([]Line, error)
+	text *string
+	gen  func() GenOptions
+}{
+	{Name, Open, &positions, func() GenOptions { return DefaultGen }},
+	{HeldOutName, OpenHeldOut, &heldOut, HeldOutGen},
+}
+
+// TestSetShape checks the committed sets without the table: each parses,
 // holds no position twice and none decided at once, mixes every source,
-// phase and class, and its values and move lists hang together.
+// phase and class, and its values and move lists hang together; the
+// held-out set holds none of the test set's positions.
 func TestSetShape(t *testing.T) {
-	lines, err := Open(0)
-	if err != nil {
-		t.Fatal(err)
+	for _, set := range committedSets {
+		t.Run(set.name, func(t *testing.T) {
+			lines, err := set.open(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkShape(t, lines)
+		})
 	}
+	lines, _ := Open(0)
+	held, _ := OpenHeldOut(0)
+	in := map[string]bool{}
+	for _, l := range lines {
+		in[board(l.Text)] = true
+	}
+	for _, l := range held {
+		if in[board(l.Text)] {
+			t.Errorf("%s is in both %s and %s", l.Text, Name, HeldOutName)
+		}
+	}
+}
+
+func checkShape(t *testing.T, lines []Line) {
 	if len(lines) < 3000 {
 		t.Fatalf("%d positions, want a few thousand", len(lines))
 	}
@@ -173,26 +204,29 @@ func TestSetAgainstTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tb.Close()
-	lines, err := Open(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range lines {
-		p, _ := l.Position()
-		want, ok, err := sample(tb, p, l.Source)
-		if err != nil || !ok || want.String() != l.String() {
-			t.Errorf("set:   %s\ntable: %s (%v)", l, want, err)
+	for _, set := range committedSets {
+		lines, err := set.open(0)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	again, err := Generate(context.Background(), tb, DefaultGen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := Write(&b, Header(DefaultGen, len(again)), again); err != nil {
-		t.Fatal(err)
-	}
-	if b.String() != positions {
-		t.Errorf("Generate(DefaultGen) does not remake %s (%d lines, the file %d)", Name, len(again), len(lines))
+		for _, l := range lines {
+			p, _ := l.Position()
+			want, ok, err := sample(tb, p, l.Source)
+			if err != nil || !ok || want.String() != l.String() {
+				t.Errorf("%s: set:   %s\ntable: %s (%v)", set.name, l, want, err)
+			}
+		}
+		o := set.gen()
+		again, err := Generate(context.Background(), tb, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Write(&b, Header(o, len(again)), again); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != *set.text {
+			t.Errorf("Generate does not remake %s (%d lines, the file %d)", set.name, len(again), len(lines))
+		}
 	}
 }

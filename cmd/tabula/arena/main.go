@@ -5,7 +5,7 @@
 //	             [-sprt elo0,elo1[,alpha,beta]] [-json] [-seed S] [-ply-cap N] [-out DIR]
 //	tabula arena -run RUN -ratings [-anchor NAME] [-json]
 //	tabula arena -variant connect4 -a SPEC -pons FILE [-positions N]
-//	tabula arena -variant lion -a SPEC -lion-oracle FILE|embedded [-positions N]
+//	tabula arena -variant lion -a SPEC -lion-oracle FILE|embedded|heldout [-positions N]
 //
 // Player specs: random, ab:depth=N|movetime=MS|nodes=N[,algo=A],
 // net:FILE[,sims=N,search=puct|gumbel], abzero:net=FILE,m=W,depth=N[,sims=N],
@@ -84,7 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.ratings, "ratings", false, "print a Bradley-Terry ratings table over RUN/arena/*.jsonl (needs -run)")
 	fs.StringVar(&o.anchor, "anchor", "", "-ratings: the player held at Elo 0 (default: the first ab: player, else random, else the first by name)")
 	fs.StringVar(&o.pons, "pons", "", "connect4: measure player A's optimal-move rate on this file of Pons positions")
-	fs.StringVar(&o.lionOracle, "lion-oracle", "", "lion: measure player A against perfect play on this Lion test set (embedded: internal/liondata's)")
+	fs.StringVar(&o.lionOracle, "lion-oracle", "", "lion: measure player A against perfect play on this Lion test set (embedded: internal/liondata's; heldout: its held-out set)")
 	fs.IntVar(&o.positions, "positions", 0, "-pons, -lion-oracle: use the first N positions (0: all)")
 	fs.BoolVar(&o.ponsValues, "pons-values", false, "-pons: also judge player A's value head on every move's position (net players)")
 	cliflag.Usage(fs, "tabula arena -a SPEC -b SPEC [-variant GAME] [-games N] ... | tabula arena -run RUN -ratings | tabula arena -variant connect4 -a SPEC -pons FILE | tabula arena -variant lion -a SPEC -lion-oracle FILE",

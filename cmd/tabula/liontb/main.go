@@ -7,6 +7,7 @@
 //	tabula liontb -verify lion.tb               check the file's checksum, print its counts
 //	tabula liontb -probe lion.tb [-pos TEXT]    value and optimal moves of a position (default the start)
 //	tabula liontb -testset lion.tb [-seed S]    the Lion oracle's test set on stdout (internal/liondata)
+//	tabula liontb -testset lion.tb -heldout     its held-out set (heldout.txt)
 package liontb
 
 import (
@@ -41,7 +42,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	text := fs.String("pos", lion.StartText, "position to probe")
 	testset := fs.String("testset", "", "write the oracle's test set (internal/liondata) made with this table file to stdout")
 	seed := fs.Uint64("seed", liondata.DefaultGen.Seed, "-testset: the seed of its games")
-	cliflag.Usage(fs, "tabula liontb -out FILE [-material C,G,E] | tabula liontb -verify FILE | tabula liontb -probe FILE [-pos TEXT] | tabula liontb -testset FILE [-seed S]",
+	heldOut := fs.Bool("heldout", false, "-testset: the held-out set instead (internal/liondata/heldout.txt: seed 2, none of the test set's positions)")
+	cliflag.Usage(fs, "tabula liontb -out FILE [-material C,G,E] | tabula liontb -verify FILE | tabula liontb -probe FILE [-pos TEXT] | tabula liontb -testset FILE [-seed S | -heldout]",
 		"Builds, verifies and probes the Catch the Lion tablebase (docs/lion-tablebase.md).", "")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -63,7 +65,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case *probe != "":
 		return probeFile(stdout, *probe, *text)
 	case *testset != "":
-		return writeTestSet(ctx, stdout, *testset, *seed)
+		o := liondata.DefaultGen
+		o.Seed = *seed
+		if *heldOut {
+			o = liondata.HeldOutGen()
+		}
+		return writeTestSet(ctx, stdout, *testset, o)
 	}
 	return errors.New("nothing to do: give -out, -verify, -probe or -testset (tabula liontb -h)")
 }
@@ -123,14 +130,12 @@ func probeFile(out io.Writer, path, text string) error {
 	return nil
 }
 
-func writeTestSet(ctx context.Context, out io.Writer, path string, seed uint64) error {
+func writeTestSet(ctx context.Context, out io.Writer, path string, o liondata.GenOptions) error {
 	t, err := tablebase.Open(path)
 	if err != nil {
 		return err
 	}
 	defer t.Close()
-	o := liondata.DefaultGen
-	o.Seed = seed
 	lines, err := liondata.Generate(ctx, t, o)
 	if err != nil {
 		return err
