@@ -1,6 +1,7 @@
 package arena
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -76,7 +77,7 @@ var retiredKeys = map[string][]string{
 const SpecUsage = `player specs (-a, -b):
   random
   ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1)
-  net:FILE[,sims=N,search=puct|gumbel,c_init=C,fpu=F,precision=fp32|int8]   a network with MCTS (FILE: checkpoint, run directory, or a game's name: its shipped model)
+  net:FILE[,sims=N,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]   a network with MCTS (FILE: checkpoint, run directory, or a game's name: its shipped model)
   abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
   uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
@@ -93,7 +94,7 @@ every kind also takes name=NAME (the name in results)`
 //
 //	random
 //	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N]
-//	net:FILE[,sims=N,search=puct|gumbel,c_init=C,fpu=F,precision=fp32|int8]
+//	net:FILE[,sims=N,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]
 //	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,c_init=C,fpu=F,algo=A,hash=MiB]
 //	mcts:sims=N[,search=puct|gumbel]
 //	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
@@ -131,7 +132,8 @@ type Spec struct {
 	sims   int
 	gumbel bool
 	search *mcts.Config // NetOptions.Search (nil: defaults)
-	// precision of the network's tower (infer.Precisions; "": fp32).
+	// precision of the network's tower (infer.Precisions; "": auto, the
+	// faster of fp32 and int8 on this CPU).
 	precision string
 	m         float64
 	// custom players (NewFuncSpec)
@@ -591,7 +593,8 @@ func (s *Spec) setNetwork(file string, p *net.Params, g game.Game) error {
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	n, err := infer.NewPrecision(p, 1, s.precision, start, g.Encoder)
+	precision := cmp.Or(s.precision, infer.Auto)
+	n, err := infer.NewPrecision(p, 1, precision, start, g.Encoder)
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}

@@ -184,7 +184,7 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 	}
 	p.InferenceBatch = cfg.SelfPlay.BatchSize
 	planes := infer.Calibration(start, g.Encoder, p.InferenceBatch, 7) // positions of play
-	for _, precision := range infer.Precisions {
+	for _, precision := range []string{"fp32", "int8"} {
 		say("%s: inference (%s), batch %d", name, precision, p.InferenceBatch)
 		n, err := infer.NewPrecision(params, p.InferenceBatch, precision, start, g.Encoder)
 		if err != nil {

@@ -125,7 +125,7 @@ type SelfPlay struct {
 
 // Precisions are the network arithmetics selfplay.precision names
 // (net/infer.Precisions; a test holds the two equal).
-var Precisions = []string{"fp32", "int8"}
+var Precisions = []string{"auto", "fp32", "int8"}
 
 // SelfPlayABZero makes self-play lean on alpha-beta while the network is
 // weak, as the CheapChess seed proposes: after the temperature plies, the

@@ -13,6 +13,7 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/testnet"
+	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/uci"
 )
 
@@ -307,6 +308,7 @@ func TestNetworkCheckedWhenSet(t *testing.T) {
 // Precision lays the network out in 8 bits (set before or after Network):
 // the evaluator then gives values near fp32's but not the same bits, the
 // movers play legal moves with it, and back at fp32 the bits are fp32's.
+// The default, auto, is one of the two, as the CPU decides.
 func TestPrecisionOption(t *testing.T) {
 	network := tinyNetwork(t)
 	p := xiangqiStart(t)
@@ -325,11 +327,19 @@ func TestPrecisionOption(t *testing.T) {
 		return v, priors
 	}
 	s := moverSearcher(t, moverMCTS, network)
+	vAuto, pAuto := value(s)
+	if err := s.SetSearchOption(optPrecision, "fp32"); err != nil {
+		t.Fatal(err)
+	}
 	v32, p32 := value(s)
 	if err := s.SetSearchOption(optPrecision, "int8"); err != nil {
 		t.Fatal(err)
 	}
 	v8, p8 := value(s)
+	want := map[string][]float32{"fp32": append(p32, v32), "int8": append(p8, v8)}[infer.Resolve(infer.Auto)]
+	if !slices.Equal(append(pAuto, vAuto), want) {
+		t.Errorf("the default precision (auto: %s on this CPU) gives other outputs than Precision %s", infer.Resolve(infer.Auto), infer.Resolve(infer.Auto))
+	}
 	if v8 == v32 && slices.Equal(p8, p32) {
 		t.Error("Precision int8: the evaluator's outputs are fp32's bit for bit")
 	}

@@ -236,17 +236,36 @@ func Calibration(start game.Position, enc game.Encoder, n int, seed uint64) []fl
 	return out
 }
 
-// Precisions are the tower precisions NewPrecision builds.
-var Precisions = []string{"fp32", "int8"}
+// Precisions are the tower precisions NewPrecision builds: auto is int8
+// where the CPU runs the 8-bit kernels (AVX-512 VNNI) and fp32 elsewhere,
+// where the 8-bit tower runs on the slower pure-Go twin (Resolve).
+var Precisions = []string{Auto, "fp32", "int8"}
+
+// Auto is the precision that picks the faster of the two for this CPU:
+// the 8-bit tower plays as strongly as fp32 at equal simulations in all
+// three games (400 games each, docs/results.md).
+const Auto = "auto"
+
+// Resolve returns the precision auto means on this CPU ("int8" with
+// gemm.HasVNNI, else "fp32"); others come back as they are.
+func Resolve(precision string) string {
+	if precision != Auto {
+		return precision
+	}
+	if gemm.HasVNNI() {
+		return "int8"
+	}
+	return "fp32"
+}
 
 // calibrationPositions is how many positions fix the 8-bit scales.
 const calibrationPositions = 256
 
 // NewPrecision is New ("fp32", or "": the reference) or NewInt8
 // ("int8", calibrated on random play of the network's game from start,
-// encoded by enc).
+// encoded by enc); "auto" is one of them (Resolve).
 func NewPrecision(p *net.Params, maxBatch int, precision string, start game.Position, enc game.Encoder) (*Net, error) {
-	switch precision {
+	switch Resolve(precision) {
 	case "", "fp32":
 		return New(p, maxBatch)
 	case "int8":

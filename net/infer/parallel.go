@@ -136,7 +136,7 @@ func (pl *Parallel) Forward(planes []float32, batch int, policy, value []float32
 // 8-bit tower is calibrated on random play of the network's own game,
 // which must be registered (game/all).
 func NewParallelPrecision(p *net.Params, maxBatch, threads int, precision string) (*Parallel, error) {
-	if precision == "" || precision == "fp32" {
+	if precision = Resolve(precision); precision == "" || precision == "fp32" {
 		return NewParallel(p, maxBatch, threads)
 	}
 	g, err := game.Lookup(p.Spec.Game)
