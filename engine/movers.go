@@ -149,13 +149,13 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 	switch name {
 	case optMover:
 		m.mover = value
+		return true, m.preloadShipped()
 	case optNetwork:
 		value = strings.TrimSpace(value)
 		if value == "" {
-			// Back to the shipped model of the game played, loaded at the
-			// next search.
+			// Back to the shipped model of the game played.
 			m.network, m.evalGame, m.eval, m.mc, m.abz = "", "", nil, nil, nil
-			return true, nil
+			return true, m.preloadShipped()
 		}
 		ev, g, err := loadNetwork(value, m.precision)
 		if err != nil {
@@ -179,10 +179,11 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 			}
 			m.eval, m.mc, m.abz = ev, nil, nil
 		case m.eval != nil:
-			// The shipped model is loaded again at the next search.
+			// The shipped model is laid out again.
 			m.evalGame, m.eval, m.mc, m.abz = "", nil, nil, nil
 		}
 		m.precision = value
+		return true, m.preloadShipped()
 	case optSimulations:
 		m.sims, _ = strconv.Atoi(value)
 	case optABZeroWeight:
@@ -271,7 +272,26 @@ func (m *moverState) checkNetworkGame() error {
 // reports a network of another game.
 func (s *Searcher) SetGame(name string) error {
 	s.game = name
+	if err := s.preloadShipped(); err != nil {
+		return err
+	}
 	return s.checkNetworkGame()
+}
+
+// preloadShipped loads the shipped model of the variant when a network
+// mover will play it (no Network option), so that loading and laying it
+// out (an 8-bit tower is calibrated) happen when the GUI sets options,
+// not on the clock of the first move.
+func (m *moverState) preloadShipped() error {
+	if m.network != "" || m.game == "" || m.evalGame == m.game || (m.mover != moverMCTS && m.mover != moverABZero) {
+		return nil
+	}
+	ev, g, err := loadShipped(m.game, m.precision)
+	if err != nil {
+		return fmt.Errorf("option %s: %w", optMover, err)
+	}
+	m.evalGame, m.eval, m.mc, m.abz = g, ev, nil, nil
+	return nil
 }
 
 // evaluator returns the network's evaluator, which must be for p's game:
