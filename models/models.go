@@ -23,6 +23,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 )
 
 //go:embed *.ckpt SHA256SUMS
@@ -43,11 +44,15 @@ type Model struct {
 func (m Model) String() string { return path.Join(Dir, m.File) }
 
 // All returns the shipped models in name order.
-func All() []Model {
+func All() []Model { return slices.Clone(all()) }
+
+// all is the models SHA256SUMS lists, read once: every name a command
+// resolves asks it.
+var all = sync.OnceValue(func() []Model {
 	sums, err := readSums()
 	if err != nil {
 		// The sums file is embedded with the models; a build without a
-		// readable one is broken, and the test of this package says so.
+		// readable one is broken, and Check (and this package's test) says so.
 		return nil
 	}
 	var out []Model
@@ -56,14 +61,14 @@ func All() []Model {
 	}
 	slices.SortFunc(out, func(a, b Model) int { return strings.Compare(a.Game, b.Game) })
 	return out
-}
+})
 
 // Lookup returns the shipped model a name means: a game's name
 // ("connect4"), or that under the folder's name ("models/connect4",
 // with or without ".ckpt").
 func Lookup(name string) (Model, bool) {
 	n := strings.TrimSuffix(strings.TrimPrefix(path.Clean(name), Dir+"/"), ".ckpt")
-	for _, m := range All() {
+	for _, m := range all() {
 		if m.Game == n {
 			return m, true
 		}

@@ -38,6 +38,8 @@ var DefaultGen = GenOptions{Seed: 1, PerCell: 125, MaxGames: 20000, PerGame: 2}
 func HeldOutGen() GenOptions {
 	o := DefaultGen
 	o.Seed = 2
+	// The embedded set parses (TestSetShape); were it damaged, the
+	// held-out set would merely exclude less, and its test would say so.
 	o.Exclude, _ = Open(0)
 	return o
 }
@@ -212,7 +214,7 @@ func Count(lines []Line) map[string]int {
 func Header(o GenOptions, n int) string {
 	made := fmt.Sprintf("go run ./cmd/tabula liontb -testset lion.tb -seed %d", o.Seed)
 	if len(o.Exclude) > 0 {
-		made = "go run ./cmd/tabula liontb -testset lion.tb -heldout (seed 2, none of positions.txt's positions)"
+		made = fmt.Sprintf("go run ./cmd/tabula liontb -testset lion.tb -heldout (seed %d, none of positions.txt's %d positions)", o.Seed, len(o.Exclude))
 	}
 	return fmt.Sprintf(`The Lion oracle's test set: %d Catch the Lion positions with their exact values
 (internal/liondata/README.md). Made with: %s

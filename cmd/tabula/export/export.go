@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -176,11 +177,7 @@ func network(o options) (*checkpoints.Checkpoint, onnx.Metadata, error) {
 // network, its step, generation, notes and date, and where it came from.
 func playing(c *checkpoints.Checkpoint, meta onnx.Metadata) *checkpoints.Checkpoint {
 	m := map[string]string{}
-	for k, v := range c.Meta {
-		m[k] = v
-	}
-	for k, v := range meta.Extra {
-		m[k] = v
-	}
+	maps.Copy(m, c.Meta)
+	maps.Copy(m, meta.Extra)
 	return &checkpoints.Checkpoint{Step: c.Step, Generation: c.Generation, Params: c.Params, Meta: m, Created: c.Created}
 }
