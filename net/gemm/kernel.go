@@ -1,7 +1,8 @@
 // Package gemm holds the register-blocked matrix kernels the network runs
 // on: the tile kernel behind every layer of the inference fast path
-// (net/infer), and a general single-precision matrix product built on it
-// that the gorgonia trainer uses in place of gonum's (see Sgemm).
+// (net/infer) and the training convolutions (net/train/ops), and a general
+// single-precision matrix product on packed operands with micro-kernels of
+// its own, which the trainer uses in place of gonum's (see Sgemm).
 package gemm
 
 // The one kernel every layer runs on: a 6-row tile of a matrix product

@@ -154,3 +154,60 @@ func TestFor(t *testing.T) {
 		}
 	}
 }
+
+// Every micro-kernel computes microRef's sums (up to rounding: the
+// assembly fuses each multiply-add), with and without accumulation, on a
+// padded C whose padding it leaves alone; calls out of bounds panic.
+func TestMicroMatchesRef(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, mk := range Micros {
+		for _, k := range []int{1, 2, 3, 7, 64, 257} {
+			for _, acc := range []bool{false, true} {
+				ldc := mk.NR + 3
+				a, b := randSlice(rng, k*mk.MR), randSlice(rng, k*mk.NR)
+				c := randSlice(rng, mk.MR*ldc)
+				want := append([]float32(nil), c...)
+				microRef(mk.MR, mk.NR, k, a, b, want, ldc, acc)
+				mk.Run(k, a, b, c, ldc, acc)
+				for i := range c {
+					d := math.Abs(float64(c[i] - want[i]))
+					if i%ldc >= mk.NR && d != 0 || !(d <= 1e-5*math.Sqrt(float64(k))*(1+math.Abs(float64(want[i])))) {
+						t.Fatalf("%s k=%d accumulate=%v: c[%d] = %v, want %v", mk.Name, k, acc, i, c[i], want[i])
+					}
+				}
+			}
+		}
+		a, b, c := make([]float32, 8*mk.MR), make([]float32, 8*mk.NR), make([]float32, mk.MR*mk.NR)
+		for _, call := range []func(){
+			func() { mk.Run(8, a[1:], b, c, mk.NR, false) },
+			func() { mk.Run(8, a, b[1:], c, mk.NR, false) },
+			func() { mk.Run(8, a, b, c[1:], mk.NR, false) },
+			func() { mk.Run(8, a, b, c, mk.NR-1, false) },
+			func() { mk.Run(0, a, b, c, mk.NR, false) },
+		} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s: a call out of bounds did not panic", mk.Name)
+					}
+				}()
+				call()
+			}()
+		}
+	}
+}
+
+// BenchmarkMicro measures each micro-kernel on operands in the first-level
+// cache (one pass of kc): the peak Sgemm can reach.
+func BenchmarkMicro(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, mk := range Micros {
+		b.Run(mk.Name, func(b *testing.B) {
+			pa, pb, c := randSlice(rng, kc*mk.MR), randSlice(rng, kc*mk.NR), make([]float32, mk.MR*mk.NR)
+			for b.Loop() {
+				mk.Run(kc, pa, pb, c, mk.NR, true)
+			}
+			b.ReportMetric(float64(b.N)*2*float64(mk.MR*mk.NR*kc)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}

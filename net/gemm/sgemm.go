@@ -28,10 +28,17 @@ func (BLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32
 // packing and the scratch output cost more than they save there.
 const minKernelWork = 32 * 32 * 32
 
-// kc is the depth of one pass over the packed panels: a kc x nr block of
-// B (32 KiB at nr = 32) stays in the first-level cache while the tiles
-// stream past it; longer products accumulate pass by pass.
-const kc = 256
+// kc is the depth of one pass over the packed operands; longer products
+// accumulate pass by pass, each pass reading and writing C once. A panel
+// of B is then 64 KiB at NR = 32, in the second-level cache with the tiles
+// of A: on the AVX-512 machine 512 beat 192, 256 and 384 at 1024² and
+// 2048² (best of four or five interleaved rounds; 768-2048 were no better).
+const kc = 512
+
+// mcTiles is how many tiles of A one worker packs at a time: 8 tiles of
+// 12 rows are 96 x kc floats (192 KiB), which the second-level cache
+// keeps while every panel of B passes over them.
+const mcTiles = 8
 
 // Sgemm is BLAS.Sgemm with booleans for the transpositions. It panics on
 // inconsistent arguments, as every BLAS does: they are programming errors.
@@ -56,128 +63,172 @@ func (ws *Workspace) Sgemm(transA, transB bool, m, n, k int, alpha float32, a []
 		small(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	kern := Default
-	nr := kern.NR
+	mk := DefaultMicro
+	mr, nr := mk.MR, mk.NR
 	panels := (n + nr - 1) / nr
-	npad := panels * nr
-	mpad := RoundUp(m, MR)
+	tiles := (m + mr - 1) / mr
 
-	// op(A) as k-long rows: A itself, or a transposed copy.
-	arows, astride := a, lda
-	if transA {
-		at := grow(&ws.at, m*k)
-		for kk := 0; kk < k; kk++ {
-			row := a[kk*lda : kk*lda+m]
-			for i, v := range row {
-				at[i*k+kk] = v
-			}
-		}
-		arows, astride = at, k
+	// op(B) packed pass by pass, panel by panel: [pass][panel][kb][nr],
+	// zero beyond column n, so that a pass's panels are one run.
+	packed := grow(&ws.packed, panels*nr*k)
+	// The kernels write whole blocks. When C is neither scaled nor added
+	// to they write into C itself (blocks cut short by m or n go through a
+	// tile of scratch); otherwise into a scratch product that the last
+	// step scales into C, as BLAS defines.
+	direct := beta == 0 && alpha == 1
+	prod, ldp := c, ldc
+	if !direct {
+		ldp = panels * nr
+		prod = grow(&ws.prod, tiles*mr*ldp)
 	}
-
-	// op(B) packed into panels [panel][k][nr], zero beyond column n.
-	packed := grow(&ws.packed, panels*k*nr)
-	for p := 0; p < panels; p++ {
-		dst := packed[p*k*nr : (p+1)*k*nr]
-		j0 := p * nr
-		w := min(nr, n-j0)
-		for kk := 0; kk < k; kk++ {
-			d := dst[kk*nr : kk*nr+nr]
-			if transB {
-				for o := 0; o < w; o++ {
-					d[o] = b[(j0+o)*ldb+kk]
-				}
-			} else {
-				copy(d[:w], b[kk*ldb+j0:kk*ldb+j0+w])
-			}
-			clear(d[w:])
-		}
-	}
-
-	// The kernels write whole tiles into a padded scratch product; the
-	// last step scales it into C. When the tiles cover C exactly and C is
-	// neither scaled nor added to, they write straight into C: with a
-	// short k (a convolution's input gradient) the scratch and its copy
-	// cost as much as the multiplication.
-	direct := beta == 0 && alpha == 1 && mpad == m && npad == n && ldc == n
-	var prod []float32
-	if direct {
-		prod = c[:m*n]
-	} else {
-		prod = grow(&ws.prod, mpad*npad)
-	}
-	ws.call = sgemmCall{kern: kern, m: m, n: n, k: k, panels: panels, npad: npad, tiles: mpad / MR,
-		arows: arows, astride: astride, packed: packed, prod: prod, direct: direct,
+	ws.call = sgemmCall{mk: mk, m: m, n: n, k: k, panels: panels, tiles: tiles,
+		a: a, lda: lda, transA: transA, b: b, ldb: ldb, transB: transB, packed: packed, prod: prod, ldp: ldp, direct: direct,
 		alpha: alpha, beta: beta, c: c, ldc: ldc}
-	ws.call.workers = min(runtime.GOMAXPROCS(0), ws.call.tiles, max(1, m*n*k/(1<<20)), len(ws.scratch))
+	ws.call.workers = min(runtime.GOMAXPROCS(0), tiles, max(1, m*n*k/(1<<20)), len(ws.scratch))
+	parallel.For(min(ws.call.workers, panels), ws.packPart)
 	parallel.For(ws.call.workers, ws.part)
 	ws.call = sgemmCall{}
 }
 
 // sgemmCall is one Sgemm call's arguments for its parts.
 type sgemmCall struct {
-	kern                         Kernel
-	m, n, k, panels, npad, tiles int
-	workers                      int
-	arows                        []float32
-	astride                      int
-	packed, prod                 []float32
-	direct                       bool
-	alpha, beta                  float32
-	c                            []float32
-	ldc                          int
+	mk                     Micro
+	m, n, k, panels, tiles int
+	workers                int
+	a, b                   []float32
+	lda, ldb               int
+	transA, transB         bool
+	packed, prod           []float32
+	ldp                    int
+	direct                 bool
+	alpha, beta            float32
+	c                      []float32
+	ldc                    int
 }
 
-// run computes part w of the call's tiles (a contiguous range of them).
+// run computes part w of the call's tiles (a contiguous range of them):
+// pass by pass, it packs up to mcTiles tiles of A and runs every panel of
+// B over them.
 func (ws *Workspace) run(w int) {
-	a := &ws.call
-	nr := a.kern.NR
-	t0, t1 := a.tiles*w/a.workers, a.tiles*(w+1)/a.workers
+	call := &ws.call
+	mr, nr := call.mk.MR, call.mk.NR
+	t0, t1 := call.tiles*w/call.workers, call.tiles*(w+1)/call.workers
 	s := &ws.scratch[w]
-	t, aoff, coff := &s.t, &s.aoff, &s.coff
-	*t = Tile{A: a.arows, NSeg: 1, Bias: zeroBias[:nr], C: a.prod, Aoff: aoff[:], Coff: coff[:]}
-	for k0 := 0; k0 < a.k; k0 += kc {
-		kb := min(kc, a.k-k0)
-		t.SegLen = kb
-		if k0 > 0 {
-			t.Res = a.prod
-		}
-		for p := 0; p < a.panels; p++ {
-			t.W = a.packed[(p*a.k+k0)*nr : (p*a.k+k0+kb)*nr]
-			for ti := t0; ti < t1; ti++ {
-				for r := 0; r < MR; r++ {
-					i := ti*MR + r
-					// Rows past m repeat row 0; their sums land in the
-					// scratch padding and are never read.
-					src := i
-					if i >= a.m {
-						src = 0
-					}
-					aoff[r] = src*a.astride + k0
-					coff[r] = i*a.npad + p*nr
+	for k0 := 0; k0 < call.k; k0 += kc {
+		kb := min(kc, call.k-k0)
+		bpass := call.packed[k0*call.panels*nr:]
+		for c0 := t0; c0 < t1; c0 += mcTiles {
+			c1 := min(c0+mcTiles, t1)
+			pa := grow(&s.a, (c1-c0)*mr*kb)
+			call.packA(pa, c0, c1, k0, kb)
+			for p := 0; p < call.panels; p++ {
+				pb := bpass[p*kb*nr : (p+1)*kb*nr]
+				for ti := c0; ti < c1; ti++ {
+					call.block(s, pa[(ti-c0)*mr*kb:(ti-c0+1)*mr*kb], pb, ti, p, kb, k0 > 0)
 				}
-				a.kern.Run(t)
 			}
 		}
 	}
-	if a.direct {
+	if call.direct {
 		return
 	}
-	for i := t0 * MR; i < min(t1*MR, a.m); i++ {
-		dst := a.c[i*a.ldc : i*a.ldc+a.n]
-		src := a.prod[i*a.npad : i*a.npad+a.n]
-		switch {
-		case a.beta == 0 && a.alpha == 1:
-			copy(dst, src)
-		case a.beta == 0:
+	for i := t0 * mr; i < min(t1*mr, call.m); i++ {
+		dst := call.c[i*call.ldc : i*call.ldc+call.n]
+		src := call.prod[i*call.ldp : i*call.ldp+call.n]
+		if call.beta == 0 {
 			for j, v := range src {
-				dst[j] = a.alpha * v
+				dst[j] = call.alpha * v
 			}
-		default:
-			for j, v := range src {
-				dst[j] = a.alpha*v + a.beta*dst[j]
+			continue
+		}
+		for j, v := range src {
+			dst[j] = call.alpha*v + call.beta*dst[j]
+		}
+	}
+}
+
+// packB packs part w of op(B)'s panels (a contiguous range of them) for
+// every pass.
+func (ws *Workspace) packB(w int) {
+	call := &ws.call
+	nr := call.mk.NR
+	parts := min(call.workers, call.panels)
+	p0, p1 := call.panels*w/parts, call.panels*(w+1)/parts
+	for k0 := 0; k0 < call.k; k0 += kc {
+		kb := min(kc, call.k-k0)
+		for p := p0; p < p1; p++ {
+			dst := call.packed[(k0*call.panels+p*kb)*nr : (k0*call.panels+(p+1)*kb)*nr]
+			j0 := p * nr
+			cols := min(nr, call.n-j0)
+			for kk := 0; kk < kb; kk++ {
+				d := dst[kk*nr : kk*nr+nr]
+				if call.transB {
+					col := call.b[j0*call.ldb+k0+kk:]
+					for o := 0; o < cols; o++ {
+						d[o] = col[o*call.ldb]
+					}
+				} else {
+					copy(d[:cols], call.b[(k0+kk)*call.ldb+j0:][:cols])
+				}
+				clear(d[cols:])
 			}
 		}
+	}
+}
+
+// packA copies rows of op(A) for tiles c0..c1 and depths k0..k0+kb into
+// dst as [tile][kb][mr], zero past row m.
+func (call *sgemmCall) packA(dst []float32, c0, c1, k0, kb int) {
+	mr := call.mk.MR
+	for ti := c0; ti < c1; ti++ {
+		d := dst[(ti-c0)*mr*kb : (ti-c0+1)*mr*kb]
+		rows := min(mr, call.m-ti*mr)
+		if call.transA {
+			// A is stored k x m: a depth's mr rows are adjacent.
+			for kk := 0; kk < kb; kk++ {
+				src := call.a[(k0+kk)*call.lda+ti*mr:]
+				copy(d[kk*mr:kk*mr+rows], src[:rows])
+				clear(d[kk*mr+rows : kk*mr+mr])
+			}
+			continue
+		}
+		for r := 0; r < rows; r++ {
+			src := call.a[(ti*mr+r)*call.lda+k0:][:kb]
+			for kk, v := range src {
+				d[kk*mr+r] = v
+			}
+		}
+		for r := rows; r < mr; r++ {
+			for kk := 0; kk < kb; kk++ {
+				d[kk*mr+r] = 0
+			}
+		}
+	}
+}
+
+// block runs the micro-kernel for tile ti and panel p of one pass. A block
+// that C's edge cuts short (direct only: the scratch product is padded)
+// goes through s.edge.
+func (call *sgemmCall) block(s *partScratch, pa, pb []float32, ti, p, kb int, accumulate bool) {
+	mr, nr := call.mk.MR, call.mk.NR
+	i0, j0 := ti*mr, p*nr
+	rows, cols := mr, nr
+	if call.direct {
+		rows, cols = min(mr, call.m-i0), min(nr, call.n-j0)
+	}
+	if rows == mr && cols == nr {
+		call.mk.Run(kb, pa, pb, call.prod[i0*call.ldp+j0:], call.ldp, accumulate)
+		return
+	}
+	edge := s.edge[:mr*nr]
+	if accumulate {
+		for r := 0; r < rows; r++ {
+			copy(edge[r*nr:r*nr+cols], call.prod[(i0+r)*call.ldp+j0:][:cols])
+		}
+	}
+	call.mk.Run(kb, pa, pb, edge, nr, accumulate)
+	for r := 0; r < rows; r++ {
+		copy(call.prod[(i0+r)*call.ldp+j0:][:cols], edge[r*nr:r*nr+cols])
 	}
 }
 
@@ -212,31 +263,26 @@ func small(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	}
 }
 
-// zeroBias is the bias of every tile of a product (the kernels only read
-// it).
-var zeroBias [64]float32
-
 // Workspace holds one call's scratch buffers, reused across calls, and
 // its loop body for parallel.For, made once.
 type Workspace struct {
-	at, packed, prod []float32
-	call             sgemmCall
-	part             func(w int)
-	// scratch holds each part's tile: parts run concurrently, and a tile
-	// handed to a kernel through a func value would be allocated per call
-	// if it were a local.
-	scratch []tileScratch
+	packed, prod []float32
+	call         sgemmCall
+	part         func(w int)
+	packPart     func(w int)
+	// scratch holds each part's packed tiles of A and its edge block.
+	scratch []partScratch
 }
 
-type tileScratch struct {
-	t          Tile
-	aoff, coff [MR]int
+type partScratch struct {
+	a    []float32
+	edge [32 * 32]float32
 }
 
 // NewWorkspace returns an empty workspace.
 func NewWorkspace() *Workspace {
-	ws := &Workspace{scratch: make([]tileScratch, 64)}
-	ws.part = ws.run
+	ws := &Workspace{scratch: make([]partScratch, 64)}
+	ws.part, ws.packPart = ws.run, ws.packB
 	return ws
 }
 

@@ -114,20 +114,20 @@ func TestSgemmIndependentOfAlignment(t *testing.T) {
 	}
 }
 
-// When the tiles cover C exactly (m a multiple of MR, n of every
-// kernel's NR, ldc = n) with alpha 1 and beta 0, the kernels write into C
-// directly; the result is the same, also over several k blocks.
+// With alpha 1 and beta 0 the micro-kernels write into C directly, the
+// blocks C's edges cut short through scratch; the result is the same with
+// every micro-kernel, over one pass and several, whole blocks or not.
 func TestSgemmDirectIntoC(t *testing.T) {
-	defer func(d Kernel) { Default = d }(Default)
-	for _, kern := range Kernels {
-		Default = kern
-		t.Run(kern.Name, testSgemmDirectIntoC)
+	defer func(d Micro) { DefaultMicro = d }(DefaultMicro)
+	for _, mk := range Micros {
+		DefaultMicro = mk
+		t.Run(mk.Name, testSgemmDirectIntoC)
 	}
 }
 
 func testSgemmDirectIntoC(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	for _, sh := range [][3]int{{6 * 20, 64, 64}, {6 * 7, 64, kc + 37}, {6 * 50, 128, 2*kc + 5}} {
+	for _, sh := range [][3]int{{12 * 20, 64, 64}, {12 * 7, 64, kc + 37}, {12 * 50, 128, 2*kc + 5}, {12*mcTiles + 7, 45, kc + 1}, {37, 100, 70}} {
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
 				m, n, k := sh[0], sh[1], sh[2]
@@ -190,6 +190,28 @@ func BenchmarkSgemm(b *testing.B) {
 					impl.run()
 				}
 				b.ReportMetric(2*float64(cs.m*cs.n*cs.k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}
+
+// BenchmarkSgemmSquare measures Sgemm on N x N x N with each micro-kernel
+// on every core: the figure docs/repro/sgemm-vs.sh sets beside OpenBLAS's.
+func BenchmarkSgemmSquare(b *testing.B) {
+	defer func(d Micro) { DefaultMicro = d }(DefaultMicro)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1024, 2048} {
+		a, bm, c := randSlice(rng, n*n), randSlice(rng, n*n), make([]float32, n*n)
+		for _, mk := range Micros {
+			if mk.Name == "go" && n > 1024 {
+				continue // seconds a call
+			}
+			b.Run(fmt.Sprintf("%s/%d", mk.Name, n), func(b *testing.B) {
+				DefaultMicro = mk
+				for b.Loop() {
+					Sgemm(false, false, n, n, n, 1, a, n, bm, n, 0, c, n)
+				}
+				b.ReportMetric(2*float64(n*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 		}
 	}
