@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # sgemm-vs.sh [ROUNDS]: net/gemm's Sgemm against OpenBLAS's cblas_sgemm on
 # N x N x N (1024 and 2048), two threads each, in one sitting on a quiet
-# machine. Each round runs every contender once (interleaved, so a
-# neighbour's load falls on all alike); each figure is the best of its
-# rounds (default 5). tabula runs with each micro-kernel this CPU has:
+# machine. Each round runs every contender once, back to back; a shared
+# or virtual machine's speed drifts from minute to minute, so the ratio
+# is taken within each round and its median over the rounds (default 5)
+# reported, beside each side's best figure. tabula runs with each micro-kernel this CPU has:
 # avx512 is set beside OpenBLAS's AVX-512 kernels (OPENBLAS_CORETYPE=
 # SkylakeX), avx2 beside its AVX2 ones (Haswell), so one AVX-512 machine
 # measures both. Needs gcc and libopenblas-dev. JSON lines in
@@ -21,17 +22,23 @@ export OPENBLAS_NUM_THREADS=2
 raw=$OUT/sgemm-raw.jsonl
 : > "$raw"
 for r in $(seq "$ROUNDS"); do
-  "$OUT/gemm.test" -test.run '^$' -test.bench 'SgemmSquare/avx' -test.benchtime 3x -test.cpu 2 |
-    awk '/GFLOP/ { split($1, p, "/"); sub(/-2$/, "", p[3]); printf "{\"reference\":\"tabula\",\"kernel\":\"%s\",\"n\":%s,\"gflops\":%s}\n", p[2], p[3], $(NF-1) }' >> "$raw"
-  for core in SkylakeX Haswell; do
-    for n in 1024 2048; do
-      OPENBLAS_CORETYPE=$core "$OUT/openblas-sgemm" "$n" 3 >> "$raw"
+  for n in 1024 2048; do
+    for kernel in avx512 avx2; do
+      core=SkylakeX
+      [ "$kernel" = avx2 ] && core=Haswell
+      "$OUT/gemm.test" -test.run '^$' -test.bench "SgemmSquare/$kernel/$n\$" -test.benchtime 3x -test.cpu 2 |
+        awk -v r="$r" '/GFLOP/ { split($1, p, "/"); sub(/-2$/, "", p[3]); printf "{\"round\":%d,\"reference\":\"tabula\",\"kernel\":\"%s\",\"n\":%s,\"gflops\":%s}\n", r, p[2], p[3], $(NF-1) }' >> "$raw"
+      [ "$(tail -c 200 "$raw" | grep -c "\"kernel\":\"$kernel\",\"n\":$n")" = 1 ] || continue # this CPU lacks the kernel
+      OPENBLAS_CORETYPE=$core "$OUT/openblas-sgemm" "$n" 3 | jq -c --argjson r "$r" --arg k "$kernel" '. + {round: $r, kernel: $k}' >> "$raw"
     done
   done
 done
 jq -s -c '
-  (map(select(.reference == "openblas")) | group_by([.core, .n]) | map({core: .[0].core, n: .[0].n, gflops: (map(.gflops) | max)})) as $ob |
-  map(select(.reference == "tabula")) | group_by([.kernel, .n]) | map(
-    {kernel: .[0].kernel, n: .[0].n, gflops: (map(.gflops) | max)} as $t |
-    ($ob[] | select(.n == $t.n and .core == (if $t.kernel == "avx512" then "SkylakeX" else "Haswell" end))) as $o |
-    $t + {openblas_core: $o.core, openblas_gflops: $o.gflops, ratio: (($t.gflops / $o.gflops * 100 | round) / 100), rounds: '"$ROUNDS"'})[]' "$raw" | tee -a "$OUT/sgemm.jsonl"
+  group_by([.kernel, .n])[] |
+  (map(select(.reference == "tabula")) | map({key: (.round | tostring), value: .gflops}) | from_entries) as $t |
+  (map(select(.reference == "openblas")) | map({key: (.round | tostring), value: .gflops}) | from_entries) as $o |
+  ([$t | keys[] | select($o[.] != null) | $t[.] / $o[.]] | sort) as $r |
+  {kernel: .[0].kernel, n: .[0].n, openblas_core: (map(select(.reference == "openblas"))[0].core),
+   tabula_best: ([$t[]] | max), openblas_best: ([$o[]] | max),
+   ratio_median: (($r[($r | length) / 2 | floor] * 100 | round) / 100), ratio_min: (($r[0] * 100 | round) / 100),
+   ratio_max: (($r[-1] * 100 | round) / 100), rounds: ($r | length)}' "$raw" | tee -a "$OUT/sgemm.jsonl"

@@ -35,6 +35,12 @@ const minKernelWork = 32 * 32 * 32
 // 2048² (best of four or five interleaved rounds; 768-2048 were no better).
 const kc = 512
 
+// ncPanels is how many panels of B one tile of A meets before the next
+// tile: the tile (12 x kc floats, 24 KiB) stays in the first-level cache
+// while they stream past it from the second-level cache, which keeps the
+// group (8 panels of 32 x kc, 512 KiB) for every tile of the part.
+const ncPanels = 8
+
 // mcTiles is how many tiles of A one worker packs at a time: 8 tiles of
 // 12 rows are 96 x kc floats (192 KiB), which the second-level cache
 // keeps while every panel of B passes over them.
@@ -121,10 +127,13 @@ func (ws *Workspace) run(w int) {
 			c1 := min(c0+mcTiles, t1)
 			pa := grow(&s.a, (c1-c0)*mr*kb)
 			call.packA(pa, c0, c1, k0, kb)
-			for p := 0; p < call.panels; p++ {
-				pb := bpass[p*kb*nr : (p+1)*kb*nr]
+			for p0 := 0; p0 < call.panels; p0 += ncPanels {
+				p1 := min(p0+ncPanels, call.panels)
 				for ti := c0; ti < c1; ti++ {
-					call.block(s, pa[(ti-c0)*mr*kb:(ti-c0+1)*mr*kb], pb, ti, p, kb, k0 > 0)
+					at := pa[(ti-c0)*mr*kb : (ti-c0+1)*mr*kb]
+					for p := p0; p < p1; p++ {
+						call.block(s, at, bpass[p*kb*nr:(p+1)*kb*nr], ti, p, kb, k0 > 0)
+					}
 				}
 			}
 		}
