@@ -24,13 +24,13 @@ func (l *Loop) loop(ctx context.Context) error {
 	l.clock.start()
 	l.startStep = l.trainer.State().Step
 	parent := ctx
-	if l.opts.MaxTime > 0 {
-		// The limit is on training time: the clock stops during
-		// evaluations.
+	if l.opts.MaxTime > 0 || l.opts.MaxCPU > 0 {
+		// The limits are on training time and its CPU time: the clock
+		// stops during evaluations.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		go l.stopAfter(ctx, cancel, l.clock.elapsed()+l.opts.MaxTime)
+		go l.stopAfter(ctx, cancel, l.clock.elapsed()+l.opts.MaxTime, l.clock.cpu()+l.opts.MaxCPU)
 	}
 	for done := 0; l.opts.MaxGenerations == 0 || done < l.opts.MaxGenerations; done++ {
 		l.publish(ctx)
@@ -71,7 +71,7 @@ func (l *Loop) recordStop() error {
 }
 
 // stopAfter cancels the run once the training clock reaches limit.
-func (l *Loop) stopAfter(ctx context.Context, cancel context.CancelFunc, limit time.Duration) {
+func (l *Loop) stopAfter(ctx context.Context, cancel context.CancelFunc, limit, cpuLimit time.Duration) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -79,7 +79,7 @@ func (l *Loop) stopAfter(ctx context.Context, cancel context.CancelFunc, limit t
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if l.clock.elapsed() >= limit {
+			if l.opts.MaxTime > 0 && l.clock.elapsed() >= limit || l.opts.MaxCPU > 0 && l.clock.cpu() >= cpuLimit {
 				cancel()
 				return
 			}
@@ -355,10 +355,19 @@ func (l *Loop) train(ctx context.Context, steps int) error {
 }
 
 func (l *Loop) eta() string {
-	if l.opts.MaxTime <= 0 {
-		return ""
+	var s string
+	if l.opts.MaxTime > 0 {
+		s = fmt.Sprintf(" | %s left", l.timeLeft())
 	}
-	return fmt.Sprintf(" | %s left", l.timeLeft())
+	if l.opts.MaxCPU > 0 {
+		s += fmt.Sprintf(" | %s CPU left", l.cpuLeft())
+	}
+	return s
+}
+
+// cpuLeft is the training CPU time -max-cpu leaves this invocation.
+func (l *Loop) cpuLeft() time.Duration {
+	return max(l.opts.MaxCPU-(l.clock.cpu()-l.startCPU), 0).Round(time.Second)
 }
 
 // timeLeft is the training time -max-time leaves this invocation.

@@ -41,10 +41,15 @@ type Options struct {
 	AcceptConfigChange bool
 	// SelfPlay plays games in this process; off, the trainer waits for
 	// shards that other workers write into RUN/replay.
-	SelfPlay       bool
-	MaxTime        time.Duration // stop after this long (0: no limit)
-	MaxGenerations int           // stop after this many new generations (0: no limit)
-	Out            io.Writer     // progress lines
+	SelfPlay bool
+	MaxTime  time.Duration // stop after this long (0: no limit)
+	// MaxCPU stops the invocation after this much CPU time of training
+	// (the process's, over the clock's training segments: train_cpu_s),
+	// so that a budget means the same work on a shared machine (0: no
+	// limit).
+	MaxCPU         time.Duration
+	MaxGenerations int       // stop after this many new generations (0: no limit)
+	Out            io.Writer // progress lines
 	Log            *slog.Logger
 	// Gate decides promotions; nil promotes every candidate.
 	Gate matches.Gate
@@ -107,11 +112,12 @@ type Loop struct {
 	metrics *jsonl.Log
 	games   *jsonl.Log      // sampled self-play games
 	history *charts.History // for plots
-	// clock is the training time; startClock its reading when this
-	// invocation began, lastEval at the last evaluation (-1: none yet),
-	// which measured the network of step lastEvalStep.
+	// clock is the training time; startClock and startCPU its readings
+	// when this invocation began, lastEval at the last evaluation (-1:
+	// none yet), which measured the network of step lastEvalStep.
 	clock        clock
 	startClock   time.Duration
+	startCPU     time.Duration
 	lastEval     time.Duration
 	lastEvalStep int64
 	// startStep is the step this invocation began at; scheduleChecked
@@ -229,7 +235,7 @@ func open(opts Options) (*Loop, error) {
 			l.lastEval, l.lastEvalStep = clock, m.Step
 		}
 	})
-	l.startClock = l.clock.base
+	l.startClock, l.startCPU = l.clock.base, l.clock.cpuBase
 	return l, nil
 }
 

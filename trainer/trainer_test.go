@@ -319,6 +319,35 @@ func TestWaitForWorkersWarns(t *testing.T) {
 	}
 }
 
+// -max-cpu stops an invocation after that much CPU time of training,
+// counted from where the run stood: a second invocation trains as much
+// again, and the progress lines say what is left.
+func TestMaxCPU(t *testing.T) {
+	if _, ok := cputime.Process(); !ok {
+		t.Skip("this platform does not report the process's CPU time")
+	}
+	run := t.TempDir()
+	var stops []float64
+	for i := range 2 {
+		var out bytes.Buffer
+		opts := Options{Run: run, Config: tinyConfig(t), SelfPlay: true, MaxCPU: time.Second, Out: &out, NewForwarder: newFwd}
+		if err := Run(context.Background(), opts); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		st := metricsOfKind(t, run, "stop")
+		if len(st) != i+1 {
+			t.Fatalf("invocation %d: stop lines %+v\n%s", i, st, out.String())
+		}
+		stops = append(stops, st[i].TrainCPU)
+		if !strings.Contains(out.String(), " CPU left") {
+			t.Errorf("invocation %d: no line says the CPU time left:\n%s", i, out.String())
+		}
+	}
+	if stops[0] < 1 || stops[1] < stops[0]+1 {
+		t.Errorf("stopped at %.2f and %.2f CPU seconds of training, with a limit of 1 s each", stops[0], stops[1])
+	}
+}
+
 // oneGen runs the tiny config for one generation (gen: the run so far)
 // and returns the output.
 func oneGen(t *testing.T, run string, cfg *configs.Config) string {

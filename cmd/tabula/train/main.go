@@ -46,6 +46,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	gameName := fs.String("game", "connect4", "preset (connect4, lion, xiangqi, or xiangqi-zero: Xiangqi from its rules alone) when neither -config nor a frozen config exists")
 	runDir := fs.String("run", "", "run directory (default runs/<game>)")
 	maxTime := fs.Duration("max-time", 0, "stop after this long, saving a checkpoint (0: no limit)")
+	maxCPU := fs.Duration("max-cpu", 0, "stop after this much CPU time of training (the run's train_cpu_s: a budget that a shared machine only stretches), saving a checkpoint (0: no limit)")
 	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
 	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
 	accept := fs.Bool("accept-config-change", false, "continue a run with a config that differs from its frozen copy (the change is logged)")
@@ -58,7 +59,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
 	var nf natsFlags
 	nf.register(fs)
-	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-generations N] [-serve ADDR | -nats URL]",
+	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-cpu D] [-max-generations N] [-serve ADDR | -nats URL]",
 		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
 			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
 			"Ctrl-C saves a checkpoint first.", "")
@@ -70,6 +71,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	}
 	var checks cliflag.Checks
 	checks.Duration("max-time", *maxTime, 0)
+	checks.Duration("max-cpu", *maxCPU, 0)
 	checks.Int("max-generations", *maxGen, 0, math.MaxInt)
 	if err := checks.Err(); err != nil {
 		return err
@@ -100,7 +102,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	live := &selfplay.Live{}
 	opts := trainer.Options{
 		Progress: prog, Live: live, Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
-		MaxTime: *maxTime, MaxGenerations: *maxGen, Out: out, Gate: matches.ArenaGate(*runDir),
+		MaxTime: *maxTime, MaxCPU: *maxCPU, MaxGenerations: *maxGen, Out: out, Gate: matches.ArenaGate(*runDir),
 		NewForwarder: func(p *net.Params, n int, precision string) (mcts.Forwarder, error) {
 			return infer.NewParallelPrecision(p, n, 0, precision)
 		},
