@@ -163,16 +163,15 @@ func packConv3Int8(c *net.ConvBN, cs, wp, nr int, in float32) layer8 {
 
 // quantize writes the real pixels of the fp32 tower buffer a as bytes of
 // scale in into the byte buffer q (same layout); the padding of q stays
-// zero, as it was allocated.
+// zero, as it was allocated. A board row's pixels are one run of w*fp
+// floats (gemm.Quantize: assembly where the CPU has AVX-512).
 func (n *Net) quantize(a []float32, q []uint8, batch int, in float32) {
 	inv := 1 / in
+	run := n.w * n.fp
 	for b := range batch {
-		for _, p := range n.inPix {
-			off := (b*n.pp + p) * n.fp
-			src, dst := a[off:off+n.fp], q[off:off+n.fp]
-			for i, v := range src {
-				dst[i] = uint8(min(255, max(0, v*inv+0.5)))
-			}
+		for y := range n.h {
+			off := (b*n.pp + (y+1)*n.wp + 1) * n.fp
+			gemm.Quantize(q[off:off+run], a[off:off+run], inv)
 		}
 	}
 }

@@ -1,0 +1,61 @@
+package gemm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// Quantize (assembly where the CPU has it) gives its twin's bytes exactly,
+// on every length around the vector width, for values below zero, past
+// the top, on the rounding boundaries and in between; and the twin
+// rounds as documented.
+func TestQuantizeMatchesTwin(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const inv = 1 / float32(0.037)
+	special := []float32{0, -0, -1, 1e-40, 0.5 / inv, 1.5 / inv, 254.5 / inv, 255 / inv, 256 / inv, 1e30, -1e30, float32(math.Inf(1)), float32(math.Inf(-1))}
+	for n := 0; n <= 70; n++ {
+		src := make([]float32, n)
+		for i := range src {
+			if rng.IntN(4) == 0 {
+				src[i] = special[rng.IntN(len(special))]
+			} else {
+				src[i] = float32(rng.NormFloat64() * 5)
+			}
+		}
+		got, want := make([]uint8, n+1), make([]uint8, n+1)
+		got[n], want[n] = 7, 7 // the byte past the end stays
+		Quantize(got, src, inv)
+		quantizeGo(want[:n], src, inv)
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("n=%d: byte %d of %v is %d, the twin says %d", n, i, src[i%max(n, 1)], got[i], want[i])
+			}
+		}
+	}
+	for _, c := range []struct {
+		v    float32
+		want uint8
+	}{{-3, 0}, {0, 0}, {0.49, 0}, {0.5, 1}, {1.49, 1}, {254.49, 254}, {254.5, 255}, {300, 255}, {float32(math.Inf(1)), 255}} {
+		var b [1]uint8
+		quantizeGo(b[:], []float32{c.v}, 1)
+		if b[0] != c.want {
+			t.Errorf("quantizeGo(%v) = %d, want %d", c.v, b[0], c.want)
+		}
+	}
+}
+
+func BenchmarkQuantize(b *testing.B) {
+	src, dst := randSlice(rand.New(rand.NewPCG(1, 2)), 90*48), make([]uint8, 90*48)
+	for _, impl := range []struct {
+		name string
+		run  func()
+	}{{"Quantize", func() { Quantize(dst, src, 3) }}, {"go", func() { quantizeGo(dst, src, 3) }}} {
+		b.Run(impl.name, func(b *testing.B) {
+			for b.Loop() {
+				impl.run()
+			}
+			b.ReportMetric(float64(b.N*len(src))/b.Elapsed().Seconds()/1e9, "Gvalues/s")
+		})
+	}
+}
