@@ -77,11 +77,13 @@ func (ws *Workspace) Sgemm(transA, transB bool, m, n, k int, alpha float32, a []
 	// op(B) packed pass by pass, panel by panel: [pass][panel][kb][nr],
 	// zero beyond column n, so that a pass's panels are one run.
 	packed := grow(&ws.packed, panels*nr*k)
-	// The kernels write whole blocks. When C is neither scaled nor added
-	// to they write into C itself (blocks cut short by m or n go through a
-	// tile of scratch); otherwise into a scratch product that the last
-	// step scales into C, as BLAS defines.
-	direct := beta == 0 && alpha == 1
+	// The kernels write whole blocks. When C is not scaled they write
+	// into C itself (blocks cut short by m or n go through a tile of
+	// scratch), also when the product is added to C in one pass (beta 1,
+	// k within a pass: the kernel adds C's old value after the sum, as
+	// the scratch path would); otherwise into a scratch product that the
+	// last step scales into C, as BLAS defines.
+	direct := alpha == 1 && (beta == 0 || beta == 1 && k <= kc)
 	prod, ldp := c, ldc
 	if !direct {
 		ldp = panels * nr
@@ -132,7 +134,7 @@ func (ws *Workspace) run(w int) {
 				for ti := c0; ti < c1; ti++ {
 					at := pa[(ti-c0)*mr*kb : (ti-c0+1)*mr*kb]
 					for p := p0; p < p1; p++ {
-						call.block(s, at, bpass[p*kb*nr:(p+1)*kb*nr], ti, p, kb, k0 > 0)
+						call.block(s, at, bpass[p*kb*nr:(p+1)*kb*nr], ti, p, kb, k0 > 0 || call.direct && call.beta == 1)
 					}
 				}
 			}

@@ -216,3 +216,29 @@ func BenchmarkSgemmSquare(b *testing.B) {
 		}
 	}
 }
+
+// Adding a one-pass product to C (alpha 1, beta 1) writes into C
+// directly and rounds as the product computed alone and then added:
+// sum first, C's old value last, bit for bit.
+func TestSgemmAddsToC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, sh := range [][3]int{{90, 90, 32}, {32, 90, 32}, {12 * 9, 64, kc}, {7, 33, 100}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		a, b := randSlice(rng, m*k), randSlice(rng, k*n)
+		ldc := n + 2
+		c := randSlice(rng, m*ldc)
+		want, prod := append([]float32(nil), c...), make([]float32, m*n)
+		Sgemm(false, false, m, n, k, 1, a, k, b, n, 0, prod, n)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				want[i*ldc+j] = prod[i*n+j] + want[i*ldc+j]
+			}
+		}
+		Sgemm(false, false, m, n, k, 1, a, k, b, n, 1, c, ldc)
+		for i := range c {
+			if math.Float32bits(c[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("m=%d n=%d k=%d: c[%d] = %v, want %v", m, n, k, i, c[i], want[i])
+			}
+		}
+	}
+}
