@@ -86,7 +86,7 @@ type Net struct {
 	logits []float32 // [row][ap]
 	hidden []float32 // [row][vhp]
 	tl     gemm.Tile
-	ft     []float32       // the from-to head's W f per square [hw][policy channels]
+	ft     []float32       // the from-to head's W f per square of every image [batch*hw][policy channels]
 	ws     *gemm.Workspace // the from-to head's products
 	// x8 is a tower buffer in bytes (layout of x) for the 8-bit tower.
 	x8  []uint8
@@ -228,7 +228,7 @@ func (wt *weights) buffers() *Net {
 		val:     make([]float32, rows*wt.kval),
 		logits:  make([]float32, rows*wt.ap),
 		hidden:  make([]float32, rows*wt.vhp),
-		ft:      make([]float32, wt.hw*wt.spec.PolicyChannels),
+		ft:      make([]float32, len(wt.headC)*wt.spec.PolicyChannels),
 		ws:      gemm.NewWorkspace(),
 	}
 }
@@ -339,12 +339,12 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 // in row j and the logits [hw][hw] are B + F G^T.
 func (n *Net) fromToLogits(batch int, policy []float32) {
 	hw, pc, ft := n.hw, n.spec.PolicyChannels, n.fromTo
+	// G for every image at once: the images' rows are one matrix.
+	n.ws.Sgemm(false, true, batch*hw, pc, pc, 1, n.heads, n.hc, ft.W, pc, 0, n.ft, pc)
 	for b := 0; b < batch; b++ {
-		f := n.heads[b*hw*n.hc:]
 		out := policy[b*hw*hw : (b+1)*hw*hw]
-		n.ws.Sgemm(false, true, hw, pc, pc, 1, f, n.hc, ft.W, pc, 0, n.ft, pc)
 		copy(out, ft.B)
-		n.ws.Sgemm(false, true, hw, hw, pc, 1, f, n.hc, n.ft, pc, 1, out, hw)
+		n.ws.Sgemm(false, true, hw, hw, pc, 1, n.heads[b*hw*n.hc:], n.hc, n.ft[b*hw*pc:], pc, 1, out, hw)
 	}
 }
 
