@@ -31,23 +31,43 @@ func cosineShortfall(s net.Schedule, step int64, rate float64, left time.Duratio
 }
 
 // checkSchedule warns once per invocation, after scheduleCheckAfter of
-// training, when the time limit will stop the run before its cosine
-// reaches the floor.
+// training, when a limit (-max-time, or -max-cpu at the CPU rate so far)
+// will stop the run before its cosine reaches the floor.
 func (l *Loop) checkSchedule() {
 	ran := l.clock.elapsed() - l.startClock
-	if l.scheduleChecked || l.opts.MaxTime <= 0 || ran < scheduleCheckAfter {
+	if l.scheduleChecked || (l.opts.MaxTime <= 0 && l.opts.MaxCPU <= 0) || ran < scheduleCheckAfter {
 		return
 	}
 	l.scheduleChecked = true
 	step := l.trainer.State().Step
-	rate := float64(step-l.startStep) / ran.Seconds()
+	steps := float64(step - l.startStep)
 	s := trainConfig(l.cfg).Schedule
-	end, lr, short := cosineShortfall(s, step, rate, l.opts.MaxTime-ran)
+	var (
+		end      int64
+		rate, lr float64
+		short    bool
+		flag     string
+		rateKey  string
+	)
+	// Each limit's rate is steps per second of what it counts; the
+	// earlier end is where the run stops.
+	for _, lim := range []struct {
+		name, rateKey string
+		spent, budget time.Duration
+	}{{"-max-time", "steps_per_s", ran, l.opts.MaxTime}, {"-max-cpu", "steps_per_cpu_s", l.clock.cpu() - l.startCPU, l.opts.MaxCPU}} {
+		if lim.budget <= 0 || lim.spent <= 0 {
+			continue
+		}
+		r := steps / lim.spent.Seconds()
+		if e, at, sh := cosineShortfall(s, step, r, lim.budget-lim.spent); sh && (!short || e < end) {
+			end, rate, lr, short, flag, rateKey = e, r, at, true, lim.name, lim.rateKey
+		}
+	}
 	if !short {
 		return
 	}
-	l.log.Warn("the time limit stops this run before its learning-rate cosine reaches the floor",
-		"total_steps", s.Total, "steps_per_s", fmt.Sprintf("%.1f", rate), "last_step", end,
+	l.log.Warn("the limit stops this run before its learning-rate cosine reaches the floor",
+		"limit", flag, "total_steps", s.Total, rateKey, fmt.Sprintf("%.1f", rate), "last_step", end,
 		"learning_rate_there", fmt.Sprintf("%.3g", lr),
 		"fix", fmt.Sprintf("-set training.total_steps=%d", end))
 }

@@ -46,27 +46,33 @@ func TestCosineShortfall(t *testing.T) {
 	}
 }
 
-// TestScheduleWarning: a run whose time limit stops it long before its
-// cosine's total_steps says so, with the steps to set; a piecewise
-// schedule has no end to warn about.
+// TestScheduleWarning: a run whose time limit (or CPU-time limit) stops it
+// long before its cosine's total_steps says so, naming the limit, with the
+// steps to set; a piecewise schedule has no end to warn about.
 func TestScheduleWarning(t *testing.T) {
 	defer func(d time.Duration) { scheduleCheckAfter = d }(scheduleCheckAfter)
 	scheduleCheckAfter = 0
-	for _, kind := range []string{"cosine", "piecewise"} {
+	for _, c := range []struct{ kind, limit string }{{"cosine", "-max-time"}, {"cosine", "-max-cpu"}, {"piecewise", "-max-time"}} {
+		kind := c.kind
 		cfg := tinyConfig(t)
 		cfg.Training.Schedule, cfg.Training.LearningRate = kind, 0.05
 		if kind == "cosine" {
 			cfg.Training.WarmupSteps, cfg.Training.TotalSteps, cfg.Training.MinLearningRate = 0, 1e9, 0.004
 		}
 		var out bytes.Buffer
-		opts := Options{Run: t.TempDir(), Config: cfg, SelfPlay: true, MaxTime: time.Hour, MaxGenerations: 2, Out: &out, NewForwarder: newFwd}
+		opts := Options{Run: t.TempDir(), Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: &out, NewForwarder: newFwd}
+		if c.limit == "-max-time" {
+			opts.MaxTime = time.Hour
+		} else {
+			opts.MaxCPU = time.Hour
+		}
 		if err := Run(context.Background(), opts); err != nil {
 			t.Fatalf("%s: %v\n%s", kind, err, out.String())
 		}
 		warned := strings.Count(out.String(), "before its learning-rate cosine reaches the floor")
 		if want := map[string]int{"cosine": 1, "piecewise": 0}[kind]; warned != want ||
-			(want == 1 && !strings.Contains(out.String(), "-set training.total_steps=")) {
-			t.Errorf("%s schedule: %d warnings, want %d\n%s", kind, warned, want, out.String())
+			(want == 1 && (!strings.Contains(out.String(), "-set training.total_steps=") || !strings.Contains(out.String(), "limit="+c.limit))) {
+			t.Errorf("%s schedule under %s: %d warnings, want %d\n%s", kind, c.limit, warned, want, out.String())
 		}
 	}
 }

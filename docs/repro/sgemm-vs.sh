@@ -26,9 +26,10 @@ for r in $(seq "$ROUNDS"); do
     for kernel in avx512 avx2; do
       core=SkylakeX
       [ "$kernel" = avx2 ] && core=Haswell
-      "$OUT/gemm.test" -test.run '^$' -test.bench "SgemmSquare/$kernel/$n\$" -test.benchtime 3x -test.cpu 2 |
-        awk -v r="$r" '/GFLOP/ { split($1, p, "/"); sub(/-2$/, "", p[3]); printf "{\"round\":%d,\"reference\":\"tabula\",\"kernel\":\"%s\",\"n\":%s,\"gflops\":%s}\n", r, p[2], p[3], $(NF-1) }' >> "$raw"
-      [ "$(tail -c 200 "$raw" | grep -c "\"kernel\":\"$kernel\",\"n\":$n")" = 1 ] || continue # this CPU lacks the kernel
+      line=$("$OUT/gemm.test" -test.run '^$' -test.bench "SgemmSquare/$kernel/$n\$" -test.benchtime 3x -test.cpu 2 |
+        awk -v r="$r" '/GFLOP/ { split($1, p, "/"); sub(/-2$/, "", p[3]); printf "{\"round\":%d,\"reference\":\"tabula\",\"kernel\":\"%s\",\"n\":%s,\"gflops\":%s}\n", r, p[2], p[3], $(NF-1) }')
+      [ -n "$line" ] || continue # this CPU lacks the kernel
+      echo "$line" >> "$raw"
       OPENBLAS_CORETYPE=$core "$OUT/openblas-sgemm" "$n" 3 | jq -c --argjson r "$r" --arg k "$kernel" '. + {round: $r, kernel: $k}' >> "$raw"
     done
   done

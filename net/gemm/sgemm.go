@@ -11,7 +11,8 @@ import (
 	"github.com/tabula-zero/tabula/internal/parallel"
 )
 
-// BLAS is gonum's BLAS with Sgemm replaced by the tile kernels below.
+// BLAS is gonum's BLAS with Sgemm replaced by the package's (packed
+// operands and the micro-kernels of micro.go).
 // gorgonia runs every convolution (forward and both backward products)
 // and dense layer of the training graph through Sgemm, where gonum's pure-Go
 // product spent about 60% of a training step (profile of the Connect
@@ -31,8 +32,8 @@ const minKernelWork = 32 * 32 * 32
 // kc is the depth of one pass over the packed operands; longer products
 // accumulate pass by pass, each pass reading and writing C once. A panel
 // of B is then 64 KiB at NR = 32, in the second-level cache with the tiles
-// of A: on the AVX-512 machine 512 beat 192, 256 and 384 at 1024² and
-// 2048² (best of four or five interleaved rounds; 768-2048 were no better).
+// of A. On the AVX-512 machine none of 192, 256, 384, 768 or 1024 was
+// ahead of 512 at 2048² (medians of interleaved rounds, 0.93-0.98 of it).
 const kc = 512
 
 // ncPanels is how many panels of B one tile of A meets before the next
@@ -122,9 +123,14 @@ func (ws *Workspace) run(w int) {
 	mr, nr := call.mk.MR, call.mk.NR
 	t0, t1 := call.tiles*w/call.workers, call.tiles*(w+1)/call.workers
 	s := &ws.scratch[w]
+	// Written straight into C, a one-pass product is added to C's old
+	// value from the first pass (beta 1); every later pass adds to the
+	// passes before it.
+	addToC := call.direct && call.beta == 1
 	for k0 := 0; k0 < call.k; k0 += kc {
 		kb := min(kc, call.k-k0)
 		bpass := call.packed[k0*call.panels*nr:]
+		accumulate := k0 > 0 || addToC
 		for c0 := t0; c0 < t1; c0 += mcTiles {
 			c1 := min(c0+mcTiles, t1)
 			pa := grow(&s.a, (c1-c0)*mr*kb)
@@ -134,7 +140,7 @@ func (ws *Workspace) run(w int) {
 				for ti := c0; ti < c1; ti++ {
 					at := pa[(ti-c0)*mr*kb : (ti-c0+1)*mr*kb]
 					for p := p0; p < p1; p++ {
-						call.block(s, at, bpass[p*kb*nr:(p+1)*kb*nr], ti, p, kb, k0 > 0 || call.direct && call.beta == 1)
+						call.block(s, at, bpass[p*kb*nr:(p+1)*kb*nr], ti, p, kb, accumulate)
 					}
 				}
 			}
