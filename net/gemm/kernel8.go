@@ -105,8 +105,9 @@ func kernel8Go(nr int) Kernel8 {
 }
 
 // Kernel8For returns the fastest 8-bit kernel this build and CPU run for
-// a layer of n output columns: AVX-512 VNNI assembly of the width that
-// pads n least, else pure Go (16 columns a panel).
+// a layer of n output columns: assembly (AVX-512 VNNI, else AVX-VNNI) of
+// the width that pads n least, the widest of those that tie, else pure Go
+// (16 columns a panel).
 func Kernel8For(n int) Kernel8 {
 	var best Kernel8
 	for _, k := range asmKernels8() {

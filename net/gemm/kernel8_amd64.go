@@ -2,24 +2,47 @@
 
 package gemm
 
-// asmKernels8 lists the 8-bit assembly kernels this CPU runs.
+// asmKernels8 lists the 8-bit assembly kernels this CPU runs, widest
+// first.
 func asmKernels8() []Kernel8 {
-	if !HasVNNI() {
-		return nil
+	var ks []Kernel8
+	if hasAVX512VNNI() {
+		ks = append(ks,
+			Kernel8{Name: "vnni8x32", NR: 32, Run: func(t *Tile8) { checkTile8(t, 32); kern8x32VNNI(t) }},
+			Kernel8{Name: "vnni8x48", NR: 48, Run: func(t *Tile8) { checkTile8(t, 48); kern8x48VNNI(t) }})
 	}
-	return []Kernel8{
-		{Name: "vnni8x32", NR: 32, Run: func(t *Tile8) { checkTile8(t, 32); kern8x32VNNI(t) }},
-		{Name: "vnni8x48", NR: 48, Run: func(t *Tile8) { checkTile8(t, 48); kern8x48VNNI(t) }},
+	if hasAVXVNNI() {
+		ks = append(ks, Kernel8{Name: "avxvnni8x16", NR: 16, Run: func(t *Tile8) { checkTile8(t, 16); kern8x16AVXVNNI(t) }})
 	}
+	return ks
 }
 
-// HasVNNI reports AVX-512 (F) with its VNNI extension: VPDPBUSD on ZMM.
-func HasVNNI() bool {
+// Has8Bit reports whether an 8-bit assembly kernel runs on this CPU:
+// AVX-512 VNNI, or AVX-VNNI (VPDPBUSD on YMM, in AVX2 machines that lack
+// AVX-512, such as Alder Lake's).
+func Has8Bit() bool { return hasAVX512VNNI() || hasAVXVNNI() }
+
+// hasAVX512VNNI reports AVX-512 (F) with its VNNI extension: VPDPBUSD on
+// ZMM.
+func hasAVX512VNNI() bool {
 	if !hasAVX512() {
 		return false
 	}
 	_, _, c7, _ := cpuid(7, 0)
 	return c7&(1<<11) != 0
+}
+
+// hasAVXVNNI reports AVX-VNNI: VPDPBUSD on YMM in its VEX encoding (CPUID
+// leaf 7, subleaf 1, EAX bit 4).
+func hasAVXVNNI() bool {
+	if !hasAVX2FMA() {
+		return false
+	}
+	if sub, _, _, _ := cpuid(7, 0); sub < 1 {
+		return false
+	}
+	a71, _, _, _ := cpuid(7, 1)
+	return a71&(1<<4) != 0
 }
 
 // kern8x32VNNI is Ref8 with nr = 32 in AVX-512 VNNI assembly.
@@ -31,3 +54,8 @@ func kern8x32VNNI(t *Tile8)
 //
 //go:noescape
 func kern8x48VNNI(t *Tile8)
+
+// kern8x16AVXVNNI is Ref8 with nr = 16 in AVX2 with AVX-VNNI assembly.
+//
+//go:noescape
+func kern8x16AVXVNNI(t *Tile8)

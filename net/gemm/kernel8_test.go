@@ -67,8 +67,8 @@ func cloneTile8(t *Tile8) *Tile8 {
 func TestKernels8MatchRef(t *testing.T) {
 	kernels := asmKernels8()
 	kernels = append(kernels, Kernel8Go(16), Kernel8Go(32), Kernel8Go(48))
-	if !HasVNNI() {
-		t.Log("no AVX-512 VNNI here (or -tags noasm): only the pure-Go 8-bit kernel is checked")
+	if !Has8Bit() {
+		t.Log("no AVX-512 VNNI or AVX-VNNI here (or -tags noasm): only the pure-Go 8-bit kernel is checked")
 	}
 	rng := rand.New(rand.NewPCG(8, 8))
 	for _, k := range kernels {

@@ -28,8 +28,12 @@ func amd64Kernels() []Kernel {
 func cpuid(leaf, sub uint32) (eax, ebx, ecx, edx uint32)
 func xgetbv() (eax, edx uint32)
 
-// hasAVX2FMA reports AVX2 and FMA with the YMM state enabled by the OS.
+// hasAVX2FMA reports AVX2 and FMA with the YMM state enabled by the OS
+// (and allowed by TABULA_ISA).
 func hasAVX2FMA() bool {
+	if isaCap < isaAVX2 {
+		return false
+	}
 	max, _, _, _ := cpuid(0, 0)
 	if max < 7 {
 		return false
@@ -47,9 +51,9 @@ func hasAVX2FMA() bool {
 }
 
 // hasAVX512 reports AVX-512F (with AVX2 and FMA) and the ZMM state enabled
-// by the OS.
+// by the OS (and allowed by TABULA_ISA).
 func hasAVX512() bool {
-	if !hasAVX2FMA() {
+	if isaCap < isaAVX512 || !hasAVX2FMA() {
 		return false
 	}
 	if xcr0, _ := xgetbv(); xcr0&0xe6 != 0xe6 {

@@ -5,17 +5,38 @@ package gemm
 // unsigned bytes of a Tile8's A, rounded to nearest with halves up. The
 // 8-bit tower quantizes every layer's input, so on the fast path this
 // runs in assembly where the CPU has AVX-512 (16 values an instruction
-// sequence); quantizeGo is its twin and the fallback. NaN gives 0 on the
-// assembly path; activations are never NaN.
+// sequence) or AVX2 (8); quantizeGo is their twin and the fallback. NaN
+// gives 0 on the assembly paths; activations are never NaN.
 func Quantize(dst []uint8, src []float32, inv float32) {
+	quantizeWith(quantizeFast, dst, src, inv)
+}
+
+// quantizeAsm is one assembly loop of Quantize: it converts n values, n a
+// multiple of width.
+type quantizeAsm struct {
+	name  string
+	width int
+	run   func(dst *uint8, src *float32, n int, inv float32)
+}
+
+// quantizeFast is the loop Quantize runs: the first this CPU has, or none.
+var quantizeFast = func() *quantizeAsm {
+	if qs := quantizeAsms(); len(qs) > 0 {
+		return &qs[0]
+	}
+	return nil
+}()
+
+// quantizeWith is Quantize on the loop q (nil: Go only), the tail in Go.
+func quantizeWith(q *quantizeAsm, dst []uint8, src []float32, inv float32) {
 	if len(dst) < len(src) {
 		panic("gemm: Quantize's dst shorter than src")
 	}
 	n := 0
-	if quantizeAsm {
-		n = len(src) &^ 15
+	if q != nil {
+		n = len(src) / q.width * q.width
 		if n > 0 {
-			quantizeAVX512(&dst[0], &src[0], n, inv)
+			q.run(&dst[0], &src[0], n, inv)
 		}
 	}
 	quantizeGo(dst[n:len(src)], src[n:], inv)

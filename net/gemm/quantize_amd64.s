@@ -31,3 +31,38 @@ qloop:
 qdone:
 	VZEROUPPER
 	RET
+
+// func quantizeAVX2(dst *uint8, src *float32, n int, inv float32)
+TEXT ·quantizeAVX2(SB), NOSPLIT, $0-28
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS inv+24(FP), Y1
+	MOVQ $0x3f000000, AX // 0.5
+	MOVQ AX, X2
+	VPBROADCASTD X2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ $0x437f0000, AX // 255.0
+	MOVQ AX, X4
+	VPBROADCASTD X4, Y4
+	SHRQ $3, CX
+	JZ q2done
+
+q2loop:
+	VMULPS (SI), Y1, Y0
+	VADDPS Y2, Y0, Y0
+	VMAXPS Y3, Y0, Y0
+	VMINPS Y4, Y0, Y0
+	VCVTTPS2DQ Y0, Y0
+	VEXTRACTI128 $1, Y0, X5
+	VPACKUSDW X5, X0, X0
+	VPACKUSWB X0, X0, X0
+	MOVQ X0, (DI)
+	ADDQ $32, SI
+	ADDQ $8, DI
+	DECQ CX
+	JNZ q2loop
+
+q2done:
+	VZEROUPPER
+	RET

@@ -2,8 +2,5 @@
 
 package gemm
 
-const quantizeAsm = false
-
-func quantizeAVX512(dst *uint8, src *float32, n int, inv float32) {
-	panic("gemm: no assembly in this build")
-}
+// quantizeAsms lists the assembly Quantize loops: none in this build.
+func quantizeAsms() []quantizeAsm { return nil }

@@ -6,11 +6,34 @@ import (
 	"testing"
 )
 
-// Quantize (assembly where the CPU has it) gives its twin's bytes exactly,
-// on every length around the vector width, for values below zero, past
-// the top, on the rounding boundaries and in between; and the twin
-// rounds as documented.
+// Quantize and every assembly loop this CPU runs give the twin's bytes
+// exactly, on every length around the vector widths, for values below
+// zero, past the top, on the rounding boundaries and in between; and the
+// twin rounds as documented.
 func TestQuantizeMatchesTwin(t *testing.T) {
+	impls := map[string]func(dst []uint8, src []float32, inv float32){"Quantize": Quantize}
+	for _, q := range quantizeAsms() {
+		impls[q.name] = func(dst []uint8, src []float32, inv float32) { quantizeWith(&q, dst, src, inv) }
+	}
+	if len(impls) == 1 {
+		t.Log("no assembly here (or -tags noasm): Quantize is the twin itself")
+	}
+	for name, quantize := range impls {
+		t.Run(name, func(t *testing.T) { checkQuantize(t, quantize) })
+	}
+	for _, c := range []struct {
+		v    float32
+		want uint8
+	}{{-3, 0}, {0, 0}, {0.49, 0}, {0.5, 1}, {1.49, 1}, {254.49, 254}, {254.5, 255}, {300, 255}, {float32(math.Inf(1)), 255}} {
+		var b [1]uint8
+		quantizeGo(b[:], []float32{c.v}, 1)
+		if b[0] != c.want {
+			t.Errorf("quantizeGo(%v) = %d, want %d", c.v, b[0], c.want)
+		}
+	}
+}
+
+func checkQuantize(t *testing.T, quantize func(dst []uint8, src []float32, inv float32)) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const inv = 1 / float32(0.037)
 	special := []float32{0, -0, -1, 1e-40, 0.5 / inv, 1.5 / inv, 254.5 / inv, 255 / inv, 256 / inv, 1e30, -1e30, float32(math.Inf(1)), float32(math.Inf(-1))}
@@ -25,22 +48,12 @@ func TestQuantizeMatchesTwin(t *testing.T) {
 		}
 		got, want := make([]uint8, n+1), make([]uint8, n+1)
 		got[n], want[n] = 7, 7 // the byte past the end stays
-		Quantize(got, src, inv)
+		quantize(got, src, inv)
 		quantizeGo(want[:n], src, inv)
 		for i := range got {
 			if got[i] != want[i] {
 				t.Fatalf("n=%d: byte %d of %v is %d, the twin says %d", n, i, src[i%max(n, 1)], got[i], want[i])
 			}
-		}
-	}
-	for _, c := range []struct {
-		v    float32
-		want uint8
-	}{{-3, 0}, {0, 0}, {0.49, 0}, {0.5, 1}, {1.49, 1}, {254.49, 254}, {254.5, 255}, {300, 255}, {float32(math.Inf(1)), 255}} {
-		var b [1]uint8
-		quantizeGo(b[:], []float32{c.v}, 1)
-		if b[0] != c.want {
-			t.Errorf("quantizeGo(%v) = %d, want %d", c.v, b[0], c.want)
 		}
 	}
 }
@@ -50,7 +63,13 @@ func BenchmarkQuantize(b *testing.B) {
 	for _, impl := range []struct {
 		name string
 		run  func()
-	}{{"Quantize", func() { Quantize(dst, src, 3) }}, {"go", func() { quantizeGo(dst, src, 3) }}} {
+	}{{"Quantize", func() { Quantize(dst, src, 3) }}, {"avx2", func() {
+		for _, q := range quantizeAsms() {
+			if q.name == "avx2" {
+				quantizeWith(&q, dst, src, 3)
+			}
+		}
+	}}, {"go", func() { quantizeGo(dst, src, 3) }}} {
 		b.Run(impl.name, func(b *testing.B) {
 			for b.Loop() {
 				impl.run()

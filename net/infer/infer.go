@@ -16,7 +16,7 @@
 //
 // NewInt8 runs the residual tower in 8 bits (int8.go): weights quantized
 // per output channel, activations at scales fixed by calibration
-// positions, on gemm's 8-bit kernel (AVX-512 VNNI, or its pure-Go twin).
+// positions, on gemm's 8-bit kernel (AVX-512 VNNI or AVX-VNNI, or its pure-Go twin).
 //
 // A Net is not safe for concurrent use; Clone gives each goroutine its own
 // buffers over the same weights.

@@ -15,7 +15,7 @@ import (
 // The 8-bit tower. The residual tower holds nearly all of a network's
 // multiply-adds; its convolutions read activations that follow a ReLU,
 // so they quantize to unsigned bytes with zero at zero (the padding stays
-// exact), and the 8-bit kernel (AVX-512 VNNI where the CPU has it) does
+// exact), and the 8-bit kernel (AVX-512 VNNI or AVX-VNNI where the CPU has one) does
 // four times the fp32 kernel's work per instruction. Weights are
 // quantized once, symmetrically, with a scale per output channel (after
 // batch norm is folded in). Each layer's activation scale is fixed once,
@@ -236,7 +236,7 @@ func Calibration(start game.Position, enc game.Encoder, n int, seed uint64) []fl
 }
 
 // Precisions are the tower precisions NewPrecision builds: auto is int8
-// where the CPU runs the 8-bit kernels (AVX-512 VNNI) and fp32 elsewhere,
+// where the CPU runs the 8-bit kernels (AVX-512 VNNI or AVX-VNNI) and fp32 elsewhere,
 // where the 8-bit tower runs on the slower pure-Go twin (Resolve).
 var Precisions = []string{Auto, "fp32", "int8"}
 
@@ -247,12 +247,12 @@ var Precisions = []string{Auto, "fp32", "int8"}
 const Auto = "auto"
 
 // Resolve returns the precision auto means on this CPU ("int8" with
-// gemm.HasVNNI, else "fp32"); others come back as they are.
+// gemm.Has8Bit, else "fp32"); others come back as they are.
 func Resolve(precision string) string {
 	if precision != Auto {
 		return precision
 	}
-	if gemm.HasVNNI() {
+	if gemm.Has8Bit() {
 		return "int8"
 	}
 	return "fp32"
