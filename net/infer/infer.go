@@ -91,6 +91,9 @@ type Net struct {
 	// x8 is a tower buffer in bytes (layout of x) for the 8-bit tower.
 	x8  []uint8
 	tl8 gemm.Tile8
+	// amxTiles are the AMX tiles of maxBatch images, amxSum their scratch.
+	amxTiles []gemm.AMXTile
+	amxSum   []int32
 	// observe, when set, sees the input of each tower convolution
 	// (NewInt8's calibration).
 	observe func(layer int, a []float32, batch int)
@@ -214,22 +217,32 @@ func strided(n, stride int) []int {
 func (wt *weights) buffers() *Net {
 	rows := gemm.RoundUp(wt.maxBatch, gemm.MR)
 	var x8 []uint8
+	var amxTiles []gemm.AMXTile
+	var amxSum []int32
 	if wt.t8 != nil {
-		x8 = make([]uint8, wt.images*wt.pp*wt.fp)
+		// The last AMX tile of an image reads up to AMXRows padded pixels
+		// past its last real one (rows it drops): slack past the last image.
+		x8 = make([]uint8, (wt.images*wt.pp+gemm.AMXRows+2*wt.wp+2)*wt.fp)
+		if wt.t8.amx != nil {
+			amxTiles, _ = wt.amxTiles()
+			amxSum = make([]int32, gemm.AMXRows*wt.fp)
+		}
 	}
 	return &Net{
-		weights: wt,
-		x8:      x8,
-		planes:  make([]float32, wt.images*wt.pp*wt.spec.Channels),
-		x:       make([]float32, wt.images*wt.pp*wt.fp),
-		t:       make([]float32, wt.images*wt.pp*wt.fp),
-		heads:   make([]float32, len(wt.headC)*wt.hc),
-		pol:     make([]float32, rows*wt.kpol),
-		val:     make([]float32, rows*wt.kval),
-		logits:  make([]float32, rows*wt.ap),
-		hidden:  make([]float32, rows*wt.vhp),
-		ft:      make([]float32, len(wt.headC)*wt.spec.PolicyChannels),
-		ws:      gemm.NewWorkspace(),
+		weights:  wt,
+		x8:       x8,
+		amxTiles: amxTiles,
+		amxSum:   amxSum,
+		planes:   make([]float32, wt.images*wt.pp*wt.spec.Channels),
+		x:        make([]float32, wt.images*wt.pp*wt.fp),
+		t:        make([]float32, wt.images*wt.pp*wt.fp),
+		heads:    make([]float32, len(wt.headC)*wt.hc),
+		pol:      make([]float32, rows*wt.kpol),
+		val:      make([]float32, rows*wt.kval),
+		logits:   make([]float32, rows*wt.ap),
+		hidden:   make([]float32, rows*wt.vhp),
+		ft:       make([]float32, len(wt.headC)*wt.spec.PolicyChannels),
+		ws:       gemm.NewWorkspace(),
 	}
 }
 
@@ -279,6 +292,14 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 	pixRows := gemm.RoundUp(batch*hw, gemm.MR)
 	n.layer(&n.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
 	for i := 0; i < len(n.tower); i += 2 {
+		if n.t8 != nil && n.t8.amx != nil {
+			tiles := n.amxTiles[:batch*len(n.amxTiles)/n.maxBatch]
+			n.quantize(n.x, n.x8, batch, n.t8.layers[i].in)
+			n.t8.amx[i].Run(n.x8, tiles, n.amxSum, n.t, nil)
+			n.quantize(n.t, n.x8, batch, n.t8.layers[i+1].in)
+			n.t8.amx[i+1].Run(n.x8, tiles, n.amxSum, n.x, n.x)
+			continue
+		}
 		if n.t8 != nil {
 			a, b := &n.t8.layers[i], &n.t8.layers[i+1]
 			n.quantize(n.x, n.x8, batch, a.in)

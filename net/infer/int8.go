@@ -31,6 +31,7 @@ import (
 type tower8 struct {
 	kern   gemm.Kernel8
 	layers []layer8
+	amx    []*gemm.Conv3AMX // the layers on AMX tiles where the CPU has them, else nil
 }
 
 type layer8 struct {
@@ -90,9 +91,53 @@ func NewInt8(p *net.Params, maxBatch int, calib []float32, n int) (*Net, error) 
 			t.layers = append(t.layers, packConv3Int8(c, fp.fp, fp.wp, k.NR, scale))
 		}
 	}
+	if gemm.HasAMX() {
+		t.amx = amxTower(t, fp.fp, fp.wp)
+	}
 	wt := *fp.weights
 	wt.t8 = t
 	return wt.buffers(), nil
+}
+
+// amxTower lays the 8-bit layers out for AMX tiles, the same bytes and
+// scales (so the same sums), or returns nil where the channel stride does
+// not fit them.
+func amxTower(t *tower8, cs, wp int) []*gemm.Conv3AMX {
+	nr := t.kern.NR
+	var convs []*gemm.Conv3AMX
+	for i := range t.layers {
+		l := &t.layers[i]
+		kdim := l.nseg * l.seglen
+		w := func(o, k int) int8 { return l.w[(o/nr)*kdim*nr+((k/4)*nr+o%nr)*4+k%4] }
+		c, err := gemm.NewConv3AMX(cs, wp, w, l.scale, l.bias)
+		if err != nil {
+			return nil
+		}
+		convs = append(convs, c)
+	}
+	return convs
+}
+
+// amxTiles returns the AMX tiles of maxBatch images (tilesPer each, in
+// order): 16 consecutive padded pixels from each image's first real one,
+// the padding columns' rows dropped.
+func (wt *weights) amxTiles() (tiles []gemm.AMXTile, tilesPer int) {
+	span := (wt.h-1)*wt.wp + wt.w // padded rows from the first real pixel to the last
+	tilesPer = (span + gemm.AMXRows - 1) / gemm.AMXRows
+	for b := range wt.maxBatch {
+		for p0 := 0; p0 < span; p0 += gemm.AMXRows {
+			t := gemm.AMXTile{Row: (b*wt.pp + p0) * wt.fp}
+			for r := range gemm.AMXRows {
+				y, x := (p0+r)/wt.wp, (p0+r)%wt.wp
+				t.Coff[r] = -1
+				if x < wt.w && y < wt.h {
+					t.Coff[r] = (b*wt.pp + (y+1)*wt.wp + x + 1) * wt.fp
+				}
+			}
+			tiles = append(tiles, t)
+		}
+	}
+	return tiles, tilesPer
 }
 
 // calibClip is the share of a layer's calibration activations its scale
@@ -206,6 +251,9 @@ func (n *Net) layer8(l *layer8, a []uint8, aoff []int, c []float32, coff []int, 
 func (n *Net) Precision() string {
 	if n.t8 == nil {
 		return "fp32"
+	}
+	if n.t8.amx != nil {
+		return "int8 (amx)"
 	}
 	return "int8 (" + n.t8.kern.Name + ")"
 }

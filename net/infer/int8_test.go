@@ -12,6 +12,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/gametest"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/net/gemm"
 )
 
 // realPlanes encodes n positions of random games of the spec's game (in
@@ -296,5 +297,57 @@ func TestNewParallelPrecision(t *testing.T) {
 	q.Spec.Game = "chess960"
 	if _, err := NewParallelPrecision(&q, batch, 1, "int8"); err == nil || !strings.Contains(err.Error(), "chess960") {
 		t.Errorf("unknown game: err %v, want one naming it", err)
+	}
+}
+
+// On AMX tiles the 8-bit tower computes the same sums as on the 8-bit
+// tile kernels: the outputs agree up to the epilogue's rounding (and a
+// byte of the next layer's input that rounding may tip), for every preset.
+func TestInt8AMXMatchesTiles(t *testing.T) {
+	if !gemm.HasAMX() {
+		t.Skip("no AMX-INT8 on this CPU (or -tags noasm, or TABULA_ISA below amx)")
+	}
+	for _, name := range presets {
+		s := presetSpec(t, name)
+		p := liveParams(t, s, 3)
+		const batch = 24
+		onAMX, err := NewInt8(p, batch, realPlanes(t, s, 64, 1), 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if onAMX.t8.amx == nil {
+			t.Errorf("%s: channel stride %d, and the tower is not on AMX", name, onAMX.fp)
+			continue
+		}
+		wt := *onAMX.weights
+		t8 := *wt.t8
+		t8.amx = nil
+		wt.t8 = &t8
+		onTiles := wt.buffers()
+		planes := realPlanes(t, s, batch, 5)
+		for _, b := range []int{batch, 1, 7} {
+			pa, va := make([]float32, b*s.Actions), make([]float32, b)
+			pt, vt := make([]float32, b*s.Actions), make([]float32, b)
+			in := planes[:b*s.Channels*s.Height*s.Width]
+			if err := onAMX.Forward(in, b, pa, va); err != nil {
+				t.Fatal(err)
+			}
+			if err := onTiles.Forward(in, b, pt, vt); err != nil {
+				t.Fatal(err)
+			}
+			for i := range va {
+				if d := math.Abs(float64(va[i] - vt[i])); d > 2e-3 {
+					t.Errorf("%s batch %d: value %d is %v on AMX, %v on %s", name, b, i, va[i], vt[i], onTiles.Precision())
+				}
+			}
+			for i := range pa {
+				if d := math.Abs(float64(pa[i] - pt[i])); d > 2e-3*(1+math.Abs(float64(pt[i]))) {
+					t.Fatalf("%s batch %d: logit %d is %v on AMX, %v on %s", name, b, i, pa[i], pt[i], onTiles.Precision())
+				}
+			}
+		}
+		if got := onAMX.Precision(); got != "int8 (amx)" {
+			t.Errorf("%s: precision %q", name, got)
+		}
 	}
 }

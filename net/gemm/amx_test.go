@@ -1,0 +1,120 @@
+package gemm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// The AMX convolution agrees with its plain-loop twin and with the
+// convolution's definition, on every channel stride it takes, with and
+// without a residual; dropped rows and the padding of C stay untouched.
+func TestConv3AMXMatchesDefinition(t *testing.T) {
+	if !hasAMX() {
+		t.Log("no AMX here (or -tags noasm, or TABULA_ISA below amx): only the Go twin is checked")
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	const h, w, batch = 10, 9, 3
+	wp, pp := w+2, (h+2)*(w+2)
+	for _, cs := range []int{16, 32, 48} {
+		for _, withRes := range []bool{false, true} {
+			// A padded NHWC byte buffer with zero padding and slack past the
+			// last image for the last tile's dropped rows.
+			a := make([]uint8, (batch*pp+AMXRows+2*wp+2)*cs)
+			for b := range batch {
+				for y := range h {
+					for x := range w {
+						px := a[(b*pp+(y+1)*wp+x+1)*cs:][:cs]
+						for i := range px {
+							px[i] = uint8(rng.IntN(256))
+						}
+					}
+				}
+			}
+			wt := make([]int8, cs*9*cs) // [o][k]
+			for i := range wt {
+				wt[i] = int8(rng.IntN(256) - 128)
+			}
+			scale, bias := make([]float32, cs), make([]float32, cs)
+			for o := range cs {
+				scale[o], bias[o] = float32(rng.Float64()*1e-4), float32(rng.NormFloat64())
+			}
+			c, err := NewConv3AMX(cs, wp, func(o, k int) int8 { return wt[o*9*cs+k] }, scale, bias)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tiles []AMXTile
+			for b := range batch {
+				for p0 := 0; p0 < (h-1)*wp+w; p0 += AMXRows {
+					tl := AMXTile{Row: (b*pp + p0) * cs}
+					for r := range AMXRows {
+						y, x := (p0+r)/wp, (p0+r)%wp
+						tl.Coff[r] = -1
+						if x < w && y < h {
+							tl.Coff[r] = (b*pp + (y+1)*wp + x + 1) * cs
+						}
+					}
+					tiles = append(tiles, tl)
+				}
+			}
+			var res []float32
+			if withRes {
+				res = make([]float32, batch*pp*cs)
+				for i := range res {
+					res[i] = float32(rng.NormFloat64())
+				}
+			}
+			const untouched = -7
+			got, twin := make([]float32, batch*pp*cs), make([]float32, batch*pp*cs)
+			for i := range got {
+				got[i], twin[i] = untouched, untouched
+			}
+			c.Run(a, tiles, make([]int32, AMXRows*cs), got, res)
+			c.runGo(a, tiles, twin, res)
+			for b := range batch {
+				for y := -1; y <= h; y++ {
+					for x := -1; x <= w; x++ {
+						q := b*pp + (y+1)*wp + x + 1
+						inside := y >= 0 && y < h && x >= 0 && x < w
+						for o := range cs {
+							g, tw := got[q*cs+o], twin[q*cs+o]
+							if !inside {
+								if g != untouched || tw != untouched {
+									t.Fatalf("cs %d: padding pixel (%d,%d) channel %d written: %v, twin %v", cs, y, x, o, g, tw)
+								}
+								continue
+							}
+							var s int32
+							for ky := range 3 {
+								for kx := range 3 {
+									px := a[(b*pp+(y+ky)*wp+x+kx)*cs:][:cs]
+									for ci, v := range px {
+										s += int32(v) * int32(wt[o*9*cs+(ky*3+kx)*cs+ci])
+									}
+								}
+							}
+							want := bias[o] + scale[o]*float32(s)
+							if res != nil {
+								want += res[q*cs+o]
+							}
+							want = max(want, 0)
+							tol := 1e-5 * (1 + math.Abs(float64(want)))
+							if math.Abs(float64(g-want)) > tol || math.Abs(float64(tw-want)) > tol {
+								t.Fatalf("cs %d res %v: pixel (%d,%d) of image %d channel %d: %v, twin %v, definition %v", cs, withRes, y, x, b, o, g, tw, want)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// Channel strides the tiles cannot take are refused with a reason.
+func TestConv3AMXRefuses(t *testing.T) {
+	for _, cs := range []int{0, 8, 24, 64} {
+		if _, err := NewConv3AMX(cs, 11, func(o, k int) int8 { return 0 }, make([]float32, 64), make([]float32, 64)); err == nil {
+			t.Errorf("channel stride %d accepted", cs)
+		}
+	}
+}
