@@ -118,3 +118,68 @@ func TestConv3AMXRefuses(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkConv3AMX runs one tower convolution of 32 Xiangqi boards (48
+// channels) on AMX tiles and on the 8-bit tile kernel, in GMAC/s of the
+// real pixels.
+func BenchmarkConv3AMX(b *testing.B) {
+	const h, w, batch, cs = 10, 9, 32, 48
+	wp, pp := w+2, (h+2)*(w+2)
+	a := make([]uint8, (batch*pp+AMXRows+2*wp+2)*cs)
+	for i := range a {
+		a[i] = uint8(i * 7)
+	}
+	ones := make([]float32, cs)
+	c, err := NewConv3AMX(cs, wp, func(o, k int) int8 { return int8(o - k) }, ones, ones)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var tiles []AMXTile
+	var aoff, coff []int
+	for bi := range batch {
+		for p0 := 0; p0 < (h-1)*wp+w; p0 += AMXRows {
+			tl := AMXTile{Row: (bi*pp + p0) * cs}
+			for r := range AMXRows {
+				y, x := (p0+r)/wp, (p0+r)%wp
+				tl.Coff[r] = -1
+				if x < w && y < h {
+					tl.Coff[r] = (bi*pp + (y+1)*wp + x + 1) * cs
+				}
+			}
+			tiles = append(tiles, tl)
+		}
+		for q := range h * w {
+			px := bi*pp + (q/w+1)*wp + q%w + 1
+			aoff, coff = append(aoff, (px-wp-1)*cs), append(coff, px*cs)
+		}
+	}
+	for len(aoff)%MR != 0 {
+		aoff, coff = append(aoff, aoff[0]), append(coff, coff[0])
+	}
+	out, sum := make([]float32, batch*pp*cs), make([]int32, AMXRows*cs)
+	macs := float64(batch * h * w * 9 * cs * cs)
+	b.Run("amx", func(b *testing.B) {
+		if !hasAMX() {
+			b.Skip("no AMX")
+		}
+		for b.Loop() {
+			c.Run(a, tiles, sum, out, nil)
+		}
+		b.ReportMetric(macs*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
+	})
+	k := Kernel8For(cs)
+	wk := make([]int8, 9*cs*k.NR*(cs/k.NR))
+	t := &Tile8{A: a, NSeg: 3, SegLen: 3 * cs, SegStride: wp * cs, Scale: ones, Bias: ones, C: out, ReLU: true}
+	b.Run(k.Name, func(b *testing.B) {
+		for b.Loop() {
+			for j := 0; j < cs/k.NR; j++ {
+				t.W = wk[j*9*cs*k.NR:]
+				for r := 0; r < len(aoff); r += MR {
+					t.Aoff, t.Coff = aoff[r:r+MR], coff[r:r+MR]
+					k.Run(t)
+				}
+			}
+		}
+		b.ReportMetric(macs*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
+	})
+}
