@@ -76,35 +76,66 @@ type AMXTile struct {
 	Coff [AMXRows]int
 }
 
-// Run computes the tiles into c (ReLU'd; res added first when not nil).
-// sum is scratch of AMXRows*cs int32s. Every index is checked before
-// the assembly runs; an out-of-range one panics, a caller's bug.
-func (c *Conv3AMX) Run(a []uint8, tiles []AMXTile, sum []int32, out, res []float32) {
-	c.check(a, tiles, sum, out, res)
-	if len(tiles) == 0 {
-		return
-	}
-	if hasAMX() {
-		c.runAsm(a, tiles, sum, out, res)
-		return
-	}
-	c.runGo(a, tiles, out, res)
+// AMXTiles is a list of tiles checked once, with the furthest byte and
+// float each prefix of it reaches, so that a call checks its bounds in
+// constant time.
+type AMXTiles struct {
+	tiles             []AMXTile
+	maxRow, maxWriter []int // over tiles[:i+1]: the largest Row and Coff
 }
 
-func (c *Conv3AMX) check(a []uint8, tiles []AMXTile, sum []int32, out, res []float32) {
+// NewAMXTiles checks the tiles' offsets (Row >= 0, Coff >= -1) and
+// records their extents; it keeps the slice.
+func NewAMXTiles(tiles []AMXTile) (*AMXTiles, error) {
+	t := &AMXTiles{tiles: tiles, maxRow: make([]int, len(tiles)), maxWriter: make([]int, len(tiles))}
+	row, wr := 0, -1
+	for i, tl := range tiles {
+		if tl.Row < 0 {
+			return nil, fmt.Errorf("gemm: AMX tile %d starts at byte %d", i, tl.Row)
+		}
+		row = max(row, tl.Row)
+		for r, o := range tl.Coff {
+			if o < -1 {
+				return nil, fmt.Errorf("gemm: AMX tile %d row %d writes at %d", i, r, o)
+			}
+			wr = max(wr, o)
+		}
+		t.maxRow[i], t.maxWriter[i] = row, wr
+	}
+	return t, nil
+}
+
+// Len is the number of tiles.
+func (t *AMXTiles) Len() int { return len(t.tiles) }
+
+// Run computes the first n tiles into out (ReLU'd; res added first when
+// not nil). sum is scratch of AMXRows*cs int32s. The bounds are checked
+// before the assembly runs; an out-of-range one panics, a caller's bug.
+func (c *Conv3AMX) Run(a []uint8, tiles *AMXTiles, n int, sum []int32, out, res []float32) {
+	if n == 0 {
+		return
+	}
+	c.check(a, tiles, n, sum, out, res)
+	ts := tiles.tiles[:n]
+	if hasAMX() {
+		c.runAsm(a, ts, sum, out, res)
+		return
+	}
+	c.runGo(a, ts, out, res)
+}
+
+func (c *Conv3AMX) check(a []uint8, tiles *AMXTiles, n int, sum []int32, out, res []float32) {
+	if n < 0 || n > tiles.Len() {
+		panic(fmt.Sprintf("gemm: %d AMX tiles of %d", n, tiles.Len()))
+	}
 	if len(sum) < AMXRows*c.cs {
 		panic(fmt.Sprintf("gemm: AMX scratch of %d sums, want %d", len(sum), AMXRows*c.cs))
 	}
-	last := (AMXRows-1)*c.cs + c.taps[8] + c.cs
-	for i, t := range tiles {
-		if t.Row < 0 || t.Row+last > len(a) {
-			panic(fmt.Sprintf("gemm: AMX tile %d reads bytes [%d, %d) of %d", i, t.Row, t.Row+last, len(a)))
-		}
-		for r, o := range t.Coff {
-			if o < -1 || o+c.cs > len(out) || (res != nil && o+c.cs > len(res)) {
-				panic(fmt.Sprintf("gemm: AMX tile %d row %d writes past C at %d", i, r, o))
-			}
-		}
+	if end := tiles.maxRow[n-1] + (AMXRows-1)*c.cs + c.taps[8] + c.cs; end > len(a) {
+		panic(fmt.Sprintf("gemm: AMX tiles read to byte %d of %d", end, len(a)))
+	}
+	if end := tiles.maxWriter[n-1] + c.cs; end > len(out) || (res != nil && end > len(res)) {
+		panic(fmt.Sprintf("gemm: AMX tiles write to %d of %d (residual %d)", end, len(out), len(res)))
 	}
 }
 

@@ -69,7 +69,11 @@ func TestConv3AMXMatchesDefinition(t *testing.T) {
 			for i := range got {
 				got[i], twin[i] = untouched, untouched
 			}
-			c.Run(a, tiles, make([]int32, AMXRows*cs), got, res)
+			plan, err := NewAMXTiles(tiles)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Run(a, plan, plan.Len(), make([]int32, AMXRows*cs), got, res)
 			c.runGo(a, tiles, twin, res)
 			for b := range batch {
 				for y := -1; y <= h; y++ {
@@ -157,13 +161,17 @@ func BenchmarkConv3AMX(b *testing.B) {
 		aoff, coff = append(aoff, aoff[0]), append(coff, coff[0])
 	}
 	out, sum := make([]float32, batch*pp*cs), make([]int32, AMXRows*cs)
+	plan, err := NewAMXTiles(tiles)
+	if err != nil {
+		b.Fatal(err)
+	}
 	macs := float64(batch * h * w * 9 * cs * cs)
 	b.Run("amx", func(b *testing.B) {
 		if !hasAMX() {
 			b.Skip("no AMX")
 		}
 		for b.Loop() {
-			c.Run(a, tiles, sum, out, nil)
+			c.Run(a, plan, plan.Len(), sum, out, nil)
 		}
 		b.ReportMetric(macs*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 	})
@@ -182,4 +190,46 @@ func BenchmarkConv3AMX(b *testing.B) {
 		}
 		b.ReportMetric(macs*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 	})
+}
+
+// Tiles that start before the buffer or write before C are refused;
+// reads and writes past the end panic before the assembly runs.
+func TestAMXTilesBounds(t *testing.T) {
+	if _, err := NewAMXTiles([]AMXTile{{Row: -1}}); err == nil {
+		t.Error("a tile at byte -1 accepted")
+	}
+	bad := AMXTile{}
+	bad.Coff[3] = -2
+	if _, err := NewAMXTiles([]AMXTile{bad}); err == nil {
+		t.Error("a row writing at -2 accepted")
+	}
+	ones := make([]float32, 16)
+	c, err := NewConv3AMX(16, 5, func(o, k int) int8 { return 1 }, ones, ones)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ok AMXTile
+	for r := range ok.Coff {
+		ok.Coff[r] = r * 16
+	}
+	plan, err := NewAMXTiles([]AMXTile{ok})
+	if err != nil {
+		t.Fatal(err)
+	}
+	need := 15*16 + (2*5+2)*16 + 16
+	for _, c2 := range []struct {
+		name   string
+		a, out int
+		n      int
+		panics bool
+	}{{"fits", need, 16 * 16, 1, false}, {"reads past A", need - 1, 16 * 16, 1, true}, {"writes past C", need, 16*16 - 1, 1, true}, {"more tiles than planned", need, 16 * 16, 2, true}} {
+		func() {
+			defer func() {
+				if p := recover(); (p != nil) != c2.panics {
+					t.Errorf("%s: panic %v", c2.name, p)
+				}
+			}()
+			c.Run(make([]uint8, c2.a), plan, c2.n, make([]int32, 16*16), make([]float32, c2.out), nil)
+		}()
+	}
 }

@@ -33,27 +33,28 @@ import (
 
 // weights is the read-only part of a Net, shared by clones.
 type weights struct {
-	spec   net.Spec
-	kern   gemm.Kernel
-	h, w   int // board
-	hw     int
-	wp     int // padded width
-	pp     int // padded pixels per image
-	fp     int // tower channel stride (filters rounded up to nr)
-	hc     int // head channel stride (policy + value channels rounded up to nr)
-	ap     int // policy logits stride (actions rounded up to nr)
-	vhp    int // value hidden stride
-	kpol   int // policy FC inputs: hw * policy channels
-	kval   int // value FC1 inputs: hw * value channels
-	in     layer
-	tower  []layer // 2 per block
-	head   layer   // policy and value 1x1 convolutions side by side
-	polFC  layer
-	fromTo *net.FromTo // the from-to head (polFC unused), or nil
-	t8     *tower8     // the tower in 8 bits (NewInt8), or nil: fp32
-	valFC1 layer
-	valW2  []float32 // value FC2 weights [value hidden]
-	valB2  float32
+	spec    net.Spec
+	kern    gemm.Kernel
+	h, w    int // board
+	hw      int
+	wp      int // padded width
+	pp      int // padded pixels per image
+	fp      int // tower channel stride (filters rounded up to nr)
+	hc      int // head channel stride (policy + value channels rounded up to nr)
+	ap      int // policy logits stride (actions rounded up to nr)
+	vhp     int // value hidden stride
+	kpol    int // policy FC inputs: hw * policy channels
+	kval    int // value FC1 inputs: hw * value channels
+	in      layer
+	tower   []layer // 2 per block
+	head    layer   // policy and value 1x1 convolutions side by side
+	polFC   layer
+	fromTo  *net.FromTo    // the from-to head (polFC unused), or nil
+	t8      *tower8        // the tower in 8 bits (NewInt8), or nil: fp32
+	amxPlan *gemm.AMXTiles // the 8-bit tower's AMX tiles over maxBatch images (t8.amx set)
+	valFC1  layer
+	valW2   []float32 // value FC2 weights [value hidden]
+	valB2   float32
 
 	maxBatch int
 	images   int   // images in a padded buffer: maxBatch plus scratch for tail rows
@@ -92,7 +93,7 @@ type Net struct {
 	x8  []uint8
 	tl8 gemm.Tile8
 	// amxTiles are the AMX tiles of maxBatch images, amxSum their scratch.
-	amxTiles []gemm.AMXTile
+	amxTiles *gemm.AMXTiles
 	amxSum   []int32
 	// observe, when set, sees the input of each tower convolution
 	// (NewInt8's calibration).
@@ -217,14 +218,14 @@ func strided(n, stride int) []int {
 func (wt *weights) buffers() *Net {
 	rows := gemm.RoundUp(wt.maxBatch, gemm.MR)
 	var x8 []uint8
-	var amxTiles []gemm.AMXTile
+	var amxTiles *gemm.AMXTiles
 	var amxSum []int32
 	if wt.t8 != nil {
 		// The last AMX tile of an image reads up to AMXRows padded pixels
 		// past its last real one (rows it drops): slack past the last image.
 		x8 = make([]uint8, (wt.images*wt.pp+gemm.AMXRows+2*wt.wp+2)*wt.fp)
 		if wt.t8.amx != nil {
-			amxTiles, _ = wt.amxTiles()
+			amxTiles = wt.amxPlan
 			amxSum = make([]int32, gemm.AMXRows*wt.fp)
 		}
 	}
@@ -293,11 +294,11 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 	n.layer(&n.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
 	for i := 0; i < len(n.tower); i += 2 {
 		if n.t8 != nil && n.t8.amx != nil {
-			tiles := n.amxTiles[:batch*len(n.amxTiles)/n.maxBatch]
+			tiles := batch * n.amxTiles.Len() / n.maxBatch
 			n.quantize(n.x, n.x8, batch, n.t8.layers[i].in)
-			n.t8.amx[i].Run(n.x8, tiles, n.amxSum, n.t, nil)
+			n.t8.amx[i].Run(n.x8, n.amxTiles, tiles, n.amxSum, n.t, nil)
 			n.quantize(n.t, n.x8, batch, n.t8.layers[i+1].in)
-			n.t8.amx[i+1].Run(n.x8, tiles, n.amxSum, n.x, n.x)
+			n.t8.amx[i+1].Run(n.x8, n.amxTiles, tiles, n.amxSum, n.x, n.x)
 			continue
 		}
 		if n.t8 != nil {

@@ -91,11 +91,15 @@ func NewInt8(p *net.Params, maxBatch int, calib []float32, n int) (*Net, error) 
 			t.layers = append(t.layers, packConv3Int8(c, fp.fp, fp.wp, k.NR, scale))
 		}
 	}
-	if gemm.HasAMX() {
-		t.amx = amxTower(t, fp.fp, fp.wp)
-	}
 	wt := *fp.weights
 	wt.t8 = t
+	if gemm.HasAMX() {
+		if t.amx = amxTower(t, fp.fp, fp.wp); t.amx != nil {
+			if wt.amxPlan, err = gemm.NewAMXTiles(wt.amxTiles()); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return wt.buffers(), nil
 }
 
@@ -118,12 +122,12 @@ func amxTower(t *tower8, cs, wp int) []*gemm.Conv3AMX {
 	return convs
 }
 
-// amxTiles returns the AMX tiles of maxBatch images (tilesPer each, in
-// order): 16 consecutive padded pixels from each image's first real one,
-// the padding columns' rows dropped.
-func (wt *weights) amxTiles() (tiles []gemm.AMXTile, tilesPer int) {
+// amxTiles returns the AMX tiles of maxBatch images (the same number
+// each, in order): 16 consecutive padded pixels from each image's first
+// real one, the padding columns' rows dropped.
+func (wt *weights) amxTiles() []gemm.AMXTile {
 	span := (wt.h-1)*wt.wp + wt.w // padded rows from the first real pixel to the last
-	tilesPer = (span + gemm.AMXRows - 1) / gemm.AMXRows
+	var tiles []gemm.AMXTile
 	for b := range wt.maxBatch {
 		for p0 := 0; p0 < span; p0 += gemm.AMXRows {
 			t := gemm.AMXTile{Row: (b*wt.pp + p0) * wt.fp}
@@ -137,7 +141,7 @@ func (wt *weights) amxTiles() (tiles []gemm.AMXTile, tilesPer int) {
 			tiles = append(tiles, t)
 		}
 	}
-	return tiles, tilesPer
+	return tiles
 }
 
 // calibClip is the share of a layer's calibration activations its scale
