@@ -68,10 +68,10 @@ func NewConv3AMX(cs, wp int, w func(o, k int) int8, scale, bias []float32) (*Con
 	return c, nil
 }
 
-// AMXTile is one tile of a convolution: A + Row is the first tap of its
+// amxTile is one tile of a convolution: A + Row is the first tap of its
 // first output pixel in the byte buffer, Coff the float index in C (and
 // Res) of each of its 16 output pixels, or -1 for a row to drop.
-type AMXTile struct {
+type amxTile struct {
 	Row  int
 	Coff [AMXRows]int
 }
@@ -80,13 +80,43 @@ type AMXTile struct {
 // float each prefix of it reaches, so that a call checks its bounds in
 // constant time.
 type AMXTiles struct {
-	tiles             []AMXTile
+	tiles             []amxTile
+	perImage          int   // tiles of one image (Tiles' lists; 0: not by image)
 	maxRow, maxWriter []int // over tiles[:i+1]: the largest Row and Coff
 }
 
-// NewAMXTiles checks the tiles' offsets (Row >= 0, Coff >= -1) and
+// Tiles lays out the tiles of images h x w images in padded NHWC buffers
+// of pp pixels an image (the byte buffer read, the float buffers
+// written; the convolution's channel stride and padded width): per
+// image, 16 consecutive padded pixels from its first real one to its
+// last, the rows on padding columns dropped.
+func (c *Conv3AMX) Tiles(h, w, pp, images int) *AMXTiles {
+	span := (h-1)*c.wp + w // padded rows from the first real pixel to the last
+	var tiles []amxTile
+	for b := range images {
+		for p0 := 0; p0 < span; p0 += AMXRows {
+			t := amxTile{Row: (b*pp + p0) * c.cs}
+			for r := range AMXRows {
+				y, x := (p0+r)/c.wp, (p0+r)%c.wp
+				t.Coff[r] = -1
+				if x < w && y < h {
+					t.Coff[r] = (b*pp + (y+1)*c.wp + x + 1) * c.cs
+				}
+			}
+			tiles = append(tiles, t)
+		}
+	}
+	t, err := newAMXTiles(tiles)
+	if err != nil {
+		panic(err) // offsets from non-negative sizes are never negative
+	}
+	t.perImage = (span + AMXRows - 1) / AMXRows
+	return t
+}
+
+// newAMXTiles checks the tiles' offsets (Row >= 0, Coff >= -1) and
 // records their extents; it keeps the slice.
-func NewAMXTiles(tiles []AMXTile) (*AMXTiles, error) {
+func newAMXTiles(tiles []amxTile) (*AMXTiles, error) {
 	t := &AMXTiles{tiles: tiles, maxRow: make([]int, len(tiles)), maxWriter: make([]int, len(tiles))}
 	row, wr := 0, -1
 	for i, tl := range tiles {
@@ -107,6 +137,9 @@ func NewAMXTiles(tiles []AMXTile) (*AMXTiles, error) {
 
 // Len is the number of tiles.
 func (t *AMXTiles) Len() int { return len(t.tiles) }
+
+// PerImage is the number of tiles of one image in a list from Tiles.
+func (t *AMXTiles) PerImage() int { return t.perImage }
 
 // Run computes the first n tiles into out (ReLU'd; res added first when
 // not nil). sum is scratch of AMXRows*cs int32s. The bounds are checked
@@ -140,7 +173,7 @@ func (c *Conv3AMX) check(a []uint8, tiles *AMXTiles, n int, sum []int32, out, re
 }
 
 // runGo is Run in plain loops: the assembly's twin.
-func (c *Conv3AMX) runGo(a []uint8, tiles []AMXTile, out, res []float32) {
+func (c *Conv3AMX) runGo(a []uint8, tiles []amxTile, out, res []float32) {
 	for _, t := range tiles {
 		for r, off := range t.Coff {
 			if off < 0 {

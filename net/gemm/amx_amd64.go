@@ -10,7 +10,7 @@ import "sync"
 type amxArgs struct {
 	cfg                   *byte
 	a                     *uint8
-	tiles                 *AMXTile
+	tiles                 *amxTile
 	ntiles                int
 	taps                  *int
 	w                     *int8
@@ -20,7 +20,7 @@ type amxArgs struct {
 	out, res, scale, bias *float32
 }
 
-func (c *Conv3AMX) runAsm(a []uint8, tiles []AMXTile, sum []int32, out, res []float32) {
+func (c *Conv3AMX) runAsm(a []uint8, tiles []amxTile, sum []int32, out, res []float32) {
 	args := amxArgs{cfg: &c.cfg[0], a: &a[0], tiles: &tiles[0], ntiles: len(tiles), taps: &c.taps[0],
 		w: &c.w[0], wstep: c.wstep, tapstep: c.np * c.wstep, cs: c.cs, np: c.np, sumRS: c.sumRS,
 		sum: &sum[0], out: &out[0], scale: &c.scale[0], bias: &c.bias[0]}

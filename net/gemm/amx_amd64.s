@@ -56,7 +56,7 @@ loaded:
 
 tileloop:
 	MOVQ amxArgs_a(R8), R13
-	ADDQ AMXTile_Row(R9), R13
+	ADDQ amxTile_Row(R9), R13
 	MOVQ amxArgs_np(R8), R12
 	TILEZERO(0)
 	CMPQ R12, $2
@@ -109,7 +109,7 @@ tapnext:
 stored:
 	// Epilogue, row by row: dequantize, bias, residual, ReLU, store.
 	MOVQ amxArgs_sum(R8), BX
-	LEAQ AMXTile_Coff(R9), R11
+	LEAQ amxTile_Coff(R9), R11
 	MOVQ amxArgs_out(R8), DI
 	MOVQ amxArgs_res(R8), R13
 	MOVQ $16, R14
@@ -132,7 +132,7 @@ rownext:
 	DECQ R14
 	JNZ rowloop
 
-	ADDQ $AMXTile__size, R9
+	ADDQ $amxTile__size, R9
 	DECQ R10
 	JNZ tileloop
 

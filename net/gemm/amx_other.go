@@ -4,6 +4,6 @@ package gemm
 
 func hasAMX() bool { return false }
 
-func (c *Conv3AMX) runAsm(a []uint8, tiles []AMXTile, sum []int32, out, res []float32) {
+func (c *Conv3AMX) runAsm(a []uint8, tiles []amxTile, sum []int32, out, res []float32) {
 	panic("gemm: no AMX in this build")
 }

@@ -43,19 +43,9 @@ func TestConv3AMXMatchesDefinition(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var tiles []AMXTile
-			for b := range batch {
-				for p0 := 0; p0 < (h-1)*wp+w; p0 += AMXRows {
-					tl := AMXTile{Row: (b*pp + p0) * cs}
-					for r := range AMXRows {
-						y, x := (p0+r)/wp, (p0+r)%wp
-						tl.Coff[r] = -1
-						if x < w && y < h {
-							tl.Coff[r] = (b*pp + (y+1)*wp + x + 1) * cs
-						}
-					}
-					tiles = append(tiles, tl)
-				}
+			plan := c.Tiles(h, w, pp, batch)
+			if plan.Len() != batch*plan.PerImage() || plan.PerImage() != ((h-1)*wp+w+AMXRows-1)/AMXRows {
+				t.Fatalf("cs %d: %d tiles, %d an image, for %d images", cs, plan.Len(), plan.PerImage(), batch)
 			}
 			var res []float32
 			if withRes {
@@ -69,12 +59,8 @@ func TestConv3AMXMatchesDefinition(t *testing.T) {
 			for i := range got {
 				got[i], twin[i] = untouched, untouched
 			}
-			plan, err := NewAMXTiles(tiles)
-			if err != nil {
-				t.Fatal(err)
-			}
 			c.Run(a, plan, plan.Len(), make([]int32, AMXRows*cs), got, res)
-			c.runGo(a, tiles, twin, res)
+			c.runGo(a, plan.tiles, twin, res)
 			for b := range batch {
 				for y := -1; y <= h; y++ {
 					for x := -1; x <= w; x++ {
@@ -138,20 +124,9 @@ func BenchmarkConv3AMX(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var tiles []AMXTile
+	plan := c.Tiles(h, w, pp, batch)
 	var aoff, coff []int
 	for bi := range batch {
-		for p0 := 0; p0 < (h-1)*wp+w; p0 += AMXRows {
-			tl := AMXTile{Row: (bi*pp + p0) * cs}
-			for r := range AMXRows {
-				y, x := (p0+r)/wp, (p0+r)%wp
-				tl.Coff[r] = -1
-				if x < w && y < h {
-					tl.Coff[r] = (bi*pp + (y+1)*wp + x + 1) * cs
-				}
-			}
-			tiles = append(tiles, tl)
-		}
 		for q := range h * w {
 			px := bi*pp + (q/w+1)*wp + q%w + 1
 			aoff, coff = append(aoff, (px-wp-1)*cs), append(coff, px*cs)
@@ -161,10 +136,6 @@ func BenchmarkConv3AMX(b *testing.B) {
 		aoff, coff = append(aoff, aoff[0]), append(coff, coff[0])
 	}
 	out, sum := make([]float32, batch*pp*cs), make([]int32, AMXRows*cs)
-	plan, err := NewAMXTiles(tiles)
-	if err != nil {
-		b.Fatal(err)
-	}
 	macs := float64(batch * h * w * 9 * cs * cs)
 	b.Run("amx", func(b *testing.B) {
 		if !hasAMX() {
@@ -195,12 +166,12 @@ func BenchmarkConv3AMX(b *testing.B) {
 // Tiles that start before the buffer or write before C are refused;
 // reads and writes past the end panic before the assembly runs.
 func TestAMXTilesBounds(t *testing.T) {
-	if _, err := NewAMXTiles([]AMXTile{{Row: -1}}); err == nil {
+	if _, err := newAMXTiles([]amxTile{{Row: -1}}); err == nil {
 		t.Error("a tile at byte -1 accepted")
 	}
-	bad := AMXTile{}
+	bad := amxTile{}
 	bad.Coff[3] = -2
-	if _, err := NewAMXTiles([]AMXTile{bad}); err == nil {
+	if _, err := newAMXTiles([]amxTile{bad}); err == nil {
 		t.Error("a row writing at -2 accepted")
 	}
 	ones := make([]float32, 16)
@@ -208,11 +179,11 @@ func TestAMXTilesBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ok AMXTile
+	var ok amxTile
 	for r := range ok.Coff {
 		ok.Coff[r] = r * 16
 	}
-	plan, err := NewAMXTiles([]AMXTile{ok})
+	plan, err := newAMXTiles([]amxTile{ok})
 	if err != nil {
 		t.Fatal(err)
 	}

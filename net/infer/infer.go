@@ -294,7 +294,7 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 	n.layer(&n.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
 	for i := 0; i < len(n.tower); i += 2 {
 		if n.t8 != nil && n.t8.amx != nil {
-			tiles := batch * n.amxTiles.Len() / n.maxBatch
+			tiles := batch * n.amxTiles.PerImage()
 			n.quantize(n.x, n.x8, batch, n.t8.layers[i].in)
 			n.t8.amx[i].Run(n.x8, n.amxTiles, tiles, n.amxSum, n.t, nil)
 			n.quantize(n.t, n.x8, batch, n.t8.layers[i+1].in)

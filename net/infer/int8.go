@@ -95,9 +95,7 @@ func NewInt8(p *net.Params, maxBatch int, calib []float32, n int) (*Net, error) 
 	wt.t8 = t
 	if gemm.HasAMX() {
 		if t.amx = amxTower(t, fp.fp, fp.wp); t.amx != nil {
-			if wt.amxPlan, err = gemm.NewAMXTiles(wt.amxTiles()); err != nil {
-				return nil, err
-			}
+			wt.amxPlan = t.amx[0].Tiles(wt.h, wt.w, wt.pp, wt.maxBatch)
 		}
 	}
 	return wt.buffers(), nil
@@ -120,28 +118,6 @@ func amxTower(t *tower8, cs, wp int) []*gemm.Conv3AMX {
 		convs = append(convs, c)
 	}
 	return convs
-}
-
-// amxTiles returns the AMX tiles of maxBatch images (the same number
-// each, in order): 16 consecutive padded pixels from each image's first
-// real one, the padding columns' rows dropped.
-func (wt *weights) amxTiles() []gemm.AMXTile {
-	span := (wt.h-1)*wt.wp + wt.w // padded rows from the first real pixel to the last
-	var tiles []gemm.AMXTile
-	for b := range wt.maxBatch {
-		for p0 := 0; p0 < span; p0 += gemm.AMXRows {
-			t := gemm.AMXTile{Row: (b*wt.pp + p0) * wt.fp}
-			for r := range gemm.AMXRows {
-				y, x := (p0+r)/wt.wp, (p0+r)%wt.wp
-				t.Coff[r] = -1
-				if x < wt.w && y < wt.h {
-					t.Coff[r] = (b*wt.pp + (y+1)*wt.wp + x + 1) * wt.fp
-				}
-			}
-			tiles = append(tiles, t)
-		}
-	}
-	return tiles
 }
 
 // calibClip is the share of a layer's calibration activations its scale
