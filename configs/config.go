@@ -196,14 +196,22 @@ type Training struct {
 	// default when empty) or "reference" (gorgonia's own convolution and
 	// batch norm, about 4-12x slower; for comparisons).
 	Ops string `yaml:"ops"`
+	// Precision is the fast ops' convolution arithmetic: "fp32" (also
+	// empty) or "bf16" (operands rounded to bfloat16 on AMX-BF16 tiles,
+	// sums and master weights in float32; fp32 where the CPU lacks them).
+	Precision string `yaml:"precision,omitempty"`
 }
 
 // ModelOptions are the net.NewModel options the training section asks for.
 func (t Training) ModelOptions() []net.ModelOption {
+	var o []net.ModelOption
 	if t.Ops == "reference" {
-		return []net.ModelOption{net.ReferenceOps()}
+		o = append(o, net.ReferenceOps())
 	}
-	return nil
+	if t.Precision == "bf16" {
+		o = append(o, net.BF16Convs())
+	}
+	return o
 }
 
 // Gating is the list of matches a candidate plays after each generation.

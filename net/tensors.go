@@ -95,6 +95,9 @@ type ModelOptions struct {
 	// Conv2d, BatchNorm, Rectify and Add instead of net/train/ops: the
 	// slower reference the fast ops are checked against.
 	ReferenceOps bool
+	// BF16Convs runs the fast ops' 3x3 convolutions on AMX-BF16 tiles
+	// where the CPU has them (ops.BF16).
+	BF16Convs bool
 }
 
 // ModelOption changes how net/train.NewModel builds a model.
@@ -102,3 +105,6 @@ type ModelOption func(*ModelOptions)
 
 // ReferenceOps selects ModelOptions.ReferenceOps.
 func ReferenceOps() ModelOption { return func(o *ModelOptions) { o.ReferenceOps = true } }
+
+// BF16Convs selects ModelOptions.BF16Convs.
+func BF16Convs() ModelOption { return func(o *ModelOptions) { o.BF16Convs = true } }

@@ -89,29 +89,9 @@ type AMXTiles struct {
 // of pp pixels an image (the byte buffer read, the float buffers
 // written; the convolution's channel stride and padded width): per
 // image, 16 consecutive padded pixels from its first real one to its
-// last, the rows on padding columns dropped.
+// last, the rows on padding columns dropped (PixelTiles).
 func (c *Conv3AMX) Tiles(h, w, pp, images int) *AMXTiles {
-	span := (h-1)*c.wp + w // padded rows from the first real pixel to the last
-	var tiles []amxTile
-	for b := range images {
-		for p0 := 0; p0 < span; p0 += AMXRows {
-			t := amxTile{Row: (b*pp + p0) * c.cs}
-			for r := range AMXRows {
-				y, x := (p0+r)/c.wp, (p0+r)%c.wp
-				t.Coff[r] = -1
-				if x < w && y < h {
-					t.Coff[r] = (b*pp + (y+1)*c.wp + x + 1) * c.cs
-				}
-			}
-			tiles = append(tiles, t)
-		}
-	}
-	t, err := newAMXTiles(tiles)
-	if err != nil {
-		panic(err) // offsets from non-negative sizes are never negative
-	}
-	t.perImage = (span + AMXRows - 1) / AMXRows
-	return t
+	return PixelTiles(h, w, c.wp, pp, images, c.cs, c.cs)
 }
 
 // newAMXTiles checks the tiles' offsets (Row >= 0, Coff >= -1) and

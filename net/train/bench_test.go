@@ -126,7 +126,8 @@ func BenchmarkTrainPeak(b *testing.B) {
 // momentum update) on the presets at batch 64, 128 (the presets') and 256, in samples per
 // second and GFLOP/s (compare with BenchmarkTrainPeak), with the training
 // graph on net/train/ops (ops=fast, the default) and on gorgonia's own ops
-// (ops=reference); xiangqi-fromto is the Xiangqi preset with the from-to
+// (ops=reference), and on the fast ops with the 3x3 convolutions on
+// AMX-BF16 tiles (ops=bf16; float32 where the CPU has none); xiangqi-fromto is the Xiangqi preset with the from-to
 // policy head (encoder 4, 32 features a square), fast ops only.
 func BenchmarkGorgoniaTrain(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(benchGOGC))
@@ -136,23 +137,26 @@ func BenchmarkGorgoniaTrain(b *testing.B) {
 			spec = presetSpec(b, name)
 		}
 		for _, n := range []int{64, 128, 256} {
-			for _, ops := range []string{"fast", "reference"} {
+			for _, ops := range []string{"fast", "bf16", "reference"} {
 				if spec.FromToHead() && ops == "reference" {
 					continue
 				}
+				var opts []net.ModelOption
+				switch ops {
+				case "reference":
+					opts = append(opts, net.ReferenceOps())
+				case "bf16":
+					opts = append(opts, net.BF16Convs())
+				}
 				b.Run(fmt.Sprintf("%s/batch=%d/ops=%s", name, n, ops), func(b *testing.B) {
-					benchTrain(b, spec, n, ops == "reference", strings.HasSuffix(name, "-mask"))
+					benchTrain(b, spec, n, strings.HasSuffix(name, "-mask"), opts...)
 				})
 			}
 		}
 	}
 }
 
-func benchTrain(b *testing.B, spec net.Spec, n int, reference, masked bool) {
-	var opts []net.ModelOption
-	if reference {
-		opts = append(opts, net.ReferenceOps())
-	}
+func benchTrain(b *testing.B, spec net.Spec, n int, masked bool, opts ...net.ModelOption) {
 	tr, batch := newBenchTrainer(b, spec, n, opts...)
 	if masked {
 		train.MaskBatch(rand.New(rand.NewPCG(4, 5)), spec, &batch, 45) // a Xiangqi position has about 45 legal moves

@@ -69,9 +69,10 @@ type denseLayer struct {
 // network; Forward calls run in parallel with each other and with the
 // forward/backward part of a training step.
 type Model struct {
-	spec         net.Spec
-	trainBatch   int
-	referenceOps bool // training graph on gorgonia's Conv2d and BatchNorm
+	spec          net.Spec
+	trainBatch    int
+	referenceOps  bool // training graph on gorgonia's Conv2d and BatchNorm
+	convPrecision ops.Precision
 
 	input          convLayer
 	blocks         [][2]convLayer
@@ -162,6 +163,9 @@ func NewModel(p *net.Params, trainBatch int, opts ...net.ModelOption) (*Model, e
 		f(&o)
 	}
 	m := &Model{spec: p.Spec, trainBatch: trainBatch, referenceOps: o.ReferenceOps, pool: map[int][]*graph{}}
+	if o.BF16Convs {
+		m.convPrecision = ops.BF16
+	}
 	m.infos = p.Spec.ParamTensors()
 	m.input = m.newConv(&p.Input)
 	m.blocks = make([][2]convLayer, len(p.Blocks))
@@ -463,7 +467,7 @@ func (m *Model) fastTower(gr *graph, param func(*tensor.Dense) *G.Node, heads []
 	b := ops.Board{N: gr.n, H: s.Height, W: s.Width}
 	convBN := func(x *G.Node, c *convLayer, res *G.Node, inputGrad bool) (*G.Node, error) {
 		w, gamma, beta := param(c.w), param(c.gamma), param(c.beta)
-		y, err := ops.Conv(x, w, b, c.k, inputGrad)
+		y, err := ops.Conv(x, w, b, c.k, inputGrad, m.convPrecision)
 		if err != nil {
 			return nil, err
 		}

@@ -22,8 +22,10 @@ const dwChunk = 256
 // bias) from padded NHWC x (n, h+2, w+2, in) with weights w (out, in, k, k),
 // gorgonia's and the checkpoints' layout, to padded NHWC (n, h+2, w+2,
 // out). inputGrad false leaves x without a gradient (the network's input
-// planes), which saves the transposed convolution there.
-func Conv(x, w *G.Node, b Board, k int, inputGrad bool) (*G.Node, error) {
+// planes), which saves the transposed convolution there. BF16 runs the
+// products on AMX-BF16 tiles where the CPU has them and the shape fits
+// (bf16Fits), float32 otherwise.
+func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, error) {
 	if err := b.check(); err != nil {
 		return nil, err
 	}
@@ -37,6 +39,9 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool) (*G.Node, error) {
 	}
 	s := newConvState(b, k, in, out, convKernel(k, in, out, inputGrad))
 	s.inputGrad = inputGrad
+	if p == BF16 && bf16Fits(k, in, out, inputGrad) && gemm.HasAMXBF16() {
+		s.bf = newBF16Conv(s)
+	}
 	return G.ApplyOp(&convOp{base("conv", s.id), s}, x, w)
 }
 
@@ -63,7 +68,8 @@ type convState struct {
 	k, in, out     int
 	kern           gemm.Kernel
 	inputGrad      bool
-	pp             []int // padded pixel of each board pixel
+	bf             *bf16Conv // the products on bf16 tiles, or nil
+	pp             []int     // padded pixel of each board pixel
 	rows           int   // pixels rounded up to whole tiles
 	fwd, bwd       pass
 	y, dx, dw      output
@@ -226,6 +232,10 @@ func (s *convState) forward(x, w []float32) *tensor.Dense {
 	if s.y.t == nil {
 		s.y = newOutput(s.b.padded(s.out), s.fwd.cs)
 	}
+	if s.bf != nil {
+		s.bf.forward(x, w, s.y.buf)
+		return s.y.t
+	}
 	s.packForward(w)
 	s.run(&s.fwd, x, s.y.buf)
 	return s.y.t
@@ -235,6 +245,10 @@ func (s *convState) forward(x, w []float32) *tensor.Dense {
 func (s *convState) inputGradient(w, dy []float32) *tensor.Dense {
 	if s.dx.t == nil {
 		s.dx = newOutput(s.b.padded(s.in), s.bwd.cs)
+	}
+	if s.bf != nil {
+		s.bf.inputGradient(w, dy, s.dx.buf)
+		return s.dx.t
 	}
 	s.packBackward(w)
 	s.run(&s.bwd, dy, s.dx.buf)
@@ -248,6 +262,13 @@ func (s *convState) inputGradient(w, dy []float32) *tensor.Dense {
 // every part of the pixel range sums into its own accumulator, added up
 // in part order (deterministic for a given number of threads).
 func (s *convState) weightGradient(x, dy []float32) *tensor.Dense {
+	if s.bf != nil {
+		if s.dw.t == nil {
+			s.dw = newOutput(s.wshape, 0)
+		}
+		s.bf.weightGradient(x, dy, s.dw.buf)
+		return s.dw.t
+	}
 	px := len(s.pp)
 	parts := max(1, min(runtime.GOMAXPROCS(0), (px+dwChunk-1)/dwChunk))
 	if s.dw.t == nil {

@@ -177,3 +177,69 @@ func TestConvMatchesDefinition(t *testing.T) {
 		}
 	}
 }
+
+// roundBF16 is v with every entry rounded to bfloat16 and widened back.
+func roundBF16(v []float32) []float32 {
+	r := make([]float32, len(v))
+	for i, f := range v {
+		r[i] = gemm.FromBF16(gemm.ToBF16(f))
+	}
+	return r
+}
+
+// The bf16 tiles compute the three products of the definition on
+// operands rounded to bfloat16 (to float32 accuracy), leave every border
+// zero, and stay within bfloat16's rounding of the float32 products; on
+// a CPU without AMX-BF16 this checks the Go twin.
+func TestConvBF16MatchesDefinition(t *testing.T) {
+	if !gemm.HasAMXBF16() {
+		t.Log("no AMX-BF16 here: the tiles' Go twin is checked")
+	}
+	cases := []struct {
+		b          Board
+		k, in, out int
+		inputGrad  bool
+	}{
+		{Board{2, 10, 9}, 3, 48, 48, true},
+		{Board{3, 6, 7}, 3, 32, 32, true},
+		{Board{2, 4, 3}, 3, 16, 48, true},
+		{Board{2, 10, 9}, 3, 15, 48, false}, // the input planes' convolution
+	}
+	for _, tc := range cases {
+		if !bf16Fits(tc.k, tc.in, tc.out, tc.inputGrad) {
+			t.Fatalf("%+v does not fit the bf16 tiles", tc)
+		}
+		name := fmt.Sprintf("%dx%dx%d/%d-%d", tc.b.N, tc.b.H, tc.b.W, tc.in, tc.out)
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(2, uint64(tc.in*100+tc.out)))
+			b := tc.b
+			x := randSlice(rng, b.N*tc.in*b.H*b.W)
+			w := randSlice(rng, tc.out*tc.in*tc.k*tc.k)
+			dy := randSlice(rng, b.N*tc.out*b.H*b.W)
+			xr, wr, dyr := roundBF16(x), roundBF16(w), roundBF16(dy)
+			s := newConvState(b, tc.k, tc.in, tc.out, gemm.Kernels[0])
+			s.inputGrad = tc.inputGrad
+			s.bf = newBF16Conv(s)
+			xp, dyp := toPadded(b, tc.in, x), toPadded(b, tc.out, dy)
+			check := func(what string, got, exact, rounded []float32, borderOK bool) {
+				t.Helper()
+				if e := maxRelErr(got, rounded); e > 1e-5 || !borderOK {
+					t.Fatalf("%s: relative error %.3g against the rounded operands' product, zero border %t", what, e, borderOK)
+				}
+				if e := maxRelErr(got, exact); e > 2e-2 {
+					t.Fatalf("%s: relative error %.3g against float32", what, e)
+				}
+			}
+			for range 2 { // the second pass reuses every buffer
+				y, ok := fromPadded(b, tc.out, s.forward(xp, w).Float32s())
+				check("forward", y, naiveConv(b, tc.k, tc.in, tc.out, x, w), naiveConv(b, tc.k, tc.in, tc.out, xr, wr), ok)
+				if tc.inputGrad {
+					dx, ok := fromPadded(b, tc.in, s.inputGradient(w, dyp).Float32s())
+					check("input gradient", dx, naiveInputGrad(b, tc.k, tc.in, tc.out, w, dy), naiveInputGrad(b, tc.k, tc.in, tc.out, wr, dyr), ok)
+				}
+				dw := s.weightGradient(xp, dyp).Float32s()
+				check("weight gradient", dw, naiveWeightGrad(b, tc.k, tc.in, tc.out, x, dy), naiveWeightGrad(b, tc.k, tc.in, tc.out, xr, dyr), true)
+			}
+		})
+	}
+}

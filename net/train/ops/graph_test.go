@@ -118,10 +118,10 @@ func (p *towerParams) fastGraph(t *testing.T) *testGraph {
 		return z
 	}
 	xp := must(Pad(x, p.b))
-	h := bn(must(Conv(xp, ps[0], p.b, 3, false)), ps[1], ps[2], nil)
-	a := bn(must(Conv(h, ps[3], p.b, 3, true)), ps[4], ps[5], nil)
-	h = bn(must(Conv(a, ps[6], p.b, 3, true)), ps[7], ps[8], h)
-	o := bn(must(Conv(h, ps[9], p.b, 1, true)), ps[10], ps[11], nil)
+	h := bn(must(Conv(xp, ps[0], p.b, 3, false, FP32)), ps[1], ps[2], nil)
+	a := bn(must(Conv(h, ps[3], p.b, 3, true, FP32)), ps[4], ps[5], nil)
+	h = bn(must(Conv(a, ps[6], p.b, 3, true, FP32)), ps[7], ps[8], h)
+	o := bn(must(Conv(h, ps[9], p.b, 1, true, FP32)), ps[10], ps[11], nil)
 	d := must(Dense(must(Flatten(o, p.b)), ps[12], ps[13], true))
 	tg.finish(t, must(Dense(d, ps[14], ps[15], false)), r)
 	return tg

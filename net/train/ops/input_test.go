@@ -22,8 +22,8 @@ func TestBadInputs(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"conv 5x5", func() error { _, err := Conv(x, node("w5", 6, 5, 5, 5), b, 5, true); return err }(), "convolution weights of shape (6, 5, 5, 5) for k = 5"},
-		{"conv channels", func() error { _, err := Conv(x, node("w3", 6, 4, 3, 3), b, 3, true); return err }(), "convolution input of shape (2, 5, 6, 5), want (2, 5, 6, 4)"},
+		{"conv 5x5", func() error { _, err := Conv(x, node("w5", 6, 5, 5, 5), b, 5, true, FP32); return err }(), "convolution weights of shape (6, 5, 5, 5) for k = 5"},
+		{"conv channels", func() error { _, err := Conv(x, node("w3", 6, 4, 3, 3), b, 3, true, FP32); return err }(), "convolution input of shape (2, 5, 6, 5), want (2, 5, 6, 4)"},
 		{"dense", func() error { _, err := Dense(node("f", 2, 7), node("wd", 3, 8), node("bd", 3), false); return err }(), "dense layer of input (2, 7) and weights (3, 8)"},
 		{"dense bias", func() error { _, err := Dense(node("f2", 2, 8), node("wd2", 3, 8), node("bd2", 4), false); return err }(), "dense layer bias of shape (4), want (3)"},
 		{"bn scale", func() error {

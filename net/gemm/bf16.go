@@ -1,0 +1,204 @@
+package gemm
+
+import (
+	"fmt"
+	"math"
+)
+
+// BF16 is a bfloat16 number: the upper half of a float32.
+type BF16 = uint16
+
+// ToBF16 rounds f to the nearest bfloat16 (ties to even), as
+// VCVTNEPS2BF16 does for finite numbers.
+func ToBF16(f float32) BF16 {
+	u := math.Float32bits(f)
+	return BF16((u + 0x7FFF + (u>>16)&1) >> 16)
+}
+
+// FromBF16 is b widened to float32 (exact).
+func FromBF16(b BF16) float32 { return math.Float32frombits(uint32(b) << 16) }
+
+// ConvertBF16 rounds rows of src into dst: rows of cols floats, src's
+// rows srcStride floats apart and dst's dstStride apart. Entries of dst
+// past cols are left as they are.
+func ConvertBF16(dst []BF16, dstStride int, src []float32, srcStride, rows, cols int) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	if cols > srcStride || cols > dstStride || (rows-1)*srcStride+cols > len(src) || (rows-1)*dstStride+cols > len(dst) {
+		panic(fmt.Sprintf("gemm: %d rows of %d floats (strides %d, %d) from %d into %d", rows, cols, srcStride, dstStride, len(src), len(dst)))
+	}
+	convertBF16(dst, dstStride, src, srcStride, rows, cols)
+}
+
+func convertBF16Go(dst []BF16, dstStride int, src []float32, srcStride, rows, cols int) {
+	for r := range rows {
+		d, s := dst[r*dstStride:][:cols], src[r*srcStride:][:cols]
+		for i, v := range s {
+			d[i] = ToBF16(v)
+		}
+	}
+}
+
+// HasAMXBF16 reports whether TileBF16 runs on the tile registers here
+// (AMX-BF16, granted by the OS); elsewhere it runs its plain-loop twin,
+// far slower than the fp32 kernels.
+func HasAMXBF16() bool { return hasAMXBF16() }
+
+// TileBF16 is a sum of products of bfloat16 matrices on AMX tiles
+// (TDPBF16PS: a 16-row tile of A, 32 bfloat16 a row, times a tile of B
+// holding 32 rows in pairs, into 16x16 float32 sums). Each tile of
+// output rows reads its A rows AStride bytes apart from the tile's Row
+// (AMXTiles) plus, for every tap, that tap's byte offset plus 64 bytes a
+// k-step; its B tile for tap t, k-step s and panel j of 16 columns
+// starts at byte t*BTap + s*BK + j*BPanel, with rows (pairs of k) BStride
+// bytes apart and the two members of a pair next to each other. The
+// Panels*16 sums of each output row kept are stored at its Coff.
+//
+// Convolutions read their activations in place (a tap is an offset in a
+// padded image, as in Conv3AMX), and a weight gradient reads dy's pixels
+// as the k dimension (a tap is then a chunk of 32 pixels).
+type TileBF16 struct {
+	AStride            int
+	Taps               []int
+	KSteps             int
+	BStride, BTap, BK  int
+	BPanel             int
+	Panels             int // 1 to 3
+	cfg                [64]byte
+	maxTap, bEnd, sumN int
+}
+
+// NewTileBF16 checks the layout and prepares the tile configuration.
+func NewTileBF16(t TileBF16) (*TileBF16, error) {
+	if t.Panels < 1 || t.Panels > 3 {
+		return nil, fmt.Errorf("gemm: a bf16 tile product of %d panels (1 to 3)", t.Panels)
+	}
+	if len(t.Taps) == 0 || t.KSteps < 1 {
+		return nil, fmt.Errorf("gemm: a bf16 tile product of %d taps and %d k-steps", len(t.Taps), t.KSteps)
+	}
+	if t.AStride < 0 || t.BStride < 0 || t.BTap < 0 || t.BK < 0 || t.BPanel < 0 {
+		return nil, fmt.Errorf("gemm: a bf16 tile product with a negative stride (%+v)", t)
+	}
+	for _, o := range t.Taps {
+		if o < 0 || o%2 != 0 {
+			return nil, fmt.Errorf("gemm: a bf16 tap at byte %d", o)
+		}
+		t.maxTap = max(t.maxTap, o)
+	}
+	t.Taps = append([]int(nil), t.Taps...)
+	t.bEnd = (len(t.Taps)-1)*t.BTap + (t.KSteps-1)*t.BK + (t.Panels-1)*t.BPanel + (AMXRows-1)*t.BStride + 64
+	t.sumN = AMXRows * 16 * t.Panels
+	// Palette 1; tiles 0..Panels-1 the sums, 3 the rows of A, 4..3+Panels
+	// the tiles of B: 16 rows of 64 bytes each.
+	t.cfg[0] = 1
+	for j := range t.Panels {
+		t.cfg[16+2*j], t.cfg[48+j] = 64, AMXRows
+		t.cfg[16+2*(4+j)], t.cfg[48+4+j] = 64, AMXRows
+	}
+	t.cfg[16+2*3], t.cfg[48+3] = 64, AMXRows
+	return &t, nil
+}
+
+// ScratchLen is the float32 scratch Run needs.
+func (t *TileBF16) ScratchLen() int { return t.sumN }
+
+// Run computes tiles [i0, i1) of tiles: A from a, B from b, into out.
+// The bounds are checked before the assembly runs; an out-of-range one
+// panics, a caller's bug.
+func (t *TileBF16) Run(a []BF16, tiles *AMXTiles, i0, i1 int, b []BF16, sum, out []float32) {
+	if i0 < 0 || i1 > tiles.Len() || i0 > i1 {
+		panic(fmt.Sprintf("gemm: bf16 tiles [%d, %d) of %d", i0, i1, tiles.Len()))
+	}
+	if i0 == i1 {
+		return
+	}
+	n := i1
+	if len(sum) < t.sumN {
+		panic(fmt.Sprintf("gemm: bf16 scratch of %d floats, want %d", len(sum), t.sumN))
+	}
+	if end := tiles.maxRow[n-1] + t.maxTap + (t.KSteps-1)*64 + (AMXRows-1)*t.AStride + 64; end > 2*len(a) {
+		panic(fmt.Sprintf("gemm: bf16 tiles read A to byte %d of %d", end, 2*len(a)))
+	}
+	if t.bEnd > 2*len(b) {
+		panic(fmt.Sprintf("gemm: bf16 tiles read B to byte %d of %d", t.bEnd, 2*len(b)))
+	}
+	if end := tiles.maxWriter[n-1] + 16*t.Panels; end > len(out) {
+		panic(fmt.Sprintf("gemm: bf16 tiles write to %d of %d", end, len(out)))
+	}
+	ts := tiles.tiles[i0:i1]
+	if hasAMXBF16() {
+		t.runAsm(a, ts, b, sum, out)
+		return
+	}
+	t.runGo(a, ts, b, out)
+}
+
+// runGo is Run in plain loops: the assembly's twin. Each pair of
+// products is added to the sum together, as TDPBF16PS does.
+func (t *TileBF16) runGo(a []BF16, tiles []amxTile, b []BF16, out []float32) {
+	for _, tl := range tiles {
+		for r, off := range tl.Coff {
+			if off < 0 {
+				continue
+			}
+			for n := range 16 * t.Panels {
+				var s float32
+				for tap, to := range t.Taps {
+					for ks := range t.KSteps {
+						ar := a[(tl.Row+to+ks*64+r*t.AStride)/2:][:32]
+						bt := (tap*t.BTap + ks*t.BK + (n/16)*t.BPanel) / 2
+						for k := 0; k < 32; k += 2 {
+							bp := b[bt+(k/2)*t.BStride/2+(n%16)*2:][:2]
+							s += FromBF16(ar[k])*FromBF16(bp[0]) + FromBF16(ar[k+1])*FromBF16(bp[1])
+						}
+					}
+				}
+				out[off+n] = s
+			}
+		}
+	}
+}
+
+// PixelTiles lays out tiles of 16 consecutive padded pixels over images
+// h x w images in padded NHWC buffers of pp pixels an image and padded
+// width wp, from each image's first real pixel to its last: Row is the
+// byte offset (rowBytes a pixel) of the pixel up and left of the row's
+// output pixel (the first tap of a 3x3 patch), Coff the output pixel's
+// float index (outStride floats a pixel), -1 on the padding columns.
+func PixelTiles(h, w, wp, pp, images, rowBytes, outStride int) *AMXTiles {
+	span := (h-1)*wp + w // padded pixels from the first real one to the last
+	var tiles []amxTile
+	for b := range images {
+		for p0 := 0; p0 < span; p0 += AMXRows {
+			t := amxTile{Row: (b*pp + p0) * rowBytes}
+			for r := range AMXRows {
+				y, x := (p0+r)/wp, (p0+r)%wp
+				t.Coff[r] = -1
+				if x < w && y < h {
+					t.Coff[r] = (b*pp + (y+1)*wp + x + 1) * outStride
+				}
+			}
+			tiles = append(tiles, t)
+		}
+	}
+	t, err := newAMXTiles(tiles)
+	if err != nil {
+		panic(err) // offsets from non-negative sizes are never negative
+	}
+	t.perImage = (span + AMXRows - 1) / AMXRows
+	return t
+}
+
+// NewAMXTiles makes a tile list from each tile's Row (bytes) and the
+// float offsets of its 16 output rows (-1 for a row to drop).
+func NewAMXTiles(rows []int, coff [][AMXRows]int) (*AMXTiles, error) {
+	if len(rows) != len(coff) {
+		return nil, fmt.Errorf("gemm: %d tile rows and %d output lists", len(rows), len(coff))
+	}
+	tiles := make([]amxTile, len(rows))
+	for i := range rows {
+		tiles[i] = amxTile{Row: rows[i], Coff: coff[i]}
+	}
+	return newAMXTiles(tiles)
+}

@@ -1,0 +1,81 @@
+//go:build amd64 && !noasm
+
+package gemm
+
+import "sync"
+
+// bf16Args is what the bf16 tile assembly reads: one call runs every
+// tile with one tile configuration, so the tile registers never outlive
+// the call.
+type bf16Args struct {
+	cfg                       *byte
+	a                         *uint16
+	tiles                     *amxTile
+	ntiles                    int
+	taps                      *int
+	ntaps, ksteps             int
+	astride                   int
+	b                         *uint16
+	bstride, btap, bk, bpanel int
+	np                        int
+	sum, out                  *float32
+}
+
+func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float32) {
+	args := bf16Args{cfg: &t.cfg[0], a: &a[0], tiles: &tiles[0], ntiles: len(tiles), taps: &t.Taps[0],
+		ntaps: len(t.Taps), ksteps: t.KSteps, astride: t.AStride, b: &b[0], bstride: t.BStride,
+		btap: t.BTap, bk: t.BK, bpanel: t.BPanel, np: t.Panels, sum: &sum[0], out: &out[0]}
+	amxBF16(&args)
+}
+
+// amxBF16 runs TileBF16.runGo's loops on the tile registers.
+//
+//go:noescape
+func amxBF16(args *bf16Args)
+
+// convertBF16AVX512 rounds rows of blocks of 16 floats (strides in
+// elements).
+//
+//go:noescape
+func convertBF16AVX512(dst *uint16, dstStride int, src *float32, srcStride, rows, blocks int)
+
+// bf16Vector: the AVX-512 conversion runs here (asked once: CPUID is a
+// trap to the hypervisor in a virtual machine).
+var bf16Vector = hasAVX512()
+
+func convertBF16(dst []BF16, dstStride int, src []float32, srcStride, rows, cols int) {
+	blocks := cols / 16
+	if blocks == 0 || !bf16Vector {
+		convertBF16Go(dst, dstStride, src, srcStride, rows, cols)
+		return
+	}
+	convertBF16AVX512(&dst[0], dstStride, &src[0], srcStride, rows, blocks)
+	if rest := cols % 16; rest != 0 {
+		convertBF16Go(dst[16*blocks:], dstStride, src[16*blocks:], srcStride, rows, rest)
+	}
+}
+
+var amxBF16Once struct {
+	sync.Once
+	ok bool
+}
+
+// hasAMXBF16 reports AMX-TILE and AMX-BF16 granted to this process
+// (requestAMX) and allowed by TABULA_ISA.
+func hasAMXBF16() bool {
+	amxBF16Once.Do(func() {
+		if isaCap < isaAMX || !hasAVX512() {
+			return
+		}
+		_, _, _, d7 := cpuid(7, 0)
+		const bf16, tile = 1 << 22, 1 << 24
+		if d7&(tile|bf16) != tile|bf16 {
+			return
+		}
+		if xcr0, _ := xgetbv(); xcr0&(3<<17) != 3<<17 {
+			return
+		}
+		amxBF16Once.ok = requestAMX()
+	})
+	return amxBF16Once.ok
+}

@@ -1,0 +1,166 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+#include "go_asm.h"
+
+// The tile instructions as bytes, as in amx_amd64.s: rows of A in tmm3
+// (from (SI)(CX*1)), B tiles in tmm4..6 (from (DI)(DX*1)), sums in
+// tmm0..2 (stored to (BX)(AX*1)).
+#define LDTILECFG_AX BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0x00
+#define TILERELEASE BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0xC0
+#define TILEZERO(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $(0xC0 | ((t)<<3))
+#define TILELOAD_A BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x1C; BYTE $0x0E
+#define TILELOAD_B(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $(0x04 | ((t)<<3)); BYTE $0x17
+#define TILESTORE(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $(0x04 | ((t)<<3)); BYTE $0x03
+// TDPBF16PS tmm(c), tmm3, tmm(b): VEX.128.F3.0F38.W0 5C.
+#define TDPBF16PS_A(c, b) BYTE $0xC4; BYTE $0xE2; BYTE $(((15-(b))<<3) | 2); BYTE $0x5C; BYTE $(0xC3 | ((c)<<3))
+
+// func amxBF16(args *bf16Args)
+TEXT ·amxBF16(SB), NOSPLIT, $0-8
+	MOVQ args+0(FP), R8
+	MOVQ bf16Args_cfg(R8), AX
+	LDTILECFG_AX
+	MOVQ bf16Args_tiles(R8), R9
+	MOVQ bf16Args_ntiles(R8), R10
+	MOVQ bf16Args_np(R8), R12
+	MOVQ bf16Args_astride(R8), CX
+	MOVQ bf16Args_bstride(R8), DX
+
+tileloop:
+	MOVQ bf16Args_a(R8), R13
+	ADDQ amxTile_Row(R9), R13
+	TILEZERO(0)
+	CMPQ R12, $2
+	JLT zeroed
+	TILEZERO(1)
+	CMPQ R12, $3
+	JLT zeroed
+	TILEZERO(2)
+
+zeroed:
+	MOVQ bf16Args_taps(R8), R11
+	MOVQ bf16Args_b(R8), R14
+	MOVQ bf16Args_ntaps(R8), BX
+
+taploop:
+	MOVQ R13, SI
+	ADDQ (R11), SI
+	MOVQ R14, R15
+	MOVQ bf16Args_ksteps(R8), AX
+
+kloop:
+	TILELOAD_A
+	MOVQ R15, DI
+	TILELOAD_B(4)
+	TDPBF16PS_A(0, 4)
+	CMPQ R12, $2
+	JLT knext
+	ADDQ bf16Args_bpanel(R8), DI
+	TILELOAD_B(5)
+	TDPBF16PS_A(1, 5)
+	CMPQ R12, $3
+	JLT knext
+	ADDQ bf16Args_bpanel(R8), DI
+	TILELOAD_B(6)
+	TDPBF16PS_A(2, 6)
+
+knext:
+	ADDQ $64, SI
+	ADDQ bf16Args_bk(R8), R15
+	DECQ AX
+	JNZ kloop
+
+	ADDQ bf16Args_btap(R8), R14
+	ADDQ $8, R11
+	DECQ BX
+	JNZ taploop
+
+	// The sums, rows np*64 bytes apart.
+	MOVQ R12, AX
+	SHLQ $6, AX
+	MOVQ bf16Args_sum(R8), BX
+	TILESTORE(0)
+	CMPQ R12, $2
+	JLT stored
+	ADDQ $64, BX
+	TILESTORE(1)
+	CMPQ R12, $3
+	JLT stored
+	ADDQ $64, BX
+	TILESTORE(2)
+
+stored:
+	// Each kept row to its place in out.
+	MOVQ bf16Args_sum(R8), BX
+	LEAQ amxTile_Coff(R9), R11
+	MOVQ bf16Args_out(R8), DI
+	MOVQ $16, R14
+
+rowloop:
+	MOVQ (R11), SI
+	TESTQ SI, SI
+	JS rownext
+	VMOVUPS 0(BX), Z0
+	VMOVUPS Z0, 0(DI)(SI*4)
+	CMPQ R12, $2
+	JLT rownext
+	VMOVUPS 64(BX), Z0
+	VMOVUPS Z0, 64(DI)(SI*4)
+	CMPQ R12, $3
+	JLT rownext
+	VMOVUPS 128(BX), Z0
+	VMOVUPS Z0, 128(DI)(SI*4)
+
+rownext:
+	ADDQ $8, R11
+	ADDQ AX, BX
+	DECQ R14
+	JNZ rowloop
+
+	ADDQ $amxTile__size, R9
+	DECQ R10
+	JNZ tileloop
+
+	TILERELEASE
+	VZEROUPPER
+	RET
+
+// func convertBF16AVX512(dst *uint16, dstStride int, src *float32, srcStride, rows, blocks int)
+TEXT ·convertBF16AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), R8
+	SHLQ $1, R8
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), R9
+	SHLQ $2, R9
+	MOVQ rows+32(FP), R10
+	MOVQ blocks+40(FP), R11
+	MOVL $0x7FFF, AX
+	VPBROADCASTD AX, Z30
+	MOVL $1, AX
+	VPBROADCASTD AX, Z31
+
+row:
+	MOVQ SI, R12
+	MOVQ DI, R13
+	MOVQ R11, CX
+
+block:
+	VMOVDQU32 (R12), Z0
+	VPSRLD $16, Z0, Z1
+	VPANDD Z31, Z1, Z1
+	VPADDD Z30, Z0, Z0
+	VPADDD Z1, Z0, Z0
+	VPSRLD $16, Z0, Z0
+	VPMOVDW Z0, Y2
+	VMOVDQU Y2, (R13)
+	ADDQ $64, R12
+	ADDQ $32, R13
+	DECQ CX
+	JNZ block
+	ADDQ R9, SI
+	ADDQ R8, DI
+	DECQ R10
+	JNZ row
+	VZEROUPPER
+	RET

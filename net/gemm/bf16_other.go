@@ -1,0 +1,13 @@
+//go:build !amd64 || noasm
+
+package gemm
+
+func hasAMXBF16() bool { return false }
+
+func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float32) {
+	panic("gemm: no AMX in this build")
+}
+
+func convertBF16(dst []BF16, dstStride int, src []float32, srcStride, rows, cols int) {
+	convertBF16Go(dst, dstStride, src, srcStride, rows, cols)
+}

@@ -1,0 +1,257 @@
+package ops
+
+import (
+	"github.com/tabula-zero/tabula/internal/parallel"
+	"github.com/tabula-zero/tabula/net/gemm"
+)
+
+// Precision is what a convolution's products are computed in.
+type Precision int
+
+const (
+	FP32 Precision = iota
+	BF16           // operands rounded to bfloat16, sums in float32
+)
+
+// bf16Conv runs a 3x3 convolution's three products (forward, input
+// gradient, weight gradient) on AMX-BF16 tiles: operands rounded to
+// bfloat16, sums in float32, the weights' master copy and every other
+// op in float32. The activations are read in place from padded bf16
+// copies (a tap is an offset, as in gemm.Conv3AMX); the weight gradient
+// takes dy's padded pixels as its k dimension, 32 at a time, against the
+// input transposed to channel rows, so that a tap is again an offset.
+type bf16Conv struct {
+	s                     *convState
+	csIn, csOut           int // bf16 channel strides: whole k-steps of 32
+	fwd, bwd, dw          *gemm.TileBF16
+	fwdTiles, bwdTiles    *gemm.AMXTiles
+	dwTiles               *gemm.AMXTiles
+	xb, dyb, wf, wb       []gemm.BF16
+	xT, dyV               []gemm.BF16
+	rowLen, margin, kpix  int       // xT's rows: margin, kpix pixels, margin
+	dwT                   []float32 // [tap][in rounded to 16][out]
+	sums                  [][]float32
+	runPart, convertPart  func(part int)
+	transposePart, dyPart func(part int)
+	cur                   struct {
+		t          *gemm.TileBF16
+		tiles      *gemm.AMXTiles
+		a, b       []gemm.BF16
+		out        []float32
+		src        []float32
+		dst        []gemm.BF16
+		cs, ch     int
+		parts, pix int
+	}
+}
+
+// bf16Fits reports whether a convolution takes the bf16 tiles: 3x3,
+// output channels (and input channels where their gradient is wanted)
+// in whole panels of 16, at most three of them.
+func bf16Fits(k, in, out int, inputGrad bool) bool {
+	fit := func(c int) bool { return c%16 == 0 && c >= 16 && c <= 48 }
+	return k == 3 && fit(out) && (!inputGrad || fit(in))
+}
+
+func newBF16Conv(s *convState) *bf16Conv {
+	b, wp := s.b, s.b.wp()
+	c := &bf16Conv{s: s, csIn: gemm.RoundUp(s.in, 32), csOut: gemm.RoundUp(s.out, 32)}
+	pixels := b.N * b.hp() * wp
+	slack := gemm.AMXRows + 2*wp + 2 // the last tile's dropped rows and taps
+	var taps [9]int
+	tapsAt := func(cs int) []int {
+		for t := range taps {
+			taps[t] = ((t/3)*wp + t%3) * cs * 2
+		}
+		return taps[:]
+	}
+	ks, np := c.csIn/32, s.out/16
+	var err error
+	c.fwd, err = gemm.NewTileBF16(gemm.TileBF16{AStride: c.csIn * 2, Taps: tapsAt(c.csIn), KSteps: ks,
+		BStride: 64, BTap: ks * np * 1024, BK: np * 1024, BPanel: 1024, Panels: np})
+	if err != nil {
+		panic(err) // bf16Fits admitted the shape
+	}
+	c.fwdTiles = gemm.PixelTiles(b.H, b.W, wp, b.hp()*wp, b.N, c.csIn*2, s.out)
+	c.xb = make([]gemm.BF16, (pixels+slack)*c.csIn)
+	c.wf = make([]gemm.BF16, 9*ks*np*512)
+	c.dyb = make([]gemm.BF16, (pixels+slack)*c.csOut)
+	if s.inputGrad {
+		ks, np := c.csOut/32, s.in/16
+		c.bwd, err = gemm.NewTileBF16(gemm.TileBF16{AStride: c.csOut * 2, Taps: tapsAt(c.csOut), KSteps: ks,
+			BStride: 64, BTap: ks * np * 1024, BK: np * 1024, BPanel: 1024, Panels: np})
+		if err != nil {
+			panic(err)
+		}
+		c.bwdTiles = gemm.PixelTiles(b.H, b.W, wp, b.hp()*wp, b.N, c.csOut*2, s.in)
+		c.wb = make([]gemm.BF16, 9*ks*np*512)
+	}
+	// The weight gradient: rows of 16 input channels of the transposed
+	// input, read from margin+tap offset, k = dy's padded pixels.
+	c.margin = wp + 1
+	c.kpix = gemm.RoundUp(pixels, 32)
+	c.rowLen = gemm.RoundUp(2*c.margin+c.kpix, 32)
+	inR := gemm.RoundUp(s.in, 16)
+	c.xT = make([]gemm.BF16, (inR+gemm.AMXRows)*c.rowLen)
+	c.dyV = make([]gemm.BF16, c.kpix*s.out)
+	chunks := make([]int, c.kpix/32)
+	for i := range chunks {
+		chunks[i] = i * 64
+	}
+	c.dw, err = gemm.NewTileBF16(gemm.TileBF16{AStride: c.rowLen * 2, Taps: chunks, KSteps: 1,
+		BStride: s.out * 4, BTap: 16 * s.out * 4, BPanel: 64, Panels: s.out / 16})
+	if err != nil {
+		panic(err)
+	}
+	var rows []int
+	var coff [][gemm.AMXRows]int
+	for t := range 9 {
+		off := (t/3-1)*wp + t%3 - 1
+		for c0 := 0; c0 < s.in; c0 += 16 {
+			var co [gemm.AMXRows]int
+			for r := range co {
+				co[r] = -1
+				if c0+r < s.in {
+					co[r] = (t*inR + c0 + r) * s.out
+				}
+			}
+			rows, coff = append(rows, (c0*c.rowLen+c.margin+off)*2), append(coff, co)
+		}
+	}
+	if c.dwTiles, err = gemm.NewAMXTiles(rows, coff); err != nil {
+		panic(err)
+	}
+	c.dwT = make([]float32, 9*inR*s.out)
+	c.runPart, c.convertPart = c.runTiles, c.convertRows
+	c.transposePart, c.dyPart = c.transposeInput, c.pairDy
+	return c
+}
+
+// run computes tiles over the cores.
+func (c *bf16Conv) run(t *gemm.TileBF16, tiles *gemm.AMXTiles, a, b []gemm.BF16, out []float32) {
+	c.cur.t, c.cur.tiles, c.cur.a, c.cur.b, c.cur.out = t, tiles, a, b, out
+	c.cur.parts = splits(tiles.Len())
+	for len(c.sums) < c.cur.parts {
+		c.sums = append(c.sums, make([]float32, gemm.AMXRows*48))
+	}
+	parallel.For(c.cur.parts, c.runPart)
+}
+
+func (c *bf16Conv) runTiles(part int) {
+	n, parts := c.cur.tiles.Len(), c.cur.parts
+	c.cur.t.Run(c.cur.a, c.cur.tiles, n*part/parts, n*(part+1)/parts, c.cur.b, c.sums[part], c.cur.out)
+}
+
+// convert rounds every padded pixel of src (ch channels) into dst
+// (channel stride cs) over the cores.
+func (c *bf16Conv) convert(dst []gemm.BF16, cs int, src []float32, ch int) {
+	c.cur.dst, c.cur.cs, c.cur.src, c.cur.ch = dst, cs, src, ch
+	c.cur.pix = len(src) / ch
+	c.cur.parts = splits(c.cur.pix)
+	parallel.For(c.cur.parts, c.convertPart)
+}
+
+func (c *bf16Conv) convertRows(part int) {
+	p0, p1 := c.cur.pix*part/c.cur.parts, c.cur.pix*(part+1)/c.cur.parts
+	if p0 == p1 {
+		return
+	}
+	gemm.ConvertBF16(c.cur.dst[p0*c.cur.cs:], c.cur.cs, c.cur.src[p0*c.cur.ch:], c.cur.ch, p1-p0, c.cur.ch)
+}
+
+// forward: y = conv(x, w) on the tiles.
+func (c *bf16Conv) forward(x, w, y []float32) {
+	s := c.s
+	ks, np := c.csIn/32, s.out/16
+	for o := range s.out {
+		for ci := range s.in {
+			for t := range 9 {
+				tile := (t*ks+ci/32)*np + o/16
+				k := ci % 32
+				c.wf[tile*512+(k/2)*32+(o%16)*2+k%2] = gemm.ToBF16(w[(o*s.in+ci)*9+t])
+			}
+		}
+	}
+	c.convert(c.xb, c.csIn, x, s.in)
+	c.run(c.fwd, c.fwdTiles, c.xb, c.wf, y)
+}
+
+// inputGradient: dx = conv^T(dy, w), the weights flipped in space with
+// in and out exchanged; dy's border is zero, as every padded tensor's.
+func (c *bf16Conv) inputGradient(w, dy, dx []float32) {
+	s := c.s
+	ks, np := c.csOut/32, s.in/16
+	for o := range s.out {
+		for ci := range s.in {
+			for t := range 9 {
+				tile := (t*ks+o/32)*np + ci/16
+				k := o % 32
+				c.wb[tile*512+(k/2)*32+(ci%16)*2+k%2] = gemm.ToBF16(w[(o*s.in+ci)*9+8-t])
+			}
+		}
+	}
+	c.convert(c.dyb, c.csOut, dy, s.out)
+	c.run(c.bwd, c.bwdTiles, c.dyb, c.wb, dx)
+}
+
+// weightGradient: dw[o][c][tap] = sum over padded pixels p of
+// dy[p][o] * x[p + tap offset][c] (dy's border is zero, so only board
+// pixels count). x is the forward pass's input, already in xb.
+func (c *bf16Conv) weightGradient(x, dy, dw []float32) {
+	s := c.s
+	c.cur.pix = len(x) / s.in
+	c.cur.parts = splits(c.cur.pix / transposeBlock)
+	parallel.For(c.cur.parts, c.transposePart)
+	c.convert(c.dyb, c.csOut, dy, s.out)
+	c.cur.parts = splits(c.cur.pix / 2)
+	parallel.For(c.cur.parts, c.dyPart)
+	c.run(c.dw, c.dwTiles, c.xT, c.dyV, c.dwT)
+	inR := gemm.RoundUp(s.in, 16)
+	for o := range s.out {
+		for ci := range s.in {
+			for t := range 9 {
+				dw[(o*s.in+ci)*9+t] = c.dwT[(t*inR+ci)*s.out+o]
+			}
+		}
+	}
+}
+
+// transposeInput is part of weightGradient: a range of xb's pixels
+// written into the channel rows of xT, a block of pixels at a time so
+// that the block's source stays in the first-level cache while each row
+// of xT gets whole lines.
+func (c *bf16Conv) transposeInput(part int) {
+	in, cs, parts, pix := c.s.in, c.csIn, c.cur.parts, c.cur.pix
+	p0, p1 := pix*part/parts, pix*(part+1)/parts
+	for b := p0; b < p1; b += 4 * transposeBlock {
+		n := min(4*transposeBlock, p1-b)
+		src := c.xb[b*cs:][:n*cs]
+		for ch := range in {
+			row := c.xT[ch*c.rowLen+c.margin+b:][:n]
+			for j := range row {
+				row[j] = src[j*cs+ch]
+			}
+		}
+	}
+}
+
+// pairDy is part of weightGradient: dyb's padded pixels in pairs,
+// [p/2][o][p%2].
+func (c *bf16Conv) pairDy(part int) {
+	out, cs, parts := c.s.out, c.csOut, c.cur.parts
+	pairs := c.cur.pix / 2
+	for q := pairs * part / parts; q < pairs*(part+1)/parts; q++ {
+		row := c.dyV[q*out*2:][:out*2]
+		a, b := c.dyb[2*q*cs:][:out], c.dyb[(2*q+1)*cs:][:out]
+		for o := range out {
+			row[2*o], row[2*o+1] = a[o], b[o]
+		}
+	}
+	if part == parts-1 && c.cur.pix%2 == 1 {
+		p := c.cur.pix - 1
+		row := c.dyV[(p/2)*out*2:][:out*2]
+		for o, v := range c.dyb[p*cs:][:out] {
+			row[2*o], row[2*o+1] = v, 0
+		}
+	}
+}
