@@ -70,7 +70,7 @@ type convState struct {
 	inputGrad      bool
 	bf             *bf16Conv // the products on bf16 tiles, or nil
 	pp             []int     // padded pixel of each board pixel
-	rows           int   // pixels rounded up to whole tiles
+	rows           int       // pixels rounded up to whole tiles
 	fwd, bwd       pass
 	y, dx, dw      output
 	dyT            []float32 // dy transposed: [mpad][pixels]
