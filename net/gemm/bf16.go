@@ -40,6 +40,22 @@ func convertBF16Go(dst []BF16, dstStride int, src []float32, srcStride, rows, co
 	}
 }
 
+// ConvertPairsBF16 rounds a and b (of one length) into dst interleaved:
+// dst[2i] from a[i], dst[2i+1] from b[i], the layout of a tile of B
+// whose k runs along a and b's rows.
+func ConvertPairsBF16(dst []BF16, a, b []float32) {
+	if len(a) != len(b) || len(dst) < 2*len(a) {
+		panic(fmt.Sprintf("gemm: pairs of %d and %d floats into %d", len(a), len(b), len(dst)))
+	}
+	convertPairsBF16(dst, a, b)
+}
+
+func convertPairsBF16Go(dst []BF16, a, b []float32) {
+	for i := range a {
+		dst[2*i], dst[2*i+1] = ToBF16(a[i]), ToBF16(b[i])
+	}
+}
+
 // HasAMXBF16 reports whether TileBF16 runs on the tile registers here
 // (AMX-BF16, granted by the OS); elsewhere it runs its plain-loop twin,
 // far slower than the fp32 kernels.

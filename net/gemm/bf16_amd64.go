@@ -55,6 +55,23 @@ func convertBF16(dst []BF16, dstStride int, src []float32, srcStride, rows, cols
 	}
 }
 
+// convertPairsBF16AVX512 is convertPairsBF16Go on blocks of 16.
+//
+//go:noescape
+func convertPairsBF16AVX512(dst *uint16, a, b *float32, blocks int)
+
+func convertPairsBF16(dst []BF16, a, b []float32) {
+	blocks := len(a) / 16
+	if blocks == 0 || !bf16Vector {
+		convertPairsBF16Go(dst, a, b)
+		return
+	}
+	convertPairsBF16AVX512(&dst[0], &a[0], &b[0], blocks)
+	if n := 16 * blocks; n < len(a) {
+		convertPairsBF16Go(dst[2*n:], a[n:], b[n:])
+	}
+}
+
 var amxBF16Once struct {
 	sync.Once
 	ok bool

@@ -164,3 +164,41 @@ block:
 	JNZ row
 	VZEROUPPER
 	RET
+
+// func convertPairsBF16AVX512(dst *uint16, a, b *float32, blocks int)
+// Each dword of dst: a's rounded bfloat16 in the low half, b's in the
+// high half.
+TEXT ·convertPairsBF16AVX512(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ blocks+24(FP), CX
+	MOVL $0x7FFF, AX
+	VPBROADCASTD AX, Z30
+	MOVL $1, AX
+	VPBROADCASTD AX, Z31
+	MOVL $0xFFFF0000, AX
+	VPBROADCASTD AX, Z29
+
+pair:
+	VMOVDQU32 (SI), Z0
+	VPSRLD $16, Z0, Z1
+	VPANDD Z31, Z1, Z1
+	VPADDD Z30, Z0, Z0
+	VPADDD Z1, Z0, Z0
+	VPSRLD $16, Z0, Z0
+	VMOVDQU32 (DX), Z2
+	VPSRLD $16, Z2, Z3
+	VPANDD Z31, Z3, Z3
+	VPADDD Z30, Z2, Z2
+	VPADDD Z3, Z2, Z2
+	VPANDD Z29, Z2, Z2
+	VPORD Z2, Z0, Z0
+	VMOVDQU32 Z0, (DI)
+	ADDQ $64, SI
+	ADDQ $64, DX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ pair
+	VZEROUPPER
+	RET

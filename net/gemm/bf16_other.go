@@ -11,3 +11,5 @@ func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float3
 func convertBF16(dst []BF16, dstStride int, src []float32, srcStride, rows, cols int) {
 	convertBF16Go(dst, dstStride, src, srcStride, rows, cols)
 }
+
+func convertPairsBF16(dst []BF16, a, b []float32) { convertPairsBF16Go(dst, a, b) }

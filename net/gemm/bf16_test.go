@@ -63,6 +63,28 @@ func TestConvertBF16MatchesToBF16(t *testing.T) {
 	}
 }
 
+// Pairs are rounded as ToBF16 rounds and interleaved, at every length.
+func TestConvertPairsBF16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, n := range []int{1, 16, 33, 48} {
+		a, b := make([]float32, n), make([]float32, n)
+		for i := range a {
+			a[i], b[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()*1e-3)
+		}
+		dst := make([]BF16, 2*n+1)
+		dst[2*n] = 0xABCD
+		ConvertPairsBF16(dst, a, b)
+		for i := range n {
+			if dst[2*i] != ToBF16(a[i]) || dst[2*i+1] != ToBF16(b[i]) {
+				t.Fatalf("n %d pair %d: %#04x %#04x, want %#04x %#04x", n, i, dst[2*i], dst[2*i+1], ToBF16(a[i]), ToBF16(b[i]))
+			}
+		}
+		if dst[2*n] != 0xABCD {
+			t.Fatalf("n %d: wrote past the pairs", n)
+		}
+	}
+}
+
 // randBF16 is n bfloat16 numbers of about unit size.
 func randBF16(rng *rand.Rand, n int) []BF16 {
 	v := make([]BF16, n)

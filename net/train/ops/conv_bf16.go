@@ -202,7 +202,7 @@ func (c *bf16Conv) weightGradient(x, dy, dw []float32) {
 	c.cur.pix = len(x) / s.in
 	c.cur.parts = splits(c.cur.pix / transposeBlock)
 	parallel.For(c.cur.parts, c.transposePart)
-	c.convert(c.dyb, c.csOut, dy, s.out)
+	c.cur.src = dy
 	c.cur.parts = splits(c.cur.pix / 2)
 	parallel.For(c.cur.parts, c.dyPart)
 	c.run(c.dw, c.dwTiles, c.xT, c.dyV, c.dwT)
@@ -226,7 +226,18 @@ func (c *bf16Conv) transposeInput(part int) {
 	for b := p0; b < p1; b += 4 * transposeBlock {
 		n := min(4*transposeBlock, p1-b)
 		src := c.xb[b*cs:][:n*cs]
-		for ch := range in {
+		ch := 0
+		for ; ch+4 <= in; ch += 4 {
+			r0 := c.xT[ch*c.rowLen+c.margin+b:][:n]
+			r1 := c.xT[(ch+1)*c.rowLen+c.margin+b:][:n]
+			r2 := c.xT[(ch+2)*c.rowLen+c.margin+b:][:n]
+			r3 := c.xT[(ch+3)*c.rowLen+c.margin+b:][:n]
+			for j := range r0 {
+				v := (*[4]gemm.BF16)(src[j*cs+ch:])
+				r0[j], r1[j], r2[j], r3[j] = v[0], v[1], v[2], v[3]
+			}
+		}
+		for ; ch < in; ch++ {
 			row := c.xT[ch*c.rowLen+c.margin+b:][:n]
 			for j := range row {
 				row[j] = src[j*cs+ch]
@@ -235,23 +246,16 @@ func (c *bf16Conv) transposeInput(part int) {
 	}
 }
 
-// pairDy is part of weightGradient: dyb's padded pixels in pairs,
+// pairDy is part of weightGradient: dy's padded pixels in pairs,
 // [p/2][o][p%2].
 func (c *bf16Conv) pairDy(part int) {
-	out, cs, parts := c.s.out, c.csOut, c.cur.parts
+	out, parts, dy := c.s.out, c.cur.parts, c.cur.src
 	pairs := c.cur.pix / 2
 	for q := pairs * part / parts; q < pairs*(part+1)/parts; q++ {
-		row := c.dyV[q*out*2:][:out*2]
-		a, b := c.dyb[2*q*cs:][:out], c.dyb[(2*q+1)*cs:][:out]
-		for o := range out {
-			row[2*o], row[2*o+1] = a[o], b[o]
-		}
+		gemm.ConvertPairsBF16(c.dyV[q*out*2:][:out*2], dy[2*q*out:][:out], dy[(2*q+1)*out:][:out])
 	}
 	if part == parts-1 && c.cur.pix%2 == 1 {
 		p := c.cur.pix - 1
-		row := c.dyV[(p/2)*out*2:][:out*2]
-		for o, v := range c.dyb[p*cs:][:out] {
-			row[2*o], row[2*o+1] = v, 0
-		}
+		gemm.ConvertPairsBF16(c.dyV[(p/2)*out*2:][:out*2], dy[p*out:][:out], zeroBias[:out])
 	}
 }

@@ -204,6 +204,7 @@ func TestConvBF16MatchesDefinition(t *testing.T) {
 		{Board{3, 6, 7}, 3, 32, 32, true},
 		{Board{2, 4, 3}, 3, 16, 48, true},
 		{Board{2, 10, 9}, 3, 15, 48, false}, // the input planes' convolution
+		{Board{1, 5, 7}, 3, 16, 16, true},   // an odd number of padded pixels
 	}
 	for _, tc := range cases {
 		if !bf16Fits(tc.k, tc.in, tc.out, tc.inputGrad) {
