@@ -72,6 +72,9 @@ type Preset struct {
 	TrainSamplesPerS float64 `json:"train_samples_per_s"`
 	TrainStepsPerS   float64 `json:"train_steps_per_s"`
 	TrainGFLOPs      float64 `json:"train_gflops"`
+	// The same step with the 3x3 convolutions on AMX-BF16 tiles
+	// (training.precision: bf16); zero where the CPU has none.
+	BF16TrainSamplesPerS float64 `json:"bf16_train_samples_per_s,omitempty"`
 	// Self-play with the network's own search (a fresh network, the
 	// preset's parallel games and simulations): simulations evaluated a
 	// second, and the samples a second that makes at the preset's
@@ -209,6 +212,12 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 	}
 	p.TrainStepsPerS = p.TrainSamplesPerS / float64(p.TrainBatch)
 	p.TrainGFLOPs = p.TrainSamplesPerS * 3 * flops / 1e9 // backward is about two forwards
+	if gemm.HasAMXBF16() {
+		say("%s: training step in bf16, batch %d", name, p.TrainBatch)
+		if p.BF16TrainSamplesPerS, err = training(ctx, params, p.TrainBatch, d, net.BF16Convs()); err != nil {
+			return p, err
+		}
+	}
 
 	say("%s: self-play, %d games of %d simulations", name, cfg.SelfPlay.ParallelGames, cfg.Search.Simulations)
 	if p.SelfPlaySimsPerS, err = selfPlay(ctx, cfg, params, "fp32", 2*d); err != nil {
@@ -241,8 +250,8 @@ func inference(ctx context.Context, n *infer.Net, planes []float32, batch int, d
 	return float64(k*batch) / took.Seconds(), err
 }
 
-func training(ctx context.Context, params *net.Params, batch int, d time.Duration) (float64, error) {
-	m, err := train.NewModel(params, batch)
+func training(ctx context.Context, params *net.Params, batch int, d time.Duration, opts ...net.ModelOption) (float64, error) {
+	m, err := train.NewModel(params, batch, opts...)
 	if err != nil {
 		return 0, err
 	}
@@ -397,6 +406,10 @@ func (r Result) WriteText(w io.Writer) error {
 			p.Int8PosPerS, p.Int8PosPerS/max(p.InferencePosPerS, 1e-9), p.Int8Kernel)
 		fmt.Fprintf(&b, "  training step, batch %d: %9.0f samples/s    %5.0f GFLOP/s  %3.0f%% of peak  (%.1f steps/s)\n",
 			p.TrainBatch, p.TrainSamplesPerS, p.TrainGFLOPs, 100*p.TrainShareOfPeak, p.TrainStepsPerS)
+		if p.BF16TrainSamplesPerS > 0 {
+			fmt.Fprintf(&b, "  the same in bf16 (AMX):  %9.0f samples/s    %.2fx fp32\n",
+				p.BF16TrainSamplesPerS, p.BF16TrainSamplesPerS/max(p.TrainSamplesPerS, 1e-9))
+		}
 		fmt.Fprintf(&b, "  self-play (network):     %9.0f simulations/s, %.0f a recorded sample: %.0f samples/s\n",
 			p.SelfPlaySimsPerS, p.SimsPerSample, p.SelfPlaySamplesPerS)
 		fmt.Fprintf(&b, "  the same in 8 bits:      %9.0f simulations/s, %.0f samples/s, %.2fx fp32\n",

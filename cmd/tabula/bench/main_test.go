@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/tabula-zero/tabula/net/gemm"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +41,9 @@ func TestBench(t *testing.T) {
 			if v <= 0 {
 				t.Errorf("%s: %s measured %v", p.Name, name, v)
 			}
+		}
+		if (p.BF16TrainSamplesPerS > 0) != gemm.HasAMXBF16() {
+			t.Errorf("%s: bf16 training measured %v, AMX-BF16 here %t", p.Name, p.BF16TrainSamplesPerS, gemm.HasAMXBF16())
 		}
 		if p.TrainBatch != cfg.Training.BatchSize || p.InferenceBatch != cfg.SelfPlay.BatchSize || p.PerftDepth < 1 {
 			t.Errorf("%s: %+v", p.Name, p)
