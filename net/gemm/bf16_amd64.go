@@ -72,6 +72,31 @@ func convertPairsBF16(dst []BF16, a, b []float32) {
 	}
 }
 
+// transposeBF16AVX512 transposes blocks of 16 pixels, a gather of a pair
+// of channels at a time; index holds the 16 pixels' byte offsets.
+//
+//go:noescape
+func transposeBF16AVX512(dst *uint16, dstStride int, src *uint16, index *int32, blocks, pairs int)
+
+func transposeBF16(dst []BF16, dstStride int, src []BF16, srcStride, pixels, chans int) {
+	blocks, pairs := pixels/16, chans/2
+	if blocks == 0 || pairs == 0 || !bf16Vector || 16*srcStride*2 > 1<<31-1 {
+		transposeBF16Go(dst, dstStride, src, srcStride, pixels, chans)
+		return
+	}
+	var index [16]int32
+	for j := range index {
+		index[j] = int32(j * srcStride * 2)
+	}
+	transposeBF16AVX512(&dst[0], dstStride, &src[0], &index[0], blocks, pairs)
+	if n := 16 * blocks; n < pixels {
+		transposeBF16Go(dst[n:], dstStride, src[n*srcStride:], srcStride, pixels-n, chans)
+	}
+	if chans%2 == 1 {
+		transposeBF16Go(dst[(chans-1)*dstStride:], dstStride, src[chans-1:], srcStride, 16*blocks, 1)
+	}
+}
+
 var amxBF16Once struct {
 	sync.Once
 	ok bool

@@ -85,6 +85,33 @@ func TestConvertPairsBF16(t *testing.T) {
 	}
 }
 
+// The transposition moves every entry to its place, for channel counts
+// odd and even and pixel counts off the blocks of 16, and leaves the
+// rows' other entries alone.
+func TestTransposeBF16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct{ pixels, chans, cs int }{{16, 2, 2}, {33, 15, 32}, {64, 48, 64}, {5, 4, 4}, {40, 1, 2}} {
+		src := randBF16(rng, c.pixels*c.cs)
+		ds := c.pixels + 7
+		dst := make([]BF16, c.chans*ds)
+		for i := range dst {
+			dst[i] = 0xABCD
+		}
+		TransposeBF16(dst, ds, src, c.cs, c.pixels, c.chans)
+		for ch := range c.chans {
+			for p := range ds {
+				want := BF16(0xABCD)
+				if p < c.pixels {
+					want = src[p*c.cs+ch]
+				}
+				if g := dst[ch*ds+p]; g != want {
+					t.Fatalf("%+v: channel %d pixel %d: %#04x, want %#04x", c, ch, p, g, want)
+				}
+			}
+		}
+	}
+}
+
 // randBF16 is n bfloat16 numbers of about unit size.
 func randBF16(rng *rand.Rand, n int) []BF16 {
 	v := make([]BF16, n)

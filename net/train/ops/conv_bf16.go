@@ -217,33 +217,11 @@ func (c *bf16Conv) weightGradient(x, dy, dw []float32) {
 }
 
 // transposeInput is part of weightGradient: a range of xb's pixels
-// written into the channel rows of xT, a block of pixels at a time so
-// that the block's source stays in the first-level cache while each row
-// of xT gets whole lines.
+// written into the channel rows of xT.
 func (c *bf16Conv) transposeInput(part int) {
-	in, cs, parts, pix := c.s.in, c.csIn, c.cur.parts, c.cur.pix
+	parts, pix := c.cur.parts, c.cur.pix
 	p0, p1 := pix*part/parts, pix*(part+1)/parts
-	for b := p0; b < p1; b += 4 * transposeBlock {
-		n := min(4*transposeBlock, p1-b)
-		src := c.xb[b*cs:][:n*cs]
-		ch := 0
-		for ; ch+4 <= in; ch += 4 {
-			r0 := c.xT[ch*c.rowLen+c.margin+b:][:n]
-			r1 := c.xT[(ch+1)*c.rowLen+c.margin+b:][:n]
-			r2 := c.xT[(ch+2)*c.rowLen+c.margin+b:][:n]
-			r3 := c.xT[(ch+3)*c.rowLen+c.margin+b:][:n]
-			for j := range r0 {
-				v := (*[4]gemm.BF16)(src[j*cs+ch:])
-				r0[j], r1[j], r2[j], r3[j] = v[0], v[1], v[2], v[3]
-			}
-		}
-		for ; ch < in; ch++ {
-			row := c.xT[ch*c.rowLen+c.margin+b:][:n]
-			for j := range row {
-				row[j] = src[j*cs+ch]
-			}
-		}
-	}
+	gemm.TransposeBF16(c.xT[c.margin+p0:], c.rowLen, c.xb[p0*c.csIn:], c.csIn, p1-p0, c.s.in)
 }
 
 // pairDy is part of weightGradient: dy's padded pixels in pairs,
