@@ -58,14 +58,12 @@ func convertPairsBF16Go(dst []BF16, a, b []float32) {
 
 // TransposeBF16 writes the first chans channels of pixels bfloat16
 // pixels (src's rows srcStride apart) as rows of dst (dstStride apart):
-// dst[c*dstStride+p] = src[p*srcStride+c]. It reads channels in pairs,
-// so src must hold chans rounded up to even in each pixel.
+// dst[c*dstStride+p] = src[p*srcStride+c].
 func TransposeBF16(dst []BF16, dstStride int, src []BF16, srcStride, pixels, chans int) {
 	if pixels == 0 || chans == 0 {
 		return
 	}
-	even := chans + chans%2
-	if even > srcStride || pixels > dstStride || (pixels-1)*srcStride+even > len(src) || (chans-1)*dstStride+pixels > len(dst) {
+	if chans > srcStride || pixels > dstStride || (pixels-1)*srcStride+chans > len(src) || (chans-1)*dstStride+pixels > len(dst) {
 		panic(fmt.Sprintf("gemm: transposing %d pixels of %d channels (strides %d, %d) from %d into %d", pixels, chans, srcStride, dstStride, len(src), len(dst)))
 	}
 	transposeBF16(dst, dstStride, src, srcStride, pixels, chans)

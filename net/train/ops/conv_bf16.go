@@ -17,12 +17,13 @@ const (
 // gradient, weight gradient) on AMX-BF16 tiles: operands rounded to
 // bfloat16, sums in float32, the weights' master copy and every other
 // op in float32. The activations are read in place from padded bf16
-// copies (a tap is an offset, as in gemm.Conv3AMX); the weight gradient
+// copies (a row of three taps is an offset, its 3*channels entries
+// consecutive, as in gemm.Conv3AMX's taps); the weight gradient
 // takes dy's padded pixels as its k dimension, 32 at a time, against the
 // input transposed to channel rows, so that a tap is again an offset.
 type bf16Conv struct {
 	s                     *convState
-	csIn, csOut           int // bf16 channel strides: whole k-steps of 32
+	csIn, csOut           int // the bf16 copies' channel strides
 	fwd, bwd, dw          *gemm.TileBF16
 	fwdTiles, bwdTiles    *gemm.AMXTiles
 	dwTiles               *gemm.AMXTiles
@@ -45,6 +46,12 @@ type bf16Conv struct {
 	}
 }
 
+// kSteps is the 32-wide k-steps of a row of taps: the three pixels of
+// a patch's row lie next to each other, ch channels each, so one row of
+// taps is 3*ch consecutive entries; the last step's entries past them
+// (the next pixel's) meet zero weights.
+func kSteps(ch int) int { return (3*ch + 31) / 32 }
+
 // bf16Fits reports whether a convolution takes the bf16 tiles: 3x3,
 // output channels (and input channels where their gradient is wanted)
 // in whole panels of 16, at most three of them.
@@ -55,17 +62,19 @@ func bf16Fits(k, in, out int, inputGrad bool) bool {
 
 func newBF16Conv(s *convState) *bf16Conv {
 	b, wp := s.b, s.b.wp()
-	c := &bf16Conv{s: s, csIn: gemm.RoundUp(s.in, 32), csOut: gemm.RoundUp(s.out, 32)}
+	c := &bf16Conv{s: s, csIn: s.in, csOut: s.out}
 	pixels := b.N * b.hp() * wp
-	slack := gemm.AMXRows + 2*wp + 2 // the last tile's dropped rows and taps
-	var taps [9]int
+	// The last tile's dropped rows and taps read past the last pixel, and
+	// a row's last k-step up to 31 entries past its third pixel.
+	slack := (gemm.AMXRows+2*wp+2)*max(s.in, s.out) + 32
+	var taps [3]int
 	tapsAt := func(cs int) []int {
-		for t := range taps {
-			taps[t] = ((t/3)*wp + t%3) * cs * 2
+		for ky := range taps {
+			taps[ky] = ky * wp * cs * 2
 		}
 		return taps[:]
 	}
-	ks, np := c.csIn/32, s.out/16
+	ks, np := kSteps(s.in), s.out/16
 	var err error
 	c.fwd, err = gemm.NewTileBF16(gemm.TileBF16{AStride: c.csIn * 2, Taps: tapsAt(c.csIn), KSteps: ks,
 		BStride: 64, BTap: ks * np * 1024, BK: np * 1024, BPanel: 1024, Panels: np})
@@ -73,18 +82,18 @@ func newBF16Conv(s *convState) *bf16Conv {
 		panic(err) // bf16Fits admitted the shape
 	}
 	c.fwdTiles = gemm.PixelTiles(b.H, b.W, wp, b.hp()*wp, b.N, c.csIn*2, s.out)
-	c.xb = make([]gemm.BF16, (pixels+slack)*c.csIn)
-	c.wf = make([]gemm.BF16, 9*ks*np*512)
-	c.dyb = make([]gemm.BF16, (pixels+slack)*c.csOut)
+	c.xb = make([]gemm.BF16, pixels*c.csIn+slack)
+	c.wf = make([]gemm.BF16, 3*ks*np*512)
+	c.dyb = make([]gemm.BF16, pixels*c.csOut+slack)
 	if s.inputGrad {
-		ks, np := c.csOut/32, s.in/16
+		ks, np := kSteps(s.out), s.in/16
 		c.bwd, err = gemm.NewTileBF16(gemm.TileBF16{AStride: c.csOut * 2, Taps: tapsAt(c.csOut), KSteps: ks,
 			BStride: 64, BTap: ks * np * 1024, BK: np * 1024, BPanel: 1024, Panels: np})
 		if err != nil {
 			panic(err)
 		}
 		c.bwdTiles = gemm.PixelTiles(b.H, b.W, wp, b.hp()*wp, b.N, c.csOut*2, s.in)
-		c.wb = make([]gemm.BF16, 9*ks*np*512)
+		c.wb = make([]gemm.BF16, 3*ks*np*512)
 	}
 	// The weight gradient: rows of 16 input channels of the transposed
 	// input, read from margin+tap offset, k = dy's padded pixels.
@@ -156,18 +165,24 @@ func (c *bf16Conv) convertRows(part int) {
 	if p0 == p1 {
 		return
 	}
+	if c.cur.cs == c.cur.ch { // one run of floats
+		n := (p1 - p0) * c.cur.ch
+		gemm.ConvertBF16(c.cur.dst[p0*c.cur.ch:], n, c.cur.src[p0*c.cur.ch:], n, 1, n)
+		return
+	}
 	gemm.ConvertBF16(c.cur.dst[p0*c.cur.cs:], c.cur.cs, c.cur.src[p0*c.cur.ch:], c.cur.ch, p1-p0, c.cur.ch)
 }
 
 // forward: y = conv(x, w) on the tiles.
 func (c *bf16Conv) forward(x, w, y []float32) {
 	s := c.s
-	ks, np := c.csIn/32, s.out/16
+	ks, np := kSteps(s.in), s.out/16
 	for o := range s.out {
 		for ci := range s.in {
 			for t := range 9 {
-				tile := (t*ks+ci/32)*np + o/16
-				k := ci % 32
+				kidx := (t%3)*s.in + ci
+				tile := ((t/3)*ks+kidx/32)*np + o/16
+				k := kidx % 32
 				c.wf[tile*512+(k/2)*32+(o%16)*2+k%2] = gemm.ToBF16(w[(o*s.in+ci)*9+t])
 			}
 		}
@@ -180,12 +195,13 @@ func (c *bf16Conv) forward(x, w, y []float32) {
 // in and out exchanged; dy's border is zero, as every padded tensor's.
 func (c *bf16Conv) inputGradient(w, dy, dx []float32) {
 	s := c.s
-	ks, np := c.csOut/32, s.in/16
+	ks, np := kSteps(s.out), s.in/16
 	for o := range s.out {
 		for ci := range s.in {
 			for t := range 9 {
-				tile := (t*ks+o/32)*np + ci/16
-				k := o % 32
+				kidx := (t%3)*s.out + o
+				tile := ((t/3)*ks+kidx/32)*np + ci/16
+				k := kidx % 32
 				c.wb[tile*512+(k/2)*32+(ci%16)*2+k%2] = gemm.ToBF16(w[(o*s.in+ci)*9+8-t])
 			}
 		}
