@@ -1,18 +1,33 @@
 package train_test
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
+
+	"github.com/tabula-zero/tabula/net"
 )
 
 // TestStepAllocatesNoTensors checks that a steady-state training step on
 // the fast ops allocates no tensors: what it allocates (gorgonia's tape
 // machine keeps a few small objects per instruction) is the same at
-// batch 8 and batch 64, and far below the size of one activation tensor.
+// batch 8 and batch 64, and far below the size of one activation tensor;
+// with the convolutions in bf16 too (on AMX-BF16 tiles where the CPU has
+// them).
 func TestStepAllocatesNoTensors(t *testing.T) {
+	for _, bf16 := range []bool{false, true} {
+		var opts []net.ModelOption
+		if bf16 {
+			opts = append(opts, net.BF16Convs())
+		}
+		t.Run(fmt.Sprintf("bf16=%t", bf16), func(t *testing.T) { stepAllocates(t, opts...) })
+	}
+}
+
+func stepAllocates(t *testing.T, opts ...net.ModelOption) {
 	spec := presetSpec(t, "connect4")
 	perStep := func(n int) (objects float64, bytes uint64) {
-		tr, batch := newBenchTrainer(t, spec, n)
+		tr, batch := newBenchTrainer(t, spec, n, opts...)
 		step := func() {
 			if _, err := tr.Step(batch); err != nil {
 				t.Fatal(err)

@@ -29,6 +29,7 @@ type bf16Conv struct {
 	dwTiles               *gemm.AMXTiles
 	xb, dyb, wf, wb       []gemm.BF16
 	xT, dyV               []gemm.BF16
+	fperm, bperm          []int32 // the weight each packed entry takes, or -1
 	rowLen, margin, kpix  int       // xT's rows: margin, kpix pixels, margin
 	dwT                   []float32 // [tap][in rounded to 16][out]
 	sums                  [][]float32
@@ -131,9 +132,58 @@ func newBF16Conv(s *convState) *bf16Conv {
 		panic(err)
 	}
 	c.dwT = make([]float32, 9*inR*s.out)
+	c.fperm = packing(len(c.wf), func(set func(i, j int)) {
+		ks, np := kSteps(s.in), s.out/16
+		for o := range s.out {
+			for ci := range s.in {
+				for t := range 9 {
+					kidx := (t%3)*s.in + ci
+					tile := ((t/3)*ks+kidx/32)*np + o/16
+					k := kidx % 32
+					set(tile*512+(k/2)*32+(o%16)*2+k%2, (o*s.in+ci)*9+t)
+				}
+			}
+		}
+	})
+	if s.inputGrad {
+		// The transposed convolution: w flipped in space, in and out exchanged.
+		c.bperm = packing(len(c.wb), func(set func(i, j int)) {
+			ks, np := kSteps(s.out), s.in/16
+			for o := range s.out {
+				for ci := range s.in {
+					for t := range 9 {
+						kidx := (t%3)*s.out + o
+						tile := ((t/3)*ks+kidx/32)*np + ci/16
+						k := kidx % 32
+						set(tile*512+(k/2)*32+(ci%16)*2+k%2, (o*s.in+ci)*9+8-t)
+					}
+				}
+			}
+		})
+	}
 	c.runPart, c.convertPart = c.runTiles, c.convertRows
 	c.transposePart, c.dyPart = c.transposeInput, c.pairDy
 	return c
+}
+
+// packing lists, for each of n packed entries, the weight it takes (-1:
+// none, a zero), from a layout's calls of set(packed, weight).
+func packing(n int, layout func(set func(i, j int))) []int32 {
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = -1
+	}
+	layout(func(i, j int) { perm[i] = int32(j) })
+	return perm
+}
+
+// pack rounds the weights into their packed places.
+func pack(dst []gemm.BF16, w []float32, perm []int32) {
+	for i, j := range perm {
+		if j >= 0 {
+			dst[i] = gemm.ToBF16(w[j])
+		}
+	}
 }
 
 // run computes tiles over the cores.
@@ -176,17 +226,7 @@ func (c *bf16Conv) convertRows(part int) {
 // forward: y = conv(x, w) on the tiles.
 func (c *bf16Conv) forward(x, w, y []float32) {
 	s := c.s
-	ks, np := kSteps(s.in), s.out/16
-	for o := range s.out {
-		for ci := range s.in {
-			for t := range 9 {
-				kidx := (t%3)*s.in + ci
-				tile := ((t/3)*ks+kidx/32)*np + o/16
-				k := kidx % 32
-				c.wf[tile*512+(k/2)*32+(o%16)*2+k%2] = gemm.ToBF16(w[(o*s.in+ci)*9+t])
-			}
-		}
-	}
+	pack(c.wf, w, c.fperm)
 	c.convert(c.xb, c.csIn, x, s.in)
 	c.run(c.fwd, c.fwdTiles, c.xb, c.wf, y)
 }
@@ -195,17 +235,7 @@ func (c *bf16Conv) forward(x, w, y []float32) {
 // in and out exchanged; dy's border is zero, as every padded tensor's.
 func (c *bf16Conv) inputGradient(w, dy, dx []float32) {
 	s := c.s
-	ks, np := kSteps(s.out), s.in/16
-	for o := range s.out {
-		for ci := range s.in {
-			for t := range 9 {
-				kidx := (t%3)*s.out + o
-				tile := ((t/3)*ks+kidx/32)*np + ci/16
-				k := kidx % 32
-				c.wb[tile*512+(k/2)*32+(ci%16)*2+k%2] = gemm.ToBF16(w[(o*s.in+ci)*9+8-t])
-			}
-		}
-	}
+	pack(c.wb, w, c.bperm)
 	c.convert(c.dyb, c.csOut, dy, s.out)
 	c.run(c.bwd, c.bwdTiles, c.dyb, c.wb, dx)
 }
