@@ -29,7 +29,7 @@ type bf16Conv struct {
 	dwTiles               *gemm.AMXTiles
 	xb, dyb, wf, wb       []gemm.BF16
 	xT, dyV               []gemm.BF16
-	fperm, bperm          []int32 // the weight each packed entry takes, or -1
+	fperm, bperm          []int32   // the weight each packed entry takes, or -1
 	rowLen, margin, kpix  int       // xT's rows: margin, kpix pixels, margin
 	dwT                   []float32 // [tap][in rounded to 16][out]
 	sums                  [][]float32
