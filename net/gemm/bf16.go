@@ -155,26 +155,65 @@ func (t *TileBF16) Run(a []BF16, tiles *AMXTiles, i0, i1 int, b []BF16, sum, out
 	if len(sum) < t.sumN {
 		panic(fmt.Sprintf("gemm: bf16 scratch of %d floats, want %d", len(sum), t.sumN))
 	}
+	t.check(a, tiles, n, b)
+	if end := tiles.maxWriter[n-1] + 16*t.Panels; end > len(out) {
+		panic(fmt.Sprintf("gemm: bf16 tiles write to %d of %d", end, len(out)))
+	}
+	ts := tiles.tiles[i0:i1]
+	if hasAMXBF16() {
+		t.runAsm(a, ts, b, sum, out, 0, false)
+		return
+	}
+	t.runGo(a, ts, b, out, false)
+}
+
+// RunDirect is Run for tiles whose 16 output rows lie ldc floats apart
+// (Coff[r] = Coff[0] + r*ldc, none dropped): the sums go to out
+// straight from the tile registers, and with accumulate they are added
+// to what out holds, so that a long k dimension can be run in blocks
+// that keep their operands in the caches.
+func (t *TileBF16) RunDirect(a []BF16, tiles *AMXTiles, i0, i1 int, b []BF16, out []float32, ldc int, accumulate bool) {
+	if i0 < 0 || i1 > tiles.Len() || i0 > i1 {
+		panic(fmt.Sprintf("gemm: bf16 tiles [%d, %d) of %d", i0, i1, tiles.Len()))
+	}
+	if i0 == i1 {
+		return
+	}
+	if ldc < 16*t.Panels {
+		panic(fmt.Sprintf("gemm: bf16 output rows %d floats apart for %d panels", ldc, t.Panels))
+	}
+	ts := tiles.tiles[i0:i1]
+	for i, tl := range ts {
+		for r, o := range tl.Coff {
+			if o != tl.Coff[0]+r*ldc || o < 0 {
+				panic(fmt.Sprintf("gemm: bf16 tile %d row %d writes at %d, not %d", i0+i, r, o, tl.Coff[0]+r*ldc))
+			}
+		}
+	}
+	t.check(a, tiles, i1, b)
+	if end := tiles.maxWriter[i1-1] + 16*t.Panels; end > len(out) {
+		panic(fmt.Sprintf("gemm: bf16 tiles write to %d of %d", end, len(out)))
+	}
+	if hasAMXBF16() {
+		t.runAsm(a, ts, b, nil, out, ldc, accumulate)
+		return
+	}
+	t.runGo(a, ts, b, out, accumulate)
+}
+
+// check panics on reads past a or b by tiles [0, n).
+func (t *TileBF16) check(a []BF16, tiles *AMXTiles, n int, b []BF16) {
 	if end := tiles.maxRow[n-1] + t.maxTap + (t.KSteps-1)*64 + (AMXRows-1)*t.AStride + 64; end > 2*len(a) {
 		panic(fmt.Sprintf("gemm: bf16 tiles read A to byte %d of %d", end, 2*len(a)))
 	}
 	if t.bEnd > 2*len(b) {
 		panic(fmt.Sprintf("gemm: bf16 tiles read B to byte %d of %d", t.bEnd, 2*len(b)))
 	}
-	if end := tiles.maxWriter[n-1] + 16*t.Panels; end > len(out) {
-		panic(fmt.Sprintf("gemm: bf16 tiles write to %d of %d", end, len(out)))
-	}
-	ts := tiles.tiles[i0:i1]
-	if hasAMXBF16() {
-		t.runAsm(a, ts, b, sum, out)
-		return
-	}
-	t.runGo(a, ts, b, out)
 }
 
-// runGo is Run in plain loops: the assembly's twin. Each pair of
-// products is added to the sum together, as TDPBF16PS does.
-func (t *TileBF16) runGo(a []BF16, tiles []amxTile, b []BF16, out []float32) {
+// runGo is Run (and RunDirect) in plain loops: the assembly's twin. Each
+// pair of products is added to the sum together, as TDPBF16PS does.
+func (t *TileBF16) runGo(a []BF16, tiles []amxTile, b []BF16, out []float32, accumulate bool) {
 	for _, tl := range tiles {
 		for r, off := range tl.Coff {
 			if off < 0 {
@@ -182,6 +221,9 @@ func (t *TileBF16) runGo(a []BF16, tiles []amxTile, b []BF16, out []float32) {
 			}
 			for n := range 16 * t.Panels {
 				var s float32
+				if accumulate {
+					s = out[off+n]
+				}
 				for tap, to := range t.Taps {
 					for ks := range t.KSteps {
 						ar := a[(tl.Row+to+ks*64+r*t.AStride)/2:][:32]

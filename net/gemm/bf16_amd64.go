@@ -19,12 +19,20 @@ type bf16Args struct {
 	bstride, btap, bk, bpanel int
 	np                        int
 	sum, out                  *float32
+	ldc, accumulate           int // direct mode: out's row stride in bytes (0: through sum)
 }
 
-func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float32) {
+// runAsm runs the tiles; ldc > 0 (floats) is the direct mode of RunDirect.
+func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float32, ldc int, accumulate bool) {
 	args := bf16Args{cfg: &t.cfg[0], a: &a[0], tiles: &tiles[0], ntiles: len(tiles), taps: &t.Taps[0],
 		ntaps: len(t.Taps), ksteps: t.KSteps, astride: t.AStride, b: &b[0], bstride: t.BStride,
-		btap: t.BTap, bk: t.BK, bpanel: t.BPanel, np: t.Panels, sum: &sum[0], out: &out[0]}
+		btap: t.BTap, bk: t.BK, bpanel: t.BPanel, np: t.Panels, out: &out[0], ldc: 4 * ldc}
+	if sum != nil {
+		args.sum = &sum[0]
+	}
+	if accumulate {
+		args.accumulate = 1
+	}
 	amxBF16(&args)
 }
 

@@ -12,6 +12,7 @@
 #define TILELOAD_A BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x1C; BYTE $0x0E
 #define TILELOAD_B(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $(0x04 | ((t)<<3)); BYTE $0x17
 #define TILESTORE(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $(0x04 | ((t)<<3)); BYTE $0x03
+#define TILELOAD_C(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $(0x04 | ((t)<<3)); BYTE $0x03
 // TDPBF16PS tmm(c), tmm3, tmm(b): VEX.128.F3.0F38.W0 5C.
 #define TDPBF16PS_A(c, b) BYTE $0xC4; BYTE $0xE2; BYTE $(((15-(b))<<3) | 2); BYTE $0x5C; BYTE $(0xC3 | ((c)<<3))
 
@@ -29,6 +30,9 @@ TEXT ·amxBF16(SB), NOSPLIT, $0-8
 tileloop:
 	MOVQ bf16Args_a(R8), R13
 	ADDQ amxTile_Row(R9), R13
+	MOVQ bf16Args_accumulate(R8), AX
+	TESTQ AX, AX
+	JNZ loadc
 	TILEZERO(0)
 	CMPQ R12, $2
 	JLT zeroed
@@ -36,6 +40,23 @@ tileloop:
 	CMPQ R12, $3
 	JLT zeroed
 	TILEZERO(2)
+	JMP zeroed
+
+loadc:
+	// Direct mode, accumulating: the sums so far from out at Coff[0].
+	MOVQ amxTile_Coff(R9), BX
+	SHLQ $2, BX
+	ADDQ bf16Args_out(R8), BX
+	MOVQ bf16Args_ldc(R8), AX
+	TILELOAD_C(0)
+	CMPQ R12, $2
+	JLT zeroed
+	ADDQ $64, BX
+	TILELOAD_C(1)
+	CMPQ R12, $3
+	JLT zeroed
+	ADDQ $64, BX
+	TILELOAD_C(2)
 
 zeroed:
 	MOVQ bf16Args_taps(R8), R11
@@ -75,6 +96,25 @@ knext:
 	DECQ BX
 	JNZ taploop
 
+	MOVQ bf16Args_ldc(R8), AX
+	TESTQ AX, AX
+	JZ scratch
+	// Direct mode: the sums straight to out at Coff[0], rows ldc apart.
+	MOVQ amxTile_Coff(R9), BX
+	SHLQ $2, BX
+	ADDQ bf16Args_out(R8), BX
+	TILESTORE(0)
+	CMPQ R12, $2
+	JLT nexttile
+	ADDQ $64, BX
+	TILESTORE(1)
+	CMPQ R12, $3
+	JLT nexttile
+	ADDQ $64, BX
+	TILESTORE(2)
+	JMP nexttile
+
+scratch:
 	// The sums, rows np*64 bytes apart.
 	MOVQ R12, AX
 	SHLQ $6, AX
@@ -117,6 +157,7 @@ rownext:
 	DECQ R14
 	JNZ rowloop
 
+nexttile:
 	ADDQ $amxTile__size, R9
 	DECQ R10
 	JNZ tileloop

@@ -4,7 +4,7 @@ package gemm
 
 func hasAMXBF16() bool { return false }
 
-func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float32) {
+func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float32, ldc int, accumulate bool) {
 	panic("gemm: no AMX in this build")
 }
 

@@ -172,7 +172,7 @@ func TestTileBF16ConvMatchesDefinition(t *testing.T) {
 			got[i], twin[i] = untouched, untouched
 		}
 		tb.Run(a, plan, 0, plan.Len(), bw, make([]float32, tb.ScratchLen()), got)
-		tb.runGo(a, plan.tiles, bw, twin)
+		tb.runGo(a, plan.tiles, bw, twin, false)
 		for b := range batch {
 			for y := -1; y <= h; y++ {
 				for x := -1; x <= w; x++ {
@@ -252,6 +252,71 @@ func TestTileBF16ChunkedMatchesDefinition(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A long k dimension run in blocks straight into the output rows, each
+// block adding to the last (RunDirect), agrees with its definition and
+// with the Go twin; rows that are not evenly spaced are refused.
+func TestTileBF16DirectBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const m, k, n, lda, ldb, ldc, blocks = 32, 192, 48, 200, 96, 50, 3
+	a := randBF16(rng, m*lda)
+	b := randBF16(rng, (k/2)*ldb)
+	kb := k / blocks
+	var taps []int
+	for c := 0; c < kb; c += 32 {
+		taps = append(taps, c*2)
+	}
+	tb, err := NewTileBF16(TileBF16{AStride: lda * 2, Taps: taps, KSteps: 1, BStride: ldb * 2, BTap: 16 * ldb * 2, BPanel: 64, Panels: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, twin := range []bool{false, true} {
+		got := make([]float32, m*ldc)
+		for blk := range blocks {
+			var rows []int
+			var coff [][AMXRows]int
+			for r0 := 0; r0 < m; r0 += AMXRows {
+				var c [AMXRows]int
+				for r := range c {
+					c[r] = (r0 + r) * ldc
+				}
+				rows, coff = append(rows, (r0*lda+blk*kb)*2), append(coff, c)
+			}
+			tiles, err := NewAMXTiles(rows, coff)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bb := b[blk*kb/2*ldb:]
+			if twin {
+				tb.runGo(a, tiles.tiles, bb, got, blk > 0)
+			} else {
+				tb.RunDirect(a, tiles, 0, tiles.Len(), bb, got, ldc, blk > 0)
+			}
+		}
+		for i := range m {
+			for j := range n {
+				var s, abs float64
+				for kk := range k {
+					p := float64(FromBF16(a[i*lda+kk])) * float64(FromBF16(b[(kk/2)*ldb+j*2+kk%2]))
+					s, abs = s+p, abs+math.Abs(p)
+				}
+				if math.Abs(float64(got[i*ldc+j])-s) > 1e-5*(1+abs) {
+					t.Fatalf("twin %t: entry (%d,%d): %v, definition %v", twin, i, j, got[i*ldc+j], s)
+				}
+			}
+		}
+	}
+	uneven, err := NewAMXTiles([]int{0}, [][AMXRows]int{{0, ldc, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("unevenly spaced rows did not panic")
+		}
+	}()
+	tb.RunDirect(a, uneven, 0, 1, b, make([]float32, m*ldc), ldc, false)
 }
 
 // Layouts the tiles cannot take are refused with a reason, and reads

@@ -1,6 +1,8 @@
 package ops
 
 import (
+	"runtime"
+
 	"github.com/tabula-zero/tabula/internal/parallel"
 	"github.com/tabula-zero/tabula/net/gemm"
 )
@@ -29,12 +31,14 @@ type bf16Conv struct {
 	dwTiles               *gemm.AMXTiles
 	xb, dyb, wf, wb       []gemm.BF16
 	xT, dyV               []gemm.BF16
-	fperm, bperm          []int32   // the weight each packed entry takes, or -1
-	rowLen, margin, kpix  int       // xT's rows: margin, kpix pixels, margin
-	dwT                   []float32 // [tap][in rounded to 16][out]
+	fperm, bperm          []int32     // the weight each packed entry takes, or -1
+	rowLen, margin, kpix  int         // xT's rows: margin, kpix pixels, margin
+	dwAcc                 [][]float32 // per part: [tap][in rounded to 16][out]
+	dwPerBlock, dwBlk     int         // tiles and pixels of a block of the weight gradient
 	sums                  [][]float32
 	runPart, convertPart  func(part int)
 	transposePart, dyPart func(part int)
+	dwBlocksPart          func(part int)
 	cur                   struct {
 		t          *gemm.TileBF16
 		tiles      *gemm.AMXTiles
@@ -46,6 +50,11 @@ type bf16Conv struct {
 		parts, pix int
 	}
 }
+
+// dwBlock is the most pixels of one block of the weight gradient's k
+// dimension: 96 KiB of dy's pairs and of the input's rows at 48 channels.
+// The pixels are cut into equal blocks of whole chunks of 32.
+const dwBlock = 1024
 
 // kSteps is the 32-wide k-steps of a row of taps: the three pixels of
 // a patch's row lie next to each other, ch channels each, so one row of
@@ -97,14 +106,19 @@ func newBF16Conv(s *convState) *bf16Conv {
 		c.wb = make([]gemm.BF16, 3*ks*np*512)
 	}
 	// The weight gradient: rows of 16 input channels of the transposed
-	// input, read from margin+tap offset, k = dy's padded pixels.
+	// input, read from margin+tap offset, k = dy's padded pixels, in
+	// blocks of dwBlock whose operands stay in the second-level cache
+	// while the 27 tiles of a block (9 taps, up to 3 blocks of 16
+	// channels) pass over them.
 	c.margin = wp + 1
-	c.kpix = gemm.RoundUp(pixels, 32)
+	nblk := (pixels + dwBlock - 1) / dwBlock
+	c.dwBlk = gemm.RoundUp((pixels+nblk-1)/nblk, 32)
+	c.kpix = nblk * c.dwBlk
 	c.rowLen = gemm.RoundUp(2*c.margin+c.kpix, 32)
 	inR := gemm.RoundUp(s.in, 16)
 	c.xT = make([]gemm.BF16, (inR+gemm.AMXRows)*c.rowLen)
 	c.dyV = make([]gemm.BF16, c.kpix*s.out)
-	chunks := make([]int, c.kpix/32)
+	chunks := make([]int, c.dwBlk/32)
 	for i := range chunks {
 		chunks[i] = i * 64
 	}
@@ -115,23 +129,22 @@ func newBF16Conv(s *convState) *bf16Conv {
 	}
 	var rows []int
 	var coff [][gemm.AMXRows]int
-	for t := range 9 {
-		off := (t/3-1)*wp + t%3 - 1
-		for c0 := 0; c0 < s.in; c0 += 16 {
-			var co [gemm.AMXRows]int
-			for r := range co {
-				co[r] = -1
-				if c0+r < s.in {
-					co[r] = (t*inR + c0 + r) * s.out
+	for blk := range nblk {
+		for t := range 9 {
+			off := (t/3-1)*wp + t%3 - 1
+			for c0 := 0; c0 < s.in; c0 += 16 {
+				var co [gemm.AMXRows]int
+				for r := range co {
+					co[r] = (t*inR + c0 + r) * s.out // rows past in land in the padding rows
 				}
+				rows, coff = append(rows, (c0*c.rowLen+c.margin+off+blk*c.dwBlk)*2), append(coff, co)
 			}
-			rows, coff = append(rows, (c0*c.rowLen+c.margin+off)*2), append(coff, co)
 		}
 	}
 	if c.dwTiles, err = gemm.NewAMXTiles(rows, coff); err != nil {
 		panic(err)
 	}
-	c.dwT = make([]float32, 9*inR*s.out)
+	c.dwPerBlock = len(rows) / nblk
 	c.fperm = packing(len(c.wf), func(set func(i, j int)) {
 		ks, np := kSteps(s.in), s.out/16
 		for o := range s.out {
@@ -162,7 +175,7 @@ func newBF16Conv(s *convState) *bf16Conv {
 		})
 	}
 	c.runPart, c.convertPart = c.runTiles, c.convertRows
-	c.transposePart, c.dyPart = c.transposeInput, c.pairDy
+	c.transposePart, c.dyPart, c.dwBlocksPart = c.transposeInput, c.pairDy, c.dwBlocks
 	return c
 }
 
@@ -251,14 +264,37 @@ func (c *bf16Conv) weightGradient(x, dy, dw []float32) {
 	c.cur.src = dy
 	c.cur.parts = splits(c.cur.pix / 2)
 	parallel.For(c.cur.parts, c.dyPart)
-	c.run(c.dw, c.dwTiles, c.xT, c.dyV, c.dwT)
 	inR := gemm.RoundUp(s.in, 16)
+	c.cur.parts = min(c.kpix/c.dwBlk, 2*runtime.GOMAXPROCS(0))
+	for len(c.dwAcc) < c.cur.parts {
+		c.dwAcc = append(c.dwAcc, make([]float32, 9*inR*s.out))
+	}
+	parallel.For(c.cur.parts, c.dwBlocksPart)
+	// The parts' sums, added in part order (deterministic for a given
+	// number of threads), reordered [tap][c][o] -> [o][c][tap].
+	acc := c.dwAcc[0]
+	for _, p := range c.dwAcc[1:c.cur.parts] {
+		for i, v := range p {
+			acc[i] += v
+		}
+	}
 	for o := range s.out {
 		for ci := range s.in {
 			for t := range 9 {
-				dw[(o*s.in+ci)*9+t] = c.dwT[(t*inR+ci)*s.out+o]
+				dw[(o*s.in+ci)*9+t] = acc[(t*inR+ci)*s.out+o]
 			}
 		}
+	}
+}
+
+// dwBlocks is part of weightGradient: a range of blocks of pixels into
+// the part's own sums.
+func (c *bf16Conv) dwBlocks(part int) {
+	blocks, parts, out := c.kpix/c.dwBlk, c.cur.parts, c.s.out
+	b0, b1 := blocks*part/parts, blocks*(part+1)/parts
+	for blk := b0; blk < b1; blk++ {
+		c.dw.RunDirect(c.xT, c.dwTiles, blk*c.dwPerBlock, (blk+1)*c.dwPerBlock, c.dyV[blk*c.dwBlk*out:],
+			c.dwAcc[part], out, blk > b0)
 	}
 }
 

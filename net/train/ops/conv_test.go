@@ -205,6 +205,7 @@ func TestConvBF16MatchesDefinition(t *testing.T) {
 		{Board{2, 4, 3}, 3, 16, 48, true},
 		{Board{2, 10, 9}, 3, 15, 48, false}, // the input planes' convolution
 		{Board{1, 5, 7}, 3, 16, 16, true},   // an odd number of padded pixels
+		{Board{300, 4, 3}, 3, 16, 32, true}, // weight-gradient blocks: more than one a part
 	}
 	for _, tc := range cases {
 		if !bf16Fits(tc.k, tc.in, tc.out, tc.inputGrad) {
