@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# train-vs.sh [ROUNDS]: tabula's training step against PyTorch's on the same
+# network and batch, in rounds run back to back (default 3), so that a
+# machine whose speed drifts is compared within each round. Each round:
+# BenchmarkGorgoniaTrain (net/train) for the Xiangqi preset with the from-to
+# head and about 45 legal moves a position (xiangqi-fromto-mask) and for
+# Connect Four, at batches 64 and 256, on the float32 fast ops and with the
+# convolutions in bf16 (ops=bf16: AMX-BF16 tiles; float32 where the CPU has
+# none); then docs/repro/torch-train.py (Debian's python3-torch, two
+# threads) at the same games and batches. Prints each round's samples/s and
+# the ratios to PyTorch, then the median ratio of the rounds. Run it on a
+# quiet machine.
+set -euo pipefail
+rounds=${1:-3}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+OUT=${OUT:-/tmp/train-vs}
+PY=${PY:-/usr/bin/python3} # Debian's, where python3-torch installs
+"$PY" -c 'import torch' 2>/dev/null || { echo "python3-torch is missing: apt-get install python3-torch" >&2; exit 1; }
+mkdir -p "$OUT"
+(cd "$root" && go test -c -o "$OUT/train.test" ./net/train)
+log=$OUT/rounds.tsv
+: >"$log"
+for r in $(seq "$rounds"); do
+  (cd "$root/net/train" && "$OUT/train.test" -test.run '^$' \
+    -test.bench 'GorgoniaTrain/(xiangqi-fromto-mask|connect4)/batch=(64|256)/ops=(fast|bf16)$' -test.benchtime 4s) |
+    awk -v r="$r" '/^BenchmarkGorgoniaTrain/ {
+      split($1, f, "/"); g = f[2]; sub("-fromto-mask", "", g); b = f[3]; sub("batch=", "", b)
+      o = f[4]; sub("ops=", "", o); sub("-[0-9]+$", "", o)
+      print r "\t" g "\t" b "\ttabula-" o "\t" $(NF-1) }' >>"$log"
+  for g in xiangqi connect4; do
+    for b in 64 256; do
+      steps=$((b == 64 ? 60 : 20))
+      (cd "$root" && "$PY" docs/repro/torch-train.py --game "$g" --batch "$b" --threads 2 --steps "$steps") |
+        jq -r --arg r "$r" '[$r, .game, (.batch|tostring), "pytorch", (.samples_per_s|tostring)] | @tsv' >>"$log"
+    done
+  done
+done
+# Per round and game/batch: each tabula figure over PyTorch's; then medians.
+awk -F'\t' '
+  { v[$1 SUBSEP $2 SUBSEP $3 SUBSEP $4] = $5; keys[$2 "\t" $3] = 1; if ($1 > maxr) maxr = $1; impl[$4] = 1 }
+  END {
+    for (k in keys) {
+      split(k, kb, "\t")
+      for (i in impl) {
+        if (i == "pytorch") continue
+        n = 0; line = ""
+        for (r = 1; r <= maxr; r++) {
+          t = v[r SUBSEP kb[1] SUBSEP kb[2] SUBSEP i]; p = v[r SUBSEP kb[1] SUBSEP kb[2] SUBSEP "pytorch"]
+          if (t == "" || p == "") continue
+          x[++n] = t / p; line = line sprintf(" %.2f", t / p)
+        }
+        # insertion sort for the median
+        for (a = 2; a <= n; a++) { y = x[a]; for (b = a - 1; b >= 1 && x[b] > y; b--) x[b + 1] = x[b]; x[b + 1] = y }
+        med = n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2
+        printf "%-8s batch %-4s %-12s / pytorch: rounds%s, median %.2f\n", kb[1], kb[2], i, line, med
+      }
+    }
+  }' "$log" | sort
+echo "figures: $log"
