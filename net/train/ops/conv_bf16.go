@@ -35,6 +35,7 @@ type bf16Conv struct {
 	rowLen, margin, kpix  int         // xT's rows: margin, kpix pixels, margin
 	dwAcc                 [][]float32 // per part: [tap][in rounded to 16][out]
 	dwPerBlock, dwBlk     int         // tiles and pixels of a block of the weight gradient
+	fwdStep, dyStep       uint64      // forward passes run; the one whose dy is rounded
 	sums                  [][]float32
 	runPart, convertPart  func(part int)
 	transposePart, dyPart func(part int)
@@ -239,6 +240,7 @@ func (c *bf16Conv) convertRows(part int) {
 // forward: y = conv(x, w) on the tiles.
 func (c *bf16Conv) forward(x, w, y []float32) {
 	s := c.s
+	c.fwdStep++
 	pack(c.wf, w, c.fperm)
 	c.convert(c.xb, c.csIn, x, s.in)
 	c.run(c.fwd, c.fwdTiles, c.xb, c.wf, y)
@@ -247,9 +249,8 @@ func (c *bf16Conv) forward(x, w, y []float32) {
 // inputGradient: dx = conv^T(dy, w), the weights flipped in space with
 // in and out exchanged; dy's border is zero, as every padded tensor's.
 func (c *bf16Conv) inputGradient(w, dy, dx []float32) {
-	s := c.s
 	pack(c.wb, w, c.bperm)
-	c.convert(c.dyb, c.csOut, dy, s.out)
+	c.prepareDy(dy)
 	c.run(c.bwd, c.bwdTiles, c.dyb, c.wb, dx)
 }
 
@@ -261,9 +262,7 @@ func (c *bf16Conv) weightGradient(x, dy, dw []float32) {
 	c.cur.pix = len(x) / s.in
 	c.cur.parts = splits(c.cur.pix / transposeBlock)
 	parallel.For(c.cur.parts, c.transposePart)
-	c.cur.src = dy
-	c.cur.parts = splits(c.cur.pix / 2)
-	parallel.For(c.cur.parts, c.dyPart)
+	c.prepareDy(dy)
 	inR := gemm.RoundUp(s.in, 16)
 	c.cur.parts = min(c.kpix/c.dwBlk, 2*runtime.GOMAXPROCS(0))
 	for len(c.dwAcc) < c.cur.parts {
@@ -306,16 +305,38 @@ func (c *bf16Conv) transposeInput(part int) {
 	gemm.TransposeBF16(c.xT[c.margin+p0:], c.rowLen, c.xb[p0*c.csIn:], c.csIn, p1-p0, c.s.in)
 }
 
-// pairDy is part of weightGradient: dy's padded pixels in pairs,
-// [p/2][o][p%2].
+// prepareDy rounds dy once a step for both gradients: into dyV, its
+// padded pixels in pairs ([p/2][o][p%2]) for the weight gradient, and
+// where the input gradient is wanted into dyb, a copy in NHWC, from the
+// same pair of rows while they are in the first-level cache. Both
+// gradients of a step take the dy of that step's forward pass.
+func (c *bf16Conv) prepareDy(dy []float32) {
+	if c.dyStep == c.fwdStep {
+		return
+	}
+	c.dyStep = c.fwdStep
+	c.cur.src, c.cur.pix = dy, len(dy)/c.s.out
+	c.cur.parts = splits(c.cur.pix / 2)
+	parallel.For(c.cur.parts, c.dyPart)
+}
+
+// pairDy is part of prepareDy: a range of pairs of pixels.
 func (c *bf16Conv) pairDy(part int) {
 	out, parts, dy := c.s.out, c.cur.parts, c.cur.src
 	pairs := c.cur.pix / 2
-	for q := pairs * part / parts; q < pairs*(part+1)/parts; q++ {
-		gemm.ConvertPairsBF16(c.dyV[q*out*2:][:out*2], dy[2*q*out:][:out], dy[(2*q+1)*out:][:out])
+	q0, q1 := pairs*part/parts, pairs*(part+1)/parts
+	if part == parts-1 {
+		q1 = (c.cur.pix + 1) / 2 // an odd last pixel pairs with zeros
 	}
-	if part == parts-1 && c.cur.pix%2 == 1 {
-		p := c.cur.pix - 1
-		gemm.ConvertPairsBF16(c.dyV[(p/2)*out*2:][:out*2], dy[p*out:][:out], zeroBias[:out])
+	for q := q0; q < q1; q++ {
+		a, b := dy[2*q*out:][:out], zeroBias[:out]
+		if 2*q+1 < c.cur.pix {
+			b = dy[(2*q+1)*out:][:out]
+		}
+		gemm.ConvertPairsBF16(c.dyV[q*out*2:][:out*2], a, b)
+		if c.s.inputGrad {
+			gemm.ConvertBF16(c.dyb[2*q*out:], out, a, out, 1, out)
+			gemm.ConvertBF16(c.dyb[(2*q+1)*out:], out, b, out, 1, out)
+		}
 	}
 }
