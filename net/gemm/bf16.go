@@ -40,22 +40,6 @@ func convertBF16Go(dst []BF16, dstStride int, src []float32, srcStride, rows, co
 	}
 }
 
-// ConvertPairsBF16 rounds a and b (of one length) into dst interleaved:
-// dst[2i] from a[i], dst[2i+1] from b[i], the layout of a tile of B
-// whose k runs along a and b's rows.
-func ConvertPairsBF16(dst []BF16, a, b []float32) {
-	if len(a) != len(b) || len(dst) < 2*len(a) {
-		panic(fmt.Sprintf("gemm: pairs of %d and %d floats into %d", len(a), len(b), len(dst)))
-	}
-	convertPairsBF16(dst, a, b)
-}
-
-func convertPairsBF16Go(dst []BF16, a, b []float32) {
-	for i := range a {
-		dst[2*i], dst[2*i+1] = ToBF16(a[i]), ToBF16(b[i])
-	}
-}
-
 // TransposeBF16 writes the first chans channels of pixels bfloat16
 // pixels (src's rows srcStride apart) as rows of dst (dstStride apart):
 // dst[c*dstStride+p] = src[p*srcStride+c].
@@ -74,6 +58,37 @@ func transposeBF16Go(dst []BF16, dstStride int, src []BF16, srcStride, pixels, c
 		row := dst[c*dstStride:][:pixels]
 		for p := range row {
 			row[p] = src[p*srcStride+c]
+		}
+	}
+}
+
+// ConvertPixelPairsBF16 rounds n pixels of ch channels (src, NHWC) into
+// pairs of pixels, pairs[q*2*ch + 2*o + j] from pixel 2q+j's channel o
+// (an odd last pixel paired with zeros), and, when rows is not nil, into
+// rows, the same NHWC layout in bfloat16: one pass over src for both of
+// the bf16 convolution gradients' copies of dy.
+func ConvertPixelPairsBF16(pairs, rows []BF16, src []float32, n, ch int) {
+	np := (n + 1) / 2
+	if len(src) < n*ch || len(pairs) < np*2*ch || (rows != nil && len(rows) < n*ch) {
+		panic(fmt.Sprintf("gemm: %d pixels of %d channels from %d floats into %d pairs and %d rows", n, ch, len(src), len(pairs), len(rows)))
+	}
+	convertPixelPairsBF16(pairs, rows, src, n, ch)
+}
+
+func convertPixelPairsBF16Go(pairs, rows []BF16, src []float32, n, ch int) {
+	for p := range n {
+		for o, v := range src[p*ch : (p+1)*ch] {
+			b := ToBF16(v)
+			pairs[(p/2)*2*ch+2*o+p%2] = b
+			if rows != nil {
+				rows[p*ch+o] = b
+			}
+		}
+	}
+	if n%2 == 1 {
+		last := pairs[(n/2)*2*ch:][:2*ch]
+		for o := range ch {
+			last[2*o+1] = 0
 		}
 	}
 }

@@ -63,23 +63,6 @@ func convertBF16(dst []BF16, dstStride int, src []float32, srcStride, rows, cols
 	}
 }
 
-// convertPairsBF16AVX512 is convertPairsBF16Go on blocks of 16.
-//
-//go:noescape
-func convertPairsBF16AVX512(dst *uint16, a, b *float32, blocks int)
-
-func convertPairsBF16(dst []BF16, a, b []float32) {
-	blocks := len(a) / 16
-	if blocks == 0 || !bf16Vector {
-		convertPairsBF16Go(dst, a, b)
-		return
-	}
-	convertPairsBF16AVX512(&dst[0], &a[0], &b[0], blocks)
-	if n := 16 * blocks; n < len(a) {
-		convertPairsBF16Go(dst[2*n:], a[n:], b[n:])
-	}
-}
-
 // transposeBF16AVX512 transposes blocks of 16 pixels, a gather of a pair
 // of channels at a time; index holds the 16 pixels' byte offsets.
 //
@@ -102,6 +85,32 @@ func transposeBF16(dst []BF16, dstStride int, src []BF16, srcStride, pixels, cha
 	}
 	if chans%2 == 1 {
 		transposeBF16Go(dst[(chans-1)*dstStride:], dstStride, src[chans-1:], srcStride, 16*blocks, 1)
+	}
+}
+
+// convertPixelPairsAVX512 is convertPixelPairsBF16Go for npairs whole
+// pairs of ch channels (a multiple of 16); rows may be nil.
+//
+//go:noescape
+func convertPixelPairsAVX512(pairs, rows *uint16, src *float32, npairs, ch int)
+
+func convertPixelPairsBF16(pairs, rows []BF16, src []float32, n, ch int) {
+	if ch%16 != 0 || n < 2 || !bf16Vector {
+		convertPixelPairsBF16Go(pairs, rows, src, n, ch)
+		return
+	}
+	var r *uint16
+	if rows != nil {
+		r = &rows[0]
+	}
+	convertPixelPairsAVX512(&pairs[0], r, &src[0], n/2, ch)
+	if n%2 == 1 {
+		p := n - 1
+		var rest []BF16
+		if rows != nil {
+			rest = rows[p*ch:]
+		}
+		convertPixelPairsBF16Go(pairs[(p/2)*2*ch:], rest, src[p*ch:], 1, ch)
 	}
 }
 

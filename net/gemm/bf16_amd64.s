@@ -206,44 +206,6 @@ block:
 	VZEROUPPER
 	RET
 
-// func convertPairsBF16AVX512(dst *uint16, a, b *float32, blocks int)
-// Each dword of dst: a's rounded bfloat16 in the low half, b's in the
-// high half.
-TEXT ·convertPairsBF16AVX512(SB), NOSPLIT, $0-32
-	MOVQ dst+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DX
-	MOVQ blocks+24(FP), CX
-	MOVL $0x7FFF, AX
-	VPBROADCASTD AX, Z30
-	MOVL $1, AX
-	VPBROADCASTD AX, Z31
-	MOVL $0xFFFF0000, AX
-	VPBROADCASTD AX, Z29
-
-pair:
-	VMOVDQU32 (SI), Z0
-	VPSRLD $16, Z0, Z1
-	VPANDD Z31, Z1, Z1
-	VPADDD Z30, Z0, Z0
-	VPADDD Z1, Z0, Z0
-	VPSRLD $16, Z0, Z0
-	VMOVDQU32 (DX), Z2
-	VPSRLD $16, Z2, Z3
-	VPANDD Z31, Z3, Z3
-	VPADDD Z30, Z2, Z2
-	VPADDD Z3, Z2, Z2
-	VPANDD Z29, Z2, Z2
-	VPORD Z2, Z0, Z0
-	VMOVDQU32 Z0, (DI)
-	ADDQ $64, SI
-	ADDQ $64, DX
-	ADDQ $64, DI
-	DECQ CX
-	JNZ pair
-	VZEROUPPER
-	RET
-
 // func transposeBF16AVX512(dst *uint16, dstStride int, src *uint16, index *int32, blocks, pairs int)
 // For each block of 16 pixels and pair of channels (c, c+1): one gather
 // of the pixels' dwords at the pair, the low words to row c, the high
@@ -283,5 +245,73 @@ pair:
 	ADDQ $32, DI
 	DECQ R10
 	JNZ block
+	VZEROUPPER
+	RET
+
+// func convertPixelPairsAVX512(pairs, rows *uint16, src *float32, npairs, ch int)
+// For each pair of pixels (a, b), 16 channels at a time: dwords of
+// (rounded a) | (rounded b) << 16 to pairs; when rows is not nil, the
+// rounded words of a and of b to their rows.
+TEXT ·convertPixelPairsAVX512(SB), NOSPLIT, $0-40
+	MOVQ pairs+0(FP), DI
+	MOVQ rows+8(FP), R9
+	MOVQ src+16(FP), SI
+	MOVQ npairs+24(FP), R10
+	MOVQ ch+32(FP), R11
+	MOVQ R11, R12
+	SHLQ $2, R12 // bytes of a pixel of src
+	SHRQ $4, R11 // blocks of 16 channels
+	MOVQ R12, R13
+	SHRQ $1, R13 // bytes of a pixel of rows
+	MOVL $0x7FFF, AX
+	VPBROADCASTD AX, Z30
+	MOVL $1, AX
+	VPBROADCASTD AX, Z31
+	MOVL $0xFFFF0000, AX
+	VPBROADCASTD AX, Z29
+
+pixpair:
+	MOVQ SI, DX        // pixel a; pixel b at DX+R12
+	MOVQ R9, R8        // rows of a; of b at R8+R13
+	MOVQ R11, CX
+
+chanblock:
+	VMOVDQU32 (DX), Z0
+	VPSRLD $16, Z0, Z1
+	VPANDD Z31, Z1, Z1
+	VPADDD Z30, Z0, Z0
+	VPADDD Z1, Z0, Z0
+	VPSRLD $16, Z0, Z0
+	VMOVDQU32 (DX)(R12*1), Z2
+	VPSRLD $16, Z2, Z3
+	VPANDD Z31, Z3, Z3
+	VPADDD Z30, Z2, Z2
+	VPADDD Z3, Z2, Z2
+	VPANDD Z29, Z2, Z2
+	VPORD Z2, Z0, Z4
+	VMOVDQU32 Z4, (DI)
+	TESTQ R8, R8
+	JZ nextblock
+	VPMOVDW Z0, Y5
+	VMOVDQU Y5, (R8)
+	VPSRLD $16, Z2, Z2
+	VPMOVDW Z2, Y6
+	VMOVDQU Y6, (R8)(R13*1)
+	ADDQ $32, R8
+
+nextblock:
+	ADDQ $64, DX
+	ADDQ $64, DI
+	DECQ CX
+	JNZ chanblock
+
+	LEAQ (SI)(R12*2), SI
+	TESTQ R9, R9
+	JZ nextpair
+	LEAQ (R9)(R13*2), R9
+
+nextpair:
+	DECQ R10
+	JNZ pixpair
 	VZEROUPPER
 	RET

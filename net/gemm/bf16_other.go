@@ -12,8 +12,10 @@ func convertBF16(dst []BF16, dstStride int, src []float32, srcStride, rows, cols
 	convertBF16Go(dst, dstStride, src, srcStride, rows, cols)
 }
 
-func convertPairsBF16(dst []BF16, a, b []float32) { convertPairsBF16Go(dst, a, b) }
-
 func transposeBF16(dst []BF16, dstStride int, src []BF16, srcStride, pixels, chans int) {
 	transposeBF16Go(dst, dstStride, src, srcStride, pixels, chans)
+}
+
+func convertPixelPairsBF16(pairs, rows []BF16, src []float32, n, ch int) {
+	convertPixelPairsBF16Go(pairs, rows, src, n, ch)
 }

@@ -63,28 +63,6 @@ func TestConvertBF16MatchesToBF16(t *testing.T) {
 	}
 }
 
-// Pairs are rounded as ToBF16 rounds and interleaved, at every length.
-func TestConvertPairsBF16(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	for _, n := range []int{1, 16, 33, 48} {
-		a, b := make([]float32, n), make([]float32, n)
-		for i := range a {
-			a[i], b[i] = float32(rng.NormFloat64()), float32(rng.NormFloat64()*1e-3)
-		}
-		dst := make([]BF16, 2*n+1)
-		dst[2*n] = 0xABCD
-		ConvertPairsBF16(dst, a, b)
-		for i := range n {
-			if dst[2*i] != ToBF16(a[i]) || dst[2*i+1] != ToBF16(b[i]) {
-				t.Fatalf("n %d pair %d: %#04x %#04x, want %#04x %#04x", n, i, dst[2*i], dst[2*i+1], ToBF16(a[i]), ToBF16(b[i]))
-			}
-		}
-		if dst[2*n] != 0xABCD {
-			t.Fatalf("n %d: wrote past the pairs", n)
-		}
-	}
-}
-
 // The transposition moves every entry to its place, for channel counts
 // odd and even and pixel counts off the blocks of 16, and leaves the
 // rows' other entries alone.
@@ -106,6 +84,51 @@ func TestTransposeBF16(t *testing.T) {
 				}
 				if g := dst[ch*ds+p]; g != want {
 					t.Fatalf("%+v: channel %d pixel %d: %#04x, want %#04x", c, ch, p, g, want)
+				}
+			}
+		}
+	}
+}
+
+// Pixel pairs and rows come out as ToBF16 rounds each entry, for odd and
+// even pixel counts, with and without the rows.
+func TestConvertPixelPairsBF16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, c := range []struct{ n, ch int }{{2, 16}, {7, 32}, {10, 48}, {5, 15}, {1, 16}} {
+		src := make([]float32, c.n*c.ch)
+		for i := range src {
+			src[i] = float32(rng.NormFloat64())
+		}
+		for _, withRows := range []bool{false, true} {
+			np := (c.n + 1) / 2
+			pairs := make([]BF16, np*2*c.ch+1)
+			for i := range pairs {
+				pairs[i] = 0xABCD
+			}
+			var rows []BF16
+			if withRows {
+				rows = make([]BF16, c.n*c.ch)
+			}
+			ConvertPixelPairsBF16(pairs, rows, src, c.n, c.ch)
+			for q := range np {
+				for o := range c.ch {
+					for j := range 2 {
+						want := BF16(0)
+						if p := 2*q + j; p < c.n {
+							want = ToBF16(src[p*c.ch+o])
+						}
+						if g := pairs[q*2*c.ch+2*o+j]; g != want {
+							t.Fatalf("%+v rows %t: pair %d channel %d member %d: %#04x, want %#04x", c, withRows, q, o, j, g, want)
+						}
+					}
+				}
+			}
+			if pairs[np*2*c.ch] != 0xABCD {
+				t.Fatalf("%+v: wrote past the pairs", c)
+			}
+			for i, v := range rows {
+				if v != ToBF16(src[i]) {
+					t.Fatalf("%+v: row entry %d: %#04x, want %#04x", c, i, v, ToBF16(src[i]))
 				}
 			}
 		}

@@ -322,21 +322,16 @@ func (c *bf16Conv) prepareDy(dy []float32) {
 
 // pairDy is part of prepareDy: a range of pairs of pixels.
 func (c *bf16Conv) pairDy(part int) {
-	out, parts, dy := c.s.out, c.cur.parts, c.cur.src
-	pairs := c.cur.pix / 2
+	out, parts, pix := c.s.out, c.cur.parts, c.cur.pix
+	pairs := pix / 2
 	q0, q1 := pairs*part/parts, pairs*(part+1)/parts
+	p1 := 2 * q1
 	if part == parts-1 {
-		q1 = (c.cur.pix + 1) / 2 // an odd last pixel pairs with zeros
+		p1 = pix // an odd last pixel pairs with zeros
 	}
-	for q := q0; q < q1; q++ {
-		a, b := dy[2*q*out:][:out], zeroBias[:out]
-		if 2*q+1 < c.cur.pix {
-			b = dy[(2*q+1)*out:][:out]
-		}
-		gemm.ConvertPairsBF16(c.dyV[q*out*2:][:out*2], a, b)
-		if c.s.inputGrad {
-			gemm.ConvertBF16(c.dyb[2*q*out:], out, a, out, 1, out)
-			gemm.ConvertBF16(c.dyb[(2*q+1)*out:], out, b, out, 1, out)
-		}
+	var rows []gemm.BF16
+	if c.s.inputGrad {
+		rows = c.dyb[2*q0*out:]
 	}
+	gemm.ConvertPixelPairsBF16(c.dyV[q0*2*out:], rows, c.cur.src[2*q0*out:], p1-2*q0, out)
 }
