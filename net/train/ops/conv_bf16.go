@@ -277,10 +277,11 @@ func (c *bf16Conv) weightGradient(x, dy, dw []float32) {
 			acc[i] += v
 		}
 	}
-	for o := range s.out {
+	for t := range 9 {
 		for ci := range s.in {
-			for t := range 9 {
-				dw[(o*s.in+ci)*9+t] = acc[(t*inR+ci)*s.out+o]
+			row := acc[(t*inR+ci)*s.out:][:s.out]
+			for o, v := range row {
+				dw[(o*s.in+ci)*9+t] = v
 			}
 		}
 	}
