@@ -77,7 +77,7 @@ var retiredKeys = map[string][]string{
 const SpecUsage = `player specs (-a, -b):
   random
   ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1)
-  net:FILE[,sims=N,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]   a network with MCTS (FILE: checkpoint, run directory, or a game's name: its shipped model)
+  net:FILE[,sims=N,movetime=MS,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]   a network with MCTS (FILE: checkpoint, run directory, or a game's name: its shipped model; movetime: PUCT searching until the time is up)
   abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
   uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
@@ -94,7 +94,7 @@ every kind also takes name=NAME (the name in results)`
 //
 //	random
 //	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N]
-//	net:FILE[,sims=N,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]
+//	net:FILE[,sims=N,movetime=MS,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]
 //	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,c_init=C,fpu=F,algo=A,hash=MiB]
 //	mcts:sims=N[,search=puct|gumbel]
 //	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
@@ -131,7 +131,10 @@ type Spec struct {
 	enc    game.Encoder // the network's encoding of positions
 	sims   int
 	gumbel bool
-	search *mcts.Config // NetOptions.Search (nil: defaults)
+	// moveTime bounds each search of a net player (movetime=); sims
+	// then bounds it too when given, 0 leaving the time alone.
+	moveTime time.Duration
+	search   *mcts.Config // NetOptions.Search (nil: defaults)
 	// precision of the network's tower (infer.Precisions; "": auto, the
 	// faster of fp32 and int8 on this CPU).
 	precision string
@@ -504,7 +507,7 @@ func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
 }
 
 func (s *Spec) parseNet(g game.Game, kv map[string]string, pos []string) error {
-	if err := s.keys(kv, "sims", "search", "c_init", "fpu", "precision", "file"); err != nil {
+	if err := s.keys(kv, "sims", "search", "c_init", "fpu", "precision", "file", "movetime"); err != nil {
 		return err
 	}
 	file, hasFile := kv["file"]
@@ -519,6 +522,19 @@ func (s *Spec) parseNet(g game.Game, kv map[string]string, pos []string) error {
 	}
 	if err := s.parseSearch(kv, DefaultSims); err != nil {
 		return err
+	}
+	if v, ok := kv["movetime"]; ok {
+		t, err := parseMoveTime(v)
+		if err != nil {
+			return fmt.Errorf("arena: player %q: %w", s.Text, err)
+		}
+		if s.gumbel {
+			return fmt.Errorf("arena: player %q: movetime needs search=puct (Gumbel search fixes its simulations in advance)", s.Text)
+		}
+		s.moveTime = t
+		if _, ok := kv["sims"]; !ok {
+			s.sims = 0 // the time alone bounds the search
+		}
 	}
 	return s.load(g, file)
 }

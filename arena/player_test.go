@@ -52,6 +52,8 @@ func TestParsePlayerErrors(t *testing.T) {
 		{"net:" + c4 + ",sims=-1", "out of range"},
 		{"net:" + c4 + ",sims=many", "not an integer"},
 		{"net:" + c4 + ",search=ucb", `search="ucb"`},
+		{"net:" + c4 + ",movetime=soon", "neither milliseconds nor a duration"},
+		{"net:" + c4 + ",movetime=100,search=gumbel", "movetime needs search=puct"},
 		{"net:" + c4 + ",discount=0.97", `discount= was retired (docs/retired.md)`},
 		{"abzero:net=" + c4 + ",m=1,depth=3,discount=0.97", `discount= was retired`},
 		{"mcts:sims=10,discount=0.9", `unknown key "discount"`},
@@ -109,6 +111,7 @@ func TestParsePlayerGood(t *testing.T) {
 		{"net:" + c4 + ",sims=0,search=gumbel", KindNet, "net:" + c4 + ",sims=0,search=gumbel"},
 		{"net:file=" + c4 + ",sims=8", KindNet, "net:file=" + c4 + ",sims=8"},
 		{"net:" + c4 + ",sims=8,c_init=2.5,fpu=0", KindNet, ""},
+		{"net:" + c4 + ",movetime=30ms", KindNet, ""},
 		{"net:" + run + ",name=best", KindNet, "best"},
 		{"abzero:net=" + c4 + ",m=10,depth=4", KindABZero, "abzero:net=" + c4 + ",m=10,depth=4"},
 		{"abzero:net=" + c4 + ",m=0.5,depth=2,sims=16,algo=alphabeta,hash=2", KindABZero, ""},
@@ -136,6 +139,48 @@ func TestParsePlayerGood(t *testing.T) {
 		mv, err := pl.Move(context.Background(), pos.Clone(), nil)
 		if err != nil || !game.IsLegal(pos, mv) {
 			t.Errorf("%q: move %v, %v", c.spec, mv, err)
+		}
+		pl.Close()
+	}
+}
+
+// A net player on a move time searches until the time is up (at least
+// one chunk of simulations, with no simulation count given) and stops at
+// sims= when that comes first.
+func TestNetMoveTime(t *testing.T) {
+	c4 := testnet.Checkpoint(t, t.TempDir(), "connect4", 1)
+	start, _ := game.Lookup("connect4")
+	for _, c := range []struct {
+		spec     string
+		min, max int64
+	}{
+		{"net:" + c4 + ",movetime=50ms", 1, 1 << 40},
+		{"net:" + c4 + ",movetime=10s,sims=40", 40, 40},
+	} {
+		s, err := ParsePlayer(c.spec, "connect4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := s.New()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos, _ := start.New(nil)
+		if err := pl.NewGame(pos, 1); err != nil {
+			t.Fatal(err)
+		}
+		mv, err := pl.Move(context.Background(), pos.Clone(), nil)
+		if err != nil || !game.IsLegal(pos, mv) {
+			t.Fatalf("%q: move %v, %v", c.spec, mv, err)
+		}
+		if e := pl.(interface{ LastEffort() int64 }).LastEffort(); e < c.min || e > c.max {
+			t.Errorf("%q: %d simulations, want [%d, %d]", c.spec, e, c.min, c.max)
+		}
+		// A match that ends fails the move instead of answering.
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := pl.Move(ctx, pos.Clone(), nil); err == nil {
+			t.Errorf("%q: a cancelled move answered", c.spec)
 		}
 		pl.Close()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/alphabeta"
@@ -36,7 +37,7 @@ func (s *Spec) New() (Player, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &mctsPlayer{name: s.name, sims: s.sims, mc: mcts.NewMover(s.SearchConfig(), ev, 0)}, nil
+		return &mctsPlayer{name: s.name, sims: s.sims, moveTime: s.moveTime, mc: mcts.NewMover(s.SearchConfig(), ev, 0)}, nil
 	case KindMCTS:
 		ev := &rolloutEval{}
 		return &mctsPlayer{name: s.name, sims: s.sims, mc: mcts.NewMover(s.SearchConfig(), ev, 0), rollout: ev}, nil
@@ -140,11 +141,12 @@ func (a *abPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (ga
 // mctsPlayer plays the most visited move of an MCTS search (no noise,
 // temperature 0), keeping its tree between moves.
 type mctsPlayer struct {
-	name    string
-	sims    int
-	mc      *mcts.Mover
-	rollout *rolloutEval
-	done    int64 // simulations of the last move
+	name     string
+	sims     int
+	moveTime time.Duration // > 0: each search ends when it is up (and at sims when sims > 0)
+	mc       *mcts.Mover
+	rollout  *rolloutEval
+	done     int64 // simulations of the last move
 }
 
 func (m *mctsPlayer) Name() string { return m.name }
@@ -159,8 +161,28 @@ func (m *mctsPlayer) NewGame(_ game.Position, seed uint64) error {
 }
 
 func (m *mctsPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
+	if m.moveTime > 0 {
+		return m.timedMove(ctx, p)
+	}
 	res, err := m.mc.Search(ctx, p, mcts.Limits{Sims: m.sims})
 	if err != nil {
+		return game.NoMove, err
+	}
+	m.done = int64(res.Simulations)
+	return res.Best, nil
+}
+
+// timedMove searches until moveTime is up (or sims are done): an
+// interruptible search, which answers with what it has when its time
+// ends; the match's own end still fails the move.
+func (m *mctsPlayer) timedMove(ctx context.Context, p game.Position) (game.Move, error) {
+	tctx, cancel := context.WithTimeout(ctx, m.moveTime)
+	defer cancel()
+	res, err := m.mc.Search(tctx, p, mcts.Limits{Sims: m.sims, Interruptible: true})
+	if err != nil {
+		return game.NoMove, err
+	}
+	if err := ctx.Err(); err != nil {
 		return game.NoMove, err
 	}
 	m.done = int64(res.Simulations)
