@@ -83,6 +83,10 @@ type AMXTiles struct {
 	tiles             []amxTile
 	perImage          int   // tiles of one image (Tiles' lists; 0: not by image)
 	maxRow, maxWriter []int // over tiles[:i+1]: the largest Row and Coff
+	// rowStride is the spacing of every tile's output rows when it is one
+	// for all of them and no row is dropped (Coff[r] = Coff[0] +
+	// r*rowStride), else 0.
+	rowStride int
 }
 
 // Tiles lays out the tiles of images h x w images in padded NHWC buffers
@@ -95,10 +99,13 @@ func (c *Conv3AMX) Tiles(h, w, pp, images int) *AMXTiles {
 }
 
 // newAMXTiles checks the tiles' offsets (Row >= 0, Coff >= -1) and
-// records their extents; it keeps the slice.
+// records their extents and row spacing; it keeps the slice.
 func newAMXTiles(tiles []amxTile) (*AMXTiles, error) {
 	t := &AMXTiles{tiles: tiles, maxRow: make([]int, len(tiles)), maxWriter: make([]int, len(tiles))}
 	row, wr := 0, -1
+	if len(tiles) > 0 {
+		t.rowStride = tiles[0].Coff[1] - tiles[0].Coff[0]
+	}
 	for i, tl := range tiles {
 		if tl.Row < 0 {
 			return nil, fmt.Errorf("gemm: AMX tile %d starts at byte %d", i, tl.Row)
@@ -108,11 +115,60 @@ func newAMXTiles(tiles []amxTile) (*AMXTiles, error) {
 			if o < -1 {
 				return nil, fmt.Errorf("gemm: AMX tile %d row %d writes at %d", i, r, o)
 			}
+			if o < 0 || o != tl.Coff[0]+r*t.rowStride {
+				t.rowStride = 0
+			}
 			wr = max(wr, o)
 		}
 		t.maxRow[i], t.maxWriter[i] = row, wr
 	}
+	if t.rowStride <= 0 {
+		t.rowStride = 0
+	}
 	return t, nil
+}
+
+// PixelTiles lays out tiles of 16 consecutive padded pixels over images
+// h x w images in padded NHWC buffers of pp pixels an image and padded
+// width wp, from each image's first real pixel to its last: Row is the
+// byte offset (rowBytes a pixel) of the pixel up and left of the row's
+// output pixel (the first tap of a 3x3 patch), Coff the output pixel's
+// float index (outStride floats a pixel), -1 on the padding columns.
+func PixelTiles(h, w, wp, pp, images, rowBytes, outStride int) *AMXTiles {
+	span := (h-1)*wp + w // padded pixels from the first real one to the last
+	var tiles []amxTile
+	for b := range images {
+		for p0 := 0; p0 < span; p0 += AMXRows {
+			t := amxTile{Row: (b*pp + p0) * rowBytes}
+			for r := range AMXRows {
+				y, x := (p0+r)/wp, (p0+r)%wp
+				t.Coff[r] = -1
+				if x < w && y < h {
+					t.Coff[r] = (b*pp + (y+1)*wp + x + 1) * outStride
+				}
+			}
+			tiles = append(tiles, t)
+		}
+	}
+	t, err := newAMXTiles(tiles)
+	if err != nil {
+		panic(err) // offsets from non-negative sizes are never negative
+	}
+	t.perImage = (span + AMXRows - 1) / AMXRows
+	return t
+}
+
+// NewAMXTiles makes a tile list from each tile's Row (bytes) and the
+// float offsets of its 16 output rows (-1 for a row to drop).
+func NewAMXTiles(rows []int, coff [][AMXRows]int) (*AMXTiles, error) {
+	if len(rows) != len(coff) {
+		return nil, fmt.Errorf("gemm: %d tile rows and %d output lists", len(rows), len(coff))
+	}
+	tiles := make([]amxTile, len(rows))
+	for i := range rows {
+		tiles[i] = amxTile{Row: rows[i], Coff: coff[i]}
+	}
+	return newAMXTiles(tiles)
 }
 
 // Len is the number of tiles.

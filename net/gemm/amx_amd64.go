@@ -40,23 +40,28 @@ var amxOnce struct {
 	ok bool
 }
 
-// hasAMX reports AMX-TILE and AMX-INT8 with their state enabled by the OS
-// and granted to this process (Linux hands the 8 KiB of tile data to a
-// process only when it asks: requestAMX), and allowed by TABULA_ISA.
+// hasAMX reports AMX-TILE and AMX-INT8 granted to this process
+// (amxGranted).
 func hasAMX() bool {
-	amxOnce.Do(func() {
-		if isaCap < isaAMX || !hasAVX512() {
-			return
-		}
-		_, _, _, d7 := cpuid(7, 0)
-		const tile, int8 = 1 << 24, 1 << 25
-		if d7&(tile|int8) != tile|int8 {
-			return
-		}
-		if xcr0, _ := xgetbv(); xcr0&(3<<17) != 3<<17 {
-			return
-		}
-		amxOnce.ok = requestAMX()
-	})
+	amxOnce.Do(func() { amxOnce.ok = amxGranted(1 << 25) })
 	return amxOnce.ok
+}
+
+// amxGranted reports AMX-TILE and the AMX feature of CPUID.7.0 EDX bit
+// feature, with their state enabled by the OS and granted to this
+// process (Linux hands the 8 KiB of tile data to a process only when it
+// asks: requestAMX), and allowed by TABULA_ISA.
+func amxGranted(feature uint32) bool {
+	if isaCap < isaAMX || !hasAVX512() {
+		return false
+	}
+	_, _, _, d7 := cpuid(7, 0)
+	const tile = 1 << 24
+	if d7&(tile|feature) != tile|feature {
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&(3<<17) != 3<<17 {
+		return false
+	}
+	return requestAMX()
 }

@@ -3,17 +3,10 @@
 #include "textflag.h"
 #include "go_asm.h"
 
-// The tile instructions, which the assembler does not know, as bytes
-// (VEX-encoded; tmm registers by number). Operands: activations in tmm3
-// (loaded from (SI)(CX*1), CX the channel stride), weights in tmm4..6
-// (from (DI)(DX*1), DX = 64), sums in tmm0..2 (stored to (BX)(AX*1)).
-#define LDTILECFG_AX BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0x00
-#define TILERELEASE BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0xC0
-#define TILEZERO(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $(0xC0 | ((t)<<3))
-#define TILELOAD_A BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x1C; BYTE $0x0E
-#define TILELOAD_B(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $(0x04 | ((t)<<3)); BYTE $0x17
+#include "amx_amd64.h"
+
+// TDPBUSD tmm(c), tmm3, tmm(b): weights in tmm4..6 (DX = 64), sums in tmm0..2.
 #define TDPBUSD_A(c, b) BYTE $0xC4; BYTE $0xE2; BYTE $(((15-(b))<<3) | 1); BYTE $0x5E; BYTE $(0xC3 | ((c)<<3))
-#define TILESTORE(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $(0x04 | ((t)<<3)); BYTE $0x03
 
 // One panel of 16 output columns of a kept row in the epilogue: sums at
 // (BX), scale in zs, bias in zb; residual at (R13)(SI*4) when R13 is set.

@@ -18,25 +18,17 @@ func ToBF16(f float32) BF16 {
 // FromBF16 is b widened to float32 (exact).
 func FromBF16(b BF16) float32 { return math.Float32frombits(uint32(b) << 16) }
 
-// ConvertBF16 rounds rows of src into dst: rows of cols floats, src's
-// rows srcStride floats apart and dst's dstStride apart. Entries of dst
-// past cols are left as they are.
-func ConvertBF16(dst []BF16, dstStride int, src []float32, srcStride, rows, cols int) {
-	if rows == 0 || cols == 0 {
-		return
+// ConvertBF16 rounds src into dst[:len(src)].
+func ConvertBF16(dst []BF16, src []float32) {
+	if len(dst) < len(src) {
+		panic(fmt.Sprintf("gemm: %d floats into %d bfloat16s", len(src), len(dst)))
 	}
-	if cols > srcStride || cols > dstStride || (rows-1)*srcStride+cols > len(src) || (rows-1)*dstStride+cols > len(dst) {
-		panic(fmt.Sprintf("gemm: %d rows of %d floats (strides %d, %d) from %d into %d", rows, cols, srcStride, dstStride, len(src), len(dst)))
-	}
-	convertBF16(dst, dstStride, src, srcStride, rows, cols)
+	convertBF16(dst, src)
 }
 
-func convertBF16Go(dst []BF16, dstStride int, src []float32, srcStride, rows, cols int) {
-	for r := range rows {
-		d, s := dst[r*dstStride:][:cols], src[r*srcStride:][:cols]
-		for i, v := range s {
-			d[i] = ToBF16(v)
-		}
+func convertBF16Go(dst []BF16, src []float32) {
+	for i, v := range src {
+		dst[i] = ToBF16(v)
 	}
 }
 
@@ -156,74 +148,53 @@ func NewTileBF16(t TileBF16) (*TileBF16, error) {
 // ScratchLen is the float32 scratch Run needs.
 func (t *TileBF16) ScratchLen() int { return t.sumN }
 
-// Run computes tiles [i0, i1) of tiles: A from a, B from b, into out.
-// The bounds are checked before the assembly runs; an out-of-range one
-// panics, a caller's bug.
+// Run computes tiles [i0, i1) of tiles: A from a, B from b, into out,
+// through sum (ScratchLen floats) for the rows kept. The bounds are
+// checked before the assembly runs; an out-of-range one panics, a
+// caller's bug.
 func (t *TileBF16) Run(a []BF16, tiles *AMXTiles, i0, i1 int, b []BF16, sum, out []float32) {
-	if i0 < 0 || i1 > tiles.Len() || i0 > i1 {
-		panic(fmt.Sprintf("gemm: bf16 tiles [%d, %d) of %d", i0, i1, tiles.Len()))
-	}
-	if i0 == i1 {
-		return
-	}
-	n := i1
 	if len(sum) < t.sumN {
 		panic(fmt.Sprintf("gemm: bf16 scratch of %d floats, want %d", len(sum), t.sumN))
 	}
-	t.check(a, tiles, n, b)
-	if end := tiles.maxWriter[n-1] + 16*t.Panels; end > len(out) {
-		panic(fmt.Sprintf("gemm: bf16 tiles write to %d of %d", end, len(out)))
-	}
-	ts := tiles.tiles[i0:i1]
-	if hasAMXBF16() {
-		t.runAsm(a, ts, b, sum, out, 0, false)
-		return
-	}
-	t.runGo(a, ts, b, out, false)
+	t.run(a, tiles, i0, i1, b, sum, out, 0, false)
 }
 
-// RunDirect is Run for tiles whose 16 output rows lie ldc floats apart
-// (Coff[r] = Coff[0] + r*ldc, none dropped): the sums go to out
-// straight from the tile registers, and with accumulate they are added
-// to what out holds, so that a long k dimension can be run in blocks
-// that keep their operands in the caches.
+// RunDirect is Run for a list whose tiles' 16 output rows all lie ldc
+// floats apart, none dropped (recorded when the list is made): the sums go to out straight
+// from the tile registers, and with accumulate they are added to what
+// out holds, so that a long k dimension can be run in blocks that keep
+// their operands in the caches.
 func (t *TileBF16) RunDirect(a []BF16, tiles *AMXTiles, i0, i1 int, b []BF16, out []float32, ldc int, accumulate bool) {
+	if ldc < 16*t.Panels || tiles.rowStride != ldc {
+		panic(fmt.Sprintf("gemm: bf16 output rows %d floats apart for %d panels, the tiles' %d", ldc, t.Panels, tiles.rowStride))
+	}
+	t.run(a, tiles, i0, i1, b, nil, out, ldc, accumulate)
+}
+
+// run checks the bounds of tiles [i0, i1) and runs them, through sum
+// (ldc 0) or straight into out's rows ldc floats apart.
+func (t *TileBF16) run(a []BF16, tiles *AMXTiles, i0, i1 int, b []BF16, sum, out []float32, ldc int, accumulate bool) {
 	if i0 < 0 || i1 > tiles.Len() || i0 > i1 {
 		panic(fmt.Sprintf("gemm: bf16 tiles [%d, %d) of %d", i0, i1, tiles.Len()))
 	}
 	if i0 == i1 {
 		return
 	}
-	if ldc < 16*t.Panels {
-		panic(fmt.Sprintf("gemm: bf16 output rows %d floats apart for %d panels", ldc, t.Panels))
-	}
-	ts := tiles.tiles[i0:i1]
-	for i, tl := range ts {
-		for r, o := range tl.Coff {
-			if o != tl.Coff[0]+r*ldc || o < 0 {
-				panic(fmt.Sprintf("gemm: bf16 tile %d row %d writes at %d, not %d", i0+i, r, o, tl.Coff[0]+r*ldc))
-			}
-		}
-	}
-	t.check(a, tiles, i1, b)
-	if end := tiles.maxWriter[i1-1] + 16*t.Panels; end > len(out) {
-		panic(fmt.Sprintf("gemm: bf16 tiles write to %d of %d", end, len(out)))
-	}
-	if hasAMXBF16() {
-		t.runAsm(a, ts, b, nil, out, ldc, accumulate)
-		return
-	}
-	t.runGo(a, ts, b, out, accumulate)
-}
-
-// check panics on reads past a or b by tiles [0, n).
-func (t *TileBF16) check(a []BF16, tiles *AMXTiles, n int, b []BF16) {
-	if end := tiles.maxRow[n-1] + t.maxTap + (t.KSteps-1)*64 + (AMXRows-1)*t.AStride + 64; end > 2*len(a) {
+	if end := tiles.maxRow[i1-1] + t.maxTap + (t.KSteps-1)*64 + (AMXRows-1)*t.AStride + 64; end > 2*len(a) {
 		panic(fmt.Sprintf("gemm: bf16 tiles read A to byte %d of %d", end, 2*len(a)))
 	}
 	if t.bEnd > 2*len(b) {
 		panic(fmt.Sprintf("gemm: bf16 tiles read B to byte %d of %d", t.bEnd, 2*len(b)))
 	}
+	if end := tiles.maxWriter[i1-1] + 16*t.Panels; end > len(out) {
+		panic(fmt.Sprintf("gemm: bf16 tiles write to %d of %d", end, len(out)))
+	}
+	ts := tiles.tiles[i0:i1]
+	if hasAMXBF16() {
+		t.runAsm(a, ts, b, sum, out, ldc, accumulate)
+		return
+	}
+	t.runGo(a, ts, b, out, accumulate)
 }
 
 // runGo is Run (and RunDirect) in plain loops: the assembly's twin. Each
@@ -253,47 +224,4 @@ func (t *TileBF16) runGo(a []BF16, tiles []amxTile, b []BF16, out []float32, acc
 			}
 		}
 	}
-}
-
-// PixelTiles lays out tiles of 16 consecutive padded pixels over images
-// h x w images in padded NHWC buffers of pp pixels an image and padded
-// width wp, from each image's first real pixel to its last: Row is the
-// byte offset (rowBytes a pixel) of the pixel up and left of the row's
-// output pixel (the first tap of a 3x3 patch), Coff the output pixel's
-// float index (outStride floats a pixel), -1 on the padding columns.
-func PixelTiles(h, w, wp, pp, images, rowBytes, outStride int) *AMXTiles {
-	span := (h-1)*wp + w // padded pixels from the first real one to the last
-	var tiles []amxTile
-	for b := range images {
-		for p0 := 0; p0 < span; p0 += AMXRows {
-			t := amxTile{Row: (b*pp + p0) * rowBytes}
-			for r := range AMXRows {
-				y, x := (p0+r)/wp, (p0+r)%wp
-				t.Coff[r] = -1
-				if x < w && y < h {
-					t.Coff[r] = (b*pp + (y+1)*wp + x + 1) * outStride
-				}
-			}
-			tiles = append(tiles, t)
-		}
-	}
-	t, err := newAMXTiles(tiles)
-	if err != nil {
-		panic(err) // offsets from non-negative sizes are never negative
-	}
-	t.perImage = (span + AMXRows - 1) / AMXRows
-	return t
-}
-
-// NewAMXTiles makes a tile list from each tile's Row (bytes) and the
-// float offsets of its 16 output rows (-1 for a row to drop).
-func NewAMXTiles(rows []int, coff [][AMXRows]int) (*AMXTiles, error) {
-	if len(rows) != len(coff) {
-		return nil, fmt.Errorf("gemm: %d tile rows and %d output lists", len(rows), len(coff))
-	}
-	tiles := make([]amxTile, len(rows))
-	for i := range rows {
-		tiles[i] = amxTile{Row: rows[i], Coff: coff[i]}
-	}
-	return newAMXTiles(tiles)
 }

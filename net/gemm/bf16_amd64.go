@@ -41,26 +41,23 @@ func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float3
 //go:noescape
 func amxBF16(args *bf16Args)
 
-// convertBF16AVX512 rounds rows of blocks of 16 floats (strides in
-// elements).
+// convertBF16AVX512 rounds blocks of 16 floats.
 //
 //go:noescape
-func convertBF16AVX512(dst *uint16, dstStride int, src *float32, srcStride, rows, blocks int)
+func convertBF16AVX512(dst *uint16, src *float32, blocks int)
 
-// bf16Vector: the AVX-512 conversion runs here (asked once: CPUID is a
+// bf16Vector: the AVX-512 conversions run here (asked once: CPUID is a
 // trap to the hypervisor in a virtual machine).
 var bf16Vector = hasAVX512()
 
-func convertBF16(dst []BF16, dstStride int, src []float32, srcStride, rows, cols int) {
-	blocks := cols / 16
+func convertBF16(dst []BF16, src []float32) {
+	blocks := len(src) / 16
 	if blocks == 0 || !bf16Vector {
-		convertBF16Go(dst, dstStride, src, srcStride, rows, cols)
+		convertBF16Go(dst, src)
 		return
 	}
-	convertBF16AVX512(&dst[0], dstStride, &src[0], srcStride, rows, blocks)
-	if rest := cols % 16; rest != 0 {
-		convertBF16Go(dst[16*blocks:], dstStride, src[16*blocks:], srcStride, rows, rest)
-	}
+	convertBF16AVX512(&dst[0], &src[0], blocks)
+	convertBF16Go(dst[16*blocks:], src[16*blocks:])
 }
 
 // transposeBF16AVX512 transposes blocks of 16 pixels, a gather of a pair
@@ -120,21 +117,8 @@ var amxBF16Once struct {
 }
 
 // hasAMXBF16 reports AMX-TILE and AMX-BF16 granted to this process
-// (requestAMX) and allowed by TABULA_ISA.
+// (amxGranted).
 func hasAMXBF16() bool {
-	amxBF16Once.Do(func() {
-		if isaCap < isaAMX || !hasAVX512() {
-			return
-		}
-		_, _, _, d7 := cpuid(7, 0)
-		const bf16, tile = 1 << 22, 1 << 24
-		if d7&(tile|bf16) != tile|bf16 {
-			return
-		}
-		if xcr0, _ := xgetbv(); xcr0&(3<<17) != 3<<17 {
-			return
-		}
-		amxBF16Once.ok = requestAMX()
-	})
+	amxBF16Once.Do(func() { amxBF16Once.ok = amxGranted(1 << 22) })
 	return amxBF16Once.ok
 }

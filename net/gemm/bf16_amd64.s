@@ -3,16 +3,9 @@
 #include "textflag.h"
 #include "go_asm.h"
 
-// The tile instructions as bytes, as in amx_amd64.s: rows of A in tmm3
-// (from (SI)(CX*1)), B tiles in tmm4..6 (from (DI)(DX*1)), sums in
-// tmm0..2 (stored to (BX)(AX*1)).
-#define LDTILECFG_AX BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0x00
-#define TILERELEASE BYTE $0xC4; BYTE $0xE2; BYTE $0x78; BYTE $0x49; BYTE $0xC0
-#define TILEZERO(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x49; BYTE $(0xC0 | ((t)<<3))
-#define TILELOAD_A BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $0x1C; BYTE $0x0E
-#define TILELOAD_B(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $(0x04 | ((t)<<3)); BYTE $0x17
-#define TILESTORE(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7A; BYTE $0x4B; BYTE $(0x04 | ((t)<<3)); BYTE $0x03
-#define TILELOAD_C(t) BYTE $0xC4; BYTE $0xE2; BYTE $0x7B; BYTE $0x4B; BYTE $(0x04 | ((t)<<3)); BYTE $0x03
+#include "amx_amd64.h"
+
+// B tiles in tmm4..6, sums in tmm0..2.
 // TDPBF16PS tmm(c), tmm3, tmm(b): VEX.128.F3.0F38.W0 5C.
 #define TDPBF16PS_A(c, b) BYTE $0xC4; BYTE $0xE2; BYTE $(((15-(b))<<3) | 2); BYTE $0x5C; BYTE $(0xC3 | ((c)<<3))
 
@@ -166,43 +159,38 @@ nexttile:
 	VZEROUPPER
 	RET
 
-// func convertBF16AVX512(dst *uint16, dstStride int, src *float32, srcStride, rows, blocks int)
-TEXT ·convertBF16AVX512(SB), NOSPLIT, $0-48
-	MOVQ dst+0(FP), DI
-	MOVQ dstStride+8(FP), R8
-	SHLQ $1, R8
-	MOVQ src+16(FP), SI
-	MOVQ srcStride+24(FP), R9
-	SHLQ $2, R9
-	MOVQ rows+32(FP), R10
-	MOVQ blocks+40(FP), R11
-	MOVL $0x7FFF, AX
-	VPBROADCASTD AX, Z30
-	MOVL $1, AX
+// ROUND rounds the floats of z to bfloat16 in their upper halves (ties
+// to even: add 0x7FFF and the lowest kept bit), tmp scratch; Z30 holds
+// 0x7FFF and Z31 1 in every dword.
+#define ROUND(z, tmp) \
+	VPSRLD $16, z, tmp \
+	VPANDD Z31, tmp, tmp \
+	VPADDD Z30, z, z \
+	VPADDD tmp, z, z
+
+#define ROUNDCONSTS \
+	MOVL $0x7FFF, AX \
+	VPBROADCASTD AX, Z30 \
+	MOVL $1, AX \
 	VPBROADCASTD AX, Z31
 
-row:
-	MOVQ SI, R12
-	MOVQ DI, R13
-	MOVQ R11, CX
+// func convertBF16AVX512(dst *uint16, src *float32, blocks int)
+TEXT ·convertBF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	ROUNDCONSTS
 
 block:
-	VMOVDQU32 (R12), Z0
-	VPSRLD $16, Z0, Z1
-	VPANDD Z31, Z1, Z1
-	VPADDD Z30, Z0, Z0
-	VPADDD Z1, Z0, Z0
+	VMOVDQU32 (SI), Z0
+	ROUND(Z0, Z1)
 	VPSRLD $16, Z0, Z0
 	VPMOVDW Z0, Y2
-	VMOVDQU Y2, (R13)
-	ADDQ $64, R12
-	ADDQ $32, R13
+	VMOVDQU Y2, (DI)
+	ADDQ $64, SI
+	ADDQ $32, DI
 	DECQ CX
 	JNZ block
-	ADDQ R9, SI
-	ADDQ R8, DI
-	DECQ R10
-	JNZ row
 	VZEROUPPER
 	RET
 
@@ -263,10 +251,7 @@ TEXT ·convertPixelPairsAVX512(SB), NOSPLIT, $0-40
 	SHRQ $4, R11 // blocks of 16 channels
 	MOVQ R12, R13
 	SHRQ $1, R13 // bytes of a pixel of rows
-	MOVL $0x7FFF, AX
-	VPBROADCASTD AX, Z30
-	MOVL $1, AX
-	VPBROADCASTD AX, Z31
+	ROUNDCONSTS
 	MOVL $0xFFFF0000, AX
 	VPBROADCASTD AX, Z29
 
@@ -277,16 +262,10 @@ pixpair:
 
 chanblock:
 	VMOVDQU32 (DX), Z0
-	VPSRLD $16, Z0, Z1
-	VPANDD Z31, Z1, Z1
-	VPADDD Z30, Z0, Z0
-	VPADDD Z1, Z0, Z0
+	ROUND(Z0, Z1)
 	VPSRLD $16, Z0, Z0
 	VMOVDQU32 (DX)(R12*1), Z2
-	VPSRLD $16, Z2, Z3
-	VPANDD Z31, Z3, Z3
-	VPADDD Z30, Z2, Z2
-	VPADDD Z3, Z2, Z2
+	ROUND(Z2, Z3)
 	VPANDD Z29, Z2, Z2
 	VPORD Z2, Z0, Z4
 	VMOVDQU32 Z4, (DI)

@@ -8,9 +8,7 @@ func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float3
 	panic("gemm: no AMX in this build")
 }
 
-func convertBF16(dst []BF16, dstStride int, src []float32, srcStride, rows, cols int) {
-	convertBF16Go(dst, dstStride, src, srcStride, rows, cols)
-}
+func convertBF16(dst []BF16, src []float32) { convertBF16Go(dst, src) }
 
 func transposeBF16(dst []BF16, dstStride int, src []BF16, srcStride, pixels, chans int) {
 	transposeBF16Go(dst, dstStride, src, srcStride, pixels, chans)

@@ -929,6 +929,23 @@ func TestSharedTensorsUntouched(t *testing.T) {
 	}
 }
 
+// followSetup is the small network (16 filters, so the bf16 tiles take
+// it) and the schedule the follow tests train for steps from seed.
+func followSetup(t *testing.T, seed uint64, steps int64) (net.Spec, *net.Params, Config) {
+	t.Helper()
+	spec := net.Spec{Game: "test", Channels: 3, Height: 5, Width: 6, Actions: 9,
+		Blocks: 2, Filters: 16, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 16}
+	p, err := net.NewParams(spec, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return spec, p, Config{
+		Schedule:    net.Schedule{Kind: net.ScheduleCosine, LR: 0.05, Warmup: 20, Total: steps, MinLR: 0.005},
+		Momentum:    0.9,
+		WeightDecay: 1e-4,
+	}
+}
+
 // TestFastOpsFollowReference trains three models from the same parameters
 // on the same batches: one on net/train/ops, one on gorgonia's own ops, and one
 // on gorgonia's ops with every batch's samples in reverse order (the same
@@ -937,18 +954,8 @@ func TestSharedTensorsUntouched(t *testing.T) {
 // reference's weights computes the same loss and gradients within float32
 // rounding; over 200 steps the loss curves stay within 0.5%.
 func TestFastOpsFollowReference(t *testing.T) {
-	spec := net.Spec{Game: "test", Channels: 3, Height: 5, Width: 6, Actions: 9,
-		Blocks: 2, Filters: 16, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 16}
-	p, err := net.NewParams(spec, 31)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n, steps = 16, 200
-	cfg := Config{
-		Schedule:    net.Schedule{Kind: net.ScheduleCosine, LR: 0.05, Warmup: 20, Total: steps, MinLR: 0.005},
-		Momentum:    0.9,
-		WeightDecay: 1e-4,
-	}
+	spec, p, cfg := followSetup(t, 31, steps)
 	newTrainer := func(p *net.Params, opts ...net.ModelOption) *Trainer { return newTestTrainer(t, p, n, cfg, opts...) }
 	trainers := []*Trainer{newTrainer(p), newTrainer(p, net.ReferenceOps()), newTrainer(p, net.ReferenceOps())}
 	rng := rand.New(rand.NewPCG(32, 33))
@@ -1000,18 +1007,8 @@ func TestBF16FollowsFP32(t *testing.T) {
 	if !gemm.HasAMXBF16() {
 		t.Skip("no AMX-BF16 here: training.precision bf16 runs float32 (its tiles' Go twin is checked in net/train/ops)")
 	}
-	spec := net.Spec{Game: "test", Channels: 3, Height: 5, Width: 6, Actions: 9,
-		Blocks: 2, Filters: 16, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 16}
-	p, err := net.NewParams(spec, 41)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const n, steps = 16, 200
-	cfg := Config{
-		Schedule:    net.Schedule{Kind: net.ScheduleCosine, LR: 0.05, Warmup: 20, Total: steps, MinLR: 0.005},
-		Momentum:    0.9,
-		WeightDecay: 1e-4,
-	}
+	spec, p, cfg := followSetup(t, 41, steps)
 	fp32, bf16 := newTestTrainer(t, p, n, cfg), newTestTrainer(t, p, n, cfg, net.BF16Convs())
 	rng := rand.New(rand.NewPCG(42, 43))
 	// A fixed set of batches, seen again and again, so that the loss falls.

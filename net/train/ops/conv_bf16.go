@@ -25,16 +25,16 @@ const (
 // input transposed to channel rows, so that a tap is again an offset.
 type bf16Conv struct {
 	s                     *convState
-	csIn, csOut           int // the bf16 copies' channel strides
 	fwd, bwd, dw          *gemm.TileBF16
 	fwdTiles, bwdTiles    *gemm.AMXTiles
 	dwTiles               *gemm.AMXTiles
 	xb, dyb, wf, wb       []gemm.BF16
 	xT, dyV               []gemm.BF16
 	fperm, bperm          []int32     // the weight each packed entry takes, or -1
-	rowLen, margin, kpix  int         // xT's rows: margin, kpix pixels, margin
+	rowLen, margin        int         // xT's rows: margin, nblk*dwBlk pixels, margin
 	dwAcc                 [][]float32 // per part: [tap][in rounded to 16][out]
-	dwPerBlock, dwBlk     int         // tiles and pixels of a block of the weight gradient
+	nblk, dwPerBlock      int         // blocks of the weight gradient, tiles a block
+	dwBlk                 int         // pixels a block
 	fwdStep, dyStep       uint64      // forward passes run; the one whose dy is rounded
 	sums                  [][]float32
 	runPart, convertPart  func(part int)
@@ -47,7 +47,6 @@ type bf16Conv struct {
 		out        []float32
 		src        []float32
 		dst        []gemm.BF16
-		cs, ch     int
 		parts, pix int
 	}
 }
@@ -71,58 +70,87 @@ func bf16Fits(k, in, out int, inputGrad bool) bool {
 	return k == 3 && fit(out) && (!inputGrad || fit(in))
 }
 
+// convTiles is the tile product of a convolution's pass reading ch
+// channels a pixel (a row of three taps one run of kSteps(ch) k-steps,
+// wp pixels a row) into panels of 16 output channels; its weights are
+// packed [row of taps][k-step][panel] tiles of 16 pairs x 16 columns.
+func convTiles(ch, wp, panels int) *gemm.TileBF16 {
+	ks := kSteps(ch)
+	t, err := gemm.NewTileBF16(gemm.TileBF16{AStride: ch * 2, Taps: []int{0, wp * ch * 2, 2 * wp * ch * 2},
+		KSteps: ks, BStride: 64, BTap: ks * panels * 1024, BK: panels * 1024, BPanel: 1024, Panels: panels})
+	if err != nil {
+		panic(err) // bf16Fits admitted the shape
+	}
+	return t
+}
+
+// convPacking lists, for each entry of convTiles' packed weights, the
+// weight of w (out, in, 3, 3) it takes, or -1 (a zero): k runs over kch
+// channels and the columns over cols; weight(k, col, t) is the index in
+// w of tap t (ky*3+kx) of channel k's row for output column col.
+func convPacking(kch, cols int, weight func(k, col, t int) int) []int32 {
+	ks, np := kSteps(kch), cols/16
+	perm := make([]int32, 3*ks*np*512)
+	for i := range perm {
+		perm[i] = -1
+	}
+	for col := range cols {
+		for k := range kch {
+			for t := range 9 {
+				kidx := (t%3)*kch + k
+				tile := ((t/3)*ks+kidx/32)*np + col/16
+				kk := kidx % 32
+				perm[tile*512+(kk/2)*32+(col%16)*2+kk%2] = int32(weight(k, col, t))
+			}
+		}
+	}
+	return perm
+}
+
 func newBF16Conv(s *convState) *bf16Conv {
 	b, wp := s.b, s.b.wp()
-	c := &bf16Conv{s: s, csIn: s.in, csOut: s.out}
+	c := &bf16Conv{s: s}
 	pixels := b.N * b.hp() * wp
 	// The last tile's dropped rows and taps read past the last pixel, and
 	// a row's last k-step up to 31 entries past its third pixel.
 	slack := (gemm.AMXRows+2*wp+2)*max(s.in, s.out) + 32
-	var taps [3]int
-	tapsAt := func(cs int) []int {
-		for ky := range taps {
-			taps[ky] = ky * wp * cs * 2
-		}
-		return taps[:]
-	}
-	ks, np := kSteps(s.in), s.out/16
-	var err error
-	c.fwd, err = gemm.NewTileBF16(gemm.TileBF16{AStride: c.csIn * 2, Taps: tapsAt(c.csIn), KSteps: ks,
-		BStride: 64, BTap: ks * np * 1024, BK: np * 1024, BPanel: 1024, Panels: np})
-	if err != nil {
-		panic(err) // bf16Fits admitted the shape
-	}
-	c.fwdTiles = gemm.PixelTiles(b.H, b.W, wp, b.hp()*wp, b.N, c.csIn*2, s.out)
-	c.xb = make([]gemm.BF16, pixels*c.csIn+slack)
-	c.wf = make([]gemm.BF16, 3*ks*np*512)
-	c.dyb = make([]gemm.BF16, pixels*c.csOut+slack)
+	c.fwd = convTiles(s.in, wp, s.out/16)
+	c.fwdTiles = gemm.PixelTiles(b.H, b.W, wp, b.hp()*wp, b.N, s.in*2, s.out)
+	c.xb = make([]gemm.BF16, pixels*s.in+slack)
+	c.fperm = convPacking(s.in, s.out, func(ci, o, t int) int { return (o*s.in+ci)*9 + t })
+	c.wf = make([]gemm.BF16, len(c.fperm))
+	scratch := c.fwd.ScratchLen()
 	if s.inputGrad {
-		ks, np := kSteps(s.out), s.in/16
-		c.bwd, err = gemm.NewTileBF16(gemm.TileBF16{AStride: c.csOut * 2, Taps: tapsAt(c.csOut), KSteps: ks,
-			BStride: 64, BTap: ks * np * 1024, BK: np * 1024, BPanel: 1024, Panels: np})
-		if err != nil {
-			panic(err)
-		}
-		c.bwdTiles = gemm.PixelTiles(b.H, b.W, wp, b.hp()*wp, b.N, c.csOut*2, s.in)
-		c.wb = make([]gemm.BF16, 3*ks*np*512)
+		// The transposed convolution: w flipped in space, in and out exchanged.
+		c.bwd = convTiles(s.out, wp, s.in/16)
+		c.bwdTiles = gemm.PixelTiles(b.H, b.W, wp, b.hp()*wp, b.N, s.out*2, s.in)
+		c.dyb = make([]gemm.BF16, pixels*s.out+slack)
+		c.bperm = convPacking(s.out, s.in, func(o, ci, t int) int { return (o*s.in+ci)*9 + 8 - t })
+		c.wb = make([]gemm.BF16, len(c.bperm))
+		scratch = max(scratch, c.bwd.ScratchLen())
+	}
+	c.sums = make([][]float32, splits(c.fwdTiles.Len())) // the backward pass has as many tiles
+	for i := range c.sums {
+		c.sums[i] = make([]float32, scratch)
 	}
 	// The weight gradient: rows of 16 input channels of the transposed
 	// input, read from margin+tap offset, k = dy's padded pixels, in
-	// blocks of dwBlock whose operands stay in the second-level cache
-	// while the 27 tiles of a block (9 taps, up to 3 blocks of 16
+	// blocks of at most dwBlock whose operands stay in the second-level
+	// cache while the 27 tiles of a block (9 taps, up to 3 blocks of 16
 	// channels) pass over them.
 	c.margin = wp + 1
-	nblk := (pixels + dwBlock - 1) / dwBlock
-	c.dwBlk = gemm.RoundUp((pixels+nblk-1)/nblk, 32)
-	c.kpix = nblk * c.dwBlk
-	c.rowLen = gemm.RoundUp(2*c.margin+c.kpix, 32)
+	c.nblk = (pixels + dwBlock - 1) / dwBlock
+	c.dwBlk = gemm.RoundUp((pixels+c.nblk-1)/c.nblk, 32)
+	kpix := c.nblk * c.dwBlk
+	c.rowLen = gemm.RoundUp(2*c.margin+kpix, 32)
 	inR := gemm.RoundUp(s.in, 16)
 	c.xT = make([]gemm.BF16, (inR+gemm.AMXRows)*c.rowLen)
-	c.dyV = make([]gemm.BF16, c.kpix*s.out)
+	c.dyV = make([]gemm.BF16, kpix*s.out)
 	chunks := make([]int, c.dwBlk/32)
 	for i := range chunks {
 		chunks[i] = i * 64
 	}
+	var err error
 	c.dw, err = gemm.NewTileBF16(gemm.TileBF16{AStride: c.rowLen * 2, Taps: chunks, KSteps: 1,
 		BStride: s.out * 4, BTap: 16 * s.out * 4, BPanel: 64, Panels: s.out / 16})
 	if err != nil {
@@ -130,7 +158,7 @@ func newBF16Conv(s *convState) *bf16Conv {
 	}
 	var rows []int
 	var coff [][gemm.AMXRows]int
-	for blk := range nblk {
+	for blk := range c.nblk {
 		for t := range 9 {
 			off := (t/3-1)*wp + t%3 - 1
 			for c0 := 0; c0 < s.in; c0 += 16 {
@@ -145,50 +173,14 @@ func newBF16Conv(s *convState) *bf16Conv {
 	if c.dwTiles, err = gemm.NewAMXTiles(rows, coff); err != nil {
 		panic(err)
 	}
-	c.dwPerBlock = len(rows) / nblk
-	c.fperm = packing(len(c.wf), func(set func(i, j int)) {
-		ks, np := kSteps(s.in), s.out/16
-		for o := range s.out {
-			for ci := range s.in {
-				for t := range 9 {
-					kidx := (t%3)*s.in + ci
-					tile := ((t/3)*ks+kidx/32)*np + o/16
-					k := kidx % 32
-					set(tile*512+(k/2)*32+(o%16)*2+k%2, (o*s.in+ci)*9+t)
-				}
-			}
-		}
-	})
-	if s.inputGrad {
-		// The transposed convolution: w flipped in space, in and out exchanged.
-		c.bperm = packing(len(c.wb), func(set func(i, j int)) {
-			ks, np := kSteps(s.out), s.in/16
-			for o := range s.out {
-				for ci := range s.in {
-					for t := range 9 {
-						kidx := (t%3)*s.out + o
-						tile := ((t/3)*ks+kidx/32)*np + ci/16
-						k := kidx % 32
-						set(tile*512+(k/2)*32+(ci%16)*2+k%2, (o*s.in+ci)*9+8-t)
-					}
-				}
-			}
-		})
+	c.dwPerBlock = len(rows) / c.nblk
+	c.dwAcc = make([][]float32, min(c.nblk, 2*runtime.GOMAXPROCS(0)))
+	for i := range c.dwAcc {
+		c.dwAcc[i] = make([]float32, 9*inR*s.out)
 	}
 	c.runPart, c.convertPart = c.runTiles, c.convertRows
 	c.transposePart, c.dyPart, c.dwBlocksPart = c.transposeInput, c.pairDy, c.dwBlocks
 	return c
-}
-
-// packing lists, for each of n packed entries, the weight it takes (-1:
-// none, a zero), from a layout's calls of set(packed, weight).
-func packing(n int, layout func(set func(i, j int))) []int32 {
-	perm := make([]int32, n)
-	for i := range perm {
-		perm[i] = -1
-	}
-	layout(func(i, j int) { perm[i] = int32(j) })
-	return perm
 }
 
 // pack rounds the weights into their packed places.
@@ -204,9 +196,6 @@ func pack(dst []gemm.BF16, w []float32, perm []int32) {
 func (c *bf16Conv) run(t *gemm.TileBF16, tiles *gemm.AMXTiles, a, b []gemm.BF16, out []float32) {
 	c.cur.t, c.cur.tiles, c.cur.a, c.cur.b, c.cur.out = t, tiles, a, b, out
 	c.cur.parts = splits(tiles.Len())
-	for len(c.sums) < c.cur.parts {
-		c.sums = append(c.sums, make([]float32, gemm.AMXRows*48))
-	}
 	parallel.For(c.cur.parts, c.runPart)
 }
 
@@ -215,34 +204,24 @@ func (c *bf16Conv) runTiles(part int) {
 	c.cur.t.Run(c.cur.a, c.cur.tiles, n*part/parts, n*(part+1)/parts, c.cur.b, c.sums[part], c.cur.out)
 }
 
-// convert rounds every padded pixel of src (ch channels) into dst
-// (channel stride cs) over the cores.
-func (c *bf16Conv) convert(dst []gemm.BF16, cs int, src []float32, ch int) {
-	c.cur.dst, c.cur.cs, c.cur.src, c.cur.ch = dst, cs, src, ch
-	c.cur.pix = len(src) / ch
-	c.cur.parts = splits(c.cur.pix)
+// convert rounds src into dst over the cores.
+func (c *bf16Conv) convert(dst []gemm.BF16, src []float32) {
+	c.cur.dst, c.cur.src = dst, src
+	c.cur.parts = splits(len(src) / c.s.in)
 	parallel.For(c.cur.parts, c.convertPart)
 }
 
 func (c *bf16Conv) convertRows(part int) {
-	p0, p1 := c.cur.pix*part/c.cur.parts, c.cur.pix*(part+1)/c.cur.parts
-	if p0 == p1 {
-		return
-	}
-	if c.cur.cs == c.cur.ch { // one run of floats
-		n := (p1 - p0) * c.cur.ch
-		gemm.ConvertBF16(c.cur.dst[p0*c.cur.ch:], n, c.cur.src[p0*c.cur.ch:], n, 1, n)
-		return
-	}
-	gemm.ConvertBF16(c.cur.dst[p0*c.cur.cs:], c.cur.cs, c.cur.src[p0*c.cur.ch:], c.cur.ch, p1-p0, c.cur.ch)
+	n := len(c.cur.src)
+	i0, i1 := n*part/c.cur.parts, n*(part+1)/c.cur.parts
+	gemm.ConvertBF16(c.cur.dst[i0:i1], c.cur.src[i0:i1])
 }
 
 // forward: y = conv(x, w) on the tiles.
 func (c *bf16Conv) forward(x, w, y []float32) {
-	s := c.s
 	c.fwdStep++
 	pack(c.wf, w, c.fperm)
-	c.convert(c.xb, c.csIn, x, s.in)
+	c.convert(c.xb, x)
 	c.run(c.fwd, c.fwdTiles, c.xb, c.wf, y)
 }
 
@@ -264,15 +243,12 @@ func (c *bf16Conv) weightGradient(x, dy, dw []float32) {
 	parallel.For(c.cur.parts, c.transposePart)
 	c.prepareDy(dy)
 	inR := gemm.RoundUp(s.in, 16)
-	c.cur.parts = min(c.kpix/c.dwBlk, 2*runtime.GOMAXPROCS(0))
-	for len(c.dwAcc) < c.cur.parts {
-		c.dwAcc = append(c.dwAcc, make([]float32, 9*inR*s.out))
-	}
+	c.cur.parts = len(c.dwAcc)
 	parallel.For(c.cur.parts, c.dwBlocksPart)
 	// The parts' sums, added in part order (deterministic for a given
 	// number of threads), reordered [tap][c][o] -> [o][c][tap].
 	acc := c.dwAcc[0]
-	for _, p := range c.dwAcc[1:c.cur.parts] {
+	for _, p := range c.dwAcc[1:] {
 		for i, v := range p {
 			acc[i] += v
 		}
@@ -290,8 +266,8 @@ func (c *bf16Conv) weightGradient(x, dy, dw []float32) {
 // dwBlocks is part of weightGradient: a range of blocks of pixels into
 // the part's own sums.
 func (c *bf16Conv) dwBlocks(part int) {
-	blocks, parts, out := c.kpix/c.dwBlk, c.cur.parts, c.s.out
-	b0, b1 := blocks*part/parts, blocks*(part+1)/parts
+	parts, out := c.cur.parts, c.s.out
+	b0, b1 := c.nblk*part/parts, c.nblk*(part+1)/parts
 	for blk := b0; blk < b1; blk++ {
 		c.dw.RunDirect(c.xT, c.dwTiles, blk*c.dwPerBlock, (blk+1)*c.dwPerBlock, c.dyV[blk*c.dwBlk*out:],
 			c.dwAcc[part], out, blk > b0)
@@ -303,7 +279,7 @@ func (c *bf16Conv) dwBlocks(part int) {
 func (c *bf16Conv) transposeInput(part int) {
 	parts, pix := c.cur.parts, c.cur.pix
 	p0, p1 := pix*part/parts, pix*(part+1)/parts
-	gemm.TransposeBF16(c.xT[c.margin+p0:], c.rowLen, c.xb[p0*c.csIn:], c.csIn, p1-p0, c.s.in)
+	gemm.TransposeBF16(c.xT[c.margin+p0:], c.rowLen, c.xb[p0*c.s.in:], c.s.in, p1-p0, c.s.in)
 }
 
 // prepareDy rounds dy once a step for both gradients: into dyV, its
