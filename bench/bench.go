@@ -72,9 +72,11 @@ type Preset struct {
 	TrainSamplesPerS float64 `json:"train_samples_per_s"`
 	TrainStepsPerS   float64 `json:"train_steps_per_s"`
 	TrainGFLOPs      float64 `json:"train_gflops"`
-	// The same step with the 3x3 convolutions on AMX-BF16 tiles
-	// (training.precision: bf16); zero where the CPU has none.
+	// The same step with the 3x3 convolutions in bfloat16 (AMX-BF16
+	// tiles or AVX512_BF16; training.precision: bf16); zero where the CPU
+	// has neither.
 	BF16TrainSamplesPerS float64 `json:"bf16_train_samples_per_s,omitempty"`
+	BF16Kernel           string  `json:"bf16_kernel,omitempty"` // "amx" or "avx512bf16"
 	// Self-play with the network's own search (a fresh network, the
 	// preset's parallel games and simulations): simulations evaluated a
 	// second, and the samples a second that makes at the preset's
@@ -212,8 +214,9 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 	}
 	p.TrainStepsPerS = p.TrainSamplesPerS / float64(p.TrainBatch)
 	p.TrainGFLOPs = p.TrainSamplesPerS * 3 * flops / 1e9 // backward is about two forwards
-	if gemm.HasAMXBF16() {
-		say("%s: training step in bf16, batch %d", name, p.TrainBatch)
+	if gemm.HasBF16() {
+		p.BF16Kernel = gemm.BF16Kernel()
+		say("%s: training step in bf16 (%s), batch %d", name, p.BF16Kernel, p.TrainBatch)
 		if p.BF16TrainSamplesPerS, err = training(ctx, params, p.TrainBatch, d, net.BF16Convs()); err != nil {
 			return p, err
 		}
@@ -407,8 +410,8 @@ func (r Result) WriteText(w io.Writer) error {
 		fmt.Fprintf(&b, "  training step, batch %d: %9.0f samples/s    %5.0f GFLOP/s  %3.0f%% of peak  (%.1f steps/s)\n",
 			p.TrainBatch, p.TrainSamplesPerS, p.TrainGFLOPs, 100*p.TrainShareOfPeak, p.TrainStepsPerS)
 		if p.BF16TrainSamplesPerS > 0 {
-			fmt.Fprintf(&b, "  the same in bf16 (AMX):  %9.0f samples/s    %.2fx fp32\n",
-				p.BF16TrainSamplesPerS, p.BF16TrainSamplesPerS/max(p.TrainSamplesPerS, 1e-9))
+			fmt.Fprintf(&b, "  the same in bf16:        %9.0f samples/s    %.2fx fp32 (%s)\n",
+				p.BF16TrainSamplesPerS, p.BF16TrainSamplesPerS/max(p.TrainSamplesPerS, 1e-9), p.BF16Kernel)
 		}
 		fmt.Fprintf(&b, "  self-play (network):     %9.0f simulations/s, %.0f a recorded sample: %.0f samples/s\n",
 			p.SelfPlaySimsPerS, p.SimsPerSample, p.SelfPlaySamplesPerS)

@@ -197,8 +197,9 @@ type Training struct {
 	// batch norm, about 4-12x slower; for comparisons).
 	Ops string `yaml:"ops"`
 	// Precision is the fast ops' convolution arithmetic: "fp32" (also
-	// empty) or "bf16" (operands rounded to bfloat16 on AMX-BF16 tiles,
-	// sums and master weights in float32; fp32 where the CPU lacks them).
+	// empty) or "bf16" (operands rounded to bfloat16 on AMX-BF16 tiles
+	// or with AVX512_BF16, sums and master weights in float32; fp32 where
+	// the CPU has neither).
 	Precision string `yaml:"precision,omitempty"`
 }
 

@@ -95,8 +95,8 @@ type ModelOptions struct {
 	// Conv2d, BatchNorm, Rectify and Add instead of net/train/ops: the
 	// slower reference the fast ops are checked against.
 	ReferenceOps bool
-	// BF16Convs runs the fast ops' 3x3 convolutions on AMX-BF16 tiles
-	// where the CPU has them (ops.BF16).
+	// BF16Convs runs the fast ops' 3x3 convolutions in bfloat16 (AMX-BF16
+	// tiles or AVX512_BF16) where the CPU has them (ops.BF16).
 	BF16Convs bool
 }
 

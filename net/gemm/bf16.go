@@ -1,6 +1,7 @@
 package gemm
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -85,10 +86,23 @@ func convertPixelPairsBF16Go(pairs, rows []BF16, src []float32, n, ch int) {
 	}
 }
 
-// HasAMXBF16 reports whether TileBF16 runs on the tile registers here
-// (AMX-BF16, granted by the OS); elsewhere it runs its plain-loop twin,
-// far slower than the fp32 kernels.
-func HasAMXBF16() bool { return hasAMXBF16() }
+// HasBF16 reports whether TileBF16 runs in bfloat16 hardware here: on
+// AMX tiles (AMX-BF16, granted by the OS) or with AVX512_BF16's
+// VDPBF16PS; elsewhere it runs its plain-loop twin, far slower than the
+// fp32 kernels.
+func HasBF16() bool { return hasAMXBF16() || hasAVX512BF16() }
+
+// BF16Kernel names the hardware TileBF16 runs on: "amx", "avx512bf16",
+// or "go" (the plain loops).
+func BF16Kernel() string {
+	switch {
+	case hasAMXBF16():
+		return "amx"
+	case hasAVX512BF16():
+		return "avx512bf16"
+	}
+	return "go"
+}
 
 // TileBF16 is a sum of products of bfloat16 matrices on AMX tiles
 // (TDPBF16PS: a 16-row tile of A, 32 bfloat16 a row, times a tile of B
@@ -190,12 +204,19 @@ func (t *TileBF16) run(a []BF16, tiles *AMXTiles, i0, i1 int, b []BF16, sum, out
 		panic(fmt.Sprintf("gemm: bf16 tiles write to %d of %d", end, len(out)))
 	}
 	ts := tiles.tiles[i0:i1]
-	if hasAMXBF16() {
+	switch cmp.Or(bf16Force, BF16Kernel()) {
+	case "amx":
 		t.runAsm(a, ts, b, sum, out, ldc, accumulate)
-		return
+	case "avx512bf16":
+		t.runAVX512(a, ts, b, out, accumulate)
+	default:
+		t.runGo(a, ts, b, out, accumulate)
 	}
-	t.runGo(a, ts, b, out, accumulate)
 }
+
+// bf16Force, when set by a test, names the kernel Run takes instead of
+// the widest (BF16Kernel), so that each kernel this CPU has is checked.
+var bf16Force string
 
 // runGo is Run (and RunDirect) in plain loops: the assembly's twin. Each
 // pair of products is added to the sum together, as TDPBF16PS does.

@@ -36,6 +36,24 @@ func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float3
 	amxBF16(&args)
 }
 
+// runAVX512 runs the tiles with VDPBF16PS, each kept row written at its
+// Coff (RunDirect's rows are the same places).
+func (t *TileBF16) runAVX512(a []BF16, tiles []amxTile, b []BF16, out []float32, accumulate bool) {
+	args := bf16Args{a: &a[0], tiles: &tiles[0], ntiles: len(tiles), taps: &t.Taps[0],
+		ntaps: len(t.Taps), ksteps: t.KSteps, astride: t.AStride, b: &b[0], bstride: t.BStride,
+		btap: t.BTap, bk: t.BK, bpanel: t.BPanel, np: t.Panels, out: &out[0]}
+	if accumulate {
+		args.accumulate = 1
+	}
+	dotBF16AVX512(&args)
+}
+
+// dotBF16AVX512 runs TileBF16.runGo's loops with VDPBF16PS, eight
+// output rows and one panel at a time.
+//
+//go:noescape
+func dotBF16AVX512(args *bf16Args)
+
 // amxBF16 runs TileBF16.runGo's loops on the tile registers.
 //
 //go:noescape
@@ -110,6 +128,19 @@ func convertPixelPairsBF16(pairs, rows []BF16, src []float32, n, ch int) {
 		convertPixelPairsBF16Go(pairs[(p/2)*2*ch:], rest, src[p*ch:], 1, ch)
 	}
 }
+
+// hasAVX512BF16 reports AVX-512 with its BF16 extension (VDPBF16PS;
+// CPUID leaf 7, subleaf 1, EAX bit 5), asked once.
+var hasAVX512BF16 = sync.OnceValue(func() bool {
+	if !hasAVX512() {
+		return false
+	}
+	if sub, _, _, _ := cpuid(7, 0); sub < 1 {
+		return false
+	}
+	a71, _, _, _ := cpuid(7, 1)
+	return a71&(1<<5) != 0
+})
 
 var amxBF16Once struct {
 	sync.Once

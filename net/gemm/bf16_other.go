@@ -4,6 +4,12 @@ package gemm
 
 func hasAMXBF16() bool { return false }
 
+func hasAVX512BF16() bool { return false }
+
+func (t *TileBF16) runAVX512(a []BF16, tiles []amxTile, b []BF16, out []float32, accumulate bool) {
+	panic("gemm: no AVX512_BF16 in this build")
+}
+
 func (t *TileBF16) runAsm(a []BF16, tiles []amxTile, b []BF16, sum, out []float32, ldc int, accumulate bool) {
 	panic("gemm: no AMX in this build")
 }

@@ -146,9 +146,10 @@ func randBF16(rng *rand.Rand, n int) []BF16 {
 // counts that take one or two k-steps and one to three panels; dropped
 // rows and padding stay untouched.
 func TestTileBF16ConvMatchesDefinition(t *testing.T) {
-	if !hasAMXBF16() {
-		t.Log("no AMX-BF16 here (or -tags noasm, or TABULA_ISA below amx): only the Go twin is checked")
-	}
+	eachBF16Kernel(t, testTileBF16ConvMatchesDefinition)
+}
+
+func testTileBF16ConvMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const h, w, batch = 10, 9, 2
 	wp, pp := w+2, (h+2)*(w+2)
@@ -228,6 +229,10 @@ func TestTileBF16ConvMatchesDefinition(t *testing.T) {
 // (one chunk a tap) and whose B rows lie wider than a tile apart, the
 // weight gradient's layout, agrees with its definition.
 func TestTileBF16ChunkedMatchesDefinition(t *testing.T) {
+	eachBF16Kernel(t, testTileBF16ChunkedMatchesDefinition)
+}
+
+func testTileBF16ChunkedMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const m, k, n, lda, ldb = 40, 96, 48, 130, 100 // a row of B: n pairs and slack
 	a := randBF16(rng, m*lda)
@@ -276,7 +281,9 @@ func TestTileBF16ChunkedMatchesDefinition(t *testing.T) {
 // A long k dimension run in blocks straight into the output rows, each
 // block adding to the last (RunDirect), agrees with its definition and
 // with the Go twin; rows that are not evenly spaced are refused.
-func TestTileBF16DirectBlocks(t *testing.T) {
+func TestTileBF16DirectBlocks(t *testing.T) { eachBF16Kernel(t, testTileBF16DirectBlocks) }
+
+func testTileBF16DirectBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	const m, k, n, lda, ldb, ldc, blocks = 32, 192, 48, 200, 96, 50, 3
 	a := randBF16(rng, m*lda)
@@ -374,8 +381,8 @@ func TestTileBF16Refuses(t *testing.T) {
 // of 32), in GMAC/s of the real pixels and channels; compare with
 // BenchmarkConv3AMX's 8-bit tiles and the fp32 tile kernels.
 func BenchmarkTileBF16Conv(b *testing.B) {
-	if !hasAMXBF16() {
-		b.Skip("no AMX-BF16")
+	if !HasBF16() {
+		b.Skip("no bf16 hardware (AMX-BF16 or AVX512_BF16)")
 	}
 	const h, w, batch, ch, ks = 10, 9, 64, 48, 5
 	wp, pp := w+2, (h+2)*(w+2)
@@ -393,4 +400,25 @@ func BenchmarkTileBF16Conv(b *testing.B) {
 		tb.Run(a, plan, 0, plan.Len(), bw, sum, out)
 	}
 	b.ReportMetric(float64(batch*h*w*9*ch*ch)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
+}
+
+// eachBF16Kernel runs check once for every kernel TileBF16 can take on
+// this CPU (AMX tiles, VDPBF16PS, the plain loops), as a subtest.
+func eachBF16Kernel(t *testing.T, check func(t *testing.T)) {
+	t.Helper()
+	kernels := []string{"go"}
+	if hasAVX512BF16() {
+		kernels = append(kernels, "avx512bf16")
+	}
+	if hasAMXBF16() {
+		kernels = append(kernels, "amx")
+	}
+	if len(kernels) == 1 {
+		t.Log("no AMX-BF16 or AVX512_BF16 here (or -tags noasm, or TABULA_ISA below avx512): only the Go twin is checked")
+	}
+	defer func() { bf16Force = "" }()
+	for _, k := range kernels {
+		bf16Force = k
+		t.Run(k, check)
+	}
 }

@@ -12,8 +12,8 @@ import (
 // the fast ops allocates no tensors: what it allocates (gorgonia's tape
 // machine keeps a few small objects per instruction) is the same at
 // batch 8 and batch 64, and far below the size of one activation tensor;
-// with the convolutions in bf16 too (on AMX-BF16 tiles where the CPU has
-// them).
+// with the convolutions in bf16 too (AMX-BF16 tiles or AVX512_BF16 where
+// the CPU has them).
 func TestStepAllocatesNoTensors(t *testing.T) {
 	for _, bf16 := range []bool{false, true} {
 		var opts []net.ModelOption

@@ -127,7 +127,7 @@ func BenchmarkTrainPeak(b *testing.B) {
 // second and GFLOP/s (compare with BenchmarkTrainPeak), with the training
 // graph on net/train/ops (ops=fast, the default) and on gorgonia's own ops
 // (ops=reference), and on the fast ops with the 3x3 convolutions on
-// AMX-BF16 tiles (ops=bf16; float32 where the CPU has none); xiangqi-fromto is the Xiangqi preset with the from-to
+// AMX-BF16 tiles or AVX512_BF16 (ops=bf16; float32 where the CPU has neither); xiangqi-fromto is the Xiangqi preset with the from-to
 // policy head (encoder 4, 32 features a square), fast ops only.
 func BenchmarkGorgoniaTrain(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(benchGOGC))

@@ -1004,8 +1004,8 @@ func TestFastOpsFollowReference(t *testing.T) {
 // first step's gradients agree as far as bfloat16's rounding allows, and
 // the loss curves stay close over 200 steps while both fall.
 func TestBF16FollowsFP32(t *testing.T) {
-	if !gemm.HasAMXBF16() {
-		t.Skip("no AMX-BF16 here: training.precision bf16 runs float32 (its tiles' Go twin is checked in net/train/ops)")
+	if !gemm.HasBF16() {
+		t.Skip("no AMX-BF16 or AVX512_BF16 here: training.precision bf16 runs float32 (its tiles' Go twin is checked in net/train/ops)")
 	}
 	const n, steps = 16, 200
 	spec, p, cfg := followSetup(t, 41, steps)

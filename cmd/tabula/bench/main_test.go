@@ -42,8 +42,8 @@ func TestBench(t *testing.T) {
 				t.Errorf("%s: %s measured %v", p.Name, name, v)
 			}
 		}
-		if (p.BF16TrainSamplesPerS > 0) != gemm.HasAMXBF16() {
-			t.Errorf("%s: bf16 training measured %v, AMX-BF16 here %t", p.Name, p.BF16TrainSamplesPerS, gemm.HasAMXBF16())
+		if (p.BF16TrainSamplesPerS > 0) != gemm.HasBF16() {
+			t.Errorf("%s: bf16 training measured %v, bf16 hardware here %t", p.Name, p.BF16TrainSamplesPerS, gemm.HasBF16())
 		}
 		if p.TrainBatch != cfg.Training.BatchSize || p.InferenceBatch != cfg.SelfPlay.BatchSize || p.PerftDepth < 1 {
 			t.Errorf("%s: %+v", p.Name, p)

@@ -16,7 +16,8 @@ const (
 )
 
 // bf16Conv runs a 3x3 convolution's three products (forward, input
-// gradient, weight gradient) on AMX-BF16 tiles: operands rounded to
+// gradient, weight gradient) on gemm.TileBF16 (AMX-BF16 tiles or
+// AVX512_BF16's VDPBF16PS): operands rounded to
 // bfloat16, sums in float32, the weights' master copy and every other
 // op in float32. The activations are read in place from padded bf16
 // copies (a row of three taps is an offset, its 3*channels entries

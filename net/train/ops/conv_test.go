@@ -190,10 +190,10 @@ func roundBF16(v []float32) []float32 {
 // The bf16 tiles compute the three products of the definition on
 // operands rounded to bfloat16 (to float32 accuracy), leave every border
 // zero, and stay within bfloat16's rounding of the float32 products; on
-// a CPU without AMX-BF16 this checks the Go twin.
+// a CPU without AMX-BF16 or AVX512_BF16 this checks the Go twin.
 func TestConvBF16MatchesDefinition(t *testing.T) {
-	if !gemm.HasAMXBF16() {
-		t.Log("no AMX-BF16 here: the tiles' Go twin is checked")
+	if !gemm.HasBF16() {
+		t.Log("no AMX-BF16 or AVX512_BF16 here: the tiles' Go twin is checked")
 	}
 	cases := []struct {
 		b          Board
