@@ -8,34 +8,29 @@
 // AMX tiles (AMD Zen 4 and later, Intel Cooper Lake). The tile layout is
 // the AMX kernel's: a B tile row is 16 columns of one pair of k, one
 // ZMM; a row of A gives a pair of k as one broadcast dword. Eight output
-// rows and one panel at a time: sums in Z0..Z7, B in Z16, broadcasts in
-// Z17..Z20.
+// rows and one panel at a time: sums in Z0..Z7, B in Z16, the row of A
+// broadcast by the instruction itself.
 
-// VDPBF16PS Z(vv), Z(rm), Z(acc): EVEX.512.F3.0F38.W0 52 /r, registers by
-// number (acc below 16, vv and rm 16 to 31).
-#define DP(acc, vv, rm) BYTE $0x62; BYTE $(((1-(((acc)>>3)&1))<<7) | ((1-(((rm)>>4)&1))<<6) | ((1-(((rm)>>3)&1))<<5) | ((1-(((acc)>>4)&1))<<4) | 2); BYTE $(((15-((vv)&15))<<3) | 6); BYTE $(0x40 | ((1-(((vv)>>4)&1))<<3)); BYTE $0x52; BYTE $(0xC0 | (((acc)&7)<<3) | ((rm)&7))
+// DPB(acc, base, index, scale, d): Z(acc) += Z16 times the dword at byte
+// d of base + index*scale broadcast (VDPBF16PS's {1to16} form, so the
+// broadcast costs no instruction of its own); registers by number, index
+// 4 for none; d a multiple of 4 below 512 (EVEX's disp8 times 4).
+#define DPB(acc, base, index, scale, d) BYTE $0x62; BYTE $(((1-(((acc)>>3)&1))<<7) | (1<<6) | ((1-(((base)>>3)&1))<<5) | ((1-(((acc)>>4)&1))<<4) | 2); BYTE $0x7E; BYTE $0x50; BYTE $0x52; BYTE $(0x44 | (((acc)&7)<<3)); BYTE $(((scale)<<6) | (((index)&7)<<3) | ((base)&7)); BYTE $((d)/4)
 
 // Q: one pair of k at byte d of the rows (SI, SI+CX, SI+2CX; R13 = SI+3CX
-// and its next two; R15 = SI+6CX and its next), B's row at DI.
+// and its next two; R15 = SI+6CX and its next), B's row at DI. Register
+// numbers: CX 1, SI 6, R13 13, R15 15.
 #define Q(d) \
 	VMOVDQU32 (DI), Z16 \
 	ADDQ DX, DI \
-	VPBROADCASTD d(SI), Z17 \
-	DP(0, 17, 16) \
-	VPBROADCASTD d(SI)(CX*1), Z18 \
-	DP(1, 18, 16) \
-	VPBROADCASTD d(SI)(CX*2), Z19 \
-	DP(2, 19, 16) \
-	VPBROADCASTD d(R13), Z20 \
-	DP(3, 20, 16) \
-	VPBROADCASTD d(R13)(CX*1), Z17 \
-	DP(4, 17, 16) \
-	VPBROADCASTD d(R13)(CX*2), Z18 \
-	DP(5, 18, 16) \
-	VPBROADCASTD d(R15), Z19 \
-	DP(6, 19, 16) \
-	VPBROADCASTD d(R15)(CX*1), Z20 \
-	DP(7, 20, 16)
+	DPB(0, 6, 4, 0, d) \
+	DPB(1, 6, 1, 0, d) \
+	DPB(2, 6, 1, 1, d) \
+	DPB(3, 13, 4, 0, d) \
+	DPB(4, 13, 1, 0, d) \
+	DPB(5, 13, 1, 1, d) \
+	DPB(6, 15, 4, 0, d) \
+	DPB(7, 15, 1, 0, d)
 
 // ROWMASK sets K1 to all 16 lanes when Coff[r] (at R11) is a row kept,
 // none when it is -1; SI = Coff[r].
@@ -76,6 +71,21 @@ tileloop:
 	MOVQ $0, GROUP
 
 grouploop:
+	// A group of eight dropped rows (the end of an image's last tile) is
+	// skipped: Coff is -1 in all of them when their AND is -1.
+	MOVQ GROUP, AX
+	SHLQ $6, AX
+	LEAQ amxTile_Coff(R9)(AX*1), R11
+	MOVQ 0(R11), BX
+	ANDQ 8(R11), BX
+	ANDQ 16(R11), BX
+	ANDQ 24(R11), BX
+	ANDQ 32(R11), BX
+	ANDQ 40(R11), BX
+	ANDQ 48(R11), BX
+	ANDQ 56(R11), BX
+	CMPQ BX, $-1
+	JEQ nextgroup
 	MOVQ GROUP, AX
 	IMULQ CX, AX
 	SHLQ $3, AX
@@ -184,6 +194,7 @@ qloop:
 	CMPQ AX, bf16Args_np(R8)
 	JLT panelloop
 
+nextgroup:
 	MOVQ GROUP, AX
 	INCQ AX
 	MOVQ AX, GROUP
