@@ -3,6 +3,8 @@ package infer
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
+	"time"
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
@@ -15,13 +17,17 @@ import (
 // independently, so the results equal a single Net's bit for bit however
 // the batch is split.
 //
+// The helpers take their shares through atomics and wait for the next
+// one by yielding for a while (helperSpin) before they sleep: waking a
+// sleeping goroutine costs tens of microseconds where a virtual machine
+// halts an idle core, as long as a small network's whole batch.
+//
 // Forward must not be called concurrently (it is one batching loop's
 // evaluator). The helper goroutines stop when Close is called or the
 // Parallel becomes unreachable.
 type Parallel struct {
 	first    *Net
-	work     []chan chunk
-	done     chan error
+	helpers  []*helper
 	quit     chan struct{}
 	minChunk int
 }
@@ -32,9 +38,25 @@ type chunk struct {
 	n                     int
 }
 
+// helper is one extra core's clone and its hand-over: the batching loop
+// writes c, then bumps seq; the helper runs c and stores seq in done.
+type helper struct {
+	net       *Net
+	c         chunk
+	err       error
+	seq, done atomic.Uint64
+	sleeping  atomic.Bool
+	wake      chan struct{} // one token: a chunk came while it slept
+}
+
 // minChunkRows keeps tiny batches on one core, where handing work to
 // another goroutine would cost more than it saves.
 const minChunkRows = 4
+
+// helperSpin is how long an idle helper yields before it sleeps: about
+// the gap between two batches of self-play, so that a helper sleeps only
+// when no batch is coming.
+const helperSpin = 200 * time.Microsecond
 
 // NewParallel returns a network for batches up to maxBatch on threads
 // cores (threads <= 0: GOMAXPROCS).
@@ -55,28 +77,72 @@ func ParallelOf(first *Net, threads int) *Parallel {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	pl := &Parallel{first: first, done: make(chan error, threads), quit: make(chan struct{}), minChunk: minChunkRows}
+	pl := &Parallel{first: first, quit: make(chan struct{}), minChunk: minChunkRows}
 	for range threads - 1 {
-		in := make(chan chunk)
-		pl.work = append(pl.work, in)
-		go forwardLoop(first.Clone(), in, pl.done, pl.quit)
+		h := &helper{net: first.Clone(), wake: make(chan struct{}, 1)}
+		pl.helpers = append(pl.helpers, h)
+		go h.loop(pl.quit)
 	}
-	// The helpers hold their own clones and channels, never pl, so an
+	// The helpers hold their own clones and hand-overs, never pl, so an
 	// abandoned Parallel is collected and its helpers stopped.
 	quit := pl.quit
 	runtime.AddCleanup(pl, func(q chan struct{}) { closeOnce(q) }, quit)
 	return pl
 }
 
-func forwardLoop(n *Net, in <-chan chunk, done chan<- error, quit <-chan struct{}) {
+// loop runs the chunks handed to h until quit is closed.
+func (h *helper) loop(quit <-chan struct{}) {
+	var last uint64
 	for {
+		idle := time.Now()
+		for h.seq.Load() == last {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			if time.Since(idle) < helperSpin {
+				runtime.Gosched()
+				continue
+			}
+			// Sleep. The batching loop bumps seq before it reads
+			// sleeping, and this reads seq after setting it, so one of the
+			// two sees the other: no chunk is left unwoken.
+			h.sleeping.Store(true)
+			if h.seq.Load() == last {
+				select {
+				case <-h.wake:
+				case <-quit:
+					return
+				}
+			}
+			h.sleeping.Store(false)
+			idle = time.Now()
+		}
+		last = h.seq.Load()
+		h.err = h.net.Forward(h.c.planes, h.c.n, h.c.policy, h.c.value)
+		h.done.Store(last)
+	}
+}
+
+// hand gives h a chunk, waking it if it sleeps.
+func (h *helper) hand(c chunk) {
+	h.c = c
+	h.seq.Add(1)
+	if h.sleeping.Load() {
 		select {
-		case c := <-in:
-			done <- n.Forward(c.planes, c.n, c.policy, c.value)
-		case <-quit:
-			return
+		case h.wake <- struct{}{}:
+		default: // a token is already there
 		}
 	}
+}
+
+// wait yields until h has finished its chunk and returns its error.
+func (h *helper) wait() error {
+	for seq := h.seq.Load(); h.done.Load() != seq; {
+		runtime.Gosched()
+	}
+	return h.err
 }
 
 func closeOnce(q chan struct{}) {
@@ -97,7 +163,7 @@ func (pl *Parallel) MaxBatch() int { return pl.first.MaxBatch() }
 func (pl *Parallel) Spec() net.Spec { return pl.first.Spec() }
 
 // Threads is the number of cores a full batch is spread over.
-func (pl *Parallel) Threads() int { return len(pl.work) + 1 }
+func (pl *Parallel) Threads() int { return len(pl.helpers) + 1 }
 
 // Forward is Net.Forward spread over the cores. It allocates nothing.
 func (pl *Parallel) Forward(planes []float32, batch int, policy, value []float32) error {
@@ -119,13 +185,13 @@ func (pl *Parallel) Forward(planes []float32, batch int, policy, value []float32
 			break
 		}
 		hi := min(batch, lo+size)
-		pl.work[i-1] <- chunk{planes: planes[lo*in : hi*in], policy: policy[lo*s.Actions : hi*s.Actions], value: value[lo:hi], n: hi - lo}
+		pl.helpers[i-1].hand(chunk{planes: planes[lo*in : hi*in], policy: policy[lo*s.Actions : hi*s.Actions], value: value[lo:hi], n: hi - lo})
 		sent++
 	}
 	n0 := min(batch, size)
 	err := pl.first.Forward(planes[:n0*in], n0, policy[:n0*s.Actions], value[:n0])
-	for range sent {
-		if e := <-pl.done; err == nil {
+	for _, h := range pl.helpers[:sent] {
+		if e := h.wait(); err == nil {
 			err = e
 		}
 	}

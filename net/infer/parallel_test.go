@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -77,35 +78,40 @@ func TestParallelHelpersStop(t *testing.T) {
 }
 
 // BenchmarkParallel compares one Net with Parallel on every core at the
-// self-play batch size (32), in positions per second.
+// self-play batch size (32), in fp32 and in 8 bits, in positions per
+// second.
 func BenchmarkParallel(b *testing.B) {
 	const batch = 32
 	for _, name := range presets {
 		s := presetSpec(b, name)
 		p := randomParams(b, s, 1)
-		single, err := New(p, batch)
+		f32, err := New(p, batch)
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := NewParallel(p, batch, 0)
+		i8, err := NewInt8(p, batch, realPlanes(b, s, 64, 1), 64)
 		if err != nil {
 			b.Fatal(err)
 		}
-		planes := randomPlanes(s, batch, 1)
+		planes := realPlanes(b, s, batch, 2)
 		pol, val := make([]float32, batch*s.Actions), make([]float32, batch)
-		for _, f := range []struct {
-			name string
-			fwd  func([]float32, int, []float32, []float32) error
-		}{{"net", single.Forward}, {fmt.Sprintf("parallel%d", pl.Threads()), pl.Forward}} {
-			b.Run(name+"/"+f.name, func(b *testing.B) {
-				for b.Loop() {
-					if err := f.fwd(planes, batch, pol, val); err != nil {
-						b.Fatal(err)
+		for _, single := range []*Net{f32, i8} {
+			pl := ParallelOf(single.Clone(), 0)
+			prec := strings.Fields(single.Precision())[0]
+			for _, f := range []struct {
+				name string
+				fwd  func([]float32, int, []float32, []float32) error
+			}{{"net", single.Forward}, {fmt.Sprintf("parallel%d", pl.Threads()), pl.Forward}} {
+				b.Run(name+"/"+prec+"/"+f.name, func(b *testing.B) {
+					for b.Loop() {
+						if err := f.fwd(planes, batch, pol, val); err != nil {
+							b.Fatal(err)
+						}
 					}
-				}
-				b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pos/s")
-			})
+					b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pos/s")
+				})
+			}
+			pl.Close()
 		}
-		pl.Close()
 	}
 }
