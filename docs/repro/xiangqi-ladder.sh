@@ -8,7 +8,7 @@
 # (SPEC such as net:RUN,sims=64,name=NAME) placed on the ladder by GAMES
 # (default 60) games against each of VS (default: Fairy-Stockfish at 300,
 # 1000 and 3000 nodes, ab:depth=2 and ab:depth=3; a number is a node
-# limit), rated with the ladder's records; its records stay apart in
+# limit; VS="random 1 10 ab:depth=1" for a network below ab:depth=1), rated with the ladder's records; its records stay apart in
 # $OUT/place/NAME, so placing a network leaves the ladder's table as it is. untimed plays the node- and depth-limited pairs (their
 # results do not depend on the machine's load; two games at once); timed
 # the pairs with a 100 ms player, one game at a time: run it on a quiet
@@ -34,6 +34,12 @@ pair() { # pair A B GAMES: one match, labelled by the players' names
 untimed() {
   CONCURRENCY=2
   pair random ab:depth=1 40
+  # The rungs below ab:depth=1, where networks from the rules alone start.
+  pair random "$(fsf 1)" 100
+  pair "$(fsf 1)" ab:depth=1 100
+  pair "$(fsf 1)" "$(fsf 10)" 100
+  pair "$(fsf 10)" ab:depth=1 100
+  pair "$(fsf 1)" "$(fsf 30)" 100
   pair ab:depth=1 "$(fsf 30)" 100
   pair "$(fsf 30)" "$(fsf 100)" 100
   pair "$(fsf 100)" ab:depth=2 100
