@@ -29,13 +29,19 @@ func TestPresets(t *testing.T) {
 	if _, err := Preset("chess"); err == nil {
 		t.Fatal("preset for an unknown game")
 	}
-	// The rules-only preset is the Xiangqi preset without its teacher.
+	// The rules-only preset is the Xiangqi preset without its teacher,
+	// with a cosine as long as its slower self-play feeds in the same CPU
+	// time and the ladder's lowest rungs as its anchors.
 	xq, _ := Preset("xiangqi")
 	zero, _ := Preset("xiangqi-zero")
 	if xq.SelfPlay.ABZero.TeacherGenerations == 0 || !reflect.DeepEqual(zero.SelfPlay.ABZero, SelfPlayABZero{}) {
 		t.Fatalf("teacher: xiangqi %+v, xiangqi-zero %+v", xq.SelfPlay.ABZero, zero.SelfPlay.ABZero)
 	}
+	if zero.Training.TotalSteps >= xq.Training.TotalSteps {
+		t.Errorf("xiangqi-zero's cosine (%d steps) is not shorter than the teacher's (%d)", zero.Training.TotalSteps, xq.Training.TotalSteps)
+	}
 	xq.SelfPlay.ABZero = SelfPlayABZero{}
+	xq.Training.TotalSteps, xq.Evaluation = zero.Training.TotalSteps, zero.Evaluation
 	if !reflect.DeepEqual(xq, zero) {
 		t.Errorf("xiangqi-zero differs from xiangqi beyond the teacher:\n%s\n%s", xq.Marshal(), zero.Marshal())
 	}
