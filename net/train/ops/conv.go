@@ -23,8 +23,9 @@ const dwChunk = 256
 // gorgonia's and the checkpoints' layout, to padded NHWC (n, h+2, w+2,
 // out). inputGrad false leaves x without a gradient (the network's input
 // planes), which saves the transposed convolution there. BF16 runs the
-// products in bfloat16 (AMX-BF16 tiles or AVX512_BF16) where the CPU has them and the shape fits
-// (bf16Fits), float32 otherwise.
+// products in bfloat16 (AMX-BF16 tiles or AVX512_BF16) where the CPU has
+// them, the shape fits (bf16Fits) and the board is large enough for them
+// to pay (bf16Pays), float32 otherwise.
 func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, error) {
 	if err := b.check(); err != nil {
 		return nil, err
@@ -39,7 +40,7 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, e
 	}
 	s := newConvState(b, k, in, out, convKernel(k, in, out, inputGrad))
 	s.inputGrad = inputGrad
-	if p == BF16 && bf16Fits(k, in, out, inputGrad) && gemm.HasBF16() {
+	if p == BF16 && bf16Fits(k, in, out, inputGrad) && gemm.HasBF16() && bf16Pays(b) {
 		s.bf = newBF16Conv(s)
 	}
 	return G.ApplyOp(&convOp{base("conv", s.id), s}, x, w)

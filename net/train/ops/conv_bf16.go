@@ -71,6 +71,23 @@ func bf16Fits(k, in, out int, inputGrad bool) bool {
 	return k == 3 && fit(out) && (!inputGrad || fit(in))
 }
 
+// bf16Pays reports whether the bf16 products beat float32's on boards of
+// b's size on this CPU. The tiles compute every padded pixel of an
+// image's span in whole groups (16 rows on AMX; 8 with VDPBF16PS, which
+// skips a group of padding only), so a small board computes many rows
+// for its pixels. VDPBF16PS does twice the fp32 FMA's work and loses
+// beyond about 1.6 rows a pixel (Catch the Lion's 4x3: 24 rows for 12
+// pixels, 0.92x fp32 in the step); AMX does about eight times as much
+// and is taken whatever the board (Catch the Lion not measured there).
+func bf16Pays(b Board) bool {
+	if gemm.BF16Kernel() == "amx" {
+		return true
+	}
+	span := (b.H-1)*b.wp() + b.W
+	rows := (span + 7) / 8 * 8
+	return 5*rows <= 8*b.H*b.W
+}
+
 // convTiles is the tile product of a convolution's pass reading ch
 // channels a pixel (a row of three taps one run of kSteps(ch) k-steps,
 // wp pixels a row) into panels of 16 output channels; its weights are

@@ -245,3 +245,16 @@ func TestConvBF16MatchesDefinition(t *testing.T) {
 		})
 	}
 }
+
+// With VDPBF16PS the bf16 products are taken for Xiangqi's and Connect
+// Four's boards and not for Catch the Lion's, where their padded rows
+// outweigh the instruction's gain; with AMX tiles for all three.
+func TestBF16PaysByBoard(t *testing.T) {
+	boards := map[string]Board{"xiangqi": {N: 1, H: 10, W: 9}, "connect4": {N: 1, H: 6, W: 7}, "lion": {N: 1, H: 4, W: 3}}
+	amx := gemm.BF16Kernel() == "amx"
+	for name, b := range boards {
+		if want := amx || name != "lion"; bf16Pays(b) != want {
+			t.Errorf("%s (%dx%d): bf16Pays %t on %s", name, b.H, b.W, !want, gemm.BF16Kernel())
+		}
+	}
+}
