@@ -132,14 +132,7 @@ func convertPixelPairsBF16(pairs, rows []BF16, src []float32, n, ch int) {
 // hasAVX512BF16 reports AVX-512 with its BF16 extension (VDPBF16PS;
 // CPUID leaf 7, subleaf 1, EAX bit 5), asked once.
 var hasAVX512BF16 = sync.OnceValue(func() bool {
-	if !hasAVX512() {
-		return false
-	}
-	if sub, _, _, _ := cpuid(7, 0); sub < 1 {
-		return false
-	}
-	a71, _, _, _ := cpuid(7, 1)
-	return a71&(1<<5) != 0
+	return hasAVX512() && leaf7Sub1EAX()&(1<<5) != 0
 })
 
 var amxBF16Once struct {

@@ -51,6 +51,16 @@
 	ROWMASK(r) \
 	VMOVUPS z, K1, (DI)(SI*4)
 
+// ROWPLACES points R11 at the group's Coff and DI at out plus the
+// panel's 16 columns, where LOADROW and STOREROW add 4*Coff[r].
+#define ROWPLACES \
+	MOVQ GROUP, AX \
+	SHLQ $6, AX \
+	LEAQ amxTile_Coff(R9)(AX*1), R11 \
+	MOVQ PANEL, DI \
+	SHLQ $6, DI \
+	ADDQ bf16Args_out(R8), DI
+
 // Locals: the group of eight rows (0 or 1), the panel, the group's first
 // row of A, the panel's B, the tap's B.
 #define GROUP 0(SP)
@@ -97,13 +107,7 @@ grouploop:
 	MOVQ AX, BPANEL
 
 panelloop:
-	// R11: the group's Coff; DI: out plus the panel's 16 columns.
-	MOVQ GROUP, AX
-	SHLQ $6, AX
-	LEAQ amxTile_Coff(R9)(AX*1), R11
-	MOVQ PANEL, DI
-	SHLQ $6, DI
-	ADDQ bf16Args_out(R8), DI
+	ROWPLACES
 	MOVQ bf16Args_accumulate(R8), AX
 	TESTQ AX, AX
 	JZ zero
@@ -170,12 +174,7 @@ qloop:
 	DECQ R12
 	JNZ taploop
 
-	MOVQ GROUP, AX
-	SHLQ $6, AX
-	LEAQ amxTile_Coff(R9)(AX*1), R11
-	MOVQ PANEL, DI
-	SHLQ $6, DI
-	ADDQ bf16Args_out(R8), DI
+	ROWPLACES
 	STOREROW(0, Z0)
 	STOREROW(1, Z1)
 	STOREROW(2, Z2)

@@ -38,11 +38,17 @@ func hasAVXVNNI() bool {
 	if !hasAVX2FMA() {
 		return false
 	}
+	return leaf7Sub1EAX()&(1<<4) != 0
+}
+
+// leaf7Sub1EAX is CPUID leaf 7 subleaf 1's EAX (AVX-VNNI, AVX512_BF16,
+// ...), or 0 where the CPU has no such subleaf.
+func leaf7Sub1EAX() uint32 {
 	if sub, _, _, _ := cpuid(7, 0); sub < 1 {
-		return false
+		return 0
 	}
 	a71, _, _, _ := cpuid(7, 1)
-	return a71&(1<<4) != 0
+	return a71
 }
 
 // kern8x32VNNI is Ref8 with nr = 32 in AVX-512 VNNI assembly.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Spreading a batch over cores changes nothing: Parallel equals one Net
@@ -113,5 +114,45 @@ func BenchmarkParallel(b *testing.B) {
 			}
 			pl.Close()
 		}
+	}
+}
+
+// A helper that has slept (idle past helperSpin) is woken by the next
+// batch and computes its share: the outputs equal one Net's after each
+// pause, and no batch waits forever.
+func TestParallelWakesSleepingHelper(t *testing.T) {
+	s := quickSpecs(t)[0]
+	p := liveParams(t, s, 2)
+	const batch = 16
+	single, err := New(p, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := NewParallel(p, batch, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.Close()
+	slept := 0
+	for i := range 5 {
+		time.Sleep(5 * helperSpin) // long enough for the helper to sleep
+		if pl.helpers[0].sleeping.Load() {
+			slept++
+		}
+		planes := randomPlanes(s, batch, uint64(i+1))
+		wantP, wantV := make([]float32, batch*s.Actions), make([]float32, batch)
+		gotP, gotV := make([]float32, batch*s.Actions), make([]float32, batch)
+		if err := single.Forward(planes, batch, wantP, wantV); err != nil {
+			t.Fatal(err)
+		}
+		if err := pl.Forward(planes, batch, gotP, gotV); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(gotP, wantP) || !slices.Equal(gotV, wantV) {
+			t.Fatalf("pause %d: outputs differ from one Net's", i)
+		}
+	}
+	if slept == 0 {
+		t.Error("the helper never slept through a pause five times its spin")
 	}
 }
