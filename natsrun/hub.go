@@ -465,6 +465,13 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 	return nil
 }
 
+// ackWait is how long a shard delivered to the trainer waits for its
+// acknowledgement before it comes again. A delivery the trainer never saw
+// (it was killed holding a batch, or the server was, mid-send) arrives this
+// late; storing a batch takes well under a second, so a long wait only
+// delays those shards.
+const ackWait = 15 * time.Second
+
 // consumerCheck is how often Ingest makes sure its consumer exists.
 const consumerCheck = 5 * time.Second
 
@@ -476,7 +483,7 @@ func (h *Hub) consumer(ctx context.Context) (jetstream.Consumer, error) {
 		}
 	}
 	cons, err := h.stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{
-		Durable: "trainer", AckPolicy: jetstream.AckExplicitPolicy, AckWait: time.Minute,
+		Durable: "trainer", AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("natsrun: shard consumer: %w", err)

@@ -88,11 +88,14 @@ func freePort(t *testing.T) string {
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
-func waitUntil(t *testing.T, what string, d time.Duration, ok func() bool) {
+func waitUntil(t *testing.T, what string, d time.Duration, ok func() bool, state ...func() string) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !ok() {
 		if time.Now().After(deadline) {
+			for _, s := range state {
+				what += " (" + s() + ")"
+			}
 			t.Fatalf("after %v: %s\n%s", d, what, logTails(filepath.Dir(logDir)))
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -318,8 +321,12 @@ func TestProcessesAndFaults(t *testing.T) {
 		}
 	}
 	final := map[string]int{"w1": data.NextSeq(spools["w1"], "w1"), "w2": data.NextSeq(spools["w2"], "w2")}
-	waitUntil(t, "every finished shard in the run", 30*time.Second, func() bool {
+	// A delivery lost to the server's kill comes again after the trainer's
+	// ack wait (15 s).
+	waitUntil(t, "every finished shard in the run", 60*time.Second, func() bool {
 		return count("w1") == final["w1"] && count("w2") == final["w2"]
+	}, func() string {
+		return fmt.Sprintf("in the run w1 %d w2 %d, finished w1 %d w2 %d", count("w1"), count("w2"), final["w1"], final["w2"])
 	})
 	// Once the trainer has stopped (it may promote until then), the best
 	// network on the server is its best checkpoint.
