@@ -118,10 +118,12 @@ type SelfPlay struct {
 	// while quick wins still count more than slow ones.
 	DiscountFloor float64 `yaml:"discount_floor,omitempty"`
 	ShardSamples  int     `yaml:"shard_samples"`
-	// Precision is the self-play network's arithmetic: "fp32" (or
-	// absent) or "int8", the 8-bit tower calibrated once per network
-	// (net/infer).
-	Precision string `yaml:"precision,omitempty"`
+	// Precision is the self-play network's arithmetic: "auto" (the
+	// default: int8 where the CPU has VNNI), "fp32" (or "" in a run
+	// sealed before auto was the default) or "int8", the 8-bit tower
+	// calibrated once per network (net/infer). Not omitempty: a
+	// frozen copy says "" where auto was not yet the default.
+	Precision string `yaml:"precision"`
 	// ABZero plays the moves of early generations with the
 	// Alpha-Beta-Zero blend (absent: off).
 	ABZero SelfPlayABZero `yaml:"abzero,omitempty"`

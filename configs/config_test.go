@@ -70,7 +70,7 @@ func TestErrors(t *testing.T) {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, depth: 0, m: \"linear:1,2\"}", 1)
 		}, []string{"selfplay.abzero.depth = 0"}}, // m's hook: TestHookOfSelfPlay
 		{func(s string) string {
-			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  precision: fp16", 1)
+			return strings.Replace(s, "  precision: auto", "  precision: fp16", 1)
 		}, []string{"selfplay.precision", "fp16", "int8"}},
 		{func(s string) string {
 			return strings.Replace(s, "  shard_samples: 2000", "  shard_samples: 2000\n  abzero: {generations: 5, dept: 2}", 1)

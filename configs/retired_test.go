@@ -108,6 +108,12 @@ func TestFrozenBeforeRetirement(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Retired = nil
+	// That build left selfplay.precision out at fp32 (""): sealed, it
+	// reads so; unsealed, the stripped text takes today's default.
+	if c.SelfPlay.Precision != "" || stripped.SelfPlay.Precision != "auto" {
+		t.Errorf("selfplay.precision %q sealed, %q stripped; want \"\" and auto", c.SelfPlay.Precision, stripped.SelfPlay.Precision)
+	}
+	stripped.SelfPlay.Precision = ""
 	if !reflect.DeepEqual(c, stripped) {
 		t.Errorf("the frozen config reads as\n%s\nwithout its retired keys it is\n%s", c.Marshal(), stripped.Marshal())
 	}
