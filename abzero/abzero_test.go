@@ -136,8 +136,8 @@ func TestHugeMPlaysMCTS(t *testing.T) {
 // pi*m + beta computed here from separately run searches, and somewhere
 // the choice moves from alpha-beta's move to the MCTS move.
 // The mover plays argmax pi_a * m + beta_a with pi the visit shares
-// (MCTS and alpha-beta side by side) or, with Limits.Prior, the prior
-// (known before alpha-beta, which then bounds each move at its own bar),
+// of the MCTS or, with Limits.Prior, the prior (either known before
+// alpha-beta, which then bounds each move at its own bar),
 // against the formula on independent searches with every score exact.
 func TestFormulaInBetween(t *testing.T) {
 	for _, prior := range []bool{false, true} {

@@ -38,14 +38,14 @@ import (
 //     line with the most visited moves.
 //   - tablebase: Catch the Lion's perfect play from the table file the
 //     Tablebase option names (tablebase.go).
-//   - abzero: Alpha-Beta-Zero (abzero.Mover): alpha-beta (depth, movetime
-//     or the clock; without a limit depth defaultABZeroDepth; infinite
-//     until stop) and MCTS (nodes; else until the time or stop with
-//     movetime, the clock or infinite; else Simulations) at once, then the
-//     move maximising ABZeroWeight * visit share + alpha-beta score in
-//     soldiers. With ABZeroPolicy prior the share is the network's prior
-//     (one forward pass, no simulations), so alpha-beta has the time and
-//     every thread. info: the alpha-beta iterations, then `info string
+//   - abzero: Alpha-Beta-Zero (abzero.Mover): MCTS (nodes, and with
+//     movetime or the clock at most ABZeroSimShare percent of the time;
+//     with neither, Simulations), then alpha-beta (depth, or the rest of
+//     the time; without a limit depth defaultABZeroDepth; infinite until
+//     stop) with every thread, then the move maximising ABZeroWeight *
+//     visit share + alpha-beta score in soldiers. With ABZeroPolicy prior
+//     the share is the network's prior (one forward pass, no
+//     simulations). info: the alpha-beta iterations, then `info string
 //     abzero` with the best candidates.
 //
 // Every mover honours a restricted root (searchmoves, or UCCI's banmoves):
@@ -70,6 +70,7 @@ const (
 	optSimulations  = "Simulations"
 	optABZeroWeight = "ABZeroWeight"
 	optABZeroPolicy = "ABZeroPolicy"
+	optABZeroShare  = "ABZeroSimShare"
 	optPrecision    = "Precision"
 
 	moverAB     = "ab"
@@ -89,6 +90,9 @@ const (
 	defaultSims        = 800
 	defaultABZeroDepth = 4
 	defaultWeight      = "1"
+	// defaultSimShare is the percentage of a timed move the blend's
+	// network search takes before alpha-beta.
+	defaultSimShare = 25
 	// defaultPrecision is the faster arithmetic of this CPU: at equal
 	// simulations the 8-bit tower showed no loss against fp32 in any game
 	// (400 games each, every estimate within 15 Elo, intervals about ±33;
@@ -105,6 +109,9 @@ type moverState struct {
 	sims    int
 	weight  float64
 	prior   bool // ABZeroPolicy prior
+	// simShare is the percentage of a timed move the blend's MCTS takes
+	// (ABZeroSimShare).
+	simShare int
 	// precision is the network's arithmetic (infer.Precisions).
 	precision string
 
@@ -125,7 +132,7 @@ type moverState struct {
 
 func newMoverState() moverState {
 	w, _ := strconv.ParseFloat(defaultWeight, 64)
-	return moverState{mover: moverAB, sims: defaultSims, weight: w, precision: defaultPrecision}
+	return moverState{mover: moverAB, sims: defaultSims, weight: w, simShare: defaultSimShare, precision: defaultPrecision}
 }
 
 func moverOptions() []game.Option {
@@ -135,6 +142,7 @@ func moverOptions() []game.Option {
 		{Name: optSimulations, Default: strconv.Itoa(defaultSims), Min: 1, Max: 100_000_000},
 		{Name: optABZeroWeight, Default: defaultWeight},
 		{Name: optABZeroPolicy, Default: policyVisits, Values: []string{policyVisits, policyPrior}},
+		{Name: optABZeroShare, Default: strconv.Itoa(defaultSimShare), Min: 1, Max: 90},
 		{Name: optPrecision, Default: defaultPrecision, Values: infer.Precisions},
 		{Name: optTablebase, Default: ""},
 	}
@@ -196,6 +204,8 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		m.weight = w
 	case optABZeroPolicy:
 		m.prior = value == policyPrior
+	case optABZeroShare:
+		m.simShare, _ = strconv.Atoi(value)
 	case optTablebase:
 		return true, m.setTablebase(value)
 	default:
@@ -476,10 +486,11 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	us := p.SideToMove()
 	al := abzero.Limits{Depth: lim.Depth, Time: moveTime(lim, us), Infinite: lim.Infinite, Interruptible: true,
 		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info), Prior: s.prior}
+	al.SimTime = al.Time * time.Duration(s.simShare) / 100
 	switch {
 	case lim.Nodes > 0:
 		al.Sims = int(min(lim.Nodes, math.MaxInt32))
-	case al.Time == 0 && !lim.Infinite:
+	case al.Time == 0:
 		al.Sims = s.sims // the option as it is now, not as the mover was built
 	}
 	began := time.Now()
