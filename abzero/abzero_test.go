@@ -231,6 +231,44 @@ func testFormula(t *testing.T, prior bool) {
 	t.Logf("%d positions where the two searches disagree", switched)
 }
 
+// With InSearch alpha-beta's own search maximises beta_a + pi_a * m: the
+// move's blended value, from independent exact searches, is the best
+// (to the rounding of the bonus to the searcher's centi-units), and over
+// the weights the move leaves alpha-beta's somewhere.
+func TestInSearchBlend(t *testing.T) {
+	ms := []float64{0, 0.1, 0.5, 1, 2, 5, 10, 20}
+	left := 0
+	for _, p := range positions(t) {
+		mr, ab := independent(t, p)
+		pi := VisitShares(mr)
+		beta := map[game.Move]float64{}
+		for _, rs := range ab.RootScores {
+			beta[rs.Move] = Beta(rs.Score, DefaultMateValue)
+		}
+		for _, m := range ms {
+			bestV := math.Inf(-1)
+			v := map[game.Move]float64{}
+			for i, mv := range mr.Moves {
+				v[mv] = pi[i]*m + beta[mv]
+				bestV = max(bestV, v[mv])
+			}
+			d := decideWith(t, p, m, Limits{InSearch: true})
+			if len(d.Candidates) != 0 || d.AlphaBeta.Depth < 1 {
+				t.Fatalf("%s m=%v: %d candidates, depth %d", p, m, len(d.Candidates), d.AlphaBeta.Depth)
+			}
+			if v[d.Move] < bestV-0.01 {
+				t.Errorf("%s m=%v: plays %s at %.3f, the blend's best is %.3f", p, m, p.FormatMove(d.Move), v[d.Move], bestV)
+			}
+			if d.Move != ab.Move {
+				left++
+			}
+		}
+	}
+	if left == 0 {
+		t.Fatal("the blend never left alpha-beta's move: the test proves nothing")
+	}
+}
+
 func abs(x int) int {
 	if x < 0 {
 		return -x

@@ -127,6 +127,12 @@ type Limits struct {
 	// simulations, so alpha-beta has the whole time but the one forward
 	// pass.
 	Prior bool
+	// InSearch blends inside alpha-beta's search (alphabeta.Limits.
+	// RootBonus without MultiPV): the search maximises beta_a + pi_a * m
+	// at a plain search's cost, and the Decision has no Candidates.
+	// Without it alpha-beta scores each root move pi_a * m can lift to
+	// the best exactly (multi-PV).
+	InSearch bool
 	// SimTime bounds the simulations under a clock (the network's search
 	// runs first; alpha-beta takes the rest of Time); 0:
 	// DefaultSimShare of Time.
@@ -384,6 +390,9 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 	}
 	if lim.Allowed == nil {
 		al.RootBonus = mv.bonus(mres)
+		if lim.InSearch {
+			al.MultiPV, al.MultiPVMargin = false, 0
+		}
 	}
 	if lim.Time > 0 {
 		al.Time = max(lim.Time-time.Since(start), time.Millisecond)
@@ -391,6 +400,10 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 	abres := mv.ab.Search(ctx, abp, al, lim.Info)
 	if err := parent.Err(); err != nil && !interruptible {
 		return Decision{}, err
+	}
+	if al.RootBonus != nil && !al.MultiPV && abres.Depth > 0 {
+		// The search's move is the blend's.
+		return Decision{Move: abres.Move, M: mv.cfg.M, MCTS: mres, AlphaBeta: abres}, nil
 	}
 	return mv.decide(p, mres, abres, lim.Allowed, interruptible)
 }

@@ -428,6 +428,60 @@ func TestMultiPVMargin(t *testing.T) {
 	}
 }
 
+// A root bonus without multi-PV: the search's value is the unpruned
+// minimax's max over the root moves of value + bonus (rounded), and its
+// move reaches it, with every algorithm that searches windows.
+func TestRootBonusInSearch(t *testing.T) {
+	for _, alg := range []string{alphabeta.AlgPVS, alphabeta.AlgAlphaBeta} {
+		o := alphabeta.FixedDepthOptions(alg)
+		o.Quiescence = false
+		for _, scale := range []float64{0.5, 30, 300} {
+			bonus := func(m game.Move) float64 {
+				if h := uint32(m) * 2654435761; h%3 == 0 {
+					return scale * float64(h>>8%1000) / 1000
+				}
+				return 0
+			}
+			changed := 0
+			for _, c := range cases() {
+				for _, gp := range every(gametest.RandomPositions(c.start, c.games, 60, 13), 25) {
+					p := gp.(alphabeta.Position)
+					legal := p.GenerateMoves(nil)
+					if len(legal) == 0 {
+						continue
+					}
+					for depth := 1; depth <= c.refDepth; depth++ {
+						res := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth, RootBonus: bonus}, nil)
+						plain := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth}, nil)
+						value := map[game.Move]int{}
+						best := -alphabeta.Infinity
+						for _, m := range legal {
+							p.Make(m)
+							v := -minimax(p, res.Depth-1, 1)
+							p.Unmake()
+							if !alphabeta.IsMate(v) {
+								v += int(math.Round(bonus(m)))
+							}
+							value[m] = v
+							best = max(best, v)
+						}
+						if res.Score != best || value[res.Move] != best {
+							t.Fatalf("%s %s depth %d bonus %v: %s scores %d (blended minimax %d), the best is %d",
+								alg, p, depth, scale, p.FormatMove(res.Move), res.Score, value[res.Move], best)
+						}
+						if res.Move != plain.Move {
+							changed++
+						}
+					}
+				}
+			}
+			if scale == 300 && changed == 0 {
+				t.Errorf("%s: bonuses of up to 3 soldiers never changed the move", alg)
+			}
+		}
+	}
+}
+
 func TestSetFeature(t *testing.T) {
 	var o alphabeta.Options
 	for _, name := range alphabeta.FeatureNames() {

@@ -182,13 +182,20 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 				continue
 			}
 		}
+		// At the root a blend's bonus shifts the move's window (lo, hi)
+		// and is added back: the search maximises score + bonus.
+		lo, hi, bonus := alpha, beta, 0
+		if ply == 0 && s.rootBonus != nil {
+			bonus = int(math.Round(s.rootBonus(m)))
+			lo, hi = max(alpha-bonus, -Infinity), hi-bonus
+		}
 		var score int
 		if best == -Infinity {
 			ext := 0
 			if m == ttMove {
 				ext = ttExt
 			}
-			score = -s.search(-beta, -alpha, depth-1+ext, ply+1, true)
+			score = -s.search(-hi, -lo, depth-1+ext, ply+1, true)
 		} else {
 			r := 0
 			// No reductions once alpha is a mate: a reduced search cannot
@@ -205,19 +212,22 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 			}
 			researched := false
 			if r > 0 {
-				score = -s.search(-alpha-1, -alpha, depth-1-r, ply+1, true)
-				researched = score > alpha
+				score = -s.search(-lo-1, -lo, depth-1-r, ply+1, true)
+				researched = score > lo
 			}
 			if r == 0 || researched {
 				if s.pvs {
-					score = -s.search(-alpha-1, -alpha, depth-1, ply+1, true)
-					if score > alpha && score < beta {
-						score = -s.search(-beta, -alpha, depth-1, ply+1, true)
+					score = -s.search(-lo-1, -lo, depth-1, ply+1, true)
+					if score > lo && score < hi {
+						score = -s.search(-hi, -lo, depth-1, ply+1, true)
 					}
 				} else {
-					score = -s.search(-beta, -alpha, depth-1, ply+1, true)
+					score = -s.search(-hi, -lo, depth-1, ply+1, true)
 				}
 			}
+		}
+		if !IsMate(score) {
+			score += bonus // a mate needs none: it outweighs any
 		}
 		p.Unmake()
 		if s.aborted {

@@ -186,8 +186,11 @@ type Limits struct {
 	// the best; the others get upper bounds (RootScore.Upper) at most the
 	// best's score less the margin.
 	MultiPVMargin int
-	// RootBonus, with MultiPV, is what a blend adds to each root move's
-	// score (centi-units, >= 0; it replaces MultiPVMargin): only the
+	// RootBonus is what a blend adds to each root move's score
+	// (centi-units, >= 0). Without MultiPV the search itself maximises
+	// score + bonus (rounded) over the root moves, at a plain search's
+	// cost: Result.Move is the blend's choice and Result.Score its value.
+	// With MultiPV (it replaces MultiPVMargin) only the
 	// moves whose score plus bonus can reach the best exact move's are
 	// scored exactly, and each other gets an upper bound that keeps its
 	// score plus bonus below that. A blend that knows its bonuses before
@@ -283,6 +286,9 @@ type Searcher struct {
 
 	rootBest  game.Move
 	rootScore int
+	// rootBonus, when not nil, is added to each root move's score inside
+	// the search (Limits.RootBonus without MultiPV), rounded.
+	rootBonus func(game.Move) float64
 
 	// Lazy SMP: the main searcher's helpers (their own move buffers,
 	// killers and history, the main searcher's TT) and, while a search
@@ -364,6 +370,10 @@ func (s *Searcher) prepare(ctx context.Context, p Position, lim Limits) {
 		s.deadline = s.start.Add(lim.Time)
 	}
 	s.maxNodes = lim.Nodes
+	s.rootBonus = nil
+	if lim.RootBonus != nil && !lim.MultiPV {
+		s.rootBonus = lim.RootBonus
+	}
 	s.nodes = 0
 	s.running = nil
 	s.aborted = false

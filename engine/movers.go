@@ -71,6 +71,7 @@ const (
 	optABZeroWeight = "ABZeroWeight"
 	optABZeroPolicy = "ABZeroPolicy"
 	optABZeroShare  = "ABZeroSimShare"
+	optABZeroRoot   = "ABZeroRoot"
 	optPrecision    = "Precision"
 
 	moverAB     = "ab"
@@ -84,6 +85,12 @@ var movers = []string{moverAB, moverMCTS, moverABZero, moverTB}
 const (
 	policyVisits = "visits"
 	policyPrior  = "prior"
+)
+
+// ABZeroRoot values: how alpha-beta blends (abzero.Limits.InSearch).
+const (
+	rootMultiPV = "multipv"
+	rootSearch  = "search"
 )
 
 const (
@@ -112,6 +119,7 @@ type moverState struct {
 	// simShare is the percentage of a timed move the blend's MCTS takes
 	// (ABZeroSimShare).
 	simShare int
+	inSearch bool // ABZeroRoot search
 	// precision is the network's arithmetic (infer.Precisions).
 	precision string
 
@@ -143,6 +151,7 @@ func moverOptions() []game.Option {
 		{Name: optABZeroWeight, Default: defaultWeight},
 		{Name: optABZeroPolicy, Default: policyVisits, Values: []string{policyVisits, policyPrior}},
 		{Name: optABZeroShare, Default: strconv.Itoa(defaultSimShare), Min: 1, Max: 90},
+		{Name: optABZeroRoot, Default: rootMultiPV, Values: []string{rootMultiPV, rootSearch}},
 		{Name: optPrecision, Default: defaultPrecision, Values: infer.Precisions},
 		{Name: optTablebase, Default: ""},
 	}
@@ -206,6 +215,8 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		m.prior = value == policyPrior
 	case optABZeroShare:
 		m.simShare, _ = strconv.Atoi(value)
+	case optABZeroRoot:
+		m.inSearch = value == rootSearch
 	case optTablebase:
 		return true, m.setTablebase(value)
 	default:
@@ -485,7 +496,7 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	}
 	us := p.SideToMove()
 	al := abzero.Limits{Depth: lim.Depth, Time: moveTime(lim, us), Infinite: lim.Infinite, Interruptible: true,
-		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info), Prior: s.prior}
+		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info), Prior: s.prior, InSearch: s.inSearch}
 	al.SimTime = al.Time * time.Duration(s.simShare) / 100
 	switch {
 	case lim.Nodes > 0:
