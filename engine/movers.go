@@ -42,8 +42,10 @@ import (
 //     movetime or the clock at most ABZeroSimShare percent of the time;
 //     with neither, Simulations), then alpha-beta (depth, or the rest of
 //     the time; without a limit depth defaultABZeroDepth; infinite until
-//     stop) with every thread, then the move maximising ABZeroWeight *
-//     visit share + alpha-beta score in soldiers. With ABZeroPolicy prior
+//     stop) with every thread, maximising ABZeroWeight * visit share +
+//     alpha-beta score in soldiers inside its search (the share added to
+//     each root move's score; with searchmoves or banmoves, multi-PV
+//     scores of the allowed moves). With ABZeroPolicy prior
 //     the share is the network's prior (one forward pass, no
 //     simulations). info: the alpha-beta iterations, then `info string
 //     abzero` with the best candidates.
@@ -71,7 +73,6 @@ const (
 	optABZeroWeight = "ABZeroWeight"
 	optABZeroPolicy = "ABZeroPolicy"
 	optABZeroShare  = "ABZeroSimShare"
-	optABZeroRoot   = "ABZeroRoot"
 	optPrecision    = "Precision"
 
 	moverAB     = "ab"
@@ -85,12 +86,6 @@ var movers = []string{moverAB, moverMCTS, moverABZero, moverTB}
 const (
 	policyVisits = "visits"
 	policyPrior  = "prior"
-)
-
-// ABZeroRoot values: how alpha-beta blends (abzero.Limits.InSearch).
-const (
-	rootMultiPV = "multipv"
-	rootSearch  = "search"
 )
 
 const (
@@ -119,7 +114,6 @@ type moverState struct {
 	// simShare is the percentage of a timed move the blend's MCTS takes
 	// (ABZeroSimShare).
 	simShare int
-	inSearch bool // ABZeroRoot search
 	// precision is the network's arithmetic (infer.Precisions).
 	precision string
 
@@ -151,7 +145,6 @@ func moverOptions() []game.Option {
 		{Name: optABZeroWeight, Default: defaultWeight},
 		{Name: optABZeroPolicy, Default: policyVisits, Values: []string{policyVisits, policyPrior}},
 		{Name: optABZeroShare, Default: strconv.Itoa(defaultSimShare), Min: 1, Max: 90},
-		{Name: optABZeroRoot, Default: rootMultiPV, Values: []string{rootMultiPV, rootSearch}},
 		{Name: optPrecision, Default: defaultPrecision, Values: infer.Precisions},
 		{Name: optTablebase, Default: ""},
 	}
@@ -215,8 +208,6 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		m.prior = value == policyPrior
 	case optABZeroShare:
 		m.simShare, _ = strconv.Atoi(value)
-	case optABZeroRoot:
-		m.inSearch = value == rootSearch
 	case optTablebase:
 		return true, m.setTablebase(value)
 	default:
@@ -496,7 +487,7 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	}
 	us := p.SideToMove()
 	al := abzero.Limits{Depth: lim.Depth, Time: moveTime(lim, us), Infinite: lim.Infinite, Interruptible: true,
-		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info), Prior: s.prior, InSearch: s.inSearch}
+		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info), Prior: s.prior, InSearch: true}
 	al.SimTime = al.Time * time.Duration(s.simShare) / 100
 	switch {
 	case lim.Nodes > 0:
@@ -512,17 +503,20 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	if d.MCTS.Best != game.NoMove {
 		info(mctsInfo(p, d.MCTS, d.MCTS.PV, began))
 	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "string abzero m %g depth %d sims %d:", d.M, d.AlphaBeta.Depth, d.MCTS.Simulations)
 	if len(d.Candidates) > 0 {
 		cands := slices.DeleteFunc(slices.Clone(d.Candidates), func(c abzero.Candidate) bool {
 			return allowed != nil && !slices.Contains(allowed, c.Move)
 		})
 		slices.SortStableFunc(cands, func(a, b abzero.Candidate) int { return cmp.Compare(b.V, a.V) })
-		var b strings.Builder
-		fmt.Fprintf(&b, "string abzero m %g depth %d sims %d:", d.M, d.AlphaBeta.Depth, d.MCTS.Simulations)
 		for _, c := range cands[:min(5, len(cands))] {
 			fmt.Fprintf(&b, " %s v %.3f pi %.3f beta %.2f", p.FormatMove(c.Move), c.V, c.Pi, c.Beta)
 		}
-		info(b.String())
+	} else if d.AlphaBeta.Depth > 0 {
+		// Blended inside alpha-beta: its score is the move's value.
+		fmt.Fprintf(&b, " %s v %.2f", p.FormatMove(d.Move), abzero.Beta(d.AlphaBeta.Score, abzero.DefaultMateValue))
 	}
+	info(b.String())
 	return uci.SearchResult{Best: d.Move}, nil
 }
