@@ -208,7 +208,9 @@ func (a *abzeroPlayer) NewGame(_ game.Position, seed uint64) error {
 }
 
 func (a *abzeroPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
-	d, err := a.mv.Move(ctx, p, abzero.Limits{})
+	// The blend inside alpha-beta's search: the engine's, and cheaper than
+	// multi-PV root scores (docs/notebook/training.md).
+	d, err := a.mv.Move(ctx, p, abzero.Limits{InSearch: true})
 	if err != nil {
 		return game.NoMove, err
 	}
