@@ -83,6 +83,8 @@ func BenchmarkXiangqiMultiPV(b *testing.B) {
 				{"margin31", true, 31, nil},
 				{"prior30", true, 0, syntheticPrior(30)},
 				{"prior100", true, 0, syntheticPrior(100)},
+				{"insearch30", false, 0, syntheticPrior(30)},
+				{"insearch100", false, 0, syntheticPrior(100)},
 			} {
 				b.Run(fmt.Sprintf("%s/depth%d/%s", set.name, depth, v.name), func(b *testing.B) {
 					var nodes uint64
