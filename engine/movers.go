@@ -45,10 +45,10 @@ import (
 //     stop) with every thread, maximising ABZeroWeight * visit share +
 //     alpha-beta score in soldiers inside its search (the share added to
 //     each root move's score; with searchmoves or banmoves, multi-PV
-//     scores of the allowed moves). With ABZeroPolicy prior
-//     the share is the network's prior (one forward pass, no
-//     simulations). info: the alpha-beta iterations, then `info string
-//     abzero` with the best candidates.
+//     scores of the allowed moves). With ABZeroPolicy prior the share is
+//     the network's prior (one forward pass, no simulations). info: the
+//     alpha-beta iterations, then `info string abzero` with the move and
+//     its blended value in soldiers (with multi-PV, the best candidates).
 //
 // Every mover honours a restricted root (searchmoves, or UCCI's banmoves):
 // ab and abzero take the best allowed move of alpha-beta's root scores,
