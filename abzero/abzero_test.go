@@ -125,9 +125,12 @@ func TestMZeroPlaysAlphaBeta(t *testing.T) {
 func TestHugeMPlaysMCTS(t *testing.T) {
 	for _, p := range positions(t) {
 		mr, _ := independent(t, p)
-		d := decide(t, p, 1e9)
-		if d.Move != mr.Best {
-			t.Errorf("%s: m=1e9 plays %s, MCTS plays %s", p, p.FormatMove(d.Move), p.FormatMove(mr.Best))
+		// InSearch too: a weight beyond alphabeta.MaxRootBonus takes
+		// multi-PV.
+		for _, lim := range []Limits{{}, {InSearch: true}} {
+			if d := decideWith(t, p, 1e9, lim); d.Move != mr.Best {
+				t.Errorf("%s: m=1e9 (%+v) plays %s, MCTS plays %s", p, lim, p.FormatMove(d.Move), p.FormatMove(mr.Best))
+			}
 		}
 	}
 }

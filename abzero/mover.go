@@ -129,7 +129,8 @@ type Limits struct {
 	Prior bool
 	// InSearch blends inside alpha-beta's search (alphabeta.Limits.
 	// RootBonus without MultiPV): the search maximises beta_a + pi_a * m
-	// at a plain search's cost, and the Decision has no Candidates.
+	// at a plain search's cost, and the Decision has no Candidates. A
+	// weight above alphabeta.MaxRootBonus centi-units uses multi-PV.
 	// Without it alpha-beta scores each root move pi_a * m can lift to
 	// the best exactly (multi-PV).
 	InSearch bool
@@ -365,9 +366,9 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 	}
 	defer cancel()
 	// The network's search comes first, then alpha-beta with every
-	// thread and each root move at its own bar (alphabeta.Limits.
-	// RootBonus): it scores exactly only the moves pi_a * m can lift to
-	// the best. (Both searches side by side on the clock lost: 0.250
+	// thread and pi_a * m known: added inside its search (InSearch), or
+	// as each root move's own bar in multi-PV (alphabeta.Limits.
+	// RootBonus). (Both searches side by side on the clock lost: 0.237
 	// against plain alpha-beta at 100 ms, docs/notebook/training.md.)
 	start := time.Now()
 	mctx := ctx
@@ -390,7 +391,7 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 	}
 	if lim.Allowed == nil {
 		al.RootBonus = mv.bonus(mres)
-		if lim.InSearch {
+		if lim.InSearch && mv.cfg.M*100 <= alphabeta.MaxRootBonus {
 			al.MultiPV, al.MultiPVMargin = false, 0
 		}
 	}

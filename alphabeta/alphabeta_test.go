@@ -429,13 +429,14 @@ func TestMultiPVMargin(t *testing.T) {
 }
 
 // A root bonus without multi-PV: the search's value is the unpruned
-// minimax's max over the root moves of value + bonus (rounded), and its
-// move reaches it, with every algorithm that searches windows.
+// minimax's max over the root moves of value + bonus (rounded, at most
+// MaxRootBonus, the sum below mate scores), and its move reaches it, with
+// every algorithm that searches windows.
 func TestRootBonusInSearch(t *testing.T) {
 	for _, alg := range []string{alphabeta.AlgPVS, alphabeta.AlgAlphaBeta} {
 		o := alphabeta.FixedDepthOptions(alg)
 		o.Quiescence = false
-		for _, scale := range []float64{0.5, 30, 300} {
+		for _, scale := range []float64{0.5, 30, 300, 2e6} {
 			bonus := func(m game.Move) float64 {
 				if h := uint32(m) * 2654435761; h%3 == 0 {
 					return scale * float64(h>>8%1000) / 1000
@@ -459,8 +460,8 @@ func TestRootBonusInSearch(t *testing.T) {
 							p.Make(m)
 							v := -minimax(p, res.Depth-1, 1)
 							p.Unmake()
-							if !alphabeta.IsMate(v) {
-								v += int(math.Round(bonus(m)))
+							if b := int(math.Round(min(bonus(m), alphabeta.MaxRootBonus))); b != 0 && !alphabeta.IsMate(v) {
+								v = min(v+b, alphabeta.Mate-alphabeta.MaxPly)
 							}
 							value[m] = v
 							best = max(best, v)

@@ -186,8 +186,9 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 		// and is added back: the search maximises score + bonus.
 		lo, hi, bonus := alpha, beta, 0
 		if ply == 0 && s.rootBonus != nil {
-			bonus = int(math.Round(s.rootBonus(m)))
-			lo, hi = max(alpha-bonus, -Infinity), hi-bonus
+			bonus = int(math.Round(min(s.rootBonus(m), MaxRootBonus)))
+			lo = max(alpha-bonus, -Infinity)
+			hi = max(beta-bonus, lo+1)
 		}
 		var score int
 		if best == -Infinity {
@@ -226,8 +227,10 @@ func (s *Searcher) search(alpha, beta, depth, ply int, nullOK bool) int {
 				}
 			}
 		}
-		if !IsMate(score) {
-			score += bonus // a mate needs none: it outweighs any
+		if bonus != 0 && !IsMate(score) {
+			// A mate needs none (it outweighs any), and a bonus never
+			// makes a score look like one.
+			score = min(score+bonus, mateBound)
 		}
 		p.Unmake()
 		if s.aborted {

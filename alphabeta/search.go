@@ -188,8 +188,9 @@ type Limits struct {
 	MultiPVMargin int
 	// RootBonus is what a blend adds to each root move's score
 	// (centi-units, >= 0). Without MultiPV the search itself maximises
-	// score + bonus (rounded) over the root moves, at a plain search's
-	// cost: Result.Move is the blend's choice and Result.Score its value.
+	// score + bonus (rounded, at most MaxRootBonus) over the root moves,
+	// at a plain search's cost: Result.Move is the blend's choice and
+	// Result.Score its value.
 	// With MultiPV (it replaces MultiPVMargin) only the
 	// moves whose score plus bonus can reach the best exact move's are
 	// scored exactly, and each other gets an upper bound that keeps its
@@ -199,6 +200,11 @@ type Limits struct {
 	// the iteration's own null windows left it in the table.
 	RootBonus func(game.Move) float64
 }
+
+// MaxRootBonus bounds a root bonus added inside the search (Limits.
+// RootBonus without MultiPV), so that scores plus bonuses stay below mate
+// scores; a blend that weighs more uses multi-PV.
+const MaxRootBonus = 10000
 
 // MaxDepth bounds iterative deepening.
 const MaxDepth = 64

@@ -7,7 +7,27 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tabula-zero/tabula/net"
 )
+
+// sameOutputs runs want and got on the same random planes (seed) and
+// says whether their outputs are equal bit for bit.
+func sameOutputs(t *testing.T, s net.Spec, want, got interface {
+	Forward(planes []float32, n int, policy, value []float32) error
+}, batch int, seed uint64) bool {
+	t.Helper()
+	planes := randomPlanes(s, batch, seed)
+	wantP, wantV := make([]float32, batch*s.Actions), make([]float32, batch)
+	gotP, gotV := make([]float32, batch*s.Actions), make([]float32, batch)
+	if err := want.Forward(planes, batch, wantP, wantV); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.Forward(planes, batch, gotP, gotV); err != nil {
+		t.Fatal(err)
+	}
+	return slices.Equal(gotP, wantP) && slices.Equal(gotV, wantV)
+}
 
 // Spreading a batch over cores changes nothing: Parallel equals one Net
 // bit for bit at every batch size, allocates nothing, and rejects what
@@ -29,16 +49,7 @@ func TestParallelEqualsNet(t *testing.T) {
 				t.Fatalf("%d threads, want %d", pl.Threads(), threads)
 			}
 			for batch := 1; batch <= maxBatch; batch++ {
-				planes := randomPlanes(s, batch, uint64(batch))
-				wantP, wantV := make([]float32, batch*s.Actions), make([]float32, batch)
-				gotP, gotV := make([]float32, batch*s.Actions), make([]float32, batch)
-				if err := single.Forward(planes, batch, wantP, wantV); err != nil {
-					t.Fatal(err)
-				}
-				if err := pl.Forward(planes, batch, gotP, gotV); err != nil {
-					t.Fatal(err)
-				}
-				if !slices.Equal(gotP, wantP) || !slices.Equal(gotV, wantV) {
+				if !sameOutputs(t, s, single, pl, batch, uint64(batch)) {
 					t.Fatalf("%s, %d threads, batch %d: outputs differ from one Net's", s.Game, threads, batch)
 				}
 			}
@@ -139,16 +150,7 @@ func TestParallelWakesSleepingHelper(t *testing.T) {
 		if pl.helpers[0].sleeping.Load() {
 			slept++
 		}
-		planes := randomPlanes(s, batch, uint64(i+1))
-		wantP, wantV := make([]float32, batch*s.Actions), make([]float32, batch)
-		gotP, gotV := make([]float32, batch*s.Actions), make([]float32, batch)
-		if err := single.Forward(planes, batch, wantP, wantV); err != nil {
-			t.Fatal(err)
-		}
-		if err := pl.Forward(planes, batch, gotP, gotV); err != nil {
-			t.Fatal(err)
-		}
-		if !slices.Equal(gotP, wantP) || !slices.Equal(gotV, wantV) {
+		if !sameOutputs(t, s, single, pl, batch, uint64(i+1)) {
 			t.Fatalf("pause %d: outputs differ from one Net's", i)
 		}
 	}
