@@ -11,6 +11,7 @@
 //	RUN/metrics.jsonl        the trainer's metrics; RUN/selfplay-W.jsonl a worker's
 //	RUN/plots/               PNG plots
 //	RUN/lock                 held by the trainer
+//	RUN/init                 the network a run started from (tabula train -init), if not fresh
 package rundir
 
 import (
@@ -44,7 +45,12 @@ func (d Dir) Plots() string         { return d.Path("plots") }
 
 // Games is the log of sampled self-play games (the games people could
 // watch live), one selfplay.LiveGame a line.
-func (d Dir) Games() string    { return d.Path("selfplay-games.jsonl") }
+func (d Dir) Games() string { return d.Path("selfplay-games.jsonl") }
+
+// Init records the network the run started from (RecordInit): "sha256
+// HEX" and "from NAME" lines. A run started fresh has none.
+func (d Dir) Init() string { return d.Path("init") }
+
 func (d Dir) lockFile() string { return d.Path("lock") }
 
 // WorkerMetrics is the metrics file of a self-play worker.

@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/atomicfile"
 	"github.com/tabula-zero/tabula/models"
 	"github.com/tabula-zero/tabula/net"
 )
@@ -176,4 +179,42 @@ func (d Dir) NewerBest(g game.Game, gen int) (*checkpoints.Checkpoint, string, e
 		return nil, "", nil
 	}
 	return LoadNetwork(path, g)
+}
+
+// RecordInit writes RUN/init for the network name names (a checkpoint
+// file, run directory or shipped model), before the run's first
+// checkpoint exists.
+func (d Dir) RecordInit(name string) error {
+	id, err := IdentifyNetwork(name)
+	if err != nil {
+		return fmt.Errorf("rundir: -init: %w", err)
+	}
+	rec := fmt.Sprintf("sha256 %x\nfrom %s\n", id.Sum, name)
+	if err := atomicfile.WriteBytes(d.Init(), []byte(rec), 0o644); err != nil {
+		return fmt.Errorf("rundir: %w", err)
+	}
+	return nil
+}
+
+// CheckInit reports whether the run, which has checkpoints, started from
+// the network name names: resuming with the same -init is the same
+// command, a different one (or one given to a run started fresh) an error.
+func (d Dir) CheckInit(name string) error {
+	id, err := IdentifyNetwork(name)
+	if err != nil {
+		return fmt.Errorf("rundir: -init: %w", err)
+	}
+	b, err := os.ReadFile(d.Init())
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("rundir: -init %s: the run %s exists and started from a fresh network; resume it without -init", name, d)
+	}
+	if err != nil {
+		return fmt.Errorf("rundir: %w", err)
+	}
+	want := fmt.Sprintf("sha256 %x\n", id.Sum)
+	if !strings.HasPrefix(string(b), want) {
+		first, _, _ := strings.Cut(string(b), "\n")
+		return fmt.Errorf("rundir: -init %s (sha256 %x): the run %s started from another network (%s in %s); resume it without -init", name, id.Sum, d, first, d.Init())
+	}
+	return nil
 }

@@ -48,9 +48,15 @@ type Options struct {
 	// so that a budget means the same work on a shared machine (0: no
 	// limit).
 	MaxCPU         time.Duration
-	MaxGenerations int       // stop after this many new generations (0: no limit)
-	Out            io.Writer // progress lines
-	Log            *slog.Logger
+	MaxGenerations int // stop after this many new generations (0: no limit)
+	// Init, when set, names the network (a checkpoint file, a run
+	// directory or a shipped model's name) a new run starts from instead
+	// of a fresh one: its weights become generation 0, step and optimizer
+	// start afresh. A run that exists already must have started from the
+	// same network (RUN/init records it).
+	Init string
+	Out  io.Writer // progress lines
+	Log  *slog.Logger
 	// Gate decides promotions; nil promotes every candidate.
 	Gate matches.Gate
 	// NewForwarder builds the self-play network evaluator from parameters
@@ -281,7 +287,7 @@ func (l *Loop) restore() error {
 	latest, err := l.pointer(rundir.Latest)
 	switch {
 	case errors.Is(err, rundir.ErrNoCheckpoint):
-		p, err := rundir.FreshParams(l.cfg)
+		p, from, err := l.initialParams()
 		if err != nil {
 			return err
 		}
@@ -290,10 +296,15 @@ func (l *Loop) restore() error {
 		if err != nil {
 			return err
 		}
-		l.log.Info("new run", "run", l.dir, "game", l.cfg.Game, "checkpoint", name)
+		l.log.Info("new run", "run", l.dir, "game", l.cfg.Game, "checkpoint", name, "from", from)
 	case err != nil:
 		return err
 	default:
+		if l.opts.Init != "" {
+			if err := l.dir.CheckInit(l.opts.Init); err != nil {
+				return err
+			}
+		}
 		if c, err = checkpoints.LoadFor(latest, l.game.Name, l.game.Encoder.Version()); err != nil {
 			return err
 		}
@@ -374,6 +385,30 @@ func (l *Loop) restore() error {
 		}
 	}
 	return nil
+}
+
+// initialParams is a new run's generation-0 network: the config's fresh
+// one, or Options.Init's weights, which RUN/init then records.
+func (l *Loop) initialParams() (*net.Params, string, error) {
+	if l.opts.Init == "" {
+		p, err := rundir.FreshParams(l.cfg)
+		return p, "fresh", err
+	}
+	c, file, err := rundir.LoadNetwork(l.opts.Init, l.game)
+	if err != nil {
+		return nil, "", fmt.Errorf("trainer: -init: %w", err)
+	}
+	want, err := configs.NetSpec(l.cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	if c.Params.Spec != want {
+		return nil, "", fmt.Errorf("trainer: -init: %s's network %+v differs from the config's %+v", file, c.Params.Spec, want)
+	}
+	if err := l.dir.RecordInit(l.opts.Init); err != nil {
+		return nil, "", err
+	}
+	return c.Params, file, nil
 }
 
 // publish hands the frozen config and the best network to the

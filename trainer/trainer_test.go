@@ -7,9 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -821,5 +823,92 @@ func testEncoderVersionRun(t *testing.T, version int, head string, mask bool) {
 	}
 	if s := latestCheckpoint(t, run).Params.Spec; s.EncoderVersion != version || s.Channels != 21 || s.PolicyHead != head {
 		t.Fatalf("latest checkpoint: encoder %d, %d planes, policy head %q; want %d, 21, %q", s.EncoderVersion, s.Channels, s.PolicyHead, version, head)
+	}
+}
+
+// A run started from another run's network (-init) has that network's
+// weights as generation 0 and step 0, and records where they came from;
+// resuming with the same -init goes on, another network or a run started
+// fresh is refused, and a network of another shape leaves no checkpoint.
+func TestInitFromNetwork(t *testing.T) {
+	cfg := tinyConfig(t)
+	source := t.TempDir()
+	oneGen(t, source, cfg)
+	sourceBest, err := rundir.Dir(source).Pointer(rundir.Best)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := checkpoints.Load(sourceBest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := rundir.FreshParams(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(want.Params, fresh) {
+		t.Fatal("the source's best network is the fresh one: the test would not tell -init from a fresh start")
+	}
+
+	run := t.TempDir()
+	initRun := func(init string, c *configs.Config) error {
+		var out bytes.Buffer
+		return Run(context.Background(), Options{Run: run, Init: init, Config: c, SelfPlay: true, MaxGenerations: 1, Out: &out, NewForwarder: newFwd})
+	}
+	if err := initRun(source, cfg); err != nil {
+		t.Fatal(err)
+	}
+	names, err := rundir.Dir(run).List()
+	if err != nil || len(names) < 2 {
+		t.Fatalf("checkpoints %v, %v", names, err)
+	}
+	gen0, err := checkpoints.Load(rundir.Dir(run).Checkpoint(names[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gen0.Generation != 0 || gen0.Step != 0 || len(gen0.Optimizer) != 0 {
+		t.Fatalf("generation 0 is generation %d step %d with %d optimizer values", gen0.Generation, gen0.Step, len(gen0.Optimizer))
+	}
+	if !reflect.DeepEqual(gen0.Params, want.Params) {
+		t.Fatal("generation 0 does not hold the -init network's weights")
+	}
+	if latestGeneration(t, run) != 1 {
+		t.Fatal("the run did not train a generation")
+	}
+
+	// The same command resumes; another network or none recorded is refused.
+	if err := initRun(source, nil); err != nil {
+		t.Fatalf("resuming with the same -init: %v", err)
+	}
+	if latestGeneration(t, run) != 2 {
+		t.Fatal("the resumed run did not go on")
+	}
+	other := rundir.Dir(source).Checkpoint(names[0]) // the source's fresh generation 0
+	if err := initRun(other, nil); err == nil || !strings.Contains(err.Error(), "started from another network") {
+		t.Fatalf("resuming with another -init: %v", err)
+	}
+	freshRun := t.TempDir()
+	oneGen(t, freshRun, cfg)
+	err = Run(context.Background(), Options{Run: freshRun, Init: source, SelfPlay: true, MaxGenerations: 1, Out: io.Discard, NewForwarder: newFwd})
+	if err == nil || !strings.Contains(err.Error(), "started from a fresh network") {
+		t.Fatalf("-init on a run started fresh: %v", err)
+	}
+
+	// A network of another shape is named and nothing is created.
+	wider := tinyConfig(t)
+	wider.Network.Filters++
+	run = t.TempDir()
+	if err := initRun(source, wider); err == nil || !strings.Contains(err.Error(), "differs from the config's") {
+		t.Fatalf("-init with another shape: %v", err)
+	}
+	if names, _ := rundir.Dir(run).List(); len(names) > 0 {
+		t.Fatalf("a refused -init left checkpoints %v", names)
+	}
+	if _, err := os.Stat(rundir.Dir(run).Init()); err == nil {
+		t.Fatal("a refused -init was recorded")
+	}
+	run = t.TempDir()
+	if err := initRun(filepath.Join(source, "missing.ckpt"), cfg); err == nil || !strings.Contains(err.Error(), "missing.ckpt") {
+		t.Fatalf("-init of a missing file: %v", err)
 	}
 }

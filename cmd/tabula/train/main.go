@@ -49,6 +49,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	maxCPU := fs.Duration("max-cpu", 0, "stop after this much more CPU time of training in this invocation (counted as the run's train_cpu_s, a budget that a shared machine only stretches; a resumed run gets it afresh), saving a checkpoint (0: no limit)")
 	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
 	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
+	initNet := fs.String("init", "", "start a new run from this network's weights instead of a fresh one: a checkpoint `FILE`, a run directory (its best) or a shipped model's name (e.g. xiangqi); the step, schedule and optimizer start afresh, and the run's CPU-hours count from it")
 	accept := fs.Bool("accept-config-change", false, "continue a run with a config that differs from its frozen copy (the change is logged)")
 	var sets []string
 	fs.Func("set", "override one config value as `PATH=VALUE` (YAML; e.g. training.learning_rate=0.01, selfplay.surprise_weight=0.5); repeatable", func(s string) error {
@@ -59,7 +60,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
 	var nf natsFlags
 	nf.register(fs)
-	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-max-time D] [-max-cpu D] [-max-generations N] [-serve ADDR | -nats URL]",
+	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-init NET] [-max-time D] [-max-cpu D] [-max-generations N] [-serve ADDR | -nats URL]",
 		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
 			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
 			"Ctrl-C saves a checkpoint first.", "")
@@ -101,7 +102,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	}
 	live := &selfplay.Live{}
 	opts := trainer.Options{
-		Progress: prog, Live: live, Run: *runDir, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
+		Progress: prog, Live: live, Run: *runDir, Init: *initNet, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
 		MaxTime: *maxTime, MaxCPU: *maxCPU, MaxGenerations: *maxGen, Out: out, Gate: matches.ArenaGate(*runDir),
 		NewForwarder: func(p *net.Params, n int, precision string) (mcts.Forwarder, error) {
 			return infer.NewParallelPrecision(p, n, 0, precision)

@@ -25,9 +25,9 @@ func printSummary(out io.Writer, run string, fs *flag.FlagSet) {
 	fmt.Fprintf(out, "%sresume: %s\n", s.Text(), resumeCommand(run, fs))
 }
 
-// configFlags choose the config; a resumed run has its frozen copy,
-// which holds their effect.
-var configFlags = []string{"config", "game", "set", "accept-config-change", "run"}
+// configFlags choose the config or the first network; a resumed run has
+// its frozen copy and its checkpoints, which hold their effect.
+var configFlags = []string{"config", "game", "set", "accept-config-change", "run", "init"}
 
 // resumeCommand is the command that resumes the run: -run and the flags
 // given this time, but those that chose the config.
