@@ -912,3 +912,52 @@ func TestInitFromNetwork(t *testing.T) {
 		t.Fatalf("-init of a missing file: %v", err)
 	}
 }
+
+// A run keeps going from its config, pointers, their checkpoints and its
+// metrics alone (what docs/repro/carry.sh carries to another machine): the
+// replay window refills from self-play, and the generation, step and
+// training CPU time go on from where they were.
+func TestResumeFromCarriedFiles(t *testing.T) {
+	run := t.TempDir()
+	cfg := tinyConfig(t)
+	oneGen(t, run, cfg)
+	oneGen(t, run, nil)
+	before := latestCheckpoint(t, run)
+	var cpu float64
+	for _, m := range metricsOf(t, run) {
+		cpu = max(cpu, m.TrainCPU)
+	}
+	keep := map[string]bool{"config.yaml": true, "metrics.jsonl": true, rundir.Latest: true, rundir.Best: true}
+	d := rundir.Dir(run)
+	for _, p := range []string{rundir.Latest, rundir.Best} {
+		path, err := d.Pointer(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep[filepath.Join("checkpoints", filepath.Base(path))] = true
+	}
+	err := filepath.WalkDir(run, func(path string, e fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(run, path)
+		if err != nil || e.IsDir() || keep[rel] {
+			return err
+		}
+		return os.Remove(path)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(d.Replay())
+
+	out := oneGen(t, run, nil)
+	after := latestCheckpoint(t, run)
+	if after.Generation != before.Generation+1 || after.Step <= before.Step {
+		t.Fatalf("after the carry: generation %d step %d, before %d %d\n%s", after.Generation, after.Step, before.Generation, before.Step, out)
+	}
+	var cpuAfter float64
+	for _, m := range metricsOf(t, run) {
+		cpuAfter = max(cpuAfter, m.TrainCPU)
+	}
+	if cpu <= 0 || cpuAfter <= cpu {
+		t.Fatalf("train_cpu_s %g before the carry, %g after", cpu, cpuAfter)
+	}
+}
