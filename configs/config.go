@@ -444,6 +444,18 @@ type Evaluation struct {
 	// values from the tablebase, which it does not need; lion only;
 	// absent: off).
 	LionOracle *EvalLionOracle `yaml:"lion_oracle,omitempty"`
+	// XiangqiSet measures the moves and value head on Xiangqi positions
+	// judged by Fairy-Stockfish (arena/xqset, embedded; xiangqi only;
+	// absent: off).
+	XiangqiSet *EvalXiangqiSet `yaml:"xiangqi_set,omitempty"`
+}
+
+// EvalXiangqiSet is the Xiangqi set's measure: the first Positions of the
+// set (0: all), played by the network with each of Simulations (0: the
+// raw policy), and its value head on the same positions.
+type EvalXiangqiSet struct {
+	Positions   int   `yaml:"positions"`
+	Simulations []int `yaml:"simulations"`
 }
 
 // EvalLionOracle is the Lion oracle measure: the first Positions of the

@@ -71,7 +71,7 @@ var (
 	}}
 	evaluationOn = &Condition{"the evaluation section is set", func(c *Config) bool {
 		e := c.Evaluation
-		return e.Every != 0 || len(e.Matches) > 0 || e.Pons != nil || e.LionOracle != nil
+		return e.Every != 0 || len(e.Matches) > 0 || e.Pons != nil || e.LionOracle != nil || e.XiangqiSet != nil
 	}}
 	piecewise = &Condition{"training.schedule is piecewise", func(c *Config) bool { return c.Training.Schedule == "piecewise" }}
 	cosine    = &Condition{"training.schedule is cosine", func(c *Config) bool { return c.Training.Schedule == "cosine" }}
@@ -162,4 +162,6 @@ var options = []Option{
 	{Path: "evaluation.pons.simulations", Required: true, Range: in(0, 100000), Help: "simulations of each measure, one per entry (0: the raw policy)"},
 	{Path: "evaluation.lion_oracle.positions", Default: 0, Range: in(0, 100000), Help: "the first positions of the Lion oracle's test set measured (internal/liondata, 3,275 in a random order; 0: all; lion only; without the lion_oracle section, no oracle measure)"},
 	{Path: "evaluation.lion_oracle.simulations", Required: true, Range: in(0, 100000), Help: "simulations of each measure of the moves, one per entry (0: the raw policy); the value head is measured once"},
+	{Path: "evaluation.xiangqi_set.positions", Default: 0, Range: in(0, 100000), Help: "the first positions of the Xiangqi set measured (arena/xqset: positions judged by Fairy-Stockfish, 2,000; 0: all; xiangqi only; without the xiangqi_set section, no such measure)"},
+	{Path: "evaluation.xiangqi_set.simulations", Required: true, Range: in(0, 100000), Help: "simulations of each measure of the moves, one per entry (0: the raw policy); the value head is measured once"},
 }

@@ -273,7 +273,7 @@ type crossCheck struct {
 var crossChecks = []crossCheck{
 	{"game", "the game is registered, its rules resolve, network.encoder_version is one of its encoders, and network.policy_head fromto has an action for every pair of squares", checkGame},
 	{"schedule", "piecewise: training.boundaries increase, one per entry of training.rates, and training.min_learning_rate stays 0; cosine: training.total_steps exceeds training.warmup_steps", checkSchedule},
-	{"evaluation", "an evaluation section has matches, pons or lion_oracle; its opponents are fixed anchors, not best; pons is for connect4, lion_oracle for lion, and both have simulations", checkEvaluation},
+	{"evaluation", "an evaluation section has matches, pons, lion_oracle or xiangqi_set; its opponents are fixed anchors, not best; pons is for connect4, lion_oracle for lion, xiangqi_set for xiangqi, and each has simulations", checkEvaluation},
 }
 
 func checkGame(c *Config) []string {
@@ -325,8 +325,8 @@ func checkEvaluation(c *Config) []string {
 		return nil
 	}
 	var errs []string
-	if len(e.Matches) == 0 && e.Pons == nil && e.LionOracle == nil {
-		errs = append(errs, "evaluation has neither matches nor pons nor lion_oracle")
+	if len(e.Matches) == 0 && e.Pons == nil && e.LionOracle == nil && e.XiangqiSet == nil {
+		errs = append(errs, "evaluation has neither matches nor pons nor lion_oracle nor xiangqi_set")
 	}
 	for i, m := range e.Matches {
 		if m.Opponent == "best" {
@@ -347,6 +347,14 @@ func checkEvaluation(c *Config) []string {
 		}
 		if len(o.Simulations) == 0 {
 			errs = append(errs, "evaluation.lion_oracle.simulations is empty (0 is the raw policy)")
+		}
+	}
+	if o := e.XiangqiSet; o != nil {
+		if c.Game != "xiangqi" {
+			errs = append(errs, fmt.Sprintf("evaluation.xiangqi_set: the set's positions are Xiangqi's, not %s's", c.Game))
+		}
+		if len(o.Simulations) == 0 {
+			errs = append(errs, "evaluation.xiangqi_set.simulations is empty (0 is the raw policy)")
 		}
 	}
 	return errs

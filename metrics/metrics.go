@@ -60,6 +60,29 @@ type Metric struct {
 	// simulation count, and the value head.
 	LionOracle []OracleResult `json:"lion_oracle,omitempty"`
 	LionValue  *OracleValue   `json:"lion_value,omitempty"`
+	// The Xiangqi set's measures (evaluation lines): the moves, one per
+	// simulation count, and the value head.
+	XiangqiSet   []SetResult `json:"xiangqi_set,omitempty"`
+	XiangqiValue *SetValue   `json:"xiangqi_value,omitempty"`
+}
+
+// SetResult is one measure of the Xiangqi set (arena/xqset) in an
+// evaluation: the best network's moves on the first Positions with
+// Simulations (0: the raw policy), judged by Fairy-Stockfish's lines.
+type SetResult struct {
+	Simulations int     `json:"simulations"`
+	Positions   int     `json:"positions"`
+	Best        int     `json:"best"`
+	Good        int     `json:"good"`
+	BestRate    float64 `json:"best_rate"`
+	GoodRate    float64 `json:"good_rate"`
+}
+
+// SetValue is the best network's value head on the same positions: the
+// share of those the engine calls decided where its sign is the engine's.
+type SetValue struct {
+	Decided   int     `json:"decided"`
+	AgreeRate float64 `json:"agree_rate"`
 }
 
 // WorkerStat is what the trainer knows of a remote worker: the shards,

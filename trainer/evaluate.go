@@ -105,6 +105,10 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	m.XiangqiSet, m.XiangqiValue, err = l.evaluator.XiangqiSet(progress.WithTracker(ctx, l.opts.Progress), l.best, l.bestGen)
+	if err != nil {
+		return err
+	}
 	m.EvalSeconds = time.Since(t0).Seconds()
 	if err := l.record(m); err != nil {
 		return err
@@ -148,6 +152,20 @@ func evaluationText(m metrics.Metric) string {
 	}
 	if v := m.LionValue; v != nil {
 		fmt.Fprintf(&b, "\n  Lion oracle value head: outcome agreed %.1f%%, mean |error| %.3f", 100*v.AgreeRate, v.MeanError)
+	}
+	rates = rates[:0]
+	for _, o := range m.XiangqiSet {
+		how := "raw"
+		if o.Simulations > 0 {
+			how = fmt.Sprintf("%d sims", o.Simulations)
+		}
+		rates = append(rates, fmt.Sprintf("%s %.1f%% (%.1f%%)", how, 100*o.BestRate, 100*o.GoodRate))
+	}
+	if len(rates) > 0 {
+		fmt.Fprintf(&b, "\n  Xiangqi set best (good) moves: %s", strings.Join(rates, ", "))
+	}
+	if v := m.XiangqiValue; v != nil {
+		fmt.Fprintf(&b, "\n  Xiangqi set value head: the engine's side on %.1f%% of %d decided", 100*v.AgreeRate, v.Decided)
 	}
 	return b.String()
 }

@@ -44,6 +44,7 @@ type point struct {
 	eloCI               map[string]float64 // their 95% half-widths
 	pons                map[string]float64 // optimal-move rate by measure, for evaluation lines
 	oracle              map[string]float64 // the Lion oracle's rates by measure, for evaluation lines
+	xqset               map[string]float64 // the Xiangqi set's rates by measure, for evaluation lines
 	workers             map[string]int     // samples taken in from each remote worker so far
 	best                int                // the best network's generation
 	lr, gradNorm        float64
@@ -99,6 +100,20 @@ func pointOf(m metrics.Metric) point {
 		}
 		p.oracle["value head: outcome agreed"] = 100 * v.AgreeRate
 	}
+	if len(m.XiangqiSet) > 0 {
+		p.xqset = map[string]float64{}
+		for _, r := range m.XiangqiSet {
+			how := "raw policy"
+			if r.Simulations > 0 {
+				how = fmt.Sprintf("%d simulations", r.Simulations)
+			}
+			p.xqset[how+": best"] = 100 * r.BestRate
+			p.xqset[how+": good"] = 100 * r.GoodRate
+		}
+		if v := m.XiangqiValue; v != nil {
+			p.xqset["value head: the engine's side"] = 100 * v.AgreeRate
+		}
+	}
 	return p
 }
 
@@ -119,7 +134,7 @@ func ReadHistory(path string) *History {
 
 // Names lists the run's charts in the order the dashboard shows them;
 // each is RUN/plots/NAME.png and the dashboard's NAME.svg.
-var Names = []string{"strength", "strength-gen", "strength-cpu", "pons", "lion-oracle", "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers"}
+var Names = []string{"strength", "strength-gen", "strength-cpu", "pons", "lion-oracle", "xiangqi-set", "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers"}
 
 // WritePNGs writes RUN/plots/NAME.png for every chart the run has data
 // for.
@@ -206,6 +221,7 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 	gate := map[string]plotter.XYs{}
 	pons := map[string]plotter.XYs{}
 	oracle := map[string]plotter.XYs{}
+	xqset := map[string]plotter.XYs{}
 	workers := map[string]plotter.XYs{}
 	var prev *point
 	for i := range hist {
@@ -243,6 +259,10 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 			}
 			for how, r := range p.oracle {
 				oracle[how] = append(oracle[how], plotter.XY{X: p.clock.Minutes(), Y: r})
+			}
+			// Xiangqi's runs are long and shared: by CPU-hours.
+			for how, r := range p.xqset {
+				xqset[how] = append(xqset[how], plotter.XY{X: p.cpu.Hours(), Y: r})
 			}
 		}
 	}
@@ -316,6 +336,18 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 		}
 		p.Y.Min, p.Y.Max = 0, 100+12*float64(len(oracle))
 		out["lion-oracle"] = p
+	}
+	if len(xqset) > 0 {
+		p := chart("Xiangqi: moves judged by Fairy-Stockfish (the Xiangqi set's positions)", "training CPU-hours (train_cpu_s)", "% of positions")
+		var args []any
+		for _, how := range slices.Sorted(maps.Keys(xqset)) {
+			args = append(args, how, xqset[how])
+		}
+		if err := lines(p, args...); err != nil {
+			return nil, err
+		}
+		p.Y.Min, p.Y.Max = 0, 100+12*float64(len(xqset))
+		out["xiangqi-set"] = p
 	}
 	if len(workers) > 0 {
 		p := chart(gameName+": samples from remote workers", "training time (minutes)", "samples taken in")

@@ -12,6 +12,7 @@ import (
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/lionoracle"
 	"github.com/tabula-zero/tabula/arena/pons"
+	"github.com/tabula-zero/tabula/arena/xqset"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/liondata"
@@ -31,6 +32,7 @@ type Evaluator struct {
 	dir   rundir.Dir
 	pons  []pons.Line // the Pons positions, read once per run
 	lion  []liondata.Line
+	xqset []xqset.Line
 }
 
 // NewEvaluator returns the evaluator of the run in dir, whose game g is
@@ -129,6 +131,51 @@ func (e *Evaluator) ponsLines(set string, n int) ([]pons.Line, error) {
 		return nil, fmt.Errorf("matches: evaluation.pons: %w", err)
 	}
 	return e.pons, nil
+}
+
+// XiangqiSet measures the best network (of generation bestGen) on the
+// Xiangqi positions judged by Fairy-Stockfish (arena/xqset's embedded
+// set), as evaluation.xiangqi_set asks: its moves with each simulation
+// count, and its value head. Without the section it returns nothing.
+func (e *Evaluator) XiangqiSet(ctx context.Context, best *net.Params, bestGen int) ([]metrics.SetResult, *metrics.SetValue, error) {
+	o := e.cfg.Evaluation.XiangqiSet
+	if o == nil {
+		return nil, nil, nil
+	}
+	if e.xqset == nil {
+		lines, _, err := xqset.Lines("", o.Positions)
+		if err != nil {
+			return nil, nil, fmt.Errorf("matches: evaluation.xiangqi_set: %w", err)
+		}
+		e.xqset = lines
+	}
+	tr := progress.FromContext(ctx)
+	tr.Begin("evaluation: Xiangqi set", "positions", int64(len(e.xqset)*len(o.Simulations)))
+	search := selfplay.MCTSConfig(e.cfg)
+	var out []metrics.SetResult
+	var s *arena.Spec
+	for _, n := range o.Simulations {
+		var err error
+		s, err = arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), e.cfg.Game, best, arena.NetOptions{Sims: n, Search: &search})
+		if err != nil {
+			return nil, nil, err
+		}
+		r, err := xqset.Measure(ctx, s, e.xqset, 2)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, metrics.SetResult{Simulations: n, Positions: r.All.Positions, Best: r.All.Best, Good: r.All.Good,
+			BestRate: r.All.BestRate(), GoodRate: r.All.GoodRate()})
+	}
+	ev, err := s.Evaluator()
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := xqset.MeasureValues(ctx, ev, e.xqset)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, &metrics.SetValue{Decided: v.Decided, AgreeRate: v.AgreeRate()}, nil
 }
 
 // LionOracle measures the best network (of generation bestGen) on the

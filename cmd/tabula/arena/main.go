@@ -23,6 +23,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -32,6 +33,7 @@ import (
 	"github.com/tabula-zero/tabula/arena/lionoracle"
 	"github.com/tabula-zero/tabula/arena/pons"
 	_ "github.com/tabula-zero/tabula/arena/uciplayer"
+	"github.com/tabula-zero/tabula/arena/xqset"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/internal/cliflag"
@@ -56,6 +58,8 @@ type options struct {
 	ratings                 bool
 	pons                    string
 	lionOracle              string
+	xiangqiSet              string
+	makeXiangqiSet          int
 	ponsValues              bool
 	positions               int
 	set                     map[string]bool // the flags given
@@ -85,13 +89,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.anchor, "anchor", "", "-ratings: the player held at Elo 0 (default: the first ab: player, else random, else the first by name)")
 	fs.StringVar(&o.pons, "pons", "", "connect4: measure player A's optimal-move rate on this file of Pons positions")
 	fs.StringVar(&o.lionOracle, "lion-oracle", "", "lion: measure player A against perfect play on this Lion test set (embedded: internal/liondata's; heldout: its held-out set)")
-	fs.IntVar(&o.positions, "positions", 0, "-pons, -lion-oracle: use the first N positions (0: all)")
+	fs.StringVar(&o.xiangqiSet, "xiangqi-set", "", "xiangqi: measure player A on this set of positions judged by Fairy-Stockfish (embedded: arena/xqset's)")
+	fs.IntVar(&o.makeXiangqiSet, "make-xiangqi-set", 0, "write a set of `N` Xiangqi positions judged by Fairy-Stockfish to stdout (with -seed; docs/arena.md)")
+	fs.IntVar(&o.positions, "positions", 0, "-pons, -lion-oracle, -xiangqi-set: use the first N positions (0: all)")
 	fs.BoolVar(&o.ponsValues, "pons-values", false, "-pons: also judge player A's value head on every move's position (net players)")
-	cliflag.Usage(fs, "tabula arena -a SPEC -b SPEC [-variant GAME] [-games N] ... | tabula arena -run RUN -ratings | tabula arena -variant connect4 -a SPEC -pons FILE | tabula arena -variant lion -a SPEC -lion-oracle FILE",
+	cliflag.Usage(fs, "tabula arena -a SPEC -b SPEC [-variant GAME] [-games N] ... | tabula arena -run RUN -ratings | tabula arena -variant connect4 -a SPEC -pons FILE | tabula arena -variant lion -a SPEC -lion-oracle FILE | tabula arena -variant xiangqi -a SPEC -xiangqi-set FILE",
 		"Plays matches between two players and reports W-D-L, Elo with its 95% interval, LOS (and an SPRT\n"+
 			"with -sprt); rates a run's recorded games (-ratings); measures a Connect Four player's optimal-move\n"+
 			"rate on Pons' positions (-pons, e.g. internal/ponsdata/Test_L2_R1); measures a Catch the Lion player\n"+
-			"against perfect play (-lion-oracle internal/liondata/positions.txt). See docs/arena.md.", arena.SpecUsage)
+			"against perfect play (-lion-oracle internal/liondata/positions.txt); measures a Xiangqi player on\n"+
+			"positions judged by Fairy-Stockfish (-xiangqi-set embedded). See docs/arena.md.", arena.SpecUsage)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -106,6 +113,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	checks.Int("opening-plies", o.openingPlies, 0, math.MaxInt)
 	checks.Int("ply-cap", o.plyCap, 0, math.MaxInt)
 	checks.Int("positions", o.positions, 0, math.MaxInt)
+	checks.Int("make-xiangqi-set", o.makeXiangqiSet, 0, 1_000_000)
 	if err := checks.Err(); err != nil {
 		return err
 	}
@@ -123,6 +131,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runPons(ctx, o, stdout)
 	case o.lionOracle != "":
 		return runLionOracle(ctx, o, stdout)
+	case o.xiangqiSet != "":
+		return runXiangqiSet(ctx, o, stdout)
+	case o.makeXiangqiSet > 0:
+		return makeXiangqiSet(ctx, o, stdout, stderr)
 	}
 	return runMatch(ctx, o, stdout, stderr)
 }
@@ -145,7 +157,7 @@ func defaultVariant(o options) (string, error) {
 
 func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	if o.a == "" || o.b == "" {
-		return errors.New("a match needs -a SPEC and -b SPEC (or -ratings, -pons or -lion-oracle)")
+		return errors.New("a match needs -a SPEC and -b SPEC (or -ratings, -pons, -lion-oracle or -xiangqi-set)")
 	}
 	rules, err := game.ParseOptions(o.rules)
 	if err != nil {
@@ -372,4 +384,41 @@ func runLionOracle(ctx context.Context, o options, stdout io.Writer) error {
 		file = ""
 	}
 	return lionoracle.Run(ctx, stdout, lionoracle.Options{Player: p, File: file, Positions: o.positions, Concurrency: o.concurrency, JSON: o.json})
+}
+
+func runXiangqiSet(ctx context.Context, o options, stdout io.Writer) error {
+	if o.variant != "xiangqi" {
+		return errors.New("-xiangqi-set needs -variant xiangqi")
+	}
+	if o.a == "" {
+		return errors.New("-xiangqi-set needs the player as -a SPEC")
+	}
+	p, err := arena.ParsePlayer(o.a, o.variant)
+	if err != nil {
+		return err
+	}
+	file := o.xiangqiSet
+	if file == "embedded" {
+		file = ""
+	}
+	return xqset.Run(ctx, stdout, xqset.Options{Player: p, File: file, Positions: o.positions, Concurrency: o.concurrency, JSON: o.json})
+}
+
+// makeXiangqiSet writes a set of positions judged by Fairy-Stockfish
+// (xqset.DefaultGen with -make-xiangqi-set's count and -seed), with
+// progress on stderr.
+func makeXiangqiSet(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	cfg := xqset.DefaultGen
+	cfg.Positions, cfg.Seed = o.makeXiangqiSet, o.seed
+	if _, err := exec.LookPath(cfg.Engine); err != nil {
+		return fmt.Errorf("-make-xiangqi-set needs Fairy-Stockfish at %s (Debian: apt install fairy-stockfish): %w", cfg.Engine, err)
+	}
+	start := time.Now()
+	return xqset.Generate(ctx, cfg, stdout, func(n int) {
+		if n%50 == 0 || n == cfg.Positions {
+			el := time.Since(start)
+			eta := time.Duration(float64(el) / float64(n) * float64(cfg.Positions-n))
+			fmt.Fprintf(stderr, "%d/%d positions, %.1f a second, ETA %v\n", n, cfg.Positions, float64(n)/el.Seconds(), eta.Round(time.Second))
+		}
+	})
 }

@@ -136,6 +136,34 @@ func TestLionOracle(t *testing.T) {
 	}
 }
 
+// TestXiangqiSet: alpha-beta and a network on the Xiangqi set's embedded
+// positions; the network's report has its raw policy, its search and its
+// value head.
+func TestXiangqiSet(t *testing.T) {
+	out, _, err := runArgs(t, "-variant", "xiangqi", "-a", "ab:depth=1", "-xiangqi-set", "embedded", "-positions", "20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "on arena/xqset/positions.txt: 20 positions") || !strings.Contains(out, "ab:depth=1: best ") {
+		t.Errorf("output:\n%s", out)
+	}
+	out, _, err = runArgs(t, "-variant", "xiangqi", "-a", "net:xiangqi,sims=4", "-xiangqi-set", "embedded", "-positions", "20", "-json")
+	var res struct {
+		Positions int              `json:"positions"`
+		Moves     []map[string]any `json:"moves"`
+		Value     map[string]any   `json:"value"`
+	}
+	if err != nil || json.Unmarshal([]byte(lastLine(out)), &res) != nil || res.Positions != 20 || len(res.Moves) != 2 || res.Value["decided"] == nil {
+		t.Errorf("JSON %q: %v", out, err)
+	}
+	if _, _, err := runArgs(t, "-variant", "lion", "-a", "random", "-xiangqi-set", "embedded"); err == nil || !strings.Contains(err.Error(), "-variant xiangqi") {
+		t.Errorf("lion: %v", err)
+	}
+	if _, _, err := runArgs(t, "-variant", "xiangqi", "-xiangqi-set", "embedded"); err == nil || !strings.Contains(err.Error(), "-a SPEC") {
+		t.Errorf("no player: %v", err)
+	}
+}
+
 func TestPons(t *testing.T) {
 	file, err := ponsdata.WriteTo(t.TempDir(), "Test_L3_R1")
 	if err != nil {
