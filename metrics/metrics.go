@@ -74,8 +74,10 @@ type SetResult struct {
 	Positions   int     `json:"positions"`
 	Best        int     `json:"best"`
 	Good        int     `json:"good"`
+	Blunders    int     `json:"blunders"`
 	BestRate    float64 `json:"best_rate"`
 	GoodRate    float64 `json:"good_rate"`
+	BlunderRate float64 `json:"blunder_rate"`
 }
 
 // SetValue is the best network's value head on the same positions: the

@@ -159,10 +159,10 @@ func evaluationText(m metrics.Metric) string {
 		if o.Simulations > 0 {
 			how = fmt.Sprintf("%d sims", o.Simulations)
 		}
-		rates = append(rates, fmt.Sprintf("%s %.1f%% (%.1f%%)", how, 100*o.BestRate, 100*o.GoodRate))
+		rates = append(rates, fmt.Sprintf("%s %.1f%% (%.1f%%, %.1f%%)", how, 100*o.BestRate, 100*o.GoodRate, 100*o.BlunderRate))
 	}
 	if len(rates) > 0 {
-		fmt.Fprintf(&b, "\n  Xiangqi set best (good) moves: %s", strings.Join(rates, ", "))
+		fmt.Fprintf(&b, "\n  Xiangqi set best (good, blunder) moves: %s", strings.Join(rates, ", "))
 	}
 	if v := m.XiangqiValue; v != nil {
 		fmt.Fprintf(&b, "\n  Xiangqi set value head: the engine's side on %.1f%% of %d decided", 100*v.AgreeRate, v.Decided)

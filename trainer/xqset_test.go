@@ -51,7 +51,7 @@ func TestXiangqiSetEvaluation(t *testing.T) {
 			t.Fatalf("evaluation: %+v", m)
 		}
 	}
-	if len(ev) < 2 || !strings.Contains(out.String(), "Xiangqi set best (good) moves: raw ") ||
+	if len(ev) < 2 || !strings.Contains(out.String(), "Xiangqi set best (good, blunder) moves: raw ") ||
 		!strings.Contains(out.String(), "Xiangqi set value head: the engine's side on ") {
 		t.Fatalf("%d evaluations:\n%s", len(ev), out.String())
 	}
@@ -73,7 +73,7 @@ func TestXiangqiSetEvaluation(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := xqset.Measure(context.Background(), spec, lines, 1)
-	if err != nil || r.All.Best != final.XiangqiSet[0].Best || r.All.Good != final.XiangqiSet[0].Good {
+	if err != nil || r.All.Best != final.XiangqiSet[0].Best || r.All.Good != final.XiangqiSet[0].Good || r.All.Blunders != final.XiangqiSet[0].Blunders {
 		t.Fatalf("raw policy measured apart %+v, in the evaluation %+v (%v)", r.All, final.XiangqiSet[0], err)
 	}
 	if _, err := os.Stat(filepath.Join(run, "plots", "xiangqi-set.png")); err != nil {

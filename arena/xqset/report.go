@@ -102,7 +102,7 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 		_, err = fmt.Fprintf(w, "%s\n", b)
 		return err
 	}
-	fmt.Fprintf(w, "Xiangqi set on %s: %d positions (good: within %d centipawns of the engine's best)\n", file, len(lines), Margin)
+	fmt.Fprintf(w, "Xiangqi set on %s: %d positions (good: within %d centipawns of the engine's best; a blunder %d or more below)\n", file, len(lines), Margin, BlunderMargin)
 	for _, m := range ms {
 		m.rep.Write(w, m.title)
 	}
@@ -116,7 +116,8 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 // JSON returns the report as a JSON-ready map.
 func (r Report) JSON(player string) map[string]any {
 	one := func(a Accuracy) map[string]any {
-		return map[string]any{"positions": a.Positions, "best": a.Best, "good": a.Good, "best_rate": a.BestRate(), "good_rate": a.GoodRate()}
+		return map[string]any{"positions": a.Positions, "best": a.Best, "good": a.Good, "blunders": a.Blunders,
+			"best_rate": a.BestRate(), "good_rate": a.GoodRate(), "blunder_rate": a.BlunderRate()}
 	}
 	out := one(r.All)
 	out["player"] = player
@@ -132,7 +133,7 @@ func (r Report) JSON(player string) map[string]any {
 
 // Write prints the report: the whole set, then by phase and class.
 func (r Report) Write(w io.Writer, title string) {
-	fmt.Fprintf(w, "%s: best %.1f%%, good %.1f%% of %d\n", title, 100*r.All.BestRate(), 100*r.All.GoodRate(), r.All.Positions)
+	fmt.Fprintf(w, "%s: best %.1f%%, good %.1f%%, blunders %.1f%% of %d\n", title, 100*r.All.BestRate(), 100*r.All.GoodRate(), 100*r.All.BlunderRate(), r.All.Positions)
 	for _, g := range []struct {
 		name string
 		keys []string

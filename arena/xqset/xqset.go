@@ -3,8 +3,8 @@
 // (far stronger than any network here, and sharing nothing with the
 // project's evaluation or its teacher). For each position the set keeps
 // the engine's best moves with their scores; a player's move is "best"
-// when it is the engine's first and "good" when its score is within
-// Margin of the first. It is Xiangqi's counterpart of Pons' sets and the
+// when it is the engine's first, "good" when its score is within Margin of
+// the first, and a blunder when it is known to score BlunderMargin below. It is Xiangqi's counterpart of Pons' sets and the
 // Lion oracle: no exact truth exists for Xiangqi, so a much stronger
 // engine stands in, and the file says which and how deep.
 package xqset
@@ -34,6 +34,10 @@ var Embedded string
 // move still counts as good.
 const Margin = 50
 
+// BlunderMargin is how far below the engine's first move a move must be
+// known to score to count as a blunder: two soldiers.
+const BlunderMargin = 200
+
 // mateScore is a mate in n plies' score: beyond any material score.
 const mateScore = 20000
 
@@ -59,15 +63,24 @@ func (l Line) Position() (*xiangqi.Position, error) {
 	return xiangqi.Parse(l.FEN, xiangqi.DefaultRules)
 }
 
-// Judge says whether move (UCI, as FormatMove writes it) is the engine's
-// first, and whether it is within Margin of it.
-func (l Line) Judge(move string) (best, good bool) {
+// Verdict is what the set says of one move.
+type Verdict struct {
+	Best bool // the engine's first move
+	Good bool // within Margin of it
+	// Blunder: known to score at least BlunderMargin below it (listed so,
+	// or not listed while the last listed move already is).
+	Blunder bool
+}
+
+// Judge gives the verdict on move (UCI, as FormatMove writes it).
+func (l Line) Judge(move string) Verdict {
+	top := l.Moves[0].Score
 	for i, s := range l.Moves {
 		if s.Move == move {
-			return i == 0, s.Score >= l.Moves[0].Score-Margin
+			return Verdict{Best: i == 0, Good: s.Score >= top-Margin, Blunder: s.Score <= top-BlunderMargin}
 		}
 	}
-	return false, false
+	return Verdict{Blunder: l.Moves[len(l.Moves)-1].Score <= top-BlunderMargin}
 }
 
 // Phases, Classes: the breakdowns of a report.
@@ -172,7 +185,7 @@ func parseLine(text string) (Line, error) {
 
 // Accuracy counts a player's moves on positions.
 type Accuracy struct {
-	Positions, Best, Good int
+	Positions, Best, Good, Blunders int
 }
 
 // BestRate is Best / Positions.
@@ -180,6 +193,9 @@ func (a Accuracy) BestRate() float64 { return ratio(a.Best, a.Positions) }
 
 // GoodRate is Good / Positions.
 func (a Accuracy) GoodRate() float64 { return ratio(a.Good, a.Positions) }
+
+// BlunderRate is Blunders / Positions.
+func (a Accuracy) BlunderRate() float64 { return ratio(a.Blunders, a.Positions) }
 
 func ratio(a, b int) float64 {
 	if b == 0 {
@@ -196,24 +212,27 @@ type Report struct {
 	Sources map[string]Accuracy
 }
 
-func (a *Accuracy) add(best, good bool) {
+func (a *Accuracy) add(v Verdict) {
 	a.Positions++
-	if best {
+	if v.Best {
 		a.Best++
 	}
-	if good {
+	if v.Good {
 		a.Good++
+	}
+	if v.Blunder {
+		a.Blunders++
 	}
 }
 
-func (r *Report) add(l Line, best, good bool) {
+func (r *Report) add(l Line, v Verdict) {
 	if r.Phase == nil {
 		r.Phase, r.Class, r.Sources = map[string]Accuracy{}, map[string]Accuracy{}, map[string]Accuracy{}
 	}
-	r.All.add(best, good)
+	r.All.add(v)
 	for m, k := range map[*map[string]Accuracy]string{&r.Phase: Phase(l.Ply), &r.Class: l.Class(), &r.Sources: l.Source} {
 		a := (*m)[k]
-		a.add(best, good)
+		a.add(v)
 		(*m)[k] = a
 	}
 }
@@ -246,9 +265,9 @@ func Measure(ctx context.Context, s *arena.Spec, lines []Line, concurrency int) 
 			if !game.IsLegal(p, m) {
 				return fmt.Errorf("xqset: position %d (%s): illegal move %s", i+1, l.FEN, p.FormatMove(m))
 			}
-			best, good := l.Judge(p.FormatMove(m))
+			v := l.Judge(p.FormatMove(m))
 			mu.Lock()
-			rep.add(l, best, good)
+			rep.add(l, v)
 			mu.Unlock()
 			return nil
 		}, nil

@@ -63,11 +63,18 @@ func TestReadAndJudge(t *testing.T) {
 	}
 	l := lines[0]
 	for _, c := range []struct {
-		move       string
-		best, good bool
-	}{{"b3b7", true, true}, {"g1e3", false, true}, {"h3g3", false, false}, {"a1a2", false, false}} {
-		if b, g := l.Judge(c.move); b != c.best || g != c.good {
-			t.Errorf("%s: best %v good %v, want %v %v", c.move, b, g, c.best, c.good)
+		line Line
+		move string
+		want Verdict
+	}{
+		{l, "b3b7", Verdict{Best: true, Good: true}}, {l, "g1e3", Verdict{Good: true}},
+		{l, "h3g3", Verdict{}}, {l, "a1a2", Verdict{}}, // 118 below: not good, not known to blunder
+		{lines[1], "h9h5", Verdict{Blunder: true}}, // 211 below
+		{lines[1], "a1a2", Verdict{Blunder: true}}, // unlisted, below a listed blunder
+		{lines[2], "a4a5", Verdict{}},              // unlisted, the last listed only 18 below
+	} {
+		if got := c.line.Judge(c.move); got != c.want {
+			t.Errorf("%s in %s: %+v, want %+v", c.move, c.line.FEN, got, c.want)
 		}
 	}
 	if l.Class() != "even" || lines[1].Class() != "ahead" || lines[2].Class() != "behind" || Phase(lines[1].Ply) != "opening" {
@@ -134,7 +141,7 @@ func TestMeasure(t *testing.T) {
 		t.Fatalf("the embedded set has %d positions", len(lines))
 	}
 	first, err := Measure(context.Background(), pickSpec(t, lines, func(l Line) string { return l.Moves[0].Move }), lines, 2)
-	if err != nil || first.All != (Accuracy{len(lines), len(lines), len(lines)}) {
+	if err != nil || first.All != (Accuracy{len(lines), len(lines), len(lines), 0}) {
 		t.Fatalf("the engine's moves: %+v %v", first.All, err)
 	}
 	last := func(l Line) string { return l.Moves[len(l.Moves)-1].Move }
@@ -144,8 +151,7 @@ func TestMeasure(t *testing.T) {
 	}
 	var want Accuracy
 	for _, l := range lines {
-		b, g := l.Judge(last(l))
-		want.add(b, g)
+		want.add(l.Judge(last(l)))
 	}
 	if rep.All != want || want.Good == 0 || want.Good == want.Positions {
 		t.Fatalf("the last listed moves: %+v, want %+v (some good, some not)", rep.All, want)
@@ -153,7 +159,7 @@ func TestMeasure(t *testing.T) {
 	for _, by := range []map[string]Accuracy{rep.Phase, rep.Class, rep.Sources} {
 		var sum Accuracy
 		for _, a := range by {
-			sum.Positions, sum.Best, sum.Good = sum.Positions+a.Positions, sum.Best+a.Best, sum.Good+a.Good
+			sum.Positions, sum.Best, sum.Good, sum.Blunders = sum.Positions+a.Positions, sum.Best+a.Best, sum.Good+a.Good, sum.Blunders+a.Blunders
 		}
 		if sum != rep.All {
 			t.Errorf("a breakdown adds up to %+v, not %+v", sum, rep.All)

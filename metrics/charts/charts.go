@@ -109,6 +109,7 @@ func pointOf(m metrics.Metric) point {
 			}
 			p.xqset[how+": best"] = 100 * r.BestRate
 			p.xqset[how+": good"] = 100 * r.GoodRate
+			p.xqset[how+": blunders"] = 100 * r.BlunderRate
 		}
 		if v := m.XiangqiValue; v != nil {
 			p.xqset["value head: the engine's side"] = 100 * v.AgreeRate

@@ -165,7 +165,7 @@ func (e *Evaluator) XiangqiSet(ctx context.Context, best *net.Params, bestGen in
 			return nil, nil, err
 		}
 		out = append(out, metrics.SetResult{Simulations: n, Positions: r.All.Positions, Best: r.All.Best, Good: r.All.Good,
-			BestRate: r.All.BestRate(), GoodRate: r.All.GoodRate()})
+			Blunders: r.All.Blunders, BestRate: r.All.BestRate(), GoodRate: r.All.GoodRate(), BlunderRate: r.All.BlunderRate()})
 	}
 	ev, err := s.Evaluator()
 	if err != nil {
