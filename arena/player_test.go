@@ -291,3 +291,35 @@ func TestABFeatures(t *testing.T) {
 		t.Error("Xiangqi has no pruning defaults")
 	}
 }
+
+// A searching network is measured raw and searched, its raw policy a
+// network player without simulations; anything else alone.
+func TestMeasuredPlayers(t *testing.T) {
+	c4 := testnet.Checkpoint(t, t.TempDir(), "connect4", 1)
+	for _, c := range []struct {
+		spec   string
+		titles []string
+		sims   []int
+	}{
+		{"net:" + c4 + ",sims=8,name=n", []string{"n raw policy", "n with 8 simulations"}, []int{0, 8}},
+		{"net:" + c4 + ",sims=0,name=n", []string{"n"}, []int{0}},
+		{"ab:depth=2", []string{"ab:depth=2"}, []int{0}},
+	} {
+		s, err := ParsePlayer(c.spec, "connect4")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := s.MeasuredPlayers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var titles []string
+		var sims []int
+		for _, m := range ms {
+			titles, sims = append(titles, m.Title), append(sims, m.Spec.Sims())
+		}
+		if !slices.Equal(titles, c.titles) || !slices.Equal(sims, c.sims) {
+			t.Errorf("%s: %q with simulations %v, want %q %v", c.spec, titles, sims, c.titles, c.sims)
+		}
+	}
+}

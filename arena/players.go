@@ -261,6 +261,27 @@ func (r *rolloutEval) Evaluate(p game.Position, moves []game.Move, priors []floa
 // policy).
 func (s *Spec) Sims() int { return s.sims }
 
+// Measured is a player a test-set report measures, with the title its
+// line carries.
+type Measured struct {
+	Spec  *Spec
+	Title string
+}
+
+// MeasuredPlayers are the players a test-set report (the Lion oracle,
+// the Xiangqi set) measures for s: a searching network's raw policy,
+// then its search; any other player alone.
+func (s *Spec) MeasuredPlayers() ([]Measured, error) {
+	if s.Kind != KindNet || s.Sims() == 0 {
+		return []Measured{{s, s.Name()}}, nil
+	}
+	raw, err := s.RawPolicy(s.Name() + " raw policy")
+	if err != nil {
+		return nil, err
+	}
+	return []Measured{{raw, raw.Name()}, {s, fmt.Sprintf("%s with %d simulations", s.Name(), s.Sims())}}, nil
+}
+
 // RawPolicy returns a network spec playing its raw policy (no search), so
 // that an accuracy report can set the search's moves beside the
 // network's own; name names it.

@@ -347,24 +347,16 @@ func Run(ctx context.Context, w io.Writer, o Options) error {
 		rep   Report
 	}
 	var ms []measure
-	players := []*arena.Spec{s}
-	if s.Kind == arena.KindNet && s.Sims() > 0 {
-		raw, err := s.RawPolicy(s.Name() + " raw policy")
-		if err != nil {
-			return err
-		}
-		players = []*arena.Spec{raw, s}
+	players, err := s.MeasuredPlayers()
+	if err != nil {
+		return err
 	}
 	for _, p := range players {
-		r, err := Measure(ctx, p, lines, o.Concurrency)
+		r, err := Measure(ctx, p.Spec, lines, o.Concurrency)
 		if err != nil {
 			return err
 		}
-		title := p.Name()
-		if p.Kind == arena.KindNet && p != players[0] {
-			title = fmt.Sprintf("%s with %d simulations", p.Name(), p.Sims())
-		}
-		ms = append(ms, measure{title, r})
+		ms = append(ms, measure{p.Title, r})
 	}
 	var vr *ValueReport
 	if s.Kind == arena.KindNet || s.Kind == arena.KindABZero {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # carry.sh: carries a training run to another machine (through the
 # repository) and back, so that a run of many hours goes on across
-# sittings on machines that keep nothing but the repository.
+# machines that keep nothing but the repository.
 #
 #   carry.sh pack RUN DIR     copy what resuming needs from the stopped RUN into DIR
 #   carry.sh unpack DIR RUN   make RUN from DIR; then `tabula train -run RUN` resumes it

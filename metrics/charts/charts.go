@@ -76,20 +76,14 @@ func pointOf(m metrics.Metric) point {
 	if len(m.Pons) > 0 {
 		p.pons = map[string]float64{}
 		for _, r := range m.Pons {
-			how := "raw policy"
-			if r.Simulations > 0 {
-				how = fmt.Sprintf("%d simulations", r.Simulations)
-			}
+			how := measureName(r.Simulations)
 			p.pons[how] = 100 * r.OptimalRate
 		}
 	}
 	if len(m.LionOracle) > 0 {
 		p.oracle = map[string]float64{}
 		for _, r := range m.LionOracle {
-			how := "raw policy"
-			if r.Simulations > 0 {
-				how = fmt.Sprintf("%d simulations", r.Simulations)
-			}
+			how := measureName(r.Simulations)
 			p.oracle[how+": optimal"] = 100 * r.OptimalRate
 			p.oracle[how+": outcome kept"] = 100 * r.OutcomeRate
 		}
@@ -103,10 +97,7 @@ func pointOf(m metrics.Metric) point {
 	if len(m.XiangqiSet) > 0 {
 		p.xqset = map[string]float64{}
 		for _, r := range m.XiangqiSet {
-			how := "raw policy"
-			if r.Simulations > 0 {
-				how = fmt.Sprintf("%d simulations", r.Simulations)
-			}
+			how := measureName(r.Simulations)
 			p.xqset[how+": best"] = 100 * r.BestRate
 			p.xqset[how+": good"] = 100 * r.GoodRate
 			p.xqset[how+": blunders"] = 100 * r.BlunderRate
@@ -116,6 +107,14 @@ func pointOf(m metrics.Metric) point {
 		}
 	}
 	return p
+}
+
+// measureName names an accuracy measure by its simulations.
+func measureName(sims int) string {
+	if sims > 0 {
+		return fmt.Sprintf("%d simulations", sims)
+	}
+	return "raw policy"
 }
 
 // History is a run's metrics in the compact form the charts draw.
@@ -314,41 +313,27 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 		}
 		out["outcomes"] = p
 	}
-	if len(pons) > 0 {
-		p := chart("Connect Four: optimal moves on Pons' positions", "training time (minutes)", "optimal moves (%)")
+	for _, r := range []struct {
+		name, title, x, y string
+		series            map[string]plotter.XYs
+	}{
+		{"pons", "Connect Four: optimal moves on Pons' positions", "training time (minutes)", "optimal moves (%)", pons},
+		{"lion-oracle", "Catch the Lion: moves judged by the tablebase (the Lion oracle's positions)", "training time (minutes)", "% of positions", oracle},
+		{"xiangqi-set", "Xiangqi: moves judged by Fairy-Stockfish (the Xiangqi set's positions)", "training CPU-hours (train_cpu_s)", "% of positions", xqset},
+	} {
+		if len(r.series) == 0 {
+			continue
+		}
+		p := chart(r.title, r.x, r.y)
 		var args []any
-		for _, how := range slices.Sorted(maps.Keys(pons)) {
-			args = append(args, how, pons[how])
+		for _, how := range slices.Sorted(maps.Keys(r.series)) {
+			args = append(args, how, r.series[how])
 		}
 		if err := lines(p, args...); err != nil {
 			return nil, err
 		}
-		p.Y.Min, p.Y.Max = 0, 100+12*float64(len(pons))
-		out["pons"] = p
-	}
-	if len(oracle) > 0 {
-		p := chart("Catch the Lion: moves judged by the tablebase (the Lion oracle's positions)", "training time (minutes)", "% of positions")
-		var args []any
-		for _, how := range slices.Sorted(maps.Keys(oracle)) {
-			args = append(args, how, oracle[how])
-		}
-		if err := lines(p, args...); err != nil {
-			return nil, err
-		}
-		p.Y.Min, p.Y.Max = 0, 100+12*float64(len(oracle))
-		out["lion-oracle"] = p
-	}
-	if len(xqset) > 0 {
-		p := chart("Xiangqi: moves judged by Fairy-Stockfish (the Xiangqi set's positions)", "training CPU-hours (train_cpu_s)", "% of positions")
-		var args []any
-		for _, how := range slices.Sorted(maps.Keys(xqset)) {
-			args = append(args, how, xqset[how])
-		}
-		if err := lines(p, args...); err != nil {
-			return nil, err
-		}
-		p.Y.Min, p.Y.Max = 0, 100+12*float64(len(xqset))
-		out["xiangqi-set"] = p
+		p.Y.Min, p.Y.Max = 0, 100+12*float64(len(r.series))
+		out[r.name] = p
 	}
 	if len(workers) > 0 {
 		p := chart(gameName+": samples from remote workers", "training time (minutes)", "samples taken in")

@@ -49,7 +49,6 @@ func NewEvaluator(cfg *configs.Config, g game.Game, rules game.Options, dir rund
 // progress tracker.
 func (e *Evaluator) Evaluate(ctx context.Context, best *net.Params, bestGen int, at time.Duration, skipped func(i int, err error)) ([]metrics.MatchResult, []metrics.PonsResult, error) {
 	tr := progress.FromContext(ctx)
-	search := selfplay.MCTSConfig(e.cfg)
 	var ms []metrics.MatchResult
 	var ps []metrics.PonsResult
 	for i, em := range e.cfg.Evaluation.Matches {
@@ -81,7 +80,7 @@ func (e *Evaluator) Evaluate(ctx context.Context, best *net.Params, bestGen int,
 		}
 		tr.Begin("evaluation: Pons "+p.Set, "positions", int64(len(lines)*len(p.Simulations)))
 		for _, n := range p.Simulations {
-			s, err := arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), e.cfg.Game, best, arena.NetOptions{Sims: n, Search: &search})
+			s, err := e.bestPlayer(best, bestGen, n)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -94,6 +93,14 @@ func (e *Evaluator) Evaluate(ctx context.Context, best *net.Params, bestGen int,
 		}
 	}
 	return ms, ps, nil
+}
+
+// bestPlayer is the best network (of generation bestGen) as a player with
+// sims simulations (0: the raw policy), searching as the run's self-play
+// does: what the Pons, Lion oracle and Xiangqi set measures play.
+func (e *Evaluator) bestPlayer(best *net.Params, bestGen, sims int) (*arena.Spec, error) {
+	search := selfplay.MCTSConfig(e.cfg)
+	return arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), e.cfg.Game, best, arena.NetOptions{Sims: sims, Search: &search})
 }
 
 // missingProgram reports whether err says that the external engine of
@@ -151,13 +158,11 @@ func (e *Evaluator) XiangqiSet(ctx context.Context, best *net.Params, bestGen in
 	}
 	tr := progress.FromContext(ctx)
 	tr.Begin("evaluation: Xiangqi set", "positions", int64(len(e.xqset)*len(o.Simulations)))
-	search := selfplay.MCTSConfig(e.cfg)
 	var out []metrics.SetResult
 	var s *arena.Spec
 	for _, n := range o.Simulations {
 		var err error
-		s, err = arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), e.cfg.Game, best, arena.NetOptions{Sims: n, Search: &search})
-		if err != nil {
+		if s, err = e.bestPlayer(best, bestGen, n); err != nil {
 			return nil, nil, err
 		}
 		r, err := xqset.Measure(ctx, s, e.xqset, 2)
@@ -197,13 +202,11 @@ func (e *Evaluator) LionOracle(ctx context.Context, best *net.Params, bestGen in
 	}
 	tr := progress.FromContext(ctx)
 	tr.Begin("evaluation: Lion oracle", "positions", int64(len(e.lion)*len(o.Simulations)))
-	search := selfplay.MCTSConfig(e.cfg)
 	var out []metrics.OracleResult
 	var s *arena.Spec
 	for _, n := range o.Simulations {
 		var err error
-		s, err = arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), e.cfg.Game, best, arena.NetOptions{Sims: n, Search: &search})
-		if err != nil {
+		if s, err = e.bestPlayer(best, bestGen, n); err != nil {
 			return nil, nil, err
 		}
 		r, err := lionoracle.Measure(ctx, s, e.lion, 2)
