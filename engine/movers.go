@@ -120,10 +120,10 @@ type moverState struct {
 	// game is the variant the engine plays (SetGame), "" until told.
 	game string
 
-	// The network's evaluator for its game evalGame, loaded when Network
-	// is set, and the movers built on it (nil until needed).
+	// The network for its game evalGame, loaded when Network is set, and
+	// the movers built on it (nil until needed).
 	evalGame string
-	eval     *mcts.NetEvaluator
+	eval     *playNet
 	mc       *mcts.Mover
 	abz      *abzero.Mover
 
@@ -165,6 +165,7 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		value = strings.TrimSpace(value)
 		if value == "" {
 			// Back to the shipped model of the game played.
+			m.eval.close()
 			m.network, m.evalGame, m.eval, m.mc, m.abz = "", "", nil, nil, nil
 			return true, m.preloadShipped()
 		}
@@ -172,6 +173,7 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		if err != nil {
 			return true, fmt.Errorf("option %s: %w", optNetwork, err)
 		}
+		m.eval.close()
 		m.network, m.evalGame, m.eval, m.mc, m.abz = value, g, ev, nil, nil
 		return true, m.checkNetworkGame()
 	case optPrecision:
@@ -189,9 +191,11 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 			if err != nil {
 				return true, fmt.Errorf("option %s: %w", optPrecision, err)
 			}
+			m.eval.close()
 			m.eval, m.mc, m.abz = ev, nil, nil
 		case m.eval != nil:
 			// The shipped model is laid out again.
+			m.eval.close()
 			m.evalGame, m.eval, m.mc, m.abz = "", nil, nil, nil
 		}
 		m.precision = value
@@ -217,8 +221,8 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 }
 
 // loadNetwork loads the checkpoint file, run directory or shipped model
-// path names and returns its evaluator and game.
-func loadNetwork(path, precision string) (*mcts.NetEvaluator, string, error) {
+// path names and returns it laid out for play, and its game.
+func loadNetwork(path, precision string) (*playNet, string, error) {
 	if _, ok := rundir.Shipped(path); !ok {
 		st, err := os.Stat(path)
 		if err != nil {
@@ -237,7 +241,7 @@ func loadNetwork(path, precision string) (*mcts.NetEvaluator, string, error) {
 }
 
 // loadShipped loads the shipped model of gameName (package models).
-func loadShipped(gameName, precision string) (*mcts.NetEvaluator, string, error) {
+func loadShipped(gameName, precision string) (*playNet, string, error) {
 	mod, ok := models.Lookup(gameName)
 	if !ok {
 		return nil, "", fmt.Errorf("no network ships for %s: set the %s option (a checkpoint file or run directory)", gameName, optNetwork)
@@ -249,9 +253,9 @@ func loadShipped(gameName, precision string) (*mcts.NetEvaluator, string, error)
 	return networkEvaluator(c, file, precision)
 }
 
-// networkEvaluator lays c out for play in precision and returns its
-// evaluator and game; file labels errors.
-func networkEvaluator(c *checkpoints.Checkpoint, file, precision string) (*mcts.NetEvaluator, string, error) {
+// networkEvaluator lays c out for play in precision and returns it and
+// its game; file labels errors.
+func networkEvaluator(c *checkpoints.Checkpoint, file, precision string) (*playNet, string, error) {
 	spec := c.Params.Spec
 	g, err := game.Lookup(spec.Game)
 	if err != nil {
@@ -266,11 +270,57 @@ func networkEvaluator(c *checkpoints.Checkpoint, file, precision string) (*mcts.
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", file, err)
 	}
-	n, err := infer.NewPrecision(c.Params, 1, precision, start, g.Encoder)
+	n, err := infer.NewPrecision(c.Params, maxLeafBatch, precision, start, g.Encoder)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", file, err)
 	}
-	return mcts.NewNetEvaluator(n, g.Encoder), g.Name, nil
+	return &playNet{net: n, enc: g.Encoder}, g.Name, nil
+}
+
+// playNet is a network laid out for the network movers, for batches of up
+// to maxLeafBatch positions, with the evaluator for the thread count of
+// the last search.
+type playNet struct {
+	net     *infer.Net
+	enc     game.Encoder
+	threads int
+	ev      *mcts.NetEvaluator
+	par     *infer.Parallel // behind ev with more than one thread
+}
+
+// Leaf batches of the network's search with several threads: leafRows
+// positions per thread (net/infer's Parallel keeps fewer on one core), at
+// most maxLeafBatch. One thread evaluates one position at a time, and its
+// search sees every value before the next descent.
+const (
+	leafRows     = 4
+	maxLeafBatch = 16
+)
+
+// evaluator returns the network's evaluator for threads cores; changed
+// reports a new one (the movers holding the old one must be rebuilt).
+func (pn *playNet) evaluator(threads int) (ev *mcts.NetEvaluator, changed bool) {
+	threads = max(1, min(threads, maxLeafBatch/leafRows))
+	if pn.ev != nil && pn.threads == threads {
+		return pn.ev, false
+	}
+	pn.close()
+	pn.threads = threads
+	if threads == 1 {
+		pn.ev = mcts.NewNetEvaluator(pn.net, pn.enc)
+	} else {
+		pn.par = infer.ParallelOf(pn.net.Clone(), threads)
+		pn.ev = mcts.NewNetBatchEvaluator(pn.par, pn.enc, threads*leafRows)
+	}
+	return pn.ev, true
+}
+
+// close stops the helper goroutines of a parallel evaluator.
+func (pn *playNet) close() {
+	if pn != nil && pn.par != nil {
+		pn.par.Close()
+		pn.par = nil
+	}
 }
 
 // checkNetworkGame reports a network of another game than the variant.
@@ -309,30 +359,34 @@ func (m *moverState) useShipped(gameName string) error {
 	if err != nil {
 		return fmt.Errorf("mover %s: %w", m.mover, err)
 	}
+	m.eval.close()
 	m.evalGame, m.eval, m.mc, m.abz = g, ev, nil, nil
 	return nil
 }
 
-// evaluator returns the network's evaluator, which must be for p's game:
-// without a Network option, the shipped model of p's game.
-func (m *moverState) evaluator(p game.Position) (*mcts.NetEvaluator, error) {
+// evaluator returns the network's evaluator on threads cores, which must
+// be for p's game: without a Network option, the shipped model of p's
+// game.
+func (m *moverState) evaluator(p game.Position, threads int) (*mcts.NetEvaluator, error) {
 	if m.network == "" && m.evalGame != p.Game() {
 		if err := m.useShipped(p.Game()); err != nil {
 			return nil, err
 		}
 	}
-	if m.network == "" {
-		return m.eval, nil
-	}
-	if m.evalGame != p.Game() {
+	if m.network != "" && m.evalGame != p.Game() {
 		return nil, fmt.Errorf("option %s: %s is a %s network, not %s", optNetwork, m.network, m.evalGame, p.Game())
 	}
-	return m.eval, nil
+	ev, changed := m.eval.evaluator(threads)
+	if changed {
+		m.mc, m.abz = nil, nil
+	}
+	return ev, nil
 }
 
-// mctsMover returns the network's MCTS mover for p's game.
-func (m *moverState) mctsMover(p game.Position) (*mcts.Mover, error) {
-	ev, err := m.evaluator(p)
+// mctsMover returns the network's MCTS mover for p's game on threads
+// cores.
+func (m *moverState) mctsMover(p game.Position, threads int) (*mcts.Mover, error) {
+	ev, err := m.evaluator(p, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -345,7 +399,7 @@ func (m *moverState) mctsMover(p game.Position) (*mcts.Mover, error) {
 // abzeroMover returns the Alpha-Beta-Zero mover for p's game with the
 // current weight and alpha-beta options.
 func (m *moverState) abzeroMover(p game.Position, ab alphabeta.Options) (*abzero.Mover, error) {
-	ev, err := m.evaluator(p)
+	ev, err := m.evaluator(p, ab.Threads)
 	if err != nil {
 		return nil, err
 	}
@@ -438,7 +492,7 @@ func (s *Searcher) mctsSims(lim uci.Limits, us game.Color) int {
 
 // searchMCTS is the mcts mover.
 func (s *Searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limits, allowed []game.Move, info func(string)) (uci.SearchResult, error) {
-	mc, err := s.mctsMover(p)
+	mc, err := s.mctsMover(p, s.opts.Threads)
 	if err != nil {
 		return uci.SearchResult{}, err
 	}

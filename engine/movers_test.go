@@ -92,6 +92,46 @@ func TestMCTSMover(t *testing.T) {
 	}
 }
 
+// With Threads above one the network's search evaluates batches of
+// leaves on that many cores: it still runs exactly the simulations asked,
+// deterministically, and with one thread again it is the one-at-a-time
+// search it was.
+func TestMCTSMoverThreads(t *testing.T) {
+	s := moverSearcher(t, moverMCTS, tinyNetwork(t))
+	p := xiangqiStart(t)
+	ctx := context.Background()
+	one, _ := search(t, ctx, s, p, uci.Limits{Nodes: 200})
+	if err := s.SetSearchOption(optThreads, "2"); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := s.evaluator(p, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Capacity() != 2*leafRows {
+		t.Fatalf("two threads: batches of %d, want %d", ev.Capacity(), 2*leafRows)
+	}
+	var moves []game.Move
+	for range 2 {
+		s.NewGame()
+		m, info := search(t, ctx, s, p, uci.Limits{Nodes: 200})
+		if !strings.Contains(info, "nodes 200 ") {
+			t.Fatalf("two threads, nodes 200: info:\n%s", info)
+		}
+		moves = append(moves, m)
+	}
+	if moves[0] != moves[1] {
+		t.Errorf("two threads: not deterministic: %s then %s", p.FormatMove(moves[0]), p.FormatMove(moves[1]))
+	}
+	if err := s.SetSearchOption(optThreads, "1"); err != nil {
+		t.Fatal(err)
+	}
+	s.NewGame()
+	if again, _ := search(t, ctx, s, p, uci.Limits{Nodes: 200}); again != one {
+		t.Errorf("one thread again: %s, first %s", p.FormatMove(again), p.FormatMove(one))
+	}
+}
+
 // A network of Xiangqi's encoder 3 is searched with its own 21-plane
 // encoding (the default encoder's 19 planes would not fit its input).
 func TestMoverNetworkOfEncoder3(t *testing.T) {
@@ -315,7 +355,7 @@ func TestPrecisionOption(t *testing.T) {
 	moves := p.GenerateMoves(nil)
 	value := func(s *Searcher) (float32, []float32) {
 		t.Helper()
-		ev, err := s.evaluator(p)
+		ev, err := s.evaluator(p, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

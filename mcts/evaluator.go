@@ -22,3 +22,21 @@ func (u Uniform) Evaluate(_ game.Position, moves []game.Move, priors []float32) 
 	}
 	return u.Value, nil
 }
+
+// BatchEvaluator is an Evaluator that also takes several positions in one
+// call: a network whose batch is spread over cores. A PUCT search through
+// one gathers up to Capacity leaves, each path under a virtual loss so
+// that the next descent looks elsewhere, and evaluates them together
+// (Tree.Search). It is used by one goroutine.
+type BatchEvaluator interface {
+	Evaluator
+	// Capacity is the most positions one batch holds.
+	Capacity() int
+	// Queue adds p, whose legal moves are moves, to the next batch; Flush
+	// writes its priors over moves into priors (len(moves) long).
+	Queue(p game.Position, moves []game.Move, priors []float32)
+	// Flush evaluates the queued positions, writes the i-th one's value
+	// for its side to move into values[i] and its priors where Queue was
+	// told, and empties the batch.
+	Flush(values []float32) error
+}

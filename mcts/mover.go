@@ -113,6 +113,9 @@ func (m *Mover) Search(ctx context.Context, p game.Position, lim Limits) (Result
 			break
 		}
 		n := chunkSims
+		if be, ok := m.eval.(BatchEvaluator); ok {
+			n = max(n, be.Capacity()) // a whole batch per chunk
+		}
 		if lim.Sims > 0 {
 			n = min(n, lim.Sims-sims)
 		}

@@ -1,42 +1,105 @@
 package mcts
 
 import (
+	"errors"
+	"fmt"
 	"math"
 
 	"github.com/tabula-zero/tabula/game"
 )
 
-// NetEvaluator is an Evaluator running a network on one position at a
-// time (batch 1) for a single goroutine: no batching loop, no locks. A
-// player in a match or an engine uses it; self-play's many games share a
-// Batcher instead.
+// NetEvaluator is an Evaluator running a network for a single goroutine:
+// no batching loop, no locks. A player in a match or an engine uses it;
+// self-play's many games share a Batcher instead. With a capacity above
+// one it is a BatchEvaluator too, for a network that spreads a batch over
+// cores (net/infer's Parallel).
 type NetEvaluator struct {
-	fwd    Forwarder
-	enc    game.Encoder
-	planes []float32
-	policy []float32
-	value  [1]float32
+	fwd      Forwarder
+	enc      game.Encoder
+	capacity int
+	size     int // c*h*w
+	planes   []float32
+	policy   []float32
+	value    []float32
+	// The queued positions' action indices and prior slices.
+	queued  int
+	actions [][]int
+	priors  [][]float32
 }
 
-// NewNetEvaluator evaluates with fwd (owned by the evaluator from now on:
-// give each goroutine its own network) and the game's encoder.
+// NewNetEvaluator evaluates one position at a time with fwd (owned by the
+// evaluator from now on: give each goroutine its own network) and the
+// game's encoder.
 func NewNetEvaluator(fwd Forwarder, enc game.Encoder) *NetEvaluator {
+	return NewNetBatchEvaluator(fwd, enc, 1)
+}
+
+// NewNetBatchEvaluator is NewNetEvaluator for batches of up to capacity
+// positions (fwd must take them).
+func NewNetBatchEvaluator(fwd Forwarder, enc game.Encoder, capacity int) *NetEvaluator {
 	c, h, w := enc.Shape()
-	return &NetEvaluator{fwd: fwd, enc: enc, planes: make([]float32, c*h*w), policy: make([]float32, enc.ActionSize())}
+	capacity = max(capacity, 1)
+	return &NetEvaluator{fwd: fwd, enc: enc, capacity: capacity, size: c * h * w,
+		planes: make([]float32, capacity*c*h*w), policy: make([]float32, capacity*enc.ActionSize()),
+		value: make([]float32, capacity), actions: make([][]int, capacity), priors: make([][]float32, capacity)}
 }
 
 // Evaluate implements Evaluator.
 func (e *NetEvaluator) Evaluate(p game.Position, moves []game.Move, priors []float32) (float32, error) {
-	e.enc.Encode(p, e.planes)
-	if err := e.fwd.Forward(e.planes, 1, e.policy, e.value[:]); err != nil {
+	if e.queued > 0 {
+		return 0, errors.New("mcts: Evaluate with a batch queued")
+	}
+	e.Queue(p, moves, priors[:len(moves)])
+	if err := e.Flush(e.value[:1]); err != nil {
 		return 0, err
 	}
-	priors = priors[:len(moves)]
-	for i, m := range moves {
-		priors[i] = e.policy[e.enc.ActionIndex(p, m)]
-	}
-	softmax(priors, priors)
 	return e.value[0], nil
+}
+
+// Capacity implements BatchEvaluator.
+func (e *NetEvaluator) Capacity() int { return e.capacity }
+
+// Queue implements BatchEvaluator; a full batch ignores further positions
+// (Flush then fails).
+func (e *NetEvaluator) Queue(p game.Position, moves []game.Move, priors []float32) {
+	i := e.queued
+	e.queued++
+	if i >= e.capacity {
+		return
+	}
+	e.enc.Encode(p, e.planes[i*e.size:(i+1)*e.size])
+	a := e.actions[i][:0]
+	for _, m := range moves {
+		a = append(a, e.enc.ActionIndex(p, m))
+	}
+	e.actions[i], e.priors[i] = a, priors
+}
+
+// Flush implements BatchEvaluator. The batch is emptied even when it
+// fails.
+func (e *NetEvaluator) Flush(values []float32) error {
+	n := e.queued
+	e.queued = 0
+	if n > e.capacity {
+		return fmt.Errorf("mcts: %d positions queued for a batch of %d", n, e.capacity)
+	}
+	if n == 0 {
+		return nil
+	}
+	actions := e.enc.ActionSize()
+	if err := e.fwd.Forward(e.planes[:n*e.size], n, e.policy[:n*actions], e.value[:n]); err != nil {
+		return err
+	}
+	for i := range n {
+		logits := e.policy[i*actions : (i+1)*actions]
+		pr := e.priors[i]
+		for j, a := range e.actions[i] {
+			pr[j] = logits[a]
+		}
+		softmax(pr, pr)
+		values[i] = e.value[i]
+	}
+	return nil
 }
 
 // softmax writes the softmax of logits into out (which may be logits).

@@ -59,13 +59,23 @@ type node struct {
 	// plies bounds the proven end: the winner can force it within this
 	// many plies (0: the node is terminal), so the search takes the
 	// quickest proven win and the slowest proven loss.
-	plies    int16
-	raw      float32 // the evaluator's value at expansion, for the side to move here
+	plies int16
+	raw   float32 // the evaluator's value at expansion, for the side to move here
+	// inflight counts the descents through the node waiting for a batch's
+	// evaluation: each counts as a visit that lost for the player who
+	// made move (a virtual loss), so that a batch spreads over the tree.
+	inflight int32
 	children []node
 }
 
-// q is the mean value from the view of the player who made the move.
-func (n *node) q() float32 { return n.valueSum / float32(n.visits) }
+// q is the mean value from the view of the player who made the move,
+// virtual losses included.
+func (n *node) q() float32 {
+	return (n.valueSum - float32(n.inflight)) / float32(n.visits+n.inflight)
+}
+
+// seen reports a visit, real or virtual.
+func (n *node) seen() bool { return n.visits+n.inflight > 0 }
 
 // Tree is the search tree of one game. It is not safe for concurrent use.
 type Tree struct {
@@ -84,6 +94,10 @@ type Tree struct {
 	path   []*node
 	gumbel []float64 // Gumbel samples of the root children
 	winner int       // the root child sequential halving chose
+
+	// The leaves of a batch (searchBatch) and their values.
+	leaves []leaf
+	values []float32
 }
 
 // NewTree starts a search tree at a copy of p.
@@ -155,6 +169,8 @@ func (t *Tree) Search(ctx context.Context, sims int, noise bool) (Result, error)
 	var err error
 	if t.cfg.Gumbel {
 		done, err = t.sequentialHalving(ctx, sims, noise)
+	} else if be, ok := t.eval.(BatchEvaluator); ok && be.Capacity() > 1 {
+		done, err = t.searchBatch(ctx, sims, be)
 	} else {
 		for ; done < sims && t.root.proven == unknown; done++ {
 			if done&63 == 0 && ctx.Err() != nil {
@@ -196,8 +212,15 @@ func (t *Tree) simulate(forced *node) error {
 	if err != nil {
 		return err
 	}
-	// Back up: a node's valueSum is from the view of the player who moved
-	// into it, the opposite of its side to move.
+	t.backup(path, v)
+	return nil
+}
+
+// backup adds v, the value of the last node of path for its side to move,
+// to every node of path, and lets the solver prove what it can above it.
+func (t *Tree) backup(path []*node, v float32) {
+	// A node's valueSum is from the view of the player who moved into it,
+	// the opposite of its side to move.
 	for i := len(path) - 1; i >= 0; i-- {
 		path[i].visits++
 		path[i].valueSum -= v
@@ -207,21 +230,15 @@ func (t *Tree) simulate(forced *node) error {
 		for i := len(path) - 2; i >= 0 && t.prove(path[i]); i-- {
 		}
 	}
-	return nil
 }
 
 // leafValue evaluates (and expands) a leaf, returning its value for its
 // side to move. Terminal positions take their exact result.
 func (t *Tree) leafValue(n *node) (float32, error) {
-	if n.proven != unknown {
-		return provenValue(n), nil
+	if v, ok := t.decided(n); ok {
+		return v, nil
 	}
 	p := t.pos
-	if st := p.Status(); st.Over() {
-		n.proven = resultProven(st.Result)
-		n.expanded = true
-		return st.Result.Value(), nil
-	}
 	moves := p.GenerateMoves(t.moves[:0])
 	t.moves = moves
 	if len(t.priors) < len(moves) {
@@ -232,8 +249,30 @@ func (t *Tree) leafValue(n *node) (float32, error) {
 	if err != nil {
 		return 0, fmt.Errorf("mcts: evaluate %s: %w", p, err)
 	}
+	if err := t.expand(n, moves, priors, v); err != nil {
+		return 0, err
+	}
+	return v, nil
+}
+
+// decided returns the value of a leaf whose game is over at t.pos (which
+// it marks proven) or that the solver has proven, for its side to move.
+func (t *Tree) decided(n *node) (float32, bool) {
+	if n.proven != unknown {
+		return provenValue(n), true
+	}
+	if st := t.pos.Status(); st.Over() {
+		n.proven = resultProven(st.Result)
+		n.expanded = true
+		return st.Result.Value(), true
+	}
+	return 0, false
+}
+
+// expand gives leaf n its children with the evaluator's priors and value.
+func (t *Tree) expand(n *node, moves []game.Move, priors []float32, v float32) error {
 	if math.IsNaN(float64(v)) || v < -1 || v > 1 {
-		return 0, fmt.Errorf("mcts: evaluator value %v outside [-1, 1]", v)
+		return fmt.Errorf("mcts: evaluator value %v outside [-1, 1]", v)
 	}
 	n.raw = v
 	n.children = make([]node, len(moves))
@@ -241,7 +280,7 @@ func (t *Tree) leafValue(n *node) (float32, error) {
 		n.children[i] = node{move: m, prior: priors[i]}
 	}
 	n.expanded = true
-	return v, nil
+	return nil
 }
 
 // provenValue is a proven node's value for its side to move: 1, -1 or 0.
@@ -329,12 +368,12 @@ func (t *Tree) selectChild(n *node) *node {
 	parentQ := -n.q() // n's value for its own side to move
 	visitedMass := float32(0)
 	for i := range n.children {
-		if n.children[i].visits > 0 {
+		if n.children[i].seen() {
 			visitedMass += n.children[i].prior
 		}
 	}
 	fpu := parentQ - float32(t.cfg.FPUReduction)*float32(math.Sqrt(float64(visitedMass)))
-	N := float64(n.visits)
+	N := float64(n.visits + n.inflight)
 	c := float32((math.Log((1+N+t.cfg.CBase)/t.cfg.CBase) + t.cfg.CInit) * math.Sqrt(N))
 	best, bestScore := -1, float32(math.Inf(-1))
 	for i := range n.children {
@@ -349,11 +388,11 @@ func (t *Tree) selectChild(n *node) *node {
 			q = 0
 		default:
 			q = fpu
-			if ch.visits > 0 {
+			if ch.seen() {
 				q = ch.q()
 			}
 		}
-		score := q + c*ch.prior/float32(1+ch.visits)
+		score := q + c*ch.prior/float32(1+ch.visits+ch.inflight)
 		if score > bestScore {
 			best, bestScore = i, score
 		}

@@ -1,0 +1,127 @@
+package mcts
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tabula-zero/tabula/game"
+)
+
+// leaf is a position of a batch waiting for the evaluator: the path from
+// the root to it (each node under one virtual loss), its legal moves and
+// where the evaluator writes their priors.
+type leaf struct {
+	path   []*node
+	moves  []game.Move
+	priors []float32
+}
+
+// searchBatch is Search's PUCT loop through a batch evaluator: it descends
+// until a batch is full (or a descent meets a leaf already in it), each
+// path under a virtual loss, evaluates the batch in one call and backs the
+// values up in the order the leaves were found. Leaves whose game is over
+// or that the solver proved are backed up at once. It returns the
+// simulations done. With the same evaluator answers the search is
+// deterministic; its visits differ from the one-at-a-time loop's, which
+// sees every value before the next descent.
+func (t *Tree) searchBatch(ctx context.Context, sims int, be BatchEvaluator) (int, error) {
+	capacity := be.Capacity()
+	for len(t.leaves) < capacity {
+		t.leaves = append(t.leaves, leaf{})
+	}
+	if len(t.values) < capacity {
+		t.values = make([]float32, capacity)
+	}
+	done := 0
+	for done < sims && t.root.proven == unknown {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		queued := 0
+	gather:
+		for done+queued < sims && queued < capacity && t.root.proven == unknown {
+			switch t.descend(be, &t.leaves[queued]) {
+			case descentQueued:
+				queued++
+			case descentDecided:
+				done++
+			case descentCollided:
+				break gather
+			}
+		}
+		if queued == 0 {
+			continue
+		}
+		err := be.Flush(t.values[:queued])
+		// The virtual losses go before any value is backed up, so that a
+		// failure leaves the batch's leaves as plain unexpanded ones.
+		for i := range queued {
+			for _, n := range t.leaves[i].path {
+				n.inflight--
+			}
+		}
+		if err != nil {
+			return done, fmt.Errorf("mcts: evaluate a batch of %d: %w", queued, err)
+		}
+		for i := range queued {
+			l := &t.leaves[i]
+			v := t.values[i]
+			if err := t.expand(l.path[len(l.path)-1], l.moves, l.priors, v); err != nil {
+				return done, err
+			}
+			t.backup(l.path, v)
+			done++
+		}
+	}
+	return done, nil
+}
+
+// The outcomes of one descent.
+const (
+	descentQueued   = iota // a new leaf joined the batch
+	descentDecided         // a leaf with a known value was backed up
+	descentCollided        // the leaf is already in the batch
+)
+
+// descend walks from the root to a leaf by PUCT and queues it in l, backs
+// it up when its value is known, or reports that it is already queued.
+func (t *Tree) descend(be BatchEvaluator, l *leaf) int {
+	p := t.pos
+	n := t.root
+	path := append(t.path[:0], n)
+	for n.expanded && n.proven == unknown {
+		c := t.selectChild(n)
+		p.Make(c.move)
+		n = c
+		path = append(path, n)
+	}
+	t.path = path
+	outcome := descentQueued
+	var v float32
+	switch d, ok := t.decided(n); {
+	case ok:
+		outcome, v = descentDecided, d
+	case n.inflight > 0:
+		outcome = descentCollided
+	default:
+		l.moves = p.GenerateMoves(l.moves[:0])
+		if cap(l.priors) < len(l.moves) {
+			l.priors = make([]float32, len(l.moves), max(len(l.moves), 64))
+		}
+		l.priors = l.priors[:len(l.moves)]
+		be.Queue(p, l.moves, l.priors)
+	}
+	for range len(path) - 1 {
+		p.Unmake()
+	}
+	switch outcome {
+	case descentDecided:
+		t.backup(path, v)
+	case descentQueued:
+		l.path = append(l.path[:0], path...)
+		for _, x := range path {
+			x.inflight++
+		}
+	}
+	return outcome
+}
