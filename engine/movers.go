@@ -35,7 +35,8 @@ import (
 //     simulations of this search, score cp = round(1000 * root value) (the
 //     value in [-1, 1] for the side to move; 1000 is a proven win), pv =
 //     the most visited line (mcts.Result.PV), and an `info string visits`
-//     line with the most visited moves.
+//     line with the most visited moves. With Threads above 1 the search
+//     evaluates batches of leaves (leafRows a thread) on that many cores.
 //   - tablebase: Catch the Lion's perfect play from the table file the
 //     Tablebase option names (tablebase.go).
 //   - abzero: Alpha-Beta-Zero (abzero.Mover): MCTS (nodes, and with

@@ -43,7 +43,8 @@ const (
 // memory), so the engine declares a size ordinary machines have.
 const maxHashMiB = 4096
 
-// maxThreads bounds the Threads option (alpha-beta's Lazy SMP threads).
+// maxThreads bounds the Threads option (alpha-beta's Lazy SMP threads;
+// the network movers' cores, movers.go).
 const maxThreads = 64
 
 func (s *Searcher) SearchOptions() []game.Option {

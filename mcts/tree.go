@@ -62,20 +62,15 @@ type node struct {
 	plies int16
 	raw   float32 // the evaluator's value at expansion, for the side to move here
 	// inflight counts the descents through the node waiting for a batch's
-	// evaluation: each counts as a visit that lost for the player who
-	// made move (a virtual loss), so that a batch spreads over the tree.
+	// evaluation: each counts as a visit in the exploration term (a
+	// virtual visit; its value stays out of q), so that the next descent
+	// of the batch leans elsewhere.
 	inflight int32
 	children []node
 }
 
-// q is the mean value from the view of the player who made the move,
-// virtual losses included.
-func (n *node) q() float32 {
-	return (n.valueSum - float32(n.inflight)) / float32(n.visits+n.inflight)
-}
-
-// seen reports a visit, real or virtual.
-func (n *node) seen() bool { return n.visits+n.inflight > 0 }
+// q is the mean value from the view of the player who made the move.
+func (n *node) q() float32 { return n.valueSum / float32(n.visits) }
 
 // Tree is the search tree of one game. It is not safe for concurrent use.
 type Tree struct {
@@ -368,7 +363,7 @@ func (t *Tree) selectChild(n *node) *node {
 	parentQ := -n.q() // n's value for its own side to move
 	visitedMass := float32(0)
 	for i := range n.children {
-		if n.children[i].seen() {
+		if n.children[i].visits > 0 {
 			visitedMass += n.children[i].prior
 		}
 	}
@@ -388,7 +383,7 @@ func (t *Tree) selectChild(n *node) *node {
 			q = 0
 		default:
 			q = fpu
-			if ch.seen() {
+			if ch.visits > 0 {
 				q = ch.q()
 			}
 		}
