@@ -402,13 +402,20 @@ func (l *Loop) initialParams() (*net.Params, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	if c.Params.Spec != want {
-		return nil, "", fmt.Errorf("trainer: -init: %s's network %+v differs from the config's %+v", file, c.Params.Spec, want)
+	p := c.Params
+	if p.Spec != want {
+		// A config with more blocks or filters grows the network into it,
+		// computing the same function (net.Grow); any other difference
+		// is refused.
+		if p, err = net.Grow(c.Params, want, l.cfg.Seed); err != nil {
+			return nil, "", fmt.Errorf("trainer: -init: %s's network %+v differs from the config's %+v: %w", file, c.Params.Spec, want, err)
+		}
+		file = fmt.Sprintf("%s grown from %d blocks of %d filters", file, c.Params.Spec.Blocks, c.Params.Spec.Filters)
 	}
 	if err := l.dir.RecordInit(l.opts.Init); err != nil {
 		return nil, "", err
 	}
-	return c.Params, file, nil
+	return p, file, nil
 }
 
 // publish hands the frozen config and the best network to the

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -894,11 +895,49 @@ func TestInitFromNetwork(t *testing.T) {
 		t.Fatalf("-init on a run started fresh: %v", err)
 	}
 
-	// A network of another shape is named and nothing is created.
-	wider := tinyConfig(t)
-	wider.Network.Filters++
+	// A config with more filters and blocks grows the network: generation
+	// 0 plays as the source's best does.
+	bigger := tinyConfig(t)
+	bigger.Network.Filters += 4
+	bigger.Network.Blocks++
 	run = t.TempDir()
-	if err := initRun(source, wider); err == nil || !strings.Contains(err.Error(), "differs from the config's") {
+	if err := initRun(source, bigger); err != nil {
+		t.Fatalf("-init into a larger network: %v", err)
+	}
+	names, err = rundir.Dir(run).List()
+	if err != nil || len(names) < 2 {
+		t.Fatalf("checkpoints %v, %v", names, err)
+	}
+	grown, err := checkpoints.Load(rundir.Dir(run).Checkpoint(names[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := grown.Params.Spec; s.Filters != bigger.Network.Filters || s.Blocks != bigger.Network.Blocks {
+		t.Fatalf("generation 0 is %d blocks of %d filters", s.Blocks, s.Filters)
+	}
+	spec := want.Params.Spec
+	planes := make([]float32, 3*spec.Channels*spec.Height*spec.Width)
+	for i := range planes {
+		planes[i] = float32(i % 2)
+	}
+	wantPol, wantVal := want.Params.Reference(planes, 3)
+	gotPol, gotVal := grown.Params.Reference(planes, 3)
+	for i := range wantVal {
+		if math.Abs(float64(gotVal[i]-wantVal[i])) > 1e-5 {
+			t.Fatalf("the grown network's value %v, the source's %v", gotVal[i], wantVal[i])
+		}
+	}
+	for i := range wantPol {
+		if math.Abs(float64(gotPol[i]-wantPol[i])) > 1e-4*(1+math.Abs(float64(wantPol[i]))) {
+			t.Fatalf("the grown network's logit %d %v, the source's %v", i, gotPol[i], wantPol[i])
+		}
+	}
+
+	// A network of another shape is named and nothing is created.
+	otherHead := tinyConfig(t)
+	otherHead.Network.ValueHidden++
+	run = t.TempDir()
+	if err := initRun(source, otherHead); err == nil || !strings.Contains(err.Error(), "differs from the config's") {
 		t.Fatalf("-init with another shape: %v", err)
 	}
 	if names, _ := rundir.Dir(run).List(); len(names) > 0 {

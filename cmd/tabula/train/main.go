@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	maxCPU := fs.Duration("max-cpu", 0, "stop after this much more CPU time of training in this invocation (counted as the run's train_cpu_s, a budget that a shared machine only stretches; a resumed run gets it afresh), saving a checkpoint (0: no limit)")
 	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
 	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
-	initNet := fs.String("init", "", "start a new run from this network's weights instead of a fresh one: a checkpoint `FILE`, a run directory (its best) or a shipped model's name (e.g. xiangqi); the step, schedule and optimizer start afresh, and the run's CPU-hours count from it")
+	initNet := fs.String("init", "", "start a new run from this network's weights instead of a fresh one: a checkpoint `FILE`, a run directory (its best) or a shipped model's name (e.g. xiangqi); the step, schedule and optimizer start afresh, and the run's CPU-hours count from it; a config with more blocks or filters grows the network into them, computing the same function")
 	accept := fs.Bool("accept-config-change", false, "continue a run with a config that differs from its frozen copy (the change is logged)")
 	var sets []string
 	fs.Func("set", "override one config value as `PATH=VALUE` (YAML; e.g. training.learning_rate=0.01, selfplay.surprise_weight=0.5); repeatable", func(s string) error {
