@@ -102,8 +102,8 @@ func (l *leaf) release() {
 
 // descend walks from the root to a leaf by PUCT and queues it in l, backs
 // it up when its value is known, or, when it is queued already, records
-// the path in c; a queued or collided path takes a virtual visit.
-func (t *Tree) descend(be BatchEvaluator, l, c *leaf) int {
+// the path in collision; a queued or collided path takes a virtual visit.
+func (t *Tree) descend(be BatchEvaluator, l, collision *leaf) int {
 	p := t.pos
 	n := t.root
 	path := append(t.path[:0], n)
@@ -138,7 +138,7 @@ func (t *Tree) descend(be BatchEvaluator, l, c *leaf) int {
 	case descentQueued:
 		l.path = append(l.path[:0], path...)
 	case descentCollided:
-		l = c
+		l = collision
 		l.path = append(l.path[:0], path...)
 	}
 	if outcome != descentDecided {
