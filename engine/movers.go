@@ -238,7 +238,7 @@ func loadNetwork(path, precision string) (*playNet, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return networkEvaluator(c, file, precision)
+	return newPlayNet(c, file, precision)
 }
 
 // loadShipped loads the shipped model of gameName (package models).
@@ -251,12 +251,12 @@ func loadShipped(gameName, precision string) (*playNet, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return networkEvaluator(c, file, precision)
+	return newPlayNet(c, file, precision)
 }
 
-// networkEvaluator lays c out for play in precision and returns it and
+// newPlayNet lays c out for play in precision and returns it and
 // its game; file labels errors.
-func networkEvaluator(c *checkpoints.Checkpoint, file, precision string) (*playNet, string, error) {
+func newPlayNet(c *checkpoints.Checkpoint, file, precision string) (*playNet, string, error) {
 	spec := c.Params.Spec
 	g, err := game.Lookup(spec.Game)
 	if err != nil {

@@ -64,20 +64,27 @@ func TestFindsForcedWins(t *testing.T) {
 				continue
 			}
 			found++
-			for _, gumbel := range []bool{false, true} {
+			// PUCT one leaf at a time, Gumbel, and PUCT in batches of 16
+			// leaves (whose virtual visits must not hide a forced win).
+			for _, v := range []struct {
+				name   string
+				gumbel bool
+				eval   Evaluator
+			}{{"puct", false, Uniform{}}, {"gumbel", true, Uniform{}}, {"batches", false, &batchOf{ev: Uniform{}, capacity: 16}}} {
 				cfg := DefaultConfig()
-				cfg.Gumbel = gumbel
-				tr := NewTree(cfg, Uniform{}, p, rng(2))
+				cfg.Gumbel = v.gumbel
+				tr := NewTree(cfg, v.eval, p, rng(2))
 				res, err := tr.Search(context.Background(), 3000, false)
 				if err != nil {
 					t.Fatal(err)
 				}
+				checkTree(t, tr.root)
 				// The move must keep a forced win, not necessarily the
 				// shortest one: look a few moves further than n.
 				q := p.Clone()
 				q.Make(res.Best)
 				if !gametest.LostWithin(q, n+2) {
-					t.Errorf("%s %s (gumbel %v): %s does not keep the forced win in %d (value %v, proven %v)", p.Game(), p, gumbel, p.FormatMove(res.Best), n, res.Value, res.Proven)
+					t.Errorf("%s %s (%s): %s does not keep the forced win in %d (value %v, proven %v)", p.Game(), p, v.name, p.FormatMove(res.Best), n, res.Value, res.Proven)
 				}
 			}
 		}
@@ -115,19 +122,22 @@ func TestPerfectEvaluatorPlaysOptimally(t *testing.T) {
 		}
 		checked++
 		want := sign(s.Solve(p))
-		tr := NewTree(DefaultConfig(), solverEval{s}, p, rng(3))
-		res, err := tr.Search(context.Background(), 100, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := p.Clone().(*connect4.Position)
-		q.Make(res.Best)
-		got := -sign(s.Solve(q))
-		if q.Status().Over() {
-			got = -int(q.Status().Result.Value())
-		}
-		if got != want {
-			t.Errorf("%s: value %d, but %s leads to %d", p, want, p.FormatMove(res.Best), got)
+		// One leaf at a time, and in batches of 8.
+		for _, ev := range []Evaluator{solverEval{s}, &batchOf{ev: solverEval{s}, capacity: 8}} {
+			tr := NewTree(DefaultConfig(), ev, p, rng(3))
+			res, err := tr.Search(context.Background(), 100, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := p.Clone().(*connect4.Position)
+			q.Make(res.Best)
+			got := -sign(s.Solve(q))
+			if q.Status().Over() {
+				got = -int(q.Status().Result.Value())
+			}
+			if got != want {
+				t.Errorf("%s (%T): value %d, but %s leads to %d", p, ev, want, p.FormatMove(res.Best), got)
+			}
 		}
 	}
 	if checked < 10 {
