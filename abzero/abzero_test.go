@@ -390,6 +390,87 @@ func TestBlendMatchesMover(t *testing.T) {
 	}
 }
 
+// The expert's policy is the tree's times exp((beta - best)/T) over an
+// exact multi-PV search of its own, renormalised: moves far below the
+// best get nothing, a huge temperature leaves the tree's policy, and the
+// best is the product's argmax.
+func TestExpertReweighsByAlphaBeta(t *testing.T) {
+	for _, p := range positions(t) {
+		mr, exact := independent(t, p)
+		beta := map[game.Move]float64{}
+		for _, rs := range exact.RootScores {
+			beta[rs.Move] = Beta(rs.Score, DefaultMateValue)
+		}
+		top := Beta(exact.RootScores[0].Score, DefaultMateValue)
+		for _, temp := range []float64{0.25, 1, 1e6} {
+			b, err := NewBlender(config(0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := b.Expert(context.Background(), p, mr, temp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]float64, len(mr.Moves))
+			sum := 0.0
+			for i, mv := range mr.Moves {
+				bt, ok := beta[mv]
+				if !ok {
+					t.Fatalf("%s: the exact search has no score for %s", p, p.FormatMove(mv))
+				}
+				if top-bt <= teachCutoff*temp {
+					want[i] = float64(mr.Policy[i]) * math.Exp((bt-top)/temp)
+				}
+				sum += want[i]
+			}
+			best := 0
+			for i := range want {
+				want[i] /= sum
+				if want[i] > want[best] {
+					best = i
+				}
+				if math.Abs(float64(got.Policy[i])-want[i]) > 1e-5 {
+					t.Errorf("%s T=%v %s: policy %.6f, want %.6f", p, temp, p.FormatMove(mr.Moves[i]), got.Policy[i], want[i])
+				}
+				if temp == 1e6 && math.Abs(float64(got.Policy[i]-mr.Policy[i])) > 1e-5 {
+					t.Errorf("%s: a huge temperature moved %s from %.6f to %.6f", p, p.FormatMove(mr.Moves[i]), mr.Policy[i], got.Policy[i])
+				}
+			}
+			if got.Best != mr.Moves[best] {
+				t.Errorf("%s T=%v: best %s, want %s", p, temp, p.FormatMove(got.Best), p.FormatMove(mr.Moves[best]))
+			}
+		}
+	}
+}
+
+// A tree that gave nothing to the moves alpha-beta keeps falls back to
+// alpha-beta's own shares; bad temperatures and empty results fail.
+func TestExpertEdges(t *testing.T) {
+	p := positions(t)[len(positions(t))-1]
+	mr, exact := independent(t, p)
+	b, err := NewBlender(config(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := mr
+	zero.Policy = make([]float32, len(mr.Policy))
+	got, _, err := b.Expert(context.Background(), p, zero, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Best != exact.RootScores[0].Move && Beta(exact.RootScores[0].Score, DefaultMateValue) != Beta(exact.RootScores[1].Score, DefaultMateValue) {
+		t.Errorf("with no tree policy the best is %s, alpha-beta's %s", p.FormatMove(got.Best), p.FormatMove(exact.RootScores[0].Move))
+	}
+	for _, temp := range []float64{0, -1, math.NaN()} {
+		if _, _, err := b.Expert(context.Background(), p, mr, temp); err == nil {
+			t.Errorf("temperature %v accepted", temp)
+		}
+	}
+	if _, _, err := b.Expert(context.Background(), p, mcts.Result{}, 1); err == nil {
+		t.Error("an empty search result accepted")
+	}
+}
+
 // A restricted root: the mover plays the allowed move with the highest
 // blended value, never a banned one.
 func TestAllowedMoves(t *testing.T) {

@@ -249,6 +249,79 @@ func (b *Blender) Teach(ctx context.Context, p game.Position, temperature float6
 	return res, abres, nil
 }
 
+// Expert is the blend as self-play's expert (expert iteration): it
+// searches p with multi-PV alpha-beta and returns mres with its policy
+// reweighted by alpha-beta's scores,
+//
+//	policy'(a) ∝ policy(a) * exp((beta_a - beta_best) / temperature)
+//
+// (beta in soldiers, temperature > 0 in soldiers), the blend's product
+// form: argmax policy' maximises beta_a + temperature * log policy(a).
+// Unlike the seed's linear pi_a * m + beta_a, which a confident network
+// carries past a lost piece, a move alpha-beta finds losing material
+// keeps a share that falls by e per temperature, whatever the network
+// thought of it, while among moves alpha-beta scores alike the tree's
+// preferences stand. Moves more than teachCutoff temperatures below the
+// best get no share. Best is policy's argmax. When the tree gave no
+// share to any move alpha-beta keeps, the policy is alpha-beta's alone
+// (Teach's). A root the tree's solver has proven is returned as it is.
+func (b *Blender) Expert(ctx context.Context, p game.Position, mres mcts.Result, temperature float64) (mcts.Result, alphabeta.Result, error) {
+	if math.IsNaN(temperature) || temperature <= 0 {
+		return mcts.Result{}, alphabeta.Result{}, fmt.Errorf("abzero: expert temperature %v must be > 0", temperature)
+	}
+	if len(mres.Moves) == 0 || len(mres.Policy) != len(mres.Moves) {
+		return mcts.Result{}, alphabeta.Result{}, fmt.Errorf("abzero: no search policy for %s", p)
+	}
+	if mres.Proven {
+		return mres, alphabeta.Result{}, nil
+	}
+	abp, err := alphaBetaPosition(p)
+	if err != nil {
+		return mcts.Result{}, alphabeta.Result{}, err
+	}
+	abres := b.ab.Search(ctx, abp, alphabeta.Limits{Depth: b.cfg.Depth, MultiPV: true, MultiPVMargin: marginFor(teachCutoff * temperature)}, nil)
+	if err := ctx.Err(); err != nil {
+		return mcts.Result{}, alphabeta.Result{}, err
+	}
+	if len(abres.RootScores) == 0 {
+		return mcts.Result{}, abres, fmt.Errorf("abzero: alpha-beta returned no root scores for %s", p)
+	}
+	top := Beta(abres.RootScores[0].Score, b.cfg.MateValue)
+	keep := make(map[game.Move]float64, len(abres.RootScores))
+	for _, rs := range abres.RootScores {
+		if !rs.Upper {
+			keep[rs.Move] = math.Exp((Beta(rs.Score, b.cfg.MateValue) - top) / temperature)
+		}
+	}
+	out := mres
+	out.Policy = make([]float32, len(mres.Moves))
+	shares := make([]float64, len(mres.Moves))
+	sum, alone := 0.0, 0.0
+	for i, mv := range mres.Moves {
+		shares[i] = float64(mres.Policy[i]) * keep[mv]
+		sum += shares[i]
+		alone += keep[mv]
+	}
+	if sum == 0 {
+		for i, mv := range mres.Moves {
+			shares[i] = keep[mv]
+		}
+		sum = alone
+	}
+	if sum == 0 {
+		return mcts.Result{}, abres, fmt.Errorf("abzero: alpha-beta's root moves are not the search's at %s", p)
+	}
+	best := 0
+	for i := range shares {
+		out.Policy[i] = float32(shares[i] / sum)
+		if shares[i] > shares[best] {
+			best = i
+		}
+	}
+	out.Best = mres.Moves[best]
+	return out, abres, nil
+}
+
 // margin is the multi-PV margin the blend can use: a move scored more
 // than m soldiers below the best cannot win, since its visit share adds
 // at most m, so alpha-beta need only bound it. With allowed moves the best

@@ -481,6 +481,89 @@ func TestABZeroTeacher(t *testing.T) {
 	}
 }
 
+// With abzero.expert_temperature the blend is the expert: the network's
+// search runs and every recorded policy target keeps no share for a move
+// that a fresh exact multi-PV search puts more than 8 T below the best;
+// the moves after the temperature plies are the target's argmax. The same games without
+// the expert give such moves shares: the pruning is the expert's.
+func TestABZeroExpert(t *testing.T) {
+	const temp = 0.05
+	g, _ := game.Lookup("connect4")
+	ab, err := alphabeta.New(alphabeta.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// belowCutoff returns the actions a fresh depth-3 search puts more
+	// than 8 temp below the best at p.
+	belowCutoff := func(p game.Position) map[int]bool {
+		ab.Clear()
+		r := ab.Search(context.Background(), p.Clone().(alphabeta.Position), alphabeta.Limits{Depth: 3, MultiPV: true}, nil)
+		out := map[int]bool{}
+		for _, rs := range r.RootScores {
+			if abzero.Beta(rs.Score, abzero.DefaultMateValue)-abzero.Beta(r.Score, abzero.DefaultMateValue) < -8*temp {
+				out[g.Encoder.ActionIndex(p, rs.Move)] = true
+			}
+		}
+		return out
+	}
+	// shares counts the recorded targets' shares on moves below the
+	// cutoff, and checks the expert's rules when expert is set.
+	shares := func(expert bool) (below, kept int) {
+		cfg, rn := tinyConfig(t)
+		cfg.SelfPlay.TemperaturePlies = 2
+		cfg.SelfPlay.ABZero = configs.SelfPlayABZero{Generations: 3, Depth: 3, M: "0"}
+		if expert {
+			cfg.SelfPlay.ABZero.M, cfg.SelfPlay.ABZero.ExpertTemperature = "", temp
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		for id := uint64(0); id < 4; id++ {
+			rec := playGame(t, cfg, rn, 0, id)
+			if len(rec.Samples) != len(rec.Moves) {
+				t.Fatalf("game %d: %d samples for %d moves", id, len(rec.Samples), len(rec.Moves))
+			}
+			p, _ := g.New(nil)
+			for i, text := range rec.Moves {
+				smp, cut := rec.Samples[i], belowCutoff(p)
+				best, bestProb := -1, float32(-1)
+				for _, e := range smp.Policy {
+					if cut[e.Action] {
+						below++
+					} else {
+						kept++
+					}
+					if e.Prob > bestProb {
+						best, bestProb = e.Action, e.Prob
+					}
+				}
+				m, err := p.ParseMove(text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if expert && i >= cfg.SelfPlay.TemperaturePlies {
+					if a := g.Encoder.ActionIndex(p, m); a != best {
+						t.Fatalf("game %d ply %d: played action %d, the target's argmax is %d", id, i, a, best)
+					}
+				}
+				p.Make(m)
+			}
+		}
+		return below, kept
+	}
+	if below, kept := shares(true); below > 0 || kept == 0 {
+		t.Errorf("the expert's targets: %d shares below the cutoff, %d above", below, kept)
+	}
+	if below, _ := shares(false); below == 0 {
+		t.Error("without the expert no target gave a share below the cutoff: the test shows nothing")
+	}
+	cfg, _ := tinyConfig(t)
+	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{Generations: 3, Depth: 3, M: "1", ExpertTemperature: temp}
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "expert_temperature") {
+		t.Errorf("m with expert_temperature: %v", err)
+	}
+}
+
 // Two workers on one network and run seed play different games; each
 // worker's seed is reproducible from the run seed, its name and the shard
 // it starts at (recorded in its shards' headers).
