@@ -164,13 +164,6 @@ type SelfPlayABZero struct {
 	TeacherGenerations int `yaml:"teacher_generations,omitempty"`
 	// TeacherTemperature is the teacher's softmax temperature in soldiers.
 	TeacherTemperature float64 `yaml:"teacher_temperature,omitempty"`
-	// ExpertTemperature, when positive, makes the blend self-play's expert
-	// (expert iteration) in place of pi_a * m + beta_a: every position's
-	// search policy is reweighted by exp((beta_a - beta_best)/this)
-	// (abzero.Blender.Expert, beta in soldiers), the result is the recorded
-	// policy target, and the move played is drawn from it during the
-	// temperature plies and is its argmax after. M is then unset.
-	ExpertTemperature float64 `yaml:"expert_temperature,omitempty"`
 }
 
 // Replay is the replay window.

@@ -31,6 +31,7 @@ var retiredKeys = []retiredKey{
 	{"replay.window_grow_from", isZero},
 	{"selfplay.abzero.options", isString("", "classic")},
 	{"selfplay.abzero.played_weight", isZero},
+	{"selfplay.abzero.expert_temperature", isZero},
 	{"gating.every", isNumber(0, 1)},
 	{"gating.matches[].candidate", isString("", "net")},
 	{"evaluation.matches[].candidate", isString("", "net")},

@@ -48,6 +48,7 @@ func TestRetiredKeys(t *testing.T) {
 		{"replay.window_grow_from", line("  min_samples: 2000"), "window_grow_from: 0", "window_grow_from: 20000"},
 		{"selfplay.abzero.options", abzero, ", options: classic", ", options: game"},
 		{"selfplay.abzero.played_weight", abzero, ", played_weight: 0", ", played_weight: 0.5"},
+		{"selfplay.abzero.expert_temperature", abzero, ", expert_temperature: 0", ", expert_temperature: 1"},
 		{"gating.every", line("gating:"), "every: 1", "every: 4"},
 		{"gating.matches[0].candidate", gate, ", candidate: net", ", candidate: \"abzero:m=1,depth=2\""},
 		{"evaluation.matches[0].candidate", eval, ", candidate: \"\"", ", candidate: \"abzero:m=1,depth=2\""},

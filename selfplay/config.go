@@ -1,8 +1,6 @@
 package selfplay
 
 import (
-	"fmt"
-
 	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/configs"
 )
@@ -13,14 +11,7 @@ import (
 // links this package, so no config reaches a Worker unchecked.
 func init() {
 	configs.RegisterCheck("selfplay.abzero.m", func(c *configs.Config) error {
-		az := c.SelfPlay.ABZero
-		if az.ExpertTemperature > 0 {
-			if az.M != "" {
-				return fmt.Errorf("selfplay.abzero.m %q is not used with expert_temperature: leave it unset", az.M)
-			}
-			return nil
-		}
-		_, err := abzero.ParseSchedule(az.M)
+		_, err := abzero.ParseSchedule(c.SelfPlay.ABZero.M)
 		return err
 	})
 }

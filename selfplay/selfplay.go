@@ -486,16 +486,6 @@ func (w *Worker) move(ctx context.Context, g *inPlay) (over bool, err error) {
 			return false, err
 		}
 	}
-	expert := g.blend != nil && !g.teach && az.ExpertTemperature > 0
-	if expert {
-		var abres alphabeta.Result
-		if res, abres, err = g.blend.Expert(ctx, p, res, az.ExpertTemperature); err != nil {
-			return false, fmt.Errorf("selfplay: %w", err)
-		}
-		if az.ValueScale > 0 && len(abres.RootScores) > 0 {
-			res.Value = AlphaBetaValue(abres.RootScores[0].Score, az.ValueScale)
-		}
-	}
 	us := p.SideToMove()
 	if full {
 		smp := data.Sample{Position: p.String(), RootValue: clamp(res.Value), Ply: p.Ply(), GameID: rec.ID}
@@ -510,9 +500,9 @@ func (w *Worker) move(ctx context.Context, g *inPlay) (over bool, err error) {
 	}
 	var m game.Move
 	switch {
-	case (g.teach || expert) && p.Ply() < sp.TemperaturePlies:
+	case g.teach && p.Ply() < sp.TemperaturePlies:
 		m = drawFromPolicy(res, rng)
-	case g.teach || expert:
+	case g.teach:
 		m = res.Best
 	case p.Ply() < sp.TemperaturePlies:
 		m = mcts.Pick(res, 1, rng)
@@ -625,12 +615,9 @@ func weighSamples(samples []data.Sample, weights []float64, rng *rand.Rand) []da
 
 // setupABZero checks the Alpha-Beta-Zero settings against the game.
 func (w *Worker) setupABZero(az configs.SelfPlayABZero) error {
-	sched := abzero.Schedule{Kind: abzero.Constant} // the expert has no m
-	if az.ExpertTemperature == 0 {
-		var err error
-		if sched, err = abzero.ParseSchedule(az.M); err != nil {
-			return fmt.Errorf("selfplay: abzero.m: %w", err)
-		}
+	sched, err := abzero.ParseSchedule(az.M)
+	if err != nil {
+		return fmt.Errorf("selfplay: abzero.m: %w", err)
 	}
 	start, err := w.game.New(w.rules)
 	if err != nil {
