@@ -25,8 +25,9 @@ func (u Uniform) Evaluate(_ game.Position, moves []game.Move, priors []float32) 
 
 // BatchEvaluator is an Evaluator that also takes several positions in one
 // call: a network whose batch is spread over cores. A PUCT search through
-// one gathers up to Capacity leaves, each path under a virtual loss so
-// that the next descent looks elsewhere, and evaluates them together
+// one gathers up to Capacity leaves, each path under a virtual visit
+// (counted in the exploration term only) so that the next descent looks
+// elsewhere, and evaluates them together
 // (Tree.Search). It is used by one goroutine.
 type BatchEvaluator interface {
 	Evaluator
