@@ -19,6 +19,13 @@ import (
 // second batch norm's scale at zero, so that they pass the tower through
 // until training moves that scale (zero-initialised residuals).
 //
+// Keeping the function is also the limit of this: a new block's
+// convolutions get no gradient while its scale is zero, and that scale's
+// gradient is the correlation of random features with the error, so on
+// Xiangqi new blocks stayed inert and copied channels near-copies through
+// thousands of steps (docs/notebook/training.md). It carries a network
+// over; it does not give it capacity quickly.
+//
 // p is not modified; in exact arithmetic the result's outputs are p's
 // (the splits round to within a few ulps).
 func Grow(p *Params, to Spec, seed uint64) (*Params, error) {
