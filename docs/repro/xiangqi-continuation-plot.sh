@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# xiangqi-continuation-plot.sh [OUT.png]: the Xiangqi continuation's strength
+# against CPU-hours (issue 48). Rates every placement game in
+# xiangqi-placements.jsonl.gz (200 games of each network against
+# Fairy-Stockfish at 1,000 and at 3,000 nodes, 64 simulations; the moves are
+# left out) in one Bradley-Terry fit with fsf-n1000 at 0, joins the ratings
+# with xiangqi-continuation.tsv (each network's path and CPU-hours) and draws
+# them with gnuplot (apt-get install gnuplot-nox). Placing another network:
+# docs/repro/xiangqi-ladder.sh place, then append its records (jq -c
+# 'del(.moves)') and a line to the table.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out=${1:-$here/../images/xiangqi-continuation.png}
+TABULA=${TABULA:-/tmp/tabula}
+[ -x "$TABULA" ] || (cd "$here/../.." && go build -o "$TABULA" ./cmd/tabula)
+command -v gnuplot >/dev/null || { echo "gnuplot is not installed (apt-get install gnuplot-nox)" >&2; exit 1; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/arena"
+gunzip -c "$here/xiangqi-placements.jsonl.gz" > "$tmp/arena/placements.jsonl"
+"$TABULA" arena -run "$tmp" -ratings -anchor fsf-n1000 > "$tmp/ratings.txt"
+# rating lines: rank name elo ci95 games ...
+awk 'NR==FNR { if ($1 ~ /^[0-9]+$/) { elo[$2] = $3; ci[$2] = $4 }; next }
+     /^#/ { next }
+     ($1 in elo) { printf "%s\t%s\t%s\t%s\t%s\n", $2, $3, elo[$1], ci[$1], $1 }' \
+  "$tmp/ratings.txt" FS='\t' "$here/xiangqi-continuation.tsv" > "$tmp/points.tsv"
+cat "$tmp/points.tsv"
+ship=$(awk -F'\t' '$5 == "xq2h" { print $3 }' "$tmp/points.tsv")
+for p in ref B G E big; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
+gnuplot <<GP
+set terminal pngcairo size 900,520 font ",10"
+set output "$out"
+set title "Xiangqi after the two-hour network: 64 simulations against Fairy-Stockfish (1,000 and 3,000 nodes), one seed"
+set xlabel "CPU-hours of training after the shipped network (train\\\\_cpu\\\\_s)"
+set ylabel "Elo, Fairy-Stockfish at 1,000 nodes = 0 (95%)"
+set key bottom right
+set grid
+set xrange [-0.3:8.5]
+set datafile separator "\t"
+plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped network, A (own search), W (window), D4 (depth-4 teacher)", \
+     "$tmp/B.tsv" using 2:3:4 with yerrorbars pt 5 title "B: own search at 64/16", \
+     "$tmp/G.tsv" using 2:3:4 with yerrorlines pt 9 title "G: grown to 64 filters", \
+     "$tmp/E.tsv" using 2:3:4 with yerrorbars pt 11 title "E: the blend as expert", \
+     "$tmp/big.tsv" using 2:3:4 with yerrorbars pt 13 title "grown to 10x64, depth-4 teacher", \
+     $ship + 150 with lines dt 2 lc rgb "black" title "the issue's target: the shipped network + 150"
+GP
+echo "wrote $out"
