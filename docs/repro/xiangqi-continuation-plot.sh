@@ -26,7 +26,7 @@ awk 'NR==FNR { if ($1 ~ /^[0-9]+$/) { elo[$2] = $3; ci[$2] = $4 }; next }
   "$tmp/ratings.txt" FS='\t' "$here/xiangqi-continuation.tsv" > "$tmp/points.tsv"
 cat "$tmp/points.tsv"
 ship=$(awk -F'\t' '$5 == "xq2h" { print $3 }' "$tmp/points.tsv")
-for p in ref B G E big; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
+for p in ref B G E big s10; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
 gnuplot <<GP
 set terminal pngcairo size 900,520 font ",10"
 set output "$out"
@@ -42,6 +42,7 @@ plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped ne
      "$tmp/G.tsv" using 2:3:4 with yerrorlines pt 9 title "G: grown to 64 filters", \
      "$tmp/E.tsv" using 2:3:4 with yerrorbars pt 11 title "E: the blend as expert", \
      "$tmp/big.tsv" using 2:3:4 with yerrorbars pt 13 title "grown to 10x64, depth-4 teacher", \
+     "$tmp/s10.tsv" using (\$2+0.08):3:4 with yerrorlines pt 15 title "10x64 from scratch at the preset's CPU, then depth-4 teacher", \
      $ship + 150 with lines dt 2 lc rgb "black" title "the issue's target: the shipped network + 150"
 GP
 echo "wrote $out"
