@@ -28,7 +28,7 @@ cat "$tmp/points.tsv"
 ship=$(awk -F'\t' '$5 == "xq2h" { print $3 }' "$tmp/points.tsv")
 # R branches from W's generation 71: its line starts there.
 { awk -F'\t' '$5 == "xqwin-g71"' "$tmp/points.tsv"; awk -F'\t' '$1 == "R"' "$tmp/points.tsv"; } > "$tmp/Rline.tsv"
-for p in ref B G E big s10 R; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
+for p in ref B G E big s10; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
 gnuplot <<GP
 set terminal pngcairo size 900,520 font ",10"
 set output "$out"
