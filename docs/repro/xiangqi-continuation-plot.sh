@@ -28,6 +28,8 @@ cat "$tmp/points.tsv"
 ship=$(awk -F'\t' '$5 == "xq2h" { print $3 }' "$tmp/points.tsv")
 # R branches from W's generation 71: its line starts there.
 { awk -F'\t' '$5 == "xqwin-g71"' "$tmp/points.tsv"; awk -F'\t' '$1 == "R"' "$tmp/points.tsv"; } > "$tmp/Rline.tsv"
+# S branches from A's generation 48.
+{ awk -F'\t' '$5 == "xqA-g48"' "$tmp/points.tsv"; awk -F'\t' '$1 == "S"' "$tmp/points.tsv"; } > "$tmp/Sline.tsv"
 for p in ref B G E big s10; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
 gnuplot <<GP
 set terminal pngcairo size 900,520 font ",10"
@@ -46,6 +48,7 @@ plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped ne
      "$tmp/big.tsv" using 2:3:4 with yerrorbars pt 13 title "grown to 10x64, depth-4 teacher", \
      "$tmp/s10.tsv" using (\$2+0.08):3:4 with yerrorlines pt 15 title "10x64 from scratch at the preset's CPU, then depth-4 teacher", \
      "$tmp/Rline.tsv" using (strcol(1) eq "R" ? \$2+0.1 : \$2):3:4 with yerrorlines lw 2 pt 6 title "R: W with random starts (placements open with 4 random plies)", \
+     "$tmp/Sline.tsv" using (strcol(1) eq "S" ? \$2-0.1 : \$2):3:4 with yerrorlines lw 2 pt 4 title "S: A with a window of 60,000, random starts and 400 simulations", \
      $ship + 150 with lines dt 2 lc rgb "black" title "the issue's target: the shipped network + 150"
 GP
 echo "wrote $out"
