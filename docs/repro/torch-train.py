@@ -16,6 +16,7 @@ Compare with `go run ./cmd/tabula bench` on the same quiet machine.
 """
 import argparse
 import json
+import resource
 import time
 
 import torch
@@ -121,13 +122,18 @@ def main():
 
     for _ in range(a.warmup):
         step()
+    f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     t0 = time.perf_counter()
     for _ in range(a.steps):
         step()
     dt = time.perf_counter() - t0
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0
     print(json.dumps({"reference": "pytorch", "torch": torch.__version__, "game": a.game, "batch": n,
                       "threads": a.threads, "steps": a.steps, "samples_per_s": round(n * a.steps / dt, 1),
-                      "steps_per_s": round(a.steps / dt, 2)}))
+                      "steps_per_s": round(a.steps / dt, 2),
+                      # Thousands of page faults a step mark the allocator's slow mode
+                      # (memory handed back to the kernel and faulted in again).
+                      "minor_faults_per_step": round(faults / a.steps)}))
 
 
 if __name__ == "__main__":
