@@ -30,6 +30,10 @@ ship=$(awk -F'\t' '$5 == "xq2h" { print $3 }' "$tmp/points.tsv")
 { awk -F'\t' '$5 == "xqwin-g71"' "$tmp/points.tsv"; awk -F'\t' '$1 == "R"' "$tmp/points.tsv"; } > "$tmp/Rline.tsv"
 # S branches from A's generation 48.
 { awk -F'\t' '$5 == "xqA-g48"' "$tmp/points.tsv"; awk -F'\t' '$1 == "S"' "$tmp/points.tsv"; } > "$tmp/Sline.tsv"
+# L and M branch from S's generation 95.
+for p in L M; do
+  { awk -F'\t' '$5 == "xqs-g95"' "$tmp/points.tsv"; awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv"; } > "$tmp/${p}line.tsv"
+done
 for p in ref B G E big s10; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
 gnuplot <<GP
 set terminal pngcairo size 900,520 font ",10"
@@ -49,6 +53,8 @@ plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped ne
      "$tmp/s10.tsv" using (\$2+0.08):3:4 with yerrorlines pt 15 title "10x64 from scratch at the preset's CPU, then depth-4 teacher", \
      "$tmp/Rline.tsv" using (strcol(1) eq "R" ? \$2+0.1 : \$2):3:4 with yerrorlines lw 2 pt 6 title "R: W with random starts (placements open with 4 random plies)", \
      "$tmp/Sline.tsv" using (strcol(1) eq "S" ? \$2-0.1 : \$2):3:4 with yerrorlines lw 2 pt 4 title "S: A with a window of 60,000, random starts and 400 simulations", \
+     "$tmp/Lline.tsv" using (strcol(1) eq "L" ? \$2+0.05 : \$2-0.1):3:4 with yerrorlines pt 8 title "L: S with the rate at 0.002 from generation 95", \
+     "$tmp/Mline.tsv" using (strcol(1) eq "M" ? \$2+0.15 : \$2-0.1):3:4 with yerrorlines pt 10 title "M: S with the rate at 0.0006 from generation 95", \
      $ship + 150 with lines dt 2 lc rgb "black" title "the issue's target: the shipped network + 150"
 GP
 echo "wrote $out"

@@ -91,7 +91,13 @@ place() {
     arena "${X[@]}" -a "$NET" -b "$opp" -games "${GAMES:-60}" -concurrency 2 -q -out "$dir/arena" -label "$label" | tail -1
     touch "$dir/arena/$label.done"
   done
-  for r in "$OUT"/records/*.jsonl; do ln -sf "$r" "$dir/arena/"; done
+  local recs=("$OUT"/records/*.jsonl)
+  if [ ! -e "${recs[0]}" ]; then
+    echo "place: no ladder records in $OUT/records to rate against (run untimed first, or fit the" \
+      "placement games with others': tabula arena -run DIR -ratings -anchor fsf-n1000); records in $dir/arena" >&2
+    return 0
+  fi
+  for r in "${recs[@]}"; do ln -sf "$r" "$dir/arena/"; done
   arena -run "$dir" -ratings -anchor ab:depth=1
 }
 
