@@ -23,14 +23,20 @@ import (
 func (l *Loop) loop(ctx context.Context) error {
 	l.clock.start()
 	l.startStep = l.trainer.State().Step
+	l.cpuLimit = cpuLimit(l.clock.cpu(), l.opts.MaxCPU, l.opts.UntilCPU)
+	if u := l.opts.UntilCPU; u > 0 && l.clock.cpu() >= u {
+		fmt.Fprintf(l.out, "the run has trained %s of CPU time, -until-cpu %s: nothing to do (raise -until-cpu to go on)\n",
+			l.clock.cpu().Round(time.Second), u)
+		return nil
+	}
 	parent := ctx
-	if l.opts.MaxTime > 0 || l.opts.MaxCPU > 0 {
+	if l.opts.MaxTime > 0 || l.cpuLimit > 0 {
 		// The limits are on training time and its CPU time: the clock
 		// stops during evaluations.
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		go l.stopAfter(ctx, cancel, l.clock.elapsed()+l.opts.MaxTime, l.clock.cpu()+l.opts.MaxCPU)
+		go l.stopAfter(ctx, cancel, l.clock.elapsed()+l.opts.MaxTime, l.cpuLimit)
 	}
 	for done := 0; l.opts.MaxGenerations == 0 || done < l.opts.MaxGenerations; done++ {
 		l.publish(ctx)
@@ -70,7 +76,22 @@ func (l *Loop) recordStop() error {
 	return l.record(metrics.Metric{Kind: "stop", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step})
 }
 
-// stopAfter cancels the run once the training clock reaches limit.
+// cpuLimit is the training CPU time (train_cpu_s) at which an invocation
+// that starts at cpu stops: maxCPU more or untilCPU in all, whichever
+// comes first (0: no limit).
+func cpuLimit(cpu, maxCPU, untilCPU time.Duration) time.Duration {
+	var limit time.Duration
+	if maxCPU > 0 {
+		limit = cpu + maxCPU
+	}
+	if untilCPU > 0 && (limit == 0 || untilCPU < limit) {
+		limit = untilCPU
+	}
+	return limit
+}
+
+// stopAfter cancels the run once the training clock reaches limit or
+// its CPU time cpuLimit (0: none).
 func (l *Loop) stopAfter(ctx context.Context, cancel context.CancelFunc, limit, cpuLimit time.Duration) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -79,7 +100,7 @@ func (l *Loop) stopAfter(ctx context.Context, cancel context.CancelFunc, limit, 
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if l.opts.MaxTime > 0 && l.clock.elapsed() >= limit || l.opts.MaxCPU > 0 && l.clock.cpu() >= cpuLimit {
+			if l.opts.MaxTime > 0 && l.clock.elapsed() >= limit || cpuLimit > 0 && l.clock.cpu() >= cpuLimit {
 				cancel()
 				return
 			}
@@ -359,15 +380,16 @@ func (l *Loop) eta() string {
 	if l.opts.MaxTime > 0 {
 		s = fmt.Sprintf(" | %s left", l.timeLeft())
 	}
-	if l.opts.MaxCPU > 0 {
+	if l.cpuLimit > 0 {
 		s += fmt.Sprintf(" | %s CPU left", l.cpuLeft())
 	}
 	return s
 }
 
-// cpuLeft is the training CPU time -max-cpu leaves this invocation.
+// cpuLeft is the training CPU time -max-cpu or -until-cpu leaves this
+// invocation.
 func (l *Loop) cpuLeft() time.Duration {
-	return max(l.opts.MaxCPU-(l.clock.cpu()-l.startCPU), 0).Round(time.Second)
+	return max(l.cpuLimit-l.clock.cpu(), 0).Round(time.Second)
 }
 
 // timeLeft is the training time -max-time leaves this invocation.

@@ -30,12 +30,21 @@ func cosineShortfall(s net.Schedule, step int64, rate float64, left time.Duratio
 	return end, s.At(end), true
 }
 
+// cpuFlag names the flag that set the CPU limit.
+func (l *Loop) cpuFlag() string {
+	if l.opts.UntilCPU > 0 && l.cpuLimit == l.opts.UntilCPU {
+		return "-until-cpu"
+	}
+	return "-max-cpu"
+}
+
 // checkSchedule warns once per invocation, after scheduleCheckAfter of
-// training, when a limit (-max-time, or -max-cpu at the CPU rate so far)
+// training, when a limit (-max-time, or -max-cpu or -until-cpu at the
+// CPU rate so far)
 // will stop the run before its cosine reaches the floor.
 func (l *Loop) checkSchedule() {
 	ran := l.clock.elapsed() - l.startClock
-	if l.scheduleChecked || (l.opts.MaxTime <= 0 && l.opts.MaxCPU <= 0) || ran < scheduleCheckAfter {
+	if l.scheduleChecked || (l.opts.MaxTime <= 0 && l.cpuLimit <= 0) || ran < scheduleCheckAfter {
 		return
 	}
 	l.scheduleChecked = true
@@ -54,7 +63,7 @@ func (l *Loop) checkSchedule() {
 	for _, lim := range []struct {
 		name, rateKey string
 		spent, budget time.Duration
-	}{{"-max-time", "steps_per_s", ran, l.opts.MaxTime}, {"-max-cpu", "steps_per_cpu_s", l.clock.cpu() - l.startCPU, l.opts.MaxCPU}} {
+	}{{"-max-time", "steps_per_s", ran, l.opts.MaxTime}, {l.cpuFlag(), "steps_per_cpu_s", l.clock.cpu() - l.startCPU, l.cpuLimit - l.startCPU}} {
 		if lim.budget <= 0 || lim.spent <= 0 {
 			continue
 		}

@@ -52,7 +52,7 @@ func TestCosineShortfall(t *testing.T) {
 func TestScheduleWarning(t *testing.T) {
 	defer func(d time.Duration) { scheduleCheckAfter = d }(scheduleCheckAfter)
 	scheduleCheckAfter = 0
-	for _, c := range []struct{ kind, limit string }{{"cosine", "-max-time"}, {"cosine", "-max-cpu"}, {"piecewise", "-max-time"}} {
+	for _, c := range []struct{ kind, limit string }{{"cosine", "-max-time"}, {"cosine", "-max-cpu"}, {"cosine", "-until-cpu"}, {"piecewise", "-max-time"}} {
 		kind := c.kind
 		cfg := tinyConfig(t)
 		cfg.Training.Schedule, cfg.Training.LearningRate = kind, 0.05
@@ -61,10 +61,13 @@ func TestScheduleWarning(t *testing.T) {
 		}
 		var out bytes.Buffer
 		opts := Options{Run: t.TempDir(), Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: &out, NewForwarder: newFwd}
-		if c.limit == "-max-time" {
+		switch c.limit {
+		case "-max-time":
 			opts.MaxTime = time.Hour
-		} else {
+		case "-max-cpu":
 			opts.MaxCPU = time.Hour
+		default:
+			opts.UntilCPU = time.Hour
 		}
 		if err := Run(context.Background(), opts); err != nil {
 			t.Fatalf("%s: %v\n%s", kind, err, out.String())

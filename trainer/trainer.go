@@ -47,7 +47,12 @@ type Options struct {
 	// (the process's, over the clock's training segments: train_cpu_s),
 	// so that a budget means the same work on a shared machine (0: no
 	// limit).
-	MaxCPU         time.Duration
+	MaxCPU time.Duration
+	// UntilCPU stops the run once its training CPU time since it began
+	// (train_cpu_s, the CPU-hours its curves are plotted against)
+	// reaches this total, so that the same command resumes a stopped
+	// run to the same budget (0: no limit).
+	UntilCPU       time.Duration
 	MaxGenerations int // stop after this many new generations (0: no limit)
 	// Init, when set, names the network (a checkpoint file, a run
 	// directory or a shipped model's name) a new run starts from instead
@@ -121,9 +126,12 @@ type Loop struct {
 	// clock is the training time; startClock and startCPU its readings
 	// when this invocation began, lastEval at the last evaluation (-1:
 	// none yet), which measured the network of step lastEvalStep.
-	clock        clock
-	startClock   time.Duration
-	startCPU     time.Duration
+	clock      clock
+	startClock time.Duration
+	startCPU   time.Duration
+	// cpuLimit is the train_cpu_s at which -max-cpu or -until-cpu stops
+	// this invocation, the earlier of the two (0: neither is set).
+	cpuLimit     time.Duration
 	lastEval     time.Duration
 	lastEvalStep int64
 	// startStep is the step this invocation began at; scheduleChecked

@@ -351,6 +351,55 @@ func TestMaxCPU(t *testing.T) {
 	}
 }
 
+// -until-cpu stops a run once its training CPU time in all reaches the
+// limit: the same command run again has nothing to do and says so, a
+// higher limit trains on to it, and with -max-cpu the earlier stop wins.
+func TestUntilCPU(t *testing.T) {
+	if _, ok := cputime.Process(); !ok {
+		t.Skip("this platform does not report the process's CPU time")
+	}
+	run := t.TempDir()
+	invoke := func(until time.Duration) string {
+		t.Helper()
+		var out bytes.Buffer
+		opts := Options{Run: run, Config: tinyConfig(t), SelfPlay: true, UntilCPU: until, Out: &out, NewForwarder: newFwd}
+		if err := Run(context.Background(), opts); err != nil {
+			t.Fatalf("%v\n%s", err, out.String())
+		}
+		return out.String()
+	}
+	out := invoke(time.Second)
+	st := metricsOfKind(t, run, "stop")
+	if len(st) != 1 || st[0].TrainCPU < 1 || !strings.Contains(out, " CPU left") {
+		t.Fatalf("first invocation: stop lines %+v\n%s", st, out)
+	}
+	step := latestCheckpoint(t, run).Step
+	out = invoke(time.Second)
+	if !strings.Contains(out, "nothing to do") || len(metricsOfKind(t, run, "stop")) != 1 || latestCheckpoint(t, run).Step != step {
+		t.Fatalf("the same limit again trained or did not say why not (step %d, was %d):\n%s", latestCheckpoint(t, run).Step, step, out)
+	}
+	invoke(2 * time.Second)
+	st = metricsOfKind(t, run, "stop")
+	if len(st) != 2 || st[1].TrainCPU < 2 || latestCheckpoint(t, run).Step <= step {
+		t.Errorf("a higher limit: stop lines %+v, step %d (was %d)", st, latestCheckpoint(t, run).Step, step)
+	}
+}
+
+func TestCPULimit(t *testing.T) {
+	h := time.Hour
+	for _, c := range []struct{ cpu, maxCPU, until, want time.Duration }{
+		{0, 0, 0, 0},
+		{h, 2 * h, 0, 3 * h},
+		{h, 0, 2 * h, 2 * h},
+		{h, 2 * h, 2 * h, 2 * h}, // -until-cpu first
+		{h, 30 * time.Minute, 2 * h, h + 30*time.Minute},
+	} {
+		if got := cpuLimit(c.cpu, c.maxCPU, c.until); got != c.want {
+			t.Errorf("cpuLimit(%v, -max-cpu %v, -until-cpu %v) = %v, want %v", c.cpu, c.maxCPU, c.until, got, c.want)
+		}
+	}
+}
+
 // oneGen runs the tiny config for one generation (gen: the run so far)
 // and returns the output.
 func oneGen(t *testing.T, run string, cfg *configs.Config) string {

@@ -47,6 +47,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	runDir := fs.String("run", "", "run directory (default runs/<game>)")
 	maxTime := fs.Duration("max-time", 0, "stop after this long, saving a checkpoint (0: no limit)")
 	maxCPU := fs.Duration("max-cpu", 0, "stop after this much more CPU time of training in this invocation (counted as the run's train_cpu_s, a budget that a shared machine only stretches; a resumed run gets it afresh), saving a checkpoint (0: no limit)")
+	untilCPU := fs.Duration("until-cpu", 0, "stop once the run's CPU time of training in all (train_cpu_s since it began, the CPU-hours its curves are plotted against) reaches this, saving a checkpoint; the same command resumes a stopped run to the same total (0: no limit)")
 	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
 	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
 	initNet := fs.String("init", "", "start a new run from this network's weights instead of a fresh one: a checkpoint `FILE`, a run directory (its best) or a shipped model's name (e.g. xiangqi); the step, schedule and optimizer start afresh, and the run's CPU-hours count from it; a config with more blocks or filters grows the network into them, computing the same function")
@@ -60,7 +61,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
 	var nf natsFlags
 	nf.register(fs)
-	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-init NET] [-max-time D] [-max-cpu D] [-max-generations N] [-serve ADDR | -nats URL]",
+	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-init NET] [-max-time D] [-max-cpu D | -until-cpu D] [-max-generations N] [-serve ADDR | -nats URL]",
 		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
 			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
 			"Ctrl-C saves a checkpoint first.", "")
@@ -73,6 +74,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	var checks cliflag.Checks
 	checks.Duration("max-time", *maxTime, 0)
 	checks.Duration("max-cpu", *maxCPU, 0)
+	checks.Duration("until-cpu", *untilCPU, 0)
 	checks.Int("max-generations", *maxGen, 0, math.MaxInt)
 	if err := checks.Err(); err != nil {
 		return err
@@ -103,7 +105,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	live := &selfplay.Live{}
 	opts := trainer.Options{
 		Progress: prog, Live: live, Run: *runDir, Init: *initNet, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
-		MaxTime: *maxTime, MaxCPU: *maxCPU, MaxGenerations: *maxGen, Out: out, Gate: matches.ArenaGate(*runDir),
+		MaxTime: *maxTime, MaxCPU: *maxCPU, UntilCPU: *untilCPU, MaxGenerations: *maxGen, Out: out, Gate: matches.ArenaGate(*runDir),
 		NewForwarder: func(p *net.Params, n int, precision string) (mcts.Forwarder, error) {
 			return infer.NewParallelPrecision(p, n, 0, precision)
 		},
