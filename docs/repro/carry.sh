@@ -55,7 +55,7 @@ unpack() {
   [ -e "$run" ] && { echo "carry: $run exists; unpack into a new directory" >&2; exit 1; }
   mkdir -p "$(dirname "$run")"
   cp -r "$dir" "$run"
-  echo "resume with: tabula train -run $run [-max-cpu D]"
+  echo "resume with: tabula train -run $run [-until-cpu TOTAL | -max-cpu D]"
 }
 
 case "${1:-}" in

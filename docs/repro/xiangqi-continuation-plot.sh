@@ -30,20 +30,20 @@ ship=$(awk -F'\t' '$5 == "xq2h" { print $3 }' "$tmp/points.tsv")
 { awk -F'\t' '$5 == "xqwin-g71"' "$tmp/points.tsv"; awk -F'\t' '$1 == "R"' "$tmp/points.tsv"; } > "$tmp/Rline.tsv"
 # S branches from A's generation 48.
 { awk -F'\t' '$5 == "xqA-g48"' "$tmp/points.tsv"; awk -F'\t' '$1 == "S"' "$tmp/points.tsv"; } > "$tmp/Sline.tsv"
-# L and M branch from S's generation 95.
-for p in L M; do
+# L, M and L2 branch from S's generation 95.
+for p in L M L2; do
   { awk -F'\t' '$5 == "xqs-g95"' "$tmp/points.tsv"; awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv"; } > "$tmp/${p}line.tsv"
 done
 for p in ref B G E big s10; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
 gnuplot <<GP
-set terminal pngcairo size 900,520 font ",10"
+set terminal pngcairo size 1100,720 font ",10"
 set output "$out"
-set title "Xiangqi after the two-hour network: 64 simulations against Fairy-Stockfish (1,000 and 3,000 nodes), one seed"
+set title "Xiangqi after the two-hour network: 64 simulations against Fairy-Stockfish (1,000 and 3,000 nodes), seed 2 (L2: 3)"
 set xlabel "CPU-hours of training after the shipped network (train\\\\_cpu\\\\_s)"
 set ylabel "Elo, Fairy-Stockfish at 1,000 nodes = 0 (95%)"
-set key bottom right
+set key below maxrows 6 width -8
 set grid
-set xrange [-0.3:8.5]
+set xrange [-0.3:9.8]
 set datafile separator "\t"
 plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped network, A (own search), W (window), D4 (depth-4 teacher)", \
      "$tmp/B.tsv" using 2:3:4 with yerrorbars pt 5 title "B: own search at 64/16", \
@@ -53,7 +53,8 @@ plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped ne
      "$tmp/s10.tsv" using (\$2+0.08):3:4 with yerrorlines pt 15 title "10x64 from scratch at the preset's CPU, then depth-4 teacher", \
      "$tmp/Rline.tsv" using (strcol(1) eq "R" ? \$2+0.1 : \$2):3:4 with yerrorlines lw 2 pt 6 title "R: W with random starts (placements open with 4 random plies)", \
      "$tmp/Sline.tsv" using (strcol(1) eq "S" ? \$2-0.1 : \$2):3:4 with yerrorlines lw 2 pt 4 title "S: A with a window of 60,000, random starts and 400 simulations", \
-     "$tmp/Lline.tsv" using (strcol(1) eq "L" ? \$2+0.05 : \$2-0.1):3:4 with yerrorlines pt 8 title "L: S with the rate at 0.002 from generation 95", \
+     "$tmp/Lline.tsv" using (strcol(1) eq "L" ? \$2+0.05 : \$2-0.1):3:4 with yerrorlines pt 8 title "L: S with the rate at 0.002 from generation 95, continued to 9.44", \
+     "$tmp/L2line.tsv" using (strcol(1) eq "L2" ? \$2+0.1 : \$2-0.1):3:4 with yerrorlines pt 12 title "L2: the same from S's generation 95, self-play seed 3", \
      "$tmp/Mline.tsv" using (strcol(1) eq "M" ? \$2+0.15 : \$2-0.1):3:4 with yerrorlines pt 10 title "M: S with the rate at 0.0006 from generation 95", \
      $ship + 150 with lines dt 2 lc rgb "black" title "the issue's target: the shipped network + 150"
 GP
