@@ -40,8 +40,7 @@ func (l *Loop) cpuFlag() string {
 
 // checkSchedule warns once per invocation, after scheduleCheckAfter of
 // training, when a limit (-max-time, or -max-cpu or -until-cpu at the
-// CPU rate so far)
-// will stop the run before its cosine reaches the floor.
+// CPU rate so far) will stop the run before its cosine reaches the floor.
 func (l *Loop) checkSchedule() {
 	ran := l.clock.elapsed() - l.startClock
 	if l.scheduleChecked || (l.opts.MaxTime <= 0 && l.cpuLimit <= 0) || ran < scheduleCheckAfter {
