@@ -352,8 +352,8 @@ func TestMaxCPU(t *testing.T) {
 }
 
 // -until-cpu stops a run once its training CPU time in all reaches the
-// limit: the same command run again has nothing to do and says so, a
-// higher limit trains on to it, and with -max-cpu the earlier stop wins.
+// limit: the same command run again has nothing to do and says so, and
+// a higher limit trains on to it (with -max-cpu: TestCPULimit).
 func TestUntilCPU(t *testing.T) {
 	if _, ok := cputime.Process(); !ok {
 		t.Skip("this platform does not report the process's CPU time")
