@@ -112,12 +112,8 @@ type SelfPlay struct {
 	// value head tells a quick win from a slow one and a player makes
 	// progress instead of shuffling (Pons' exact scores reward the
 	// quickest win too).
-	Discount float64 `yaml:"discount,omitempty"`
-	// DiscountFloor bounds the discount's factor from below (0: off), so
-	// that a loss far away stays apart from a draw in the value targets
-	// while quick wins still count more than slow ones.
-	DiscountFloor float64 `yaml:"discount_floor,omitempty"`
-	ShardSamples  int     `yaml:"shard_samples"`
+	Discount     float64 `yaml:"discount,omitempty"`
+	ShardSamples int     `yaml:"shard_samples"`
 	// Precision is the self-play network's arithmetic: "auto" (the
 	// default: int8 where the CPU has VNNI), "fp32" (or "" in a run
 	// sealed before auto was the default) or "int8", the 8-bit tower

@@ -533,7 +533,7 @@ func (w *Worker) finish(g *inPlay) Record {
 		smp := &rec.Samples[i]
 		smp.Result = resultFor(rec.Result, g.sides[i]).Value()
 		if d := sp.Discount; d > 0 && d < 1 {
-			smp.Result *= float32(max(sp.DiscountFloor, math.Pow(d, float64(end-smp.Ply))))
+			smp.Result *= float32(math.Pow(d, float64(end-smp.Ply)))
 		}
 	}
 	if a := sp.SurpriseWeight; a > 0 {

@@ -180,24 +180,6 @@ func TestDiscount(t *testing.T) {
 		t.Fatalf("the last sample's z is %v: the game was drawn or the discount too strong", last.Result)
 	}
 
-	// With a floor, no result shrinks below it; those the floor does not
-	// reach are as before.
-	cfg.SelfPlay.DiscountFloor = 0.6
-	floored := playGame(t, cfg, rn, 0, 5)
-	lifted := 0
-	for i, s := range floored.Samples {
-		f := max(0.6, math.Pow(0.9, float64(end-s.Ply)))
-		if f == 0.6 {
-			lifted++
-		}
-		want := plain.Samples[i].Result * float32(f)
-		if math.Abs(float64(s.Result-want)) > 1e-6 {
-			t.Fatalf("floored sample %d at ply %d of %d: z %v, want %v", i, s.Ply, end, s.Result, want)
-		}
-	}
-	if lifted == 0 {
-		t.Fatal("no sample was far enough from the end for the floor to lift it")
-	}
 }
 
 // Policy-surprise weighting: the same game, each searched position
