@@ -41,6 +41,7 @@ var retiredKeys = []retiredKey{
 	// The share of games played out to count false resignations did
 	// nothing without a threshold: every share asked for nothing.
 	{"selfplay.resign_off_share", isIn(0, 1)},
+	{"selfplay.discount_floor", isZero},
 }
 
 // isZero: the number 0.

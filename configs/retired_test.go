@@ -54,6 +54,7 @@ func TestRetiredKeys(t *testing.T) {
 		{"evaluation.matches[0].candidate", eval, ", candidate: \"\"", ", candidate: \"abzero:m=1,depth=2\""},
 		{"selfplay.resign_threshold", line("  shard_samples: 2000"), "resign_threshold: 0", "resign_threshold: -0.9"},
 		{"selfplay.resign_off_share", line("  shard_samples: 2000"), "resign_off_share: 0.1", "resign_off_share: 2"},
+		{"selfplay.discount_floor", line("  shard_samples: 2000"), "discount_floor: 0", "discount_floor: 0.5"},
 		{"gating.matches[0].sprt", gate, ", sprt: null", ", sprt: {elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05}"},
 		{"evaluation.matches[0].sprt", eval, ", sprt: null", ", sprt: {elo0: 0, elo1: 10, alpha: 0.05, beta: 0.05}"},
 	} {
