@@ -179,7 +179,6 @@ func TestDiscount(t *testing.T) {
 	if last := disc.Samples[len(disc.Samples)-1]; last.Result == 0 || math.Abs(float64(last.Result)) < 0.8 {
 		t.Fatalf("the last sample's z is %v: the game was drawn or the discount too strong", last.Result)
 	}
-
 }
 
 // Policy-surprise weighting: the same game, each searched position
