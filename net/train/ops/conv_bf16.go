@@ -19,13 +19,24 @@ const (
 // gradient, weight gradient) on gemm.TileBF16 (AMX-BF16 tiles or
 // AVX512_BF16's VDPBF16PS): operands rounded to
 // bfloat16, sums in float32, the weights' master copy and every other
-// op in float32. The activations are read in place from padded bf16
+// op in float32. The activations are read in place from compact bf16
 // copies (a row of three taps is an offset, its 3*channels entries
 // consecutive, as in gemm.Conv3AMX's taps); the weight gradient
-// takes dy's padded pixels as its k dimension, 32 at a time, against the
+// takes dy's compact pixels as its k dimension, 32 at a time, against the
 // input transposed to channel rows, so that a tap is again an offset.
+//
+// The copies' layout (compact) keeps only the padding a 3x3 patch needs:
+// one padding column at the right of each row (the next row's left
+// neighbour) and one padding row between images (below one, above the
+// next), where the graph's tensors pad every side of every image. For
+// Xiangqi's 10x9 board an image takes 110 pixels instead of 132 and the
+// tiles' span over it 99 rows instead of 108; Connect Four's 6x7, 56
+// instead of 72 and 47 instead of 52. Fewer padded pixels are fewer
+// products: the tiles compute every pixel of a span, and the weight
+// gradient sums over all of them.
 type bf16Conv struct {
 	s                     *convState
+	cw, base, total       int // compact row width, first row's offset, pixels
 	fwd, bwd, dw          *gemm.TileBF16
 	fwdTiles, bwdTiles    *gemm.AMXTiles
 	dwTiles               *gemm.AMXTiles
@@ -72,18 +83,19 @@ func bf16Fits(k, in, out int, inputGrad bool) bool {
 }
 
 // bf16Pays reports whether the bf16 products beat float32's on boards of
-// b's size on this CPU. The tiles compute every padded pixel of an
+// b's size on this CPU. The tiles compute every compact pixel of an
 // image's span in whole groups (16 rows on AMX; 8 with VDPBF16PS, which
 // skips a group of padding only), so a small board computes many rows
 // for its pixels. VDPBF16PS does twice the fp32 FMA's work and loses
-// beyond about 1.6 rows a pixel (Catch the Lion's 4x3: 24 rows for 12
-// pixels, 0.92x fp32 in the step); AMX does about eight times as much
-// and is taken whatever the board (Catch the Lion not measured there).
+// beyond about 1.6 rows a pixel (Catch the Lion's 4x3 in the graph's
+// padded layout: 24 rows for 12 pixels, 0.92x fp32 in the step; 16 in
+// the compact one, even with it); AMX does about eight times as much
+// and is taken whatever the board.
 func bf16Pays(b Board) bool {
 	if gemm.BF16Kernel() == "amx" {
 		return true
 	}
-	span := (b.H-1)*b.wp() + b.W
+	span := (b.H-1)*(b.W+1) + b.W
 	rows := (span + 7) / 8 * 8
 	return 5*rows <= 8*b.H*b.W
 }
@@ -125,24 +137,64 @@ func convPacking(kch, cols int, weight func(k, col, t int) int) []int32 {
 	return perm
 }
 
+// compactBase is the compact layout's first row's offset: the top-left
+// tap of the first image's first pixel lies one pixel before its top
+// padding row, and an even base keeps the rows' starts as even as the
+// row width.
+const compactBase = 2
+
+// at is the compact index of board pixel (n, y, x).
+func (c *bf16Conv) at(n, y, x int) int {
+	return c.base + (n*(c.s.b.H+1)+y+1)*c.cw + x
+}
+
+// compactTiles lists the tiles of a pass over the compact images, rows
+// of rowBytes, each kept row written to its pixel of the graph's padded
+// output (outStride floats a pixel).
+func (c *bf16Conv) compactTiles(rowBytes, outStride int) *gemm.AMXTiles {
+	b, wp := c.s.b, c.s.b.wp()
+	span := (b.H-1)*c.cw + b.W // from the first pixel to the last
+	var rows []int
+	var coff [][gemm.AMXRows]int
+	for n := range b.N {
+		corner := c.at(n, 0, 0) - c.cw - 1 // the first pixel's top-left tap
+		for p0 := 0; p0 < span; p0 += gemm.AMXRows {
+			var co [gemm.AMXRows]int
+			for r := range co {
+				y, x := (p0+r)/c.cw, (p0+r)%c.cw
+				co[r] = -1
+				if x < b.W && y < b.H {
+					co[r] = ((n*b.hp()+y+1)*wp + x + 1) * outStride
+				}
+			}
+			rows, coff = append(rows, (corner+p0)*rowBytes), append(coff, co)
+		}
+	}
+	t, err := gemm.NewAMXTiles(rows, coff)
+	if err != nil {
+		panic(err) // offsets from non-negative sizes are never negative
+	}
+	return t
+}
+
 func newBF16Conv(s *convState) *bf16Conv {
-	b, wp := s.b, s.b.wp()
-	c := &bf16Conv{s: s}
-	pixels := b.N * b.hp() * wp
+	b := s.b
+	c := &bf16Conv{s: s, cw: b.W + 1, base: compactBase}
+	c.total = c.at(b.N, 0, 0) // through the padding row below the last image
 	// The last tile's dropped rows and taps read past the last pixel, and
 	// a row's last k-step up to 31 entries past its third pixel.
-	slack := (gemm.AMXRows+2*wp+2)*max(s.in, s.out) + 32
-	c.fwd = convTiles(s.in, wp, s.out/16)
-	c.fwdTiles = gemm.PixelTiles(b.H, b.W, wp, b.hp()*wp, b.N, s.in*2, s.out)
-	c.xb = make([]gemm.BF16, pixels*s.in+slack)
+	slack := (gemm.AMXRows+2*c.cw+2)*max(s.in, s.out) + 32
+	c.fwd = convTiles(s.in, c.cw, s.out/16)
+	c.fwdTiles = c.compactTiles(s.in*2, s.out)
+	c.xb = make([]gemm.BF16, c.total*s.in+slack)
 	c.fperm = convPacking(s.in, s.out, func(ci, o, t int) int { return (o*s.in+ci)*9 + t })
 	c.wf = make([]gemm.BF16, len(c.fperm))
 	scratch := c.fwd.ScratchLen()
 	if s.inputGrad {
 		// The transposed convolution: w flipped in space, in and out exchanged.
-		c.bwd = convTiles(s.out, wp, s.in/16)
-		c.bwdTiles = gemm.PixelTiles(b.H, b.W, wp, b.hp()*wp, b.N, s.out*2, s.in)
-		c.dyb = make([]gemm.BF16, pixels*s.out+slack)
+		c.bwd = convTiles(s.out, c.cw, s.in/16)
+		c.bwdTiles = c.compactTiles(s.out*2, s.in)
+		c.dyb = make([]gemm.BF16, c.total*s.out+slack)
 		c.bperm = convPacking(s.out, s.in, func(o, ci, t int) int { return (o*s.in+ci)*9 + 8 - t })
 		c.wb = make([]gemm.BF16, len(c.bperm))
 		scratch = max(scratch, c.bwd.ScratchLen())
@@ -152,13 +204,13 @@ func newBF16Conv(s *convState) *bf16Conv {
 		c.sums[i] = make([]float32, scratch)
 	}
 	// The weight gradient: rows of 16 input channels of the transposed
-	// input, read from margin+tap offset, k = dy's padded pixels, in
+	// input, read from margin+tap offset, k = dy's compact pixels, in
 	// blocks of at most dwBlock whose operands stay in the second-level
 	// cache while the 27 tiles of a block (9 taps, up to 3 blocks of 16
 	// channels) pass over them.
-	c.margin = wp + 1
-	c.nblk = (pixels + dwBlock - 1) / dwBlock
-	c.dwBlk = gemm.RoundUp((pixels+c.nblk-1)/c.nblk, 32)
+	c.margin = c.cw + 1
+	c.nblk = (c.total + dwBlock - 1) / dwBlock
+	c.dwBlk = gemm.RoundUp((c.total+c.nblk-1)/c.nblk, 32)
 	kpix := c.nblk * c.dwBlk
 	c.rowLen = gemm.RoundUp(2*c.margin+kpix, 32)
 	inR := gemm.RoundUp(s.in, 16)
@@ -178,7 +230,7 @@ func newBF16Conv(s *convState) *bf16Conv {
 	var coff [][gemm.AMXRows]int
 	for blk := range c.nblk {
 		for t := range 9 {
-			off := (t/3-1)*wp + t%3 - 1
+			off := (t/3-1)*c.cw + t%3 - 1
 			for c0 := 0; c0 < s.in; c0 += 16 {
 				var co [gemm.AMXRows]int
 				for r := range co {
@@ -222,17 +274,23 @@ func (c *bf16Conv) runTiles(part int) {
 	c.cur.t.Run(c.cur.a, c.cur.tiles, n*part/parts, n*(part+1)/parts, c.cur.b, c.sums[part], c.cur.out)
 }
 
-// convert rounds src into dst over the cores.
+// convert rounds the board pixels of src (padded, ch channels) into
+// their compact places in dst over the cores, a board row at a time;
+// dst's padding is never written, so it stays zero.
 func (c *bf16Conv) convert(dst []gemm.BF16, src []float32) {
 	c.cur.dst, c.cur.src = dst, src
-	c.cur.parts = splits(len(src) / c.s.in)
+	c.cur.parts = splits(c.s.b.N * c.s.b.H)
 	parallel.For(c.cur.parts, c.convertPart)
 }
 
 func (c *bf16Conv) convertRows(part int) {
-	n := len(c.cur.src)
-	i0, i1 := n*part/c.cur.parts, n*(part+1)/c.cur.parts
-	gemm.ConvertBF16(c.cur.dst[i0:i1], c.cur.src[i0:i1])
+	b, ch := c.s.b, c.s.in
+	rows := b.N * b.H
+	for r := rows * part / c.cur.parts; r < rows*(part+1)/c.cur.parts; r++ {
+		n, y := r/b.H, r%b.H
+		src := c.cur.src[((n*b.hp()+y+1)*b.wp()+1)*ch:][:b.W*ch]
+		gemm.ConvertBF16(c.cur.dst[c.at(n, y, 0)*ch:], src)
+	}
 }
 
 // forward: y = conv(x, w) on the tiles.
@@ -251,12 +309,12 @@ func (c *bf16Conv) inputGradient(w, dy, dx []float32) {
 	c.run(c.bwd, c.bwdTiles, c.dyb, c.wb, dx)
 }
 
-// weightGradient: dw[o][c][tap] = sum over padded pixels p of
-// dy[p][o] * x[p + tap offset][c] (dy's border is zero, so only board
+// weightGradient: dw[o][c][tap] = sum over compact pixels p of
+// dy[p][o] * x[p + tap offset][c] (dy's padding is zero, so only board
 // pixels count). x is the forward pass's input, already in xb.
 func (c *bf16Conv) weightGradient(x, dy, dw []float32) {
 	s := c.s
-	c.cur.pix = len(x) / s.in
+	c.cur.pix = c.total
 	c.cur.parts = splits(c.cur.pix / transposeBlock)
 	parallel.For(c.cur.parts, c.transposePart)
 	c.prepareDy(dy)
@@ -301,32 +359,50 @@ func (c *bf16Conv) transposeInput(part int) {
 }
 
 // prepareDy rounds dy once a step for both gradients: into dyV, its
-// padded pixels in pairs ([p/2][o][p%2]) for the weight gradient, and
-// where the input gradient is wanted into dyb, a copy in NHWC, from the
-// same pair of rows while they are in the first-level cache. Both
-// gradients of a step take the dy of that step's forward pass.
+// compact pixels in pairs ([p/2][o][p%2]) for the weight gradient, and
+// where the input gradient is wanted into dyb, the compact copy in NHWC,
+// from the same pair of rows while they are in the first-level cache.
+// Both gradients of a step take the dy of that step's forward pass.
 func (c *bf16Conv) prepareDy(dy []float32) {
 	if c.dyStep == c.fwdStep {
 		return
 	}
 	c.dyStep = c.fwdStep
-	c.cur.src, c.cur.pix = dy, len(dy)/c.s.out
-	c.cur.parts = splits(c.cur.pix / 2)
+	c.cur.src = dy
+	c.cur.parts = splits(c.s.b.N * c.s.b.H)
 	parallel.For(c.cur.parts, c.dyPart)
 }
 
-// pairDy is part of prepareDy: a range of pairs of pixels.
+// pairDy is part of prepareDy: a range of board rows. A row's pixels
+// from an even compact index go to gemm.ConvertPixelPairsBF16, an odd
+// count with the padding pixel after them (zero in dy, zero in the
+// copies) so that the vector loop takes every pair; a row starting at an
+// odd index (an even board width) takes its first pixel here.
 func (c *bf16Conv) pairDy(part int) {
-	out, parts, pix := c.s.out, c.cur.parts, c.cur.pix
-	pairs := pix / 2
-	q0, q1 := pairs*part/parts, pairs*(part+1)/parts
-	p1 := 2 * q1
-	if part == parts-1 {
-		p1 = pix // an odd last pixel pairs with zeros
+	b, out := c.s.b, c.s.out
+	rows := b.N * b.H
+	for r := rows * part / c.cur.parts; r < rows*(part+1)/c.cur.parts; r++ {
+		n, y := r/b.H, r%b.H
+		src := c.cur.src[((n*b.hp()+y+1)*b.wp()+1)*out:][:(b.W+1)*out]
+		q, w := c.at(n, y, 0), b.W
+		if q%2 == 1 {
+			pair := c.dyV[(q/2)*2*out:][:2*out]
+			for o, v := range src[:out] {
+				pair[2*o+1] = gemm.ToBF16(v)
+				if c.s.inputGrad {
+					c.dyb[q*out+o] = pair[2*o+1]
+				}
+			}
+			q, w, src = q+1, w-1, src[out:]
+		}
+		if w == 0 {
+			continue
+		}
+		w += w % 2
+		var rowsOut []gemm.BF16
+		if c.s.inputGrad {
+			rowsOut = c.dyb[q*out:]
+		}
+		gemm.ConvertPixelPairsBF16(c.dyV[(q/2)*2*out:], rowsOut, src, w, out)
 	}
-	var rows []gemm.BF16
-	if c.s.inputGrad {
-		rows = c.dyb[2*q0*out:]
-	}
-	gemm.ConvertPixelPairsBF16(c.dyV[q0*2*out:], rows, c.cur.src[2*q0*out:], p1-2*q0, out)
 }

@@ -205,6 +205,7 @@ func TestConvBF16MatchesDefinition(t *testing.T) {
 		{Board{2, 4, 3}, 3, 16, 48, true},
 		{Board{2, 10, 9}, 3, 15, 48, false}, // the input planes' convolution
 		{Board{1, 5, 7}, 3, 16, 16, true},   // an odd number of padded pixels
+		{Board{3, 5, 6}, 3, 32, 16, true},   // an even width: rows start at odd compact pixels
 		{Board{300, 4, 3}, 3, 16, 32, true}, // weight-gradient blocks: more than one a part
 	}
 	for _, tc := range cases {
@@ -246,14 +247,16 @@ func TestConvBF16MatchesDefinition(t *testing.T) {
 	}
 }
 
-// With VDPBF16PS the bf16 products are taken for Xiangqi's and Connect
-// Four's boards and not for Catch the Lion's, where their padded rows
-// outweigh the instruction's gain; with AMX tiles for all three.
+// With VDPBF16PS the bf16 products are taken for the three games'
+// boards (in the compact layout Xiangqi computes 1.16 rows a pixel,
+// Connect Four 1.14, Catch the Lion 1.33) and not for a 2x2 board (2.0),
+// where the padded rows outweigh the instruction's gain; with AMX tiles
+// for every board.
 func TestBF16PaysByBoard(t *testing.T) {
-	boards := map[string]Board{"xiangqi": {N: 1, H: 10, W: 9}, "connect4": {N: 1, H: 6, W: 7}, "lion": {N: 1, H: 4, W: 3}}
+	boards := map[string]Board{"xiangqi": {N: 1, H: 10, W: 9}, "connect4": {N: 1, H: 6, W: 7}, "lion": {N: 1, H: 4, W: 3}, "2x2": {N: 1, H: 2, W: 2}}
 	amx := gemm.BF16Kernel() == "amx"
 	for name, b := range boards {
-		if want := amx || name != "lion"; bf16Pays(b) != want {
+		if want := amx || name != "2x2"; bf16Pays(b) != want {
 			t.Errorf("%s (%dx%d): bf16Pays %t on %s", name, b.H, b.W, !want, gemm.BF16Kernel())
 		}
 	}
