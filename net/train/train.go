@@ -317,7 +317,9 @@ func (m *Model) checkBatch(b Batch) error {
 func targetSum(row []float32) (float64, error) {
 	var sum float64
 	for _, p := range row {
-		if !(p >= 0) || !finite32(p) {
+		// One comparison pair per entry (a step checks every entry of
+		// its batch): NaN fails both, negatives the first, +Inf the second.
+		if !(p >= 0 && p <= math.MaxFloat32) {
 			return 0, fmt.Errorf("target %v", p)
 		}
 		sum += float64(p)
@@ -334,7 +336,9 @@ func float32s(t tensor.Tensor) []float32 {
 	return t.Data().([]float32)
 }
 
-func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+// finite32 reports whether x is neither infinite nor NaN: its exponent
+// bits are not all ones.
+func finite32(x float32) bool { return math.Float32bits(x)&0x7f800000 != 0x7f800000 }
 
 func scalarValue(n *G.Node) (float64, error) {
 	switch v := n.Value().(type) {

@@ -687,6 +687,7 @@ func TestTrainerErrors(t *testing.T) {
 		"NaN plane":                          func(b *Batch) { b.Planes[3] = float32(math.NaN()) },
 		"Inf plane":                          func(b *Batch) { b.Planes[3] = float32(math.Inf(-1)) },
 		"NaN policy":                         func(b *Batch) { b.Policy[2] = float32(math.NaN()) },
+		"Inf policy":                         func(b *Batch) { b.Policy[2] = float32(math.Inf(1)) },
 		"negative policy":                    func(b *Batch) { b.Policy[0], b.Policy[1] = -0.5, b.Policy[1]+b.Policy[0]+0.5 },
 		"policy sum":                         func(b *Batch) { b.Policy[0] += 0.1 },
 		"value too large":                    func(b *Batch) { b.Value[1] = 1.5 },
