@@ -8,9 +8,13 @@
 # convolutions in bf16 (ops=bf16: AMX-BF16 tiles; float32 where the CPU has
 # none); then docs/repro/torch-train.py (Debian's python3-torch, two
 # threads; the best of PT_TRIES runs, default 2) at the same games and
-# batches. Prints each round's samples/s and
-# the ratios to PyTorch, then the median ratio of the rounds. Run it on a
-# quiet machine.
+# batches. PyTorch runs on jemalloc with its memory kept
+# (MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1) where libjemalloc2 is
+# installed (PT_ALLOC=glibc keeps glibc's malloc): glibc's hands memory back
+# and faults it in again on some steps and not others, which moved PyTorch's
+# step twofold between identical runs; kept memory holds it at its fastest.
+# Prints each round's samples/s and the ratios to PyTorch, then the median
+# ratio of the rounds. Run it on a quiet machine.
 set -euo pipefail
 rounds=${1:-3}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -18,6 +22,12 @@ OUT=${OUT:-/tmp/train-vs}
 PY=${PY:-/usr/bin/python3} # Debian's, where python3-torch installs
 "$PY" -c 'import torch' 2>/dev/null || { echo "python3-torch is missing: apt-get install python3-torch" >&2; exit 1; }
 mkdir -p "$OUT"
+jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+pt_env=()
+if [ "${PT_ALLOC:-jemalloc}" = jemalloc ]; then
+  [ -e "$jemalloc" ] || { echo "libjemalloc2 is missing (apt-get install libjemalloc2), or set PT_ALLOC=glibc" >&2; exit 1; }
+  pt_env=(LD_PRELOAD="$jemalloc" MALLOC_CONF=dirty_decay_ms:-1,muzzy_decay_ms:-1)
+fi
 (cd "$root" && go test -c -o "$OUT/train.test" ./net/train)
 log=$OUT/rounds.tsv
 : >"$log"
@@ -39,7 +49,7 @@ for r in $(seq "$rounds"); do
       # runs' minor_faults_per_step in $OUT/pytorch.jsonl show it).
       best=0
       for _ in $(seq "${PT_TRIES:-2}"); do
-        j=$(cd "$root" && "$PY" docs/repro/torch-train.py --game "$g" --batch "$b" --threads 2 --steps "$steps")
+        j=$(cd "$root" && env "${pt_env[@]}" "$PY" docs/repro/torch-train.py --game "$g" --batch "$b" --threads 2 --steps "$steps")
         echo "$j" | jq -c --arg r "$r" '. + {round: ($r|tonumber)}' >>"$OUT/pytorch.jsonl"
         best=$(echo "$j" | jq -r --arg best "$best" '[.samples_per_s, ($best|tonumber)] | max')
       done

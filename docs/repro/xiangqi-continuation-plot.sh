@@ -3,9 +3,12 @@
 # against CPU-hours (issue 48). Rates every placement game in
 # xiangqi-placements.jsonl.gz (200 games of each network against
 # Fairy-Stockfish at 1,000 and at 3,000 nodes, 64 simulations; the moves are
-# left out) in one Bradley-Terry fit with fsf-n1000 at 0, joins the ratings
-# with xiangqi-continuation.tsv (each network's path and CPU-hours) and draws
-# them with gnuplot (apt-get install gnuplot-nox). Placing another network:
+# left out) and in xiangqi-placements-seed48.jsonl.gz (400 more from fresh
+# openings for the later networks) in one Bradley-Terry fit with fsf-n1000
+# at 0, joins the ratings with xiangqi-continuation.tsv (each network's path
+# and CPU-hours), prints the weighted slope of the readings from 8 CPU-hours
+# on L's line and its branches (L, L3, LW, L8), and draws them with gnuplot
+# (apt-get install gnuplot-nox). Placing another network:
 # docs/repro/xiangqi-ladder.sh place, then append its records (jq -c
 # 'del(.moves)') and a line to the table.
 set -euo pipefail
@@ -17,7 +20,7 @@ command -v gnuplot >/dev/null || { echo "gnuplot is not installed (apt-get insta
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/arena"
-gunzip -c "$here/xiangqi-placements.jsonl.gz" > "$tmp/arena/placements.jsonl"
+gunzip -c "$here/xiangqi-placements.jsonl.gz" "$here/xiangqi-placements-seed48.jsonl.gz" > "$tmp/arena/placements.jsonl"
 "$TABULA" arena -run "$tmp" -ratings -anchor fsf-n1000 > "$tmp/ratings.txt"
 # rating lines: rank name elo ci95 games ...
 awk 'NR==FNR { if ($1 ~ /^[0-9]+$/) { elo[$2] = $3; ci[$2] = $4 }; next }
@@ -25,6 +28,12 @@ awk 'NR==FNR { if ($1 ~ /^[0-9]+$/) { elo[$2] = $3; ci[$2] = $4 }; next }
      ($1 in elo) { printf "%s\t%s\t%s\t%s\t%s\n", $2, $3, elo[$1], ci[$1], $1 }' \
   "$tmp/ratings.txt" FS='\t' "$here/xiangqi-continuation.tsv" > "$tmp/points.tsv"
 cat "$tmp/points.tsv"
+# Weighted least squares (weights 1/se^2, se = the 95% half-width / 1.96).
+awk -F'\t' '$2 >= 8 && ($1 == "L" || $1 == "L3" || $1 == "LW" || $1 == "L8") {
+    w = (1.96 / $4) ^ 2; sw += w; sx += w * $2; sy += w * $3; sxx += w * $2 * $2; sxy += w * $2 * $3; n++ }
+  END { if (n < 2) exit; d = sw * sxx - sx * sx
+    printf "slope of the %d readings from 8 CPU-hours (L, L3, LW, L8): %+.1f +- %.1f Elo a CPU-hour (one standard error)\n",
+      n, (sw * sxy - sx * sy) / d, sqrt(sw / d) }' "$tmp/points.tsv"
 ship=$(awk -F'\t' '$5 == "xq2h" { print $3 }' "$tmp/points.tsv")
 # R branches from W's generation 71: its line starts there.
 { awk -F'\t' '$5 == "xqwin-g71"' "$tmp/points.tsv"; awk -F'\t' '$1 == "R"' "$tmp/points.tsv"; } > "$tmp/Rline.tsv"
@@ -47,7 +56,7 @@ set xlabel "CPU-hours of training after the shipped network (train\\\\_cpu\\\\_s
 set ylabel "Elo, Fairy-Stockfish at 1,000 nodes = 0 (95%)"
 set key below maxrows 6 width -8
 set grid
-set xrange [-0.3:12.8]
+set xrange [-0.3:*]
 set datafile separator "\t"
 plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped network, A (own search), W (window), D4 (depth-4 teacher)", \
      "$tmp/B.tsv" using 2:3:4 with yerrorbars pt 5 title "B: own search at 64/16", \
