@@ -51,7 +51,7 @@ for p in ref B G E big s10; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" 
 gnuplot <<GP
 set terminal pngcairo size 1100,720 font ",10"
 set output "$out"
-set title "Xiangqi after the two-hour network: 64 simulations against Fairy-Stockfish (1,000 and 3,000 nodes), seed 2 (L2: 3)"
+set title "Xiangqi after the two-hour network: 64 simulations against Fairy-Stockfish (1,000 and 3,000 nodes; 400 or 800 games a network), seed 2 (L2: 3)"
 set xlabel "CPU-hours of training after the shipped network (train\\\\_cpu\\\\_s)"
 set ylabel "Elo, Fairy-Stockfish at 1,000 nodes = 0 (95%)"
 set key below maxrows 6 width -8
@@ -70,7 +70,7 @@ plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped ne
      "$tmp/L2line.tsv" using (strcol(1) eq "L2" ? \$2+0.1 : \$2-0.1):3:4 with yerrorlines pt 12 title "L2: the same from S's generation 95, self-play seed 3", \
      "$tmp/L3line.tsv" using 2:3:4 with yerrorlines lw 2 pt 3 title "L3: L at 10.40 with the rate at 0.0007 and sample ratio 6", \
      "$tmp/LWline.tsv" using (strcol(1) eq "LW" ? \$2+0.08 : \$2):3:4 with yerrorlines pt 14 title "LW: L at 10.40 with a window of 150,000", \
-     "$tmp/L8line.tsv" using (strcol(1) eq "L8" ? \$2-0.08 : \$2):3:4 with yerrorlines pt 16 title "L8: L at 10.40 with 800 simulations on the recorded moves, to 12.40", \
+     "$tmp/L8line.tsv" using (strcol(1) eq "L8" ? \$2-0.08 : \$2):3:4 with yerrorlines pt 16 title "L8: L at 10.40 with 800 simulations on the recorded moves, to 15.37", \
      "$tmp/Mline.tsv" using (strcol(1) eq "M" ? \$2+0.15 : \$2-0.1):3:4 with yerrorlines pt 10 title "M: S with the rate at 0.0006 from generation 95", \
      $ship + 150 with lines dt 2 lc rgb "black" title "the issue's target: the shipped network + 150"
 GP
