@@ -36,7 +36,7 @@ const (
 // gradient sums over all of them.
 type bf16Conv struct {
 	s                     *convState
-	cw, base, total       int // compact row width, first row's offset, pixels
+	cw, total             int // compact row width, pixels
 	fwd, bwd, dw          *gemm.TileBF16
 	fwdTiles, bwdTiles    *gemm.AMXTiles
 	dwTiles               *gemm.AMXTiles
@@ -95,8 +95,7 @@ func bf16Pays(b Board) bool {
 	if gemm.BF16Kernel() == "amx" {
 		return true
 	}
-	span := (b.H-1)*(b.W+1) + b.W
-	rows := (span + 7) / 8 * 8
+	rows := (compactSpan(b) + 7) / 8 * 8
 	return 5*rows <= 8*b.H*b.W
 }
 
@@ -145,15 +144,19 @@ const compactBase = 2
 
 // at is the compact index of board pixel (n, y, x).
 func (c *bf16Conv) at(n, y, x int) int {
-	return c.base + (n*(c.s.b.H+1)+y+1)*c.cw + x
+	return compactBase + (n*(c.s.b.H+1)+y+1)*c.cw + x
 }
+
+// compactSpan is the compact pixels of an image from its first board
+// pixel to its last: the rows a pass's tiles compute for it.
+func compactSpan(b Board) int { return (b.H-1)*(b.W+1) + b.W }
 
 // compactTiles lists the tiles of a pass over the compact images, rows
 // of rowBytes, each kept row written to its pixel of the graph's padded
 // output (outStride floats a pixel).
 func (c *bf16Conv) compactTiles(rowBytes, outStride int) *gemm.AMXTiles {
 	b, wp := c.s.b, c.s.b.wp()
-	span := (b.H-1)*c.cw + b.W // from the first pixel to the last
+	span := compactSpan(b)
 	var rows []int
 	var coff [][gemm.AMXRows]int
 	for n := range b.N {
@@ -179,7 +182,7 @@ func (c *bf16Conv) compactTiles(rowBytes, outStride int) *gemm.AMXTiles {
 
 func newBF16Conv(s *convState) *bf16Conv {
 	b := s.b
-	c := &bf16Conv{s: s, cw: b.W + 1, base: compactBase}
+	c := &bf16Conv{s: s, cw: b.W + 1}
 	c.total = c.at(b.N, 0, 0) // through the padding row below the last image
 	// The last tile's dropped rows and taps read past the last pixel, and
 	// a row's last k-step up to 31 entries past its third pixel.
