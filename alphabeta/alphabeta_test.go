@@ -483,6 +483,76 @@ func TestRootBonusInSearch(t *testing.T) {
 	}
 }
 
+// TestRootBonusEachIteration: with a bonus that changes from iteration
+// to iteration (none, another, then the last), the search's result is
+// the blended minimax of the last iteration's bonus, whatever the earlier
+// iterations left in the table, and the bonus is asked for once an
+// iteration.
+func TestRootBonusEachIteration(t *testing.T) {
+	o := alphabeta.FixedDepthOptions(alphabeta.AlgPVS)
+	o.Quiescence = false
+	hashed := func(salt uint32, scale float64) func(game.Move) float64 {
+		return func(m game.Move) float64 {
+			if h := (uint32(m) + salt) * 2654435761; h%3 == 0 {
+				return scale * float64(h>>8%1000) / 1000
+			}
+			return 0
+		}
+	}
+	early, last := hashed(7, 500), hashed(1, 300)
+	changed := 0
+	for _, c := range cases() {
+		for _, gp := range every(gametest.RandomPositions(c.start, c.games, 60, 17), 25) {
+			p := gp.(alphabeta.Position)
+			legal := p.GenerateMoves(nil)
+			if len(legal) == 0 {
+				continue
+			}
+			for depth := 2; depth <= c.refDepth; depth++ {
+				calls := 0
+				each := func() func(game.Move) float64 {
+					calls++
+					switch {
+					case calls == depth:
+						return last
+					case calls%2 == 1:
+						return nil
+					}
+					return early
+				}
+				s := newSearcher(t, o)
+				res := s.Search(context.Background(), p, alphabeta.Limits{Depth: depth, RootBonusEach: each}, nil)
+				if calls != res.Depth {
+					t.Fatalf("%s depth %d: the bonus asked for %d times in %d iterations", p, depth, calls, res.Depth)
+				}
+				if res.Depth < depth {
+					continue // a mate within the horizon ended the deepening
+				}
+				best, value := -alphabeta.Infinity, map[game.Move]int{}
+				for _, m := range legal {
+					p.Make(m)
+					v := -minimax(p, depth-1, 1)
+					p.Unmake()
+					if b := int(math.Round(last(m))); b != 0 && !alphabeta.IsMate(v) {
+						v = min(v+b, alphabeta.Mate-alphabeta.MaxPly)
+					}
+					value[m] = v
+					best = max(best, v)
+				}
+				if res.Score != best || value[res.Move] != best {
+					t.Fatalf("%s depth %d: %s scores %d (blended minimax %d), the best is %d", p, depth, p.FormatMove(res.Move), res.Score, value[res.Move], best)
+				}
+				if plain := newSearcher(t, o).Search(context.Background(), p, alphabeta.Limits{Depth: depth}, nil); plain.Move != res.Move {
+					changed++
+				}
+			}
+		}
+	}
+	if changed == 0 {
+		t.Error("the last iteration's bonus never changed the move")
+	}
+}
+
 func TestSetFeature(t *testing.T) {
 	var o alphabeta.Options
 	for _, name := range alphabeta.FeatureNames() {
