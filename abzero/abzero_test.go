@@ -466,57 +466,6 @@ func TestInterruptibleMoves(t *testing.T) {
 	}
 }
 
-// TestBeside: with the network's search beside alpha-beta, the move is
-// the blend of alpha-beta's scores at its last depth and the visit shares
-// that depth took (Decision.MCTS), checked against the formula on an
-// independent multi-PV search of that depth; and the shares do move the
-// choice away from alpha-beta's.
-func TestBeside(t *testing.T) {
-	const depth = 4
-	left := 0
-	for _, p := range positions(t) {
-		moves := p.GenerateMoves(nil)
-		for _, m := range []float64{0.5, 2, 20} {
-			mv, err := New(config(m), hashEval{}, 7)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, err := mv.Move(context.Background(), p, Limits{Depth: depth, Time: time.Minute, InSearch: true, Beside: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			// A mate within the horizon ends the deepening early.
-			if d.AlphaBeta.Depth < 1 || d.AlphaBeta.Depth > depth || !slices.Contains(moves, d.Move) || len(d.Candidates) != 0 {
-				t.Fatalf("%s m=%v: %s at depth %d, %d candidates", p, m, p.FormatMove(d.Move), d.AlphaBeta.Depth, len(d.Candidates))
-			}
-			s, err := alphabeta.New(config(0).AlphaBeta)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ab := s.Search(context.Background(), p.Clone().(alphabeta.Position), alphabeta.Limits{Depth: d.AlphaBeta.Depth, MultiPV: true}, nil)
-			v, bestV := map[game.Move]float64{}, math.Inf(-1)
-			for _, rs := range ab.RootScores {
-				v[rs.Move] = Beta(rs.Score, DefaultMateValue)
-			}
-			for i, share := range VisitShares(d.MCTS) {
-				v[d.MCTS.Moves[i]] += share * m
-			}
-			for _, x := range v {
-				bestV = max(bestV, x)
-			}
-			if v[d.Move] < bestV-0.01 {
-				t.Errorf("%s m=%v: plays %s at %.3f, the blend of the shares taken (%d simulations) is %.3f", p, m, p.FormatMove(d.Move), v[d.Move], d.MCTS.Simulations, bestV)
-			}
-			if d.MCTS.Simulations > 0 && d.Move != ab.Move {
-				left++
-			}
-		}
-	}
-	if left == 0 {
-		t.Fatal("the shares never moved the choice from alpha-beta's: the test proves nothing")
-	}
-}
-
 // With Prior a move on the clock runs no simulations: pi is the
 // evaluator's prior, computed here on its own, and the move is the blend's
 // argmax over alpha-beta's scores of a completed depth.

@@ -28,7 +28,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta"
@@ -139,13 +138,6 @@ type Limits struct {
 	// runs first; alpha-beta takes the rest of Time); 0:
 	// DefaultSimShare of Time.
 	SimTime time.Duration
-	// Beside runs the network's search beside alpha-beta for the whole
-	// timed move, on its own thread (the caller gives alpha-beta one
-	// thread fewer), and alpha-beta adds the visit shares the network's
-	// search has reached as each of its iterations starts
-	// (alphabeta.Limits.RootBonusEach). It applies to timed in-search
-	// blends with every move allowed; other moves search in turn.
-	Beside bool
 }
 
 // DefaultSimShare is the share of a move's time the network's search
@@ -378,9 +370,6 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 	// as each root move's own bar in multi-PV (alphabeta.Limits.
 	// RootBonus). (Both searches side by side on the clock lost: 0.237
 	// against plain alpha-beta at 100 ms, docs/notebook/training.md.)
-	if lim.Beside && lim.InSearch && timed && !lim.Prior && lim.Allowed == nil && mv.cfg.M*100 <= alphabeta.MaxRootBonus {
-		return mv.beside(ctx, p, abp, al, ml, lim)
-	}
 	start := time.Now()
 	mctx := ctx
 	switch {
@@ -418,60 +407,6 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 		return Decision{Move: abres.Move, M: mv.cfg.M, MCTS: mres, AlphaBeta: abres}, nil
 	}
 	return mv.decide(p, mres, abres, lim.Allowed, interruptible)
-}
-
-// beside is Move with Limits.Beside: the network's search runs on its own
-// goroutine until alpha-beta returns, publishing its result after each
-// chunk of simulations; alpha-beta takes the latest as each iteration
-// starts (none before the first chunk: a plain iteration). The
-// Decision's MCTS is the result alpha-beta's last iteration took (empty
-// when it took none), which with alpha-beta's scores made the move.
-func (mv *Mover) beside(ctx context.Context, p game.Position, abp alphabeta.Position, al alphabeta.Limits, ml mcts.Limits, lim Limits) (Decision, error) {
-	type shares struct {
-		res   mcts.Result
-		bonus []float64
-	}
-	var latest atomic.Pointer[shares]
-	ml.Interruptible = true
-	ml.Progress = func(r mcts.Result) {
-		pi := VisitShares(r)
-		for i := range pi {
-			pi[i] *= mv.cfg.M * 100
-		}
-		latest.Store(&shares{res: r, bonus: pi})
-	}
-	mctx, stop := context.WithCancel(ctx)
-	defer stop()
-	done := make(chan error, 1)
-	go func() {
-		_, err := mv.mc.Search(mctx, p, ml)
-		done <- err
-	}()
-	var used *shares // written by alpha-beta's main thread only
-	al.MultiPV, al.MultiPVMargin = false, 0
-	al.RootBonusEach = func() func(game.Move) float64 {
-		used = latest.Load()
-		if used == nil {
-			return nil
-		}
-		sh := used
-		return func(m game.Move) float64 {
-			if i := slices.Index(sh.res.Moves, m); i >= 0 {
-				return sh.bonus[i]
-			}
-			return 0
-		}
-	}
-	abres := mv.ab.Search(ctx, abp, al, lim.Info)
-	stop()
-	if err := <-done; err != nil {
-		return Decision{}, err
-	}
-	d := Decision{Move: abres.Move, M: mv.cfg.M, AlphaBeta: abres}
-	if used != nil {
-		d.MCTS = used.res
-	}
-	return d, nil
 }
 
 func alphaBetaPosition(p game.Position) (alphabeta.Position, error) {

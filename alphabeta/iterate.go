@@ -28,9 +28,6 @@ func (s *Searcher) Search(ctx context.Context, p Position, lim Limits, info func
 	var res Result
 	prev, stable := 0, 0
 	for depth := 1; depth <= maxDepth; depth++ {
-		if lim.RootBonusEach != nil && !lim.MultiPV {
-			s.rootBonus = lim.RootBonusEach()
-		}
 		s.rootBest, s.rootScore = game.NoMove, -Infinity
 		score := s.root(depth, prev)
 		if s.aborted {

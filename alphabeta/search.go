@@ -199,13 +199,6 @@ type Limits struct {
 	// search: a move with no bonus is bounded at the best score, where
 	// the iteration's own null windows left it in the table.
 	RootBonus func(game.Move) float64
-	// RootBonusEach, when set without MultiPV, gives the bonus of each
-	// iteration of the main thread, asked for as the iteration starts
-	// (nil: a plain iteration), in place of RootBonus: a blend whose
-	// knowledge grows while alpha-beta searches (the network's search
-	// beside it) adds what it knows at each depth. An iteration's moves
-	// are all scored with one bonus.
-	RootBonusEach func() func(game.Move) float64
 }
 
 // MaxRootBonus bounds a root bonus added inside the search (Limits.

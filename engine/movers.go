@@ -47,11 +47,7 @@ import (
 //     alpha-beta score in soldiers inside its search (the share added to
 //     each root move's score; with searchmoves or banmoves, multi-PV
 //     scores of the allowed moves). With ABZeroPolicy prior the share is
-//     the network's prior (one forward pass, no simulations). With
-//     ABZeroSearch beside and Threads above 1 a timed move runs the
-//     network's search on one thread beside alpha-beta on the others for
-//     the whole time, each alpha-beta iteration adding the shares reached
-//     when it starts. info: the
+//     the network's prior (one forward pass, no simulations). info: the
 //     alpha-beta iterations, then `info string abzero` with the move and
 //     its blended value in soldiers (with multi-PV, the best candidates).
 //
@@ -78,7 +74,6 @@ const (
 	optABZeroWeight = "ABZeroWeight"
 	optABZeroPolicy = "ABZeroPolicy"
 	optABZeroShare  = "ABZeroSimShare"
-	optABZeroSearch = "ABZeroSearch"
 	optPrecision    = "Precision"
 
 	moverAB     = "ab"
@@ -92,13 +87,6 @@ var movers = []string{moverAB, moverMCTS, moverABZero, moverTB}
 const (
 	policyVisits = "visits"
 	policyPrior  = "prior"
-)
-
-// ABZeroSearch values: when the blend's network search runs on a timed
-// move.
-const (
-	searchFirst  = "first"  // before alpha-beta, on every thread (ABZeroSimShare of the time)
-	searchBeside = "beside" // beside alpha-beta on one thread for the whole move
 )
 
 const (
@@ -127,9 +115,6 @@ type moverState struct {
 	// simShare is the percentage of a timed move the blend's MCTS takes
 	// (ABZeroSimShare).
 	simShare int
-	// beside runs the blend's network search beside alpha-beta
-	// (ABZeroSearch beside).
-	beside bool
 	// precision is the network's arithmetic (infer.Precisions).
 	precision string
 
@@ -161,7 +146,6 @@ func moverOptions() []game.Option {
 		{Name: optABZeroWeight, Default: defaultWeight},
 		{Name: optABZeroPolicy, Default: policyVisits, Values: []string{policyVisits, policyPrior}},
 		{Name: optABZeroShare, Default: strconv.Itoa(defaultSimShare), Min: 1, Max: 90},
-		{Name: optABZeroSearch, Default: searchFirst, Values: []string{searchFirst, searchBeside}},
 		{Name: optPrecision, Default: defaultPrecision, Values: infer.Precisions},
 		{Name: optTablebase, Default: ""},
 	}
@@ -229,11 +213,6 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		m.prior = value == policyPrior
 	case optABZeroShare:
 		m.simShare, _ = strconv.Atoi(value)
-	case optABZeroSearch:
-		if value != searchFirst && value != searchBeside {
-			return true, fmt.Errorf("option %s: %q (valid: %s, %s)", optABZeroSearch, value, searchFirst, searchBeside)
-		}
-		m.beside = value == searchBeside
 	case optTablebase:
 		return true, m.setTablebase(value)
 	default:
@@ -421,12 +400,7 @@ func (m *moverState) mctsMover(p game.Position, threads int) (*mcts.Mover, error
 // abzeroMover returns the Alpha-Beta-Zero mover for p's game with the
 // current weight and alpha-beta options.
 func (m *moverState) abzeroMover(p game.Position, ab alphabeta.Options) (*abzero.Mover, error) {
-	evThreads := ab.Threads
-	if m.besideOn(ab.Threads) {
-		// One thread for the network's search, the rest for alpha-beta.
-		evThreads, ab.Threads = 1, ab.Threads-1
-	}
-	ev, err := m.evaluator(p, evThreads)
+	ev, err := m.evaluator(p, ab.Threads)
 	if err != nil {
 		return nil, err
 	}
@@ -442,10 +416,6 @@ func (m *moverState) abzeroMover(p game.Position, ab alphabeta.Options) (*abzero
 	}
 	return m.abz, nil
 }
-
-// besideOn reports whether the blend's network search runs beside
-// alpha-beta with threads in all: it needs a thread of its own.
-func (m *moverState) besideOn(threads int) bool { return m.beside && threads >= 2 }
 
 func (m *moverState) newGame() {
 	if m.mc != nil {
@@ -566,15 +536,13 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	// can lift to the top (alphabeta.Limits.MultiPVMargin), so pruning
 	// costs the scores nothing the blend reads (as the arena's abzero:
 	// player).
-	opts := s.userOptions(alphabeta.DefaultOptionsFor(p.Game()))
-	mv, err := s.abzeroMover(p, opts)
+	mv, err := s.abzeroMover(p, s.userOptions(alphabeta.DefaultOptionsFor(p.Game())))
 	if err != nil {
 		return uci.SearchResult{}, err
 	}
 	us := p.SideToMove()
 	al := abzero.Limits{Depth: lim.Depth, Time: moveTime(lim, us), Infinite: lim.Infinite, Interruptible: true,
-		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info), Prior: s.prior, InSearch: true,
-		Beside: s.besideOn(opts.Threads)}
+		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info), Prior: s.prior, InSearch: true}
 	al.SimTime = al.Time * time.Duration(s.simShare) / 100
 	switch {
 	case lim.Nodes > 0:

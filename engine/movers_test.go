@@ -188,46 +188,6 @@ func TestABZeroMover(t *testing.T) {
 	}
 }
 
-// ABZeroSearch beside gives the network's search one thread and
-// alpha-beta the others on a timed move, where the blend takes shares of
-// the simulations run beside it; with one thread, or first, every thread
-// is alpha-beta's.
-func TestABZeroBeside(t *testing.T) {
-	s := moverSearcher(t, moverABZero, tinyNetwork(t))
-	p := xiangqiStart(t)
-	for _, o := range [][2]string{{optThreads, "2"}, {optABZeroSearch, searchBeside}} {
-		if err := s.SetSearchOption(o[0], o[1]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	wctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	_, info := search(t, wctx, s, p, uci.Limits{MoveTime: 300 * time.Millisecond})
-	if wctx.Err() != nil {
-		t.Fatal("movetime 300: the search did not end by itself")
-	}
-	if got := s.abz.Config().AlphaBeta.Threads; got != 1 || s.eval.threads != 1 {
-		t.Errorf("beside with Threads 2: alpha-beta on %d threads, the network on %d", got, s.eval.threads)
-	}
-	if strings.Contains(info, " sims 0:") || !strings.Contains(info, "string abzero m 1 depth ") {
-		t.Errorf("beside: no simulations taken in 300 ms:\n%s", info)
-	}
-	for _, c := range []struct{ threads, search string }{{"1", searchBeside}, {"2", searchFirst}} {
-		for _, o := range [][2]string{{optThreads, c.threads}, {optABZeroSearch, c.search}} {
-			if err := s.SetSearchOption(o[0], o[1]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		search(t, wctx, s, p, uci.Limits{MoveTime: 100 * time.Millisecond})
-		if got := s.abz.Config().AlphaBeta.Threads; got != s.opts.Threads || s.eval.threads != s.opts.Threads {
-			t.Errorf("Threads %s, ABZeroSearch %s: alpha-beta on %d threads, the network on %d", c.threads, c.search, got, s.eval.threads)
-		}
-	}
-	if err := s.SetSearchOption(optABZeroSearch, "sideways"); err == nil {
-		t.Error("ABZeroSearch sideways: no error")
-	}
-}
-
 func TestMoverOptionErrors(t *testing.T) {
 	s := New()
 	if err := s.SetSearchOption(optMover, moverMCTS); err != nil {
