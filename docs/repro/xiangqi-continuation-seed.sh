@@ -3,7 +3,7 @@
 # schedule (A, then S, then L: docs/notebook/training.md) from the shipped
 # network with another seed, so that the curve's level has a second seed.
 #
-#   xiangqi-continuation-seed.sh SEED RUN [UNTIL]
+#   xiangqi-continuation-seed.sh SEED RUN [END]
 #
 # The phases change the run's config where the seed-2 path changed it:
 #   generations  1-26  the network's own Gumbel search, 160/32 simulations,
@@ -11,15 +11,22 @@
 #   generations 27-48  rate 0.02 (0.006 from step 9,000)
 #   generations 49-95  window 60,000, 400 simulations on the recorded
 #                      quarter, 0 to 8 random plies opening each game
-#   then               rate 0.002 from step 9,500, until UNTIL of
-#                      train_cpu_s in all (default 8h: the issue's budget)
+#   then               rate 0.002 from step 9,500, to generation END
+#                      (default 112, where the seed-2 path reached the
+#                      issue's 8 CPU-hours), or until train_cpu_s reaches
+#                      END when it is a duration (8h)
 # Stopped anywhere (Ctrl-C saves), the same command resumes it in its
 # phase. TABULA names the binary (default: go run ./cmd/tabula).
 set -euo pipefail
 
-[ $# -ge 2 ] || { sed -n '2,17p' "$0" >&2; exit 2; }
-seed=$1 run=$2 until=${3:-8h}
+[ $# -ge 2 ] || { sed -n '2,19p' "$0" >&2; exit 2; }
+seed=$1 run=$2 end=${3:-112}
 case $seed in '' | *[!0-9]*) echo "xiangqi-continuation-seed: seed $seed is not a number" >&2; exit 2 ;; esac
+last=0 until=
+case $end in
+*[!0-9]*) until=$end ;;
+*) last=$end ;;
+esac
 read -r -a tabula <<<"${TABULA:-go run ./cmd/tabula}"
 
 # generation prints the run's last finished generation (0 before the first).
@@ -57,7 +64,7 @@ fourth=("${third[@]}" 'training.boundaries=[9000,9500]' 'training.rates=[0.006,0
 
 # Each phase runs while the run is short of its last generation; one that
 # stops short (a budget, Ctrl-C) ends the script, to be resumed by it.
-for phase in "26 first" "48 second" "95 third" "0 fourth"; do
+for phase in "26 first" "48 second" "95 third" "$last fourth"; do
   read -r to name <<<"$phase"
   g=$(generation)
   [ "$to" -gt 0 ] && [ "$g" -ge "$to" ] && [ -f "$run/config.yaml" ] && continue
