@@ -62,6 +62,7 @@ type weights struct {
 	// Offset tables indexed by pixel (b*hw + y*w + x) or batch row; they run
 	// past the real rows to the end of the last tile, pointing at scratch.
 	inA, towerA, towerC, headA, headC []int
+	inA8                              []int // inA over the 8-bit input's channel stride (t8.in set)
 	polA, polC, valA, valC            []int
 }
 
@@ -89,9 +90,11 @@ type Net struct {
 	tl     gemm.Tile
 	ft     []float32       // the from-to head's W f per square of every image [batch*hw][policy channels]
 	ws     *gemm.Workspace // the from-to head's products
-	// x8 is a tower buffer in bytes (layout of x) for the 8-bit tower.
-	x8  []uint8
-	tl8 gemm.Tile8
+	// x8 is a tower buffer in bytes (layout of x) for the 8-bit tower,
+	// planes8 the input in bytes for its input convolution.
+	x8      []uint8
+	planes8 []uint8
+	tl8     gemm.Tile8
 	// amxTiles are the AMX tiles of maxBatch images, amxSum their scratch.
 	amxTiles *gemm.AMXTiles
 	amxSum   []int32
@@ -217,9 +220,12 @@ func strided(n, stride int) []int {
 // buffers returns a Net on wt with fresh zeroed buffers.
 func (wt *weights) buffers() *Net {
 	rows := gemm.RoundUp(wt.maxBatch, gemm.MR)
-	var x8 []uint8
+	var x8, planes8 []uint8
 	var amxTiles *gemm.AMXTiles
 	var amxSum []int32
+	if wt.t8 != nil && wt.t8.in != nil {
+		planes8 = make([]uint8, wt.images*wt.pp*wt.t8.cs)
+	}
 	if wt.t8 != nil {
 		// The last AMX tile of an image reads up to AMXRows padded pixels
 		// past its last real one (rows it drops): slack past the last image.
@@ -232,6 +238,7 @@ func (wt *weights) buffers() *Net {
 	return &Net{
 		weights:  wt,
 		x8:       x8,
+		planes8:  planes8,
 		amxTiles: amxTiles,
 		amxSum:   amxSum,
 		planes:   make([]float32, wt.images*wt.pp*wt.spec.Channels),
@@ -278,20 +285,25 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 		return fmt.Errorf("infer: value has length %d for batch %d, want %d", len(value), batch, batch)
 	}
 
-	// NCHW planes into the padded NHWC buffer.
-	c, hw := s.Channels, n.hw
-	for b := 0; b < batch; b++ {
-		img := n.planes[b*n.pp*c : (b+1)*n.pp*c]
-		for ch := 0; ch < c; ch++ {
-			src := planes[(b*c+ch)*hw : (b*c+ch+1)*hw]
-			for q, v := range src {
-				img[n.inPix[q]*c+ch] = v
+	pixRows := gemm.RoundUp(batch*n.hw, gemm.MR)
+	if n.t8 != nil && n.t8.in != nil && n.input8(planes, batch) {
+		// The first digit's sums, then the second's added to them.
+		n.layer8(n.t8.in, n.planes8, n.inA8, n.x, n.towerC, nil, pixRows, false)
+		n.layer8(n.t8.inLo, n.planes8, n.inA8, n.x, n.towerC, n.x, pixRows, true)
+	} else {
+		// NCHW planes into the padded NHWC buffer.
+		c, hw := s.Channels, n.hw
+		for b := 0; b < batch; b++ {
+			img := n.planes[b*n.pp*c : (b+1)*n.pp*c]
+			for ch := 0; ch < c; ch++ {
+				src := planes[(b*c+ch)*hw : (b*c+ch+1)*hw]
+				for q, v := range src {
+					img[n.inPix[q]*c+ch] = v
+				}
 			}
 		}
+		n.layer(&n.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
 	}
-
-	pixRows := gemm.RoundUp(batch*hw, gemm.MR)
-	n.layer(&n.in, n.planes, n.inA, n.x, n.towerC, nil, pixRows)
 	for i := 0; i < len(n.tower); i += 2 {
 		if n.t8 != nil && n.t8.amx != nil {
 			tiles := batch * n.amxTiles.PerImage()
@@ -304,9 +316,9 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 		if n.t8 != nil {
 			a, b := &n.t8.layers[i], &n.t8.layers[i+1]
 			n.quantize(n.x, n.x8, batch, a.in)
-			n.layer8(a, n.x8, n.towerA, n.t, n.towerC, nil, pixRows)
+			n.layer8(a, n.x8, n.towerA, n.t, n.towerC, nil, pixRows, true)
 			n.quantize(n.t, n.x8, batch, b.in)
-			n.layer8(b, n.x8, n.towerA, n.x, n.towerC, n.x, pixRows)
+			n.layer8(b, n.x8, n.towerA, n.x, n.towerC, n.x, pixRows, true)
 			continue
 		}
 		if n.observe != nil {
@@ -322,7 +334,7 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 
 	// Split the head output into the two dense layers' inputs, pixel-major
 	// (the dense weights were permuted to match).
-	pc, vc := s.PolicyChannels, s.ValueChannels
+	pc, vc, hw := s.PolicyChannels, s.ValueChannels, n.hw
 	for b := 0; b < batch; b++ {
 		pol := n.pol[b*n.kpol : (b+1)*n.kpol]
 		val := n.val[b*n.kval : (b+1)*n.kval]

@@ -21,17 +21,25 @@ import (
 // batch norm is folded in). Each layer's activation scale is fixed once,
 // from the activations calibration positions produce in the fp32 net, so
 // a position's evaluation never depends on the others in its batch (a
-// scale measured per batch would). The input convolution and the heads
-// stay fp32: the input planes need not be non-negative, and the heads are
-// a small share of the work that the value is most sensitive to.
+// scale measured per batch would). The input convolution runs in 8 bits
+// too where every encoder plane lies in [0, 1] (every game's encoder here:
+// piece planes of 0 and 1, clocks and counts scaled into [0, 1]): a byte
+// of inputUnit steps holds 0, 1 and halves exactly; a batch with a plane
+// outside [0, 1] takes the fp32 input convolution instead. Its weights
+// take two 8-bit digits (two passes of the kernel, hi*ws + lo*ws/128):
+// rounded to one, they alone moved a trained Xiangqi network's outputs
+// further from fp32 than the whole tower does. The heads stay fp32: a
+// small share of the work that the value is most sensitive to.
 
 // tower8 is the 8-bit form of the tower: per convolution its packed
 // weights, the per-column dequantization (weight scale) and the fixed
 // scale of its input activations.
 type tower8 struct {
-	kern   gemm.Kernel8
-	layers []layer8
-	amx    []*gemm.Conv3AMX // the layers on AMX tiles where the CPU has them, else nil
+	kern     gemm.Kernel8
+	in, inLo *layer8 // the input convolution's two digits over bytes of inputUnit (nil: fp32)
+	cs       int     // its input's channel stride, the planes rounded up to 4
+	layers   []layer8
+	amx      []*gemm.Conv3AMX // the layers on AMX tiles where the CPU has them, else nil
 }
 
 type layer8 struct {
@@ -82,17 +90,29 @@ func NewInt8(p *net.Params, maxBatch int, calib []float32, n int) (*Net, error) 
 		k = gemm.Kernel8Go(16) // the tower's stride is a multiple of 16
 	}
 	t := &tower8{kern: k}
+	if unitPlanes(calib) {
+		t.cs = gemm.RoundUp(s.Channels, 4)
+		in, lo := packConv3Int8(&p.Input, t.cs, fp.wp, k.NR, 1.0/inputUnit, true)
+		t.in, t.inLo = &in, lo
+	}
 	for i := range p.Blocks {
 		for j, c := range []*net.ConvBN{&p.Blocks[i].A, &p.Blocks[i].B} {
 			scale := quantile(seen[2*i+j], calibClip) / 255
 			if scale == 0 || math.IsInf(float64(scale), 0) || math.IsNaN(float64(scale)) {
 				scale = 1 // nothing above zero was seen: every byte is 0
 			}
-			t.layers = append(t.layers, packConv3Int8(c, fp.fp, fp.wp, k.NR, scale))
+			l, _ := packConv3Int8(c, fp.fp, fp.wp, k.NR, scale, false)
+			t.layers = append(t.layers, l)
 		}
 	}
 	wt := *fp.weights
 	wt.t8 = t
+	if t.in != nil {
+		wt.inA8 = make([]int, len(wt.inA))
+		for i, a := range wt.inA {
+			wt.inA8[i] = a / s.Channels * t.cs // the same padded pixel
+		}
+	}
 	if gemm.HasAMX() {
 		if t.amx = amxTower(t, fp.fp, fp.wp); t.amx != nil {
 			wt.amxPlan = t.amx[0].Tiles(wt.h, wt.w, wt.pp, wt.maxBatch)
@@ -118,6 +138,42 @@ func amxTower(t *tower8, cs, wp int) []*gemm.Conv3AMX {
 		convs = append(convs, c)
 	}
 	return convs
+}
+
+// inputUnit is the byte value of an input plane's 1: even, so that the
+// halves some encoders use (Catch the Lion's hands) are whole bytes.
+const inputUnit = 254
+
+// unitPlanes reports whether every plane value lies in [0, 1], the range
+// the 8-bit input convolution's bytes hold.
+func unitPlanes(planes []float32) bool {
+	for _, v := range planes {
+		if !(v >= 0 && v <= 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// input8 writes batch positions' NCHW planes into the padded byte buffer
+// (channel stride t8.cs) in steps of 1/inputUnit and reports whether
+// every value lay in [0, 1]; when one did not, the caller runs the fp32
+// input convolution.
+func (n *Net) input8(planes []float32, batch int) bool {
+	c, hw, cs := n.spec.Channels, n.hw, n.t8.cs
+	for b := range batch {
+		img := n.planes8[b*n.pp*cs : (b+1)*n.pp*cs]
+		for ch := range c {
+			src := planes[(b*c+ch)*hw : (b*c+ch+1)*hw]
+			for q, v := range src {
+				if !(v >= 0 && v <= 1) {
+					return false
+				}
+				img[n.inPix[q]*cs+ch] = uint8(v*inputUnit + 0.5)
+			}
+		}
+	}
+	return true
 }
 
 // calibClip is the share of a layer's calibration activations its scale
@@ -150,13 +206,23 @@ func quantile(v []float32, q float64) float32 {
 
 // packConv3Int8 quantizes a 3x3 convolution (batch norm folded) for the
 // 8-bit kernel of width nr reading a padded NHWC byte buffer of channel
-// stride cs and padded width wp, whose bytes mean multiples of in.
-func packConv3Int8(c *net.ConvBN, cs, wp, nr int, in float32) layer8 {
+// stride cs and padded width wp, whose bytes mean multiples of in. With
+// low it also returns the weights' next digit: a layer of the rounding
+// left, in steps of a 128th of the first digit's, with no bias.
+func packConv3Int8(c *net.ConvBN, cs, wp, nr int, in float32, low bool) (layer8, *layer8) {
 	bnScale, shift := fold(c)
 	panels := gemm.RoundUp(c.Out, nr) / nr
 	kdim := 9 * cs
-	l := layer8{nseg: 3, seglen: 3 * cs, segstride: wp * cs, panels: panels, in: in,
-		w: make([]int8, panels*kdim*nr), scale: make([]float32, panels*nr), bias: make([]float32, panels*nr)}
+	newLayer := func() layer8 {
+		return layer8{nseg: 3, seglen: 3 * cs, segstride: wp * cs, panels: panels, in: in,
+			w: make([]int8, panels*kdim*nr), scale: make([]float32, panels*nr), bias: make([]float32, panels*nr)}
+	}
+	l := newLayer()
+	var lo *layer8
+	if low {
+		next := newLayer()
+		lo = &next
+	}
 	folded := make([]float64, kdim)
 	for o := 0; o < c.Out; o++ {
 		clear(folded)
@@ -177,13 +243,19 @@ func packConv3Int8(c *net.ConvBN, cs, wp, nr int, in float32) layer8 {
 		panel, col := o/nr, o%nr
 		pw := l.w[panel*kdim*nr : (panel+1)*kdim*nr]
 		for k, v := range folded {
-			q := math.Round(v / ws)
-			pw[((k/4)*nr+col)*4+k%4] = int8(max(-127, min(127, q)))
+			q := max(-127, min(127, math.Round(v/ws)))
+			pw[((k/4)*nr+col)*4+k%4] = int8(q)
+			if lo != nil {
+				lo.w[panel*kdim*nr+((k/4)*nr+col)*4+k%4] = int8(max(-127, min(127, math.Round((v/ws-q)*128))))
+			}
 		}
 		l.scale[o] = float32(ws) * in
 		l.bias[o] = float32(shift[o])
+		if lo != nil {
+			lo.scale[o] = float32(ws) * in / 128
+		}
 	}
-	return l
+	return l, lo
 }
 
 // quantize writes the real pixels of the fp32 tower buffer a as bytes of
@@ -201,12 +273,13 @@ func (n *Net) quantize(a []float32, q []uint8, batch int, in float32) {
 	}
 }
 
-// layer8 runs an 8-bit layer over rows of the byte buffer a into c (fp32).
-func (n *Net) layer8(l *layer8, a []uint8, aoff []int, c []float32, coff []int, res []float32, rows int) {
+// layer8 runs an 8-bit layer over rows of the byte buffer a into c (fp32),
+// adding res when it is not nil, then the ReLU when relu is set.
+func (n *Net) layer8(l *layer8, a []uint8, aoff []int, c []float32, coff []int, res []float32, rows int, relu bool) {
 	nr := n.t8.kern.NR
 	kdim := l.nseg * l.seglen
 	t := &n.tl8
-	*t = gemm.Tile8{A: a, NSeg: l.nseg, SegLen: l.seglen, SegStride: l.segstride, C: c, Res: res, ReLU: true}
+	*t = gemm.Tile8{A: a, NSeg: l.nseg, SegLen: l.seglen, SegStride: l.segstride, C: c, Res: res, ReLU: relu}
 	for j := 0; j < l.panels; j++ {
 		t.W = l.w[j*kdim*nr : (j+1)*kdim*nr]
 		t.Scale = l.scale[j*nr : (j+1)*nr]

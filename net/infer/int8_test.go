@@ -190,6 +190,51 @@ func TestInt8BatchIndependent(t *testing.T) {
 	}
 }
 
+// Planes outside [0, 1], which no encoder here makes, cannot be bytes of
+// the 8-bit input convolution: such a batch takes the fp32 one, bit for
+// bit what a net without the 8-bit input convolution computes (read as
+// bytes, a 3 would be 1 and a -1 would be 0); the game's own planes take
+// the bytes.
+func TestInt8InputOutsideUnit(t *testing.T) {
+	s := presetSpec(t, "connect4")
+	p := liveParams(t, s, 5)
+	calib := realPlanes(t, s, 32, 1)
+	q, err := NewInt8(p, 8, calib, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.t8.in == nil {
+		t.Fatal("Connect Four's planes did not make an 8-bit input convolution")
+	}
+	fpIn, err := NewInt8(p, 8, calib, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := *fpIn.weights
+	t8 := *w.t8
+	t8.in, w.t8 = nil, &t8
+	fpIn = w.buffers()
+	forward := func(n *Net, planes []float32) []float32 {
+		pol, val := make([]float32, 8*s.Actions), make([]float32, 8)
+		if err := n.Forward(planes, 8, pol, val); err != nil {
+			t.Fatal(err)
+		}
+		return append(pol, val...)
+	}
+	planes := realPlanes(t, s, 8, 77)
+	if slices.Equal(forward(q, planes), forward(fpIn, planes)) {
+		t.Error("the game's own planes did not take the 8-bit input convolution")
+	}
+	for _, f := range []float32{3, -1, float32(math.NaN())} {
+		odd := slices.Clone(planes)
+		odd[len(odd)/2] = f
+		a, b := forward(q, odd), forward(fpIn, odd)
+		if !slices.EqualFunc(a, b, func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }) {
+			t.Errorf("a plane value %v: the 8-bit net differs from the one with the fp32 input convolution", f)
+		}
+	}
+}
+
 // Bad calibration input is refused with the reason.
 func TestInt8Errors(t *testing.T) {
 	s := presetSpec(t, "connect4")
