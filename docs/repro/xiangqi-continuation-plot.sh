@@ -48,10 +48,12 @@ for p in L3 LW L8; do
   { awk -F'\t' '$5 == "xqslc-g141"' "$tmp/points.tsv"; awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv"; } > "$tmp/${p}line.tsv"
 done
 for p in ref B G E big s10; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
+# S3, the schedule's second seed, starts at the shipped network.
+{ awk -F'\t' '$5 == "xq2h"' "$tmp/points.tsv"; awk -F'\t' '$1 == "S3"' "$tmp/points.tsv"; } > "$tmp/S3line.tsv"
 gnuplot <<GP
 set terminal pngcairo size 1100,720 font ",10"
 set output "$out"
-set title "Xiangqi after the two-hour network: 64 simulations against Fairy-Stockfish (1,000 and 3,000 nodes; 400 or 800 games a network), seed 2 (L2: 3)"
+set title "Xiangqi after the two-hour network: 64 simulations against Fairy-Stockfish (1,000 and 3,000 nodes; 400 or 800 games a network), seed 2 (L2, S3: 3)"
 set xlabel "CPU-hours of training after the shipped network (train\\\\_cpu\\\\_s)"
 set ylabel "Elo, Fairy-Stockfish at 1,000 nodes = 0 (95%)"
 set key below maxrows 6 width -8
@@ -72,6 +74,7 @@ plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped ne
      "$tmp/LWline.tsv" using (strcol(1) eq "LW" ? \$2+0.08 : \$2):3:4 with yerrorlines pt 14 title "LW: L at 10.40 with a window of 150,000", \
      "$tmp/L8line.tsv" using (strcol(1) eq "L8" ? \$2-0.08 : \$2):3:4 with yerrorlines pt 16 title "L8: L at 10.40 with 800 simulations on the recorded moves, to 15.37", \
      "$tmp/Mline.tsv" using (strcol(1) eq "M" ? \$2+0.15 : \$2-0.1):3:4 with yerrorlines pt 10 title "M: S with the rate at 0.0006 from generation 95", \
+     "$tmp/S3line.tsv" using 2:3:4 with yerrorlines lw 2 pt 2 lc rgb "dark-red" title "S3: the schedule A, S, L again from the shipped network, seed 3", \
      $ship + 150 with lines dt 2 lc rgb "black" title "the issue's target: the shipped network + 150"
 GP
 echo "wrote $out"
