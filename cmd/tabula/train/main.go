@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	gameName := fs.String("game", "connect4", "preset (connect4, lion, xiangqi, or xiangqi-zero: Xiangqi from its rules alone) when neither -config nor a frozen config exists")
 	runDir := fs.String("run", "", "run directory (default runs/<game>)")
 	maxTime := fs.Duration("max-time", 0, "stop after this long, saving a checkpoint (0: no limit)")
-	maxCPU := fs.Duration("max-cpu", 0, "stop after this much more CPU time of training in this invocation (counted as the run's train_cpu_s, a budget that a shared machine only stretches; a resumed run gets it afresh), saving a checkpoint (0: no limit)")
+	maxCPU := fs.Duration("max-cpu", 0, "stop after this much more CPU time of training in this invocation (counted as the run's train_cpu_s, a budget that a shared machine mostly stretches; a resumed run gets it afresh), saving a checkpoint (0: no limit)")
 	untilCPU := fs.Duration("until-cpu", 0, "stop once the run's CPU time of training in all (train_cpu_s since it began, the CPU-hours its curves are plotted against) reaches this, saving a checkpoint; the same command resumes a stopped run to the same total (0: no limit)")
 	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
 	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
