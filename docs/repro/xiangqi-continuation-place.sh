@@ -31,7 +31,7 @@ fsf() { echo "uci:/usr/games/fairy-stockfish,nodes=$1,Threads=1,Hash=16,name=fsf
 append() {
   local gz=$1 filter=$2
   shift 2
-  if zcat "$gz" | jq -e --arg n "$name" 'select(.a == $n or .b == $n)' >/dev/null 2>&1 </dev/null; then
+  if zcat "$gz" | jq -e --arg n "$name" 'select(.a == $n or .b == $n)' >/dev/null 2>&1; then
     echo "$(basename "$gz") already holds games of $name: not appended"
     return
   fi

@@ -25,7 +25,9 @@ import (
 // too where every encoder plane lies in [0, 1] (every game's encoder here:
 // piece planes of 0 and 1, clocks and counts scaled into [0, 1]): a byte
 // of inputUnit steps holds 0, 1 and halves exactly; a batch with a plane
-// outside [0, 1] takes the fp32 input convolution instead. Its weights
+// outside [0, 1] (which no encoder here makes, so that a position's
+// evaluation still does not depend on its batch) takes the fp32 input
+// convolution instead. Its weights
 // take two 8-bit digits (two passes of the kernel, hi*ws + lo*ws/128):
 // rounded to one, they alone moved a trained Xiangqi network's outputs
 // further from fp32 than the whole tower does. The heads stay fp32: a
