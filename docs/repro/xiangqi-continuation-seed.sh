@@ -27,6 +27,10 @@ case $end in
 *[!0-9]*) until=$end ;;
 *) last=$end ;;
 esac
+if [ -z "$until" ] && [ "$last" -le 95 ]; then
+  echo "xiangqi-continuation-seed: END $end: the last phase starts after generation 95 (a generation above it, or a CPU total such as 8h)" >&2
+  exit 2
+fi
 read -r -a tabula <<<"${TABULA:-go run ./cmd/tabula}"
 
 # generation prints the run's last finished generation (0 before the first).
@@ -44,12 +48,12 @@ train() {
   have=$(generation)
   local limit=(-until-cpu "$until")
   [ "$to" -gt 0 ] && limit=(-max-generations $((to - have)))
-  local sets=()
-  for s in "$@"; do sets+=(-set "$s"); done
+  local opts=()
+  for s in "$@"; do opts+=(-set "$s"); done
   if [ -f "$run/config.yaml" ]; then
-    "${tabula[@]}" train -run "$run" -accept-config-change "${sets[@]}" "${limit[@]}"
+    "${tabula[@]}" train -run "$run" -accept-config-change "${opts[@]}" "${limit[@]}"
   else
-    "${tabula[@]}" train -game xiangqi -init xiangqi -run "$run" "${sets[@]}" "${limit[@]}"
+    "${tabula[@]}" train -game xiangqi -init xiangqi -run "$run" "${opts[@]}" "${limit[@]}"
   fi
 }
 
