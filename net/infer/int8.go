@@ -146,11 +146,14 @@ func amxTower(t *tower8, cs, wp int) []*gemm.Conv3AMX {
 // halves some encoders use (Catch the Lion's hands) are whole bytes.
 const inputUnit = 254
 
-// unitPlanes reports whether every plane value lies in [0, 1], the range
-// the 8-bit input convolution's bytes hold.
+// inUnit reports whether a plane value lies in [0, 1], the range the
+// 8-bit input convolution's bytes hold (NaN does not).
+func inUnit(v float32) bool { return v >= 0 && v <= 1 }
+
+// unitPlanes reports whether every plane value is inUnit.
 func unitPlanes(planes []float32) bool {
 	for _, v := range planes {
-		if !(v >= 0 && v <= 1) {
+		if !inUnit(v) {
 			return false
 		}
 	}
@@ -168,7 +171,7 @@ func (n *Net) input8(planes []float32, batch int) bool {
 		for ch := range c {
 			src := planes[(b*c+ch)*hw : (b*c+ch+1)*hw]
 			for q, v := range src {
-				if !(v >= 0 && v <= 1) {
+				if !inUnit(v) {
 					return false
 				}
 				img[n.inPix[q]*cs+ch] = uint8(v*inputUnit + 0.5)
