@@ -13,15 +13,20 @@
 # NAME has records there already; then add NAME's line to
 # xiangqi-continuation.tsv and run xiangqi-continuation-plot.sh. A stopped
 # set resumes where it stopped. TABULA names the binary (default
-# /tmp/tabula, built if missing); OUT the scratch directory (/tmp/ladder).
+# /tmp/tabula, built if missing); OUT the ladder's scratch directory
+# (/tmp/ladder; the other sets' records go to OUT/continuation).
 set -euo pipefail
-[ $# -ge 2 ] || { sed -n '2,16p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,17p' "$0" >&2; exit 2; }
 name=$1 ckpt=$2 sets=${3:-placement seed48 heldout}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
-export TABULA=${TABULA:-/tmp/tabula} OUT=${OUT:-/tmp/ladder}
-[ -x "$TABULA" ] || (cd "$root" && go build -o "$TABULA" ./cmd/tabula)
 [ -f "$ckpt" ] || { echo "xiangqi-continuation-place: no checkpoint $ckpt" >&2; exit 1; }
+ladder=${OUT:-/tmp/ladder}
+# lib.sh's match plays and resumes the two other sets, apart from the
+# ladder's records (which its placements are rated with).
+OUT=$ladder/continuation
+source "$here/lib.sh"
+export TABULA
 command -v jq >/dev/null || { echo "xiangqi-continuation-place: needs jq (apt-get install jq)" >&2; exit 1; }
 net="net:$ckpt,sims=64,name=$name"
 fsf() { echo "uci:/usr/games/fairy-stockfish,nodes=$1,Threads=1,Hash=16,name=fsf-n$1"; }
@@ -40,29 +45,20 @@ append() {
   echo "$(basename "$gz"): $(zcat "$gz" | wc -l) games"
 }
 
-# match LABEL DIR ARGS...: one arena match into DIR, skipped once done.
-match() {
-  local label=$1 dir=$2
-  shift 2
-  mkdir -p "$dir"
-  [ -f "$dir/$label.done" ] && { echo "skip $label"; return; }
-  rm -f "$dir/$label.jsonl" "$dir/$label.pgn"
-  "$TABULA" arena -variant xiangqi -a "$net" -concurrency 2 -q -out "$dir" -label "$label" "$@" | tail -1
-  touch "$dir/$label.done"
-}
-
+CONCURRENCY=2
 for set in $sets; do
   case $set in
   placement)
-    NET=$net VS="1000 3000" GAMES=200 "$here/xiangqi-ladder.sh" place | tail -3
+    OUT=$ladder NET=$net VS="1000 3000" GAMES=200 "$here/xiangqi-ladder.sh" place | tail -3
     append "$here/xiangqi-placements.jsonl.gz" 'del(.moves)' \
-      "$OUT/place/$name/arena/place-$name-vs-fsf-n1000.jsonl" "$OUT/place/$name/arena/place-$name-vs-fsf-n3000.jsonl"
+      "$ladder/place/$name/arena/place-$name-vs-fsf-n1000.jsonl" "$ladder/place/$name/arena/place-$name-vs-fsf-n3000.jsonl"
     ;;
   seed48)
     for n in 1000 3000; do
-      match "place2-$name-vs-fsf-n$n" "$OUT/seed48/$name" -b "$(fsf $n)" -games 200 -seed 48
+      SEED=48 match "place2-$name-vs-fsf-n$n" -variant xiangqi -a "$net" -b "$(fsf $n)" -games 200
     done
-    append "$here/xiangqi-placements-seed48.jsonl.gz" 'del(.moves)' "$OUT/seed48/$name"/place2-*.jsonl
+    append "$here/xiangqi-placements-seed48.jsonl.gz" 'del(.moves)' \
+      "$OUT/records/place2-$name-vs-fsf-n1000.jsonl" "$OUT/records/place2-$name-vs-fsf-n3000.jsonl"
     ;;
   heldout)
     openings=$OUT/heldout-openings.txt
@@ -71,8 +67,8 @@ for set in $sets; do
     # placements do not use").
     awk -F'\t' '!/^#/ && $2>=8 && $2<=20 { split($4,a," "); split(a[1],b,":"); s=b[2]; if (s<0) s=-s; if (s<=100) print $1 }' \
       "$root/arena/xqset/positions.txt" >"$openings"
-    match "fsfop-$name-vs-fsf-n1000" "$OUT/heldout/$name" -b "$(fsf 1000)" -games 300 -openings "$openings" -seed 49
-    append "$here/xiangqi-heldout-openings.jsonl.gz" 'del(.moves)' "$OUT/heldout/$name/fsfop-$name-vs-fsf-n1000.jsonl"
+    SEED=49 match "fsfop-$name-vs-fsf-n1000" -variant xiangqi -a "$net" -b "$(fsf 1000)" -games 300 -openings "$openings"
+    append "$here/xiangqi-heldout-openings.jsonl.gz" 'del(.moves)' "$OUT/records/fsfop-$name-vs-fsf-n1000.jsonl"
     ;;
   *) echo "xiangqi-continuation-place: unknown set $set (placement, seed48, heldout)" >&2; exit 2 ;;
   esac
