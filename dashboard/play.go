@@ -171,8 +171,16 @@ func (n *netEngine) move(ctx context.Context, p game.Position) (game.Move, *Engi
 	for i := range idx {
 		idx[i] = i
 	}
+	// The move played heads the list: on equal visits the search breaks
+	// the tie by value, which the list does not show.
+	played := func(i int) int {
+		if res.Moves[i] == res.Best {
+			return 1
+		}
+		return 0
+	}
 	slices.SortStableFunc(idx, func(a, b int) int {
-		return cmp.Or(cmp.Compare(res.Visits[b], res.Visits[a]), cmp.Compare(res.Policy[b], res.Policy[a]))
+		return cmp.Or(cmp.Compare(played(b), played(a)), cmp.Compare(res.Visits[b], res.Visits[a]), cmp.Compare(res.Policy[b], res.Policy[a]))
 	})
 	for _, i := range idx[:min(len(idx), topMoves)] {
 		t := TopMove{Move: p.FormatMove(res.Moves[i]), Share: float64(res.Policy[i]), Visits: res.Visits[i]}
