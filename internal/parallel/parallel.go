@@ -2,13 +2,24 @@
 // of long-lived helper goroutines. A training step runs a few hundred
 // such loops; starting goroutines for each (and the closures handing them
 // their work) was most of what the step allocated.
+//
+// Helpers and the caller wait for each other by yielding for a while
+// (spin) before they sleep: waking a sleeping goroutine costs tens of
+// microseconds where a virtual machine halts an idle core, and a step's
+// loops follow each other closer than that.
 package parallel
 
 import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
+
+// spin is how long an idle helper, or a caller waiting for its helpers,
+// yields before it sleeps: longer than the gap between two loops of a
+// training step, short enough that a pool left idle sleeps at once.
+const spin = 200 * time.Microsecond
 
 // For calls f(part) for every part in [0, parts) on up to GOMAXPROCS
 // goroutines, the caller's included, and returns when all are done. Parts
@@ -30,11 +41,15 @@ func For(parts int, f func(part int)) {
 	l := loops.Get().(*loop)
 	l.f, l.parts = f, int64(parts)
 	l.next.Store(0)
+	l.left.Store(int64(workers - 1))
 	l.wg.Add(workers - 1)
 	for range workers - 1 {
 		work <- l
 	}
 	l.run()
+	for start := time.Now(); l.left.Load() > 0 && time.Since(start) < spin; {
+		runtime.Gosched()
+	}
 	l.wg.Wait()
 	l.f = nil
 	loops.Put(l)
@@ -45,6 +60,7 @@ type loop struct {
 	f     func(int)
 	parts int64
 	next  atomic.Int64
+	left  atomic.Int64 // helpers not done yet, for the caller's spin
 	wg    sync.WaitGroup
 }
 
@@ -73,11 +89,28 @@ func ensureHelpers(n int) {
 	helpersMu.Lock()
 	defer helpersMu.Unlock()
 	for ; helpers < n; helpers++ {
-		go func() {
-			for l := range work {
-				l.run()
-				l.wg.Done()
+		go help()
+	}
+}
+
+// help runs the loops posted to work, yielding for spin after each before
+// it sleeps on the channel.
+func help() {
+	for {
+		var l *loop
+		for idle := time.Now(); l == nil; {
+			select {
+			case l = <-work:
+			default:
+				if time.Since(idle) < spin {
+					runtime.Gosched()
+					continue
+				}
+				l = <-work
 			}
-		}()
+		}
+		l.run()
+		l.left.Add(-1)
+		l.wg.Done()
 	}
 }
