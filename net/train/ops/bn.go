@@ -22,7 +22,9 @@ import (
 // BatchNormOp does (PyTorch convention, unbiased variance):
 // running = momentum*batch + (1-momentum)*running. Sums run in float64,
 // image by image, added up in image order: the result does not depend on
-// the number of threads.
+// the number of threads. The statistics take one pass over the batch:
+// each image's sum, then its squared deviations from its own mean while
+// it is still in cache, combined as Chan et al.'s pairwise variance.
 type BN struct {
 	id            uint64
 	b             Board
@@ -34,6 +36,7 @@ type BN struct {
 	mean, invstd    []float64     // of the last forward pass
 	scale, shift    []float32
 	part            []float64 // per image: 2*c partial sums
+	imgMean         []float64 // per image: c means, for the statistics' pass
 	s0, s1          []float64 // per channel sums
 	a, by, d0       []float32 // backward: dy = a*g + by*y + d0 per channel
 	z, dy, dres     output
@@ -42,7 +45,7 @@ type BN struct {
 	// The per-image loop bodies handed to parallel.For, made once, and
 	// their arguments.
 	shape, pshape                                      tensor.Shape // of y, of gamma
-	meanPart, varPart, normPart, gradSumPart, gradPart func(n int)
+	statPart, normPart, gradSumPart, gradPart func(n int)
 	cur                                                struct{ y, res, z, dz []float32 }
 }
 
@@ -72,12 +75,12 @@ func BatchNorm(y, gamma, beta, res *G.Node, b Board, momentum, eps float64) (*G.
 		runVar:  tensor.New(tensor.WithShape(c), tensor.WithBacking(ones(c))),
 		mean:    make([]float64, c), invstd: make([]float64, c),
 		scale: make([]float32, c), shift: make([]float32, c),
-		part: make([]float64, b.N*2*c),
+		part: make([]float64, b.N*2*c), imgMean: make([]float64, b.N*c),
 		s0:   make([]float64, c), s1: make([]float64, c),
 		a: make([]float32, c), by: make([]float32, c), d0: make([]float32, c),
 	}
 	bn.shape, bn.pshape = b.padded(c), tensor.Shape{1, c, 1, 1}
-	bn.meanPart, bn.varPart, bn.normPart = bn.sumImage, bn.sqImage, bn.normImage
+	bn.statPart, bn.normPart = bn.statImage, bn.normImage
 	bn.gradSumPart, bn.gradPart = bn.gradSumImage, bn.gradImage
 	inputs := []*G.Node{y, gamma, beta}
 	if res != nil {
@@ -158,12 +161,8 @@ func (bn *BN) forward(y, gamma, beta, res []float32) *tensor.Dense {
 		bn.z = newOutput(bn.b.padded(c), 0)
 	}
 	bn.cur.y, bn.cur.res, bn.cur.z = y, res, bn.z.buf
-	sum, sq := bn.s0, bn.s1
-	bn.sums(bn.meanPart, sum, sq)
-	for i := range sum {
-		bn.mean[i] = sum[i] / px
-	}
-	bn.sums(bn.varPart, sum, sq)
+	sq := bn.s1
+	bn.stats()
 	rm, rv := bn.runMean.Float32s(), bn.runVar.Float32s()
 	m := bn.momentum
 	for i := 0; i < c; i++ {
@@ -178,21 +177,52 @@ func (bn *BN) forward(y, gamma, beta, res []float32) *tensor.Dense {
 	return bn.z.t
 }
 
-// sumImage adds image n's activations per channel.
-func (bn *BN) sumImage(n int) {
-	s0, _ := bn.partial(n)
+// stats sets bn.mean and bn.s1, the squared deviations from it summed
+// per channel, from per-image sums and deviations (statImage), combined
+// in image order: M2 = sum over images of M2_n + k*(mean_n - mean)^2 for
+// k pixels an image.
+func (bn *BN) stats() {
+	c, k := bn.c, float64(bn.b.H*bn.b.W)
+	clear(bn.part)
+	parallel.For(bn.b.N, bn.statPart)
+	sum, m2 := bn.s0, bn.s1
+	clear(sum)
+	for n := 0; n < bn.b.N; n++ {
+		s0, _ := bn.partial(n)
+		for i := 0; i < c; i++ {
+			sum[i] += s0[i]
+		}
+	}
+	for i := range sum {
+		bn.mean[i] = sum[i] / (k * float64(bn.b.N))
+	}
+	clear(m2)
+	for n := 0; n < bn.b.N; n++ {
+		_, s1 := bn.partial(n)
+		mn := bn.imgMean[n*c : (n+1)*c]
+		for i := 0; i < c; i++ {
+			d := mn[i] - bn.mean[i]
+			m2[i] += s1[i] + k*d*d
+		}
+	}
+}
+
+// statImage sums image n's activations per channel, then their squared
+// deviations from the image's own mean.
+func (bn *BN) statImage(n int) {
+	s0, s1 := bn.partial(n)
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
 		bnkern.Sum(bn.cur.y[lo:hi], s0)
 	}
-}
-
-// sqImage adds image n's squared deviations from the mean per channel.
-func (bn *BN) sqImage(n int) {
-	_, s1 := bn.partial(n)
+	mn := bn.imgMean[n*bn.c : (n+1)*bn.c]
+	k := float64(bn.b.H * bn.b.W)
+	for i := range mn {
+		mn[i] = s0[i] / k
+	}
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
-		bnkern.SqDev(bn.cur.y[lo:hi], bn.mean, s1)
+		bnkern.SqDev(bn.cur.y[lo:hi], mn, s1)
 	}
 }
 
