@@ -44,9 +44,9 @@ type BN struct {
 
 	// The per-image loop bodies handed to parallel.For, made once, and
 	// their arguments.
-	shape, pshape                                      tensor.Shape // of y, of gamma
+	shape, pshape                             tensor.Shape // of y, of gamma
 	statPart, normPart, gradSumPart, gradPart func(n int)
-	cur                                                struct{ y, res, z, dz []float32 }
+	cur                                       struct{ y, res, z, dz []float32 }
 }
 
 // BatchNorm applies a fused batch norm to y (padded NHWC, c channels) with
@@ -76,7 +76,7 @@ func BatchNorm(y, gamma, beta, res *G.Node, b Board, momentum, eps float64) (*G.
 		mean:    make([]float64, c), invstd: make([]float64, c),
 		scale: make([]float32, c), shift: make([]float32, c),
 		part: make([]float64, b.N*2*c), imgMean: make([]float64, b.N*c),
-		s0:   make([]float64, c), s1: make([]float64, c),
+		s0: make([]float64, c), s1: make([]float64, c),
 		a: make([]float32, c), by: make([]float32, c), d0: make([]float32, c),
 	}
 	bn.shape, bn.pshape = b.padded(c), tensor.Shape{1, c, 1, 1}
