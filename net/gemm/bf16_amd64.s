@@ -294,3 +294,98 @@ nextpair:
 	JNZ pixpair
 	VZEROUPPER
 	RET
+
+// LOAD4 fills register x (z) with the 16 bytes at R14 and at 8, 16 and
+// 24 pixels on (BX: 8 pixels' bytes, DX: 24), then steps R14 a pixel.
+#define LOAD4(x, z) \
+	VMOVDQU      (R14), x \
+	VINSERTI32X4 $1, (R14)(BX*1), z, z \
+	VINSERTI32X4 $2, (R14)(BX*2), z, z \
+	VINSERTI32X4 $3, (R14)(DX*1), z, z \
+	ADDQ         R9, R14
+
+// func transposeBF16x32AVX512(dst *uint16, dstStride int, src *uint16, srcStride, blocks, groups int)
+// Register i (0-7) holds channels c..c+7 of pixels i, i+8, i+16, i+24 in
+// its four lanes; after the 8x8 word transpose in each lane, register j
+// holds channel c+j of pixels 0-7, 8-15, 16-23, 24-31: a row of dst.
+TEXT ·transposeBF16x32AVX512(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), R8
+	SHLQ $1, R8 // bytes between rows of dst
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), R9
+	SHLQ $1, R9 // bytes between pixels of src
+	MOVQ blocks+32(FP), R10
+	MOVQ groups+40(FP), R11
+	MOVQ R9, BX
+	SHLQ $3, BX         // 8 pixels
+	LEAQ (BX)(BX*2), DX // 24 pixels
+	MOVQ R9, AX
+	SHLQ $5, AX         // 32 pixels: a block
+
+tblock:
+	MOVQ SI, R12 // the group's channels at the block's first pixel
+	MOVQ DI, R13 // the group's first row at the block's first pixel
+	MOVQ R11, CX
+
+tgroup:
+	MOVQ R12, R14
+	LOAD4(X0, Z0)
+	LOAD4(X1, Z1)
+	LOAD4(X2, Z2)
+	LOAD4(X3, Z3)
+	LOAD4(X4, Z4)
+	LOAD4(X5, Z5)
+	LOAD4(X6, Z6)
+	LOAD4(X7, Z7)
+	VPUNPCKLWD  Z1, Z0, Z16
+	VPUNPCKHWD  Z1, Z0, Z17
+	VPUNPCKLWD  Z3, Z2, Z18
+	VPUNPCKHWD  Z3, Z2, Z19
+	VPUNPCKLWD  Z5, Z4, Z20
+	VPUNPCKHWD  Z5, Z4, Z21
+	VPUNPCKLWD  Z7, Z6, Z22
+	VPUNPCKHWD  Z7, Z6, Z23
+	VPUNPCKLDQ  Z18, Z16, Z0
+	VPUNPCKHDQ  Z18, Z16, Z1
+	VPUNPCKLDQ  Z19, Z17, Z2
+	VPUNPCKHDQ  Z19, Z17, Z3
+	VPUNPCKLDQ  Z22, Z20, Z4
+	VPUNPCKHDQ  Z22, Z20, Z5
+	VPUNPCKLDQ  Z23, Z21, Z6
+	VPUNPCKHDQ  Z23, Z21, Z7
+	VPUNPCKLQDQ Z4, Z0, Z16
+	VPUNPCKHQDQ Z4, Z0, Z17
+	VPUNPCKLQDQ Z5, Z1, Z18
+	VPUNPCKHQDQ Z5, Z1, Z19
+	VPUNPCKLQDQ Z6, Z2, Z20
+	VPUNPCKHQDQ Z6, Z2, Z21
+	VPUNPCKLQDQ Z7, Z3, Z22
+	VPUNPCKHQDQ Z7, Z3, Z23
+	MOVQ        R13, R14
+	VMOVDQU64   Z16, (R14)
+	ADDQ        R8, R14
+	VMOVDQU64   Z17, (R14)
+	ADDQ        R8, R14
+	VMOVDQU64   Z18, (R14)
+	ADDQ        R8, R14
+	VMOVDQU64   Z19, (R14)
+	ADDQ        R8, R14
+	VMOVDQU64   Z20, (R14)
+	ADDQ        R8, R14
+	VMOVDQU64   Z21, (R14)
+	ADDQ        R8, R14
+	VMOVDQU64   Z22, (R14)
+	ADDQ        R8, R14
+	VMOVDQU64   Z23, (R14)
+	ADDQ        $16, R12          // 8 channels on
+	LEAQ        (R13)(R8*8), R13  // 8 rows on
+	DECQ        CX
+	JNZ         tgroup
+
+	ADDQ AX, SI
+	ADDQ $64, DI
+	DECQ R10
+	JNZ  tblock
+	VZEROUPPER
+	RET

@@ -60,11 +60,11 @@ func TestConvertBF16MatchesToBF16(t *testing.T) {
 }
 
 // The transposition moves every entry to its place, for channel counts
-// odd and even and pixel counts off the blocks of 16, and leaves the
+// odd and even and pixel counts off the blocks of 16 and 32, and leaves the
 // rows' other entries alone.
 func TestTransposeBF16(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	for _, c := range []struct{ pixels, chans, cs int }{{16, 2, 2}, {33, 15, 32}, {64, 48, 64}, {5, 4, 4}, {40, 1, 2}, {48, 15, 15}} {
+	for _, c := range []struct{ pixels, chans, cs int }{{16, 2, 2}, {33, 15, 32}, {64, 48, 64}, {5, 4, 4}, {40, 1, 2}, {48, 15, 15}, {100, 48, 48}, {70, 20, 24}} {
 		src := randBF16(rng, c.pixels*c.cs)
 		ds := c.pixels + 7
 		dst := make([]BF16, c.chans*ds)
@@ -420,5 +420,19 @@ func eachBF16Kernel(t *testing.T, check func(t *testing.T)) {
 	for _, k := range kernels {
 		bf16Force = k
 		t.Run(k, check)
+	}
+}
+
+// BenchmarkTransposeBF16 is the bf16 weight gradient's transposition of
+// one convolution's input at Xiangqi's batch 256 (28,160 compact pixels
+// of 48 channels) into channel rows.
+func BenchmarkTransposeBF16(b *testing.B) {
+	const pix, ch = 28160, 48
+	rowLen := (pix + 64 + 31) / 32 * 32
+	src := make([]BF16, pix*ch)
+	dst := make([]BF16, ch*rowLen)
+	b.SetBytes(int64(pix * ch * 2))
+	for b.Loop() {
+		TransposeBF16(dst[11:], rowLen, src, ch, pix, ch)
 	}
 }
