@@ -78,12 +78,6 @@ func convertBF16(dst []BF16, src []float32) {
 	convertBF16Go(dst[16*blocks:], src[16*blocks:])
 }
 
-// transposeBF16AVX512 transposes blocks of 16 pixels, a gather of a pair
-// of channels at a time; index holds the 16 pixels' byte offsets.
-//
-//go:noescape
-func transposeBF16AVX512(dst *uint16, dstStride int, src *uint16, index *int32, blocks, pairs int)
-
 // transposeBF16x32AVX512 transposes blocks of 32 pixels by groups of 8
 // channels in registers: four 16-byte loads a register (the group's
 // channels of pixels i, i+8, i+16, i+24), an 8x8 transpose of words in
@@ -102,39 +96,20 @@ func hasAVX512BW() bool {
 }
 
 // transposeBF16 takes whole blocks of 32 pixels and groups of 8 channels
-// in registers, where AVX512BW is, and the rest with one gather of 16
-// pixels a pair of channels (6x slower on Zen 4 than the registers).
+// in registers where AVX512BW is (every AVX-512 CPU since Skylake-SP), the
+// edges, under 32 pixels or 8 channels a call, in Go.
 func transposeBF16(dst []BF16, dstStride int, src []BF16, srcStride, pixels, chans int) {
 	n, g := 32*(pixels/32), 8*(chans/8)
-	if !bf16Words || n == 0 || g == 0 || 32*srcStride*2 > 1<<31-1 {
-		transposeGather(dst, dstStride, src, srcStride, pixels, chans)
+	if !bf16Words || n == 0 || g == 0 {
+		transposeBF16Go(dst, dstStride, src, srcStride, pixels, chans)
 		return
 	}
 	transposeBF16x32AVX512(&dst[0], dstStride, &src[0], srcStride, n/32, g/8)
 	if g < chans {
-		transposeGather(dst[g*dstStride:], dstStride, src[g:], srcStride, n, chans-g)
+		transposeBF16Go(dst[g*dstStride:], dstStride, src[g:], srcStride, n, chans-g)
 	}
 	if n < pixels {
-		transposeGather(dst[n:], dstStride, src[n*srcStride:], srcStride, pixels-n, chans)
-	}
-}
-
-func transposeGather(dst []BF16, dstStride int, src []BF16, srcStride, pixels, chans int) {
-	blocks, pairs := pixels/16, chans/2
-	if blocks == 0 || pairs == 0 || !bf16Vector || 16*srcStride*2 > 1<<31-1 {
-		transposeBF16Go(dst, dstStride, src, srcStride, pixels, chans)
-		return
-	}
-	var index [16]int32
-	for j := range index {
-		index[j] = int32(j * srcStride * 2)
-	}
-	transposeBF16AVX512(&dst[0], dstStride, &src[0], &index[0], blocks, pairs)
-	if n := 16 * blocks; n < pixels {
 		transposeBF16Go(dst[n:], dstStride, src[n*srcStride:], srcStride, pixels-n, chans)
-	}
-	if chans%2 == 1 {
-		transposeBF16Go(dst[(chans-1)*dstStride:], dstStride, src[chans-1:], srcStride, 16*blocks, 1)
 	}
 }
 

@@ -194,48 +194,6 @@ block:
 	VZEROUPPER
 	RET
 
-// func transposeBF16AVX512(dst *uint16, dstStride int, src *uint16, index *int32, blocks, pairs int)
-// For each block of 16 pixels and pair of channels (c, c+1): one gather
-// of the pixels' dwords at the pair, the low words to row c, the high
-// words to row c+1.
-TEXT ·transposeBF16AVX512(SB), NOSPLIT, $0-48
-	MOVQ dst+0(FP), DI
-	MOVQ dstStride+8(FP), R8
-	SHLQ $1, R8 // bytes between rows of dst
-	MOVQ src+16(FP), SI
-	MOVQ index+24(FP), AX
-	VMOVDQU32 (AX), Z1
-	MOVQ blocks+32(FP), R10
-	MOVQ pairs+40(FP), R11
-	// The source advances 16 pixels a block: 16 times index[1] bytes.
-	MOVLQSX 4(AX), R12
-	SHLQ $4, R12
-
-block:
-	MOVQ SI, R13 // the pair's first channel
-	MOVQ DI, R14 // row c of this block
-	MOVQ R11, CX
-
-pair:
-	KXNORW K1, K1, K1
-	VPGATHERDD (R13)(Z1*1), K1, Z0
-	VPMOVDW Z0, Y2
-	VMOVDQU Y2, (R14)
-	VPSRLD $16, Z0, Z0
-	VPMOVDW Z0, Y3
-	VMOVDQU Y3, (R14)(R8*1)
-	ADDQ $4, R13
-	LEAQ (R14)(R8*2), R14
-	DECQ CX
-	JNZ pair
-
-	ADDQ R12, SI
-	ADDQ $32, DI
-	DECQ R10
-	JNZ block
-	VZEROUPPER
-	RET
-
 // func convertPixelPairsAVX512(pairs, rows *uint16, src *float32, npairs, ch int)
 // For each pair of pixels (a, b), 16 channels at a time: dwords of
 // (rounded a) | (rounded b) << 16 to pairs; when rows is not nil, the
