@@ -156,3 +156,55 @@ func hasAMXBF16() bool {
 	amxBF16Once.Do(func() { amxBF16Once.ok = amxGranted(1 << 22) })
 	return amxBF16Once.ok
 }
+
+// winogradInputAVX512 is winogradInputGo on vectors of 16 channels.
+//
+//go:noescape
+func winogradInputAVX512(v *uint16, xiStride int, r0, r1, r2, r3 *float32, tiles, ch int)
+
+// winogradOutputAVX512 is winogradOutputGo on vectors of 16 channels
+// (y1 nil: the first row only; half 1: the last tile's first column only).
+//
+//go:noescape
+func winogradOutputAVX512(y0, y1 *float32, m *float32, xiStride, tiles, half, ch int)
+
+// dotPairsBF16AVX512 is dotPairsBF16Go for groups of eight rows.
+//
+//go:noescape
+func dotPairsBF16AVX512(c *float32, ldc int, a *uint16, lda, groups int, b *uint16, kp, np int)
+
+func winogradInput(v []BF16, xiStride int, rows [4][]float32, tiles, ch int) {
+	if !hasAVX512BF16() {
+		winogradInputGo(v, xiStride, rows, tiles, ch)
+		return
+	}
+	winogradInputAVX512(&v[0], xiStride, &rows[0][0], &rows[1][0], &rows[2][0], &rows[3][0], tiles, ch)
+}
+
+func winogradOutput(y0, y1 []float32, m []float32, xiStride, tiles int, half bool, ch int) {
+	if !bf16Vector {
+		winogradOutputGo(y0, y1, m, xiStride, tiles, half, ch)
+		return
+	}
+	var p1 *float32
+	if y1 != nil {
+		p1 = &y1[0]
+	}
+	h := 0
+	if half {
+		h = 1
+	}
+	winogradOutputAVX512(&y0[0], p1, &m[0], xiStride, tiles, h, ch)
+}
+
+func dotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int) {
+	groups := rows / 8
+	if !hasAVX512BF16() || groups == 0 {
+		dotPairsBF16Go(c, ldc, a, lda, rows, b, kp, np)
+		return
+	}
+	dotPairsBF16AVX512(&c[0], ldc, &a[0], lda, groups, &b[0], kp, np)
+	if r := 8 * groups; r < rows {
+		dotPairsBF16Go(c[r*ldc:], ldc, a[r*lda:], lda, rows-r, b, kp, np)
+	}
+}

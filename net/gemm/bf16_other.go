@@ -23,3 +23,15 @@ func transposeBF16(dst []BF16, dstStride int, src []BF16, srcStride, pixels, cha
 func convertPixelPairsBF16(pairs, rows []BF16, src []float32, n, ch int) {
 	convertPixelPairsBF16Go(pairs, rows, src, n, ch)
 }
+
+func winogradInput(v []BF16, xiStride int, rows [4][]float32, tiles, ch int) {
+	winogradInputGo(v, xiStride, rows, tiles, ch)
+}
+
+func winogradOutput(y0, y1 []float32, m []float32, xiStride, tiles int, half bool, ch int) {
+	winogradOutputGo(y0, y1, m, xiStride, tiles, half, ch)
+}
+
+func dotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int) {
+	dotPairsBF16Go(c, ldc, a, lda, rows, b, kp, np)
+}

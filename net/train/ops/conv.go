@@ -42,6 +42,9 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, e
 	s.inputGrad = inputGrad
 	if p == BF16 && bf16Fits(k, in, out, inputGrad) && gemm.HasBF16() && bf16Pays(b) {
 		s.bf = newBF16Conv(s)
+		if winogradFits(s) {
+			s.wino = newWinoConv(s)
+		}
 	}
 	return G.ApplyOp(&convOp{base("conv", s.id), s}, x, w)
 }
@@ -70,6 +73,7 @@ type convState struct {
 	kern           gemm.Kernel
 	inputGrad      bool
 	bf             *bf16Conv // the products on bf16 tiles, or nil
+	wino           *winoConv // the bf16 forward pass by Winograd's products, or nil
 	pp             []int     // padded pixel of each board pixel
 	rows           int       // pixels rounded up to whole tiles
 	fwd, bwd       pass
@@ -232,6 +236,11 @@ func (s *convState) packBackward(w []float32) {
 func (s *convState) forward(x, w []float32) *tensor.Dense {
 	if s.y.t == nil {
 		s.y = newOutput(s.b.padded(s.out), s.fwd.cs)
+	}
+	if s.wino != nil {
+		s.bf.prepareX(x) // the weight gradient's copy
+		s.wino.forward(x, w, s.y.buf)
+		return s.y.t
 	}
 	if s.bf != nil {
 		s.bf.forward(x, w, s.y.buf)

@@ -247,6 +247,44 @@ func TestConvBF16MatchesDefinition(t *testing.T) {
 	}
 }
 
+// Winograd's forward pass is the convolution to within bfloat16's
+// rounding of its transformed operands (each a sum of up to four inputs
+// or nine weights), leaves the border zero, and reads no padding it
+// should not: odd and even heights and widths, several chunks a core and
+// a part left without one. On a CPU without AVX512_BF16 this checks the
+// Go twins.
+func TestConvWinogradForward(t *testing.T) {
+	for _, tc := range []struct {
+		b       Board
+		in, out int
+	}{
+		{Board{5, 10, 9}, 48, 48}, // Xiangqi: the last tile column half
+		{Board{3, 6, 7}, 32, 32},  // Connect Four
+		{Board{9, 4, 3}, 16, 48},  // Catch the Lion: more images than a chunk
+		{Board{2, 5, 6}, 64, 16},  // an odd height: the last tile row half
+		{Board{1, 1, 1}, 16, 16},  // one pixel
+	} {
+		name := fmt.Sprintf("%dx%dx%d/%d-%d", tc.b.N, tc.b.H, tc.b.W, tc.in, tc.out)
+		t.Run(name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(4, uint64(tc.in*100+tc.out)))
+			b := tc.b
+			x := randSlice(rng, b.N*tc.in*b.H*b.W)
+			w := randSlice(rng, tc.out*tc.in*9)
+			s := newConvState(b, 3, tc.in, tc.out, gemm.Kernels[0])
+			c := newWinoConv(s)
+			xp := toPadded(b, tc.in, x)
+			y := make([]float32, b.N*b.hp()*b.wp()*tc.out)
+			for range 2 { // the second pass reuses every buffer
+				c.forward(xp, w, y)
+				got, ok := fromPadded(b, tc.out, y)
+				if e := maxRelErr(got, naiveConv(b, 3, tc.in, tc.out, x, w)); e > 1e-2 || !ok {
+					t.Fatalf("relative error %.3g against float32, zero border %t", e, ok)
+				}
+			}
+		})
+	}
+}
+
 // With VDPBF16PS the bf16 products are taken for the three games'
 // boards (in the compact layout Xiangqi computes 1.16 rows a pixel,
 // Connect Four 1.14, Catch the Lion 1.33) and not for a 2x2 board (2.0),

@@ -1,0 +1,139 @@
+package gemm
+
+import "fmt"
+
+// Winograd's F(2x2, 3x3) (Lavin and Gray, 2015) computes a 2x2 block of
+// a 3x3 convolution's outputs from a 4x4 patch of its input with 16
+// products a channel pair instead of 36: the patch d and the filter g
+// are transformed (V = Bᵀ d B, U = G g Gᵀ), multiplied element by element
+// and summed over the input channels (16 matrix products, one for each
+// of the 16 elements ξ, over all tiles), and transformed back
+// (y = Aᵀ M A). With
+//
+//	Bᵀ = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]
+//	G  = [1 0 0; ½ ½ ½; ½ -½ ½; 0 0 1]
+//	Aᵀ = [1 1 1 0; 0 1 -1 -1]
+//
+// the transforms are additions only, so they run as memory passes over
+// channel vectors; the products run on DotPairsBF16.
+
+// WinogradInput writes the input transforms of tiles 4x4 patches, tile
+// j's patch taking columns 2j..2j+3 of the four rows (each ch floats a
+// column, ch a multiple of 16), rounded to bfloat16: element ξ of tile
+// j, channel c at v[ξ*xiStride + j*ch + c].
+func WinogradInput(v []BF16, xiStride int, rows [4][]float32, tiles, ch int) {
+	if tiles == 0 {
+		return
+	}
+	if ch <= 0 || ch%16 != 0 || xiStride < tiles*ch || len(v) < 15*xiStride+tiles*ch {
+		panic(fmt.Sprintf("gemm: Winograd input of %d tiles of %d channels (element stride %d) into %d", tiles, ch, xiStride, len(v)))
+	}
+	for r, row := range rows {
+		if len(row) < (2*tiles+2)*ch {
+			panic(fmt.Sprintf("gemm: Winograd input row %d of %d floats for %d tiles of %d channels", r, len(row), tiles, ch))
+		}
+	}
+	winogradInput(v, xiStride, rows, tiles, ch)
+}
+
+func winogradInputGo(v []BF16, xiStride int, rows [4][]float32, tiles, ch int) {
+	var d, t [4][4]float32
+	for j := range tiles {
+		for c := range ch {
+			for r := range 4 {
+				for q := range 4 {
+					d[r][q] = rows[r][(2*j+q)*ch+c]
+				}
+			}
+			for q := range 4 {
+				t[0][q] = d[0][q] - d[2][q]
+				t[1][q] = d[1][q] + d[2][q]
+				t[2][q] = d[2][q] - d[1][q]
+				t[3][q] = d[1][q] - d[3][q]
+			}
+			for i := range 4 {
+				out := v[4*i*xiStride+j*ch+c:]
+				out[0] = ToBF16(t[i][0] - t[i][2])
+				out[xiStride] = ToBF16(t[i][1] + t[i][2])
+				out[2*xiStride] = ToBF16(t[i][2] - t[i][1])
+				out[3*xiStride] = ToBF16(t[i][1] - t[i][3])
+			}
+		}
+	}
+}
+
+// WinogradOutput writes the output transforms of tiles 2x2 blocks from
+// their 16 sums (element ξ of tile j, channel c at m[ξ*xiStride + j*ch +
+// c]) into two output rows, tile j's block at columns 2j and 2j+1 (ch
+// floats a column, a multiple of 16); y1 nil writes the first row only,
+// and half writes the last tile's first column only (a board of odd
+// height or width).
+func WinogradOutput(y0, y1 []float32, m []float32, xiStride, tiles int, half bool, ch int) {
+	if tiles == 0 {
+		return
+	}
+	cols := 2 * tiles
+	if half {
+		cols--
+	}
+	if ch <= 0 || ch%16 != 0 || xiStride < tiles*ch || len(m) < 15*xiStride+tiles*ch || len(y0) < cols*ch || (y1 != nil && len(y1) < cols*ch) {
+		panic(fmt.Sprintf("gemm: Winograd output of %d tiles of %d channels (element stride %d) from %d into %d and %d", tiles, ch, xiStride, len(m), len(y0), len(y1)))
+	}
+	winogradOutput(y0, y1, m, xiStride, tiles, half, ch)
+}
+
+func winogradOutputGo(y0, y1 []float32, m []float32, xiStride, tiles int, half bool, ch int) {
+	var s [2][4]float32
+	for j := range tiles {
+		for c := range ch {
+			at := func(r, q int) float32 { return m[(4*r+q)*xiStride+j*ch+c] }
+			for q := range 4 {
+				s[0][q] = at(0, q) + at(1, q) + at(2, q)
+				s[1][q] = at(1, q) - at(2, q) - at(3, q)
+			}
+			last := half && j == tiles-1
+			for a, y := range [2][]float32{y0, y1} {
+				if y == nil {
+					continue
+				}
+				y[2*j*ch+c] = s[a][0] + s[a][1] + s[a][2]
+				if !last {
+					y[(2*j+1)*ch+c] = s[a][1] - s[a][2] - s[a][3]
+				}
+			}
+		}
+	}
+}
+
+// DotPairsBF16 is c = a b for rows of a holding 2*kp bfloat16s (lda
+// apart) and b in pairs of k, 16*np columns a pair ([kp][16*np][2], np 1
+// to 3): c[r*ldc+n] = sum over p of a[r*lda+2p]*b[(p*16*np+n)*2] +
+// a[r*lda+2p+1]*b[(p*16*np+n)*2+1], sums in float32, as VDPBF16PS adds
+// them.
+func DotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int) {
+	if rows == 0 {
+		return
+	}
+	n := 16 * np
+	if np < 1 || np > 3 || kp < 1 || lda < 2*kp || ldc < n || len(a) < (rows-1)*lda+2*kp || len(b) < kp*n*2 || len(c) < (rows-1)*ldc+n {
+		panic(fmt.Sprintf("gemm: bf16 pair product of %d rows (a %d apart in %d), %d pairs of k, %d panels (b %d), into %d (%d apart)", rows, lda, len(a), kp, np, len(b), len(c), ldc))
+	}
+	dotPairsBF16(c, ldc, a, lda, rows, b, kp, np)
+}
+
+func dotPairsBF16Go(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int) {
+	n := 16 * np
+	for r := range rows {
+		ar := a[r*lda:][:2*kp]
+		cr := c[r*ldc:][:n]
+		for j := range cr {
+			var s float32
+			for p := range kp {
+				bp := b[(p*n+j)*2:][:2]
+				s += FromBF16(ar[2*p+1]) * FromBF16(bp[1])
+				s += FromBF16(ar[2*p]) * FromBF16(bp[0])
+			}
+			cr[j] = s
+		}
+	}
+}

@@ -1,0 +1,465 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// Winograd F(2x2, 3x3)'s transforms on channel vectors, and the products
+// between them with VDPBF16PS (winograd.go). The transforms' additions
+// run in the Go twins' order, so the two agree bit for bit on finite
+// numbers.
+
+// CVT(d, s): VCVTNEPS2BF16 Y(d), Z(s), the 16 floats of Z(s) rounded to
+// bfloat16 (to nearest, ties to even, as ToBF16 for normal numbers).
+#define CVT(d, s) BYTE $0x62; BYTE $(((1-(((d)>>3)&1))<<7) | ((1-(((s)>>4)&1))<<6) | ((1-(((s)>>3)&1))<<5) | ((1-(((d)>>4)&1))<<4) | 2); BYTE $0x7E; BYTE $0x48; BYTE $0x72; BYTE $(0xC0 | (((d)&7)<<3) | ((s)&7))
+
+// DPB(acc, b, base, index, scale): Z(acc) += Z(b) times the dword at
+// base + index*scale broadcast (VDPBF16PS's {1to16} form); registers by
+// number, index 4 for none.
+#define DPB(acc, b, base, index, scale) BYTE $0x62; BYTE $(((1-(((acc)>>3)&1))<<7) | ((1-(((index)>>3)&1))<<6) | ((1-(((base)>>3)&1))<<5) | ((1-(((acc)>>4)&1))<<4) | 2); BYTE $(((15-((b)&15))<<3) | 6); BYTE $(0x50 | ((1-(((b)>>4)&1))<<3)); BYTE $0x52; BYTE $(0x44 | (((acc)&7)<<3)); BYTE $(((scale)<<6) | (((index)&7)<<3) | ((base)&7)); BYTE $0
+
+// LOADROW(p, z0): the four columns of a patch row, from p + AX, ch*4
+// bytes (R12) apart, into Z(z0)..Z(z0+3).
+#define LOADROW(p, z0, z1, z2, z3) \
+	LEAQ (p)(AX*1), SI \
+	VMOVUPS (SI), z0 \
+	VMOVUPS (SI)(R12*1), z1 \
+	VMOVUPS (SI)(R12*2), z2 \
+	LEAQ (SI)(R12*2), SI \
+	VMOVUPS (SI)(R12*1), z3
+
+// COLS(t0, t1, t2, t3, v0, v1, v2, v3): a row of Bᵀ d B from the row t
+// of Bᵀ d.
+#define COLS(t0, t1, t2, t3, v0, v1, v2, v3) \
+	VSUBPS t2, t0, v0 \
+	VADDPS t2, t1, v1 \
+	VSUBPS t1, t2, v2 \
+	VSUBPS t3, t1, v3
+
+// STOREV(z): element z of the block rounded, stored at R13, R13 stepped
+// to the next element.
+#define STOREV(z) \
+	CVT(16, z) \
+	VMOVDQU16 Y16, (R13) \
+	ADDQ CX, R13
+
+// func winogradInputAVX512(v *uint16, xiStride int, r0, r1, r2, r3 *float32, tiles, ch int)
+TEXT ·winogradInputAVX512(SB), NOSPLIT, $0-64
+	MOVQ v+0(FP), DI
+	MOVQ xiStride+8(FP), CX
+	SHLQ $1, CX // bytes
+	MOVQ r0+16(FP), R8
+	MOVQ r1+24(FP), R9
+	MOVQ r2+32(FP), R10
+	MOVQ r3+40(FP), R11
+	MOVQ tiles+48(FP), BX
+	MOVQ ch+56(FP), R12
+	SHLQ $2, R12 // bytes of a column
+	MOVQ R12, R14
+	SHRQ $6, R14 // blocks of 16 channels
+
+tile:
+	XORQ AX, AX // the block's bytes in a row
+	MOVQ DI, R15 // the block's place in element 0
+	MOVQ R14, DX
+
+block:
+	LOADROW(R8, Z0, Z1, Z2, Z3)
+	LOADROW(R9, Z4, Z5, Z6, Z7)
+	LOADROW(R10, Z8, Z9, Z10, Z11)
+	LOADROW(R11, Z12, Z13, Z14, Z15)
+	// Bᵀ d: rows t0 = d0 - d2, t1 = d1 + d2, t2 = d2 - d1, t3 = d1 - d3.
+	VSUBPS Z8, Z0, Z16
+	VSUBPS Z9, Z1, Z17
+	VSUBPS Z10, Z2, Z18
+	VSUBPS Z11, Z3, Z19
+	VADDPS Z8, Z4, Z20
+	VADDPS Z9, Z5, Z21
+	VADDPS Z10, Z6, Z22
+	VADDPS Z11, Z7, Z23
+	VSUBPS Z4, Z8, Z24
+	VSUBPS Z5, Z9, Z25
+	VSUBPS Z6, Z10, Z26
+	VSUBPS Z7, Z11, Z27
+	VSUBPS Z12, Z4, Z28
+	VSUBPS Z13, Z5, Z29
+	VSUBPS Z14, Z6, Z30
+	VSUBPS Z15, Z7, Z31
+	COLS(Z16, Z17, Z18, Z19, Z0, Z1, Z2, Z3)
+	COLS(Z20, Z21, Z22, Z23, Z4, Z5, Z6, Z7)
+	COLS(Z24, Z25, Z26, Z27, Z8, Z9, Z10, Z11)
+	COLS(Z28, Z29, Z30, Z31, Z12, Z13, Z14, Z15)
+	MOVQ R15, R13
+	STOREV(0)
+	STOREV(1)
+	STOREV(2)
+	STOREV(3)
+	STOREV(4)
+	STOREV(5)
+	STOREV(6)
+	STOREV(7)
+	STOREV(8)
+	STOREV(9)
+	STOREV(10)
+	STOREV(11)
+	STOREV(12)
+	STOREV(13)
+	STOREV(14)
+	STOREV(15)
+	ADDQ $64, AX
+	ADDQ $32, R15
+	DECQ DX
+	JNZ block
+
+	// The next tile: two columns on in the rows, ch entries on in v.
+	LEAQ (R8)(R12*2), R8
+	LEAQ (R9)(R12*2), R9
+	LEAQ (R10)(R12*2), R10
+	LEAQ (R11)(R12*2), R11
+	MOVQ R12, AX
+	SHRQ $1, AX
+	ADDQ AX, DI
+	DECQ BX
+	JNZ tile
+	VZEROUPPER
+	RET
+
+// LOADM(z): element z of the block from R13, R13 stepped to the next.
+#define LOADM(z) \
+	VMOVUPS (R13), z \
+	ADDQ CX, R13
+
+// func winogradOutputAVX512(y0, y1 *float32, m *float32, xiStride, tiles, half, ch int)
+// y1 nil writes the first row only; half 1 the last tile's first column
+// only.
+TEXT ·winogradOutputAVX512(SB), NOSPLIT, $0-56
+	MOVQ y0+0(FP), R8
+	MOVQ y1+8(FP), R9
+	MOVQ m+16(FP), DI
+	MOVQ xiStride+24(FP), CX
+	SHLQ $2, CX
+	MOVQ tiles+32(FP), BX
+	MOVQ ch+48(FP), R12
+	SHLQ $2, R12 // bytes of a column
+	MOVQ R12, R14
+	SHRQ $6, R14
+
+tile:
+	XORQ AX, AX
+	MOVQ DI, R15
+	MOVQ R14, DX
+	// R10: 1 when this tile writes its second column.
+	MOVQ $1, R10
+	CMPQ BX, $1
+	JNE block
+	MOVQ half+40(FP), R11
+	SUBQ R11, R10
+
+block:
+	MOVQ R15, R13
+	LOADM(Z0)
+	LOADM(Z1)
+	LOADM(Z2)
+	LOADM(Z3)
+	LOADM(Z4)
+	LOADM(Z5)
+	LOADM(Z6)
+	LOADM(Z7)
+	LOADM(Z8)
+	LOADM(Z9)
+	LOADM(Z10)
+	LOADM(Z11)
+	LOADM(Z12)
+	LOADM(Z13)
+	LOADM(Z14)
+	LOADM(Z15)
+	// Aᵀ M: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 (rows of M).
+	VADDPS Z4, Z0, Z16
+	VADDPS Z8, Z16, Z16
+	VADDPS Z5, Z1, Z17
+	VADDPS Z9, Z17, Z17
+	VADDPS Z6, Z2, Z18
+	VADDPS Z10, Z18, Z18
+	VADDPS Z7, Z3, Z19
+	VADDPS Z11, Z19, Z19
+	VSUBPS Z8, Z4, Z20
+	VSUBPS Z12, Z20, Z20
+	VSUBPS Z9, Z5, Z21
+	VSUBPS Z13, Z21, Z21
+	VSUBPS Z10, Z6, Z22
+	VSUBPS Z14, Z22, Z22
+	VSUBPS Z11, Z7, Z23
+	VSUBPS Z15, Z23, Z23
+	// (Aᵀ M) A: the same on the columns.
+	VADDPS Z17, Z16, Z24
+	VADDPS Z18, Z24, Z24
+	VSUBPS Z18, Z17, Z25
+	VSUBPS Z19, Z25, Z25
+	VADDPS Z21, Z20, Z26
+	VADDPS Z22, Z26, Z26
+	VSUBPS Z22, Z21, Z27
+	VSUBPS Z23, Z27, Z27
+	VMOVUPS Z24, (R8)(AX*1)
+	TESTQ R10, R10
+	JZ row1
+	LEAQ (R8)(R12*1), SI
+	VMOVUPS Z25, (SI)(AX*1)
+
+row1:
+	TESTQ R9, R9
+	JZ next
+	VMOVUPS Z26, (R9)(AX*1)
+	TESTQ R10, R10
+	JZ next
+	LEAQ (R9)(R12*1), SI
+	VMOVUPS Z27, (SI)(AX*1)
+
+next:
+	ADDQ $64, AX
+	ADDQ $64, R15
+	DECQ DX
+	JNZ block
+
+	LEAQ (R8)(R12*2), R8
+	TESTQ R9, R9
+	JZ step
+	LEAQ (R9)(R12*2), R9
+
+step:
+	ADDQ R12, DI
+	DECQ BX
+	JNZ tile
+	VZEROUPPER
+	RET
+
+// ROW3(acc, base, index, scale): a row's pair of k times the three
+// panels of B (Z24..Z26) into Z(acc)..Z(acc+2).
+#define ROW3(acc, base, index, scale) \
+	DPB(acc, 24, base, index, scale) \
+	DPB(acc+1, 25, base, index, scale) \
+	DPB(acc+2, 26, base, index, scale)
+
+#define ROW2(acc, base, index, scale) \
+	DPB(acc, 24, base, index, scale) \
+	DPB(acc+1, 25, base, index, scale)
+
+#define ROW1(acc, base, index, scale) \
+	DPB(acc, 24, base, index, scale)
+
+// ROWS(R, stride): the eight rows of a group: SI, SI+CX, SI+2CX, R13 =
+// SI+3CX and its next two, R15 = SI+6CX and its next. Register numbers:
+// CX 1, SI 6, R13 13, R15 15.
+#define ROWS(R, s) \
+	R(0, 6, 4, 0) \
+	R(s, 6, 1, 0) \
+	R(2*s, 6, 1, 1) \
+	R(3*s, 13, 4, 0) \
+	R(4*s, 13, 1, 0) \
+	R(5*s, 13, 1, 1) \
+	R(6*s, 15, 4, 0) \
+	R(7*s, 15, 1, 0)
+
+#define GROUPROWS \
+	MOVQ R10, SI \
+	LEAQ (SI)(CX*2), R13 \
+	ADDQ CX, R13 \
+	LEAQ (R13)(CX*2), R15 \
+	ADDQ CX, R15 \
+	MOVQ R12, DI \
+	MOVQ BX, AX
+
+#define STEPK \
+	ADDQ $4, SI \
+	ADDQ $4, R13 \
+	ADDQ $4, R15 \
+	DECQ AX
+
+// func dotPairsBF16AVX512(c *float32, ldc int, a *uint16, lda, groups int, b *uint16, kp, np int)
+// Eight rows of a and c at a time (groups of them), 8*np sums in
+// registers.
+TEXT ·dotPairsBF16AVX512(SB), NOSPLIT, $0-64
+	MOVQ c+0(FP), R8
+	MOVQ ldc+8(FP), R9
+	SHLQ $2, R9
+	MOVQ a+16(FP), R10
+	MOVQ lda+24(FP), CX
+	SHLQ $1, CX
+	MOVQ groups+32(FP), R11
+	MOVQ b+40(FP), R12
+	MOVQ kp+48(FP), BX
+	MOVQ np+56(FP), DX
+	CMPQ DX, $2
+	JEQ group2
+	JLT group1
+
+group3:
+	VPXORD Z0, Z0, Z0
+	VMOVDQA64 Z0, Z1
+	VMOVDQA64 Z0, Z2
+	VMOVDQA64 Z0, Z3
+	VMOVDQA64 Z0, Z4
+	VMOVDQA64 Z0, Z5
+	VMOVDQA64 Z0, Z6
+	VMOVDQA64 Z0, Z7
+	VMOVDQA64 Z0, Z8
+	VMOVDQA64 Z0, Z9
+	VMOVDQA64 Z0, Z10
+	VMOVDQA64 Z0, Z11
+	VMOVDQA64 Z0, Z12
+	VMOVDQA64 Z0, Z13
+	VMOVDQA64 Z0, Z14
+	VMOVDQA64 Z0, Z15
+	VMOVDQA64 Z0, Z16
+	VMOVDQA64 Z0, Z17
+	VMOVDQA64 Z0, Z18
+	VMOVDQA64 Z0, Z19
+	VMOVDQA64 Z0, Z20
+	VMOVDQA64 Z0, Z21
+	VMOVDQA64 Z0, Z22
+	VMOVDQA64 Z0, Z23
+	GROUPROWS
+
+k3:
+	VMOVDQU32 (DI), Z24
+	VMOVDQU32 64(DI), Z25
+	VMOVDQU32 128(DI), Z26
+	ADDQ $192, DI
+	ROWS(ROW3, 3)
+	STEPK
+	JNZ k3
+
+	MOVQ R8, R14
+	VMOVUPS Z0, (R14)
+	VMOVUPS Z1, 64(R14)
+	VMOVUPS Z2, 128(R14)
+	ADDQ R9, R14
+	VMOVUPS Z3, (R14)
+	VMOVUPS Z4, 64(R14)
+	VMOVUPS Z5, 128(R14)
+	ADDQ R9, R14
+	VMOVUPS Z6, (R14)
+	VMOVUPS Z7, 64(R14)
+	VMOVUPS Z8, 128(R14)
+	ADDQ R9, R14
+	VMOVUPS Z9, (R14)
+	VMOVUPS Z10, 64(R14)
+	VMOVUPS Z11, 128(R14)
+	ADDQ R9, R14
+	VMOVUPS Z12, (R14)
+	VMOVUPS Z13, 64(R14)
+	VMOVUPS Z14, 128(R14)
+	ADDQ R9, R14
+	VMOVUPS Z15, (R14)
+	VMOVUPS Z16, 64(R14)
+	VMOVUPS Z17, 128(R14)
+	ADDQ R9, R14
+	VMOVUPS Z18, (R14)
+	VMOVUPS Z19, 64(R14)
+	VMOVUPS Z20, 128(R14)
+	ADDQ R9, R14
+	VMOVUPS Z21, (R14)
+	VMOVUPS Z22, 64(R14)
+	VMOVUPS Z23, 128(R14)
+	LEAQ (R10)(CX*8), R10
+	LEAQ (R8)(R9*8), R8
+	DECQ R11
+	JNZ group3
+	VZEROUPPER
+	RET
+
+group2:
+	VPXORD Z0, Z0, Z0
+	VMOVDQA64 Z0, Z1
+	VMOVDQA64 Z0, Z2
+	VMOVDQA64 Z0, Z3
+	VMOVDQA64 Z0, Z4
+	VMOVDQA64 Z0, Z5
+	VMOVDQA64 Z0, Z6
+	VMOVDQA64 Z0, Z7
+	VMOVDQA64 Z0, Z8
+	VMOVDQA64 Z0, Z9
+	VMOVDQA64 Z0, Z10
+	VMOVDQA64 Z0, Z11
+	VMOVDQA64 Z0, Z12
+	VMOVDQA64 Z0, Z13
+	VMOVDQA64 Z0, Z14
+	VMOVDQA64 Z0, Z15
+	GROUPROWS
+
+k2:
+	VMOVDQU32 (DI), Z24
+	VMOVDQU32 64(DI), Z25
+	ADDQ $128, DI
+	ROWS(ROW2, 2)
+	STEPK
+	JNZ k2
+
+	MOVQ R8, R14
+	VMOVUPS Z0, (R14)
+	VMOVUPS Z1, 64(R14)
+	ADDQ R9, R14
+	VMOVUPS Z2, (R14)
+	VMOVUPS Z3, 64(R14)
+	ADDQ R9, R14
+	VMOVUPS Z4, (R14)
+	VMOVUPS Z5, 64(R14)
+	ADDQ R9, R14
+	VMOVUPS Z6, (R14)
+	VMOVUPS Z7, 64(R14)
+	ADDQ R9, R14
+	VMOVUPS Z8, (R14)
+	VMOVUPS Z9, 64(R14)
+	ADDQ R9, R14
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	ADDQ R9, R14
+	VMOVUPS Z12, (R14)
+	VMOVUPS Z13, 64(R14)
+	ADDQ R9, R14
+	VMOVUPS Z14, (R14)
+	VMOVUPS Z15, 64(R14)
+	LEAQ (R10)(CX*8), R10
+	LEAQ (R8)(R9*8), R8
+	DECQ R11
+	JNZ group2
+	VZEROUPPER
+	RET
+
+group1:
+	VPXORD Z0, Z0, Z0
+	VMOVDQA64 Z0, Z1
+	VMOVDQA64 Z0, Z2
+	VMOVDQA64 Z0, Z3
+	VMOVDQA64 Z0, Z4
+	VMOVDQA64 Z0, Z5
+	VMOVDQA64 Z0, Z6
+	VMOVDQA64 Z0, Z7
+	GROUPROWS
+
+k1:
+	VMOVDQU32 (DI), Z24
+	ADDQ $64, DI
+	ROWS(ROW1, 1)
+	STEPK
+	JNZ k1
+
+	MOVQ R8, R14
+	VMOVUPS Z0, (R14)
+	ADDQ R9, R14
+	VMOVUPS Z1, (R14)
+	ADDQ R9, R14
+	VMOVUPS Z2, (R14)
+	ADDQ R9, R14
+	VMOVUPS Z3, (R14)
+	ADDQ R9, R14
+	VMOVUPS Z4, (R14)
+	ADDQ R9, R14
+	VMOVUPS Z5, (R14)
+	ADDQ R9, R14
+	VMOVUPS Z6, (R14)
+	ADDQ R9, R14
+	VMOVUPS Z7, (R14)
+	LEAQ (R10)(CX*8), R10
+	LEAQ (R8)(R9*8), R8
+	DECQ R11
+	JNZ group1
+	VZEROUPPER
+	RET

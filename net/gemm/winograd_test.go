@@ -1,0 +1,239 @@
+package gemm
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// randNormal fills n floats of spread about 1 with normal numbers only
+// (VCVTNEPS2BF16 flushes subnormals, ToBF16 keeps them).
+func randNormal(rng *rand.Rand, n int) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+	}
+	return v
+}
+
+// bt, g and at are F(2x2, 3x3)'s matrices as the literature writes them
+// (Lavin and Gray 2015), the truth the kernels' additions are checked
+// against.
+var (
+	bt = [4][4]float64{{1, 0, -1, 0}, {0, 1, 1, 0}, {0, -1, 1, 0}, {0, 1, 0, -1}}
+	gm = [4][3]float64{{1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}}
+	at = [2][4]float64{{1, 1, 1, 0}, {0, 1, -1, -1}}
+)
+
+// The input transform is Bᵀ d B of every tile's patch, rounded to
+// bfloat16, and the vector kernel gives the Go twin's bits.
+func TestWinogradInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct{ tiles, ch int }{{1, 16}, {5, 48}, {4, 32}} {
+		width := (2*tc.tiles + 2) * tc.ch
+		var rows [4][]float32
+		for r := range rows {
+			rows[r] = randNormal(rng, width+7)
+		}
+		xi := tc.tiles*tc.ch + 16
+		got := make([]BF16, 16*xi)
+		twin := make([]BF16, 16*xi)
+		WinogradInput(got, xi, rows, tc.tiles, tc.ch)
+		winogradInputGo(twin, xi, rows, tc.tiles, tc.ch)
+		for j := range tc.tiles {
+			for c := range tc.ch {
+				for i := range 4 {
+					for k := range 4 {
+						var s float64
+						for r := range 4 {
+							for q := range 4 {
+								s += bt[i][r] * float64(rows[r][(2*j+q)*tc.ch+c]) * bt[k][q]
+							}
+						}
+						at := (4*i+k)*xi + j*tc.ch + c
+						if got[at] != twin[at] {
+							t.Fatalf("%+v tile %d channel %d element %d: %#04x, the twin %#04x", tc, j, c, 4*i+k, got[at], twin[at])
+						}
+						// The float32 sums of four numbers may round before
+						// bfloat16 does: within one of its steps.
+						if d := math.Abs(float64(FromBF16(got[at])) - s); d > math.Abs(s)/128+1e-6 {
+							t.Fatalf("%+v tile %d channel %d element %d: %v, want %v", tc, j, c, 4*i+k, FromBF16(got[at]), s)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// The output transform is Aᵀ M A of every tile's sums into the rows,
+// without writing the columns and rows it is told to leave, and the
+// vector kernel gives the Go twin's bits.
+func TestWinogradOutput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		tiles, ch  int
+		half, row1 bool
+	}{{1, 16, false, true}, {5, 48, true, true}, {4, 32, false, false}, {3, 16, true, false}} {
+		xi := tc.tiles*tc.ch + 32
+		m := randNormal(rng, 16*xi)
+		width := 2*tc.tiles*tc.ch + tc.ch // one column more: never written
+		var got, twin [2][]float32
+		for a := range 2 {
+			got[a], twin[a] = make([]float32, width), make([]float32, width)
+			for i := range width {
+				got[a][i], twin[a][i] = 7, 7
+			}
+		}
+		g1, t1 := got[1], twin[1]
+		if !tc.row1 {
+			g1, t1 = nil, nil
+		}
+		WinogradOutput(got[0], g1, m, xi, tc.tiles, tc.half, tc.ch)
+		winogradOutputGo(twin[0], t1, m, xi, tc.tiles, tc.half, tc.ch)
+		for a := range 2 {
+			for col := range 2*tc.tiles + 1 {
+				j, b := col/2, col%2
+				for c := range tc.ch {
+					i := col*tc.ch + c
+					if got[a][i] != twin[a][i] {
+						t.Fatalf("%+v row %d column %d channel %d: %v, the twin %v", tc, a, col, c, got[a][i], twin[a][i])
+					}
+					written := (a == 0 || tc.row1) && j < tc.tiles && !(tc.half && j == tc.tiles-1 && b == 1)
+					if !written {
+						if got[a][i] != 7 {
+							t.Fatalf("%+v row %d column %d channel %d written: %v", tc, a, col, c, got[a][i])
+						}
+						continue
+					}
+					var s float64
+					for r := range 4 {
+						for q := range 4 {
+							s += at[a][r] * float64(m[(4*r+q)*xi+j*tc.ch+c]) * at[b][q]
+						}
+					}
+					if d := math.Abs(float64(got[a][i]) - s); d > 1e-5*(1+math.Abs(s)) {
+						t.Fatalf("%+v row %d column %d channel %d: %v, want %v", tc, a, col, c, got[a][i], s)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The pair product is the matrix product of its bfloat16 operands, for
+// every panel count and for rows off the groups of eight.
+func TestDotPairsBF16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, tc := range []struct{ rows, kp, np int }{{8, 24, 3}, {27, 24, 3}, {16, 16, 2}, {9, 3, 1}, {3, 1, 3}} {
+		n := 16 * tc.np
+		lda, ldc := 2*tc.kp+6, n+5
+		a := make([]BF16, tc.rows*lda)
+		for i := range a {
+			a[i] = ToBF16(float32(rng.NormFloat64()))
+		}
+		b := make([]BF16, tc.kp*n*2)
+		for i := range b {
+			b[i] = ToBF16(float32(rng.NormFloat64()))
+		}
+		for _, impl := range []struct {
+			name string
+			f    func(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int)
+		}{{"dispatch", DotPairsBF16}, {"go", dotPairsBF16Go}} {
+			c := make([]float32, tc.rows*ldc)
+			impl.f(c, ldc, a, lda, tc.rows, b, tc.kp, tc.np)
+			for r := range tc.rows {
+				for j := range ldc {
+					if j >= n {
+						if c[r*ldc+j] != 0 {
+							t.Fatalf("%s %+v: row %d column %d past the panels written", impl.name, tc, r, j)
+						}
+						continue
+					}
+					var s, abs float64
+					for k := range 2 * tc.kp {
+						p := float64(FromBF16(a[r*lda+k])) * float64(FromBF16(b[((k/2)*n+j)*2+k%2]))
+						s, abs = s+p, abs+math.Abs(p)
+					}
+					if math.Abs(float64(c[r*ldc+j])-s) > 1e-5*(1+abs) {
+						t.Fatalf("%s %+v: c[%d][%d] = %v, want %v", impl.name, tc, r, j, c[r*ldc+j], s)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The three parts together are the 3x3 correlation: transforms and pair
+// products over two channels in, 16 out, on a 4-row strip of an odd
+// width, against the definition on the rounded operands.
+func TestWinogradCorrelation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const tiles, cin, cout, w = 4, 32, 16, 7 // board width 7: the last tile half
+	wp := w + 2
+	// A strip of four padded rows: board rows 0 and 1 with padding above
+	// and below, every row padded left and right, one column of slack.
+	x := make([][]float32, 4)
+	for r := range x {
+		x[r] = make([]float32, (2*tiles+2)*cin)
+		if r == 0 || r == 3 {
+			continue
+		}
+		for col := 1; col <= w; col++ {
+			for c := range cin {
+				x[r][col*cin+c] = FromBF16(ToBF16(float32(rng.NormFloat64())))
+			}
+		}
+	}
+	wt := make([]float64, cout*cin*9)
+	for i := range wt {
+		wt[i] = float64(rng.NormFloat64())
+	}
+	xi := tiles * cin
+	v := make([]BF16, 16*xi)
+	WinogradInput(v, xi, [4][]float32{x[0], x[1], x[2], x[3]}, tiles, cin)
+	// U = G g Gᵀ in pairs of input channels: u[ξ][c/2][o][c%2].
+	u := make([]BF16, 16*cin*cout)
+	for o := range cout {
+		for c := range cin {
+			for i := range 4 {
+				for k := range 4 {
+					var s float64
+					for r := range 3 {
+						for q := range 3 {
+							s += gm[i][r] * wt[(o*cin+c)*9+r*3+q] * gm[k][q]
+						}
+					}
+					u[(4*i+k)*cin*cout+((c/2)*cout+o)*2+c%2] = ToBF16(float32(s))
+				}
+			}
+		}
+	}
+	m := make([]float32, 16*tiles*cout)
+	for e := range 16 {
+		DotPairsBF16(m[e*tiles*cout:], cout, v[e*xi:], cin, tiles, u[e*cin*cout:], cin/2, cout/16)
+	}
+	y := [2][]float32{make([]float32, w*cout), make([]float32, w*cout)}
+	WinogradOutput(y[0], y[1], m, tiles*cout, tiles, true, cout)
+	for a := range 2 {
+		for col := range w {
+			for o := range cout {
+				var s, abs float64
+				for r := range 3 {
+					for q := range 3 {
+						for c := range cin {
+							p := float64(x[a+r][(col+q)*cin+c]) * wt[(o*cin+c)*9+r*3+q]
+							s, abs = s+p, abs+math.Abs(p)
+						}
+					}
+				}
+				// Each operand of the products rounds to bfloat16 once: a
+				// relative error of 2^-8 on each of them.
+				if d := math.Abs(float64(y[a][col*cout+o]) - s); d > abs/64 {
+					t.Fatalf("row %d column %d channel %d: %v, want %v (sum of magnitudes %v)", a, col, o, y[a][col*cout+o], s, abs)
+				}
+			}
+		}
+	}
+	_ = wp
+}
