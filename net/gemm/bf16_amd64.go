@@ -171,7 +171,47 @@ func winogradOutputAVX512(y0, y1 *float32, m *float32, xiStride, tiles, half, ch
 // dotPairsBF16AVX512 is dotPairsBF16Go for groups of eight rows.
 //
 //go:noescape
-func dotPairsBF16AVX512(c *float32, ldc int, a *uint16, lda, groups int, b *uint16, kp, np int)
+func dotPairsBF16AVX512(c *float32, ldc int, a *uint16, lda, groups int, b *uint16, kp, np, accumulate int)
+
+// winogradDyAVX512 is winogradDyGo on vectors of 16 channels.
+//
+//go:noescape
+func winogradDyAVX512(e *uint16, xiStride int, dy0, dy1 *float32, tiles, ch int)
+
+// winogradGradInputAVX512 is winogradGradInputGo on vectors of 16
+// channels.
+//
+//go:noescape
+func winogradGradInputAVX512(r0, r1, r2, r3 *float32, n *float32, xiStride, tiles, ch int)
+
+// pairRowsAVX512 is pairRowsBF16Go on vectors of 16 channels.
+//
+//go:noescape
+func pairRowsAVX512(pairs, rows *uint16, n, ch int)
+
+func winogradDy(e []BF16, xiStride int, dy [2][]float32, tiles, ch int) {
+	if !hasAVX512BF16() {
+		winogradDyGo(e, xiStride, dy, tiles, ch)
+		return
+	}
+	winogradDyAVX512(&e[0], xiStride, &dy[0][0], &dy[1][0], tiles, ch)
+}
+
+func winogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int) {
+	if !bf16Vector {
+		winogradGradInputGo(rows, n, xiStride, tiles, ch)
+		return
+	}
+	winogradGradInputAVX512(&rows[0][0], &rows[1][0], &rows[2][0], &rows[3][0], &n[0], xiStride, tiles, ch)
+}
+
+func pairRowsBF16(pairs, rows []BF16, n, ch int) {
+	if !bf16Words || n == 0 {
+		pairRowsBF16Go(pairs, rows, n, ch)
+		return
+	}
+	pairRowsAVX512(&pairs[0], &rows[0], n, ch)
+}
 
 func winogradInput(v []BF16, xiStride int, rows [4][]float32, tiles, ch int) {
 	if !hasAVX512BF16() {
@@ -197,14 +237,18 @@ func winogradOutput(y0, y1 []float32, m []float32, xiStride, tiles int, half boo
 	winogradOutputAVX512(&y0[0], p1, &m[0], xiStride, tiles, h, ch)
 }
 
-func dotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int) {
+func dotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int, accumulate bool) {
 	groups := rows / 8
 	if !hasAVX512BF16() || groups == 0 {
-		dotPairsBF16Go(c, ldc, a, lda, rows, b, kp, np)
+		dotPairsBF16Go(c, ldc, a, lda, rows, b, kp, np, accumulate)
 		return
 	}
-	dotPairsBF16AVX512(&c[0], ldc, &a[0], lda, groups, &b[0], kp, np)
+	acc := 0
+	if accumulate {
+		acc = 1
+	}
+	dotPairsBF16AVX512(&c[0], ldc, &a[0], lda, groups, &b[0], kp, np, acc)
 	if r := 8 * groups; r < rows {
-		dotPairsBF16Go(c[r*ldc:], ldc, a[r*lda:], lda, rows-r, b, kp, np)
+		dotPairsBF16Go(c[r*ldc:], ldc, a[r*lda:], lda, rows-r, b, kp, np, accumulate)
 	}
 }

@@ -32,6 +32,16 @@ func winogradOutput(y0, y1 []float32, m []float32, xiStride, tiles int, half boo
 	winogradOutputGo(y0, y1, m, xiStride, tiles, half, ch)
 }
 
-func dotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int) {
-	dotPairsBF16Go(c, ldc, a, lda, rows, b, kp, np)
+func dotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int, accumulate bool) {
+	dotPairsBF16Go(c, ldc, a, lda, rows, b, kp, np, accumulate)
 }
+
+func winogradDy(e []BF16, xiStride int, dy [2][]float32, tiles, ch int) {
+	winogradDyGo(e, xiStride, dy, tiles, ch)
+}
+
+func winogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int) {
+	winogradGradInputGo(rows, n, xiStride, tiles, ch)
+}
+
+func pairRowsBF16(pairs, rows []BF16, n, ch int) { pairRowsBF16Go(pairs, rows, n, ch) }

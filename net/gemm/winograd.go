@@ -109,8 +109,8 @@ func winogradOutputGo(y0, y1 []float32, m []float32, xiStride, tiles int, half b
 // apart) and b in pairs of k, 16*np columns a pair ([kp][16*np][2], np 1
 // to 3): c[r*ldc+n] = sum over p of a[r*lda+2p]*b[(p*16*np+n)*2] +
 // a[r*lda+2p+1]*b[(p*16*np+n)*2+1], sums in float32, as VDPBF16PS adds
-// them.
-func DotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int) {
+// them; with accumulate the sums are added to what c holds.
+func DotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int, accumulate bool) {
 	if rows == 0 {
 		return
 	}
@@ -118,22 +118,123 @@ func DotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, n
 	if np < 1 || np > 3 || kp < 1 || lda < 2*kp || ldc < n || len(a) < (rows-1)*lda+2*kp || len(b) < kp*n*2 || len(c) < (rows-1)*ldc+n {
 		panic(fmt.Sprintf("gemm: bf16 pair product of %d rows (a %d apart in %d), %d pairs of k, %d panels (b %d), into %d (%d apart)", rows, lda, len(a), kp, np, len(b), len(c), ldc))
 	}
-	dotPairsBF16(c, ldc, a, lda, rows, b, kp, np)
+	dotPairsBF16(c, ldc, a, lda, rows, b, kp, np, accumulate)
 }
 
-func dotPairsBF16Go(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int) {
+func dotPairsBF16Go(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int, accumulate bool) {
 	n := 16 * np
 	for r := range rows {
 		ar := a[r*lda:][:2*kp]
 		cr := c[r*ldc:][:n]
 		for j := range cr {
 			var s float32
+			if accumulate {
+				s = cr[j]
+			}
 			for p := range kp {
 				bp := b[(p*n+j)*2:][:2]
 				s += FromBF16(ar[2*p+1]) * FromBF16(bp[1])
 				s += FromBF16(ar[2*p]) * FromBF16(bp[0])
 			}
 			cr[j] = s
+		}
+	}
+}
+
+// WinogradDy writes the transforms E = A dY Aᵀ of tiles 2x2 blocks of a
+// gradient (tile j's block at columns 2j and 2j+1 of the two rows, ch
+// floats a column, a multiple of 16), rounded to bfloat16: element ξ of
+// tile j, channel c at e[ξ*xiStride + j*ch + c]. They are what both
+// gradients of Winograd's convolution take: dV = U ⊙ E summed over the
+// output channels for the input's, E ⊙ V summed over the tiles for the
+// weights'.
+func WinogradDy(e []BF16, xiStride int, dy [2][]float32, tiles, ch int) {
+	if tiles == 0 {
+		return
+	}
+	if ch <= 0 || ch%16 != 0 || xiStride < tiles*ch || len(e) < 15*xiStride+tiles*ch || len(dy[0]) < 2*tiles*ch || len(dy[1]) < 2*tiles*ch {
+		panic(fmt.Sprintf("gemm: Winograd gradient transform of %d tiles of %d channels (element stride %d, rows %d and %d) into %d", tiles, ch, xiStride, len(dy[0]), len(dy[1]), len(e)))
+	}
+	winogradDy(e, xiStride, dy, tiles, ch)
+}
+
+func winogradDyGo(e []BF16, xiStride int, dy [2][]float32, tiles, ch int) {
+	var r [4][2]float32
+	for j := range tiles {
+		for c := range ch {
+			a, b := dy[0][2*j*ch+c], dy[0][(2*j+1)*ch+c]
+			d, f := dy[1][2*j*ch+c], dy[1][(2*j+1)*ch+c]
+			r[0] = [2]float32{a, b}
+			r[1] = [2]float32{a + d, b + f}
+			r[2] = [2]float32{a - d, b - f}
+			r[3] = [2]float32{-d, -f}
+			for i := range 4 {
+				out := e[4*i*xiStride+j*ch+c:]
+				out[0] = ToBF16(r[i][0])
+				out[xiStride] = ToBF16(r[i][0] + r[i][1])
+				out[2*xiStride] = ToBF16(r[i][0] - r[i][1])
+				out[3*xiStride] = ToBF16(-r[i][1])
+			}
+		}
+	}
+}
+
+// WinogradGradInput adds the input gradients B N Bᵀ of tiles 4x4 patches
+// (element ξ of tile j, channel c of their sums at n[ξ*xiStride + j*ch +
+// c]) into four rows, tile j's patch at columns 2j..2j+3 (ch floats a
+// column, a multiple of 16): neighbouring patches overlap by two
+// columns, each adding its share, in tile order.
+func WinogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int) {
+	if tiles == 0 {
+		return
+	}
+	if ch <= 0 || ch%16 != 0 || xiStride < tiles*ch || len(n) < 15*xiStride+tiles*ch {
+		panic(fmt.Sprintf("gemm: Winograd input gradient of %d tiles of %d channels (element stride %d) from %d", tiles, ch, xiStride, len(n)))
+	}
+	for r, row := range rows {
+		if len(row) < (2*tiles+2)*ch {
+			panic(fmt.Sprintf("gemm: Winograd input gradient row %d of %d floats for %d tiles of %d channels", r, len(row), tiles, ch))
+		}
+	}
+	winogradGradInput(rows, n, xiStride, tiles, ch)
+}
+
+func winogradGradInputGo(rows [4][]float32, n []float32, xiStride, tiles, ch int) {
+	var q [4][4]float32
+	for j := range tiles {
+		for c := range ch {
+			at := func(r, k int) float32 { return n[(4*r+k)*xiStride+j*ch+c] }
+			for k := range 4 {
+				q[0][k] = at(0, k)
+				q[1][k] = at(1, k) - at(2, k) + at(3, k)
+				q[2][k] = at(1, k) + at(2, k) - at(0, k)
+				q[3][k] = -at(3, k)
+			}
+			for r, row := range rows {
+				at := row[2*j*ch+c:]
+				at[0] += q[r][0]
+				at[ch] += q[r][1] - q[r][2] + q[r][3]
+				at[2*ch] += q[r][1] + q[r][2] - q[r][0]
+				at[3*ch] += -q[r][3]
+			}
+		}
+	}
+}
+
+// PairRowsBF16 interleaves n rows of ch bfloat16s (n even, ch a multiple
+// of 16) into pairs of rows: pairs[(p/2)*2*ch + 2c + p%2] = rows[p*ch +
+// c], the layout DotPairsBF16 takes its b in, with the rows as its k.
+func PairRowsBF16(pairs, rows []BF16, n, ch int) {
+	if n%2 != 0 || ch <= 0 || ch%16 != 0 || len(rows) < n*ch || len(pairs) < n*ch {
+		panic(fmt.Sprintf("gemm: pairing %d rows of %d bfloat16s (%d) into %d", n, ch, len(rows), len(pairs)))
+	}
+	pairRowsBF16(pairs, rows, n, ch)
+}
+
+func pairRowsBF16Go(pairs, rows []BF16, n, ch int) {
+	for p := range n {
+		for c, v := range rows[p*ch : (p+1)*ch] {
+			pairs[(p/2)*2*ch+2*c+p%2] = v
 		}
 	}
 }

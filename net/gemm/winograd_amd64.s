@@ -272,10 +272,10 @@ step:
 	ADDQ $4, R15 \
 	DECQ AX
 
-// func dotPairsBF16AVX512(c *float32, ldc int, a *uint16, lda, groups int, b *uint16, kp, np int)
+// func dotPairsBF16AVX512(c *float32, ldc int, a *uint16, lda, groups int, b *uint16, kp, np, accumulate int)
 // Eight rows of a and c at a time (groups of them), 8*np sums in
-// registers.
-TEXT ·dotPairsBF16AVX512(SB), NOSPLIT, $0-64
+// registers, starting from zero or (accumulate) from c.
+TEXT ·dotPairsBF16AVX512(SB), NOSPLIT, $0-72
 	MOVQ c+0(FP), R8
 	MOVQ ldc+8(FP), R9
 	SHLQ $2, R9
@@ -291,6 +291,8 @@ TEXT ·dotPairsBF16AVX512(SB), NOSPLIT, $0-64
 	JLT group1
 
 group3:
+	CMPQ accumulate+64(FP), $0
+	JNE load3
 	VPXORD Z0, Z0, Z0
 	VMOVDQA64 Z0, Z1
 	VMOVDQA64 Z0, Z2
@@ -315,6 +317,43 @@ group3:
 	VMOVDQA64 Z0, Z21
 	VMOVDQA64 Z0, Z22
 	VMOVDQA64 Z0, Z23
+	JMP rows3
+
+load3:
+	MOVQ R8, R14
+	VMOVUPS (R14), Z0
+	VMOVUPS 64(R14), Z1
+	VMOVUPS 128(R14), Z2
+	ADDQ R9, R14
+	VMOVUPS (R14), Z3
+	VMOVUPS 64(R14), Z4
+	VMOVUPS 128(R14), Z5
+	ADDQ R9, R14
+	VMOVUPS (R14), Z6
+	VMOVUPS 64(R14), Z7
+	VMOVUPS 128(R14), Z8
+	ADDQ R9, R14
+	VMOVUPS (R14), Z9
+	VMOVUPS 64(R14), Z10
+	VMOVUPS 128(R14), Z11
+	ADDQ R9, R14
+	VMOVUPS (R14), Z12
+	VMOVUPS 64(R14), Z13
+	VMOVUPS 128(R14), Z14
+	ADDQ R9, R14
+	VMOVUPS (R14), Z15
+	VMOVUPS 64(R14), Z16
+	VMOVUPS 128(R14), Z17
+	ADDQ R9, R14
+	VMOVUPS (R14), Z18
+	VMOVUPS 64(R14), Z19
+	VMOVUPS 128(R14), Z20
+	ADDQ R9, R14
+	VMOVUPS (R14), Z21
+	VMOVUPS 64(R14), Z22
+	VMOVUPS 128(R14), Z23
+
+rows3:
 	GROUPROWS
 
 k3:
@@ -366,6 +405,8 @@ k3:
 	RET
 
 group2:
+	CMPQ accumulate+64(FP), $0
+	JNE load2
 	VPXORD Z0, Z0, Z0
 	VMOVDQA64 Z0, Z1
 	VMOVDQA64 Z0, Z2
@@ -382,6 +423,35 @@ group2:
 	VMOVDQA64 Z0, Z13
 	VMOVDQA64 Z0, Z14
 	VMOVDQA64 Z0, Z15
+	JMP rows2
+
+load2:
+	MOVQ R8, R14
+	VMOVUPS (R14), Z0
+	VMOVUPS 64(R14), Z1
+	ADDQ R9, R14
+	VMOVUPS (R14), Z2
+	VMOVUPS 64(R14), Z3
+	ADDQ R9, R14
+	VMOVUPS (R14), Z4
+	VMOVUPS 64(R14), Z5
+	ADDQ R9, R14
+	VMOVUPS (R14), Z6
+	VMOVUPS 64(R14), Z7
+	ADDQ R9, R14
+	VMOVUPS (R14), Z8
+	VMOVUPS 64(R14), Z9
+	ADDQ R9, R14
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	ADDQ R9, R14
+	VMOVUPS (R14), Z12
+	VMOVUPS 64(R14), Z13
+	ADDQ R9, R14
+	VMOVUPS (R14), Z14
+	VMOVUPS 64(R14), Z15
+
+rows2:
 	GROUPROWS
 
 k2:
@@ -424,6 +494,8 @@ k2:
 	RET
 
 group1:
+	CMPQ accumulate+64(FP), $0
+	JNE load1
 	VPXORD Z0, Z0, Z0
 	VMOVDQA64 Z0, Z1
 	VMOVDQA64 Z0, Z2
@@ -432,6 +504,27 @@ group1:
 	VMOVDQA64 Z0, Z5
 	VMOVDQA64 Z0, Z6
 	VMOVDQA64 Z0, Z7
+	JMP rows1
+
+load1:
+	MOVQ R8, R14
+	VMOVUPS (R14), Z0
+	ADDQ R9, R14
+	VMOVUPS (R14), Z1
+	ADDQ R9, R14
+	VMOVUPS (R14), Z2
+	ADDQ R9, R14
+	VMOVUPS (R14), Z3
+	ADDQ R9, R14
+	VMOVUPS (R14), Z4
+	ADDQ R9, R14
+	VMOVUPS (R14), Z5
+	ADDQ R9, R14
+	VMOVUPS (R14), Z6
+	ADDQ R9, R14
+	VMOVUPS (R14), Z7
+
+rows1:
 	GROUPROWS
 
 k1:
@@ -461,5 +554,261 @@ k1:
 	LEAQ (R8)(R9*8), R8
 	DECQ R11
 	JNZ group1
+	VZEROUPPER
+	RET
+
+// NEG(z): z with its sign flipped, as Go's unary minus (Z31: the sign
+// bit in every lane).
+#define NEG(src, dst) VXORPS Z31, src, dst
+
+#define SIGNMASK \
+	MOVL $0x80000000, AX \
+	VPBROADCASTD AX, Z31
+
+// func winogradDyAVX512(e *uint16, xiStride int, dy0, dy1 *float32, tiles, ch int)
+TEXT ·winogradDyAVX512(SB), NOSPLIT, $0-48
+	MOVQ e+0(FP), DI
+	MOVQ xiStride+8(FP), CX
+	SHLQ $1, CX
+	MOVQ dy0+16(FP), R8
+	MOVQ dy1+24(FP), R9
+	MOVQ tiles+32(FP), BX
+	MOVQ ch+40(FP), R12
+	SHLQ $2, R12 // bytes of a column
+	MOVQ R12, R14
+	SHRQ $6, R14
+	SIGNMASK
+
+dytile:
+	XORQ AX, AX
+	MOVQ DI, R15
+	MOVQ R14, DX
+
+dyblock:
+	// a, b: the first row's two columns; d, f: the second's.
+	VMOVUPS (R8)(AX*1), Z0
+	LEAQ (R8)(R12*1), SI
+	VMOVUPS (SI)(AX*1), Z1
+	VMOVUPS (R9)(AX*1), Z2
+	LEAQ (R9)(R12*1), SI
+	VMOVUPS (SI)(AX*1), Z3
+	// A dY: rows (a, b), (a+d, b+f), (a-d, b-f), (-d, -f) in Z4..Z11.
+	VMOVAPS Z0, Z4
+	VMOVAPS Z1, Z5
+	VADDPS Z2, Z0, Z6
+	VADDPS Z3, Z1, Z7
+	VSUBPS Z2, Z0, Z8
+	VSUBPS Z3, Z1, Z9
+	NEG(Z2, Z10)
+	NEG(Z3, Z11)
+	// (A dY) Aᵀ: each row (p, q) to p, p+q, p-q, -q.
+	VMOVAPS Z4, Z12
+	VADDPS Z5, Z4, Z13
+	VSUBPS Z5, Z4, Z14
+	NEG(Z5, Z15)
+	VMOVAPS Z6, Z16
+	VADDPS Z7, Z6, Z17
+	VSUBPS Z7, Z6, Z18
+	NEG(Z7, Z19)
+	VMOVAPS Z8, Z20
+	VADDPS Z9, Z8, Z21
+	VSUBPS Z9, Z8, Z22
+	NEG(Z9, Z23)
+	VMOVAPS Z10, Z24
+	VADDPS Z11, Z10, Z25
+	VSUBPS Z11, Z10, Z26
+	NEG(Z11, Z27)
+	MOVQ R15, R13
+	CVT(0, 12)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 13)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 14)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 15)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 16)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 17)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 18)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 19)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 20)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 21)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 22)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 23)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 24)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 25)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 26)
+	VMOVDQU16 Y0, (R13)
+	ADDQ CX, R13
+	CVT(0, 27)
+	VMOVDQU16 Y0, (R13)
+	ADDQ $64, AX
+	ADDQ $32, R15
+	DECQ DX
+	JNZ dyblock
+
+	LEAQ (R8)(R12*2), R8
+	LEAQ (R9)(R12*2), R9
+	MOVQ R12, AX
+	SHRQ $1, AX
+	ADDQ AX, DI
+	DECQ BX
+	JNZ dytile
+	VZEROUPPER
+	RET
+
+// ADDROW(p, q0, q1, q2, q3): a patch row's four columns at p + AX (R12
+// bytes apart) += q0, (q1 - q2) + q3, (q1 + q2) - q0, -q3 (Z28..Z30
+// scratch).
+#define ADDROW(p, q0, q1, q2, q3) \
+	LEAQ (p)(AX*1), SI \
+	VADDPS (SI), q0, Z28 \
+	VMOVUPS Z28, (SI) \
+	VSUBPS q2, q1, Z29 \
+	VADDPS q3, Z29, Z29 \
+	VADDPS (SI)(R12*1), Z29, Z29 \
+	VMOVUPS Z29, (SI)(R12*1) \
+	VADDPS q2, q1, Z30 \
+	VSUBPS q0, Z30, Z30 \
+	VADDPS (SI)(R12*2), Z30, Z30 \
+	VMOVUPS Z30, (SI)(R12*2) \
+	LEAQ (SI)(R12*2), SI \
+	VMOVUPS (SI)(R12*1), Z28 \
+	VSUBPS q3, Z28, Z28 \
+	VMOVUPS Z28, (SI)(R12*1)
+
+// func winogradGradInputAVX512(r0, r1, r2, r3 *float32, n *float32, xiStride, tiles, ch int)
+TEXT ·winogradGradInputAVX512(SB), NOSPLIT, $0-64
+	MOVQ r0+0(FP), R8
+	MOVQ r1+8(FP), R9
+	MOVQ r2+16(FP), R10
+	MOVQ r3+24(FP), R11
+	MOVQ n+32(FP), DI
+	MOVQ xiStride+40(FP), CX
+	SHLQ $2, CX
+	MOVQ tiles+48(FP), BX
+	MOVQ ch+56(FP), R12
+	SHLQ $2, R12
+	MOVQ R12, R14
+	SHRQ $6, R14
+	SIGNMASK
+
+gitile:
+	XORQ AX, AX
+	MOVQ DI, R15
+	MOVQ R14, DX
+
+giblock:
+	MOVQ R15, R13
+	LOADM(Z0)
+	LOADM(Z1)
+	LOADM(Z2)
+	LOADM(Z3)
+	LOADM(Z4)
+	LOADM(Z5)
+	LOADM(Z6)
+	LOADM(Z7)
+	LOADM(Z8)
+	LOADM(Z9)
+	LOADM(Z10)
+	LOADM(Z11)
+	LOADM(Z12)
+	LOADM(Z13)
+	LOADM(Z14)
+	LOADM(Z15)
+	// B N: rows n0, (n1 - n2) + n3, (n1 + n2) - n0, -n3 in Z16..Z27
+	// (row 0 stays in Z0..Z3).
+	VSUBPS Z8, Z4, Z16
+	VADDPS Z12, Z16, Z16
+	VSUBPS Z9, Z5, Z17
+	VADDPS Z13, Z17, Z17
+	VSUBPS Z10, Z6, Z18
+	VADDPS Z14, Z18, Z18
+	VSUBPS Z11, Z7, Z19
+	VADDPS Z15, Z19, Z19
+	VADDPS Z8, Z4, Z20
+	VSUBPS Z0, Z20, Z20
+	VADDPS Z9, Z5, Z21
+	VSUBPS Z1, Z21, Z21
+	VADDPS Z10, Z6, Z22
+	VSUBPS Z2, Z22, Z22
+	VADDPS Z11, Z7, Z23
+	VSUBPS Z3, Z23, Z23
+	NEG(Z12, Z24)
+	NEG(Z13, Z25)
+	NEG(Z14, Z26)
+	NEG(Z15, Z27)
+	ADDROW(R8, Z0, Z1, Z2, Z3)
+	ADDROW(R9, Z16, Z17, Z18, Z19)
+	ADDROW(R10, Z20, Z21, Z22, Z23)
+	ADDROW(R11, Z24, Z25, Z26, Z27)
+	ADDQ $64, AX
+	ADDQ $64, R15
+	DECQ DX
+	JNZ giblock
+
+	LEAQ (R8)(R12*2), R8
+	LEAQ (R9)(R12*2), R9
+	LEAQ (R10)(R12*2), R10
+	LEAQ (R11)(R12*2), R11
+	ADDQ R12, DI
+	DECQ BX
+	JNZ gitile
+	VZEROUPPER
+	RET
+
+// func pairRowsAVX512(pairs, rows *uint16, n, ch int)
+TEXT ·pairRowsAVX512(SB), NOSPLIT, $0-32
+	MOVQ pairs+0(FP), DI
+	MOVQ rows+8(FP), SI
+	MOVQ n+16(FP), BX
+	SHRQ $1, BX
+	MOVQ ch+24(FP), R12
+	SHLQ $1, R12 // bytes of a row
+	MOVQ R12, R14
+	SHRQ $5, R14
+
+pair:
+	MOVQ R14, DX
+	MOVQ SI, R8
+
+pairblock:
+	VPMOVZXWD (R8), Z0
+	VPMOVZXWD (R8)(R12*1), Z1
+	VPSLLD $16, Z1, Z1
+	VPORD Z1, Z0, Z0
+	VMOVDQU32 Z0, (DI)
+	ADDQ $32, R8
+	ADDQ $64, DI
+	DECQ DX
+	JNZ pairblock
+
+	LEAQ (SI)(R12*2), SI
+	DECQ BX
+	JNZ pair
 	VZEROUPPER
 	RET

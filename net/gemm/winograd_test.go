@@ -138,10 +138,24 @@ func TestDotPairsBF16(t *testing.T) {
 		}
 		for _, impl := range []struct {
 			name string
-			f    func(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int)
+			f    func(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, np int, accumulate bool)
 		}{{"dispatch", DotPairsBF16}, {"go", dotPairsBF16Go}} {
 			c := make([]float32, tc.rows*ldc)
-			impl.f(c, ldc, a, lda, tc.rows, b, tc.kp, tc.np)
+			start := make([]float32, len(c))
+			for r := range tc.rows {
+				for j := range n {
+					start[r*ldc+j] = float32(rng.NormFloat64())
+				}
+			}
+			impl.f(c, ldc, a, lda, tc.rows, b, tc.kp, tc.np, false)
+			// Accumulated onto start, the sums differ from c by start.
+			acc := append([]float32(nil), start...)
+			impl.f(acc, ldc, a, lda, tc.rows, b, tc.kp, tc.np, true)
+			for i := range c {
+				if d := math.Abs(float64(acc[i] - start[i] - c[i])); d > 1e-4*(1+math.Abs(float64(c[i]))) {
+					t.Fatalf("%s %+v: accumulated entry %d: %v from %v, the sums %v", impl.name, tc, i, acc[i], start[i], c[i])
+				}
+			}
 			for r := range tc.rows {
 				for j := range ldc {
 					if j >= n {
@@ -170,7 +184,6 @@ func TestDotPairsBF16(t *testing.T) {
 func TestWinogradCorrelation(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	const tiles, cin, cout, w = 4, 32, 16, 7 // board width 7: the last tile half
-	wp := w + 2
 	// A strip of four padded rows: board rows 0 and 1 with padding above
 	// and below, every row padded left and right, one column of slack.
 	x := make([][]float32, 4)
@@ -211,7 +224,7 @@ func TestWinogradCorrelation(t *testing.T) {
 	}
 	m := make([]float32, 16*tiles*cout)
 	for e := range 16 {
-		DotPairsBF16(m[e*tiles*cout:], cout, v[e*xi:], cin, tiles, u[e*cin*cout:], cin/2, cout/16)
+		DotPairsBF16(m[e*tiles*cout:], cout, v[e*xi:], cin, tiles, u[e*cin*cout:], cin/2, cout/16, false)
 	}
 	y := [2][]float32{make([]float32, w*cout), make([]float32, w*cout)}
 	WinogradOutput(y[0], y[1], m, tiles*cout, tiles, true, cout)
@@ -235,5 +248,104 @@ func TestWinogradCorrelation(t *testing.T) {
 			}
 		}
 	}
-	_ = wp
+}
+
+// The gradient's transform is A dY Aᵀ of every tile's 2x2 block, rounded
+// to bfloat16, and the vector kernel gives the Go twin's bits.
+func TestWinogradDy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	a := [4][2]float64{{1, 0}, {1, 1}, {1, -1}, {0, -1}}
+	for _, tc := range []struct{ tiles, ch int }{{1, 16}, {5, 48}, {4, 32}} {
+		dy := [2][]float32{randNormal(rng, 2*tc.tiles*tc.ch+5), randNormal(rng, 2*tc.tiles*tc.ch)}
+		dy[1][3] = 0 // a zero: its negation keeps the sign bit as Go's
+		xi := tc.tiles*tc.ch + 16
+		got, twin := make([]BF16, 16*xi), make([]BF16, 16*xi)
+		WinogradDy(got, xi, dy, tc.tiles, tc.ch)
+		winogradDyGo(twin, xi, dy, tc.tiles, tc.ch)
+		for j := range tc.tiles {
+			for c := range tc.ch {
+				for i := range 4 {
+					for k := range 4 {
+						var s float64
+						for r := range 2 {
+							for q := range 2 {
+								s += a[i][r] * float64(dy[r][(2*j+q)*tc.ch+c]) * a[k][q]
+							}
+						}
+						at := (4*i+k)*xi + j*tc.ch + c
+						if got[at] != twin[at] {
+							t.Fatalf("%+v tile %d channel %d element %d: %#04x, the twin %#04x", tc, j, c, 4*i+k, got[at], twin[at])
+						}
+						if d := math.Abs(float64(FromBF16(got[at])) - s); d > math.Abs(s)/128+1e-6 {
+							t.Fatalf("%+v tile %d channel %d element %d: %v, want %v", tc, j, c, 4*i+k, FromBF16(got[at]), s)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// The input gradient's transform adds B N Bᵀ of every tile into the
+// rows, overlapping tiles each adding their share, and the vector kernel
+// gives the Go twin's bits.
+func TestWinogradGradInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, tc := range []struct{ tiles, ch int }{{1, 16}, {5, 48}, {3, 32}} {
+		xi := tc.tiles*tc.ch + 16
+		n := randNormal(rng, 16*xi)
+		width := (2*tc.tiles + 3) * tc.ch // a column past the last patch
+		var start, got, twin [4][]float32
+		for r := range 4 {
+			start[r] = randNormal(rng, width)
+			got[r] = append([]float32(nil), start[r]...)
+			twin[r] = append([]float32(nil), start[r]...)
+		}
+		WinogradGradInput(got, n, xi, tc.tiles, tc.ch)
+		winogradGradInputGo(twin, n, xi, tc.tiles, tc.ch)
+		for r := range 4 {
+			for col := range 2*tc.tiles + 3 {
+				for c := range tc.ch {
+					i := col*tc.ch + c
+					if got[r][i] != twin[r][i] {
+						t.Fatalf("%+v row %d column %d channel %d: %v, the twin %v", tc, r, col, c, got[r][i], twin[r][i])
+					}
+					s := float64(start[r][i])
+					for j := range tc.tiles {
+						q := col - 2*j
+						if q < 0 || q > 3 {
+							continue
+						}
+						for i2 := range 4 {
+							for k := range 4 {
+								s += bt[i2][r] * float64(n[(4*i2+k)*xi+j*tc.ch+c]) * bt[k][q]
+							}
+						}
+					}
+					if d := math.Abs(float64(got[r][i]) - s); d > 1e-5*(1+math.Abs(s)) {
+						t.Fatalf("%+v row %d column %d channel %d: %v, want %v", tc, r, col, c, got[r][i], s)
+					}
+				}
+			}
+		}
+	}
+}
+
+// Pairing rows interleaves them as DotPairsBF16 reads its b.
+func TestPairRowsBF16(t *testing.T) {
+	for _, tc := range []struct{ n, ch int }{{2, 16}, {8, 48}, {6, 32}} {
+		rows := make([]BF16, tc.n*tc.ch)
+		for i := range rows {
+			rows[i] = BF16(i*7 + 1)
+		}
+		got := make([]BF16, len(rows))
+		PairRowsBF16(got, rows, tc.n, tc.ch)
+		for p := range tc.n {
+			for c := range tc.ch {
+				if g := got[(p/2)*2*tc.ch+2*c+p%2]; g != rows[p*tc.ch+c] {
+					t.Fatalf("%+v row %d channel %d: %d, want %d", tc, p, c, g, rows[p*tc.ch+c])
+				}
+			}
+		}
+	}
 }

@@ -41,9 +41,10 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, e
 	s := newConvState(b, k, in, out, convKernel(k, in, out, inputGrad))
 	s.inputGrad = inputGrad
 	if p == BF16 && bf16Fits(k, in, out, inputGrad) && gemm.HasBF16() && bf16Pays(b) {
-		s.bf = newBF16Conv(s)
 		if winogradFits(s) {
 			s.wino = newWinoConv(s)
+		} else {
+			s.bf = newBF16Conv(s)
 		}
 	}
 	return G.ApplyOp(&convOp{base("conv", s.id), s}, x, w)
@@ -73,7 +74,7 @@ type convState struct {
 	kern           gemm.Kernel
 	inputGrad      bool
 	bf             *bf16Conv // the products on bf16 tiles, or nil
-	wino           *winoConv // the bf16 forward pass by Winograd's products, or nil
+	wino           *winoConv // the products in bf16 by Winograd's algorithm, or nil
 	pp             []int     // padded pixel of each board pixel
 	rows           int       // pixels rounded up to whole tiles
 	fwd, bwd       pass
@@ -238,7 +239,6 @@ func (s *convState) forward(x, w []float32) *tensor.Dense {
 		s.y = newOutput(s.b.padded(s.out), s.fwd.cs)
 	}
 	if s.wino != nil {
-		s.bf.prepareX(x) // the weight gradient's copy
 		s.wino.forward(x, w, s.y.buf)
 		return s.y.t
 	}
@@ -256,6 +256,10 @@ func (s *convState) inputGradient(w, dy []float32) *tensor.Dense {
 	if s.dx.t == nil {
 		s.dx = newOutput(s.b.padded(s.in), s.bwd.cs)
 	}
+	if s.wino != nil {
+		s.wino.backward(dy, s.dx.buf)
+		return s.dx.t
+	}
 	if s.bf != nil {
 		s.bf.inputGradient(w, dy, s.dx.buf)
 		return s.dx.t
@@ -272,6 +276,17 @@ func (s *convState) inputGradient(w, dy []float32) *tensor.Dense {
 // every part of the pixel range sums into its own accumulator, added up
 // in part order (deterministic for a given number of threads).
 func (s *convState) weightGradient(x, dy []float32) *tensor.Dense {
+	if s.wino != nil {
+		if s.dw.t == nil {
+			s.dw = newOutput(s.wshape, 0)
+		}
+		if s.inputGrad && s.dx.t == nil {
+			s.dx = newOutput(s.b.padded(s.in), s.bwd.cs)
+		}
+		s.wino.backward(dy, s.dx.buf)
+		copy(s.dw.buf, s.wino.dw)
+		return s.dw.t
+	}
 	if s.bf != nil {
 		if s.dw.t == nil {
 			s.dw = newOutput(s.wshape, 0)

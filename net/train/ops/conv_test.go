@@ -247,22 +247,24 @@ func TestConvBF16MatchesDefinition(t *testing.T) {
 	}
 }
 
-// Winograd's forward pass is the convolution to within bfloat16's
-// rounding of its transformed operands (each a sum of up to four inputs
-// or nine weights), leaves the border zero, and reads no padding it
-// should not: odd and even heights and widths, several chunks a core and
-// a part left without one. On a CPU without AVX512_BF16 this checks the
-// Go twins.
-func TestConvWinogradForward(t *testing.T) {
+// Winograd's three products are the convolution's to within bfloat16's
+// rounding of their transformed operands (each a sum of up to four
+// inputs or nine weights), leave every border zero, and read no padding
+// they should not: odd and even heights and widths, chunks short of the
+// others, several chunks a core. On a CPU without AVX512_BF16 this checks
+// the Go twins.
+func TestConvWinograd(t *testing.T) {
 	for _, tc := range []struct {
-		b       Board
-		in, out int
+		b         Board
+		in, out   int
+		inputGrad bool
 	}{
-		{Board{5, 10, 9}, 48, 48}, // Xiangqi: the last tile column half
-		{Board{3, 6, 7}, 32, 32},  // Connect Four
-		{Board{9, 4, 3}, 16, 48},  // Catch the Lion: more images than a chunk
-		{Board{2, 5, 6}, 64, 16},  // an odd height: the last tile row half
-		{Board{1, 1, 1}, 16, 16},  // one pixel
+		{Board{7, 10, 9}, 48, 48, true},  // Xiangqi: the last tile column half, a short chunk
+		{Board{3, 6, 7}, 32, 32, true},   // Connect Four
+		{Board{70, 4, 3}, 16, 48, true},  // Catch the Lion: three chunks
+		{Board{2, 5, 6}, 48, 16, true},   // an odd height: the last tile row half
+		{Board{1, 1, 1}, 16, 16, true},   // one pixel
+		{Board{2, 10, 9}, 32, 48, false}, // no input gradient
 	} {
 		name := fmt.Sprintf("%dx%dx%d/%d-%d", tc.b.N, tc.b.H, tc.b.W, tc.in, tc.out)
 		t.Run(name, func(t *testing.T) {
@@ -270,16 +272,34 @@ func TestConvWinogradForward(t *testing.T) {
 			b := tc.b
 			x := randSlice(rng, b.N*tc.in*b.H*b.W)
 			w := randSlice(rng, tc.out*tc.in*9)
+			dy := randSlice(rng, b.N*tc.out*b.H*b.W)
 			s := newConvState(b, 3, tc.in, tc.out, gemm.Kernels[0])
+			s.inputGrad = tc.inputGrad
 			c := newWinoConv(s)
-			xp := toPadded(b, tc.in, x)
+			xp, dyp := toPadded(b, tc.in, x), toPadded(b, tc.out, dy)
 			y := make([]float32, b.N*b.hp()*b.wp()*tc.out)
-			for range 2 { // the second pass reuses every buffer
+			dx := make([]float32, b.N*b.hp()*b.wp()*tc.in)
+			check := func(what string, got, want []float32, borderOK bool) {
+				t.Helper()
+				if e := maxRelErr(got, want); e > 1e-2 || !borderOK {
+					t.Fatalf("%s: relative error %.3g against float32, zero border %t", what, e, borderOK)
+				}
+			}
+			for pass := range 2 { // the second pass reuses every buffer
 				c.forward(xp, w, y)
 				got, ok := fromPadded(b, tc.out, y)
-				if e := maxRelErr(got, naiveConv(b, 3, tc.in, tc.out, x, w)); e > 1e-2 || !ok {
-					t.Fatalf("relative error %.3g against float32, zero border %t", e, ok)
+				check("forward", got, naiveConv(b, 3, tc.in, tc.out, x, w), ok)
+				if pass == 1 {
+					for i := range dx {
+						dx[i] = 9 // the pass writes every entry it returns
+					}
 				}
+				c.backward(dyp, dx)
+				if tc.inputGrad {
+					got, ok := fromPadded(b, tc.in, dx)
+					check("input gradient", got, naiveInputGrad(b, 3, tc.in, tc.out, w, dy), ok)
+				}
+				check("weight gradient", c.dw, naiveWeightGrad(b, 3, tc.in, tc.out, x, dy), true)
 			}
 		})
 	}

@@ -2,77 +2,115 @@ package ops
 
 import (
 	"os"
+	"runtime"
 
 	"github.com/tabula-zero/tabula/internal/parallel"
 	"github.com/tabula-zero/tabula/net/gemm"
 )
 
-// winoConv runs a 3x3 convolution's forward pass as Winograd's F(2x2,
-// 3x3) in bfloat16 (net/gemm's WinogradInput, DotPairsBF16,
-// WinogradOutput): 16 products a tile of 2x2 outputs and channel pair
-// where the direct tiles take 36 and compute the compact layout's padding
-// pixels besides. A chunk of whole images at a time goes through the
-// three steps while its transformed input and sums stay in the
-// second-level cache (Xiangqi at 48 channels, two images: 50 tiles, 86
-// KiB and 172 KiB), each core its own chunks; the transformed weights
-// (4.6 KiB an element at 48 channels) are made once a pass.
+// winoConv runs a 3x3 convolution's three products as Winograd's F(2x2,
+// 3x3) in bfloat16 (net/gemm's WinogradInput, WinogradDy, DotPairsBF16,
+// WinogradOutput, WinogradGradInput): 16 products a tile of 2x2 outputs
+// and channel pair where the direct tiles take 36 and compute the
+// compact layout's padding pixels besides. With the forward pass's
+// transforms V = Bᵀ x B and U = G w Gᵀ, and E = A dy Aᵀ:
+//
+//	y  = Aᵀ (Σ_in U ⊙ V) A             (forward)
+//	dx = B (Σ_out U ⊙ E) Bᵀ, overlapping (input gradient)
+//	dw = Gᵀ (Σ_tiles E ⊙ V) G          (weight gradient)
+//
+// Chunks of whole images (about 100-128 tiles, a multiple of 32 for the
+// transposition) go through the steps while their operands stay in the
+// second-level cache, each core its own chunks. The forward pass keeps
+// every chunk's V for the weight gradient (16 bf16 values a tile and
+// input channel: Xiangqi's batch 256 at 48 channels 9.8 MB a
+// convolution); both gradients are made in one pass over the chunks,
+// which computes E once.
 type winoConv struct {
 	s       *convState
 	th, tw  int // tile rows and columns of a board
 	imgs    int // images a chunk
-	rows    int // tiles a chunk, rounded up to whole groups of eight
-	u       []gemm.BF16
-	zero    []float32 // a padded row of zeros, the patches' rows past an image
+	rows    int // tiles a chunk, rounded up to a multiple of 32
+	chunks  int
+	u, ut   []gemm.BF16 // U in pairs of input channels, Uᵀ in pairs of output channels
+	v       []gemm.BF16 // every chunk's V: [chunk][ξ][rows][in]
+	zero    []float32   // a padded row of zeros, the patches' rows past an image
 	parts   []winoScratch
-	runPart func(part int)
+	bwdStep uint64 // the forward pass whose gradients were made
+	fwdStep uint64
+	dx, dw  []float32
+	fwdPart func(part int)
+	bwdPart func(part int)
 	cur     struct {
-		x, y          []float32
-		chunks, parts int
+		x, y, dy []float32
+		parts    int
 	}
 }
 
+// winoScratch is one part's buffers.
 type winoScratch struct {
-	v []gemm.BF16
-	m []float32
+	m     []float32   // the products' sums: [ξ][rows][max(in, out)]
+	e, ep []gemm.BF16 // E: rows [ξ][rows][out] and in pairs of tiles
+	vt    []gemm.BF16 // V transposed: [ξ][in][rows]
+	du    []float32   // Σ E ⊙ V over the part's tiles: [ξ][in][out]
+	sink  []float32   // the input gradient's rows past the board
 }
 
-// winogradForward: the bf16 forward passes take Winograd's products where
-// they fit (winogradFits). TABULA_WINOGRAD=off keeps the direct tiles, to
+// winogradOn: the bf16 convolutions take Winograd's products where they
+// fit (winogradFits). TABULA_WINOGRAD=off keeps the direct tiles, to
 // measure one against the other.
-var winogradForward = os.Getenv("TABULA_WINOGRAD") != "off"
+var winogradOn = os.Getenv("TABULA_WINOGRAD") != "off"
 
-// winoImages is the images a chunk: about 50 tiles.
+// winoImages is the images a chunk: the count up to 128 tiles that pads
+// the fewest tiles to a multiple of 32 (the larger of equals).
 func winoImages(b Board) int {
 	per := (b.H + 1) / 2 * ((b.W + 1) / 2)
-	return max(1, min(b.N, 50/per))
+	best, waste := 1, 1.0
+	for k := 1; k <= b.N && (k == 1 || k*per <= 128); k++ {
+		if w := float64(gemm.RoundUp(k*per, 32)-k*per) / float64(gemm.RoundUp(k*per, 32)); w <= waste {
+			best, waste = k, w
+		}
+	}
+	return best
 }
 
-// winogradFits reports whether the forward pass takes Winograd's
-// products: on VDPBF16PS (the AMX tiles' direct products are faster than
-// these on vectors), channels in whole vectors of 16 and panels of at
-// most three.
+// winogradFits reports whether a convolution takes Winograd's products:
+// on VDPBF16PS (the AMX tiles' direct products are faster than these on
+// vectors), 3x3, channels in whole vectors of 16 and, as the products'
+// columns, in at most three panels of them.
 func winogradFits(s *convState) bool {
-	return winogradForward && gemm.BF16Kernel() == "avx512bf16" && s.k == 3 &&
-		s.in%16 == 0 && s.out%16 == 0 && s.out <= 48 && s.in <= 64
+	fit := func(c int) bool { return c%16 == 0 && c >= 16 && c <= 48 }
+	return winogradOn && gemm.BF16Kernel() == "avx512bf16" && s.k == 3 && fit(s.in) && fit(s.out)
 }
 
 func newWinoConv(s *convState) *winoConv {
 	b := s.b
 	c := &winoConv{s: s, th: (b.H + 1) / 2, tw: (b.W + 1) / 2, imgs: winoImages(b)}
-	c.rows = gemm.RoundUp(c.imgs*c.th*c.tw, 8)
+	c.rows = gemm.RoundUp(c.imgs*c.th*c.tw, 32)
+	c.chunks = (b.N + c.imgs - 1) / c.imgs
 	c.u = make([]gemm.BF16, 16*s.in*s.out)
+	c.ut = make([]gemm.BF16, 16*s.in*s.out)
+	c.v = make([]gemm.BF16, c.chunks*16*c.rows*s.in)
 	c.zero = make([]float32, (2*c.tw+2)*s.in)
-	chunks := (b.N + c.imgs - 1) / c.imgs
-	c.parts = make([]winoScratch, splits(chunks))
+	c.parts = make([]winoScratch, min(c.chunks, runtime.GOMAXPROCS(0)))
 	for i := range c.parts {
-		c.parts[i] = winoScratch{v: make([]gemm.BF16, 16*c.rows*s.in), m: make([]float32, 16*c.rows*s.out)}
+		c.parts[i] = winoScratch{
+			m:    make([]float32, 16*c.rows*max(s.in, s.out)),
+			e:    make([]gemm.BF16, 16*c.rows*s.out),
+			ep:   make([]gemm.BF16, 16*c.rows*s.out),
+			vt:   make([]gemm.BF16, 16*s.in*c.rows),
+			du:   make([]float32, 16*s.in*s.out),
+			sink: make([]float32, (2*c.tw+2)*s.in),
+		}
 	}
-	c.runPart = c.runChunks
+	c.dw = make([]float32, s.out*s.in*9)
+	c.fwdPart, c.bwdPart = c.forwardChunks, c.backwardChunks
 	return c
 }
 
-// transformWeights writes U = G g Gᵀ of every filter in pairs of input
-// channels: u[ξ][c/2][o][c%2].
+// transformWeights writes U = G g Gᵀ of every filter, in pairs of input
+// channels (u[ξ][c/2][o][c%2], the forward pass's b) and of output
+// channels (ut[ξ][o/2][c][o%2], the input gradient's).
 func (c *winoConv) transformWeights(w []float32) {
 	in, out := c.s.in, c.s.out
 	for o := range out {
@@ -88,30 +126,43 @@ func (c *winoConv) transformWeights(w []float32) {
 			for i := range 4 {
 				row := [4]float32{h[i][0], 0.5 * (h[i][0] + h[i][1] + h[i][2]), 0.5 * (h[i][0] - h[i][1] + h[i][2]), h[i][2]}
 				for k, v := range row {
-					c.u[(4*i+k)*in*out+((ci/2)*out+o)*2+ci%2] = gemm.ToBF16(v)
+					x := gemm.ToBF16(v)
+					c.u[(4*i+k)*in*out+((ci/2)*out+o)*2+ci%2] = x
+					c.ut[(4*i+k)*in*out+((o/2)*in+ci)*2+o%2] = x
 				}
 			}
 		}
 	}
 }
 
-// forward: y = conv(x, w); y's padding is never written.
-func (c *winoConv) forward(x, w, y []float32) {
-	c.transformWeights(w)
-	c.cur.x, c.cur.y = x, y
-	c.cur.chunks = (c.s.b.N + c.imgs - 1) / c.imgs
-	c.cur.parts = len(c.parts)
-	parallel.For(c.cur.parts, c.runPart)
+// partChunks is the chunks part of parts takes.
+func (c *winoConv) partChunks(part, parts int) (int, int) {
+	return c.chunks * part / parts, c.chunks * (part + 1) / parts
 }
 
-// runChunks is part of forward: a range of chunks of images.
-func (c *winoConv) runChunks(part int) {
+// chunkImages is the images of chunk ch.
+func (c *winoConv) chunkImages(ch int) (int, int) {
+	return ch * c.imgs, min(c.s.b.N, (ch+1)*c.imgs)
+}
+
+// forward: y = conv(x, w); y's padding is never written.
+func (c *winoConv) forward(x, w, y []float32) {
+	c.fwdStep++
+	c.transformWeights(w)
+	c.cur.x, c.cur.y = x, y
+	c.cur.parts = len(c.parts)
+	parallel.For(c.cur.parts, c.fwdPart)
+}
+
+// forwardChunks is part of forward.
+func (c *winoConv) forwardChunks(part int) {
 	b, in, out := c.s.b, c.s.in, c.s.out
 	hp, wp := b.hp(), b.wp()
 	sc := &c.parts[part]
-	chunks, parts := c.cur.chunks, c.cur.parts
-	for ch := chunks * part / parts; ch < chunks*(part+1)/parts; ch++ {
-		n0, n1 := ch*c.imgs, min(b.N, (ch+1)*c.imgs)
+	ch0, ch1 := c.partChunks(part, c.cur.parts)
+	for ch := ch0; ch < ch1; ch++ {
+		n0, n1 := c.chunkImages(ch)
+		v := c.v[ch*16*c.rows*in:][:16*c.rows*in]
 		t := 0
 		for n := n0; n < n1; n++ {
 			for i := range c.th {
@@ -126,13 +177,13 @@ func (c *winoConv) runChunks(part int) {
 						rows[r] = c.zero
 					}
 				}
-				gemm.WinogradInput(sc.v[t*in:], c.rows*in, rows, c.tw, in)
+				gemm.WinogradInput(v[t*in:], c.rows*in, rows, c.tw, in)
 				t += c.tw
 			}
 		}
 		padded := gemm.RoundUp(t, 8)
 		for e := range 16 {
-			gemm.DotPairsBF16(sc.m[e*c.rows*out:], out, sc.v[e*c.rows*in:], in, padded, c.u[e*in*out:], in/2, out/16)
+			gemm.DotPairsBF16(sc.m[e*c.rows*out:], out, v[e*c.rows*in:], in, padded, c.u[e*in*out:], in/2, out/16, false)
 		}
 		t = 0
 		for n := n0; n < n1; n++ {
@@ -145,6 +196,118 @@ func (c *winoConv) runChunks(part int) {
 				gemm.WinogradOutput(y0, y1, sc.m[t*out:], c.rows*out, c.tw, b.W%2 == 1, out)
 				t += c.tw
 			}
+		}
+	}
+}
+
+// backward makes both gradients of the last forward pass from dy, once:
+// dx (when the input takes a gradient) into dx, dw into c.dw.
+func (c *winoConv) backward(dy, dx []float32) {
+	if c.bwdStep == c.fwdStep {
+		return
+	}
+	c.bwdStep = c.fwdStep
+	c.cur.dy, c.dx = dy, dx
+	c.cur.parts = len(c.parts)
+	parallel.For(c.cur.parts, c.bwdPart)
+	// The parts' sums, added in part order, transformed back: dw =
+	// Gᵀ dU G for every filter.
+	in, out := c.s.in, c.s.out
+	du := c.parts[0].du
+	for _, p := range c.parts[1:] {
+		for i, v := range p.du {
+			du[i] += v
+		}
+	}
+	for ci := range in {
+		for o := range out {
+			var m [4][4]float32
+			for e := range 16 {
+				m[e/4][e%4] = du[(e*in+ci)*out+o]
+			}
+			var h [3][4]float32 // Gᵀ dU
+			for k := range 4 {
+				h[0][k] = m[0][k] + 0.5*(m[1][k]+m[2][k])
+				h[1][k] = 0.5 * (m[1][k] - m[2][k])
+				h[2][k] = 0.5*(m[1][k]+m[2][k]) + m[3][k]
+			}
+			g := c.dw[(o*in+ci)*9:][:9]
+			for r := range 3 {
+				g[3*r] = h[r][0] + 0.5*(h[r][1]+h[r][2])
+				g[3*r+1] = 0.5 * (h[r][1] - h[r][2])
+				g[3*r+2] = 0.5*(h[r][1]+h[r][2]) + h[r][3]
+			}
+		}
+	}
+}
+
+// backwardChunks is part of backward.
+func (c *winoConv) backwardChunks(part int) {
+	b, in, out := c.s.b, c.s.in, c.s.out
+	hp, wp := b.hp(), b.wp()
+	sc := &c.parts[part]
+	ch0, ch1 := c.partChunks(part, c.cur.parts)
+	for ch := ch0; ch < ch1; ch++ {
+		n0, n1 := c.chunkImages(ch)
+		t := 0
+		for n := n0; n < n1; n++ {
+			for i := range c.th {
+				// dy's tile rows; past the board they are its zero padding.
+				dy := [2][]float32{c.cur.dy[((n*hp+2*i+1)*wp+1)*out:], c.cur.dy[((n*hp+2*i+2)*wp+1)*out:]}
+				gemm.WinogradDy(sc.e[t*out:], c.rows*out, dy, c.tw, out)
+				t += c.tw
+			}
+		}
+		// A chunk short of the others leaves the tiles past its own zero
+		// (V's padding tiles are never written).
+		for e := range 16 {
+			clear(sc.e[(e*c.rows+t)*out : (e+1)*c.rows*out])
+		}
+		if c.s.inputGrad {
+			c.inputGradient(sc, n0, n1, t)
+		}
+		v := c.v[ch*16*c.rows*in:]
+		for e := range 16 {
+			ep, vt := sc.ep[e*c.rows*out:][:c.rows*out], sc.vt[e*in*c.rows:][:in*c.rows]
+			gemm.PairRowsBF16(ep, sc.e[e*c.rows*out:], c.rows, out)
+			gemm.TransposeBF16(vt, c.rows, v[e*c.rows*in:], in, c.rows, in)
+			gemm.DotPairsBF16(sc.du[e*in*out:], out, vt, c.rows, in, ep, c.rows/2, out/16, ch > ch0)
+		}
+	}
+}
+
+// inputGradient is part of backwardChunks: dx of images [n0, n1), whose
+// t tiles' E is in sc.e.
+func (c *winoConv) inputGradient(sc *winoScratch, n0, n1, t int) {
+	b, in, out := c.s.b, c.s.in, c.s.out
+	hp, wp := b.hp(), b.wp()
+	padded := gemm.RoundUp(t, 8)
+	for e := range 16 {
+		gemm.DotPairsBF16(sc.m[e*c.rows*in:], in, sc.e[e*c.rows*out:], out, padded, c.ut[e*in*out:], out/2, in/16, false)
+	}
+	img := hp * wp * in
+	clear(c.dx[n0*img : n1*img])
+	t = 0
+	for n := n0; n < n1; n++ {
+		for i := range c.th {
+			var rows [4][]float32
+			for r := range rows {
+				// Padding rows take their share into the sink; a row's last
+				// patch column past its padding lands in the next row's left
+				// padding, cleared below.
+				if pr := 2*i + r; pr >= 1 && pr < hp-1 {
+					rows[r] = c.dx[(n*hp+pr)*wp*in:]
+				} else {
+					rows[r] = sc.sink
+				}
+			}
+			gemm.WinogradGradInput(rows, sc.m[t*in:], c.rows*in, c.tw, in)
+			t += c.tw
+		}
+		for y := 1; y < hp; y++ {
+			row := c.dx[(n*hp+y)*wp*in:][:wp*in]
+			clear(row[:in])
+			clear(row[(wp-1)*in:])
 		}
 	}
 }
