@@ -39,11 +39,13 @@ type winoConv struct {
 	bwdStep uint64 // the forward pass whose gradients were made
 	fwdStep uint64
 	dx, dw  []float32
-	fwdPart func(part int)
-	bwdPart func(part int)
-	cur     struct {
-		x, y, dy []float32
-		parts    int
+	// The loop bodies handed to parallel.For, made once, and their
+	// arguments.
+	fwdPart, bwdPart    func(part int)
+	weightsPart, dwPart func(part int)
+	cur                 struct {
+		x, y, dy, w []float32
+		parts       int
 	}
 }
 
@@ -105,15 +107,24 @@ func newWinoConv(s *convState) *winoConv {
 	}
 	c.dw = make([]float32, s.out*s.in*9)
 	c.fwdPart, c.bwdPart = c.forwardChunks, c.backwardChunks
+	c.weightsPart, c.dwPart = c.transformFilters, c.filterGradients
 	return c
 }
 
 // transformWeights writes U = G g Gᵀ of every filter, in pairs of input
 // channels (u[ξ][c/2][o][c%2], the forward pass's b) and of output
-// channels (ut[ξ][o/2][c][o%2], the input gradient's).
+// channels (ut[ξ][o/2][c][o%2], the input gradient's), over the cores.
 func (c *winoConv) transformWeights(w []float32) {
-	in, out := c.s.in, c.s.out
-	for o := range out {
+	c.cur.w = w
+	c.cur.parts = min(c.s.out, runtime.GOMAXPROCS(0))
+	parallel.For(c.cur.parts, c.weightsPart)
+}
+
+// transformFilters is part of transformWeights: a range of output
+// channels.
+func (c *winoConv) transformFilters(part int) {
+	in, out, w := c.s.in, c.s.out, c.cur.w
+	for o := out * part / c.cur.parts; o < out*(part+1)/c.cur.parts; o++ {
 		for ci := range in {
 			g := w[(o*in+ci)*9:][:9]
 			var h [4][3]float32 // G g
@@ -210,20 +221,24 @@ func (c *winoConv) backward(dy, dx []float32) {
 	c.cur.dy, c.dx = dy, dx
 	c.cur.parts = len(c.parts)
 	parallel.For(c.cur.parts, c.bwdPart)
-	// The parts' sums, added in part order, transformed back: dw =
-	// Gᵀ dU G for every filter.
+	c.cur.parts = min(c.s.in, runtime.GOMAXPROCS(0))
+	parallel.For(c.cur.parts, c.dwPart)
+}
+
+// filterGradients is part of backward: for a range of input channels,
+// the parts' sums added in part order and transformed back, dw = Gᵀ dU G.
+func (c *winoConv) filterGradients(part int) {
 	in, out := c.s.in, c.s.out
-	du := c.parts[0].du
-	for _, p := range c.parts[1:] {
-		for i, v := range p.du {
-			du[i] += v
-		}
-	}
-	for ci := range in {
+	for ci := in * part / c.cur.parts; ci < in*(part+1)/c.cur.parts; ci++ {
 		for o := range out {
 			var m [4][4]float32
 			for e := range 16 {
-				m[e/4][e%4] = du[(e*in+ci)*out+o]
+				i := (e*in+ci)*out + o
+				s := c.parts[0].du[i]
+				for _, p := range c.parts[1:] {
+					s += p.du[i]
+				}
+				m[e/4][e%4] = s
 			}
 			var h [3][4]float32 // Gᵀ dU
 			for k := range 4 {
