@@ -252,3 +252,48 @@ func dotPairsBF16(c []float32, ldc int, a []BF16, lda, rows int, b []BF16, kp, n
 		dotPairsBF16Go(c[r*ldc:], ldc, a[r*lda:], lda, rows-r, b, kp, np, accumulate)
 	}
 }
+
+// winogradFiltersAVX512 is winogradFiltersGo, 16 input channels of two
+// output channels at a time.
+//
+//go:noescape
+func winogradFiltersAVX512(u, ut *uint16, w *float32, in, out, o0, o1 int)
+
+// winogradFilterGradsAVX512 is winogradFilterGradsGo for one or two
+// parts (du1 nil: one), 16 output channels at a time.
+//
+//go:noescape
+func winogradFilterGradsAVX512(dw, du0, du1 *float32, in, out, c0, c1 int)
+
+func winogradFilters(u, ut []BF16, w []float32, in, out, o0, o1 int) {
+	if !bf16Vector || o0 == o1 {
+		winogradFiltersGo(u, ut, w, in, out, o0, o1)
+		return
+	}
+	winogradFiltersAVX512(&u[0], &ut[0], &w[0], in, out, o0, o1)
+}
+
+func winogradFilterGrads(dw []float32, du [][]float32, in, out, c0, c1 int) {
+	if !bf16Vector || c0 == c1 {
+		winogradFilterGradsGo(dw, du, in, out, c0, c1)
+		return
+	}
+	if len(du) > 2 {
+		// Past two parts, the others are added into the first (its
+		// entries of these input channels only), in part order.
+		for e := range 16 {
+			rows := du[0][(e*in+c0)*out : (e*in+c1)*out]
+			for _, p := range du[1:] {
+				for i, v := range p[(e*in+c0)*out : (e*in+c1)*out] {
+					rows[i] += v
+				}
+			}
+		}
+		du = du[:1]
+	}
+	var du1 *float32
+	if len(du) == 2 {
+		du1 = &du[1][0]
+	}
+	winogradFilterGradsAVX512(&dw[0], &du[0][0], du1, in, out, c0, c1)
+}

@@ -45,3 +45,11 @@ func winogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int) 
 }
 
 func pairRowsBF16(pairs, rows []BF16, n, ch int) { pairRowsBF16Go(pairs, rows, n, ch) }
+
+func winogradFilters(u, ut []BF16, w []float32, in, out, o0, o1 int) {
+	winogradFiltersGo(u, ut, w, in, out, o0, o1)
+}
+
+func winogradFilterGrads(dw []float32, du [][]float32, in, out, c0, c1 int) {
+	winogradFilterGradsGo(dw, du, in, out, c0, c1)
+}

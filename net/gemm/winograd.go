@@ -238,3 +238,84 @@ func pairRowsBF16Go(pairs, rows []BF16, n, ch int) {
 		}
 	}
 }
+
+// WinogradFilters writes U = G g Gᵀ of the filters of output channels
+// [o0, o1) (even bounds) of w (out, in, 3, 3), rounded to bfloat16, in
+// the two layouts the products take: u[ξ*in*out + ((c/2)*out+o)*2 + c%2]
+// (pairs of input channels, the forward pass's) and ut[ξ*in*out +
+// ((o/2)*in+c)*2 + o%2] (pairs of output channels, the input
+// gradient's). in and out are multiples of 16.
+func WinogradFilters(u, ut []BF16, w []float32, in, out, o0, o1 int) {
+	if in <= 0 || in%16 != 0 || out <= 0 || out%16 != 0 || o0 < 0 || o0 > o1 || o1 > out || o0%2 != 0 || o1%2 != 0 ||
+		len(w) < out*in*9 || len(u) < 16*in*out || len(ut) < 16*in*out {
+		panic(fmt.Sprintf("gemm: Winograd filters [%d, %d) of %d x %d from %d into %d and %d", o0, o1, out, in, len(w), len(u), len(ut)))
+	}
+	winogradFilters(u, ut, w, in, out, o0, o1)
+}
+
+func winogradFiltersGo(u, ut []BF16, w []float32, in, out, o0, o1 int) {
+	for o := o0; o < o1; o++ {
+		for ci := range in {
+			g := w[(o*in+ci)*9:][:9]
+			var h [4][3]float32 // G g
+			for q := range 3 {
+				h[0][q] = g[q]
+				h[1][q] = 0.5 * (g[q] + g[3+q] + g[6+q])
+				h[2][q] = 0.5 * (g[q] - g[3+q] + g[6+q])
+				h[3][q] = g[6+q]
+			}
+			for i := range 4 {
+				row := [4]float32{h[i][0], 0.5 * (h[i][0] + h[i][1] + h[i][2]), 0.5 * (h[i][0] - h[i][1] + h[i][2]), h[i][2]}
+				for k, v := range row {
+					x := ToBF16(v)
+					u[(4*i+k)*in*out+((ci/2)*out+o)*2+ci%2] = x
+					ut[(4*i+k)*in*out+((o/2)*in+ci)*2+o%2] = x
+				}
+			}
+		}
+	}
+}
+
+// WinogradFilterGrads writes the weight gradients dw = Gᵀ dU G (dw as
+// w, (out, in, 3, 3)) of input channels [c0, c1) from the sums dU of
+// several parts (each [ξ][in][out], added in part order). in and out
+// are multiples of 16.
+func WinogradFilterGrads(dw []float32, du [][]float32, in, out, c0, c1 int) {
+	if in <= 0 || in%16 != 0 || out <= 0 || out%16 != 0 || c0 < 0 || c0 > c1 || c1 > in || len(dw) < out*in*9 || len(du) == 0 {
+		panic(fmt.Sprintf("gemm: Winograd filter gradients [%d, %d) of %d x %d into %d from %d parts", c0, c1, out, in, len(dw), len(du)))
+	}
+	for _, p := range du {
+		if len(p) < 16*in*out {
+			panic(fmt.Sprintf("gemm: Winograd filter gradients from a part of %d sums, want %d", len(p), 16*in*out))
+		}
+	}
+	winogradFilterGrads(dw, du, in, out, c0, c1)
+}
+
+func winogradFilterGradsGo(dw []float32, du [][]float32, in, out, c0, c1 int) {
+	for ci := c0; ci < c1; ci++ {
+		for o := range out {
+			var m [4][4]float32
+			for e := range 16 {
+				i := (e*in+ci)*out + o
+				s := du[0][i]
+				for _, p := range du[1:] {
+					s += p[i]
+				}
+				m[e/4][e%4] = s
+			}
+			var h [3][4]float32 // Gᵀ dU
+			for k := range 4 {
+				h[0][k] = m[0][k] + 0.5*(m[1][k]+m[2][k])
+				h[1][k] = 0.5 * (m[1][k] - m[2][k])
+				h[2][k] = 0.5*(m[1][k]+m[2][k]) + m[3][k]
+			}
+			g := dw[(o*in+ci)*9:][:9]
+			for r := range 3 {
+				g[3*r] = h[r][0] + 0.5*(h[r][1]+h[r][2])
+				g[3*r+1] = 0.5 * (h[r][1] - h[r][2])
+				g[3*r+2] = 0.5*(h[r][1]+h[r][2]) + h[r][3]
+			}
+		}
+	}
+}

@@ -812,3 +812,281 @@ pairblock:
 	JNZ pair
 	VZEROUPPER
 	RET
+
+// lanes<>: 0..15 as dwords, the gathers' and scatters' lane numbers.
+DATA lanes<>+0(SB)/4, $0
+DATA lanes<>+4(SB)/4, $1
+DATA lanes<>+8(SB)/4, $2
+DATA lanes<>+12(SB)/4, $3
+DATA lanes<>+16(SB)/4, $4
+DATA lanes<>+20(SB)/4, $5
+DATA lanes<>+24(SB)/4, $6
+DATA lanes<>+28(SB)/4, $7
+DATA lanes<>+32(SB)/4, $8
+DATA lanes<>+36(SB)/4, $9
+DATA lanes<>+40(SB)/4, $10
+DATA lanes<>+44(SB)/4, $11
+DATA lanes<>+48(SB)/4, $12
+DATA lanes<>+52(SB)/4, $13
+DATA lanes<>+56(SB)/4, $14
+DATA lanes<>+60(SB)/4, $15
+GLOBL lanes<>(SB), RODATA|NOPTR, $64
+
+// GATHER(t, z): tap t of the 16 filters' weights at SI (lane stride
+// Z30) into z.
+#define GATHER(t, z) \
+	KXNORW K1, K1, K1 \
+	VGATHERDPS ((t)*4)(SI)(Z30*4), K1, z
+
+// UROW(a, b, c, na, nc, i, off): row i of U = h G from the row (a, b,
+// c) of h = G g, rounded, to the scratch at off + 32*(4i+k); register
+// numbers na and nc for CVT.
+#define UROW(a, b, c, na, nc, i, off) \
+	CVT(20, na) \
+	VMOVDQU16 Y20, (off+32*(4*i))(SP) \
+	VADDPS b, a, Z16 \
+	VADDPS c, Z16, Z16 \
+	VMULPS Z28, Z16, Z16 \
+	CVT(20, 16) \
+	VMOVDQU16 Y20, (off+32*(4*i+1))(SP) \
+	VSUBPS b, a, Z17 \
+	VADDPS c, Z17, Z17 \
+	VMULPS Z28, Z17, Z17 \
+	CVT(20, 17) \
+	VMOVDQU16 Y20, (off+32*(4*i+2))(SP) \
+	CVT(20, nc) \
+	VMOVDQU16 Y20, (off+32*(4*i+3))(SP)
+
+// FILTERU(off): U of 16 filters (input channels CX.., output channel BX)
+// into the scratch at off.
+#define FILTERU(off) \
+	MOVQ BX, SI \
+	IMULQ R11, SI \
+	ADDQ CX, SI \
+	LEAQ (SI)(SI*8), SI \
+	LEAQ (R10)(SI*4), SI \
+	GATHER(0, Z0) \
+	GATHER(1, Z1) \
+	GATHER(2, Z2) \
+	GATHER(3, Z3) \
+	GATHER(4, Z4) \
+	GATHER(5, Z5) \
+	GATHER(6, Z6) \
+	GATHER(7, Z7) \
+	GATHER(8, Z8) \
+	VADDPS Z3, Z0, Z9 \
+	VADDPS Z6, Z9, Z9 \
+	VMULPS Z28, Z9, Z9 \
+	VADDPS Z4, Z1, Z10 \
+	VADDPS Z7, Z10, Z10 \
+	VMULPS Z28, Z10, Z10 \
+	VADDPS Z5, Z2, Z11 \
+	VADDPS Z8, Z11, Z11 \
+	VMULPS Z28, Z11, Z11 \
+	VSUBPS Z3, Z0, Z12 \
+	VADDPS Z6, Z12, Z12 \
+	VMULPS Z28, Z12, Z12 \
+	VSUBPS Z4, Z1, Z13 \
+	VADDPS Z7, Z13, Z13 \
+	VMULPS Z28, Z13, Z13 \
+	VSUBPS Z5, Z2, Z14 \
+	VADDPS Z8, Z14, Z14 \
+	VMULPS Z28, Z14, Z14 \
+	UROW(Z0, Z1, Z2, 0, 2, 0, off) \
+	UROW(Z9, Z10, Z11, 9, 11, 1, off) \
+	UROW(Z12, Z13, Z14, 12, 14, 2, off) \
+	UROW(Z6, Z7, Z8, 6, 8, 3, off)
+
+// func winogradFiltersAVX512(u, ut *uint16, w *float32, in, out, o0, o1 int)
+// Two output channels and 16 input channels at a time: the 16 filters'
+// U for each output channel into the scratch (16 elements of 16
+// bfloat16s), then each element as pairs of output channels (ut, one
+// 64-byte store) and as pairs of input channels (u, eight dwords
+// scattered out*4 bytes apart).
+TEXT ·winogradFiltersAVX512(SB), 0, $1024-56
+	MOVQ u+0(FP), R8
+	MOVQ ut+8(FP), R9
+	MOVQ w+16(FP), R10
+	MOVQ in+24(FP), R11
+	MOVQ out+32(FP), R12
+	MOVQ o0+40(FP), BX
+	VMOVDQU32 lanes<>(SB), Z31
+	MOVL $9, AX
+	VPBROADCASTD AX, Z30
+	VPMULLD Z30, Z31, Z30 // lane * 9: a filter's stride
+	VPBROADCASTD R12, Z29
+	VPMULLD Z29, Z31, Z29 // lane * out: u's pairs of input channels
+	MOVL $0x3F000000, AX
+	VPBROADCASTD AX, Z28 // 0.5
+	MOVQ R11, DX
+	IMULQ R12, DX
+	SHLQ $1, DX // bytes of an element in u and ut
+
+fpair:
+	XORQ CX, CX
+
+fblock:
+	FILTERU(0)
+	INCQ BX
+	FILTERU(512)
+	DECQ BX
+	// ut at ((o/2)*in + c)*4 bytes; u at ((c/2)*out + o)*4.
+	MOVQ BX, R13
+	SHRQ $1, R13
+	IMULQ R11, R13
+	ADDQ CX, R13
+	LEAQ (R9)(R13*4), R13
+	MOVQ CX, R14
+	SHRQ $1, R14
+	IMULQ R12, R14
+	ADDQ BX, R14
+	LEAQ (R8)(R14*4), R14
+	XORQ AX, AX
+	MOVQ $16, R15
+
+felem:
+	VPMOVZXWD (SP)(AX*1), Z0
+	VPMOVZXWD 512(SP)(AX*1), Z1
+	VPSLLD $16, Z1, Z1
+	VPORD Z1, Z0, Z2
+	VMOVDQU32 Z2, (R13)
+	VMOVDQU (SP)(AX*1), Y3
+	KXNORB K2, K2, K2
+	VPSCATTERDD Y3, K2, (R14)(Y29*4)
+	VMOVDQU 512(SP)(AX*1), Y4
+	KXNORB K2, K2, K2
+	VPSCATTERDD Y4, K2, 4(R14)(Y29*4)
+	ADDQ DX, R13
+	ADDQ DX, R14
+	ADDQ $32, AX
+	DECQ R15
+	JNZ felem
+
+	ADDQ $16, CX
+	CMPQ CX, R11
+	JLT fblock
+	ADDQ $2, BX
+	CMPQ BX, o1+48(FP)
+	JLT fpair
+	VZEROUPPER
+	RET
+
+// LOADDU(z): element z of dU from R13 (+ R14 when a second part is in
+// R9), R13 stepped to the next element (DX bytes).
+#define LOADDU(z) \
+	VMOVUPS (R13), z \
+	TESTQ R9, R9 \
+	JZ 2(PC) \
+	VADDPS (R13)(R14*1), z, z \
+	ADDQ DX, R13
+
+// SCATTERG(t, z): tap t of the 16 filters' gradients (output channels
+// BX.., input channel CX) from z.
+#define SCATTERG(t, z) \
+	KXNORW K1, K1, K1 \
+	VSCATTERDPS z, K1, ((t)*4)(SI)(Z27*4)
+
+// GROW(a, b, c, d, t): a row of Gᵀ dU to taps t, t+1, t+2 of dw
+// (Z0..Z2 scratch).
+#define GROW(a, b, c, d, t) \
+	VADDPS c, b, Z0 \
+	VMULPS Z28, Z0, Z0 \
+	VADDPS Z0, a, Z1 \
+	SCATTERG(t, Z1) \
+	VSUBPS c, b, Z2 \
+	VMULPS Z28, Z2, Z2 \
+	SCATTERG(t+1, Z2) \
+	VADDPS d, Z0, Z0 \
+	SCATTERG(t+2, Z0)
+
+// func winogradFilterGradsAVX512(dw, du0, du1 *float32, in, out, c0, c1 int)
+// du1 nil: one part. 16 output channels of one input channel at a time:
+// the 16 elements' sums loaded (and added), transformed, and the nine
+// taps scattered in*9 floats apart.
+TEXT ·winogradFilterGradsAVX512(SB), NOSPLIT, $0-56
+	MOVQ dw+0(FP), R10
+	MOVQ du0+8(FP), R8
+	MOVQ du1+16(FP), R9
+	MOVQ R9, R14
+	SUBQ R8, R14 // the second part's offset from the first (any sign)
+	MOVQ in+24(FP), R11
+	MOVQ out+32(FP), R12
+	MOVQ c0+40(FP), CX
+	VMOVDQU32 lanes<>(SB), Z31
+	MOVQ R11, AX
+	LEAQ (AX)(AX*8), AX
+	VPBROADCASTD AX, Z27
+	VPMULLD Z27, Z31, Z27 // lane * in * 9: an output channel's stride in dw
+	MOVL $0x3F000000, AX
+	VPBROADCASTD AX, Z28
+	MOVQ R11, DX
+	IMULQ R12, DX
+	SHLQ $2, DX // bytes of an element of dU
+
+gchan:
+	XORQ BX, BX
+
+gblock:
+	MOVQ CX, R13
+	IMULQ R12, R13
+	ADDQ BX, R13
+	LEAQ (R8)(R13*4), R13
+	LOADDU(Z0)
+	LOADDU(Z1)
+	LOADDU(Z2)
+	LOADDU(Z3)
+	LOADDU(Z4)
+	LOADDU(Z5)
+	LOADDU(Z6)
+	LOADDU(Z7)
+	LOADDU(Z8)
+	LOADDU(Z9)
+	LOADDU(Z10)
+	LOADDU(Z11)
+	LOADDU(Z12)
+	LOADDU(Z13)
+	LOADDU(Z14)
+	LOADDU(Z15)
+	// Gᵀ dU: h0 = m0 + ½(m1 + m2), h1 = ½(m1 - m2), h2 = ½(m1 + m2) + m3.
+	VADDPS Z8, Z4, Z20
+	VMULPS Z28, Z20, Z20
+	VADDPS Z9, Z5, Z21
+	VMULPS Z28, Z21, Z21
+	VADDPS Z10, Z6, Z22
+	VMULPS Z28, Z22, Z22
+	VADDPS Z11, Z7, Z23
+	VMULPS Z28, Z23, Z23
+	VADDPS Z20, Z0, Z16
+	VADDPS Z21, Z1, Z17
+	VADDPS Z22, Z2, Z18
+	VADDPS Z23, Z3, Z19
+	VADDPS Z12, Z20, Z20
+	VADDPS Z13, Z21, Z21
+	VADDPS Z14, Z22, Z22
+	VADDPS Z15, Z23, Z23
+	VSUBPS Z8, Z4, Z24
+	VMULPS Z28, Z24, Z24
+	VSUBPS Z9, Z5, Z25
+	VMULPS Z28, Z25, Z25
+	VSUBPS Z10, Z6, Z26
+	VMULPS Z28, Z26, Z26
+	VSUBPS Z11, Z7, Z29
+	VMULPS Z28, Z29, Z29
+	// rows h0 = Z16..Z19, h1 = Z24, Z25, Z26, Z29, h2 = Z20..Z23; each
+	// row (a, b, c, d) to a + ½(b + c), ½(b - c), ½(b + c) + d.
+	MOVQ BX, SI
+	IMULQ R11, SI
+	ADDQ CX, SI
+	LEAQ (SI)(SI*8), SI
+	LEAQ (R10)(SI*4), SI
+	GROW(Z16, Z17, Z18, Z19, 0)
+	GROW(Z24, Z25, Z26, Z29, 3)
+	GROW(Z20, Z21, Z22, Z23, 6)
+	ADDQ $16, BX
+	CMPQ BX, R12
+	JLT gblock
+	INCQ CX
+	CMPQ CX, c1+48(FP)
+	JLT gchan
+	VZEROUPPER
+	RET

@@ -349,3 +349,106 @@ func TestPairRowsBF16(t *testing.T) {
 		}
 	}
 }
+
+// The filters' transform is G g Gᵀ rounded to bfloat16, in both
+// layouts, for the output channels asked only, and the vector kernel
+// gives the Go twin's bits.
+func TestWinogradFilters(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, tc := range []struct{ in, out, o0, o1 int }{{16, 16, 0, 16}, {48, 32, 6, 20}, {32, 48, 0, 48}} {
+		w := randNormal(rng, tc.out*tc.in*9)
+		n := 16 * tc.in * tc.out
+		u, ut := make([]BF16, n), make([]BF16, n)
+		twin, twinT := make([]BF16, n), make([]BF16, n)
+		for i := range u {
+			u[i], ut[i], twin[i], twinT[i] = 0xABCD, 0xABCD, 0xABCD, 0xABCD
+		}
+		WinogradFilters(u, ut, w, tc.in, tc.out, tc.o0, tc.o1)
+		winogradFiltersGo(twin, twinT, w, tc.in, tc.out, tc.o0, tc.o1)
+		for o := range tc.out {
+			for c := range tc.in {
+				for i := range 4 {
+					for k := range 4 {
+						e := 4*i + k
+						at, atT := e*tc.in*tc.out+((c/2)*tc.out+o)*2+c%2, e*tc.in*tc.out+((o/2)*tc.in+c)*2+o%2
+						if u[at] != twin[at] || ut[atT] != twinT[atT] {
+							t.Fatalf("%+v filter %d/%d element %d: %#04x %#04x, the twin %#04x %#04x", tc, o, c, e, u[at], ut[atT], twin[at], twinT[atT])
+						}
+						if o < tc.o0 || o >= tc.o1 {
+							if u[at] != 0xABCD || ut[atT] != 0xABCD {
+								t.Fatalf("%+v filter %d/%d written", tc, o, c)
+							}
+							continue
+						}
+						var s float64
+						for r := range 3 {
+							for q := range 3 {
+								s += gm[i][r] * float64(w[(o*tc.in+c)*9+r*3+q]) * gm[k][q]
+							}
+						}
+						if u[at] != ut[atT] || math.Abs(float64(FromBF16(u[at]))-s) > math.Abs(s)/128+1e-6 {
+							t.Fatalf("%+v filter %d/%d element %d: %v and %v, want %v", tc, o, c, e, FromBF16(u[at]), FromBF16(ut[atT]), s)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// The filters' gradient is Gᵀ dU G of the parts' sums, for the input
+// channels asked only, with one, two and three parts, and the vector
+// kernel gives the Go twin's bits.
+func TestWinogradFilterGrads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	for _, tc := range []struct{ in, out, c0, c1, parts int }{{16, 16, 0, 16, 1}, {48, 32, 5, 30, 2}, {32, 48, 0, 32, 3}} {
+		du := make([][]float32, tc.parts)
+		for p := range du {
+			du[p] = randNormal(rng, 16*tc.in*tc.out)
+		}
+		copies := func() [][]float32 {
+			c := make([][]float32, len(du))
+			for p := range du {
+				c[p] = append([]float32(nil), du[p]...)
+			}
+			return c
+		}
+		dw, twin := make([]float32, tc.out*tc.in*9), make([]float32, tc.out*tc.in*9)
+		for i := range dw {
+			dw[i], twin[i] = 7, 7
+		}
+		WinogradFilterGrads(dw, copies(), tc.in, tc.out, tc.c0, tc.c1)
+		winogradFilterGradsGo(twin, copies(), tc.in, tc.out, tc.c0, tc.c1)
+		for o := range tc.out {
+			for c := range tc.in {
+				for r := range 3 {
+					for q := range 3 {
+						i := (o*tc.in+c)*9 + r*3 + q
+						if dw[i] != twin[i] {
+							t.Fatalf("%+v filter %d/%d tap %d: %v, the twin %v", tc, o, c, r*3+q, dw[i], twin[i])
+						}
+						if c < tc.c0 || c >= tc.c1 {
+							if dw[i] != 7 {
+								t.Fatalf("%+v filter %d/%d written", tc, o, c)
+							}
+							continue
+						}
+						var s float64
+						for a := range 4 {
+							for k := range 4 {
+								var m float64
+								for p := range du {
+									m += float64(du[p][((4*a+k)*tc.in+c)*tc.out+o])
+								}
+								s += gm[a][r] * m * gm[k][q]
+							}
+						}
+						if math.Abs(float64(dw[i])-s) > 1e-5*(1+math.Abs(s)) {
+							t.Fatalf("%+v filter %d/%d tap %d: %v, want %v", tc, o, c, r*3+q, dw[i], s)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -36,7 +36,8 @@ type winoConv struct {
 	v       []gemm.BF16 // every chunk's V: [chunk][ξ][rows][in]
 	zero    []float32   // a padded row of zeros, the patches' rows past an image
 	parts   []winoScratch
-	bwdStep uint64 // the forward pass whose gradients were made
+	du      [][]float32 // the parts' sums of E ⊙ V
+	bwdStep uint64      // the forward pass whose gradients were made
 	fwdStep uint64
 	dx, dw  []float32
 	// The loop bodies handed to parallel.For, made once, and their
@@ -105,6 +106,9 @@ func newWinoConv(s *convState) *winoConv {
 			sink: make([]float32, (2*c.tw+2)*s.in),
 		}
 	}
+	for i := range c.parts {
+		c.du = append(c.du, c.parts[i].du)
+	}
 	c.dw = make([]float32, s.out*s.in*9)
 	c.fwdPart, c.bwdPart = c.forwardChunks, c.backwardChunks
 	c.weightsPart, c.dwPart = c.transformFilters, c.filterGradients
@@ -116,34 +120,15 @@ func newWinoConv(s *convState) *winoConv {
 // channels (ut[ξ][o/2][c][o%2], the input gradient's), over the cores.
 func (c *winoConv) transformWeights(w []float32) {
 	c.cur.w = w
-	c.cur.parts = min(c.s.out, runtime.GOMAXPROCS(0))
+	c.cur.parts = min(c.s.out/2, runtime.GOMAXPROCS(0))
 	parallel.For(c.cur.parts, c.weightsPart)
 }
 
-// transformFilters is part of transformWeights: a range of output
-// channels.
+// transformFilters is part of transformWeights: a range of pairs of
+// output channels.
 func (c *winoConv) transformFilters(part int) {
-	in, out, w := c.s.in, c.s.out, c.cur.w
-	for o := out * part / c.cur.parts; o < out*(part+1)/c.cur.parts; o++ {
-		for ci := range in {
-			g := w[(o*in+ci)*9:][:9]
-			var h [4][3]float32 // G g
-			for q := range 3 {
-				h[0][q] = g[q]
-				h[1][q] = 0.5 * (g[q] + g[3+q] + g[6+q])
-				h[2][q] = 0.5 * (g[q] - g[3+q] + g[6+q])
-				h[3][q] = g[6+q]
-			}
-			for i := range 4 {
-				row := [4]float32{h[i][0], 0.5 * (h[i][0] + h[i][1] + h[i][2]), 0.5 * (h[i][0] - h[i][1] + h[i][2]), h[i][2]}
-				for k, v := range row {
-					x := gemm.ToBF16(v)
-					c.u[(4*i+k)*in*out+((ci/2)*out+o)*2+ci%2] = x
-					c.ut[(4*i+k)*in*out+((o/2)*in+ci)*2+o%2] = x
-				}
-			}
-		}
-	}
+	pairs, parts := c.s.out/2, c.cur.parts
+	gemm.WinogradFilters(c.u, c.ut, c.cur.w, c.s.in, c.s.out, 2*(pairs*part/parts), 2*(pairs*(part+1)/parts))
 }
 
 // partChunks is the chunks part of parts takes.
@@ -228,32 +213,8 @@ func (c *winoConv) backward(dy, dx []float32) {
 // filterGradients is part of backward: for a range of input channels,
 // the parts' sums added in part order and transformed back, dw = Gᵀ dU G.
 func (c *winoConv) filterGradients(part int) {
-	in, out := c.s.in, c.s.out
-	for ci := in * part / c.cur.parts; ci < in*(part+1)/c.cur.parts; ci++ {
-		for o := range out {
-			var m [4][4]float32
-			for e := range 16 {
-				i := (e*in+ci)*out + o
-				s := c.parts[0].du[i]
-				for _, p := range c.parts[1:] {
-					s += p.du[i]
-				}
-				m[e/4][e%4] = s
-			}
-			var h [3][4]float32 // Gᵀ dU
-			for k := range 4 {
-				h[0][k] = m[0][k] + 0.5*(m[1][k]+m[2][k])
-				h[1][k] = 0.5 * (m[1][k] - m[2][k])
-				h[2][k] = 0.5*(m[1][k]+m[2][k]) + m[3][k]
-			}
-			g := c.dw[(o*in+ci)*9:][:9]
-			for r := range 3 {
-				g[3*r] = h[r][0] + 0.5*(h[r][1]+h[r][2])
-				g[3*r+1] = 0.5 * (h[r][1] - h[r][2])
-				g[3*r+2] = 0.5*(h[r][1]+h[r][2]) + h[r][3]
-			}
-		}
-	}
+	in := c.s.in
+	gemm.WinogradFilterGrads(c.dw, c.du, in, c.s.out, in*part/c.cur.parts, in*(part+1)/c.cur.parts)
 }
 
 // backwardChunks is part of backward.
