@@ -182,7 +182,7 @@ func winogradDyAVX512(e *uint16, xiStride int, dy0, dy1 *float32, tiles, ch int)
 // channels.
 //
 //go:noescape
-func winogradGradInputAVX512(r0, r1, r2, r3 *float32, n *float32, xiStride, tiles, ch int)
+func winogradGradInputAVX512(r0, r1, r2, r3 *float32, n *float32, xiStride, tiles, ch, fresh int)
 
 // pairRowsAVX512 is pairRowsBF16Go on vectors of 16 channels.
 //
@@ -197,12 +197,16 @@ func winogradDy(e []BF16, xiStride int, dy [2][]float32, tiles, ch int) {
 	winogradDyAVX512(&e[0], xiStride, &dy[0][0], &dy[1][0], tiles, ch)
 }
 
-func winogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int) {
+func winogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int, fresh bool) {
 	if !bf16Vector {
-		winogradGradInputGo(rows, n, xiStride, tiles, ch)
+		winogradGradInputGo(rows, n, xiStride, tiles, ch, fresh)
 		return
 	}
-	winogradGradInputAVX512(&rows[0][0], &rows[1][0], &rows[2][0], &rows[3][0], &n[0], xiStride, tiles, ch)
+	f := 0
+	if fresh {
+		f = 1
+	}
+	winogradGradInputAVX512(&rows[0][0], &rows[1][0], &rows[2][0], &rows[3][0], &n[0], xiStride, tiles, ch, f)
 }
 
 func pairRowsBF16(pairs, rows []BF16, n, ch int) {

@@ -40,8 +40,8 @@ func winogradDy(e []BF16, xiStride int, dy [2][]float32, tiles, ch int) {
 	winogradDyGo(e, xiStride, dy, tiles, ch)
 }
 
-func winogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int) {
-	winogradGradInputGo(rows, n, xiStride, tiles, ch)
+func winogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int, fresh bool) {
+	winogradGradInputGo(rows, n, xiStride, tiles, ch, fresh)
 }
 
 func pairRowsBF16(pairs, rows []BF16, n, ch int) { pairRowsBF16Go(pairs, rows, n, ch) }

@@ -183,8 +183,10 @@ func winogradDyGo(e []BF16, xiStride int, dy [2][]float32, tiles, ch int) {
 // (element ξ of tile j, channel c of their sums at n[ξ*xiStride + j*ch +
 // c]) into four rows, tile j's patch at columns 2j..2j+3 (ch floats a
 // column, a multiple of 16): neighbouring patches overlap by two
-// columns, each adding its share, in tile order.
-func WinogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int) {
+// columns, each adding its share, in tile order. With fresh, rows 2 and
+// 3 hold nothing yet: the first tile stores its four columns there and
+// every other tile its last two, so that they need not be cleared first.
+func WinogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int, fresh bool) {
 	if tiles == 0 {
 		return
 	}
@@ -196,10 +198,10 @@ func WinogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int) 
 			panic(fmt.Sprintf("gemm: Winograd input gradient row %d of %d floats for %d tiles of %d channels", r, len(row), tiles, ch))
 		}
 	}
-	winogradGradInput(rows, n, xiStride, tiles, ch)
+	winogradGradInput(rows, n, xiStride, tiles, ch, fresh)
 }
 
-func winogradGradInputGo(rows [4][]float32, n []float32, xiStride, tiles, ch int) {
+func winogradGradInputGo(rows [4][]float32, n []float32, xiStride, tiles, ch int, fresh bool) {
 	var q [4][4]float32
 	for j := range tiles {
 		for c := range ch {
@@ -212,10 +214,14 @@ func winogradGradInputGo(rows [4][]float32, n []float32, xiStride, tiles, ch int
 			}
 			for r, row := range rows {
 				at := row[2*j*ch+c:]
-				at[0] += q[r][0]
-				at[ch] += q[r][1] - q[r][2] + q[r][3]
-				at[2*ch] += q[r][1] + q[r][2] - q[r][0]
-				at[3*ch] += -q[r][3]
+				v := [4]float32{q[r][0], q[r][1] - q[r][2] + q[r][3], q[r][1] + q[r][2] - q[r][0], -q[r][3]}
+				for k, x := range v {
+					if fresh && r >= 2 && (j == 0 || k >= 2) {
+						at[k*ch] = x
+					} else {
+						at[k*ch] += x
+					}
+				}
 			}
 		}
 	}

@@ -701,8 +701,38 @@ dyblock:
 	VSUBPS q3, Z28, Z28 \
 	VMOVUPS Z28, (SI)(R12*1)
 
-// func winogradGradInputAVX512(r0, r1, r2, r3 *float32, n *float32, xiStride, tiles, ch int)
-TEXT ·winogradGradInputAVX512(SB), NOSPLIT, $0-64
+// MIXROW is ADDROW storing its last two columns, STOREROW4 storing all
+// four (winogradGradInput's fresh rows).
+#define MIXROW(p, q0, q1, q2, q3) \
+	LEAQ (p)(AX*1), SI \
+	VADDPS (SI), q0, Z28 \
+	VMOVUPS Z28, (SI) \
+	VSUBPS q2, q1, Z29 \
+	VADDPS q3, Z29, Z29 \
+	VADDPS (SI)(R12*1), Z29, Z29 \
+	VMOVUPS Z29, (SI)(R12*1) \
+	VADDPS q2, q1, Z30 \
+	VSUBPS q0, Z30, Z30 \
+	VMOVUPS Z30, (SI)(R12*2) \
+	LEAQ (SI)(R12*2), SI \
+	NEG(q3, Z28) \
+	VMOVUPS Z28, (SI)(R12*1)
+
+#define STOREROW4(p, q0, q1, q2, q3) \
+	LEAQ (p)(AX*1), SI \
+	VMOVUPS q0, (SI) \
+	VSUBPS q2, q1, Z29 \
+	VADDPS q3, Z29, Z29 \
+	VMOVUPS Z29, (SI)(R12*1) \
+	VADDPS q2, q1, Z30 \
+	VSUBPS q0, Z30, Z30 \
+	VMOVUPS Z30, (SI)(R12*2) \
+	LEAQ (SI)(R12*2), SI \
+	NEG(q3, Z28) \
+	VMOVUPS Z28, (SI)(R12*1)
+
+// func winogradGradInputAVX512(r0, r1, r2, r3 *float32, n *float32, xiStride, tiles, ch, fresh int)
+TEXT ·winogradGradInputAVX512(SB), NOSPLIT, $0-72
 	MOVQ r0+0(FP), R8
 	MOVQ r1+8(FP), R9
 	MOVQ r2+16(FP), R10
@@ -764,8 +794,24 @@ giblock:
 	NEG(Z15, Z27)
 	ADDROW(R8, Z0, Z1, Z2, Z3)
 	ADDROW(R9, Z16, Z17, Z18, Z19)
+	CMPQ fresh+64(FP), $0
+	JEQ giadd
+	CMPQ BX, tiles+48(FP)
+	JEQ gistore
+	MIXROW(R10, Z20, Z21, Z22, Z23)
+	MIXROW(R11, Z24, Z25, Z26, Z27)
+	JMP ginext
+
+gistore:
+	STOREROW4(R10, Z20, Z21, Z22, Z23)
+	STOREROW4(R11, Z24, Z25, Z26, Z27)
+	JMP ginext
+
+giadd:
 	ADDROW(R10, Z20, Z21, Z22, Z23)
 	ADDROW(R11, Z24, Z25, Z26, Z27)
+
+ginext:
 	ADDQ $64, AX
 	ADDQ $64, R15
 	DECQ DX

@@ -287,11 +287,14 @@ func TestWinogradDy(t *testing.T) {
 }
 
 // The input gradient's transform adds B N Bᵀ of every tile into the
-// rows, overlapping tiles each adding their share, and the vector kernel
-// gives the Go twin's bits.
+// rows, overlapping tiles each adding their share (with fresh, rows 2 and
+// 3 from nothing), and the vector kernel gives the Go twin's bits.
 func TestWinogradGradInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	for _, tc := range []struct{ tiles, ch int }{{1, 16}, {5, 48}, {3, 32}} {
+	for _, tc := range []struct {
+		tiles, ch int
+		fresh     bool
+	}{{1, 16, false}, {5, 48, false}, {3, 32, false}, {1, 16, true}, {5, 48, true}, {4, 32, true}} {
 		xi := tc.tiles*tc.ch + 16
 		n := randNormal(rng, 16*xi)
 		width := (2*tc.tiles + 3) * tc.ch // a column past the last patch
@@ -301,8 +304,8 @@ func TestWinogradGradInput(t *testing.T) {
 			got[r] = append([]float32(nil), start[r]...)
 			twin[r] = append([]float32(nil), start[r]...)
 		}
-		WinogradGradInput(got, n, xi, tc.tiles, tc.ch)
-		winogradGradInputGo(twin, n, xi, tc.tiles, tc.ch)
+		WinogradGradInput(got, n, xi, tc.tiles, tc.ch, tc.fresh)
+		winogradGradInputGo(twin, n, xi, tc.tiles, tc.ch, tc.fresh)
 		for r := range 4 {
 			for col := range 2*tc.tiles + 3 {
 				for c := range tc.ch {
@@ -311,6 +314,9 @@ func TestWinogradGradInput(t *testing.T) {
 						t.Fatalf("%+v row %d column %d channel %d: %v, the twin %v", tc, r, col, c, got[r][i], twin[r][i])
 					}
 					s := float64(start[r][i])
+					if tc.fresh && r >= 2 && col <= 2*tc.tiles+1 {
+						s = 0 // stored by the first tile to reach it
+					}
 					for j := range tc.tiles {
 						q := col - 2*j
 						if q < 0 || q > 3 {
