@@ -16,109 +16,93 @@
 // number, index 4 for none.
 #define DPB(acc, b, base, index, scale) BYTE $0x62; BYTE $(((1-(((acc)>>3)&1))<<7) | ((1-(((index)>>3)&1))<<6) | ((1-(((base)>>3)&1))<<5) | ((1-(((acc)>>4)&1))<<4) | 2); BYTE $(((15-((b)&15))<<3) | 6); BYTE $(0x50 | ((1-(((b)>>4)&1))<<3)); BYTE $0x52; BYTE $(0x44 | (((acc)&7)<<3)); BYTE $(((scale)<<6) | (((index)&7)<<3) | ((base)&7)); BYTE $0
 
-// LOADROW(p, z0): the four columns of a patch row, from p + AX, ch*4
-// bytes (R12) apart, into Z(z0)..Z(z0+3).
-#define LOADROW(p, z0, z1, z2, z3) \
-	LEAQ (p)(AX*1), SI \
-	VMOVUPS (SI), z0 \
-	VMOVUPS (SI)(R12*1), z1 \
-	VMOVUPS (SI)(R12*2), z2 \
-	LEAQ (SI)(R12*2), SI \
-	VMOVUPS (SI)(R12*1), z3
+// COLUMN(z0, z1, z2, z3): one column of the four rows (R8..R11 at R14)
+// combined down the rows, Bᵀ d: d0 - d2, d1 + d2, d2 - d1, d1 - d3 into
+// z0..z3 (Z16..Z19 scratch).
+#define COLUMN(z0, z1, z2, z3) \
+	VMOVUPS (R8)(R14*1), Z16 \
+	VMOVUPS (R9)(R14*1), Z17 \
+	VMOVUPS (R10)(R14*1), Z18 \
+	VMOVUPS (R11)(R14*1), Z19 \
+	VSUBPS Z18, Z16, z0 \
+	VADDPS Z18, Z17, z1 \
+	VSUBPS Z17, Z18, z2 \
+	VSUBPS Z19, Z17, z3 \
+	ADDQ R12, R14
 
-// COLS(t0, t1, t2, t3, v0, v1, v2, v3): a row of Bᵀ d B from the row t
-// of Bᵀ d.
-#define COLS(t0, t1, t2, t3, v0, v1, v2, v3) \
-	VSUBPS t2, t0, v0 \
-	VADDPS t2, t1, v1 \
-	VSUBPS t1, t2, v2 \
-	VSUBPS t3, t1, v3
-
-// STOREV(z): element z of the block rounded, stored at R13, R13 stepped
-// to the next element.
+// STOREV(z): element z (a register number) of the tile rounded, stored
+// at R13, R13 stepped to the next element.
 #define STOREV(z) \
-	CVT(16, z) \
-	VMOVDQU16 Y16, (R13) \
+	CVT(24, z) \
+	VMOVDQU16 Y24, (R13) \
 	ADDQ CX, R13
 
+// VROW(l0, l1, r0, r1): a row of Bᵀ d B from the row's four columns
+// (l0, l1 the tile's first two, r0, r1 its last two): l0 - r0, l1 + r0,
+// r0 - l1, l1 - r1, stored as the row's four elements.
+#define VROW(l0, l1, r0, r1) \
+	VSUBPS r0, l0, Z20 \
+	VADDPS r0, l1, Z21 \
+	VSUBPS l1, r0, Z22 \
+	VSUBPS r1, l1, Z23 \
+	STOREV(20) \
+	STOREV(21) \
+	STOREV(22) \
+	STOREV(23)
+
+// TILE(lo, hi): the tile whose first two columns are combined in the
+// registers lo (rows i in lo+2i, lo+2i+1) and whose last two are loaded
+// and combined into hi; tile pointer SI, stepped to the next tile.
+#define TILE(L0, L1, L2, L3, L4, L5, L6, L7, H0, H1, H2, H3, H4, H5, H6, H7) \
+	COLUMN(H0, H2, H4, H6) \
+	COLUMN(H1, H3, H5, H7) \
+	MOVQ SI, R13 \
+	VROW(L0, L1, H0, H1) \
+	VROW(L2, L3, H2, H3) \
+	VROW(L4, L5, H4, H5) \
+	VROW(L6, L7, H6, H7) \
+	ADDQ DI, SI
+
 // func winogradInputAVX512(v *uint16, xiStride int, r0, r1, r2, r3 *float32, tiles, ch int)
+// 16 channels at a time across the tiles: a column's combination down
+// the rows is made once for the two tiles that share it, in registers
+// that take turns (Z0..Z7, Z8..Z15) as a tile's first and last columns.
 TEXT ·winogradInputAVX512(SB), NOSPLIT, $0-64
-	MOVQ v+0(FP), DI
 	MOVQ xiStride+8(FP), CX
 	SHLQ $1, CX // bytes
 	MOVQ r0+16(FP), R8
 	MOVQ r1+24(FP), R9
 	MOVQ r2+32(FP), R10
 	MOVQ r3+40(FP), R11
-	MOVQ tiles+48(FP), BX
 	MOVQ ch+56(FP), R12
 	SHLQ $2, R12 // bytes of a column
-	MOVQ R12, R14
-	SHRQ $6, R14 // blocks of 16 channels
-
-tile:
+	MOVQ R12, DI
+	SHRQ $1, DI // bytes of a tile in v
+	MOVQ R12, DX
+	SHRQ $6, DX // blocks of 16 channels
 	XORQ AX, AX // the block's bytes in a row
-	MOVQ DI, R15 // the block's place in element 0
-	MOVQ R14, DX
+	MOVQ v+0(FP), R15 // the block's place in element 0
 
 block:
-	LOADROW(R8, Z0, Z1, Z2, Z3)
-	LOADROW(R9, Z4, Z5, Z6, Z7)
-	LOADROW(R10, Z8, Z9, Z10, Z11)
-	LOADROW(R11, Z12, Z13, Z14, Z15)
-	// Bᵀ d: rows t0 = d0 - d2, t1 = d1 + d2, t2 = d2 - d1, t3 = d1 - d3.
-	VSUBPS Z8, Z0, Z16
-	VSUBPS Z9, Z1, Z17
-	VSUBPS Z10, Z2, Z18
-	VSUBPS Z11, Z3, Z19
-	VADDPS Z8, Z4, Z20
-	VADDPS Z9, Z5, Z21
-	VADDPS Z10, Z6, Z22
-	VADDPS Z11, Z7, Z23
-	VSUBPS Z4, Z8, Z24
-	VSUBPS Z5, Z9, Z25
-	VSUBPS Z6, Z10, Z26
-	VSUBPS Z7, Z11, Z27
-	VSUBPS Z12, Z4, Z28
-	VSUBPS Z13, Z5, Z29
-	VSUBPS Z14, Z6, Z30
-	VSUBPS Z15, Z7, Z31
-	COLS(Z16, Z17, Z18, Z19, Z0, Z1, Z2, Z3)
-	COLS(Z20, Z21, Z22, Z23, Z4, Z5, Z6, Z7)
-	COLS(Z24, Z25, Z26, Z27, Z8, Z9, Z10, Z11)
-	COLS(Z28, Z29, Z30, Z31, Z12, Z13, Z14, Z15)
-	MOVQ R15, R13
-	STOREV(0)
-	STOREV(1)
-	STOREV(2)
-	STOREV(3)
-	STOREV(4)
-	STOREV(5)
-	STOREV(6)
-	STOREV(7)
-	STOREV(8)
-	STOREV(9)
-	STOREV(10)
-	STOREV(11)
-	STOREV(12)
-	STOREV(13)
-	STOREV(14)
-	STOREV(15)
+	MOVQ AX, R14
+	COLUMN(Z0, Z2, Z4, Z6)
+	COLUMN(Z1, Z3, Z5, Z7)
+	MOVQ R15, SI
+	MOVQ tiles+48(FP), BX
+
+pair:
+	TILE(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
+	DECQ BX
+	JZ nextblock
+	TILE(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7)
+	DECQ BX
+	JNZ pair
+
+nextblock:
 	ADDQ $64, AX
 	ADDQ $32, R15
 	DECQ DX
 	JNZ block
-
-	// The next tile: two columns on in the rows, ch entries on in v.
-	LEAQ (R8)(R12*2), R8
-	LEAQ (R9)(R12*2), R9
-	LEAQ (R10)(R12*2), R10
-	LEAQ (R11)(R12*2), R11
-	MOVQ R12, AX
-	SHRQ $1, AX
-	ADDQ AX, DI
-	DECQ BX
-	JNZ tile
 	VZEROUPPER
 	RET
 
