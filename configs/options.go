@@ -142,7 +142,7 @@ var options = []Option{
 	{Path: "training.value_root_weight", Default: 0.0, Range: in(0, 1), Help: "value target = (1-w)*result + w*recorded root value (0: the result only)"},
 	{Path: "training.legal_mask", Default: false, Help: "the policy loss's softmax over the legal moves only (lc0)"},
 	{Path: "training.ops", Default: "fast", Values: []string{"fast", "reference", ""}, Help: "training graph: fast (net/train/ops; also empty) or reference (gorgonia's own, 4-12x slower; for comparisons)"},
-	{Path: "training.precision", Default: "", Values: []string{"fp32", "bf16", ""}, Help: "training convolutions' arithmetic (fast ops): fp32 (also empty) or bf16 (operands in bfloat16 on AMX-BF16 tiles or with AVX512_BF16, sums and weights in float32; fp32 where the CPU has neither)"},
+	{Path: "training.precision", Default: "", Values: []string{"fp32", "bf16", ""}, Help: "training convolutions' arithmetic (fast ops): fp32 (also empty) or bf16 (operands in bfloat16 on AMX-BF16 tiles, or by Winograd's F(2x2, 3x3) with AVX512_BF16, sums and weights in float32; fp32 where the CPU has neither)"},
 
 	{Path: "gating.matches", Default: []GateMatch{}, Rule: "a list of matches (empty: every candidate is promoted, as AlphaZero does)", Help: "the matches a candidate plays after each generation"},
 	{Path: "gating.matches[].opponent", Required: true, Rule: `"best" or a player spec such as ab:depth=4 (the trainer builds it)`, Help: "the candidate's opponent"},
