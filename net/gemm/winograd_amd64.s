@@ -111,6 +111,27 @@ nextblock:
 	VMOVUPS (R13), z \
 	ADDQ CX, R13
 
+// LOAD16: the block's 16 elements from R15 (CX bytes apart) into
+// Z0..Z15.
+#define LOAD16 \
+	MOVQ R15, R13 \
+	LOADM(Z0) \
+	LOADM(Z1) \
+	LOADM(Z2) \
+	LOADM(Z3) \
+	LOADM(Z4) \
+	LOADM(Z5) \
+	LOADM(Z6) \
+	LOADM(Z7) \
+	LOADM(Z8) \
+	LOADM(Z9) \
+	LOADM(Z10) \
+	LOADM(Z11) \
+	LOADM(Z12) \
+	LOADM(Z13) \
+	LOADM(Z14) \
+	LOADM(Z15)
+
 // func winogradOutputAVX512(y0, y1 *float32, m *float32, xiStride, tiles, half, ch int)
 // y1 nil writes the first row only; half 1 the last tile's first column
 // only.
@@ -138,23 +159,7 @@ tile:
 	SUBQ R11, R10
 
 block:
-	MOVQ R15, R13
-	LOADM(Z0)
-	LOADM(Z1)
-	LOADM(Z2)
-	LOADM(Z3)
-	LOADM(Z4)
-	LOADM(Z5)
-	LOADM(Z6)
-	LOADM(Z7)
-	LOADM(Z8)
-	LOADM(Z9)
-	LOADM(Z10)
-	LOADM(Z11)
-	LOADM(Z12)
-	LOADM(Z13)
-	LOADM(Z14)
-	LOADM(Z15)
+	LOAD16
 	// Aᵀ M: s0 = m0 + m1 + m2, s1 = m1 - m2 - m3 (rows of M).
 	VADDPS Z4, Z0, Z16
 	VADDPS Z8, Z16, Z16
@@ -737,23 +742,7 @@ gitile:
 	MOVQ R14, DX
 
 giblock:
-	MOVQ R15, R13
-	LOADM(Z0)
-	LOADM(Z1)
-	LOADM(Z2)
-	LOADM(Z3)
-	LOADM(Z4)
-	LOADM(Z5)
-	LOADM(Z6)
-	LOADM(Z7)
-	LOADM(Z8)
-	LOADM(Z9)
-	LOADM(Z10)
-	LOADM(Z11)
-	LOADM(Z12)
-	LOADM(Z13)
-	LOADM(Z14)
-	LOADM(Z15)
+	LOAD16
 	// B N: rows n0, (n1 - n2) + n3, (n1 + n2) - n0, -n3 in Z16..Z27
 	// (row 0 stays in Z0..Z3).
 	VSUBPS Z8, Z4, Z16

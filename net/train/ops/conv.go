@@ -43,6 +43,11 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, e
 	if p == BF16 && bf16Fits(k, in, out, inputGrad) && gemm.HasBF16() && bf16Pays(b) {
 		if winogradFits(s) {
 			s.wino = newWinoConv(s)
+			// One pass makes both gradients, whichever op asks first.
+			s.dw = newOutput(s.wshape, 0)
+			if inputGrad {
+				s.dx = newOutput(s.b.padded(s.in), s.bwd.cs)
+			}
 		} else {
 			s.bf = newBF16Conv(s)
 		}
@@ -257,7 +262,7 @@ func (s *convState) inputGradient(w, dy []float32) *tensor.Dense {
 		s.dx = newOutput(s.b.padded(s.in), s.bwd.cs)
 	}
 	if s.wino != nil {
-		s.wino.backward(dy, s.dx.buf)
+		s.wino.backward(dy, s.dx.buf, s.dw.buf)
 		return s.dx.t
 	}
 	if s.bf != nil {
@@ -277,14 +282,7 @@ func (s *convState) inputGradient(w, dy []float32) *tensor.Dense {
 // in part order (deterministic for a given number of threads).
 func (s *convState) weightGradient(x, dy []float32) *tensor.Dense {
 	if s.wino != nil {
-		if s.dw.t == nil {
-			s.dw = newOutput(s.wshape, 0)
-		}
-		if s.inputGrad && s.dx.t == nil {
-			s.dx = newOutput(s.b.padded(s.in), s.bwd.cs)
-		}
-		s.wino.backward(dy, s.dx.buf)
-		copy(s.dw.buf, s.wino.dw)
+		s.wino.backward(dy, s.dx.buf, s.dw.buf)
 		return s.dw.t
 	}
 	if s.bf != nil {

@@ -298,16 +298,10 @@ func (c *bf16Conv) convertRows(part int) {
 
 // forward: y = conv(x, w) on the tiles.
 func (c *bf16Conv) forward(x, w, y []float32) {
-	pack(c.wf, w, c.fperm)
-	c.prepareX(x)
-	c.run(c.fwd, c.fwdTiles, c.xb, c.wf, y)
-}
-
-// prepareX starts a step: x's compact copy, which the weight gradient
-// reads.
-func (c *bf16Conv) prepareX(x []float32) {
 	c.fwdStep++
+	pack(c.wf, w, c.fperm)
 	c.convert(c.xb, x)
+	c.run(c.fwd, c.fwdTiles, c.xb, c.wf, y)
 }
 
 // inputGradient: dx = conv^T(dy, w), the weights flipped in space with

@@ -109,7 +109,6 @@ func newWinoConv(s *convState) *winoConv {
 	for i := range c.parts {
 		c.du = append(c.du, c.parts[i].du)
 	}
-	c.dw = make([]float32, s.out*s.in*9)
 	c.fwdPart, c.bwdPart = c.forwardChunks, c.backwardChunks
 	c.weightsPart, c.dwPart = c.transformFilters, c.filterGradients
 	return c
@@ -197,13 +196,13 @@ func (c *winoConv) forwardChunks(part int) {
 }
 
 // backward makes both gradients of the last forward pass from dy, once:
-// dx (when the input takes a gradient) into dx, dw into c.dw.
-func (c *winoConv) backward(dy, dx []float32) {
+// dx (when the input takes a gradient) into dx, dw (out, in, 3, 3) into dw.
+func (c *winoConv) backward(dy, dx, dw []float32) {
 	if c.bwdStep == c.fwdStep {
 		return
 	}
 	c.bwdStep = c.fwdStep
-	c.cur.dy, c.dx = dy, dx
+	c.cur.dy, c.dx, c.dw = dy, dx, dw
 	c.cur.parts = len(c.parts)
 	parallel.For(c.cur.parts, c.bwdPart)
 	c.cur.parts = min(c.s.in, runtime.GOMAXPROCS(0))
