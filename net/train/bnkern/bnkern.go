@@ -1,7 +1,10 @@
 // Package bnkern holds a batch norm's per-channel passes over one row of
 // NHWC pixels (net/train/ops.BN runs them row by row): sums in float64, each
 // channel's terms added in pixel order, the normalisation with the
-// residual and ReLU, and the two backward passes. Rows whose channel count
+// residual and ReLU, and the two backward passes. The normalisation
+// records which outputs the ReLU let through in a bit mask (MaskBytes a
+// pixel), so that the backward passes read those bits instead of the
+// output itself: a thirty-second of the memory traffic. Rows whose channel count
 // is a multiple of 8 run in AVX2 assembly where the CPU has it; each
 // kernel's pure-Go twin (Go*) runs everywhere else and gives the same bits
 // (every product is rounded before it is added, so no build fuses them).
@@ -35,50 +38,64 @@ func SqDev(row []float32, mean, s1 []float64) {
 	GoSqDev(row, mean, s1)
 }
 
-// Norm writes out = max(row*scale + shift (+ res), 0) per channel; res
-// is nil or a row like row. A zero output is +0.
-func Norm(row, res, out []float32, scale, shift []float32) {
+// MaskBytes is the size of a ReLU mask of one pixel of c channels: a bit
+// a channel, channel ch in byte ch/8 at bit ch%8.
+func MaskBytes(c int) int { return (c + 7) / 8 }
+
+// Norm writes out = max(row*scale + shift (+ res), 0) per channel, and
+// in mask (MaskBytes(c) a pixel) which outputs are not +0; res is nil or
+// a row like row. A zero output is +0.
+func Norm(row, res, out []float32, mask []byte, scale, shift []float32) {
 	c := len(scale)
 	n := pixels(len(row), c)
-	out, shift = out[:len(row)], shift[:c]
+	out, mask, shift = out[:len(row)], mask[:n*MaskBytes(c)], shift[:c]
 	if res != nil {
 		res = res[:len(row)]
 	}
 	if n > 0 && fast(c) {
 		if res != nil {
-			normResAVX2(&row[0], &res[0], &out[0], n, &scale[0], &shift[0], c)
+			normResAVX2(&row[0], &res[0], &out[0], &mask[0], n, &scale[0], &shift[0], c)
 		} else {
-			normAVX2(&row[0], &out[0], n, &scale[0], &shift[0], c)
+			normAVX2(&row[0], &out[0], &mask[0], n, &scale[0], &shift[0], c)
 		}
 		return
 	}
-	GoNorm(row, res, out, scale, shift)
+	GoNorm(row, res, out, mask, scale, shift)
 }
 
-// GradSum passes dz through the ReLU whose output was z: g = dz where
-// z > 0 and 0 where z is +0; and it adds g into s0 and g*(y-mean) into
-// s1 per channel.
-func GradSum(y, z, dz, g []float32, mean, s0, s1 []float64) {
+// GradSum passes dz through the ReLU whose mask Norm wrote, g = dz where
+// the output was not +0 and 0 where it was, and adds g into s0 and
+// g*(y-mean) into s1 per channel.
+func GradSum(y, dz []float32, mask []byte, mean, s0, s1 []float64) {
 	c := len(mean)
 	n := pixels(len(dz), c)
-	y, z, g, s0, s1 = y[:len(dz)], z[:len(dz)], g[:len(dz)], s0[:c], s1[:c]
+	y, mask, s0, s1 = y[:len(dz)], mask[:n*MaskBytes(c)], s0[:c], s1[:c]
 	if n > 0 && fast(c) {
-		gradSumAVX2(&y[0], &z[0], &dz[0], &g[0], n, &mean[0], &s0[0], &s1[0], c)
+		gradSumAVX2(&y[0], &dz[0], &mask[0], n, &mean[0], &s0[0], &s1[0], c)
 		return
 	}
-	GoGradSum(y, z, dz, g, mean, s0, s1)
+	GoGradSum(y, dz, mask, mean, s0, s1)
 }
 
-// Grad writes dy = a*g + by*y + d0 per channel.
-func Grad(g, y, dy []float32, a, by, d0 []float32) {
+// Grad passes dz through the ReLU as GradSum does and writes dy = a*g +
+// by*y + d0 per channel, and g itself into dres unless dres is nil (the
+// residual's gradient).
+func Grad(dz []float32, mask []byte, y, dy, dres []float32, a, by, d0 []float32) {
 	c := len(a)
-	n := pixels(len(g), c)
-	y, dy, by, d0 = y[:len(g)], dy[:len(g)], by[:c], d0[:c]
+	n := pixels(len(dz), c)
+	mask, y, dy, by, d0 = mask[:n*MaskBytes(c)], y[:len(dz)], dy[:len(dz)], by[:c], d0[:c]
+	if dres != nil {
+		dres = dres[:len(dz)]
+	}
 	if n > 0 && fast(c) {
-		gradAVX2(&g[0], &y[0], &dy[0], n, &a[0], &by[0], &d0[0], c)
+		if dres != nil {
+			gradResAVX2(&dz[0], &mask[0], &y[0], &dy[0], &dres[0], n, &a[0], &by[0], &d0[0], c)
+		} else {
+			gradAVX2(&dz[0], &mask[0], &y[0], &dy[0], n, &a[0], &by[0], &d0[0], c)
+		}
 		return
 	}
-	GoGrad(g, y, dy, a, by, d0)
+	GoGrad(dz, mask, y, dy, dres, a, by, d0)
 }
 
 // pixels is the row's pixel count; a row of partial pixels is a bug of
@@ -114,31 +131,38 @@ func GoSqDev(row []float32, mean, s1 []float64) {
 }
 
 // GoNorm is Norm in Go.
-func GoNorm(row, res, out []float32, scale, shift []float32) {
-	c := len(scale)
-	for p := 0; p < len(row); p += c {
-		ys, zs := row[p:p+c], out[p:p+c]
-		if res != nil {
-			rs := res[p : p+c]
-			for ch, v := range ys {
-				zs[ch] = max(float32(v*scale[ch])+shift[ch]+rs[ch], 0)
-			}
-			continue
-		}
+func GoNorm(row, res, out []float32, mask []byte, scale, shift []float32) {
+	c, mb := len(scale), MaskBytes(len(scale))
+	for p, m := 0, 0; p < len(row); p, m = p+c, m+mb {
+		ys, zs, ms := row[p:p+c], out[p:p+c], mask[m:m+mb]
+		clear(ms)
 		for ch, v := range ys {
-			zs[ch] = max(float32(v*scale[ch])+shift[ch], 0)
+			v = float32(v*scale[ch]) + shift[ch]
+			if res != nil {
+				v += res[p+ch]
+			}
+			zs[ch] = max(v, 0)
+			if math.Float32bits(zs[ch]) != 0 {
+				ms[ch/8] |= 1 << (ch % 8)
+			}
 		}
 	}
 }
 
+// passes is the ReLU's backward pass of one element: d where its mask bit
+// is set, else +0, without a branch (see ReluGrad).
+func passes(d float32, mask []byte, ch int) float32 {
+	on := -uint32(mask[ch/8] >> (ch % 8) & 1) // all ones when set
+	return math.Float32frombits(math.Float32bits(d) & on)
+}
+
 // GoGradSum is GradSum in Go.
-func GoGradSum(y, z, dz, g []float32, mean, s0, s1 []float64) {
-	c := len(mean)
-	for p := 0; p < len(dz); p += c {
-		zs, ys, gs := z[p:p+c], y[p:p+c], g[p:p+c]
+func GoGradSum(y, dz []float32, mask []byte, mean, s0, s1 []float64) {
+	c, mb := len(mean), MaskBytes(len(mean))
+	for p, m := 0, 0; p < len(dz); p, m = p+c, m+mb {
+		ys, ms := y[p:p+c], mask[m:m+mb]
 		for ch, d := range dz[p : p+c] {
-			v := ReluGrad(d, zs[ch])
-			gs[ch] = v
+			v := passes(d, ms, ch)
 			s0[ch] += float64(v)
 			s1[ch] += float64(float64(v) * (float64(ys[ch]) - mean[ch]))
 		}
@@ -146,11 +170,15 @@ func GoGradSum(y, z, dz, g []float32, mean, s0, s1 []float64) {
 }
 
 // GoGrad is Grad in Go.
-func GoGrad(g, y, dy []float32, a, by, d0 []float32) {
-	c := len(a)
-	for p := 0; p < len(g); p += c {
-		gs, ys, dys := g[p:p+c], y[p:p+c], dy[p:p+c]
-		for ch, v := range gs {
+func GoGrad(dz []float32, mask []byte, y, dy, dres []float32, a, by, d0 []float32) {
+	c, mb := len(a), MaskBytes(len(a))
+	for p, m := 0, 0; p < len(dz); p, m = p+c, m+mb {
+		ys, dys, ms := y[p:p+c], dy[p:p+c], mask[m:m+mb]
+		for ch, d := range dz[p : p+c] {
+			v := passes(d, ms, ch)
+			if dres != nil {
+				dres[p+ch] = v
+			}
 			dys[ch] = float32(a[ch]*v) + float32(by[ch]*ys[ch]) + d0[ch]
 		}
 	}

@@ -65,12 +65,10 @@ func TestKernelsMatchTheirTwins(t *testing.T) {
 	for _, sh := range shapes {
 		for trial := range 20 {
 			n, c := sh.n, sh.c
-			y, z, dz := rowData(rng, n, c, trial == 3), rowData(rng, n, c, false), rowData(rng, n, c, trial == 5)
-			for i := range z {
-				z[i] = float32(math.Abs(float64(z[i]))) // a ReLU's output
-				if trial%2 == 1 && i%3 == 0 {
-					z[i] = float32(math.Copysign(0, -1)) // not a ReLU's, but the mask must read the bits
-				}
+			y, dz := rowData(rng, n, c, trial == 3), rowData(rng, n, c, trial == 5)
+			mask := make([]byte, n*MaskBytes(c))
+			for i := range mask {
+				mask[i] = byte(rng.IntN(256))
 			}
 			mean, s0, s1 := vec64(rng, c), vec64(rng, c), vec64(rng, c)
 
@@ -89,26 +87,32 @@ func TestKernelsMatchTheirTwins(t *testing.T) {
 			scale, shift := rowData(rng, 1, c, false), rowData(rng, 1, c, false)
 			for _, res := range [][]float32{nil, rowData(rng, n, c, false)} {
 				ao, bo := make([]float32, n*c), make([]float32, n*c)
-				Norm(y, res, ao, scale, shift)
-				GoNorm(y, res, bo, scale, shift)
-				if !same32(ao, bo) {
-					t.Fatalf("Norm n=%d c=%d residual %t: %v, Go %v", n, c, res != nil, ao, bo)
+				am, bm := append([]byte(nil), mask...), append([]byte(nil), mask...) // stale bits to overwrite
+				Norm(y, res, ao, am, scale, shift)
+				GoNorm(y, res, bo, bm, scale, shift)
+				if !same32(ao, bo) || string(am) != string(bm) {
+					t.Fatalf("Norm n=%d c=%d residual %t: %v mask %x, Go %v mask %x", n, c, res != nil, ao, am, bo, bm)
 				}
 			}
-			ag, bg := make([]float32, n*c), make([]float32, n*c)
 			as0, bs0 := append([]float64(nil), s0...), append([]float64(nil), s0...)
 			as1, bs1 := append([]float64(nil), s1...), append([]float64(nil), s1...)
-			GradSum(y, z, dz, ag, mean, as0, as1)
-			GoGradSum(y, z, dz, bg, mean, bs0, bs1)
-			if !same32(ag, bg) || !same64(as0, bs0) || !same64(as1, bs1) {
-				t.Fatalf("GradSum n=%d c=%d: g %v / %v, s0 %v / %v, s1 %v / %v", n, c, ag, bg, as0, bs0, as1, bs1)
+			GradSum(y, dz, mask, mean, as0, as1)
+			GoGradSum(y, dz, mask, mean, bs0, bs1)
+			if !same64(as0, bs0) || !same64(as1, bs1) {
+				t.Fatalf("GradSum n=%d c=%d: s0 %v / %v, s1 %v / %v", n, c, as0, bs0, as1, bs1)
 			}
 			a, by, d0 := rowData(rng, 1, c, false), rowData(rng, 1, c, false), rowData(rng, 1, c, false)
-			ad, bd := make([]float32, n*c), make([]float32, n*c)
-			Grad(ag, y, ad, a, by, d0)
-			GoGrad(bg, y, bd, a, by, d0)
-			if !same32(ad, bd) {
-				t.Fatalf("Grad n=%d c=%d: %v, Go %v", n, c, ad, bd)
+			for _, withRes := range []bool{false, true} {
+				ad, bd := make([]float32, n*c), make([]float32, n*c)
+				var ar, br []float32
+				if withRes {
+					ar, br = make([]float32, n*c), make([]float32, n*c)
+				}
+				Grad(dz, mask, y, ad, ar, a, by, d0)
+				GoGrad(dz, mask, y, bd, br, a, by, d0)
+				if !same32(ad, bd) || !same32(ar, br) {
+					t.Fatalf("Grad n=%d c=%d residual %t: %v / %v, Go %v / %v", n, c, withRes, ad, ar, bd, br)
+				}
 			}
 		}
 	}
@@ -120,10 +124,7 @@ func TestKernelsCompute(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-5*(1+math.Abs(b)) }
 	for _, sh := range shapes {
 		n, c := sh.n, sh.c
-		y, z, dz := rowData(rng, n, c, false), rowData(rng, n, c, false), rowData(rng, n, c, false)
-		for i := range z {
-			z[i] = float32(math.Abs(float64(z[i])))
-		}
+		y, dz := rowData(rng, n, c, false), rowData(rng, n, c, false)
 		mean := vec64(rng, c)
 		s0, s1 := make([]float64, c), make([]float64, c)
 		Sum(y, s0)
@@ -140,28 +141,31 @@ func TestKernelsCompute(t *testing.T) {
 			}
 		}
 		scale, shift, res := rowData(rng, 1, c, false), rowData(rng, 1, c, false), rowData(rng, n, c, false)
-		out := make([]float32, n*c)
-		Norm(y, res, out, scale, shift)
+		out, mask := make([]float32, n*c), make([]byte, n*MaskBytes(c))
+		for i := range mask {
+			mask[i] = 0xff // Norm clears the bits of the outputs that are +0
+		}
+		Norm(y, res, out, mask, scale, shift)
 		for i, v := range out {
-			ch := i % c
+			p, ch := i/c, i%c
 			want := max(float64(y[i])*float64(scale[ch])+float64(shift[ch])+float64(res[i]), 0)
 			if !near(float64(v), want) || math.Signbit(float64(v)) {
 				t.Fatalf("Norm n=%d c=%d element %d: %v want %v", n, c, i, v, want)
 			}
+			if on := mask[p*MaskBytes(c)+ch/8]>>(ch%8)&1 == 1; on != (v != 0) {
+				t.Fatalf("Norm n=%d c=%d element %d: output %v, mask bit %t", n, c, i, v, on)
+			}
 		}
+		// The ReLU's gradient: dz where the output is not zero.
 		g := make([]float32, n*c)
+		for i := range g {
+			if out[i] != 0 {
+				g[i] = dz[i]
+			}
+		}
 		clear(s0)
 		clear(s1)
-		GradSum(y, z, dz, g, mean, s0, s1)
-		for i := range g {
-			want := dz[i]
-			if z[i] == 0 {
-				want = 0
-			}
-			if g[i] != want {
-				t.Fatalf("GradSum n=%d c=%d element %d: g %v want %v (z %v)", n, c, i, g[i], want, z[i])
-			}
-		}
+		GradSum(y, dz, mask, mean, s0, s1)
 		for ch := range c {
 			var w0, w1 float64
 			for p := range n {
@@ -174,13 +178,16 @@ func TestKernelsCompute(t *testing.T) {
 			}
 		}
 		a, by, d0 := rowData(rng, 1, c, false), rowData(rng, 1, c, false), rowData(rng, 1, c, false)
-		dy := make([]float32, n*c)
-		Grad(g, y, dy, a, by, d0)
+		dy, dres := make([]float32, n*c), make([]float32, n*c)
+		Grad(dz, mask, y, dy, dres, a, by, d0)
 		for i, v := range dy {
 			ch := i % c
 			want := float64(a[ch])*float64(g[i]) + float64(by[ch])*float64(y[i]) + float64(d0[ch])
 			if !near(float64(v), want) {
 				t.Fatalf("Grad n=%d c=%d element %d: %v want %v", n, c, i, v, want)
+			}
+			if dres[i] != g[i] {
+				t.Fatalf("Grad n=%d c=%d element %d: residual gradient %v want %v", n, c, i, dres[i], g[i])
 			}
 		}
 	}
@@ -198,17 +205,20 @@ func TestNormZerosAndNaN(t *testing.T) {
 			y[i], res[i], scale[i], shift[i] = negZero, negZero, 1, negZero
 		}
 		y[1] = float32(math.NaN())
-		out := make([]float32, c)
-		Norm(y, res, out, scale, shift)
+		out, mask := make([]float32, c), make([]byte, MaskBytes(c))
+		Norm(y, res, out, mask, scale, shift)
 		for i, v := range out {
 			if i == 1 {
-				if !math.IsNaN(float64(v)) {
-					t.Errorf("c=%d: NaN in, %v out", c, v)
+				if !math.IsNaN(float64(v)) || mask[0]&2 == 0 {
+					t.Errorf("c=%d: NaN in, %v out (mask %08b): a NaN's gradient must pass", c, v, mask[0])
 				}
 				continue
 			}
 			if math.Float32bits(v) != 0 {
 				t.Errorf("c=%d element %d: -0 in, %v (bits %#x) out, want +0", c, i, v, math.Float32bits(v))
+			}
+			if mask[i/8]>>(i%8)&1 != 0 {
+				t.Errorf("c=%d element %d: a zero output's mask bit is set", c, i)
 			}
 		}
 	}
@@ -228,7 +238,7 @@ func BenchmarkKernels(b *testing.B) {
 	const n, c = 9, 48
 	y, z, dz := rowData(rng, n, c, false), rowData(rng, n, c, false), rowData(rng, n, c, false)
 	mean, s0, s1 := vec64(rng, c), make([]float64, c), make([]float64, c)
-	out, g := make([]float32, n*c), make([]float32, n*c)
+	out, g, mask := make([]float32, n*c), make([]float32, n*c), make([]byte, n*MaskBytes(c))
 	sc := rowData(rng, 1, c, false)
 	for _, k := range []struct {
 		name      string
@@ -236,9 +246,9 @@ func BenchmarkKernels(b *testing.B) {
 	}{
 		{"sum", func() { Sum(y, s0) }, func() { GoSum(y, s0) }},
 		{"sqdev", func() { SqDev(y, mean, s1) }, func() { GoSqDev(y, mean, s1) }},
-		{"norm", func() { Norm(y, z, out, sc, sc) }, func() { GoNorm(y, z, out, sc, sc) }},
-		{"gradsum", func() { GradSum(y, z, dz, g, mean, s0, s1) }, func() { GoGradSum(y, z, dz, g, mean, s0, s1) }},
-		{"grad", func() { Grad(g, y, out, sc, sc, sc) }, func() { GoGrad(g, y, out, sc, sc, sc) }},
+		{"norm", func() { Norm(y, z, out, mask, sc, sc) }, func() { GoNorm(y, z, out, mask, sc, sc) }},
+		{"gradsum", func() { GradSum(y, dz, mask, mean, s0, s1) }, func() { GoGradSum(y, dz, mask, mean, s0, s1) }},
+		{"grad", func() { Grad(dz, mask, y, out, g, sc, sc, sc) }, func() { GoGrad(dz, mask, y, out, g, sc, sc, sc) }},
 	} {
 		for _, v := range []struct {
 			name string

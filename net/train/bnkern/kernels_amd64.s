@@ -77,14 +77,39 @@ sqPixel:
 	VZEROUPPER
 	RET
 
+// MASK_BITS holds 1, 2, 4, ..., 128 in Y14's eight lanes: a mask byte
+// broadcast, ANDed with it and compared to it gives the lanes' masks.
+DATA maskBits<>+0(SB)/4, $1
+DATA maskBits<>+4(SB)/4, $2
+DATA maskBits<>+8(SB)/4, $4
+DATA maskBits<>+12(SB)/4, $8
+DATA maskBits<>+16(SB)/4, $16
+DATA maskBits<>+20(SB)/4, $32
+DATA maskBits<>+24(SB)/4, $64
+DATA maskBits<>+28(SB)/4, $128
+GLOBL maskBits<>(SB), RODATA|NOPTR, $32
+
+// A group of 8 channels of a pixel at byte offset R10 has its mask in
+// byte R10/32 (c is a multiple of 8, so a pixel's bytes are too).
+// MASK_LOAD(m, dst) sets dst's lanes to all ones where the group's bits
+// in mask m are set; it uses AX and needs MASK_BITS in Y14.
+#define MASK_LOAD(m, dst) \
+	MOVQ         R10, AX \
+	SHRQ         $5, AX \
+	VPBROADCASTB (m)(AX*1), dst \
+	VPAND        Y14, dst, dst \
+	VPCMPEQD     Y14, dst, dst
+
 // The ReLU as Go's max(x, 0): VMAXPS keeps x when either is NaN, and
 // adding +0 turns a -0 into +0.
 #define RELU(x) \
 	VMAXPS x, Y6, x \
 	VADDPS Y6, x, x
 
-// NORM is the body of both norm kernels (SI: row, DI: out, BX: pixels,
-// R8: scale, R9: shift, CX: c); RESIDUAL adds the residual or nothing.
+// NORM is the body of both norm kernels (SI: row, DI: out, R13: mask,
+// BX: pixels, R8: scale, R9: shift, CX: c); RESIDUAL adds the residual or
+// nothing. The mask's bits are the outputs that are not +0 (NaN's
+// included), as the Go twin's.
 #define NORM(group, pixel, RESIDUAL) \
 	SHLQ   $2, CX \
 	XORQ   DX, DX \
@@ -95,58 +120,64 @@ group: \
 	MOVQ    DX, R10 \
 	MOVQ    BX, R11 \
 pixel: \
-	VMULPS  (SI)(R10*1), Y4, Y0 \
-	VADDPS  Y5, Y0, Y0 \
+	VMULPS    (SI)(R10*1), Y4, Y0 \
+	VADDPS    Y5, Y0, Y0 \
 	RESIDUAL \
 	RELU(Y0) \
-	VMOVUPS Y0, (DI)(R10*1) \
-	ADDQ    CX, R10 \
-	DECQ    R11 \
-	JNZ     pixel \
-	ADDQ    $32, DX \
-	CMPQ    DX, CX \
-	JLT     group \
+	VMOVUPS   Y0, (DI)(R10*1) \
+	VCMPPS    $4, Y6, Y0, Y7 \
+	VMOVMSKPS Y7, R14 \
+	MOVQ      R10, AX \
+	SHRQ      $5, AX \
+	MOVB      R14, (R13)(AX*1) \
+	ADDQ      CX, R10 \
+	DECQ      R11 \
+	JNZ       pixel \
+	ADDQ      $32, DX \
+	CMPQ      DX, CX \
+	JLT       group \
 	VZEROUPPER \
 	RET
 
 #define NO_RESIDUAL
 #define ADD_RESIDUAL VADDPS (R12)(R10*1), Y0, Y0
 
-// func normAVX2(row, out *float32, n int, scale, shift *float32, c int)
-TEXT ·normAVX2(SB), NOSPLIT, $0-48
+// func normAVX2(row, out *float32, mask *byte, n int, scale, shift *float32, c int)
+TEXT ·normAVX2(SB), NOSPLIT, $0-56
 	MOVQ row+0(FP), SI
 	MOVQ out+8(FP), DI
-	MOVQ n+16(FP), BX
-	MOVQ scale+24(FP), R8
-	MOVQ shift+32(FP), R9
-	MOVQ c+40(FP), CX
-	NORM(normGroup, normPixel, NO_RESIDUAL)
-
-// func normResAVX2(row, res, out *float32, n int, scale, shift *float32, c int)
-TEXT ·normResAVX2(SB), NOSPLIT, $0-56
-	MOVQ row+0(FP), SI
-	MOVQ res+8(FP), R12
-	MOVQ out+16(FP), DI
+	MOVQ mask+16(FP), R13
 	MOVQ n+24(FP), BX
 	MOVQ scale+32(FP), R8
 	MOVQ shift+40(FP), R9
 	MOVQ c+48(FP), CX
+	NORM(normGroup, normPixel, NO_RESIDUAL)
+
+// func normResAVX2(row, res, out *float32, mask *byte, n int, scale, shift *float32, c int)
+TEXT ·normResAVX2(SB), NOSPLIT, $0-64
+	MOVQ row+0(FP), SI
+	MOVQ res+8(FP), R12
+	MOVQ out+16(FP), DI
+	MOVQ mask+24(FP), R13
+	MOVQ n+32(FP), BX
+	MOVQ scale+40(FP), R8
+	MOVQ shift+48(FP), R9
+	MOVQ c+56(FP), CX
 	NORM(normResGroup, normResPixel, ADD_RESIDUAL)
 
-// func gradSumAVX2(y, z, dz, gr *float32, n int, mean, s0, s1 *float64, c int)
-TEXT ·gradSumAVX2(SB), NOSPLIT, $0-72
-	MOVQ  y+0(FP), SI
-	MOVQ  z+8(FP), DI
-	MOVQ  dz+16(FP), R8
-	MOVQ  gr+24(FP), R9
-	MOVQ  n+32(FP), BX
-	MOVQ  mean+40(FP), R12
-	MOVQ  s0+48(FP), R13
-	MOVQ  s1+56(FP), R14
-	MOVQ  c+64(FP), CX
-	SHLQ  $2, CX
-	XORQ  DX, DX
-	VPXOR Y15, Y15, Y15
+// func gradSumAVX2(y, dz *float32, mask *byte, n int, mean, s0, s1 *float64, c int)
+TEXT ·gradSumAVX2(SB), NOSPLIT, $0-64
+	MOVQ    y+0(FP), SI
+	MOVQ    dz+8(FP), R8
+	MOVQ    mask+16(FP), DI
+	MOVQ    n+24(FP), BX
+	MOVQ    mean+32(FP), R12
+	MOVQ    s0+40(FP), R13
+	MOVQ    s1+48(FP), R14
+	MOVQ    c+56(FP), CX
+	SHLQ    $2, CX
+	XORQ    DX, DX
+	VMOVDQU maskBits<>(SB), Y14
 
 gsGroup:
 	VMOVUPD (R13)(DX*2), Y0
@@ -159,11 +190,9 @@ gsGroup:
 	MOVQ    BX, R11
 
 gsPixel:
-	// g = dz where z's bits are not all zero.
-	VMOVUPS      (DI)(R10*1), Y6
-	VPCMPEQD     Y15, Y6, Y6
-	VPANDN       (R8)(R10*1), Y6, Y7
-	VMOVUPS      Y7, (R9)(R10*1)
+	// g = dz where the mask's bits are set.
+	MASK_LOAD(DI, Y13)
+	VPAND        (R8)(R10*1), Y13, Y7
 	VCVTPS2PD    X7, Y8
 	VEXTRACTF128 $1, Y7, X9
 	VCVTPS2PD    X9, Y9
@@ -190,37 +219,65 @@ gsPixel:
 	VZEROUPPER
 	RET
 
-// func gradAVX2(gr, y, dy *float32, n int, a, by, d0 *float32, c int)
-TEXT ·gradAVX2(SB), NOSPLIT, $0-64
-	MOVQ gr+0(FP), SI
-	MOVQ y+8(FP), DI
-	MOVQ dy+16(FP), R8
-	MOVQ n+24(FP), BX
-	MOVQ a+32(FP), R12
-	MOVQ by+40(FP), R13
-	MOVQ d0+48(FP), R14
-	MOVQ c+56(FP), CX
-	SHLQ $2, CX
-	XORQ DX, DX
-
-gradGroup:
-	VMOVUPS (R12)(DX*1), Y4
-	VMOVUPS (R13)(DX*1), Y5
-	VMOVUPS (R14)(DX*1), Y6
-	MOVQ    DX, R10
-	MOVQ    BX, R11
-
-gradPixel:
-	VMULPS  (SI)(R10*1), Y4, Y0
-	VMULPS  (DI)(R10*1), Y5, Y1
-	VADDPS  Y1, Y0, Y0
-	VADDPS  Y6, Y0, Y0
-	VMOVUPS Y0, (R8)(R10*1)
-	ADDQ    CX, R10
-	DECQ    R11
-	JNZ     gradPixel
-	ADDQ    $32, DX
-	CMPQ    DX, CX
-	JLT     gradGroup
-	VZEROUPPER
+// GRAD is the body of both gradient kernels (SI: dz, DI: mask, R9: y,
+// R8: dy, BX: dres, R12: a, R13: by, R14: d0, CX: c, X15: pixels);
+// STORE_G writes g to dres or nothing.
+#define GRAD(group, pixel, STORE_G) \
+	SHLQ    $2, CX \
+	XORQ    DX, DX \
+	VMOVDQU maskBits<>(SB), Y14 \
+group: \
+	VMOVUPS (R12)(DX*1), Y4 \
+	VMOVUPS (R13)(DX*1), Y5 \
+	VMOVUPS (R14)(DX*1), Y6 \
+	MOVQ    DX, R10 \
+	MOVQ    X15, R11 \
+pixel: \
+	MASK_LOAD(DI, Y13) \
+	VPAND   (SI)(R10*1), Y13, Y7 \
+	STORE_G \
+	VMULPS  Y7, Y4, Y0 \
+	VMULPS  (R9)(R10*1), Y5, Y1 \
+	VADDPS  Y1, Y0, Y0 \
+	VADDPS  Y6, Y0, Y0 \
+	VMOVUPS Y0, (R8)(R10*1) \
+	ADDQ    CX, R10 \
+	DECQ    R11 \
+	JNZ     pixel \
+	ADDQ    $32, DX \
+	CMPQ    DX, CX \
+	JLT     group \
+	VZEROUPPER \
 	RET
+
+#define NO_STORE
+#define STORE_G VMOVUPS Y7, (BX)(R10*1)
+
+// func gradAVX2(dz *float32, mask *byte, y, dy *float32, n int, a, by, d0 *float32, c int)
+TEXT ·gradAVX2(SB), NOSPLIT, $0-72
+	MOVQ dz+0(FP), SI
+	MOVQ mask+8(FP), DI
+	MOVQ y+16(FP), R9
+	MOVQ dy+24(FP), R8
+	MOVQ a+40(FP), R12
+	MOVQ by+48(FP), R13
+	MOVQ d0+56(FP), R14
+	MOVQ c+64(FP), CX
+	MOVQ n+32(FP), AX
+	MOVQ AX, X15
+	GRAD(gradGroup, gradPixel, NO_STORE)
+
+// func gradResAVX2(dz *float32, mask *byte, y, dy, dres *float32, n int, a, by, d0 *float32, c int)
+TEXT ·gradResAVX2(SB), NOSPLIT, $0-80
+	MOVQ dz+0(FP), SI
+	MOVQ mask+8(FP), DI
+	MOVQ y+16(FP), R9
+	MOVQ dy+24(FP), R8
+	MOVQ dres+32(FP), BX
+	MOVQ a+48(FP), R12
+	MOVQ by+56(FP), R13
+	MOVQ d0+64(FP), R14
+	MOVQ c+72(FP), CX
+	MOVQ n+40(FP), AX
+	MOVQ AX, X15
+	GRAD(gradResGroup, gradResPixel, STORE_G)

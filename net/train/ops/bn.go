@@ -39,6 +39,7 @@ type BN struct {
 	imgMean         []float64 // per image: c means, for the statistics' pass
 	s0, s1          []float64 // per channel sums
 	a, by, d0       []float32 // backward: dy = a*g + by*y + d0 per channel
+	mask            []byte    // which outputs the ReLU passed (bnkern's bits), from the forward pass
 	z, dy, dres     output
 	dgamma, dbeta   output
 
@@ -47,6 +48,7 @@ type BN struct {
 	shape, pshape                             tensor.Shape // of y, of gamma
 	statPart, normPart, gradSumPart, gradPart func(n int)
 	cur                                       struct{ y, res, z, dz []float32 }
+	maskRow                                   int // mask bytes a padded row of pixels
 }
 
 // BatchNorm applies a fused batch norm to y (padded NHWC, c channels) with
@@ -80,6 +82,8 @@ func BatchNorm(y, gamma, beta, res *G.Node, b Board, momentum, eps float64) (*G.
 		a: make([]float32, c), by: make([]float32, c), d0: make([]float32, c),
 	}
 	bn.shape, bn.pshape = b.padded(c), tensor.Shape{1, c, 1, 1}
+	bn.maskRow = b.wp() * bnkern.MaskBytes(c)
+	bn.mask = make([]byte, b.N*b.hp()*bn.maskRow)
 	bn.statPart, bn.normPart = bn.statImage, bn.normImage
 	bn.gradSumPart, bn.gradPart = bn.gradSumImage, bn.gradImage
 	inputs := []*G.Node{y, gamma, beta}
@@ -147,6 +151,13 @@ func (bn *BN) sums(f func(n int), s0, s1 []float64) {
 			s1[i] += p[c+i]
 		}
 	}
+}
+
+// rowMask returns the ReLU mask of board row y of image n (bn.row's pixels).
+func (bn *BN) rowMask(n, y int) []byte {
+	b, mb := bn.b, bnkern.MaskBytes(bn.c)
+	lo := (n*b.hp()+y+1)*bn.maskRow + mb
+	return bn.mask[lo : lo+b.W*mb]
 }
 
 // partial returns image n's two partial sums.
@@ -227,7 +238,7 @@ func (bn *BN) statImage(n int) {
 }
 
 // normImage writes image n's output: normalised, shifted, the residual
-// added, rectified.
+// added, rectified; and its ReLU mask for the backward pass.
 func (bn *BN) normImage(n int) {
 	y, z, res := bn.cur.y, bn.cur.z, bn.cur.res
 	for r := 0; r < bn.b.H; r++ {
@@ -236,22 +247,25 @@ func (bn *BN) normImage(n int) {
 		if res != nil {
 			rs = res[lo:hi]
 		}
-		bnkern.Norm(y[lo:hi], rs, z[lo:hi], bn.scale, bn.shift)
+		bnkern.Norm(y[lo:hi], rs, z[lo:hi], bn.rowMask(n, r), bn.scale, bn.shift)
 	}
 }
 
 // backward computes the gradients of y, gamma, beta and the residual from
-// dz; it returns dy and keeps the others for bnPartOp.
-func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
+// dz and the forward pass's ReLU mask; it returns dy and keeps the others
+// for bnPartOp.
+func (bn *BN) backward(y, gamma, dz []float32) *tensor.Dense {
 	c, px := bn.c, float64(bn.b.pixels())
 	shape := bn.b.padded(c)
 	if bn.dy.t == nil {
 		bn.dy = newOutput(shape, 0)
 		bn.dgamma = newOutput(tensor.Shape{1, c, 1, 1}, 0)
 		bn.dbeta = newOutput(tensor.Shape{1, c, 1, 1}, 0)
-		bn.dres = newOutput(shape, 0)
+		if bn.residual {
+			bn.dres = newOutput(shape, 0)
+		}
 	}
-	bn.cur.y, bn.cur.z, bn.cur.dz = y, z, dz
+	bn.cur.y, bn.cur.dz = y, dz
 	sb, sg := bn.s0, bn.s1
 	bn.sums(bn.gradSumPart, sb, sg)
 	for i := 0; i < c; i++ {
@@ -273,22 +287,26 @@ func (bn *BN) backward(y, gamma, z, dz []float32) *tensor.Dense {
 	return bn.dy.t
 }
 
-// gradSumImage passes dz through the ReLU for image n: g, where the
-// output is positive, kept for the second pass and handed over as the
-// residual's gradient; and it adds g and g*(y-mean) per channel.
+// gradSumImage passes dz through the ReLU for image n, g = dz where the
+// output was positive, and adds g and g*(y-mean) per channel.
 func (bn *BN) gradSumImage(n int) {
 	s0, s1 := bn.partial(n)
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
-		bnkern.GradSum(bn.cur.y[lo:hi], bn.cur.z[lo:hi], bn.cur.dz[lo:hi], bn.dres.buf[lo:hi], bn.mean, s0, s1)
+		bnkern.GradSum(bn.cur.y[lo:hi], bn.cur.dz[lo:hi], bn.rowMask(n, r), bn.mean, s0, s1)
 	}
 }
 
-// gradImage writes image n's dy = a*g + by*y + d0.
+// gradImage writes image n's dy = a*g + by*y + d0, with g passed through
+// the ReLU again, and g itself as the residual's gradient.
 func (bn *BN) gradImage(n int) {
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
-		bnkern.Grad(bn.dres.buf[lo:hi], bn.cur.y[lo:hi], bn.dy.buf[lo:hi], bn.a, bn.by, bn.d0)
+		var dres []float32
+		if bn.residual {
+			dres = bn.dres.buf[lo:hi]
+		}
+		bnkern.Grad(bn.cur.dz[lo:hi], bn.rowMask(n, r), bn.cur.y[lo:hi], bn.dy.buf[lo:hi], dres, bn.a, bn.by, bn.d0)
 	}
 }
 
@@ -342,7 +360,9 @@ func (op *bnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 }
 
 // bnGradOp computes all gradients of a bnOp and returns that of y; inputs
-// y, gamma, z (the forward output), dz.
+// y, gamma, z (the forward output), dz. z's values are not read: it
+// orders the gradient after the forward pass, which wrote the ReLU mask
+// the gradient reads.
 type bnGradOp struct {
 	opBase
 	bn *BN
@@ -362,7 +382,7 @@ func (op *bnGradOp) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bn.backward(in[0], in[1], in[2], in[3]), nil
+	return bn.backward(in[0], in[1], in[3]), nil
 }
 
 type bnPart int
