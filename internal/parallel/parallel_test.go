@@ -28,6 +28,21 @@ func TestForRunsEveryPartOnce(t *testing.T) {
 	wg.Wait()
 }
 
+// More processors than a loop has shares: the extra ones stay out and
+// every part still runs once.
+func TestForManyProcessors(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(maxWorkers + 16))
+	for _, parts := range []int{maxWorkers - 1, maxWorkers + 1, 5000} {
+		counts := make([]atomic.Int32, parts)
+		For(parts, func(p int) { counts[p].Add(1) })
+		for p := range counts {
+			if c := counts[p].Load(); c != 1 {
+				t.Fatalf("%d parts: part %d ran %d times", parts, p, c)
+			}
+		}
+	}
+}
+
 func TestForAllocatesNothing(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	sums := make([]int, 64)
@@ -40,5 +55,21 @@ func TestForAllocatesNothing(t *testing.T) {
 		if s != 102*p {
 			t.Fatalf("part %d summed %d, want %d", p, s, 102*p)
 		}
+	}
+}
+
+// BenchmarkFor is the round trip of a loop of two parts doing little: a
+// training step of a small network runs a few hundred of these.
+func BenchmarkFor(b *testing.B) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	var sums [2][16]int
+	f := func(p int) {
+		for i := range 200 {
+			sums[p][i%16] += i
+		}
+	}
+	For(2, f)
+	for b.Loop() {
+		For(2, f)
 	}
 }
