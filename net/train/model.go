@@ -71,7 +71,8 @@ type denseLayer struct {
 type Model struct {
 	spec          net.Spec
 	trainBatch    int
-	referenceOps  bool // training graph on gorgonia's Conv2d and BatchNorm
+	sampleErrs    []error // checkBatch's, one a sample (under trainMu)
+	referenceOps  bool    // training graph on gorgonia's Conv2d and BatchNorm
 	convPrecision ops.Precision
 
 	input          convLayer
@@ -403,7 +404,7 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 	if gr.grads, err = G.Grad(gr.loss, learn...); err != nil {
 		return nil, fmt.Errorf("gradient: %w", err)
 	}
-	gr.vm = G.NewTapeMachine(g)
+	gr.vm = G.NewTapeMachine(g, G.WithEngine(ops.Engine()))
 	return gr, nil
 }
 

@@ -284,30 +284,49 @@ func (m *Model) checkBatch(b Batch) error {
 	if b.Legal != nil && len(b.Legal) != b.N*s.Actions {
 		return fmt.Errorf("train: batch of %d needs %d legal-action entries, got %d", b.N, b.N*s.Actions, len(b.Legal))
 	}
-	for i, x := range b.Planes {
-		if !finite32(x) {
-			return fmt.Errorf("train: batch sample %d: plane value %v", i/size, x)
+	// The values, sample by sample on every core (Xiangqi's from-to
+	// policy is 8,100 entries a sample); the first bad sample's error.
+	if len(m.sampleErrs) != b.N {
+		m.sampleErrs = make([]error, b.N)
+	}
+	errs := m.sampleErrs
+	forRows(b.N, func(i int) { errs[i] = m.checkSample(b, i) })
+	for i, err := range errs {
+		if err != nil {
+			clear(errs)
+			return fmt.Errorf("train: batch sample %d: %w", i, err)
 		}
 	}
-	for i := 0; i < b.N; i++ {
-		sum, err := targetSum(b.Policy[i*s.Actions : (i+1)*s.Actions])
-		if err != nil {
-			return fmt.Errorf("train: batch sample %d: policy %w", i, err)
+	return nil
+}
+
+// checkSample verifies the values of sample i of a batch of the right
+// sizes.
+func (m *Model) checkSample(b Batch, i int) error {
+	s := m.spec
+	size := s.Channels * s.Height * s.Width
+	for _, x := range b.Planes[i*size : (i+1)*size] {
+		if !finite32(x) {
+			return fmt.Errorf("plane value %v", x)
 		}
-		if math.Abs(sum-1) > 1e-3 {
-			return fmt.Errorf("train: batch sample %d: policy target sums to %v, not 1", i, sum)
-		}
-		if b.Legal != nil {
-			legal := b.Legal[i*s.Actions : (i+1)*s.Actions]
-			for a, p := range b.Policy[i*s.Actions : (i+1)*s.Actions] {
-				if p != 0 && !legal[a] {
-					return fmt.Errorf("train: batch sample %d: policy target %v on action %d, which the legal mask excludes", i, p, a)
-				}
+	}
+	sum, err := targetSum(b.Policy[i*s.Actions : (i+1)*s.Actions])
+	if err != nil {
+		return fmt.Errorf("policy %w", err)
+	}
+	if math.Abs(sum-1) > 1e-3 {
+		return fmt.Errorf("policy target sums to %v, not 1", sum)
+	}
+	if b.Legal != nil {
+		legal := b.Legal[i*s.Actions : (i+1)*s.Actions]
+		for a, p := range b.Policy[i*s.Actions : (i+1)*s.Actions] {
+			if p != 0 && !legal[a] {
+				return fmt.Errorf("policy target %v on action %d, which the legal mask excludes", p, a)
 			}
 		}
-		if z := b.Value[i]; !(z >= -1 && z <= 1) {
-			return fmt.Errorf("train: batch sample %d: value target %v not in [-1, 1]", i, z)
-		}
+	}
+	if z := b.Value[i]; !(z >= -1 && z <= 1) {
+		return fmt.Errorf("value target %v not in [-1, 1]", z)
 	}
 	return nil
 }
