@@ -39,11 +39,10 @@ const polls = 64
 // For calls f(part) for every part in [0, parts) on up to GOMAXPROCS
 // goroutines, the caller's included, and returns when all are done. Parts
 // may run in any order and concurrently, so f must write disjoint data per
-// part. f must not call For itself (a helper
-// waiting inside f could keep the pool from finishing the outer loop).
-// Callers on several goroutines share the helpers: a helper busy with
-// another caller's loop is passed over, and the caller runs the parts
-// nobody else takes.
+// part. f must not call For itself (a helper waiting inside f could keep
+// the pool from finishing the outer loop). Callers on several goroutines
+// share the helpers: a helper busy with another caller's loop is passed
+// over, and the caller runs the parts nobody else takes.
 //
 // For allocates nothing in steady state when f is a func value made once
 // (not a closure built per call).
