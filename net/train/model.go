@@ -69,10 +69,15 @@ type denseLayer struct {
 // network; Forward calls run in parallel with each other and with the
 // forward/backward part of a training step.
 type Model struct {
-	spec          net.Spec
-	trainBatch    int
-	sampleErrs    []error // checkBatch's, one a sample (under trainMu)
-	referenceOps  bool    // training graph on gorgonia's Conv2d and BatchNorm
+	spec       net.Spec
+	trainBatch int
+	// checkBatch's state (under trainMu): an error a sample, the batch
+	// being checked and the loop body, made once.
+	sampleErrs    []error
+	checking      Batch
+	checkParts    int
+	checkPart     func(int)
+	referenceOps  bool // training graph on gorgonia's Conv2d and BatchNorm
 	convPrecision ops.Precision
 
 	input          convLayer

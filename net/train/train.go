@@ -288,16 +288,27 @@ func (m *Model) checkBatch(b Batch) error {
 	// policy is 8,100 entries a sample); the first bad sample's error.
 	if len(m.sampleErrs) != b.N {
 		m.sampleErrs = make([]error, b.N)
+		m.checkPart = m.checkSamples
 	}
-	errs := m.sampleErrs
-	forRows(b.N, func(i int) { errs[i] = m.checkSample(b, i) })
-	for i, err := range errs {
+	m.checking, m.checkParts = b, max(1, min(b.N, 4*runtime.GOMAXPROCS(0)))
+	parallel.For(m.checkParts, m.checkPart)
+	m.checking = Batch{}
+	for i, err := range m.sampleErrs {
 		if err != nil {
-			clear(errs)
+			clear(m.sampleErrs)
 			return fmt.Errorf("train: batch sample %d: %w", i, err)
 		}
 	}
 	return nil
+}
+
+// checkSamples is checkBatch's part of parallel.For: a contiguous range
+// of samples.
+func (m *Model) checkSamples(part int) {
+	n, parts := m.checking.N, m.checkParts
+	for i := n * part / parts; i < n*(part+1)/parts; i++ {
+		m.sampleErrs[i] = m.checkSample(m.checking, i)
+	}
 }
 
 // checkSample verifies the values of sample i of a batch of the right

@@ -3,8 +3,8 @@
 // channel's terms added in pixel order, the normalisation with the
 // residual and ReLU, and the two backward passes. The normalisation
 // records which outputs the ReLU let through in a bit mask (MaskBytes a
-// pixel), so that the backward passes read those bits instead of the
-// output itself: a thirty-second of the memory traffic. Rows whose channel count
+// pixel), so that the backward passes read those bits, a thirty-second
+// of the output's size, instead of the output itself. Rows whose channel count
 // is a multiple of 8 run in AVX2 assembly where the CPU has it; each
 // kernel's pure-Go twin (Go*) runs everywhere else and gives the same bits
 // (every product is rounded before it is added, so no build fuses them).

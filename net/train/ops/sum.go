@@ -12,16 +12,27 @@ import (
 // of an activation that feeds two ops (a residual block's input feeds its
 // first convolution and its last batch norm) with tensor.Add on the
 // engine the machine gives every value, one core at a time otherwise.
-func Engine() tensor.Engine { return sumEngine{} }
+// An engine belongs to one machine (a graph runs on one goroutine at a
+// time): its Add keeps its operands for the loop body, made once.
+func Engine() tensor.Engine {
+	e := &sumEngine{}
+	e.part = e.addPart
+	return e
+}
 
-type sumEngine struct{ tensor.StdEng }
+type sumEngine struct {
+	tensor.StdEng
+	dst, x, y []float32 // the sum being made
+	parts     int
+	part      func(int)
+}
 
 // minParallelSum is the size below which a sum stays on one core.
 const minParallelSum = 1 << 14
 
 // Add computes a + b into the reuse tensor if one is given, into a if the
 // operation may overwrite it, and otherwise as StdEng does.
-func (e sumEngine) Add(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
+func (e *sumEngine) Add(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tensor, error) {
 	ad, aok := a.(*tensor.Dense)
 	bd, bok := b.(*tensor.Dense)
 	if !aok || !bok || ad.Dtype() != tensor.Float32 || bd.Dtype() != tensor.Float32 ||
@@ -44,19 +55,19 @@ func (e sumEngine) Add(a, b tensor.Tensor, opts ...tensor.FuncOpt) (tensor.Tenso
 	default:
 		return e.StdEng.Add(a, b, opts...)
 	}
-	addParallel(dst.Float32s(), ad.Float32s(), bd.Float32s())
+	e.dst, e.x, e.y = dst.Float32s(), ad.Float32s(), bd.Float32s()
+	e.parts = splits(len(e.dst) / 4096)
+	parallel.For(e.parts, e.part)
+	e.dst, e.x, e.y = nil, nil, nil
 	return dst, nil
 }
 
-// addParallel writes dst = x + y in contiguous ranges on every core.
-func addParallel(dst, x, y []float32) {
-	n := len(dst)
-	parts := splits(n / 4096)
-	parallel.For(parts, func(p int) {
-		lo, hi := n*p/parts, n*(p+1)/parts
-		d, a, b := dst[lo:hi], x[lo:hi], y[lo:hi]
-		for i := range d {
-			d[i] = a[i] + b[i]
-		}
-	})
+// addPart is a contiguous range of the sum.
+func (e *sumEngine) addPart(p int) {
+	n := len(e.dst)
+	lo, hi := n*p/e.parts, n*(p+1)/e.parts
+	d, a, b := e.dst[lo:hi], e.x[lo:hi], e.y[lo:hi]
+	for i := range d {
+		d[i] = a[i] + b[i]
+	}
 }
