@@ -297,8 +297,12 @@ type partScratch struct {
 }
 
 // NewWorkspace returns an empty workspace.
-func NewWorkspace() *Workspace {
-	ws := &Workspace{scratch: make([]partScratch, 64)}
+func NewWorkspace() *Workspace { return NewWorkspaceOn(64) }
+
+// NewWorkspaceOn returns an empty workspace whose calls run on at most
+// workers cores (at least one).
+func NewWorkspaceOn(workers int) *Workspace {
+	ws := &Workspace{scratch: make([]partScratch, max(1, workers))}
 	ws.part, ws.packPart = ws.run, ws.packB
 	return ws
 }

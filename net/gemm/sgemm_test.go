@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -238,6 +239,30 @@ func TestSgemmAddsToC(t *testing.T) {
 		for i := range c {
 			if math.Float32bits(c[i]) != math.Float32bits(want[i]) {
 				t.Fatalf("m=%d n=%d k=%d: c[%d] = %v, want %v", m, n, k, i, c[i], want[i])
+			}
+		}
+	}
+}
+
+// A workspace on one core gives the product of one on every core, bit for
+// bit: the cores split the tiles of C, not the sums.
+func TestSgemmWorkspaceOnOneCore(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	rng := rand.New(rand.NewPCG(9, 10))
+	one, all := NewWorkspaceOn(1), NewWorkspace()
+	for _, sh := range [][3]int{{12 * 50, 128, 2*kc + 5}, {1440, 48, 48}, {12*mcTiles + 7, 45, kc + 1}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		a, b := randSlice(rng, m*k), randSlice(rng, n*k)
+		c1, c2, want := make([]float32, m*n), make([]float32, m*n), make([]float32, m*n)
+		one.Sgemm(false, true, m, n, k, 1, a, k, b, k, 0, c1, n)
+		all.Sgemm(false, true, m, n, k, 1, a, k, b, k, 0, c2, n)
+		naiveSgemm(false, true, m, n, k, 1, a, k, b, k, 0, want, n)
+		for i := range c1 {
+			if math.Float32bits(c1[i]) != math.Float32bits(c2[i]) {
+				t.Fatalf("m=%d n=%d k=%d: c[%d] = %g on one core, %g on every core", m, n, k, i, c1[i], c2[i])
+			}
+			if d := math.Abs(float64(c1[i] - want[i])); !(d <= 1e-4*math.Sqrt(float64(k))*(1+math.Abs(float64(want[i])))) {
+				t.Fatalf("m=%d n=%d k=%d: c[%d] = %g, want %g", m, n, k, i, c1[i], want[i])
 			}
 		}
 	}
