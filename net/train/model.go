@@ -71,7 +71,7 @@ type denseLayer struct {
 type Model struct {
 	spec       net.Spec
 	trainBatch int
-	// checkBatch's state (under trainMu): an error a sample, the batch
+	// loadBatch's state (under trainMu): an error a sample, the batch
 	// being checked and the loop body, made once.
 	sampleErrs    []error
 	checking      Batch

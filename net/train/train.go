@@ -99,7 +99,27 @@ type Trainer struct {
 	step int64
 	mom  [][]float32
 	grad [][]float32 // scratch: gradient of the last step
+	// The update runs over the cores in fixed segments of the parameters,
+	// each with its own sums of squares, added in segment order (so the
+	// statistics do not depend on the core count either); the loop
+	// bodies are made once and read their step's values from cur.
+	segs                   []paramSegment
+	sq, norm               []float64 // each segment's Σ θ² (decayed tensors only) and Σ g²
+	gradPart, momentumPart func(part int)
+	cur                    struct {
+		gs       [][]float32 // the graph's gradients
+		decay    float32
+		mu, rate float32
+	}
 }
+
+// paramSegment is elements [lo, hi) of parameter tensor i.
+type paramSegment struct{ i, lo, hi int }
+
+// segmentSize is the elements of a parameter segment: a few microseconds
+// of the update's passes, many segments for Xiangqi's 0.4 M parameters
+// (a variable for the tests, which cut tensors into many).
+var segmentSize = 8192
 
 // NewTrainer returns a trainer with zero momentum at step 0. The model
 // must have a training graph (NewModel with trainBatch > 0).
@@ -112,10 +132,16 @@ func (m *Model) NewTrainer(cfg Config) (*Trainer, error) {
 	}
 	cfg.Schedule = cloneSchedule(cfg.Schedule)
 	t := &Trainer{m: m, cfg: cfg}
-	for _, pi := range m.infos {
+	for i, pi := range m.infos {
 		t.mom = append(t.mom, make([]float32, pi.Size()))
 		t.grad = append(t.grad, make([]float32, pi.Size()))
+		for lo := 0; lo < pi.Size(); lo += segmentSize {
+			t.segs = append(t.segs, paramSegment{i, lo, min(pi.Size(), lo+segmentSize)})
+		}
 	}
+	t.sq, t.norm = make([]float64, len(t.segs)), make([]float64, len(t.segs))
+	t.cur.gs = make([][]float32, len(m.infos))
+	t.gradPart, t.momentumPart = t.gradSegment, t.momentumSegment
 	return t, nil
 }
 
@@ -178,13 +204,8 @@ func (t *Trainer) Step(b Batch) (Stats, error) {
 	mu, rate := float32(t.cfg.Momentum), float32(lr)
 
 	m.mu.Lock()
-	for i, w := range m.tensors {
-		ws, g, v := w.Float32s(), t.grad[i], t.mom[i]
-		for j := range ws {
-			v[j] = mu*v[j] + g[j]
-			ws[j] -= rate * v[j]
-		}
-	}
+	t.cur.mu, t.cur.rate = mu, rate
+	parallel.For(len(t.segs), t.momentumPart)
 	// The training pass moved its BN ops' running statistics; they become
 	// the model's.
 	for i, c := range m.convs {
@@ -208,14 +229,11 @@ func (t *Trainer) Step(b Batch) (Stats, error) {
 func (t *Trainer) gradients(b Batch) (Stats, error) {
 	m := t.m
 	gr := m.train
-	if err := m.checkBatch(b); err != nil {
+	if err := m.loadBatch(b); err != nil {
 		return Stats{}, err
 	}
-	copy(gr.xv.Float32s(), b.Planes)
-	copy(gr.piv.Float32s(), b.Policy)
 	gr.legal.d = b.Legal // read by the loss ops during this run only
 	defer func() { gr.legal.d = nil }()
-	copy(gr.zv.Float32s(), b.Value)
 
 	var st Stats
 	m.mu.RLock()
@@ -234,9 +252,7 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	if st.PolicyLoss, err = scalarValue(gr.ploss); err != nil {
 		return Stats{}, err
 	}
-	c := float32(t.cfg.WeightDecay)
-	var l2, norm float64
-	for i, w := range m.tensors {
+	for i := range m.tensors {
 		gv := gr.grads[i].Value()
 		if gv == nil {
 			return Stats{}, fmt.Errorf("train: no gradient for %s", m.infos[i].Name)
@@ -245,21 +261,15 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 		if !ok || len(gs) != len(t.grad[i]) {
 			return Stats{}, fmt.Errorf("train: gradient of %s has the wrong type or size", m.infos[i].Name)
 		}
-		dst := t.grad[i]
-		if m.infos[i].Decay && c != 0 {
-			ws := w.Float32s()
-			var sq float64
-			for j, x := range ws {
-				sq += float64(x) * float64(x)
-				dst[j] = gs[j] + 2*c*x
-			}
-			l2 += sq
-		} else {
-			copy(dst, gs)
-		}
-		for _, g := range dst {
-			norm += float64(g) * float64(g)
-		}
+		t.cur.gs[i] = gs
+	}
+	t.cur.decay = float32(t.cfg.WeightDecay)
+	parallel.For(len(t.segs), t.gradPart)
+	clear(t.cur.gs)
+	var l2, norm float64
+	for k := range t.segs {
+		l2 += t.sq[k]
+		norm += t.norm[k]
 	}
 	st.L2 = t.cfg.WeightDecay * l2
 	st.GradNorm = math.Sqrt(norm)
@@ -270,8 +280,41 @@ func (t *Trainer) gradients(b Batch) (Stats, error) {
 	return st, nil
 }
 
-// checkBatch verifies sizes and values of a training batch.
-func (m *Model) checkBatch(b Batch) error {
+// gradSegment is part of gradients: a segment's gradient of the full loss,
+// the graph's plus weight decay's, and its sums of squares.
+func (t *Trainer) gradSegment(part int) {
+	sg, c := t.segs[part], t.cur.decay
+	gs, dst := t.cur.gs[sg.i][sg.lo:sg.hi], t.grad[sg.i][sg.lo:sg.hi]
+	var sq, norm float64
+	if t.m.infos[sg.i].Decay && c != 0 {
+		ws := t.m.tensors[sg.i].Float32s()[sg.lo:sg.hi]
+		for j, x := range ws {
+			sq += float64(x) * float64(x)
+			dst[j] = gs[j] + 2*c*x
+		}
+	} else {
+		copy(dst, gs)
+	}
+	for _, g := range dst {
+		norm += float64(g) * float64(g)
+	}
+	t.sq[part], t.norm[part] = sq, norm
+}
+
+// momentumSegment is part of Step: the momentum update of a segment.
+func (t *Trainer) momentumSegment(part int) {
+	sg, mu, rate := t.segs[part], t.cur.mu, t.cur.rate
+	ws := t.m.tensors[sg.i].Float32s()[sg.lo:sg.hi]
+	g, v := t.grad[sg.i][sg.lo:sg.hi], t.mom[sg.i][sg.lo:sg.hi]
+	for j := range ws {
+		v[j] = mu*v[j] + g[j]
+		ws[j] -= rate * v[j]
+	}
+}
+
+// loadBatch verifies the sizes and values of a training batch and copies
+// it into the training graph's inputs.
+func (m *Model) loadBatch(b Batch) error {
 	s := m.spec
 	if b.N != m.trainBatch {
 		return fmt.Errorf("train: batch of %d samples, the training batch is %d", b.N, m.trainBatch)
@@ -285,7 +328,8 @@ func (m *Model) checkBatch(b Batch) error {
 		return fmt.Errorf("train: batch of %d needs %d legal-action entries, got %d", b.N, b.N*s.Actions, len(b.Legal))
 	}
 	// The values, sample by sample on every core (Xiangqi's from-to
-	// policy is 8,100 entries a sample); the first bad sample's error.
+	// policy is 8,100 entries a sample), copied while they are in cache;
+	// the first bad sample's error.
 	if len(m.sampleErrs) != b.N {
 		m.sampleErrs = make([]error, b.N)
 		m.checkPart = m.checkSamples
@@ -302,13 +346,19 @@ func (m *Model) checkBatch(b Batch) error {
 	return nil
 }
 
-// checkSamples is checkBatch's part of parallel.For: a contiguous range
-// of samples.
+// checkSamples is loadBatch's part of parallel.For: a contiguous range
+// of samples, checked and copied.
 func (m *Model) checkSamples(part int) {
-	n, parts := m.checking.N, m.checkParts
-	for i := n * part / parts; i < n*(part+1)/parts; i++ {
-		m.sampleErrs[i] = m.checkSample(m.checking, i)
+	b, parts, s := m.checking, m.checkParts, m.spec
+	i0, i1 := b.N*part/parts, b.N*(part+1)/parts
+	for i := i0; i < i1; i++ {
+		m.sampleErrs[i] = m.checkSample(b, i)
 	}
+	size := s.Channels * s.Height * s.Width
+	gr := m.train
+	copy(gr.xv.Float32s()[i0*size:i1*size], b.Planes[i0*size:i1*size])
+	copy(gr.piv.Float32s()[i0*s.Actions:i1*s.Actions], b.Policy[i0*s.Actions:i1*s.Actions])
+	copy(gr.zv.Float32s()[i0:i1], b.Value[i0:i1])
 }
 
 // checkSample verifies the values of sample i of a batch of the right

@@ -801,6 +801,8 @@ func TestStepConcurrentWithForward(t *testing.T) {
 }
 
 func TestStatsAndLearningRate(t *testing.T) {
+	defer func(n int) { segmentSize = n }(segmentSize)
+	segmentSize = 7 // the update's segments cut every tensor, at odd places
 	spec := tinySpec()
 	m, err := NewModel(randomParams(t, spec, 81), 4)
 	if err != nil {
@@ -838,12 +840,24 @@ func TestStatsAndLearningRate(t *testing.T) {
 		if math.Abs(st.L2-1e-3*sq) > 1e-9*sq {
 			t.Errorf("step %d: L2 %v, want %v", i+1, st.L2, 1e-3*sq)
 		}
+		// GradNorm is the norm of the step's gradient, decay included.
+		var gsq float64
+		for _, g := range tr.grad {
+			for _, x := range g {
+				gsq += float64(x) * float64(x)
+			}
+		}
+		if want := math.Sqrt(gsq); math.Abs(st.GradNorm-want) > 1e-9*want {
+			t.Errorf("step %d: GradNorm %v, want %v", i+1, st.GradNorm, want)
+		}
 	}
 }
 
 // TestMomentumUpdateRule checks the update against the documented rule
 // v = mu*v + g, w -= lr*v on two consecutive steps.
 func TestMomentumUpdateRule(t *testing.T) {
+	defer func(n int) { segmentSize = n }(segmentSize)
+	segmentSize = 7 // the update's segments cut every tensor, at odd places
 	spec := tinySpec()
 	m, err := NewModel(randomParams(t, spec, 91), 4)
 	if err != nil {
