@@ -68,7 +68,7 @@ plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped ne
      "$tmp/s10.tsv" using (\$2+0.08):3:4 with yerrorlines pt 15 title "10x64 from scratch at the preset's CPU, then depth-4 teacher", \
      "$tmp/Rline.tsv" using (strcol(1) eq "R" ? \$2+0.1 : \$2):3:4 with yerrorlines lw 2 pt 6 title "R: W with random starts (placements open with 4 random plies)", \
      "$tmp/Sline.tsv" using (strcol(1) eq "S" ? \$2-0.1 : \$2):3:4 with yerrorlines lw 2 pt 4 title "S: A with a window of 60,000, random starts and 400 simulations", \
-     "$tmp/Lline.tsv" using (strcol(1) eq "L" ? \$2+0.05 : \$2-0.1):3:4 with yerrorlines pt 8 title "L: S with the rate at 0.002 from generation 95, continued to 10.40", \
+     "$tmp/Lline.tsv" using (strcol(1) eq "L" ? \$2+0.05 : \$2-0.1):3:4 with yerrorlines pt 8 title "L: S with the rate at 0.002 from generation 95, continued to 12.06", \
      "$tmp/L2line.tsv" using (strcol(1) eq "L2" ? \$2+0.1 : \$2-0.1):3:4 with yerrorlines pt 12 title "L2: the same from S's generation 95, self-play seed 3", \
      "$tmp/L3line.tsv" using 2:3:4 with yerrorlines lw 2 pt 3 title "L3: L at 10.40 with the rate at 0.0007 and sample ratio 6", \
      "$tmp/LWline.tsv" using (strcol(1) eq "LW" ? \$2+0.08 : \$2):3:4 with yerrorlines pt 14 title "LW: L at 10.40 with a window of 150,000", \
