@@ -93,10 +93,16 @@ func (ws *Workspace) Sgemm(transA, transB bool, m, n, k int, alpha float32, a []
 	ws.call = sgemmCall{mk: mk, m: m, n: n, k: k, panels: panels, tiles: tiles,
 		a: a, lda: lda, transA: transA, b: b, ldb: ldb, transB: transB, packed: packed, prod: prod, ldp: ldp, direct: direct,
 		alpha: alpha, beta: beta, c: c, ldc: ldc}
-	ws.call.workers = min(runtime.GOMAXPROCS(0), tiles, max(1, m*n*k/(1<<20)), len(ws.scratch))
+	ws.call.workers = ws.workers(m, n, k, tiles)
 	parallel.For(min(ws.call.workers, panels), ws.packPart)
 	parallel.For(ws.call.workers, ws.part)
 	ws.call = sgemmCall{}
+}
+
+// workers is the cores a product of m x n x k in tiles of rows runs on:
+// a megaflop's work or more each, at most the workspace's.
+func (ws *Workspace) workers(m, n, k, tiles int) int {
+	return min(runtime.GOMAXPROCS(0), tiles, max(1, m*n*k/(1<<20)), len(ws.scratch))
 }
 
 // sgemmCall is one Sgemm call's arguments for its parts.

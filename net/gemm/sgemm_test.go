@@ -257,6 +257,10 @@ func TestSgemmWorkspaceOnOneCore(t *testing.T) {
 		one.Sgemm(false, true, m, n, k, 1, a, k, b, k, 0, c1, n)
 		all.Sgemm(false, true, m, n, k, 1, a, k, b, k, 0, c2, n)
 		naiveSgemm(false, true, m, n, k, 1, a, k, b, k, 0, want, n)
+		tiles := (m + DefaultMicro.MR - 1) / DefaultMicro.MR
+		if w1, w := one.workers(m, n, k, tiles), all.workers(m, n, k, tiles); w1 != 1 || w < 2 {
+			t.Fatalf("m=%d n=%d k=%d: the products run on %d and %d cores, want 1 and more", m, n, k, w1, w)
+		}
 		for i := range c1 {
 			if math.Float32bits(c1[i]) != math.Float32bits(c2[i]) {
 				t.Fatalf("m=%d n=%d k=%d: c[%d] = %g on one core, %g on every core", m, n, k, i, c1[i], c2[i])
