@@ -471,39 +471,45 @@ func (m *Model) referenceTower(gr *graph, param func(*tensor.Dense) *G.Node, hea
 func (m *Model) fastTower(gr *graph, param func(*tensor.Dense) *G.Node, heads []*convLayer) ([]*G.Node, error) {
 	s := m.spec
 	b := ops.Board{N: gr.n, H: s.Height, W: s.Width}
-	convBN := func(x *G.Node, c *convLayer, res *G.Node, inputGrad bool) (*G.Node, error) {
+	var last *ops.BN
+	// convBN returns the batch norm's output and the convolution's node.
+	convBN := func(x *G.Node, c *convLayer, res *G.Node, inputGrad bool) (z, y *G.Node, err error) {
 		w, gamma, beta := param(c.w), param(c.gamma), param(c.beta)
-		y, err := ops.Conv(x, w, b, c.k, inputGrad, m.convPrecision)
-		if err != nil {
-			return nil, err
+		if y, err = ops.Conv(x, w, b, c.k, inputGrad, m.convPrecision); err != nil {
+			return nil, nil, err
 		}
 		z, bn, err := ops.BatchNorm(y, gamma, beta, res, b, BNMomentum, net.BNEpsilon)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		gr.bn = append(gr.bn, bn)
-		return z, nil
+		gr.bn, last = append(gr.bn, bn), bn
+		return z, y, nil
 	}
 	x, err := ops.Pad(gr.x, b)
 	if err != nil {
 		return nil, err
 	}
-	h, err := convBN(x, &m.input, nil, false)
+	h, _, err := convBN(x, &m.input, nil, false)
 	if err != nil {
 		return nil, err
 	}
 	for i := range m.blocks {
-		y, err := convBN(h, &m.blocks[i][0], nil, true)
+		a, conv, err := convBN(h, &m.blocks[i][0], nil, true)
 		if err != nil {
 			return nil, err
 		}
-		if h, err = convBN(y, &m.blocks[i][1], h, true); err != nil {
+		if h, _, err = convBN(a, &m.blocks[i][1], h, true); err != nil {
+			return nil, err
+		}
+		// The block input's two gradients are added by its first
+		// convolution, not by gorgonia.
+		if err := ops.AddResidualGradient(conv, last); err != nil {
 			return nil, err
 		}
 	}
 	flats := make([]*G.Node, len(heads))
 	for i, c := range heads {
-		y, err := convBN(h, c, nil, true)
+		y, _, err := convBN(h, c, nil, true)
 		if err != nil {
 			return nil, err
 		}

@@ -31,6 +31,9 @@ type BN struct {
 	c             int
 	momentum, eps float64
 	residual      bool
+	resNode       *G.Node // the residual's node
+	resByConv     bool    // the residual's gradient is added by the convolution it feeds (AddResidualGradient)
+	gradNode      *G.Node // bnGradOp's node, once the graph is differentiated
 
 	runMean, runVar *tensor.Dense // (c)
 	mean, invstd    []float64     // of the last forward pass
@@ -92,6 +95,7 @@ func BatchNorm(y, gamma, beta, res *G.Node, b Board, momentum, eps float64) (*G.
 			return nil, nil, fmt.Errorf("ops: residual of shape %v added to %v", res.Shape(), ys)
 		}
 		inputs = append(inputs, res)
+		bn.resNode = res
 	}
 	z, err := G.ApplyOp(&bnOp{base("bn", bn.id), bn}, inputs...)
 	if err != nil {
@@ -333,7 +337,7 @@ func (op *bnOp) String() string {
 func (op *bnOp) DiffWRT(n int) []bool {
 	d := make([]bool, n)
 	for i := range d {
-		d[i] = true
+		d[i] = i < 3 || !op.bn.resByConv
 	}
 	return d
 }
@@ -354,9 +358,25 @@ func (op *bnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 	}
 	var parts []G.Op
 	for _, part := range []bnPart{partGamma, partBeta, partResidual}[:op.arity()-1] {
-		parts = append(parts, &bnPartOp{base("bngrad."+part.String(), op.bn.id), op.bn, part})
+		if part == partResidual && op.bn.resByConv {
+			continue
+		}
+		parts = append(parts, op.bn.partOp(part))
 	}
-	return withParts(&bnGradOp{base("bngrad", op.bn.id), op.bn}, G.Nodes{inputs[0], inputs[1], output, grad}, parts...)
+	grads, err := withParts(&bnGradOp{base("bngrad", op.bn.id), op.bn}, G.Nodes{inputs[0], inputs[1], output, grad}, parts...)
+	if err != nil {
+		return nil, err
+	}
+	op.bn.gradNode = grads[0]
+	if len(grads) < len(inputs) {
+		grads = append(grads, nil) // the residual's: its convolution adds it
+	}
+	return grads, nil
+}
+
+// partOp hands over one of the gradients bnGradOp computes.
+func (bn *BN) partOp(part bnPart) G.Op {
+	return &bnPartOp{base("bngrad."+part.String(), bn.id), bn, part}
 }
 
 // bnGradOp computes all gradients of a bnOp and returns that of y; inputs

@@ -39,7 +39,7 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, e
 		return nil, fmt.Errorf("ops: convolution input of shape %v, want %v", xs, b.padded(in))
 	}
 	s := newConvState(b, k, in, out, convKernel(k, in, out, inputGrad))
-	s.inputGrad = inputGrad
+	s.inputGrad, s.xNode = inputGrad, x
 	if p == BF16 && bf16Fits(k, in, out, inputGrad) && gemm.HasBF16() && bf16Pays(b) {
 		if winogradFits(s) {
 			s.wino = newWinoConv(s)
@@ -78,6 +78,8 @@ type convState struct {
 	k, in, out     int
 	kern           gemm.Kernel
 	inputGrad      bool
+	xNode          *G.Node   // the input's node
+	res            *BN       // a batch norm whose residual is x: its gradient is added to dx, or nil
 	bf             *bf16Conv // the products on bf16 tiles, or nil
 	wino           *winoConv // the products in bf16 by Winograd's algorithm, or nil
 	pp             []int     // padded pixel of each board pixel
@@ -92,7 +94,7 @@ type convState struct {
 
 	// The loop bodies handed to parallel.For, made once (a closure made
 	// per call would be allocated per call), and their arguments.
-	runPart, transposePart, dwPart func(part int)
+	runPart, transposePart, dwPart, addPart func(part int)
 	cur                            struct {
 		p      *pass
 		a, dst []float32
@@ -134,7 +136,7 @@ func newConvState(b Board, k, in, out int, kern gemm.Kernel) *convState {
 	s.yshape = b.padded(out)
 	s.accRows = gemm.RoundUp(out, gemm.MR)
 	s.kpad = gemm.RoundUp(k*k*in, kern.NR)
-	s.runPart, s.transposePart, s.dwPart = s.runRows, s.transposeRows, s.dwPixels
+	s.runPart, s.transposePart, s.dwPart, s.addPart = s.runRows, s.transposeRows, s.dwPixels, s.addRange
 	return s
 }
 
@@ -256,22 +258,54 @@ func (s *convState) forward(x, w []float32) *tensor.Dense {
 	return s.y.t
 }
 
-// inputGradient: dx = conv^T(dy, w), the border of dx left zero.
-func (s *convState) inputGradient(w, dy []float32) *tensor.Dense {
+// inputGradient: dx = conv^T(dy, w) (+ dres, the gradient of the batch
+// norm's residual, when s.res is set), the border of dx left zero.
+func (s *convState) inputGradient(w, dy, dres []float32) *tensor.Dense {
 	if s.dx.t == nil {
 		s.dx = newOutput(s.b.padded(s.in), s.bwd.cs)
 	}
-	if s.wino != nil {
-		s.wino.backward(dy, s.dx.buf, s.dw.buf)
-		return s.dx.t
-	}
-	if s.bf != nil {
+	switch {
+	case s.wino != nil:
+		dx := s.winoDx()
+		s.wino.backward(dy, dx.buf, s.dw.buf)
+		return dx.t
+	case s.bf != nil:
 		s.bf.inputGradient(w, dy, s.dx.buf)
-		return s.dx.t
+	default:
+		s.packBackward(w)
+		s.run(&s.bwd, dy, s.dx.buf)
 	}
-	s.packBackward(w)
-	s.run(&s.bwd, dy, s.dx.buf)
+	if s.res != nil {
+		s.addResidual(dres)
+	}
 	return s.dx.t
+}
+
+// winoDx is where the Winograd products write the input gradient: with
+// a residual, into the batch norm's gradient of it, which they add to in
+// place (nothing else reads it), else into dx. The weight gradient's op
+// may ask for both gradients first: both ops take it from here.
+func (s *convState) winoDx() output {
+	if s.res != nil {
+		return s.res.dres
+	}
+	return s.dx
+}
+
+// addResidual adds dres to dx on every core, in contiguous ranges.
+func (s *convState) addResidual(dres []float32) {
+	s.cur.dy, s.cur.parts = dres, splits(len(dres)/4096)
+	parallel.For(s.cur.parts, s.addPart)
+}
+
+// addRange is part of addResidual.
+func (s *convState) addRange(part int) {
+	n := len(s.cur.dy)
+	lo, hi := n*part/s.cur.parts, n*(part+1)/s.cur.parts
+	dx := s.dx.buf[lo:hi]
+	for i, v := range s.cur.dy[lo:hi] {
+		dx[i] += v
+	}
 }
 
 // weightGradient: dw[o][c][ky][kx] = sum over pixels p of
@@ -282,7 +316,7 @@ func (s *convState) inputGradient(w, dy []float32) *tensor.Dense {
 // in part order (deterministic for a given number of threads).
 func (s *convState) weightGradient(x, dy []float32) *tensor.Dense {
 	if s.wino != nil {
-		s.wino.backward(dy, s.dx.buf, s.dw.buf)
+		s.wino.backward(dy, s.winoDx().buf, s.dw.buf)
 		return s.dw.t
 	}
 	if s.bf != nil {
@@ -460,11 +494,49 @@ func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 	}
 	var dx *G.Node
 	if op.s.inputGrad {
-		if dx, err = G.ApplyOp(&convInputGradOp{base("convdx", op.s.id), op.s}, inputs[1], grad); err != nil {
+		args := G.Nodes{inputs[1], grad}
+		if bn := op.s.res; bn != nil {
+			// The residual's gradient, an input for the order: the tape has
+			// made it by the time this op runs.
+			if bn.gradNode == nil {
+				return nil, errors.New("ops: convolution differentiated before the batch norm whose residual it feeds")
+			}
+			dres, err := G.ApplyOp(bn.partOp(partResidual), bn.gradNode)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, dres)
+		}
+		if dx, err = G.ApplyOp(&convInputGradOp{base("convdx", op.s.id), op.s}, args...); err != nil {
 			return nil, err
 		}
 	}
 	return G.Nodes{dx, dw}, nil
+}
+
+// AddResidualGradient has the input gradient of conv, a convolution whose
+// input takes a gradient, add that of bn's residual, which must be the
+// same node as conv's input (a residual block's input feeds its first
+// convolution and its last batch norm). gorgonia would otherwise add the
+// two gradients in a pass of their own, over tensors past the caches; the
+// Winograd products add it while their rows are in cache. Call it before
+// the graph is differentiated.
+func AddResidualGradient(conv *G.Node, bn *BN) error {
+	op, ok := conv.Op().(*convOp)
+	switch {
+	case !ok:
+		return fmt.Errorf("ops: residual gradient added to %v, not a convolution", conv.Op())
+	case !op.s.inputGrad:
+		return errors.New("ops: residual gradient added to a convolution whose input takes no gradient")
+	case bn.resNode == nil || op.s.xNode != bn.resNode:
+		return errors.New("ops: residual gradient added to a convolution whose input is not the batch norm's residual")
+	case op.s.res != nil || bn.resByConv:
+		return errors.New("ops: residual gradient added twice")
+	case !op.s.xshape.Eq(bn.shape):
+		return fmt.Errorf("ops: residual of shape %v added to a convolution input of %v", bn.shape, op.s.xshape)
+	}
+	op.s.res, bn.resByConv = bn, true
+	return nil
 }
 
 // convInputGradOp is the input gradient; inputs w, dy.
@@ -473,19 +545,26 @@ type convInputGradOp struct {
 	s *convState
 }
 
-func (op *convInputGradOp) Arity() int    { return 2 }
-func (op *convInputGradOp) Type() hm.Type { return type4(2) }
+func (op *convInputGradOp) arity() int {
+	if op.s.res != nil {
+		return 3
+	}
+	return 2
+}
+func (op *convInputGradOp) Arity() int    { return op.arity() }
+func (op *convInputGradOp) Type() hm.Type { return type4(op.arity()) }
 func (op *convInputGradOp) InferShape(...G.DimSizer) (tensor.Shape, error) {
 	return op.s.xshape.Clone(), nil
 }
 func (op *convInputGradOp) String() string { return "ConvInputGrad" }
 
 func (op *convInputGradOp) Do(vals ...G.Value) (G.Value, error) {
-	in, err := unpack("convolution input gradient", vals, arg{op.s.wshape, "convolution weights"}, arg{op.s.yshape, "convolution output gradient"})
+	args := [3]arg{{op.s.wshape, "convolution weights"}, {op.s.yshape, "convolution output gradient"}, {op.s.xshape, "residual gradient"}}
+	in, err := unpack("convolution input gradient", vals, args[:op.arity()]...)
 	if err != nil {
 		return nil, err
 	}
-	return op.s.inputGradient(in[0], in[1]), nil
+	return op.s.inputGradient(in[0], in[1], in[2]), nil
 }
 
 // convWeightGradOp is the weight gradient; inputs x, dy.

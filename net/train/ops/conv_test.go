@@ -164,7 +164,7 @@ func TestConvMatchesDefinition(t *testing.T) {
 					if e := maxRelErr(y, naiveConv(b, tc.k, tc.in, tc.out, x, w)); e > 1e-5 || !ok {
 						t.Fatalf("forward: relative error %.3g, zero border %t", e, ok)
 					}
-					dx, ok := fromPadded(b, tc.in, s.inputGradient(w, dyp).Float32s())
+					dx, ok := fromPadded(b, tc.in, s.inputGradient(w, dyp, nil).Float32s())
 					if e := maxRelErr(dx, naiveInputGrad(b, tc.k, tc.in, tc.out, w, dy)); e > 1e-5 || !ok {
 						t.Fatalf("input gradient: relative error %.3g, zero border %t", e, ok)
 					}
@@ -237,7 +237,7 @@ func TestConvBF16MatchesDefinition(t *testing.T) {
 				y, ok := fromPadded(b, tc.out, s.forward(xp, w).Float32s())
 				check("forward", y, naiveConv(b, tc.k, tc.in, tc.out, x, w), naiveConv(b, tc.k, tc.in, tc.out, xr, wr), ok)
 				if tc.inputGrad {
-					dx, ok := fromPadded(b, tc.in, s.inputGradient(w, dyp).Float32s())
+					dx, ok := fromPadded(b, tc.in, s.inputGradient(w, dyp, nil).Float32s())
 					check("input gradient", dx, naiveInputGrad(b, tc.k, tc.in, tc.out, w, dy), naiveInputGrad(b, tc.k, tc.in, tc.out, wr, dyr), ok)
 				}
 				dw := s.weightGradient(xp, dyp).Float32s()
@@ -286,7 +286,8 @@ func TestConvWinograd(t *testing.T) {
 					t.Fatalf("%s: relative error %.3g against float32, zero border %t", what, e, borderOK)
 				}
 			}
-			for pass := range 2 { // the second pass reuses every buffer
+			res := randSlice(rng, b.N*tc.in*b.H*b.W)
+			for pass := range 3 { // the later passes reuse every buffer
 				c.forward(xp, w, y)
 				got, ok := fromPadded(b, tc.out, y)
 				check("forward", got, naiveConv(b, 3, tc.in, tc.out, x, w), ok)
@@ -295,10 +296,20 @@ func TestConvWinograd(t *testing.T) {
 						dx[i] = 9 // the pass writes every entry it returns
 					}
 				}
+				want := naiveInputGrad(b, 3, tc.in, tc.out, w, dy)
+				if pass == 2 && tc.inputGrad {
+					// A batch norm's residual gradient (AddResidualGradient),
+					// added to in place.
+					s.res = &BN{}
+					copy(dx, toPadded(b, tc.in, res))
+					for i := range want {
+						want[i] += res[i]
+					}
+				}
 				c.backward(dyp, dx, dw)
 				if tc.inputGrad {
 					got, ok := fromPadded(b, tc.in, dx)
-					check("input gradient", got, naiveInputGrad(b, 3, tc.in, tc.out, w, dy), ok)
+					check("input gradient", got, want, ok)
 				}
 				check("weight gradient", dw, naiveWeightGrad(b, 3, tc.in, tc.out, x, dy), true)
 			}

@@ -260,15 +260,20 @@ func (c *winoConv) inputGradient(sc *winoScratch, n0, n1, t int) {
 	for e := range 16 {
 		gemm.DotPairsBF16(sc.m[e*c.rows*in:], in, sc.e[e*c.rows*out:], out, padded, c.ut[e*in*out:], out/2, in/16, false)
 	}
+	fresh := c.s.res == nil
 	t = 0
 	for n := n0; n < n1; n++ {
 		// Each tile row stores into its last two rows, untouched before it
 		// (WinogradGradInput's fresh), and adds into its first two; the
 		// first tile row's first board row starts from zero, and the
-		// padding rows are cleared (whatever else wrote there).
+		// padding rows are cleared (whatever else wrote there). With a
+		// residual, dx is the residual's gradient (its padding zero) and
+		// every tile row adds to it.
 		img := c.dx[n*hp*wp*in:][:hp*wp*in]
-		clear(img[:2*wp*in])
-		clear(img[(hp-1)*wp*in:])
+		if fresh {
+			clear(img[:2*wp*in])
+			clear(img[(hp-1)*wp*in:])
+		}
 		for i := range c.th {
 			var rows [4][]float32
 			for r := range rows {
@@ -281,7 +286,7 @@ func (c *winoConv) inputGradient(sc *winoScratch, n0, n1, t int) {
 					rows[r] = sc.sink
 				}
 			}
-			gemm.WinogradGradInput(rows, sc.m[t*in:], c.rows*in, c.tw, in, true)
+			gemm.WinogradGradInput(rows, sc.m[t*in:], c.rows*in, c.tw, in, fresh)
 			t += c.tw
 		}
 		for y := 1; y < hp; y++ {

@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -102,25 +103,35 @@ func mustNode(t *testing.T) func(*G.Node, error) *G.Node {
 	}
 }
 
-// fastGraph builds the network on this package's ops.
-func (p *towerParams) fastGraph(t *testing.T) *testGraph {
+// fastGraph builds the network on this package's ops; with fused the
+// block's first convolution adds the residual's gradient
+// (AddResidualGradient).
+func (p *towerParams) fastGraph(t *testing.T, fused bool) *testGraph {
 	t.Helper()
 	g := G.NewGraph()
 	x, r, ps := p.nodes(g)
 	tg := &testGraph{g: g, params: ps}
 	must := mustNode(t)
+	var last *BN
 	bn := func(y, gamma, beta, res *G.Node) *G.Node {
 		z, op, err := BatchNorm(y, gamma, beta, res, p.b, testMomentum, testEps)
 		if err != nil {
 			t.Fatal(err)
 		}
 		tg.stats = append(tg.stats, op)
+		last = op
 		return z
 	}
 	xp := must(Pad(x, p.b))
 	h := bn(must(Conv(xp, ps[0], p.b, 3, false, FP32)), ps[1], ps[2], nil)
-	a := bn(must(Conv(h, ps[3], p.b, 3, true, FP32)), ps[4], ps[5], nil)
+	ca := must(Conv(h, ps[3], p.b, 3, true, FP32))
+	a := bn(ca, ps[4], ps[5], nil)
 	h = bn(must(Conv(a, ps[6], p.b, 3, true, FP32)), ps[7], ps[8], h)
+	if fused {
+		if err := AddResidualGradient(ca, last); err != nil {
+			t.Fatal(err)
+		}
+	}
 	o := bn(must(Conv(h, ps[9], p.b, 1, true, FP32)), ps[10], ps[11], nil)
 	d := must(Dense(must(Flatten(o, p.b)), ps[12], ps[13], true))
 	tg.finish(t, must(Dense(d, ps[14], ps[15], false)), r)
@@ -187,8 +198,14 @@ var paramNames = []string{"w1", "g1", "b1", "wa", "ga", "ba", "wb", "gb", "bb", 
 // the same network on gorgonia's own ops: loss, every parameter's
 // gradient and the running statistics agree.
 func TestGraphMatchesGorgonia(t *testing.T) {
+	for _, fused := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fused=%t", fused), func(t *testing.T) { graphMatchesGorgonia(t, fused) })
+	}
+}
+
+func graphMatchesGorgonia(t *testing.T, fused bool) {
 	p := newTowerParams(1)
-	fast, ref := p.fastGraph(t), p.referenceGraph(t)
+	fast, ref := p.fastGraph(t, fused), p.referenceGraph(t)
 	for step := 0; step < 2; step++ {
 		fl, fg := fast.run(t)
 		rl, rg := ref.run(t)
@@ -216,7 +233,7 @@ func TestGraphMatchesGorgonia(t *testing.T) {
 // central differences of its own loss.
 func TestFiniteDifferences(t *testing.T) {
 	p := newTowerParams(2)
-	fast := p.fastGraph(t)
+	fast := p.fastGraph(t, true)
 	_, grads := fast.run(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	const h = 1e-3
@@ -252,7 +269,7 @@ func TestFiniteDifferences(t *testing.T) {
 // TestDeterministic: two runs of one graph give bit-identical gradients.
 func TestDeterministic(t *testing.T) {
 	p := newTowerParams(5)
-	a, b := p.fastGraph(t), p.fastGraph(t)
+	a, b := p.fastGraph(t, true), p.fastGraph(t, true)
 	la, ga := a.run(t)
 	lb, gb := b.run(t)
 	if la != lb {
@@ -273,7 +290,7 @@ func TestDeterministic(t *testing.T) {
 // board.
 func TestPaddingStaysZero(t *testing.T) {
 	p := newTowerParams(6)
-	fast := p.fastGraph(t)
+	fast := p.fastGraph(t, true)
 	b := p.b
 	for step := 0; step < 3; step++ {
 		if err := fast.vm.RunAll(); err != nil {

@@ -30,6 +30,10 @@ func TestBadInputs(t *testing.T) {
 			_, _, err := BatchNorm(x, node("g", 1, 4, 1, 1), node("be", 1, 5, 1, 1), nil, b, 0.1, 1e-5)
 			return err
 		}(), "batch norm scale or shift of shape (1, 4, 1, 1), want (1, 5, 1, 1)"},
+		{"residual gradient to a non-convolution", residualGradient(t, g, b, x, "dense"), "not a convolution"},
+		{"residual gradient to the input planes' convolution", residualGradient(t, g, b, x, "planes"), "input takes no gradient"},
+		{"residual gradient from another input", residualGradient(t, g, b, x, "other"), "not the batch norm's residual"},
+		{"residual gradient twice", residualGradient(t, g, b, x, "twice"), "added twice"},
 	} {
 		if c.err == nil || !strings.Contains(c.err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, c.err, c.want)
@@ -57,4 +61,37 @@ func TestBadInputs(t *testing.T) {
 	if _, err := op.Do(dense(2, 8), dense(3, 8), dense(3)); err != nil {
 		t.Errorf("Do on good values: %v", err)
 	}
+}
+
+// residualGradient builds a block on x (a convolution and a batch norm
+// with x as its residual) and links them with AddResidualGradient, wrong
+// in the way named.
+func residualGradient(t *testing.T, g *G.ExprGraph, b Board, x *G.Node, wrong string) error {
+	t.Helper()
+	node := func(shape ...int) *G.Node { return G.NewTensor(g, G.Float32, len(shape), G.WithShape(shape...)) }
+	conv, err := Conv(x, node(5, 5, 3, 3), b, 3, wrong != "planes", FP32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := x
+	if wrong == "other" {
+		res = node(b.N, b.hp(), b.wp(), 5)
+	}
+	_, bn, err := BatchNorm(conv, node(1, 5, 1, 1), node(1, 5, 1, 1), res, b, 0.1, 1e-5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch wrong {
+	case "dense":
+		d, err := Dense(node(2, 8), node(3, 8), node(3), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return AddResidualGradient(d, bn)
+	case "twice":
+		if err := AddResidualGradient(conv, bn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return AddResidualGradient(conv, bn)
 }
