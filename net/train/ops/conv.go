@@ -95,7 +95,7 @@ type convState struct {
 	// The loop bodies handed to parallel.For, made once (a closure made
 	// per call would be allocated per call), and their arguments.
 	runPart, transposePart, dwPart, addPart func(part int)
-	cur                            struct {
+	cur                                     struct {
 		p      *pass
 		a, dst []float32
 		x, dy  []float32
