@@ -34,6 +34,7 @@ type BN struct {
 	resNode       *G.Node // the residual's node
 	resByConv     bool    // the residual's gradient is added by the convolution it feeds (AddResidualGradient)
 	gradNode      *G.Node // bnGradOp's node, once the graph is differentiated
+	statsByConv   bool    // the Winograd convolution that makes y sums its images (imageStats) as it writes them
 
 	runMean, runVar *tensor.Dense // (c)
 	mean, invstd    []float64     // of the last forward pass
@@ -96,6 +97,9 @@ func BatchNorm(y, gamma, beta, res *G.Node, b Board, momentum, eps float64) (*G.
 		}
 		inputs = append(inputs, res)
 		bn.resNode = res
+	}
+	if op, ok := y.Op().(*convOp); ok && op.s.wino != nil && op.s.stats == nil {
+		op.s.stats, bn.statsByConv = bn, true
 	}
 	z, err := G.ApplyOp(&bnOp{base("bn", bn.id), bn}, inputs...)
 	if err != nil {
@@ -198,8 +202,9 @@ func (bn *BN) forward(y, gamma, beta, res []float32) *tensor.Dense {
 // k pixels an image.
 func (bn *BN) stats() {
 	c, k := bn.c, float64(bn.b.H*bn.b.W)
-	clear(bn.part)
-	parallel.For(bn.b.N, bn.statPart)
+	if !bn.statsByConv {
+		parallel.For(bn.b.N, bn.statPart)
+	}
 	sum, m2 := bn.s0, bn.s1
 	clear(sum)
 	for n := 0; n < bn.b.N; n++ {
@@ -222,13 +227,18 @@ func (bn *BN) stats() {
 	}
 }
 
-// statImage sums image n's activations per channel, then their squared
-// deviations from the image's own mean.
-func (bn *BN) statImage(n int) {
+// statImage is imageStats of the forward pass's input.
+func (bn *BN) statImage(n int) { bn.imageStats(bn.cur.y, n) }
+
+// imageStats sums image n's activations in y per channel, then their
+// squared deviations from the image's own mean, into its partial sums.
+func (bn *BN) imageStats(y []float32, n int) {
 	s0, s1 := bn.partial(n)
+	clear(s0)
+	clear(s1)
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
-		bnkern.Sum(bn.cur.y[lo:hi], s0)
+		bnkern.Sum(y[lo:hi], s0)
 	}
 	mn := bn.imgMean[n*bn.c : (n+1)*bn.c]
 	k := float64(bn.b.H * bn.b.W)
@@ -237,7 +247,7 @@ func (bn *BN) statImage(n int) {
 	}
 	for r := 0; r < bn.b.H; r++ {
 		lo, hi := bn.row(n, r)
-		bnkern.SqDev(bn.cur.y[lo:hi], mn, s1)
+		bnkern.SqDev(y[lo:hi], mn, s1)
 	}
 }
 

@@ -56,3 +56,72 @@ func TestBNStatistics(t *testing.T) {
 		}
 	}
 }
+
+// A batch norm after a Winograd convolution takes its sums from the
+// convolution's chunks (statsByConv): its mean and variance are those of
+// the convolution's output, pass after pass (a second input, other
+// statistics). Without AVX512_BF16 the products are direct and the batch
+// norm sums y itself: the same check.
+func TestBNStatisticsFromWinograd(t *testing.T) {
+	b, c := Board{N: 9, H: 6, W: 7}, 32
+	rng := rand.New(rand.NewPCG(5, 1))
+	g := G.NewGraph()
+	xn := G.NewTensor(g, tensor.Float32, 4, G.WithShape(b.padded(c)...), G.WithName("x"))
+	w := G.NewTensor(g, tensor.Float32, 4, G.WithShape(c, c, 3, 3), G.WithName("w"),
+		G.WithValue(tensor.New(tensor.WithShape(c, c, 3, 3), tensor.WithBacking(randSlice(rng, c*c*9)))))
+	gamma := G.NewTensor(g, tensor.Float32, 4, G.WithShape(1, c, 1, 1), G.WithName("gamma"),
+		G.WithValue(tensor.New(tensor.WithShape(1, c, 1, 1), tensor.WithBacking(ones(c)))))
+	beta := G.NewTensor(g, tensor.Float32, 4, G.WithShape(1, c, 1, 1), G.WithName("beta"),
+		G.WithValue(tensor.New(tensor.WithShape(1, c, 1, 1), tensor.Of(tensor.Float32))))
+	y, err := Conv(xn, w, b, 3, true, BF16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bn, err := BatchNorm(y, gamma, beta, nil, b, 1, testEps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("sums made by the convolution: %t", bn.statsByConv)
+	vm := G.NewTapeMachine(g)
+	defer vm.Close()
+	for pass := range 2 {
+		x := randSlice(rng, b.N*c*b.H*b.W)
+		for i := range x {
+			x[i] += float32(pass) // another mean
+		}
+		if err := G.Let(xn, tensor.New(tensor.WithShape(b.padded(c)...), tensor.WithBacking(toPadded(b, c, x)))); err != nil {
+			t.Fatal(err)
+		}
+		if err := vm.RunAll(); err != nil {
+			t.Fatal(err)
+		}
+		out, ok := fromPadded(b, c, y.Value().Data().([]float32))
+		if !ok {
+			t.Fatal("the convolution wrote its padding")
+		}
+		_, rv := bn.Stats()
+		px := b.N * b.H * b.W
+		for ch := 0; ch < c; ch++ {
+			mean, m2 := 0.0, 0.0
+			for n := 0; n < b.N; n++ {
+				for _, v := range out[(n*c+ch)*b.H*b.W:][:b.H*b.W] {
+					mean += float64(v)
+				}
+			}
+			mean /= float64(px)
+			for n := 0; n < b.N; n++ {
+				for _, v := range out[(n*c+ch)*b.H*b.W:][:b.H*b.W] {
+					m2 += (float64(v) - mean) * (float64(v) - mean)
+				}
+			}
+			if math.Abs(bn.mean[ch]-mean) > 1e-9*math.Max(1, math.Abs(mean)) {
+				t.Errorf("pass %d, channel %d: mean %v, want %v", pass, ch, bn.mean[ch], mean)
+			}
+			want := m2 / float64(px-1)
+			if got := float64(rv.(*tensor.Dense).Float32s()[ch]); math.Abs(got-want) > 1e-5*want {
+				t.Errorf("pass %d, channel %d: variance %v, want %v", pass, ch, got, want)
+			}
+		}
+		vm.Reset()
+	}
+}

@@ -80,6 +80,7 @@ type convState struct {
 	inputGrad      bool
 	xNode          *G.Node   // the input's node
 	res            *BN       // a batch norm whose residual is x: its gradient is added to dx, or nil
+	stats          *BN       // the batch norm of y, whose per-image sums the Winograd products make, or nil
 	bf             *bf16Conv // the products on bf16 tiles, or nil
 	wino           *winoConv // the products in bf16 by Winograd's algorithm, or nil
 	pp             []int     // padded pixel of each board pixel

@@ -192,6 +192,12 @@ func (c *winoConv) forwardChunks(part int) {
 				t += c.tw
 			}
 		}
+		if bn := c.s.stats; bn != nil {
+			// The batch norm's sums of the chunk's images, in cache.
+			for n := n0; n < n1; n++ {
+				bn.imageStats(c.cur.y, n)
+			}
+		}
 	}
 }
 
