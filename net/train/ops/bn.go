@@ -35,6 +35,8 @@ type BN struct {
 	resByConv     bool    // the residual's gradient is added by the convolution it feeds (AddResidualGradient)
 	gradNode      *G.Node // bnGradOp's node, once the graph is differentiated
 	statsByConv   bool    // the Winograd convolution that makes y sums its images (imageStats) as it writes them
+	gradByConv    bool    // that convolution's backward pass writes dy (and the residual's gradient) chunk by chunk
+	gradPending   bool    // backward left dy to the convolution (gradByConv), which has not written it yet
 
 	runMean, runVar *tensor.Dense // (c)
 	mean, invstd    []float64     // of the last forward pass
@@ -54,6 +56,11 @@ type BN struct {
 	cur                                       struct{ y, res, z, dz []float32 }
 	maskRow                                   int // mask bytes a padded row of pixels
 }
+
+// chunkPasses lets a Winograd convolution make its batch norm's sums and
+// dy in its chunks; tests turn it off to check them against the batch
+// norm's own passes.
+var chunkPasses = true
 
 // BatchNorm applies a fused batch norm to y (padded NHWC, c channels) with
 // gamma and beta of shape (1, c, 1, 1); res is nil or a padded NHWC tensor
@@ -98,7 +105,7 @@ func BatchNorm(y, gamma, beta, res *G.Node, b Board, momentum, eps float64) (*G.
 		inputs = append(inputs, res)
 		bn.resNode = res
 	}
-	if op, ok := y.Op().(*convOp); ok && op.s.wino != nil && op.s.stats == nil {
+	if op, ok := y.Op().(*convOp); ok && op.s.wino != nil && op.s.stats == nil && chunkPasses {
 		op.s.stats, bn.statsByConv = bn, true
 	}
 	z, err := G.ApplyOp(&bnOp{base("bn", bn.id), bn}, inputs...)
@@ -297,7 +304,11 @@ func (bn *BN) backward(y, gamma, dz []float32) *tensor.Dense {
 		by[i] = float32(-gi * k)
 		d0[i] = float32(gi * (k*bn.mean[i] - sb[i]/px))
 	}
-	parallel.For(bn.b.N, bn.gradPart)
+	if bn.gradByConv {
+		bn.gradPending = true // the convolution writes dy as its chunks read it
+	} else {
+		parallel.For(bn.b.N, bn.gradPart)
+	}
 	return bn.dy.t
 }
 
@@ -373,6 +384,11 @@ func (op *bnOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error) {
 		}
 		parts = append(parts, op.bn.partOp(part))
 	}
+	// dy may be left to the convolution that made y only if nothing reads
+	// it, or the residual's gradient written with it, before that
+	// convolution's backward pass: so only where the residual's gradient
+	// goes to the convolution it feeds (whose gradient comes later).
+	op.bn.gradByConv = op.bn.statsByConv && (!op.bn.residual || op.bn.resByConv)
 	grads, err := withParts(&bnGradOp{base("bngrad", op.bn.id), op.bn}, G.Nodes{inputs[0], inputs[1], output, grad}, parts...)
 	if err != nil {
 		return nil, err

@@ -208,9 +208,17 @@ func (c *winoConv) backward(dy, dx, dw []float32) {
 		return
 	}
 	c.bwdStep = c.fwdStep
+	if bn := c.s.stats; bn != nil && bn.gradPending && (len(dy) == 0 || &dy[0] != &bn.dy.buf[0]) {
+		// dy is not the batch norm's: it cannot be written chunk by chunk.
+		parallel.For(bn.b.N, bn.gradPart)
+		bn.gradPending = false
+	}
 	c.cur.dy, c.dx, c.dw = dy, dx, dw
 	c.cur.parts = len(c.parts)
 	parallel.For(c.cur.parts, c.bwdPart)
+	if bn := c.s.stats; bn != nil {
+		bn.gradPending = false
+	}
 	c.cur.parts = min(c.s.in, runtime.GOMAXPROCS(0))
 	parallel.For(c.cur.parts, c.dwPart)
 }
@@ -230,6 +238,12 @@ func (c *winoConv) backwardChunks(part int) {
 	ch0, ch1 := c.partChunks(part, c.cur.parts)
 	for ch := ch0; ch < ch1; ch++ {
 		n0, n1 := c.chunkImages(ch)
+		if bn := c.s.stats; bn != nil && bn.gradPending {
+			// The batch norm's dy of the chunk's images, read next in cache.
+			for n := n0; n < n1; n++ {
+				bn.gradImage(n)
+			}
+		}
 		t := 0
 		for n := n0; n < n1; n++ {
 			for i := range c.th {

@@ -21,15 +21,20 @@ const (
 type towerParams struct {
 	b                  Board
 	in, f, out, hidden int
+	prec               Precision // of the block's convolutions
 	vals               []*tensor.Dense // w1 g1 b1 wa ga ba wb gb bb wh gh bh wd1 bd1 wd2 bd2
 	x, r               *tensor.Dense   // input planes, loss weights
 }
 
 const testOutputs = 3 // of the last dense layer
 
-func newTowerParams(seed uint64) *towerParams {
+func newTowerParams(seed uint64) *towerParams { return newTowerParamsOf(seed, 8, FP32) }
+
+// newTowerParamsOf is a network of f filters whose block convolutions run
+// in precision prec.
+func newTowerParamsOf(seed uint64, f int, prec Precision) *towerParams {
 	rng := rand.New(rand.NewPCG(seed, 7))
-	p := &towerParams{b: Board{N: 3, H: 5, W: 4}, in: 3, f: 8, out: 2, hidden: 5}
+	p := &towerParams{b: Board{N: 3, H: 5, W: 4}, in: 3, f: f, out: 2, hidden: 5, prec: prec}
 	b := p.b
 	dense := func(shape ...int) *tensor.Dense {
 		return tensor.New(tensor.WithShape(shape...), tensor.WithBacking(randSlice(rng, tensor.Shape(shape).TotalSize())))
@@ -64,7 +69,8 @@ type testGraph struct {
 	stats []interface {
 		Stats() (tensor.Tensor, tensor.Tensor)
 	}
-	params G.Nodes
+	params   G.Nodes
+	winograd bool // the block's convolutions run Winograd's products, batch norm's sums and dy in their chunks
 }
 
 func (p *towerParams) nodes(g *G.ExprGraph) (x, r *G.Node, ps G.Nodes) {
@@ -124,9 +130,10 @@ func (p *towerParams) fastGraph(t *testing.T, fused bool) *testGraph {
 	}
 	xp := must(Pad(x, p.b))
 	h := bn(must(Conv(xp, ps[0], p.b, 3, false, FP32)), ps[1], ps[2], nil)
-	ca := must(Conv(h, ps[3], p.b, 3, true, FP32))
+	ca := must(Conv(h, ps[3], p.b, 3, true, p.prec))
 	a := bn(ca, ps[4], ps[5], nil)
-	h = bn(must(Conv(a, ps[6], p.b, 3, true, FP32)), ps[7], ps[8], h)
+	tg.winograd = last.statsByConv
+	h = bn(must(Conv(a, ps[6], p.b, 3, true, p.prec)), ps[7], ps[8], h)
 	if fused {
 		if err := AddResidualGradient(ca, last); err != nil {
 			t.Fatal(err)
@@ -199,23 +206,57 @@ var paramNames = []string{"w1", "g1", "b1", "wa", "ga", "ba", "wb", "gb", "bb", 
 // gradient and the running statistics agree.
 func TestGraphMatchesGorgonia(t *testing.T) {
 	for _, fused := range []bool{false, true} {
-		t.Run(fmt.Sprintf("fused=%t", fused), func(t *testing.T) { graphMatchesGorgonia(t, fused) })
+		t.Run(fmt.Sprintf("fused=%t", fused), func(t *testing.T) { graphMatchesGorgonia(t, newTowerParams(1), fused, 1e-4) })
 	}
 }
 
-func graphMatchesGorgonia(t *testing.T, fused bool) {
-	p := newTowerParams(1)
+// With 16 filters in bf16 (Winograd's products where the CPU has
+// AVX512_BF16) the block's batch norms take their sums and write their
+// gradients in the convolutions' chunks, and the residual's gradient is
+// added by the block's first convolution: loss, gradients and running
+// statistics agree with the same graph on the batch norms' own passes and
+// gorgonia's sum.
+func TestChunkPassesMatchOwnPasses(t *testing.T) {
+	p := newTowerParamsOf(1, 16, BF16)
+	fast := p.fastGraph(t, true)
+	chunkPasses = false
+	own := p.fastGraph(t, false)
+	chunkPasses = true
+	t.Logf("Winograd's products with the batch norms' passes: %t / %t", fast.winograd, own.winograd)
+	for step := 0; step < 2; step++ {
+		fl, fg := fast.run(t)
+		ol, og := own.run(t)
+		if math.Abs(fl-ol) > 1e-5*math.Max(1, math.Abs(ol)) {
+			t.Fatalf("step %d: loss %v, on their own passes %v", step, fl, ol)
+		}
+		for i := range fg {
+			if e := maxRelErr(fg[i], og[i]); e > 1e-4 {
+				t.Errorf("step %d: gradient of %s: relative error %.3g", step, paramNames[i], e)
+			}
+		}
+		for i := range fast.stats {
+			fm, fv := fast.stats[i].Stats()
+			om, ov := own.stats[i].Stats()
+			if e := maxRelErr(fm.Data().([]float32), om.Data().([]float32)) + maxRelErr(fv.Data().([]float32), ov.Data().([]float32)); e > 1e-6 {
+				t.Errorf("step %d: running statistics of BN %d: relative error %.3g", step, i, e)
+			}
+		}
+	}
+}
+
+func graphMatchesGorgonia(t *testing.T, p *towerParams, fused bool, tol float64) {
 	fast, ref := p.fastGraph(t, fused), p.referenceGraph(t)
+	t.Logf("Winograd's products with the batch norms' passes: %t", fast.winograd)
 	for step := 0; step < 2; step++ {
 		fl, fg := fast.run(t)
 		rl, rg := ref.run(t)
-		if math.Abs(fl-rl) > 1e-4*math.Max(1, math.Abs(rl)) {
+		if math.Abs(fl-rl) > tol*math.Max(1, math.Abs(rl)) {
 			t.Fatalf("step %d: loss %v, gorgonia's %v", step, fl, rl)
 		}
 		for i := range fg {
 			e := maxRelErr(fg[i], rg[i])
 			t.Logf("step %d: %s %.3g", step, paramNames[i], e)
-			if e > 1e-4 {
+			if e > tol {
 				t.Errorf("step %d: gradient of %s: relative error %.3g", step, paramNames[i], e)
 			}
 		}
