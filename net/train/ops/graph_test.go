@@ -21,7 +21,7 @@ const (
 type towerParams struct {
 	b                  Board
 	in, f, out, hidden int
-	prec               Precision // of the block's convolutions
+	prec               Precision       // of the block's convolutions
 	vals               []*tensor.Dense // w1 g1 b1 wa ga ba wb gb bb wh gh bh wd1 bd1 wd2 bd2
 	x, r               *tensor.Dense   // input planes, loss weights
 }
