@@ -520,8 +520,9 @@ func (op *convOp) SymDiff(inputs G.Nodes, output, grad *G.Node) (G.Nodes, error)
 // same node as conv's input (a residual block's input feeds its first
 // convolution and its last batch norm). gorgonia would otherwise add the
 // two gradients in a pass of their own, over tensors past the caches; the
-// Winograd products add it while their rows are in cache. Call it before
-// the graph is differentiated.
+// Winograd products add into the residual's gradient in place (winoDx),
+// other products add it after theirs. Call it before the graph is
+// differentiated.
 func AddResidualGradient(conv *G.Node, bn *BN) error {
 	op, ok := conv.Op().(*convOp)
 	switch {
@@ -540,7 +541,9 @@ func AddResidualGradient(conv *G.Node, bn *BN) error {
 	return nil
 }
 
-// convInputGradOp is the input gradient; inputs w, dy.
+// convInputGradOp is the input gradient; inputs w, dy and, with a
+// residual (AddResidualGradient), the residual's gradient, which the
+// Winograd products add into and return.
 type convInputGradOp struct {
 	opBase
 	s *convState
