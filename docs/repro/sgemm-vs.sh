@@ -4,7 +4,10 @@
 # machine. Each round runs every contender once, back to back; a shared
 # or virtual machine's speed drifts from minute to minute, so the ratio
 # is taken within each round and its median over the rounds (default 5)
-# reported, beside each side's best figure. tabula runs with each micro-kernel this CPU has:
+# reported, beside each side's best figure. Each side's figure is the mean
+# of REPS calls after a warm-up (default 20 at 1024, 5 at 2048: a few
+# milliseconds a call, so three calls measured the machine's moment more
+# than the code). tabula runs with each micro-kernel this CPU has:
 # avx512 is set beside OpenBLAS's AVX-512 kernels (OPENBLAS_CORETYPE=
 # SkylakeX), avx2 beside its AVX2 ones (Haswell), so one AVX-512 machine
 # measures both. Needs gcc and libopenblas-dev. JSON lines in
@@ -26,11 +29,14 @@ for r in $(seq "$ROUNDS"); do
     for kernel in avx512 avx2; do
       core=SkylakeX
       [ "$kernel" = avx2 ] && core=Haswell
-      line=$("$OUT/gemm.test" -test.run '^$' -test.bench "SgemmSquare/$kernel/$n\$" -test.benchtime 3x -test.cpu 2 |
+      reps=5
+      [ "$n" = 1024 ] && reps=20
+      reps=${REPS:-$reps}
+      line=$("$OUT/gemm.test" -test.run '^$' -test.bench "SgemmSquare/$kernel/$n\$" -test.benchtime ${reps}x -test.cpu 2 |
         awk -v r="$r" '/GFLOP/ { split($1, p, "/"); sub(/-2$/, "", p[3]); printf "{\"round\":%d,\"reference\":\"tabula\",\"kernel\":\"%s\",\"n\":%s,\"gflops\":%s}\n", r, p[2], p[3], $(NF-1) }')
       [ -n "$line" ] || continue # this CPU lacks the kernel
       echo "$line" >> "$raw"
-      OPENBLAS_CORETYPE=$core "$OUT/openblas-sgemm" "$n" 3 | jq -c --argjson r "$r" --arg k "$kernel" '. + {round: $r, kernel: $k}' >> "$raw"
+      OPENBLAS_CORETYPE=$core "$OUT/openblas-sgemm" "$n" "$reps" | jq -c --argjson r "$r" --arg k "$kernel" '. + {round: $r, kernel: $k}' >> "$raw"
     done
   done
 done

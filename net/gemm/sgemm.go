@@ -179,8 +179,22 @@ func (ws *Workspace) packB(w int) {
 	p0, p1 := call.panels*w/parts, call.panels*(w+1)/parts
 	for k0 := 0; k0 < call.k; k0 += kc {
 		kb := min(kc, call.k-k0)
-		for p := p0; p < p1; p++ {
-			dst := call.packed[(k0*call.panels+p*kb)*nr : (k0*call.panels+(p+1)*kb)*nr]
+		pass := call.packed[k0*call.panels*nr:]
+		// Whole panels of a B stored k x n: row by row, each row's
+		// stretch of panels read in one forward run (a panel's
+		// column by column down B's rows would step a page a row).
+		full := p0
+		if !call.transB {
+			full = min(p1, call.n/nr)
+			for kk := 0; kk < kb && p0 < full; kk++ {
+				row := call.b[(k0+kk)*call.ldb:]
+				for p := p0; p < full; p++ {
+					copyPanelRow(pass[(p*kb+kk)*nr:(p*kb+kk+1)*nr], row[p*nr:p*nr+nr])
+				}
+			}
+		}
+		for p := max(p0, full); p < p1; p++ {
+			dst := pass[p*kb*nr : (p+1)*kb*nr]
 			j0 := p * nr
 			cols := min(nr, call.n-j0)
 			for kk := 0; kk < kb; kk++ {
@@ -215,6 +229,9 @@ func (call *sgemmCall) packA(dst []float32, c0, c1, k0, kb int) {
 			}
 			continue
 		}
+		if rows == mr && packRows(d, call.a[ti*mr*call.lda+k0:], call.lda, mr, kb) {
+			continue
+		}
 		for r := 0; r < rows; r++ {
 			src := call.a[(ti*mr+r)*call.lda+k0:][:kb]
 			for kk, v := range src {
@@ -227,6 +244,50 @@ func (call *sgemmCall) packA(dst []float32, c0, c1, k0, kb int) {
 			}
 		}
 	}
+}
+
+// copyPanelRow copies one depth's row of a panel: a fixed-size copy for
+// the micro-kernels' widths, which the compiler inlines, where copy would
+// call memmove for every 64 or 128 bytes.
+func copyPanelRow(dst, src []float32) {
+	switch len(dst) {
+	case 32:
+		*(*[32]float32)(dst) = *(*[32]float32)(src)
+	case 16:
+		*(*[16]float32)(dst) = *(*[16]float32)(src)
+	default:
+		copy(dst, src)
+	}
+}
+
+// packRows packs a whole tile of mr rows of a stored m x k A (row r at
+// a[r*lda:]) as [kb][mr], depth by depth: every row read forward, the tile
+// written forward. It reports false for a tile height it has no loop for.
+func packRows(d, a []float32, lda, mr, kb int) bool {
+	switch mr {
+	case 12:
+		r0, r1, r2, r3 := a[:kb], a[lda:][:kb], a[2*lda:][:kb], a[3*lda:][:kb]
+		r4, r5, r6, r7 := a[4*lda:][:kb], a[5*lda:][:kb], a[6*lda:][:kb], a[7*lda:][:kb]
+		r8, r9, r10, r11 := a[8*lda:][:kb], a[9*lda:][:kb], a[10*lda:][:kb], a[11*lda:][:kb]
+		d = d[:kb*12]
+		for kk := range kb {
+			t := (*[12]float32)(d[kk*12:])
+			t[0], t[1], t[2], t[3] = r0[kk], r1[kk], r2[kk], r3[kk]
+			t[4], t[5], t[6], t[7] = r4[kk], r5[kk], r6[kk], r7[kk]
+			t[8], t[9], t[10], t[11] = r8[kk], r9[kk], r10[kk], r11[kk]
+		}
+	case 6:
+		r0, r1, r2 := a[:kb], a[lda:][:kb], a[2*lda:][:kb]
+		r3, r4, r5 := a[3*lda:][:kb], a[4*lda:][:kb], a[5*lda:][:kb]
+		d = d[:kb*6]
+		for kk := range kb {
+			t := (*[6]float32)(d[kk*6:])
+			t[0], t[1], t[2], t[3], t[4], t[5] = r0[kk], r1[kk], r2[kk], r3[kk], r4[kk], r5[kk]
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // block runs the micro-kernel for tile ti and panel p of one pass. A block
