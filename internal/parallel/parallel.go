@@ -7,13 +7,15 @@
 // watches its mailbox for a while (spin) before it sleeps, and so does a
 // caller waiting for its helpers: waking a sleeping goroutine costs tens
 // of microseconds where a virtual machine halts an idle core, and a step's
-// loops follow each other closer than that. The watching reads one word
-// and yields the processor only every yieldEvery: a goroutine that yields
-// goes through the scheduler's global queue, where the other core's
-// scheduler may take it into its own queue behind a running goroutine, and
-// it then waits until that one yields too (Connect Four's training step at
-// batch 64 found a spinning helper late by 8 µs to 1 ms in one loop of
-// six when it yielded every 64 reads).
+// loops follow each other closer than that. A watcher does not yield the
+// processor while it watches: a goroutine that yields (runtime.Gosched)
+// goes to the scheduler's global queue, which no idle core is woken to
+// look at, so the caller and its helper could end up taking turns on one
+// core while the other stood idle for milliseconds (an execution trace of
+// Connect Four's training step at batch 64 on a Xeon: a core idle 18% of
+// the step, in gaps of 1-5 ms). The pool's loops run while nothing else in
+// the process wants the cores (a training step: self-play is paused), and
+// a watch ends in sleep within spin.
 //
 // Each worker (the caller is worker 0, helper i worker i+1) starts on its
 // own contiguous share of the parts and takes the others' remaining parts
@@ -42,10 +44,6 @@ const spin = time.Millisecond
 // clock.
 const polls = 64
 
-// yieldEvery is how often a watcher yields the processor, so that other
-// goroutines run while it spins.
-const yieldEvery = 20 * time.Microsecond
-
 // For calls f(part) for every part in [0, parts) on up to GOMAXPROCS
 // goroutines, the caller's included, and returns when all are done. Parts
 // may run in any order and concurrently, so f must write disjoint data per
@@ -72,9 +70,10 @@ func For(parts int, f func(part int)) {
 		l.shares[w].next.Store(w * l.parts / l.workers)
 		l.shares[w].end = (w + 1) * l.parts / l.workers
 	}
+	l.pending.Store(int64(parts))
+	l.wg.Add(parts)
 	want := int64(workers - 1)
-	l.left.Store(want)
-	l.wg.Add(int(want))
+	l.refs.Store(1 + want)
 	posted := int64(0)
 	for _, h := range hs {
 		if posted == want {
@@ -85,34 +84,28 @@ func For(parts int, f func(part int)) {
 		}
 	}
 	if posted < want { // helpers busy elsewhere: this caller does their share
-		l.left.Add(posted - want)
-		l.wg.Add(int(posted - want))
+		l.refs.Add(posted - want)
 	}
 	l.run(0)
-	watch(func() bool { return l.left.Load() == 0 })
+	// The caller waits for the parts, not for the helpers: a helper that
+	// has not started (asleep, or its core taken) finds nothing left when
+	// it does, and lets go of the loop then.
+	watch(func() bool { return l.pending.Load() == 0 })
 	l.wg.Wait()
-	l.f = nil
-	loops.Put(l)
+	l.release()
 }
 
-// watch polls done for up to spin, yielding every yieldEvery; it returns
-// early when done holds.
+// watch polls done for up to spin; it returns early when done holds.
 func watch(done func() bool) {
 	start := time.Now()
-	yielded := start
 	for {
 		for range polls {
 			if done() {
 				return
 			}
 		}
-		now := time.Now()
-		if now.Sub(start) >= spin {
+		if time.Since(start) >= spin {
 			return
-		}
-		if now.Sub(yielded) >= yieldEvery {
-			runtime.Gosched()
-			yielded = now
 		}
 	}
 }
@@ -120,13 +113,22 @@ func watch(done func() bool) {
 // maxWorkers bounds the workers of one loop.
 const maxWorkers = 64
 
-// loop is one For call, shared with the helpers that join it.
+// loop is one For call, shared with the helpers posted to it.
 type loop struct {
 	f              func(int)
 	parts, workers int64
 	shares         [maxWorkers]share
-	left           atomic.Int64 // helpers not done yet, for the caller's spin
-	wg             sync.WaitGroup
+	pending        atomic.Int64   // parts not finished yet, for the caller's spin
+	wg             sync.WaitGroup // the same count, for a caller that sleeps
+	refs           atomic.Int64   // the caller and the helpers posted that hold it still
+}
+
+// release lets go of l; the last one to do so returns it to the pool.
+func (l *loop) release() {
+	if l.refs.Add(-1) == 0 {
+		l.f = nil
+		loops.Put(l)
+	}
 }
 
 // share is one worker's contiguous run of parts: next is taken, by its
@@ -148,6 +150,8 @@ func (l *loop) run(w int64) {
 				break
 			}
 			l.f(int(p))
+			l.pending.Add(-1)
+			l.wg.Done()
 		}
 	}
 }
@@ -196,8 +200,7 @@ func (h *helper) serve() {
 			}
 		}
 		l.run(h.worker % l.workers) // a helper posted in a busy one's place shares a share
-		l.left.Add(-1)
-		l.wg.Done()
+		l.release()
 	}
 }
 

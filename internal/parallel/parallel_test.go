@@ -43,6 +43,46 @@ func TestForManyProcessors(t *testing.T) {
 	}
 }
 
+// A caller waits for its loop's parts, not for its helpers: with a helper
+// that has not started (asleep on a busy machine, here never started),
+// the caller runs every part itself and returns; the helper's mailbox
+// keeps the loop until the helper takes it, finds nothing left and lets
+// go of it, and meanwhile loops run without that helper.
+func TestForDoesNotWaitForAHelperThatHasNotStarted(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	h := &helper{worker: 1, wake: make(chan struct{}, 1)}
+	saved := pool.Load()
+	pool.Store(&[]*helper{h})
+	defer pool.Store(saved)
+	counts := make([]atomic.Int32, 8)
+	f := func(p int) { counts[p].Add(1) }
+	check := func(want int32) {
+		t.Helper()
+		for p := range counts {
+			if c := counts[p].Load(); c != want {
+				t.Fatalf("part %d ran %d times, want %d", p, c, want)
+			}
+		}
+	}
+	For(len(counts), f)
+	check(1)
+	stale := h.mail.Load()
+	if stale == nil {
+		t.Fatal("the loop was not posted to the helper")
+	}
+	For(len(counts), f) // the helper's mailbox is full: the caller goes alone
+	check(2)
+	if h.mail.Load() != stale {
+		t.Fatal("a second loop replaced the first in the helper's mailbox")
+	}
+	go h.serve()
+	for h.mail.Load() != nil {
+		runtime.Gosched()
+	}
+	For(len(counts), f)
+	check(3)
+}
+
 func TestForAllocatesNothing(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	sums := make([]int, 64)
