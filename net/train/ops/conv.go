@@ -40,7 +40,7 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, e
 	}
 	s := newConvState(b, k, in, out, convKernel(k, in, out, inputGrad))
 	s.inputGrad, s.xNode = inputGrad, x
-	if p == BF16 && bf16Fits(k, in, out, inputGrad) && gemm.HasBF16() && bf16Pays(b) {
+	if p == BF16 && bf16Fits(k, in, out, inputGrad) && (winogradAnyCPU || gemm.HasBF16() && bf16Pays(b)) {
 		if winogradFits(s) {
 			s.wino = newWinoConv(s)
 			// One pass makes both gradients, whichever op asks first.

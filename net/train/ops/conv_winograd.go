@@ -64,6 +64,12 @@ type winoScratch struct {
 // measure one against the other.
 var winogradOn = os.Getenv("TABULA_WINOGRAD") != "off"
 
+// winogradAnyCPU has the bf16 convolutions take Winograd's products on any
+// CPU (their Go twins where it lacks AVX512_BF16), so that tests of what
+// rides on them (batch norm's passes in their chunks, the residual's
+// gradient) run on every machine.
+var winogradAnyCPU = false
+
 // winoImages is the images a chunk: the count up to 128 tiles that pads
 // the fewest tiles to a multiple of 32 (the larger of equals).
 func winoImages(b Board) int {
@@ -83,7 +89,7 @@ func winoImages(b Board) int {
 // columns, in at most three panels of them.
 func winogradFits(s *convState) bool {
 	fit := func(c int) bool { return c%16 == 0 && c >= 16 && c <= 48 }
-	return winogradOn && gemm.BF16Kernel() == "avx512bf16" && s.k == 3 && fit(s.in) && fit(s.out)
+	return winogradOn && (winogradAnyCPU || gemm.BF16Kernel() == "avx512bf16") && s.k == 3 && fit(s.in) && fit(s.out)
 }
 
 func newWinoConv(s *convState) *winoConv {

@@ -206,64 +206,51 @@ var paramNames = []string{"w1", "g1", "b1", "wa", "ga", "ba", "wb", "gb", "bb", 
 // gradient and the running statistics agree.
 func TestGraphMatchesGorgonia(t *testing.T) {
 	for _, fused := range []bool{false, true} {
-		t.Run(fmt.Sprintf("fused=%t", fused), func(t *testing.T) { graphMatchesGorgonia(t, newTowerParams(1), fused, 1e-4) })
+		t.Run(fmt.Sprintf("fused=%t", fused), func(t *testing.T) {
+			p := newTowerParams(1)
+			agree(t, p.fastGraph(t, fused), p.referenceGraph(t), "gorgonia's", 1e-4, 1e-4, 1e-5)
+		})
 	}
 }
 
-// With 16 filters in bf16 (Winograd's products where the CPU has
-// AVX512_BF16) the block's batch norms take their sums and write their
-// gradients in the convolutions' chunks, and the residual's gradient is
-// added by the block's first convolution: loss, gradients and running
-// statistics agree with the same graph on the batch norms' own passes and
-// gorgonia's sum.
+// With 16 filters in bf16 on Winograd's products the block's batch norms
+// take their sums and write their gradients in the convolutions' chunks,
+// and the residual's gradient is added by the block's first convolution:
+// loss, gradients and running statistics agree with the same graph on the
+// batch norms' own passes and gorgonia's sum.
 func TestChunkPassesMatchOwnPasses(t *testing.T) {
+	defer func() { winogradAnyCPU, chunkPasses = false, true }()
+	winogradAnyCPU = true
 	p := newTowerParamsOf(1, 16, BF16)
 	fast := p.fastGraph(t, true)
 	chunkPasses = false
 	own := p.fastGraph(t, false)
-	chunkPasses = true
-	t.Logf("Winograd's products with the batch norms' passes: %t / %t", fast.winograd, own.winograd)
-	for step := 0; step < 2; step++ {
-		fl, fg := fast.run(t)
-		ol, og := own.run(t)
-		if math.Abs(fl-ol) > 1e-5*math.Max(1, math.Abs(ol)) {
-			t.Fatalf("step %d: loss %v, on their own passes %v", step, fl, ol)
-		}
-		for i := range fg {
-			if e := maxRelErr(fg[i], og[i]); e > 1e-4 {
-				t.Errorf("step %d: gradient of %s: relative error %.3g", step, paramNames[i], e)
-			}
-		}
-		for i := range fast.stats {
-			fm, fv := fast.stats[i].Stats()
-			om, ov := own.stats[i].Stats()
-			if e := maxRelErr(fm.Data().([]float32), om.Data().([]float32)) + maxRelErr(fv.Data().([]float32), ov.Data().([]float32)); e > 1e-6 {
-				t.Errorf("step %d: running statistics of BN %d: relative error %.3g", step, i, e)
-			}
-		}
+	if !fast.winograd || own.winograd {
+		t.Fatalf("batch norm's passes in the chunks: %t and %t, want true and false", fast.winograd, own.winograd)
 	}
+	agree(t, fast, own, "on their own passes", 1e-5, 1e-4, 1e-6)
 }
 
-func graphMatchesGorgonia(t *testing.T, p *towerParams, fused bool, tol float64) {
-	fast, ref := p.fastGraph(t, fused), p.referenceGraph(t)
-	t.Logf("Winograd's products with the batch norms' passes: %t", fast.winograd)
+// agree runs a and b for two steps: their losses, every parameter's
+// gradient and the running statistics agree within the tolerances
+// (relative).
+func agree(t *testing.T, a, b *testGraph, other string, lossTol, gradTol, statTol float64) {
+	t.Helper()
 	for step := 0; step < 2; step++ {
-		fl, fg := fast.run(t)
-		rl, rg := ref.run(t)
-		if math.Abs(fl-rl) > tol*math.Max(1, math.Abs(rl)) {
-			t.Fatalf("step %d: loss %v, gorgonia's %v", step, fl, rl)
+		al, ag := a.run(t)
+		bl, bg := b.run(t)
+		if math.Abs(al-bl) > lossTol*math.Max(1, math.Abs(bl)) {
+			t.Fatalf("step %d: loss %v, %s %v", step, al, other, bl)
 		}
-		for i := range fg {
-			e := maxRelErr(fg[i], rg[i])
-			t.Logf("step %d: %s %.3g", step, paramNames[i], e)
-			if e > tol {
+		for i := range ag {
+			if e := maxRelErr(ag[i], bg[i]); e > gradTol {
 				t.Errorf("step %d: gradient of %s: relative error %.3g", step, paramNames[i], e)
 			}
 		}
-		for i := range fast.stats {
-			fm, fv := fast.stats[i].Stats()
-			rm, rv := ref.stats[i].Stats()
-			if e := maxRelErr(fm.Data().([]float32), rm.Data().([]float32)) + maxRelErr(fv.Data().([]float32), rv.Data().([]float32)); e > 1e-5 {
+		for i := range a.stats {
+			am, av := a.stats[i].Stats()
+			bm, bv := b.stats[i].Stats()
+			if e := maxRelErr(am.Data().([]float32), bm.Data().([]float32)) + maxRelErr(av.Data().([]float32), bv.Data().([]float32)); e > statTol {
 				t.Errorf("step %d: running statistics of BN %d: relative error %.3g", step, i, e)
 			}
 		}
