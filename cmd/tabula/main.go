@@ -27,6 +27,7 @@ import (
 	"github.com/tabula-zero/tabula/cmd/tabula/engine"
 	"github.com/tabula-zero/tabula/cmd/tabula/export"
 	"github.com/tabula-zero/tabula/cmd/tabula/liontb"
+	"github.com/tabula-zero/tabula/cmd/tabula/reanalyse"
 	"github.com/tabula-zero/tabula/cmd/tabula/selfplay"
 	"github.com/tabula-zero/tabula/cmd/tabula/train"
 	"github.com/tabula-zero/tabula/cmd/tabula/tune"
@@ -43,6 +44,7 @@ type command struct {
 var commands = []command{
 	{"train", "train a network into a run directory (self-play, SGD, gating); resumes a run", train.Run},
 	{"selfplay", "self-play workers only, for a shared run or a trainer's NATS server", selfplay.Run},
+	{"reanalyse", "give a run's stored samples new targets from a network (its policy and value, or its search)", reanalyse.Run},
 	{"arena", "matches between players, ratings of games, Connect Four accuracy", arena.Run},
 	{"engine", "the UCI/UCCI/xboard engine a GUI starts; perft; Connect Four solver", engine.Run},
 	{"export", "write a network as an ONNX model", export.Run},
