@@ -47,7 +47,7 @@ done
 for p in L3 LW L8; do
   { awk -F'\t' '$5 == "xqslc-g141"' "$tmp/points.tsv"; awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv"; } > "$tmp/${p}line.tsv"
 done
-for p in ref B G E big s10; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
+for p in ref B G E big s10 kd kd6 KD; do awk -F'\t' -v p="$p" '$1 == p' "$tmp/points.tsv" > "$tmp/$p.tsv"; done
 # S3, the schedule's second seed, starts at the shipped network.
 { awk -F'\t' '$5 == "xq2h"' "$tmp/points.tsv"; awk -F'\t' '$1 == "S3"' "$tmp/points.tsv"; } > "$tmp/S3line.tsv"
 gnuplot <<GP
@@ -75,6 +75,9 @@ plot "$tmp/ref.tsv" using 2:3:4 with yerrorlines lw 2 pt 7 title "the shipped ne
      "$tmp/L8line.tsv" using (strcol(1) eq "L8" ? \$2-0.08 : \$2):3:4 with yerrorlines pt 16 title "L8: L at 10.40 with 800 simulations on the recorded moves, to 15.37", \
      "$tmp/Mline.tsv" using (strcol(1) eq "M" ? \$2+0.15 : \$2-0.1):3:4 with yerrorlines pt 10 title "M: S with the rate at 0.0006 from generation 95", \
      "$tmp/S3line.tsv" using 2:3:4 with yerrorlines lw 2 pt 2 lc rgb "dark-red" title "S3: the schedule A, S, L again from the shipped network, seed 3", \
+     "$tmp/kd.tsv" using 2:3:4 with yerrorbars pt 1 lc rgb "dark-green" title "a fresh 10x64 on L's stored search targets", \
+     "$tmp/kd6.tsv" using 2:3:4 with yerrorbars pt 13 lc rgb "dark-blue" title "a fresh 6x48 distilled from L's generation 197", \
+     "$tmp/KD.tsv" using 2:3:4 with yerrorlines lw 2 pt 5 lc rgb "dark-blue" title "KD: a fresh 10x64 distilled from L's generation 197, then self-play", \
      $ship + 150 with lines dt 2 lc rgb "black" title "the issue's target: the shipped network + 150"
 GP
 echo "wrote $out"
