@@ -105,7 +105,8 @@ func Samples(ctx context.Context, g game.Game, rules game.Options, eval mcts.Eva
 // its own file name, with the header's encoder version set to g's. A shard
 // already in out is left as it is, so a stopped Dir goes on where it
 // stopped; shards are written whole and atomically. progress, if set, is
-// called after each shard with the shards done and in all.
+// called before the first shard and after each, with the shards done and
+// to do in this call (those already in out left out) and the samples done.
 func Dir(ctx context.Context, in, out string, g game.Game, rules game.Options, eval mcts.Evaluator, opt Options, progress func(done, total, samples int)) (shards, samples int, err error) {
 	if filepath.Clean(in) == filepath.Clean(out) {
 		return 0, 0, fmt.Errorf("reanalyse: the output directory %s is the input's: the samples would be replaced", out)
@@ -115,23 +116,30 @@ func Dir(ctx context.Context, in, out string, g game.Game, rules game.Options, e
 		return 0, 0, fmt.Errorf("reanalyse: %w", err)
 	}
 	var names []string
+	found := 0
 	for _, e := range es {
-		if n := e.Name(); !e.IsDir() && strings.HasSuffix(n, data.Ext) && !strings.HasPrefix(n, ".") {
-			names = append(names, n)
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, data.Ext) || strings.HasPrefix(n, ".") {
+			continue
 		}
+		found++
+		if _, err := os.Stat(filepath.Join(out, n)); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return 0, 0, fmt.Errorf("reanalyse: %w", err)
+		}
+		names = append(names, n)
 	}
-	if len(names) == 0 {
+	if found == 0 {
 		return 0, 0, fmt.Errorf("reanalyse: no shards (*%s) in %s", data.Ext, in)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return 0, 0, fmt.Errorf("reanalyse: %w", err)
 	}
-	for i, n := range names {
-		if _, err := os.Stat(filepath.Join(out, n)); err == nil {
-			continue
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return shards, samples, fmt.Errorf("reanalyse: %w", err)
-		}
+	if progress != nil {
+		progress(0, len(names), 0)
+	}
+	for _, n := range names {
 		h, ss, err := data.Read(filepath.Join(in, n))
 		if err != nil {
 			return shards, samples, fmt.Errorf("reanalyse: %w", err)
@@ -155,7 +163,7 @@ func Dir(ctx context.Context, in, out string, g game.Game, rules game.Options, e
 		shards++
 		samples += len(ss)
 		if progress != nil {
-			progress(i+1, len(names), samples)
+			progress(shards, len(names), samples)
 		}
 	}
 	return shards, samples, nil

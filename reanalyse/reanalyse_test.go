@@ -17,6 +17,7 @@ import (
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/selfplay"
 )
 
 // fixture is a small random Connect Four network behind a running
@@ -105,7 +106,12 @@ func (f *fixture) truth(t *testing.T, position string) (map[int]float64, float64
 
 func TestZeroSimulationsAreTheNetworksPolicyAndValue(t *testing.T) {
 	f := newFixture(t)
+	// A deep copy: a Samples that wrote into the input's policies would
+	// change a shallow one's too.
 	before := slices.Clone(f.samples)
+	for i := range before {
+		before[i].Policy = slices.Clone(before[i].Policy)
+	}
 	got, err := Samples(context.Background(), f.g, f.rules, f.eval, f.samples, Options{Parallel: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -143,8 +149,7 @@ func TestSearchTargetsAreSeededDistributions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := Options{Simulations: 24, MCTS: mcts.DefaultConfig(), Parallel: 4, Seed: 9}
-	opt.MCTS.Gumbel, opt.MCTS.GumbelM = cfg.Search.Kind == "gumbel", cfg.Search.GumbelM
+	opt := Options{Simulations: 24, MCTS: selfplay.MCTSConfig(cfg), Parallel: 4, Seed: 9}
 	a, err := Samples(context.Background(), f.g, f.rules, f.eval, f.samples[:30], opt)
 	if err != nil {
 		t.Fatal(err)
@@ -201,9 +206,15 @@ func TestDirKeepsNamesAndResumes(t *testing.T) {
 	if err := os.WriteFile(kept, []byte("kept"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	shards, samples, err := Dir(context.Background(), in, out, f.g, f.rules, f.eval, Options{Parallel: 3}, nil)
+	var calls [][3]int
+	shards, samples, err := Dir(context.Background(), in, out, f.g, f.rules, f.eval, Options{Parallel: 3}, func(done, total, samples int) {
+		calls = append(calls, [3]int{done, total, samples})
+	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if want := [][3]int{{0, 1, 0}, {1, 1, len(f.samples) - 20}}; !slices.Equal(calls, want) {
+		t.Fatalf("progress %v, want %v (the shard already done left out)", calls, want)
 	}
 	if shards != 1 || samples != len(f.samples)-20 {
 		t.Fatalf("%d shards, %d samples: want 1 and %d", shards, samples, len(f.samples)-20)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tabula-zero/tabula/internal/progress"
@@ -52,20 +51,11 @@ type Metric struct {
 func NewProgress(out io.Writer, metrics MetricsLog, w *Worker, games int, duration time.Duration) *Progress {
 	p := &Progress{out: out, metrics: metrics, w: w, track: progress.New(), start: time.Now()}
 	p.track.Begin("self-play", "games", int64(games))
-	if isTerminal(out) {
+	if progress.IsTerminal(out) {
 		p.term = progress.NewTerminal(out, p.track, 100)
 		p.out = p.term
 	}
 	return p
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // Snapshot returns the current metrics.

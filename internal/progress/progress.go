@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -168,6 +169,17 @@ type Terminal struct {
 	t     *Tracker
 	width int
 	shown bool
+}
+
+// IsTerminal reports whether w is a terminal (a character device), where
+// a bar redrawn in place makes sense; a pipe or file gets plain lines.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // NewTerminal returns a Terminal for w showing t in width columns.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/cliflag"
+	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/reanalyse"
@@ -105,14 +106,25 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fmt.Fprintf(stderr, "reanalyse: %s with %s (generation %d, %d simulations) into %s\n", src, file, c.Generation, *sims, *out)
 	start := time.Now()
 	opt := reanalyse.Options{Simulations: *sims, MCTS: selfplay.MCTSConfig(cfg), Parallel: *parallel, Seed: cfg.Seed}
-	made := 0
+	// The bar (count, rate, time left) on a terminal; elsewhere, as in a
+	// log, a line at every tenth of the shards.
+	track := progress.New()
+	var bar *progress.Terminal
+	if progress.IsTerminal(stderr) {
+		bar = progress.NewTerminal(stderr, track, 100)
+		go bar.Run(ctx, time.Second)
+	}
 	shards, samples, err := reanalyse.Dir(ctx, src, *out, g, rules, b, opt, func(done, total, samples int) {
-		made++
-		el := time.Since(start)
-		eta := time.Duration(float64(el) / float64(made) * float64(total-done)).Round(time.Second)
-		fmt.Fprintf(stderr, "\rshard %d/%d, %d samples, %.0f samples/s, ETA %s ", done, total, samples, float64(samples)/el.Seconds(), eta)
+		if done == 0 {
+			track.Begin("reanalyse", "shards", int64(total))
+			return
+		}
+		track.Set(int64(done))
+		if bar == nil && (done*10/total != (done-1)*10/total || done == total) {
+			fmt.Fprintf(stderr, "%s, %d samples\n", track.Phase().Line(time.Now(), 100), samples)
+		}
 	})
-	fmt.Fprintln(stderr)
+	track.End()
 	cancel()
 	if lerr := <-loop; err == nil && lerr != nil && !errors.Is(lerr, context.Canceled) {
 		err = lerr

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -93,7 +92,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 		return err
 	}
 	prog := progress.New()
-	if f, ok := out.(*os.File); ok && isTerminal(f) {
+	if progress.IsTerminal(out) {
 		// A bar below the lines shows the current phase with its ETA.
 		term := progress.NewTerminal(out, prog, 100)
 		barCtx, stopBar := context.WithCancel(ctx)
@@ -156,11 +155,4 @@ func serveDashboard(ctx context.Context, addr, run string, prog *progress.Tracke
 		cancel()
 		return nil, err
 	}
-}
-
-// isTerminal reports whether f is a terminal (a character device), where
-// a bar redrawn in place makes sense; a pipe or file gets plain lines.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
