@@ -14,11 +14,20 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // Write creates or replaces path with what fill writes. On any error the
-// target is untouched and the temporary file removed.
+// target is untouched and the temporary file removed. Only a regular
+// file is replaced: a device, FIFO, socket or directory at path (or at
+// the end of a symbolic link there) is refused, since renaming over it
+// would put a plain file in its place (-o /dev/null run as root would
+// replace /dev/null).
 func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err error) {
+	if err := CheckTarget(path); err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+tempInfix+"*")
 	if err != nil {
@@ -54,6 +63,22 @@ func Write(path string, perm os.FileMode, fill func(w io.Writer) error) (err err
 	if d, derr := os.Open(dir); derr == nil {
 		d.Sync()
 		d.Close()
+	}
+	return nil
+}
+
+// CheckTarget reports whether path may be written by Write: it does not
+// exist or is a regular file.
+func CheckTarget(path string) error {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("atomicfile: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("atomicfile: %s is %s, not a regular file: refusing to replace it", path, inputfile.Kind(st.Mode()))
 	}
 	return nil
 }
