@@ -308,32 +308,51 @@ func selfPlay(ctx context.Context, cfg *configs.Config, params *net.Params, prec
 	if err != nil {
 		return 0, err
 	}
-	// The first second fills the parallel games' trees and the cache.
+	// The first second fills the parallel games' trees and the cache. The
+	// window closes after d, but not before a batch past the warm-up was
+	// evaluated: a slow path (the pure-Go twin of the 8-bit tower, a batch
+	// a second) is measured, not reported as nothing.
 	warm := min(time.Second, d/4)
-	ctx, cancel := context.WithTimeout(ctx, d)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type count struct {
-		sims int64
-		at   time.Time
+		sims, batches int64
+		at            time.Time
 	}
-	first := make(chan count, 1)
+	now := func() count { s := w.BatchStats(); return count{s.Requests, s.Batches, time.Now()} }
+	window := make(chan [2]count, 1)
 	go func() {
+		defer close(window)
+		t0 := time.Now()
 		select {
 		case <-time.After(warm):
-			first <- count{w.BatchStats().Requests, time.Now()}
 		case <-ctx.Done():
-			close(first)
+			return
+		}
+		c0 := now()
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				if c := now(); time.Since(t0) >= d && c.batches > c0.batches {
+					window <- [2]count{c0, c}
+					cancel()
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
-	if err := w.Run(ctx, 0, d); err != nil && ctx.Err() == nil {
+	if err := w.Run(ctx, 0, 0); err != nil && ctx.Err() == nil {
 		return 0, err
 	}
-	last := count{w.BatchStats().Requests, time.Now()}
-	c0, ok := <-first
-	if !ok || !last.at.After(c0.at) {
-		return 0, nil
+	c, ok := <-window
+	if !ok { // the caller's context ended first
+		return 0, ctx.Err()
 	}
-	return float64(last.sims-c0.sims) / last.at.Sub(c0.at).Seconds(), nil
+	return float64(c[1].sims-c[0].sims) / c[1].at.Sub(c[0].at).Seconds(), nil
 }
 
 // simsPerSample is the simulations a recorded sample costs under the
