@@ -25,10 +25,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
+	"math/bits"
+	"strings"
 	"time"
 
 	"github.com/tabula-zero/tabula/internal/atomicfile"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -87,42 +89,70 @@ type ID struct {
 // checksum from its end, without reading the rest; Load verifies the
 // whole file.
 func Identify(path string) (ID, error) {
-	f, err := os.Open(path)
+	f, size, err := inputfile.Open(path, "checkpoint", MaxFileBytes)
 	if err != nil {
-		return ID{}, err
+		return ID{}, fmt.Errorf("checkpoints: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return ID{}, err
-	}
-	return IdentifyAt(f, st.Size(), path)
+	return IdentifyAt(f, size, path)
 }
 
 // IdentifyAt is Identify for a checkpoint of size bytes read from r
 // (a file or bytes.Reader); name labels its errors.
 func IdentifyAt(r io.ReaderAt, size int64, name string) (ID, error) {
-	var pre [16]byte
-	if _, err := r.ReadAt(pre[:], 0); err != nil || !bytes.Equal(pre[:8], magic[:]) {
-		return ID{}, fmt.Errorf("%s is not a tabula checkpoint", name)
-	}
-	hl := int64(binary.LittleEndian.Uint32(pre[12:]))
-	if 16+hl+sha256.Size > size {
-		return ID{}, fmt.Errorf("%s: truncated checkpoint", name)
-	}
-	hj := make([]byte, hl)
-	if _, err := r.ReadAt(hj, 16); err != nil {
-		return ID{}, fmt.Errorf("%s: %w", name, err)
-	}
-	var h header
-	if err := json.Unmarshal(hj, &h); err != nil {
-		return ID{}, fmt.Errorf("%s: bad header: %w", name, err)
+	h, _, err := readHeader(r, size, name)
+	if err != nil {
+		return ID{}, err
 	}
 	id := ID{Game: h.Game, Generation: h.Generation}
 	if _, err := r.ReadAt(id.Sum[:], size-sha256.Size); err != nil {
 		return ID{}, fmt.Errorf("%s: %w", name, err)
 	}
 	return id, nil
+}
+
+// readHeader reads the header of a checkpoint of size bytes from r and
+// returns it with its length.
+func readHeader(r io.ReaderAt, size int64, name string) (header, int, error) {
+	var h header
+	var pre [16]byte
+	if _, err := r.ReadAt(pre[:], 0); err != nil || !bytes.Equal(pre[:8], magic[:]) {
+		return h, 0, fmt.Errorf("%s is not a tabula checkpoint", name)
+	}
+	hl := int64(binary.LittleEndian.Uint32(pre[12:]))
+	if 16+hl+sha256.Size > size {
+		return h, 0, fmt.Errorf("%s: truncated checkpoint", name)
+	}
+	if hl > maxHeaderBytes {
+		return h, 0, fmt.Errorf("%s: a %d-byte header, more than a checkpoint's %d", name, hl, maxHeaderBytes)
+	}
+	hj := make([]byte, hl)
+	if _, err := r.ReadAt(hj, 16); err != nil {
+		return h, 0, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := json.Unmarshal(hj, &h); err != nil {
+		return h, 0, fmt.Errorf("%s: bad header: %w", name, err)
+	}
+	return h, int(hl), nil
+}
+
+// statedSize is the file size a header states: its sections' sizes
+// around it (-1 when they are out of range).
+func statedSize(h header, hl int) int64 {
+	n := int64(16 + hl + sha256.Size)
+	add := func(v int64) {
+		if v < 0 || n < 0 || v > MaxFileBytes {
+			n = -1
+		} else {
+			n += v
+		}
+	}
+	add(4 * int64(h.ParamFloats))
+	for _, o := range h.Optimizer {
+		add(4 * int64(o))
+	}
+	add(int64(h.RNGBytes))
+	return n
 }
 
 // Save writes c to path atomically.
@@ -172,11 +202,34 @@ func Encode(c *Checkpoint) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// Load reads a checkpoint file.
+// MaxFileBytes bounds a checkpoint file, so that a device, a sparse file
+// or a planted giant is refused before it is read: a 100-block network of
+// 256 filters with its optimizer state is about 950 MB.
+const MaxFileBytes = 2 << 30
+
+// maxHeaderBytes bounds the JSON header (a spec, sizes and notes).
+const maxHeaderBytes = 1 << 20
+
+// Load reads a checkpoint file. Only a regular file of at most
+// MaxFileBytes is read, and only after its first bytes are a checkpoint's.
 func Load(path string) (*Checkpoint, error) {
-	data, err := os.ReadFile(path)
+	f, size, err := inputfile.Open(path, "checkpoint", MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	defer f.Close()
+	// The header states the file's size: a file of another size (a
+	// sparse giant, a truncated copy) is refused before it is read.
+	h, hl, err := readHeader(f, size, path)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoints: %w", err)
+	}
+	if want := statedSize(h, hl); want != size {
+		return nil, fmt.Errorf("checkpoints: %s is %d bytes, its header states %d (truncated, or not one checkpoint)", path, size, want)
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, fmt.Errorf("checkpoints: %s: %w", path, err)
 	}
 	c, err := Decode(data)
 	if err != nil {
@@ -250,6 +303,9 @@ func Decode(data []byte) (*Checkpoint, error) {
 	if hl > len(body)-16 {
 		return nil, errors.New("header length beyond the end of the file")
 	}
+	if hl > maxHeaderBytes {
+		return nil, fmt.Errorf("a %d-byte header, more than a checkpoint's %d", hl, maxHeaderBytes)
+	}
 	var h header
 	if err := json.Unmarshal(body[16:16+hl], &h); err != nil {
 		return nil, fmt.Errorf("bad header: %w", err)
@@ -261,6 +317,14 @@ func Decode(data []byte) (*Checkpoint, error) {
 	}
 	if json.Unmarshal(body[16:16+hl], &reply); reply.Spec.ReplyPolicy {
 		return nil, errors.New("the network has the opponent's-reply head, which was retired (docs/retired.md): load it with a build from before the head's removal")
+	}
+	// The spec says how much to allocate: it must fit in the file first
+	// (a checksum proves no origin, so a small file may claim a giant).
+	if err := h.Spec.Validate(); err != nil {
+		return nil, fmt.Errorf("bad network spec: %w", err)
+	}
+	if need, have := specFloats(h.Spec), uint64(len(body)-16-hl)/4; need > have {
+		return nil, fmt.Errorf("the spec needs %d parameters, the file holds at most %d", need, have)
 	}
 	p, err := emptyParams(h.Spec)
 	if err != nil {
@@ -296,6 +360,32 @@ func Decode(data []byte) (*Checkpoint, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// specFloats counts the floats of a spec's parameters as the file stores
+// them (the trainable tensors and each batch norm's running mean and
+// variance), saturating instead of overflowing.
+func specFloats(s net.Spec) uint64 {
+	var n uint64
+	add := func(v uint64) {
+		if n += v; n < v {
+			n = math.MaxUint64
+		}
+	}
+	for _, t := range s.ParamTensors() {
+		size := uint64(1)
+		for _, d := range t.Shape {
+			hi, lo := bits.Mul64(size, uint64(max(d, 0)))
+			if size = lo; hi != 0 {
+				size = math.MaxUint64
+			}
+		}
+		add(size)
+		if strings.HasSuffix(t.Name, ".gamma") {
+			add(2 * size) // the running mean and variance of that batch norm
+		}
+	}
+	return n
 }
 
 // emptyParams allocates parameters of the spec's shape.
