@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // Match describes a match between two players. Games come in pairs from
@@ -105,7 +105,7 @@ func ReadOpenings(r io.Reader) ([]Opening, error) {
 // LoadOpenings reads an openings file and checks every line against the
 // game's rules.
 func LoadOpenings(path, gameName string, rules game.Options) ([]Opening, error) {
-	f, err := os.Open(path)
+	f, _, err := inputfile.Open(path, "openings file", maxTextFile)
 	if err != nil {
 		return nil, fmt.Errorf("arena: openings: %w", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // Game results as PGN writes them, from the first colour's view (Red in
@@ -273,9 +274,13 @@ func ReadRecords(dir string) ([]Record, error) {
 	return out, nil
 }
 
+// maxTextFile bounds the text files the arena reads (records, openings):
+// a device or a planted giant is refused before it is read.
+const maxTextFile = 1 << 30
+
 // ReadRecordFile reads one records file as ReadRecords does.
 func ReadRecordFile(path string) ([]Record, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, "records file", maxTextFile)
 	if err != nil {
 		return nil, fmt.Errorf("arena: %w", err)
 	}

@@ -15,13 +15,13 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"sync"
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/pons"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/internal/liondata"
 )
 
@@ -414,7 +414,7 @@ func Lines(file string, n int) (lines []liondata.Line, name string, err error) {
 		lines, err = liondata.OpenHeldOut(n)
 		return lines, "internal/liondata/" + liondata.HeldOutName, err
 	}
-	f, err := os.Open(file)
+	f, _, err := inputfile.Open(file, "position set", 256<<20)
 	if err != nil {
 		return nil, file, fmt.Errorf("lionoracle: %w", err)
 	}

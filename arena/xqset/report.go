@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // Options are a report's: the player, the set (a file, or the embedded
@@ -28,7 +28,7 @@ func Lines(file string, n int) (lines []Line, name string, err error) {
 		lines, err = Read(strings.NewReader(Embedded), n)
 		return lines, "arena/xqset/positions.txt", err
 	}
-	f, err := os.Open(file)
+	f, _, err := inputfile.Open(file, "position set", 256<<20)
 	if err != nil {
 		return nil, file, fmt.Errorf("xqset: %w", err)
 	}

@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -37,6 +36,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/internal/cliflag"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -319,7 +319,7 @@ func runPons(ctx context.Context, o options, stdout io.Writer) error {
 	if o.ponsValues && p.Kind != arena.KindNet && p.Kind != arena.KindABZero {
 		return fmt.Errorf("-pons-values needs a network player as -a, not %q", o.a)
 	}
-	f, err := os.Open(o.pons)
+	f, _, err := inputfile.Open(o.pons, "Pons set", 256<<20)
 	if err != nil {
 		return err
 	}
