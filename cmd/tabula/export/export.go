@@ -75,6 +75,16 @@ func parseFlags(args []string, stdout io.Writer) (options, error) {
 	case o.samplesOut != "" && filepath.Clean(o.samplesOut) == filepath.Clean(o.out):
 		return o, errors.New("export: -o and -samples-out name the same file")
 	}
+	// Refused now rather than after the work: renaming a file over a
+	// device or a FIFO would put a plain file in its place.
+	for _, f := range []string{o.out, o.samplesOut} {
+		if f == "" {
+			continue
+		}
+		if err := atomicfile.CheckTarget(f); err != nil {
+			return o, fmt.Errorf("export: %w", err)
+		}
+	}
 	return o, nil
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
+	"github.com/tabula-zero/tabula/internal/atomicfile"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/liondata"
 )
@@ -80,8 +81,16 @@ func build(ctx context.Context, log io.Writer, path, material string, workers in
 	if _, err := fmt.Sscanf(material, "%d,%d,%d", &m.Chicks, &m.Giraffes, &m.Elephants); err != nil {
 		return fmt.Errorf("-material %q: want chicks,giraffes,elephants: %w", material, err)
 	}
+	// Minutes of building are not spent on a path that cannot be written:
+	// a file renamed over a device or a FIFO would replace it.
+	if err := atomicfile.CheckTarget(path); err != nil {
+		return err
+	}
 	t, err := tablebase.Build(ctx, m, tablebase.Options{Workers: workers, Progress: log, Every: every})
 	if err != nil {
+		return err
+	}
+	if err := atomicfile.CheckTarget(path); err != nil {
 		return err
 	}
 	if err := t.WriteFile(path); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,26 @@ func TestFlags(t *testing.T) {
 	var out bytes.Buffer
 	if err := Run(t.Context(), []string{"-h"}, nil, &out, &out); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "usage: tabula liontb") {
 		t.Errorf("-h: %v\n%s", err, out.String())
+	}
+}
+
+// A build into a FIFO or a link to a device is refused before any
+// building, and the path stays what it was.
+func TestBuildRefusesSpecialOutput(t *testing.T) {
+	dir := t.TempDir()
+	null := filepath.Join(dir, "null.tb")
+	if err := os.Symlink("/dev/null", null); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	var out, log bytes.Buffer
+	err := Run(t.Context(), []string{"-out", null, "-material", "0,0,0", "-workers", "1"}, nil, &out, &log)
+	if err == nil || !strings.Contains(err.Error(), "not a regular file: refusing to replace it") {
+		t.Fatalf("%v", err)
+	}
+	if log.Len() > 0 {
+		t.Errorf("built before refusing: %s", log.String())
+	}
+	if st, err := os.Lstat(null); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s was replaced", null)
 	}
 }
