@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +22,7 @@ import (
 	// Every game, for the presets, Parse and LookupGame: the programs
 	// that load configs do not import the games themselves.
 	_ "github.com/tabula-zero/tabula/game/all"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/net"
 )
 
@@ -250,13 +250,38 @@ func PresetSpec(game string) (net.Spec, error) {
 // PresetBytes returns an embedded preset file's text.
 func PresetBytes(game string) ([]byte, error) { return presets.ReadFile(game + ".yaml") }
 
-// Load reads and validates a config file.
-func Load(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+// MaxBytes is the largest config file read: a config is a few
+// kilobytes, so a larger file (or one that never ends, /dev/zero) is not
+// one.
+const MaxBytes = 1 << 20
+
+// ReadFile reads a config file's text when it is a regular file of at
+// most MaxBytes (internal/inputfile).
+func ReadFile(path string) ([]byte, error) {
+	b, err := inputfile.ReadFile(path, "config", MaxBytes)
 	if err != nil {
 		return nil, fmt.Errorf("configs: %w", err)
 	}
+	return b, nil
+}
+
+// Load reads and validates a config file.
+func Load(path string) (*Config, error) {
+	b, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
 	return Parse(b, path)
+}
+
+// LoadFrozen reads and validates a run's frozen copy, which must carry
+// its seal (ParseFrozen).
+func LoadFrozen(path string) (*Config, error) {
+	b, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFrozen(b, path)
 }
 
 // sealPrefix starts the first line of a sealed config: the SHA-256 of the
@@ -272,18 +297,67 @@ func (c *Config) MarshalSealed() []byte {
 	return append([]byte(fmt.Sprintf("%s%x (changes go through -accept-config-change)\n", sealPrefix, sum)), body...)
 }
 
-// checkSeal verifies the checksum line of a sealed config; text without
-// one passes.
+var (
+	// ErrNotSealed is a frozen copy without its checksum line
+	// (ParseFrozen): written by hand, or the line removed.
+	ErrNotSealed = errors.New("it has no checksum line (the seal a run's frozen config starts with)")
+	// ErrSealBroken is a checksum line that does not match the text
+	// after it, or a first line that is a checksum line damaged.
+	ErrSealBroken = errors.New("the frozen config does not match its checksum line")
+)
+
+// checkSeal verifies the checksum line of a sealed config. Text without
+// one passes here (a config written by hand); a first line that is a
+// checksum line with its tag or sum altered does not, so that the seal
+// cannot be put out of force by changing its line along with a value.
 func checkSeal(b []byte) error {
-	if !bytes.HasPrefix(b, []byte(sealPrefix)) {
+	line, body, _ := bytes.Cut(b, []byte("\n"))
+	rest, ok := strings.CutPrefix(string(line), sealPrefix)
+	if !ok {
+		if looksLikeSeal(string(line)) {
+			return fmt.Errorf("%w: its first line %.80q is a damaged checksum line (the file was edited)", ErrSealBroken, line)
+		}
 		return nil
 	}
-	line, body, _ := bytes.Cut(b, []byte("\n"))
-	want, _, _ := strings.Cut(strings.TrimPrefix(string(line), sealPrefix), " ")
+	want, _, _ := strings.Cut(rest, " ")
 	if sum := sha256.Sum256(body); fmt.Sprintf("%x", sum) != want {
-		return errors.New("the frozen config does not match its checksum: the file was cut short or edited")
+		return fmt.Errorf("%w: the file was cut short or edited", ErrSealBroken)
 	}
 	return nil
+}
+
+// looksLikeSeal reports whether a first line is a comment that reads as
+// a checksum line: one a hand-written config would not start with.
+func looksLikeSeal(line string) bool {
+	l := strings.ToLower(line)
+	return strings.HasPrefix(strings.TrimSpace(l), "#") &&
+		(strings.Contains(l, "frozen config") || strings.Contains(l, "sha256") || strings.Contains(l, "tabula frozen"))
+}
+
+// IsSealed reports whether b starts with a checksum line (which Parse
+// then verifies).
+func IsSealed(b []byte) bool { return bytes.HasPrefix(b, []byte(sealPrefix)) }
+
+// CheckSealed verifies a run's frozen copy: it must start with its
+// checksum line and match it (ErrNotSealed, ErrSealBroken).
+func CheckSealed(b []byte) error {
+	if err := checkSeal(b); err != nil {
+		return err
+	}
+	if !IsSealed(b) {
+		return ErrNotSealed
+	}
+	return nil
+}
+
+// ParseFrozen is Parse for a run's frozen copy: the text must carry its
+// seal (MarshalSealed). Without the line, a run's config could be edited
+// by dropping the line first.
+func ParseFrozen(b []byte, name string) (*Config, error) {
+	if err := CheckSealed(b); err != nil {
+		return nil, fmt.Errorf("configs: %s: %w", name, err)
+	}
+	return Parse(b, name)
 }
 
 // Parse decodes strictly (unknown keys and wrong types are errors),
@@ -297,7 +371,8 @@ func Parse(b []byte, name string) (*Config, error) {
 	if err := checkSeal(b); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
-	sealed := bytes.HasPrefix(b, []byte(sealPrefix))
+	sealed := IsSealed(b)
+	text := b // as written, for the lines errors name
 	retired, b, err := dropRetired(b)
 	if err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
@@ -308,9 +383,14 @@ func Parse(b []byte, name string) (*Config, error) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
+	intErrs := checkIntegers(text)
 	if err := dec.Decode(c); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, fmt.Errorf("configs: %s: empty file", name)
+		}
+		if len(intErrs) > 0 {
+			// They name the key where the decoder names a type.
+			return nil, fmt.Errorf("configs: %s: %s", name, strings.Join(intErrs, "; "))
 		}
 		return nil, fmt.Errorf("configs: %s: %s", name, strings.ReplaceAll(err.Error(), "yaml: ", ""))
 	}
@@ -320,6 +400,11 @@ func Parse(b []byte, name string) (*Config, error) {
 		if _, err := game.Lookup(c.Game); err != nil {
 			return nil, fmt.Errorf("configs: %s: %w", name, err)
 		}
+	}
+	// The truncated values the decoder made of them would only add
+	// errors of their own.
+	if len(intErrs) > 0 {
+		return nil, fmt.Errorf("configs: %s: %s", name, strings.Join(intErrs, "; "))
 	}
 	if err := checkKeys(b); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
