@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tabula-zero/tabula/internal/atomicfile"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // ParseName reads a shard file name (Header.Name): generation, worker and
@@ -36,7 +37,9 @@ func seqMarker(dir, worker string) string { return filepath.Join(dir, ".next-seq
 // restarted worker never reuses a name, nor the games seeded from it.
 func NextSeq(dir, worker string) int {
 	next := 0
-	if b, err := os.ReadFile(seqMarker(dir, worker)); err == nil {
+	// A marker that is not a small regular file (a FIFO would block) is
+	// ignored: the shards still in dir give the sequence.
+	if b, err := inputfile.ReadFile(seqMarker(dir, worker), "sequence marker", 64); err == nil {
 		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
 			next = n
 		}
