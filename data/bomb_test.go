@@ -31,19 +31,19 @@ const bombBound = 16 << 20
 func TestBombsRefused(t *testing.T) {
 	want := map[string]string{
 		"1 GiB of records claiming 1,073,741,823 samples": "header states 1073741823 samples; a shard holds at most 262144",
-		"9.6M samples in 2 KB":                             "header states 9600000 samples",
-		"1 GiB of records after the samples claimed":       "bytes after the last of the 262144 records",
-		"a zstd frame stating 1 TiB":                       "decompresses to 1099511627776 bytes",
-		"a zstd window of 2 GiB":                           "zstd: ",
-		"a record of 40M policy entries":                   "would take 640000064 bytes decoded; a shard takes at most 268435456",
-		"a payload length of 2^62":                         "header says 4611686018427387904",
-		"a header length of 4 GiB":                         "header of 4294967295 bytes",
+		"9.6M samples in 2 KB":                            "header states 9600000 samples",
+		"1 GiB of records after the samples claimed":      "bytes after the last of the 262144 records",
+		"a zstd frame stating 1 TiB":                      "decompresses to 1099511627776 bytes",
+		"a zstd window of 2 GiB":                          "zstd: ",
+		"a record of 40M policy entries":                  "would take 640000064 bytes decoded; a shard takes at most 268435456",
+		"a payload length of 2^62":                        "header says 4611686018427387904",
+		"a header length of 4 GiB":                        "header of 4294967295 bytes",
 	}
 	sizes := map[string]int64{
 		"1 GiB of records claiming 1,073,741,823 samples": 1 << 30,
-		"9.6M samples in 2 KB":                             9_600_000 * 7,
-		"1 GiB of records after the samples claimed":       1 << 30,
-		"a record of 40M policy entries":                   1 + 4 + 3*40_000_000 + 5,
+		"9.6M samples in 2 KB":                            9_600_000 * 7,
+		"1 GiB of records after the samples claimed":      1 << 30,
+		"a record of 40M policy entries":                  1 + 4 + 3*40_000_000 + 5,
 	}
 	bombs := datatest.Bombs("evil", "connect4", 1)
 	if len(bombs) != len(want) {
