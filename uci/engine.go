@@ -38,11 +38,15 @@ const (
 //
 // Commands run in the order they arrive. While a job (`go perft`, a search)
 // runs in the background, `isready` is answered at once (unless commands
-// are queued: then it queues behind them) and `stop` ends the job; every
-// other command waits in a queue until the job is over, so replies never
-// come out of order. `quit` and the end of the input also stop a running
-// search at once, but let a perft finish, as Fairy-Stockfish does: send
-// `stop` to end a perft early.
+// other than go, position and stop are queued: then it queues behind
+// them) and `stop` ends the job (or, once the job has been stopped or has
+// answered, the go queued behind it); every other command waits in a
+// queue until the job is over, so replies never come out of order. `quit`
+// and the end of the input also stop a running search at once, but let a
+// perft finish, as Fairy-Stockfish does: send `stop` to end a perft
+// early. A search that has not returned within quitGrace of quit, the
+// end of the input or the end of Run is abandoned, so that no searcher
+// can keep the engine from ending.
 type Engine struct {
 	in             io.Reader
 	out            *output
@@ -197,15 +201,15 @@ func (e *Engine) Run(ctx context.Context) error {
 	defer e.running.Store(false)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	lines := make(chan inputLine)
-	go readLines(ctx, e.in, e.maxLine, lines)
+	lines := make(chan Line)
+	go ReadLines(ctx, e.in, e.maxLine, lines)
 	defer e.stopJob()
 
 	// queue holds the commands waiting for the running job, at most
 	// maxQueuedBytes of them.
-	var queue []inputLine
+	var queue []Line
 	queued := 0
-	push := func(l inputLine) {
+	push := func(l Line) {
 		if queued+queueCost(l) > maxQueuedBytes {
 			e.out.errorf("too much input while a job runs: %s dropped", clip(l.command()))
 			return
@@ -227,11 +231,11 @@ func (e *Engine) Run(ctx context.Context) error {
 				// while it ran; a queued quit stops a search.
 				switch cmd := l.command(); {
 				case cmd == "stop":
-					e.job.cancel()
+					e.job.stop()
 				case cmd == "isready":
 					e.out.lines("readyok")
 				case e.isQuit(cmd) && e.job.search:
-					e.job.cancel()
+					e.job.stop()
 					fallthrough
 				default:
 					break drain
@@ -246,7 +250,7 @@ func (e *Engine) Run(ctx context.Context) error {
 			if eof && e.job != nil && e.job.search {
 				// No stop can come any more: a search queued behind the
 				// end of the input ends at once, like one running then.
-				e.job.cancel()
+				e.job.stop()
 			}
 		}
 		if err := e.out.Err(); err != nil {
@@ -259,7 +263,7 @@ func (e *Engine) Run(ctx context.Context) error {
 		if e.job != nil {
 			jobDone = e.job.done
 		}
-		var input <-chan inputLine
+		var input <-chan Line
 		if !eof {
 			input = lines
 		}
@@ -268,15 +272,20 @@ func (e *Engine) Run(ctx context.Context) error {
 			return ctx.Err()
 		case <-jobDone:
 			e.job = nil
+		case <-e.giveUp(eof, queue):
+			// A searcher that ignores its context must not keep the
+			// engine from quitting: its move is abandoned.
+			e.out.errorf("the search did not stop within %v of quit: quitting without its move", quitGrace)
+			return e.out.Err()
 		case l, ok := <-input:
 			switch {
 			case !ok:
 				eof = true
 				if e.job != nil && e.job.search {
-					e.job.cancel()
+					e.job.stop()
 				}
-			case l.err != nil:
-				return fmt.Errorf("uci: read input: %w", l.err)
+			case l.Err != nil:
+				return fmt.Errorf("uci: read input: %w", l.Err)
 			case e.job == nil:
 				push(l)
 			default:
@@ -284,23 +293,28 @@ func (e *Engine) Run(ctx context.Context) error {
 				// UCCI) stops a search, everything else waits.
 				switch l.command() {
 				case "isready":
-					if len(queue) == 0 {
+					// A queued go (or position, or stop) is no work
+					// readyok must wait for: it may wait for a stop
+					// that comes after this isready.
+					if !slices.ContainsFunc(queue, func(q Line) bool { return !readyWaitsNot[q.command()] }) {
 						e.out.lines("readyok")
 					} else {
 						push(l)
 					}
 				case "stop":
-					// stop ends the latest go: the running job, or a
-					// go still in the queue (the running job may have
-					// ended already and its stop come before).
-					if slices.ContainsFunc(queue, func(q inputLine) bool { return q.command() == "go" }) {
+					// stop ends the latest go. That is the running job
+					// unless it has been stopped or has answered already:
+					// then it is a go still in the queue (the job ended
+					// and its stop came before), or none.
+					switch {
+					case !e.job.stopped && !e.job.answered.Load():
+						e.job.stop()
+					case slices.ContainsFunc(queue, func(q Line) bool { return q.command() == "go" }):
 						push(l)
-					} else {
-						e.job.cancel()
 					}
 				default:
 					if e.isQuit(l.command()) && e.job.search {
-						e.job.cancel()
+						e.job.stop()
 					}
 					push(l)
 				}
@@ -309,14 +323,40 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 }
 
+// readyWaitsNot are the queued commands that isready does not wait for
+// while a job runs: they hold no work to finish (a go's search is
+// started, not finished, by the time a queued isready would run).
+var readyWaitsNot = map[string]bool{"go": true, "stop": true, "position": true, "isready": true}
+
+// quitGrace is how long quit, the end of the input or the end of Run
+// waits for a stopped search to return before the engine goes on
+// without it. A search returns within milliseconds of its stop; this
+// only bounds a searcher that ignores its context.
+var quitGrace = 2 * time.Second
+
+// giveUp returns a channel that fires when the running search, stopped by
+// quit or the end of the input (eof), has had quitGrace to return, or nil
+// when nothing waits to quit.
+func (e *Engine) giveUp(eof bool, queue []Line) <-chan time.Time {
+	j := e.job
+	if j == nil || !j.search || !j.stopped ||
+		!eof && !slices.ContainsFunc(queue, func(q Line) bool { return e.isQuit(q.command()) }) {
+		return nil
+	}
+	if j.stoppedAt.IsZero() {
+		j.stoppedAt = time.Now()
+	}
+	return time.After(time.Until(j.stoppedAt.Add(quitGrace)))
+}
+
 // execute runs one command line and reports whether it was `quit`. Every
 // problem is answered on the output.
-func (e *Engine) execute(ctx context.Context, l inputLine) (quit bool) {
-	if l.tooLong {
+func (e *Engine) execute(ctx context.Context, l Line) (quit bool) {
+	if l.TooLong {
 		e.out.errorf("line longer than %d bytes ignored", e.maxLine)
 		return false
 	}
-	f := strings.Fields(l.text)
+	f := strings.Fields(l.Text)
 	if len(f) == 0 {
 		return false
 	}
@@ -360,60 +400,79 @@ type job struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	search bool // quit and the end of input stop a search, not a perft
+	// answered is set by the job before it writes its last reply
+	// (bestmove, the perft's total): a stop that comes after is not for it.
+	answered atomic.Bool
+	// stopped: a stop, quit or the end of the input has cancelled it, at
+	// stoppedAt (set when something waits for it to end). The command
+	// loop alone reads and writes them.
+	stopped   bool
+	stoppedAt time.Time
+}
+
+// stop cancels the job.
+func (j *job) stop() {
+	j.cancel()
+	j.stopped = true
 }
 
 // startJob runs fn in a goroutine under a context that stop and the end of
 // Run cancel, and quit too for a search.
-func (e *Engine) startJob(ctx context.Context, search bool, fn func(ctx context.Context)) {
+func (e *Engine) startJob(ctx context.Context, search bool, fn func(ctx context.Context, j *job)) {
 	ctx, cancel := context.WithCancel(ctx)
 	j := &job{cancel: cancel, done: make(chan struct{}), search: search}
 	go func() {
 		defer close(j.done)
 		defer cancel()
-		fn(ctx)
+		fn(ctx, j)
 	}()
 	e.job = j
 }
 
-// stopJob cancels the running job, if any, and waits for it.
+// stopJob cancels the running job, if any, and waits for it, at most
+// quitGrace: Run returns even if a searcher ignores its context.
 func (e *Engine) stopJob() {
 	if e.job != nil {
-		e.job.cancel()
-		<-e.job.done
+		e.job.stop()
+		select {
+		case <-e.job.done:
+		case <-time.After(quitGrace):
+		}
 		e.job = nil
 	}
 }
 
-// inputLine is one line of input, or the read error that ended the input.
-type inputLine struct {
-	text    string
-	tooLong bool
-	err     error
+// Line is one line of input read by ReadLines, or the read error that
+// ended the input.
+type Line struct {
+	Text    string // without the line break
+	TooLong bool   // longer than the limit: Text is empty
+	Err     error
 }
 
 // queueCost is what l counts against maxQueuedBytes: its text plus the
 // queue entry.
-func queueCost(l inputLine) int { return len(l.text) + 64 }
+func queueCost(l Line) int { return len(l.Text) + 64 }
 
 // command returns the first word of the line.
-func (l inputLine) command() string {
-	if l.tooLong {
+func (l Line) command() string {
+	if l.TooLong {
 		return ""
 	}
-	f := strings.Fields(l.text)
+	f := strings.Fields(l.Text)
 	if len(f) == 0 {
 		return ""
 	}
 	return f[0]
 }
 
-// readLines sends the lines of r to out until the end of the input or ctx
+// ReadLines sends the lines of r to out until the end of the input or ctx
 // is done, then closes out. A read error other than io.EOF is sent as the
 // last item. A line longer than max bytes is skipped up to its end and
-// reported as tooLong, so memory stays bounded by max.
-func readLines(ctx context.Context, r io.Reader, max int, out chan<- inputLine) {
+// reported as TooLong, so memory stays bounded by max whatever the input.
+func ReadLines(ctx context.Context, r io.Reader, max int, out chan<- Line) {
 	defer close(out)
-	send := func(l inputLine) bool {
+	send := func(l Line) bool {
 		select {
 		case out <- l:
 			return true
@@ -426,9 +485,9 @@ func readLines(ctx context.Context, r io.Reader, max int, out chan<- inputLine) 
 	tooLong := false
 	emit := func() bool {
 		s := strings.TrimSuffix(strings.TrimSuffix(string(line), "\n"), "\r")
-		l := inputLine{text: s, tooLong: tooLong || len(s) > max}
-		if l.tooLong {
-			l.text = ""
+		l := Line{Text: s, TooLong: tooLong || len(s) > max}
+		if l.TooLong {
+			l.Text = ""
 		}
 		line, tooLong = line[:0], false
 		return send(l)
@@ -460,7 +519,7 @@ func readLines(ctx context.Context, r io.Reader, max int, out chan<- inputLine) 
 			if (len(line) > 0 || tooLong) && !emit() {
 				return
 			}
-			send(inputLine{err: err})
+			send(Line{Err: err})
 			return
 		}
 	}

@@ -176,7 +176,7 @@ func (e *Engine) cmdGo(ctx context.Context, args []string) error {
 			return e.errNoPosition("go perft")
 		}
 		p := e.pos.Clone()
-		e.startJob(ctx, false, func(ctx context.Context) { e.perft(ctx, p, d) })
+		e.startJob(ctx, false, func(ctx context.Context, j *job) { e.perft(ctx, j, p, d) })
 		return nil
 	}
 	if e.pos == nil {
@@ -210,7 +210,7 @@ func (e *Engine) startSearch(ctx context.Context, lim Limits) {
 		deadline = time.Now().Add(limit)
 	}
 	d := dialect{ucci: e.proto == protoUCCI, millis: e.millis}
-	e.startJob(ctx, true, func(ctx context.Context) { e.search(ctx, p, ref, lim, deadline, d) })
+	e.startJob(ctx, true, func(ctx context.Context, j *job) { e.search(ctx, j, p, ref, lim, deadline, d) })
 }
 
 // dialect is how a search reports: UCI, or UCCI with its time unit.
@@ -221,20 +221,22 @@ type dialect struct {
 // perft prints the divide of p to depth as Fairy-Stockfish does: one
 // `move: count` line per legal move in generation order (as game.Divide),
 // an empty line, and `Nodes searched: total`. When ctx is cancelled it
-// stops and says so.
-func (e *Engine) perft(ctx context.Context, p game.Position, depth int) {
+// stops and says so. j is marked answered before the last line.
+func (e *Engine) perft(ctx context.Context, j *job, p game.Position, depth int) {
 	var total uint64
 	for _, m := range p.GenerateMoves(nil) {
 		p.Make(m)
 		n, ok := perftCtx(ctx, p, depth-1)
 		p.Unmake()
 		if !ok {
+			j.answered.Store(true)
 			e.out.message("perft stopped")
 			return
 		}
 		total += n
 		e.out.printf("%s: %d", p.FormatMove(m), n)
 	}
+	j.answered.Store(true)
 	e.out.lines("", fmt.Sprintf("Nodes searched: %d", total))
 }
 
@@ -263,8 +265,8 @@ func perftCtx(ctx context.Context, p game.Position, depth int) (n uint64, ok boo
 // copy of p to check and format the moves it returns. The search is
 // stopped at deadline (when not zero) whatever the searcher makes of lim.
 // In UCCI the info lines are translated (ucciInfo) and no move is
-// `nobestmove`.
-func (e *Engine) search(ctx context.Context, p, ref game.Position, lim Limits, deadline time.Time, d dialect) {
+// `nobestmove`. j is marked answered before bestmove is written.
+func (e *Engine) search(ctx context.Context, j *job, p, ref game.Position, lim Limits, deadline time.Time, d dialect) {
 	info := func(s string) { e.out.lines("info " + oneLine(s)) }
 	none := "bestmove (none)"
 	if d.ucci {
@@ -300,6 +302,7 @@ func (e *Engine) search(ctx context.Context, p, ref game.Position, lim Limits, d
 			ref.Unmake()
 		}
 	}
+	j.answered.Store(true)
 	e.out.lines(oneLine(line))
 }
 
