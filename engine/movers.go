@@ -336,6 +336,10 @@ func (m *moverState) checkNetworkGame() error {
 // SetGame records the variant the engine plays (uci.GameSetter) and
 // reports a network of another game.
 func (s *Searcher) SetGame(name string) error {
+	if err := s.busy(); err != nil {
+		return err
+	}
+	defer s.idle()
 	s.game = name
 	if err := s.preloadShipped(); err != nil {
 		return err
@@ -493,7 +497,7 @@ func (s *Searcher) mctsSims(lim uci.Limits, us game.Color) int {
 
 // searchMCTS is the mcts mover.
 func (s *Searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limits, allowed []game.Move, info func(string)) (uci.SearchResult, error) {
-	mc, err := s.mctsMover(p, s.opts.Threads)
+	mc, err := s.mctsMover(p, capThreads(s.opts.Threads))
 	if err != nil {
 		return uci.SearchResult{}, err
 	}
@@ -536,7 +540,9 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	// can lift to the top (alphabeta.Limits.MultiPVMargin), so pruning
 	// costs the scores nothing the blend reads (as the arena's abzero:
 	// player).
-	mv, err := s.abzeroMover(p, s.userOptions(alphabeta.DefaultOptionsFor(p.Game())))
+	ab := s.userOptions(alphabeta.DefaultOptionsFor(p.Game()))
+	ab.Threads = capThreads(ab.Threads)
+	mv, err := s.abzeroMover(p, ab)
 	if err != nil {
 		return uci.SearchResult{}, err
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tabula-zero/tabula/alphabeta"
@@ -17,12 +19,55 @@ import (
 // Searcher is the engine's uci.Searcher: the search options, and UCI
 // limits turned into a search by the selected mover (alpha-beta, the
 // network's MCTS or Alpha-Beta-Zero; see movers.go) with its info lines.
+//
+// Options, the game and a new game are refused (ErrSearching) while a
+// search runs: the search holds the network, its evaluator's helper
+// goroutines and the alpha-beta tables, and closing or replacing them
+// under it once left it waiting for good on helpers that had been
+// stopped. The protocols apply options between searches.
 type Searcher struct {
 	opts    alphabeta.Options
 	tunedTo string // the game whose search features opts hold
 	multiPV int
 	s       *alphabeta.Searcher
 	moverState
+
+	mu        sync.Mutex
+	searching bool
+}
+
+// ErrSearching refuses a change of options, game or game state while a
+// search runs.
+var ErrSearching = errors.New("a search is running: options take effect between searches")
+
+// busy marks a search as running, or reports one that is.
+func (s *Searcher) busy() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.searching {
+		return ErrSearching
+	}
+	s.searching = true
+	return nil
+}
+
+// idle marks the search as over.
+func (s *Searcher) idle() {
+	s.mu.Lock()
+	s.searching = false
+	s.mu.Unlock()
+}
+
+// capThreads bounds a thread count by the cores the process may use
+// (GOMAXPROCS). A thread beyond them only takes turns on the same cores,
+// and every thread must get a turn to see that the time is up before the
+// search returns: 64 threads on 2 cores missed movetime 100 by up to
+// 700 ms.
+func capThreads(n int) int {
+	if n <= 1 {
+		return n // 0 and 1: one thread, as alphabeta reads them
+	}
+	return max(1, min(n, runtime.GOMAXPROCS(0)))
 }
 
 // New returns a searcher with the default options (the alpha-beta mover).
@@ -44,7 +89,8 @@ const (
 const maxHashMiB = 4096
 
 // maxThreads bounds the Threads option (alpha-beta's Lazy SMP threads;
-// the network movers' cores, movers.go).
+// the network movers' cores, movers.go). A search runs at most as many
+// as the process has cores (capThreads).
 const maxThreads = 64
 
 func (s *Searcher) SearchOptions() []game.Option {
@@ -57,6 +103,10 @@ func (s *Searcher) SearchOptions() []game.Option {
 }
 
 func (s *Searcher) SetSearchOption(name, value string) error {
+	if err := s.busy(); err != nil {
+		return fmt.Errorf("option %s: %w", name, err)
+	}
+	defer s.idle()
 	if ok, err := s.setMoverOption(name, value); ok {
 		return err
 	}
@@ -77,7 +127,13 @@ func (s *Searcher) SetSearchOption(name, value string) error {
 	return nil
 }
 
+// NewGame clears what the searcher keeps between moves; during a search
+// (which the protocols never allow) it does nothing.
 func (s *Searcher) NewGame() {
+	if s.busy() != nil {
+		return
+	}
+	defer s.idle()
 	if s.s != nil {
 		s.s.Clear()
 	}
@@ -89,8 +145,10 @@ func (s *Searcher) ensureAB() error {
 	if s.s != nil {
 		return nil
 	}
+	opts := s.opts
+	opts.Threads = capThreads(opts.Threads)
 	var err error
-	s.s, err = alphabeta.New(s.opts)
+	s.s, err = alphabeta.New(opts)
 	return err
 }
 
@@ -109,6 +167,10 @@ func abInfo(p alphabeta.Position, info func(string)) func(alphabeta.Info) {
 // Search runs the selected mover. Root moves restricted by searchmoves
 // (UCI) or banmoves (UCCI) are honoured by every mover: see allowedMoves.
 func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits, info func(string)) (uci.SearchResult, error) {
+	if err := s.busy(); err != nil {
+		return uci.SearchResult{}, err
+	}
+	defer s.idle()
 	allowed, err := allowedMoves(gp, lim.SearchMoves)
 	if err != nil {
 		return uci.SearchResult{}, err

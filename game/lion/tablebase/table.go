@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // BuildHint says how to make the full table; tests and tools that need it
@@ -142,12 +144,21 @@ func (t *Table) WriteFile(path string) (err error) {
 	return nil
 }
 
+// maxFileBytes bounds a table file before its header is read: the full
+// material's table is about 250 MB.
+const maxFileBytes = 1 << 30
+
 // Open maps the table file at path. Entries are read on demand; Verify
-// checks the whole file against its checksum.
+// checks the whole file against its checksum. Only a regular file is
+// opened: a FIFO (opened without blocking) or a device such as
+// /dev/stdin would hang or never end.
 func Open(path string) (*Table, error) {
-	f, err := os.Open(path)
+	f, _, err := inputfile.Open(path, "tablebase", maxFileBytes)
 	if err != nil {
-		return nil, fmt.Errorf("tablebase: %w (%s)", err, BuildHint)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("tablebase: %w (%s)", err, BuildHint)
+		}
+		return nil, fmt.Errorf("tablebase: %w", err)
 	}
 	defer f.Close()
 	hb := make([]byte, headerSize)
