@@ -291,8 +291,12 @@ const sealPrefix = "# tabula frozen config sha256:"
 // MarshalSealed returns the canonical YAML form under a first line that
 // holds its checksum: Parse then rejects the file when it is cut short or
 // changed (a run's frozen copy is changed only through the trainer).
-func (c *Config) MarshalSealed() []byte {
-	body := c.Marshal()
+func (c *Config) MarshalSealed() []byte { return Seal(c.Marshal()) }
+
+// Seal returns a config's text under the checksum line MarshalSealed
+// writes: a frozen copy as a build wrote it, for tests of earlier builds'
+// copies.
+func Seal(body []byte) []byte {
 	sum := sha256.Sum256(body)
 	return append([]byte(fmt.Sprintf("%s%x (changes go through -accept-config-change)\n", sealPrefix, sum)), body...)
 }

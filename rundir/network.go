@@ -147,6 +147,11 @@ func (d Dir) Network(cfg *configs.Config, ckpt string) (*net.Params, int, string
 		case err == nil:
 			ckpt = string(d)
 		case errors.Is(err, ErrNoCheckpoint):
+			// A run that lost its pointer is refused, not played
+			// from generation 0 again.
+			if err := d.Unpointed(Best, g); err != nil {
+				return nil, 0, "", err
+			}
 			p, err := FreshParams(cfg)
 			return p, 0, "fresh generation 0", err
 		default:

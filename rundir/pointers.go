@@ -12,7 +12,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/atomicfile"
+	"github.com/tabula-zero/tabula/internal/inputfile"
+	"github.com/tabula-zero/tabula/metrics"
 )
 
 // The pointer files RUN/best and RUN/latest hold a checkpoint's file name
@@ -103,6 +106,91 @@ func (d Dir) RepairPointer(pointer string) (string, error) {
 	return found[0], d.SetPointer(pointer, found[0])
 }
 
+// maxPointerBytes bounds a pointer file: a name, a generation and a
+// checksum.
+const maxPointerBytes = 4096
+
+// firstCheckpoint is the name of a new run's generation 0 (Create). A run
+// killed while it was created has it and no latest pointer, and is
+// created anew: nothing trained is lost.
+var firstCheckpoint = checkpoints.Name(0, 0)
+
+// Unpointed is what to do about a missing pointer (Pointer returned
+// ErrNoCheckpoint): nil when the run has no checkpoint past its
+// generation 0 (a new run, or one killed while it was created), else an
+// error saying the run would be started over its own checkpoints, with
+// the repair: the newest checkpoint that loads for g, to be written into
+// the pointer. A run is never started anew over what it trained.
+func (d Dir) Unpointed(pointer string, g game.Game) error {
+	names, err := d.List()
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 || len(names) == 1 && names[0] == firstCheckpoint {
+		return nil
+	}
+	newest, verr := d.NewestVerified(g)
+	var repair string
+	switch {
+	case newest == "":
+		repair = fmt.Sprintf("none of its %d checkpoints loads (the newest: %v); move %s away to start the run anew", len(names), verr, d.Checkpoints())
+	case pointer == Latest:
+		repair = fmt.Sprintf("to resume from the newest checkpoint that loads, write %s into %s", newest, d.Path(Latest))
+		if _, err := os.Lstat(d.Path(Best)); errors.Is(err, fs.ErrNotExist) {
+			repair += fmt.Sprintf(", and the best network's checkpoint into %s (%s)", d.Path(Best), d.bestHint(newest))
+		}
+	default:
+		repair = fmt.Sprintf("write the best network's checkpoint into %s (%s)", d.Path(Best), d.bestHint(newest))
+	}
+	return fmt.Errorf("%w: %s has %d checkpoints up to %s but no %s pointer (deleted?), and a new run would overwrite them: %s",
+		ErrNoPointer, d, len(names), names[len(names)-1], pointer, repair)
+}
+
+// ErrNoPointer is Unpointed's error: a run with checkpoints whose pointer
+// is missing.
+var ErrNoPointer = errors.New("rundir: missing pointer")
+
+// bestHint says which checkpoint was the best: the last promoted one by
+// the run's metrics, when it loads, else the newest that loads.
+func (d Dir) bestHint(newest string) string {
+	promoted := ""
+	metrics.Read(d.Metrics(), func(m metrics.Metric) {
+		if m.Kind == "generation" && m.Promoted && m.Checkpoint != "" {
+			promoted = m.Checkpoint
+		}
+	})
+	if promoted != "" && promoted == filepath.Base(promoted) {
+		if _, err := checkpoints.Identify(d.Checkpoint(promoted)); err == nil {
+			return fmt.Sprintf("the last promoted by %s: %s", d.Metrics(), promoted)
+		}
+	}
+	return fmt.Sprintf("%s names none that is there; the newest that loads is %s", d.Metrics(), newest)
+}
+
+// NewestVerified returns the name of the run's newest checkpoint that
+// loads (its checksum verified) as a network of g, or "" and the newest
+// one's error when none does.
+func (d Dir) NewestVerified(g game.Game) (string, error) {
+	names, err := d.List()
+	if err != nil {
+		return "", err
+	}
+	var first error
+	for i := len(names) - 1; i >= 0; i-- {
+		_, _, err := LoadNetwork(d.Checkpoint(names[i]), g)
+		if err == nil {
+			return names[i], nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if first == nil {
+		first = ErrNoCheckpoint
+	}
+	return "", first
+}
+
 // pointerFile is a parsed pointer: the checkpoint name and, when recorded,
 // the generation and checksum it had when the pointer was written.
 type pointerFile struct {
@@ -118,7 +206,7 @@ func (p pointerFile) matches(id checkpoints.ID) bool {
 
 // readPointer parses one of the run's pointer files.
 func (d Dir) readPointer(pointer string) (pointerFile, error) {
-	b, err := os.ReadFile(d.Path(pointer))
+	b, err := inputfile.ReadFile(d.Path(pointer), "pointer", maxPointerBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return pointerFile{}, fmt.Errorf("%w: %s has no %s pointer", ErrNoCheckpoint, d, pointer)
 	}

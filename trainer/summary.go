@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tabula-zero/tabula/metrics"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/tabula-zero/tabula/checkpoints"
+	"github.com/tabula-zero/tabula/internal/inputfile"
+	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -36,7 +36,7 @@ func Summarize(run string) (Summary, error) {
 		return Summary{}, fmt.Errorf("trainer: best network: %w", err)
 	}
 	s := Summary{Best: best, BestGeneration: id.Generation}
-	f, err := os.Open(dir.Metrics())
+	f, _, err := inputfile.Open(dir.Metrics(), "metrics file", 0) // read line by line: any size
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}

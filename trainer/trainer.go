@@ -21,6 +21,7 @@ import (
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/atomicfile"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/internal/jsonl"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
@@ -283,6 +284,9 @@ func (l *Loop) pointer(which string) (string, error) {
 	}
 	name, rerr := l.dir.RepairPointer(which)
 	if rerr != nil {
+		if newest, _ := l.dir.NewestVerified(l.game); newest != "" {
+			return "", fmt.Errorf("%w (repair: %v; the newest checkpoint that loads is %s)", err, rerr, newest)
+		}
 		return "", fmt.Errorf("%w (repair: %v)", err, rerr)
 	}
 	l.log.Warn("repaired a damaged pointer", "pointer", which, "checkpoint", name, "damage", err)
@@ -295,6 +299,11 @@ func (l *Loop) restore() error {
 	latest, err := l.pointer(rundir.Latest)
 	switch {
 	case errors.Is(err, rundir.ErrNoCheckpoint):
+		// A new run, unless checkpoints are there that the pointer
+		// would have named: those are refused, never overwritten.
+		if err := l.dir.Unpointed(rundir.Latest, l.game); err != nil {
+			return err
+		}
 		p, from, err := l.initialParams()
 		if err != nil {
 			return err
@@ -356,6 +365,11 @@ func (l *Loop) restore() error {
 		if err = l.dir.SetPointer(rundir.Best, filepath.Base(latest)); err == nil {
 			l.log.Warn("repaired the missing best pointer", "checkpoint", filepath.Base(latest))
 			best = latest
+		}
+	}
+	if errors.Is(err, rundir.ErrNoCheckpoint) {
+		if uerr := l.dir.Unpointed(rundir.Best, l.game); uerr != nil {
+			err = uerr
 		}
 	}
 	if err != nil {
@@ -443,7 +457,7 @@ func (l *Loop) publish(ctx context.Context) {
 
 func (l *Loop) publishOnce(ctx context.Context) error {
 	pub := l.opts.Publisher
-	cfg, err := os.ReadFile(l.dir.Config())
+	cfg, err := configs.ReadFile(l.dir.Config())
 	if err != nil {
 		return fmt.Errorf("trainer: publish config: %w", err)
 	}
@@ -454,7 +468,7 @@ func (l *Loop) publishOnce(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path, "checkpoint", checkpoints.MaxFileBytes)
 	if err != nil {
 		return fmt.Errorf("trainer: publish network: %w", err)
 	}

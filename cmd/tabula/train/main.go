@@ -91,6 +91,17 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	if err := matches.CheckPlayers(cfg, true); err != nil {
 		return err
 	}
+	// A run whose latest pointer is gone is refused (the trainer would
+	// refuse it too) before a server or the dashboard starts on it.
+	if _, err := run.Pointer(rundir.Latest); errors.Is(err, rundir.ErrNoCheckpoint) {
+		g, err := cfg.LookupGame()
+		if err != nil {
+			return err
+		}
+		if err := run.Unpointed(rundir.Latest, g); err != nil {
+			return err
+		}
+	}
 	prog := progress.New()
 	if progress.IsTerminal(out) {
 		// A bar below the lines shows the current phase with its ETA.

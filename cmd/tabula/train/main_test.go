@@ -17,6 +17,7 @@ import (
 
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/configs/configstest"
 	"github.com/tabula-zero/tabula/internal/cliflag/cliflagtest"
 	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/rundir"
@@ -215,6 +216,58 @@ func TestFlags(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(run, "config.yaml")); err == nil {
 			t.Errorf("%q: the run was started", args)
 		}
+	}
+}
+
+// A damaged run directory is refused with the repair before anything
+// starts on it (a server, the dashboard, a new run over its checkpoints),
+// and a config's integers are integers: a fraction or a seed past 2^64-1
+// is an error naming the key, not a truncated value.
+func TestDamagedRunAndBadNumbersRefused(t *testing.T) {
+	cfg := configstest.TinyConnectFour(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(path, cfg.Marshal(), 0o644)
+	run := filepath.Join(dir, "run")
+	var out bytes.Buffer
+	if err := run2(&out, "-config", path, "-run", run, "-max-generations", "1"); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	names, _ := rundir.Dir(run).List()
+	os.Remove(filepath.Join(run, rundir.Latest))
+	err := run2(&out, "-run", run, "-max-generations", "1", "-serve", "127.0.0.1:0")
+	want := "write " + names[len(names)-1] + " into " + filepath.Join(run, rundir.Latest)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("latest deleted: %v; want %q", err, want)
+	}
+	if _, err := os.Stat(filepath.Join(run, "nats")); err == nil {
+		t.Error("the server started on a refused run")
+	}
+	os.WriteFile(filepath.Join(run, rundir.Latest), []byte(names[len(names)-1]+"\n"), 0o644)
+	os.Remove(filepath.Join(run, "config.yaml"))
+	if err := run2(&out, "-run", run, "-max-generations", "1"); err == nil || !strings.Contains(err.Error(), "but no config.yaml") {
+		t.Fatalf("config.yaml deleted: %v", err)
+	}
+
+	text := string(cfg.Marshal())
+	for _, c := range []struct{ edit, want string }{
+		{strings.Replace(text, "  simulations: 8\n", "  simulations: 8.5\n", 1), "search.simulations = 8.5 is not an integer"},
+		{strings.Replace(text, "seed: 1\n", "seed: 18446744073709551616\n", 1), "seed = 18446744073709551616 is outside [0, 18446744073709551615]"},
+	} {
+		if c.edit == text {
+			t.Fatalf("the edit for %q changed nothing", c.want)
+		}
+		os.WriteFile(path, []byte(c.edit), 0o644)
+		fresh := filepath.Join(dir, "fresh")
+		if err := run2(&out, "-config", path, "-run", fresh); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "line ") {
+			t.Errorf("%v; want %q", err, c.want)
+		}
+		if _, err := os.Stat(fresh); err == nil {
+			t.Errorf("%q: the run was started", c.want)
+		}
+	}
+	if err := run2(&out, "-set", "search.simulations=8.5", "-run", filepath.Join(dir, "fresh")); err == nil || !strings.Contains(err.Error(), "search.simulations = 8.5") {
+		t.Errorf("-set search.simulations=8.5: %v", err)
 	}
 }
 
