@@ -7,8 +7,10 @@ package metrics
 import (
 	"bufio"
 	"encoding/json"
-	"os"
+	"fmt"
 	"time"
+
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // Metric is one line of RUN/metrics.jsonl.
@@ -161,11 +163,19 @@ type OracleValue struct {
 // Read calls f with each line of the metrics file at path, in order. A
 // line that does not decode (cut off by a crash) is skipped, and a file
 // that does not open reads as empty: metrics are a record, never a reason
-// to stop.
+// to stop. Only a regular file is read (inputfile): a FIFO would block
+// the reader and a device never end.
 func Read(path string, f func(Metric)) {
-	fl, err := os.Open(path)
+	_ = ReadErr(path, f)
+}
+
+// ReadErr is Read that says why a file was not read (or not to its end):
+// a missing file (wrapping fs.ErrNotExist), one that is not a regular
+// file, or a line longer than 16 MiB.
+func ReadErr(path string, f func(Metric)) error {
+	fl, _, err := inputfile.Open(path, "metrics file", 0) // read line by line: any size
 	if err != nil {
-		return
+		return err
 	}
 	defer fl.Close()
 	sc := bufio.NewScanner(fl)
@@ -176,4 +186,8 @@ func Read(path string, f func(Metric)) {
 			f(m)
 		}
 	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("metrics file %s: %w", path, err)
+	}
+	return nil
 }

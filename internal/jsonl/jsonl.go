@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // Log is a JSON-lines file open for appending. Its methods are safe for
@@ -23,12 +25,24 @@ type Log struct {
 // Open opens (or creates) path for appending. When its last line lacks
 // its line break, one is written first, so that the next record starts a
 // line of its own; readers skip the broken line.
+//
+// Only a regular file (or a link to one) is opened: records written to
+// a device such as /dev/zero or /dev/null would be dropped without an
+// error, and a FIFO would hold them for whoever reads it.
 func Open(path string) (*Log, error) {
+	// Checked before the open too, so that a device is never opened.
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return nil, notRegular(path, st)
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		f.Close()
+		return nil, notRegular(path, st)
+	}
 	if err == nil && st.Size() > 0 {
 		last := make([]byte, 1)
 		if _, err = f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
@@ -40,6 +54,10 @@ func Open(path string) (*Log, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &Log{f: f, path: path}, nil
+}
+
+func notRegular(path string, st os.FileInfo) error {
+	return fmt.Errorf("%s is %s, not a regular file: records written there would be lost; remove it to start a new file", path, inputfile.Kind(st.Mode()))
 }
 
 // Append writes v as one line. After a failed write every later Append
