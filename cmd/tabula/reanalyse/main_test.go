@@ -24,7 +24,7 @@ func tinyRun(t *testing.T) (run string, samples []data.Sample) {
 	}
 	cfg.SelfPlay.BatchSize = 4
 	run = t.TempDir()
-	if err := os.WriteFile(filepath.Join(run, "config.yaml"), cfg.Marshal(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(run, "config.yaml"), cfg.MarshalSealed(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	g, err := cfg.LookupGame()

@@ -24,7 +24,7 @@ func tinyRun(t *testing.T) string {
 	cfg.Search.Simulations = 8
 	cfg.SelfPlay.ParallelGames, cfg.SelfPlay.BatchSize, cfg.SelfPlay.ShardSamples = 4, 4, 40
 	run := t.TempDir()
-	if err := os.WriteFile(filepath.Join(run, "config.yaml"), cfg.Marshal(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(run, "config.yaml"), cfg.MarshalSealed(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return run
