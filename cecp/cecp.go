@@ -22,6 +22,16 @@
 // answer an Error line, never a move, until new, variant or a valid
 // setboard.
 //
+// Options sent while the engine thinks wait until the search ends (a
+// ping behind them waits too), as UCI's setoption does: the searcher's
+// network is never replaced under a running search. No search keeps the
+// engine from quitting: quit, the end of the input, the end of Run's
+// context and a command that stops the search wait for it at most a
+// grace of two seconds. A line over MaxLineBytes is skipped with an
+// Error line; st, level, time, otim and sd refuse values that are not
+// finite or beyond any game; input quoted back in an Error line has its
+// control characters escaped (\x1b) and is cut to 200 bytes.
+//
 // Connect Four and Catch the Lion are not offered: xboard has no Connect
 // Four, and knows Catch the Lion (Fairy-Stockfish's dobutsu) only from a
 // board the engine would have to define.
@@ -32,10 +42,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/uci"
@@ -82,6 +94,10 @@ type Engine struct {
 	cancel context.CancelFunc
 	done   chan searchDone
 	gen    int
+	// deferred holds the option commands that came during the search
+	// (and the pings behind them), run in order when it ends: the
+	// searcher's network and tables are not changed under it.
+	deferred []string
 }
 
 type searchDone struct {
@@ -127,48 +143,69 @@ func (e *Engine) newGame() error {
 	return nil
 }
 
+// send writes one line; control characters in it (from echoed input)
+// are escaped, so that it stays one line the GUI can read.
 func (e *Engine) send(format string, a ...any) error {
 	e.outMu.Lock()
 	defer e.outMu.Unlock()
-	fmt.Fprintf(e.out, format+"\n", a...)
+	e.out.WriteString(escape(fmt.Sprintf(format, a...)))
+	e.out.WriteByte('\n')
 	return e.out.Flush()
 }
 
+// MaxLineBytes is the longest input line read; a longer one is skipped
+// with an error line.
+const MaxLineBytes = uci.DefaultMaxLineBytes
+
+// quitGrace is how long quit, the end of the input or the end of Run
+// waits for a stopped search to return before Run returns without it. A
+// search returns within milliseconds of its stop; this only bounds a
+// searcher that ignores its context.
+var quitGrace = 2 * time.Second
+
 // Run answers commands until quit, the end of the input or ctx's end.
 func (e *Engine) Run(ctx context.Context) error {
-	lines := make(chan string)
-	readErr := make(chan error, 1)
-	go func() {
-		sc := bufio.NewScanner(e.in)
-		sc.Buffer(make([]byte, 64*1024), 1<<20)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
-		}
-		readErr <- sc.Err()
-		close(lines)
-	}()
-	defer e.abort()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lines := make(chan uci.Line)
+	go uci.ReadLines(ctx, e.in, MaxLineBytes, lines)
+	defer e.release()
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case d := <-e.done:
-			if err := e.finishSearch(d); err != nil {
+			if err := e.finishSearch(ctx, d); err != nil {
 				return err
 			}
 		case l, ok := <-lines:
-			if !ok {
-				return <-readErr
+			switch {
+			case !ok:
+				return nil
+			case l.Err != nil:
+				return fmt.Errorf("cecp: read input: %w", l.Err)
+			case l.TooLong:
+				if err := e.send("Error (line longer than %d bytes): skipped", MaxLineBytes); err != nil {
+					return err
+				}
+				continue
 			}
-			quit, err := e.command(ctx, strings.TrimSpace(l))
+			quit, err := e.command(ctx, strings.TrimSpace(l.Text))
 			if err != nil || quit {
 				return err
 			}
 		}
+	}
+}
+
+// release ends a search in flight as Run returns, waiting for it at most
+// quitGrace.
+func (e *Engine) release() {
+	if e.cancel == nil {
+		return
+	}
+	if _, ok := e.cancelAndWait(); !ok {
+		e.send("Error (the search did not stop within %v): quitting without its move", quitGrace)
 	}
 }
 
@@ -185,76 +222,92 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		return false, e.features()
 	case "ping":
 		// Commands are handled in order, so everything before the ping
-		// is done (a search started by it runs on, as xboard allows).
-		return false, e.send("pong %s", arg)
+		// is done (a search started by it runs on, as xboard allows);
+		// behind options deferred by a search, pong waits for them.
+		if len(e.deferred) > 0 {
+			e.deferred = append(e.deferred, line)
+			return false, nil
+		}
+		return false, e.send("pong %s", echo(arg))
 	case "new":
-		e.abort()
-		return false, e.report(e.newGame())
-	case "variant":
-		e.abort()
-		if arg != Variant {
-			return false, e.send("Error (unsupported variant): %s", arg)
+		if err := e.abort(ctx); err != nil {
+			return false, err
 		}
 		return false, e.report(e.newGame())
-	case "force":
-		e.abort()
-		e.force = true
-		return false, nil
-	case "result":
-		e.abort()
+	case "variant":
+		if err := e.abort(ctx); err != nil {
+			return false, err
+		}
+		if arg != Variant {
+			return false, e.send("Error (unsupported variant): %s", echo(arg))
+		}
+		return false, e.report(e.newGame())
+	case "force", "result":
+		if err := e.abort(ctx); err != nil {
+			return false, err
+		}
 		e.force = true
 		return false, nil
 	case "go":
-		e.abort()
+		if err := e.abort(ctx); err != nil {
+			return false, err
+		}
 		if e.pos == nil {
 			return false, e.noPosition(line)
 		}
 		e.force, e.engineSide = false, e.pos.SideToMove()
 		return false, e.think(ctx)
 	case "playother":
-		e.abort()
+		if err := e.abort(ctx); err != nil {
+			return false, err
+		}
 		if e.pos == nil {
 			return false, e.noPosition(line)
 		}
 		e.force, e.engineSide = false, e.pos.SideToMove().Other()
 		return false, nil
 	case "?":
-		return false, e.stopSearch()
+		return false, e.stopSearch(ctx)
 	case "post", "nopost":
 		e.post = cmd == "post"
 		return false, nil
 	case "level":
 		return false, e.report(e.level(arg))
 	case "st":
-		s, err := strconv.ParseFloat(arg, 64)
-		if err != nil || s <= 0 {
-			return false, e.send("Error (bad st): %s", arg)
+		d, ok := seconds(arg)
+		if !ok {
+			return false, e.send("Error (bad st): %s", echo(arg))
 		}
-		e.moveTime = time.Duration(s * float64(time.Second))
+		e.moveTime = d
 		return false, nil
 	case "sd":
 		d, err := strconv.Atoi(arg)
-		if err != nil || d <= 0 {
-			return false, e.send("Error (bad sd): %s", arg)
+		if err != nil || d <= 0 || d > maxDepth {
+			return false, e.send("Error (bad sd): %s", echo(arg))
 		}
 		e.depth = d
 		return false, nil
 	case "time", "otim":
 		cs, err := strconv.ParseInt(arg, 10, 64)
-		if err != nil {
-			return false, e.send("Error (bad %s): %s", cmd, arg)
+		if err != nil || cs < -maxSeconds*100 || cs > maxSeconds*100 {
+			return false, e.send("Error (bad %s): %s", cmd, echo(arg))
 		}
 		side := e.engineSide
 		if cmd == "otim" {
 			side = side.Other()
 		}
+		// A clock below zero (a flag fall) is read as empty.
 		e.clock[side], e.clocked = time.Duration(max(cs, 0))*10*time.Millisecond, true
 		return false, nil
 	case "setboard":
-		e.abort()
+		if err := e.abort(ctx); err != nil {
+			return false, err
+		}
 		return false, e.report(e.setBoard(arg))
 	case "undo", "remove":
-		e.abort()
+		if err := e.abort(ctx); err != nil {
+			return false, err
+		}
 		if e.pos == nil {
 			return false, e.noPosition(line)
 		}
@@ -270,6 +323,12 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		}
 		return false, nil
 	case "option":
+		if e.cancel != nil {
+			// As in UCI, an option waits for the search to end: the
+			// searcher's network is not replaced under it.
+			e.deferred = append(e.deferred, line)
+			return false, nil
+		}
 		return false, e.report(e.option(arg))
 	case "usermove":
 		return false, e.userMove(ctx, arg)
@@ -279,13 +338,78 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 			return false, e.userMove(ctx, cmd) // a bare move (usermove=0 GUIs)
 		}
 	}
-	return false, e.send("Error (unknown command): %s", line)
+	return false, e.send("Error (unknown command): %s", echo(line))
+}
+
+// Bounds of the time and depth commands: far beyond any game, and far
+// below the overflow of time.Duration.
+const (
+	maxSeconds = 1_000_000_000 // about 31 years
+	maxDepth   = 10_000
+)
+
+// seconds reads a positive, finite number of seconds of at most
+// maxSeconds (st, level's increment): NaN, infinities and 1e300 once
+// searched without a limit.
+func seconds(text string) (time.Duration, bool) {
+	s, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsNaN(s) || s <= 0 || s > maxSeconds {
+		return 0, false
+	}
+	return time.Duration(s * float64(time.Second)), true
+}
+
+// maxEcho bounds the input quoted back in an error line.
+const maxEcho = 200
+
+// echo makes input text safe to quote in a line to the GUI: control
+// characters and invalid UTF-8 escaped (escape), cut to maxEcho bytes.
+func echo(s string) string {
+	s = escape(s)
+	if len(s) > maxEcho {
+		cut := maxEcho
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return s
+}
+
+// escape writes control characters (C0, DEL, C1, the Unicode line and
+// paragraph separators) as \xNN or \uNNNN and invalid UTF-8 bytes as
+// \xNN, so that text from the input can neither break a line nor send
+// the GUI's terminal an escape sequence.
+func escape(s string) string {
+	if !strings.ContainsFunc(s, needsEscape) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x80 && needsEscape(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case needsEscape(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func needsEscape(r rune) bool {
+	return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == '\u2028' || r == '\u2029'
 }
 
 // noPosition answers a command that needs the board when a rejected
 // setboard left none.
 func (e *Engine) noPosition(cmd string) error {
-	return e.send("Error (no position: the last setboard was rejected: %v; send new or setboard): %s", e.posErr, cmd)
+	return e.send("Error (no position: the last setboard was rejected: %v; send new or setboard): %s", e.posErr, echo(cmd))
 }
 
 // report sends err as a CECP error line, or nothing.
@@ -358,19 +482,21 @@ func (e *Engine) level(arg string) error {
 		return fmt.Errorf("level %q: want MPS BASE INC", arg)
 	}
 	mps, err := strconv.Atoi(f[0])
-	if err != nil || mps < 0 {
+	if err != nil || mps < 0 || mps > maxDepth {
 		return fmt.Errorf("level %q: bad moves per session", arg)
 	}
 	min, sec, _ := strings.Cut(f[1], ":")
-	m, err1 := strconv.Atoi(min)
-	s := 0
+	m, err1 := strconv.ParseInt(min, 10, 64)
+	s := int64(0)
 	var err2 error
 	if sec != "" {
-		s, err2 = strconv.Atoi(sec)
+		s, err2 = strconv.ParseInt(sec, 10, 64)
 	}
 	inc, err3 := strconv.ParseFloat(f[2], 64)
-	if err1 != nil || err2 != nil || err3 != nil || m < 0 || s < 0 || inc < 0 {
-		return fmt.Errorf("level %q: bad base or increment", arg)
+	// NaN fails every comparison: !(inc >= 0) refuses it.
+	if err1 != nil || err2 != nil || err3 != nil || m < 0 || s < 0 || !(inc >= 0) ||
+		m > maxSeconds/60 || s > maxSeconds || 60*m+s > maxSeconds || inc > maxSeconds {
+		return fmt.Errorf("level %q: bad base or increment (want minutes[:seconds] and seconds, at most %d seconds)", arg, maxSeconds)
 	}
 	e.mps, e.base, e.inc = mps, time.Duration(m)*time.Minute+time.Duration(s)*time.Second, time.Duration(inc*float64(time.Second))
 	e.moveTime = 0
@@ -394,13 +520,15 @@ func (e *Engine) setBoard(fen string) error {
 // userMove plays the opponent's move and, when the engine is to move,
 // starts thinking.
 func (e *Engine) userMove(ctx context.Context, text string) error {
-	e.abort()
+	if err := e.abort(ctx); err != nil {
+		return err
+	}
 	if e.pos == nil {
 		return e.noPosition("usermove " + text)
 	}
 	m, err := e.pos.ParseMove(text)
 	if err != nil {
-		return e.send("Illegal move: %s", text)
+		return e.send("Illegal move: %s", echo(text))
 	}
 	e.pos.Make(m)
 	if over, err := e.announceEnd(); over || err != nil {
@@ -484,9 +612,31 @@ func (e *Engine) limits() uci.Limits {
 	return lim
 }
 
-// finishSearch plays the move of a search that ended on its own or by ?.
-func (e *Engine) finishSearch(d searchDone) error {
+// finishSearch plays the move of a search that ended on its own or by ?
+// (or drops it, when a command has changed the game since), then runs the
+// commands deferred while it ran.
+func (e *Engine) finishSearch(ctx context.Context, d searchDone) error {
 	e.cancel, e.done = nil, nil
+	if err := e.playResult(d); err != nil {
+		return err
+	}
+	return e.runDeferred(ctx)
+}
+
+// runDeferred runs the commands deferred while a search ran.
+func (e *Engine) runDeferred(ctx context.Context) error {
+	lines := e.deferred
+	e.deferred = nil
+	for _, line := range lines {
+		if _, err := e.command(ctx, line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// playResult plays and announces the move of a finished search.
+func (e *Engine) playResult(d searchDone) error {
 	if d.gen != e.gen {
 		return nil
 	}
@@ -507,19 +657,44 @@ func (e *Engine) finishSearch(d searchDone) error {
 
 // stopSearch ends a search in flight and plays its best move so far
 // (CECP's ?).
-func (e *Engine) stopSearch() error {
+//
+// A search that has not returned within quitGrace is abandoned with an
+// error line, so that the loop goes on reading commands (quit among them)
+// whatever the searcher does.
+func (e *Engine) stopSearch(ctx context.Context) error {
 	if e.cancel == nil {
 		return nil
 	}
+	if d, ok := e.cancelAndWait(); ok {
+		return e.finishSearch(ctx, d)
+	}
+	if err := e.send("Error (the search did not stop within %v): its move is abandoned", quitGrace); err != nil {
+		return err
+	}
+	return e.runDeferred(ctx)
+}
+
+// cancelAndWait stops the search in flight and waits for its result at
+// most quitGrace; either way the search is no longer in flight after it.
+func (e *Engine) cancelAndWait() (searchDone, bool) {
 	e.cancel()
-	return e.finishSearch(<-e.done)
+	done := e.done
+	e.cancel, e.done = nil, nil
+	select {
+	case d := <-done:
+		return d, true
+	case <-time.After(quitGrace):
+		e.gen++ // should it come after all, it is not played
+		return searchDone{}, false
+	}
 }
 
 // abort ends a search in flight without playing its move: the command
-// that called it changes the position or the engine's role.
-func (e *Engine) abort() {
+// that called it changes the position or the engine's role. The options
+// deferred by the search apply before that command.
+func (e *Engine) abort(ctx context.Context) error {
 	e.gen++
-	e.stopSearch()
+	return e.stopSearch(ctx)
 }
 
 // thinking turns a UCI info text into CECP thinking output: ply, score in
