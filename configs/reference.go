@@ -22,14 +22,22 @@ config names only what differs from the defaults, which are the Connect Four
 preset's settings with every switch off. The presets (configs/*.yaml) are
 written that way; docs/presets.md records the measurements behind each
 value a preset sets. Unknown keys, wrong types and values outside the range
-below are errors that name the key.
+below are errors that name the key. An integer field takes an integer of its
+type only: a fraction (` + "`simulations: 8.5`" + `) or a number past the type's range
+(` + "`seed: 18446744073709551616`" + `) is an error naming the line and the key, not a
+truncated value.
 
 Where a run's config comes from, first match first (rundir.Settle, the
 flags of tabula train): ` + "`-config FILE`" + `; else the run's frozen copy
 RUN/config.yaml; else the embedded preset of ` + "`-game`" + `. The ` + "`-set PATH=VALUE`" + `
 overrides apply last, to whichever it was. The frozen copy spells out every
 key and is sealed with its checksum: it reads as the build that wrote it
-meant, a key it lacks at that key's zero value, not at today's default.
+meant, a key it lacks at that key's zero value, not at today's default. A
+frozen copy without its checksum line, or whose line is altered or does not
+match the text, is refused; so is a run that has trained but lost its
+config.yaml. The repair either names is to give the run's config with
+` + "`-config FILE -accept-config-change`" + `, which logs the change in
+RUN/config-changes.log and seals the copy again.
 Keys of switches that were retired are listed in docs/retired.md.
 
 `)
