@@ -69,8 +69,6 @@ func Settle(run string, src ConfigSource) (Dir, *configs.Config, error) {
 			return "", nil, fmt.Errorf("configs: no preset for game %q", src.Game)
 		}
 		cfg, err = parseWith(b, "preset "+src.Game+".yaml", src.Sets)
-	default:
-		err = fmt.Errorf("rundir: %w", err)
 	}
 	if err != nil {
 		return "", nil, err
@@ -199,7 +197,15 @@ func (d Dir) missingConfig() error {
 	return fmt.Errorf("rundir: %s has %s but no config.yaml: the config it trained with is gone, and going on under "+
 		"another (the preset's) would change the run without a word. To go on, give the run's config with "+
 		"-config FILE -accept-config-change, which freezes it as %s and logs the change%s; or start a new run in another directory",
-		d, strings.Join(have, ", "), d.Config(), log)
+		d, andList(have), d.Config(), log)
+}
+
+// andList joins "a", "b" and "c" as "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // sealRefusal is the error for a frozen copy that fails its seal, with
@@ -218,7 +224,7 @@ func (d Dir) sealRefusal(err error) error {
 func (d Dir) FrozenConfig() (*configs.Config, error) {
 	b, err := configs.ReadFile(d.Config())
 	if err != nil {
-		return nil, fmt.Errorf("rundir: %w", err)
+		return nil, err
 	}
 	if err := configs.CheckSealed(b); err != nil {
 		return nil, d.sealRefusal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/atomicfile"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/models"
 	"github.com/tabula-zero/tabula/net"
 )
@@ -209,7 +210,7 @@ func (d Dir) CheckInit(name string) error {
 	if err != nil {
 		return fmt.Errorf("rundir: -init: %w", err)
 	}
-	b, err := os.ReadFile(d.Init())
+	b, err := inputfile.ReadFile(d.Init(), "init record", maxPointerBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("rundir: -init %s: the run %s exists and started from a fresh network; resume it without -init", name, d)
 	}
