@@ -3,7 +3,6 @@ package nnuedata
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -116,6 +115,3 @@ func Count(dir string) (shards, records int, err error) {
 	}
 	return len(list), records, nil
 }
-
-// isNotExist reports a missing directory.
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -131,7 +131,11 @@ type Header struct {
 	Seed    uint64 `json:"seed"` // game j of the shard is seeded GameSeed(Seed, Seq, j)
 	Records int    `json:"records"`
 	Games   int    `json:"games"`
-	Budget  Budget `json:"budget"`
+	// GameRecords is the records of each game in turn (a game may have
+	// none): where one game's records end and the next's begin, for a
+	// trainer holding games out or a check of their results.
+	GameRecords []int  `json:"game_records"`
+	Budget      Budget `json:"budget"`
 	// Eval names the evaluation the games were searched with:
 	// "classical", or a network with its checksum.
 	Eval     string   `json:"eval"`
@@ -269,8 +273,20 @@ func (h *Header) check() error {
 		return fmt.Errorf("%d records; a shard holds 1 to %d", h.Records, MaxRecords)
 	case h.Seq < 0 || h.Games < 0:
 		return fmt.Errorf("sequence %d or games %d negative", h.Seq, h.Games)
-	case h.Budget.Depth < 0 || h.Budget.Depth > 0 && h.Budget.Depth > 64:
+	case h.Budget.Depth < 0 || h.Budget.Depth > maxDepth:
 		return fmt.Errorf("budget depth %d", h.Budget.Depth)
+	case len(h.GameRecords) != h.Games:
+		return fmt.Errorf("%d games, records of %d", h.Games, len(h.GameRecords))
+	}
+	n := 0
+	for _, k := range h.GameRecords {
+		if k < 0 || k > h.Records {
+			return fmt.Errorf("a game of %d records in a shard of %d", k, h.Records)
+		}
+		n += k
+	}
+	if n != h.Records {
+		return fmt.Errorf("games of %d records in a shard of %d", n, h.Records)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -51,7 +52,23 @@ func randomRecords(t testing.TB, n int, seed uint64) []Record {
 }
 
 func testHeader() Header {
-	return Header{Game: "xiangqi", Seq: 3, Seed: 7, Games: 2, Budget: Budget{Depth: 2}, Eval: "classical"}
+	return Header{Game: "xiangqi", Seq: 3, Seed: 7, Budget: Budget{Depth: 2}, Eval: "classical"}
+}
+
+// encode writes recs as one game's shard.
+func encode(t testing.TB, h Header, recs []Record) []byte {
+	t.Helper()
+	b, err := Encode(oneGame(h, len(recs)), recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// oneGame makes h a shard of one game of n records.
+func oneGame(h Header, n int) Header {
+	h.Games, h.GameRecords = 1, []int{n}
+	return h
 }
 
 func TestRecordRoundTrip(t *testing.T) {
@@ -99,6 +116,7 @@ func TestShardRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	h := testHeader()
 	h.Stats.RedWins = 1
+	h = oneGame(h, len(recs))
 	path, err := Write(dir, h, recs)
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +129,7 @@ func TestShardRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Records = len(recs)
-	if gh != h {
+	if !reflect.DeepEqual(gh, h) {
 		t.Fatalf("header %+v, want %+v", gh, h)
 	}
 	if len(got) != len(recs) {
@@ -127,7 +145,7 @@ func TestShardRoundTrip(t *testing.T) {
 
 	// ReadDir streams them in sequence order; Count agrees.
 	h.Seq = 1
-	if _, err := Write(dir, h, recs[:10]); err != nil {
+	if _, err := Write(dir, oneGame(h, 10), recs[:10]); err != nil {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "metrics.jsonl"), []byte("{}\n"), 0o644)
@@ -206,10 +224,7 @@ func hostile(t testing.TB) []struct {
 	want error
 } {
 	recs := randomRecords(t, 200, 3)
-	good, err := Encode(testHeader(), recs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := encode(t, testHeader(), recs)
 	hj, payload := split(t, good)
 	flip := func(i int) []byte {
 		b := bytes.Clone(good)
@@ -272,9 +287,10 @@ func hostile(t testing.TB) []struct {
 		{"unknown header field", header(strings.Replace(hjs, "{", "{\"extra\":1,", 1)), ErrHeader},
 		{"other game", header(strings.Replace(hjs, "xiangqi", "connect4", 1)), ErrHeader},
 		{"too many records stated", header(strings.Replace(hjs, "\"records\":200", "\"records\":2000000", 1)), ErrHeader},
-		{"fewer records stated", header(strings.Replace(hjs, "\"records\":200", "\"records\":199", 1)), ErrPayload},
+		{"fewer records stated", header(strings.Replace(strings.Replace(hjs, "\"records\":200", "\"records\":199", 1), "[200]", "[199]", 1)), ErrPayload},
+		{"games not adding up", header(strings.Replace(hjs, "[200]", "[100,99]", 1)), ErrHeader},
 		{"bomb", reframe(hj, bomb), ErrPayload},
-		{"bomb as stated", reframe([]byte(strings.Replace(hjs, "\"records\":200", "\"records\":100000", 1)), bigBomb), ErrLimit},
+		{"bomb as stated", reframe([]byte(strings.Replace(strings.Replace(hjs, "\"records\":200", "\"records\":100000", 1), "[200]", "[100000]", 1)), bigBomb), ErrLimit},
 		{"frame without its size", reframe(hj, noFCS), ErrPayload},
 		{"frame longer than stated", reframe(hj, long), ErrPayload},
 		{"payload not zstd", reframe(hj, []byte("not zstd at all")), ErrPayload},
@@ -302,7 +318,7 @@ func TestHostileShardsRefused(t *testing.T) {
 		}
 	}
 	// Another version is refused as such, not as damage.
-	good, _ := Encode(testHeader(), randomRecords(t, 10, 4))
+	good := encode(t, testHeader(), randomRecords(t, 10, 4))
 	binary.LittleEndian.PutUint32(good[8:], FormatVersion+1)
 	if _, _, err := Decode(good); !errors.Is(err, ErrVersion) || errors.Is(err, ErrCorrupt) {
 		t.Errorf("version %d: %v", FormatVersion+1, err)
@@ -310,11 +326,14 @@ func TestHostileShardsRefused(t *testing.T) {
 	// A record that Decode would refuse is refused when written.
 	recs := randomRecords(t, 10, 5)
 	recs[4].Result = 2
-	if _, err := Encode(testHeader(), recs); !errors.Is(err, ErrRecord) {
+	if _, err := Encode(oneGame(testHeader(), 10), recs); !errors.Is(err, ErrRecord) {
 		t.Errorf("result 2 written: %v", err)
 	}
 	if _, err := Encode(testHeader(), nil); err == nil {
 		t.Error("an empty shard was written")
+	}
+	if _, err := Encode(oneGame(testHeader(), 9), recs); err == nil {
+		t.Error("a shard whose games do not add up to its records was written")
 	}
 }
 
@@ -366,10 +385,7 @@ func TestRecordChecks(t *testing.T) {
 // TestDecodeAllocates: a decoder reused over shards allocates nothing
 // per record once its buffers fit.
 func TestDecodeAllocates(t *testing.T) {
-	b, err := Encode(testHeader(), randomRecords(t, 4000, 7))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := encode(t, testHeader(), randomRecords(t, 4000, 7))
 	var d Decoder
 	if _, _, err := d.Decode(b); err != nil {
 		t.Fatal(err)
@@ -388,10 +404,7 @@ func TestDecodeAllocates(t *testing.T) {
 }
 
 func BenchmarkDecode(b *testing.B) {
-	data, err := Encode(testHeader(), randomRecords(b, 20000, 8))
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := encode(b, testHeader(), randomRecords(b, 20000, 8))
 	var d Decoder
 	b.SetBytes(20000 * RecordSize)
 	b.ReportAllocs()
