@@ -4,18 +4,37 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
 )
 
-// TestBinaryUCCI builds tabula and plays UCCI with `tabula engine`
-// through pipes, as a GUI does.
-func TestBinaryUCCI(t *testing.T) {
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+	out  []byte
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// tabulaBinary builds tabula once for the tests that run it as a GUI
+// does, skipping them with -short or without a go tool.
+func tabulaBinary(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the engine")
 	}
@@ -23,10 +42,23 @@ func TestBinaryUCCI(t *testing.T) {
 	if err != nil {
 		t.Skip("no go tool to build the engine with")
 	}
-	bin := filepath.Join(t.TempDir(), "tabula")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/tabula").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "tabula-engine-test"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "tabula")
+		built.out, built.err = exec.Command(goTool, "build", "-o", built.bin, "github.com/tabula-zero/tabula/cmd/tabula").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
 	}
+	return built.bin
+}
+
+// TestBinaryUCCI builds tabula and plays UCCI with `tabula engine`
+// through pipes, as a GUI does.
+func TestBinaryUCCI(t *testing.T) {
+	bin := tabulaBinary(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "engine")

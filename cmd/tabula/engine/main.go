@@ -21,11 +21,12 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -35,6 +36,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/internal/cliflag"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/uci"
 )
 
@@ -90,31 +92,67 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 		return runSolve(ctx, in, out, *solve, *algo, *hash)
 	}
 	// The first command picks the protocol: xboard (CECP, as xboard and
-	// WinBoard start an engine) or UCI/UCCI.
-	br := bufio.NewReader(in)
-	first, err := br.ReadString('\n')
-	if err != nil && err != io.EOF {
+	// WinBoard start an engine) or UCI/UCCI. Only maxFirstLine bytes are
+	// read to tell: a longer first line is not xboard, and UCI skips it
+	// (as any over-long line) without holding it.
+	br := bufio.NewReaderSize(in, maxFirstLine)
+	first, err := br.ReadSlice('\n')
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return err
 	}
-	if strings.TrimSpace(first) == "xboard" {
+	whole := !errors.Is(err, bufio.ErrBufferFull)
+	first = bytes.Clone(first)
+	if whole && strings.TrimSpace(string(first)) == "xboard" {
 		e, err := cecp.New(br, out, engine.New(), "tabula")
 		if err != nil {
 			return err
 		}
-		return e.Run(ctx)
+		return untilStopped(ctx, e.Run)
 	}
-	e, err := uci.NewEngine(io.MultiReader(strings.NewReader(first), br), out, uci.WithVariant(*variant), uci.WithRuleOptions(opts), uci.WithSearcher(engine.New()))
+	e, err := uci.NewEngine(io.MultiReader(bytes.NewReader(first), br), out, uci.WithVariant(*variant), uci.WithRuleOptions(opts), uci.WithSearcher(engine.New()))
 	if err != nil {
 		return err
 	}
-	return e.Run(ctx)
+	return untilStopped(ctx, e.Run)
 }
+
+// maxFirstLine bounds what is read of the first line to recognise
+// xboard: a 1 GB first line was once read whole (2 GB of memory).
+const maxFirstLine = 4096
+
+// stopGrace is how long the protocol loop gets to return after ctx ends
+// (SIGTERM, Ctrl-C) before the engine returns without it.
+var stopGrace = 3 * time.Second
+
+// untilStopped runs a protocol loop and returns when it does, or at most
+// stopGrace after ctx ends: a command that blocks (a file that never
+// answers, a search that ignores its stop) must not keep the engine
+// alive past SIGTERM.
+func untilStopped(ctx context.Context, run func(context.Context) error) error {
+	done := make(chan error, 1)
+	go func() { done <- run(ctx) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(stopGrace):
+		return fmt.Errorf("%w (the engine did not stop within %v: left behind)", ctx.Err(), stopGrace)
+	}
+}
+
+// maxSolveBytes bounds a -solve file: Pons' sets are 10-40 KB each.
+const maxSolveBytes = 256 << 20
 
 // runSolve solves a file of Connect Four positions and prints the summary.
 func runSolve(ctx context.Context, in io.Reader, out io.Writer, path, algo string, mib int) error {
 	r := in
 	if path != "-" {
-		f, err := os.Open(path)
+		// A regular file only (a FIFO or device: pipe it to -solve -).
+		f, _, err := inputfile.Open(path, "positions file", maxSolveBytes)
 		if err != nil {
 			return err
 		}
