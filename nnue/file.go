@@ -177,6 +177,7 @@ func Decode(data []byte) (*Net, error) {
 	r = readInt32s(n.b2, r)
 	r = readInt8s(n.w3, r)
 	n.b3 = int32(binary.LittleEndian.Uint32(r))
+	n.finish()
 	return n, nil
 }
 

@@ -215,6 +215,7 @@ func Quantize(f *FloatNet) (*Net, error) {
 	if err != nil {
 		return nil, err
 	}
+	n.finish()
 	return n, nil
 }
 

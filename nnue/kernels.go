@@ -36,12 +36,14 @@ func updateGo(dst, src, w []int16, add, sub []uint16) {
 	copy(dst, src[:n])
 	for _, f := range add {
 		row := w[int(f)*n : int(f)*n+n]
+		row = row[:len(dst)] // proves the lengths equal: no bounds checks below
 		for i := range dst {
 			dst[i] += row[i]
 		}
 	}
 	for _, f := range sub {
 		row := w[int(f)*n : int(f)*n+n]
+		row = row[:len(dst)]
 		for i := range dst {
 			dst[i] -= row[i]
 		}
@@ -55,15 +57,25 @@ func creluGo(dst []uint8, src []int16) {
 	}
 }
 
+// denseGo takes four outputs at a time (len(out) is a multiple of 4), so
+// that each input byte is loaded once for four products.
 func denseGo(out []int32, in []uint8, w []int8, bias []int32) {
 	n := len(in)
-	for o := range out {
-		row := w[o*n : o*n+n]
-		s := bias[o]
+	for o := 0; o+4 <= len(out); o += 4 {
+		r0 := w[o*n : o*n+n]
+		r1 := w[(o+1)*n : (o+1)*n+n]
+		r2 := w[(o+2)*n : (o+2)*n+n]
+		r3 := w[(o+3)*n : (o+3)*n+n]
+		r0, r1, r2, r3 = r0[:len(in)], r1[:len(in)], r2[:len(in)], r3[:len(in)]
+		var s0, s1, s2, s3 int32
 		for i, x := range in {
-			s += int32(x) * int32(row[i])
+			v := int32(x)
+			s0 += v * int32(r0[i])
+			s1 += v * int32(r1[i])
+			s2 += v * int32(r2[i])
+			s3 += v * int32(r3[i])
 		}
-		out[o] = s
+		out[o], out[o+1], out[o+2], out[o+3] = bias[o]+s0, bias[o+1]+s1, bias[o+2]+s2, bias[o+3]+s3
 	}
 }
 

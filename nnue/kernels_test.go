@@ -120,9 +120,9 @@ func TestGoKernels(t *testing.T) {
 	if !slices.Equal(b, []uint8{0, 0, 100, 127}) {
 		t.Errorf("crelu: %v", b)
 	}
-	out := make([]int32, 2)
-	denseGo(out, []uint8{1, 2, 3}, []int8{1, 1, 1, -1, 0, 2}, []int32{10, 20})
-	if out[0] != 16 || out[1] != 25 {
+	out := make([]int32, 4)
+	denseGo(out, []uint8{1, 2, 3}, []int8{1, 1, 1, -1, 0, 2, 0, 0, 0, -128, 0, 127}, []int32{10, 20, 30, 40})
+	if !slices.Equal(out, []int32{16, 25, 30, 40 - 128 + 381}) {
 		t.Errorf("dense: %v", out)
 	}
 }

@@ -80,6 +80,14 @@ type Net struct {
 	b2  []int32 // [L3]
 	w3  []int8  // [L3]
 	b3  int32
+
+	// The second dense layer laid out for the first's kernel (derived
+	// from w2 and b2 by finish): inputs padded with zero weights to
+	// l2p = a multiple of 64, outputs with zero rows to l3p = a multiple
+	// of 4.
+	w2p      []int8  // [l3p][l2p]
+	b2p      []int32 // [l3p]
+	l2p, l3p int
 }
 
 // Sizes returns the layer widths.
@@ -93,7 +101,12 @@ func (n *Net) Notes() string { return n.notes }
 func (n *Net) SetNotes(s string) { n.notes = s }
 
 func newNet(s Sizes) *Net {
+	l2p, l3p := (s.L2+63)/64*64, (s.L3+3)/4*4
 	return &Net{
+		l2p:   l2p,
+		l3p:   l3p,
+		w2p:   make([]int8, l3p*l2p),
+		b2p:   make([]int32, l3p),
 		sizes: s,
 		ftW:   make([]int16, NumFeatures*s.L1),
 		ftB:   make([]int16, s.L1),
@@ -105,16 +118,26 @@ func newNet(s Sizes) *Net {
 	}
 }
 
+// finish derives the padded second layer once w2 and b2 are set.
+func (n *Net) finish() {
+	l2 := n.sizes.L2
+	for j := range n.sizes.L3 {
+		copy(n.w2p[j*n.l2p:], n.w2[j*l2:(j+1)*l2])
+	}
+	copy(n.b2p, n.b2)
+}
+
 // scratch holds one forward pass's intermediate values, so that Evaluate
 // allocates nothing.
 type scratch struct {
 	in []uint8 // 2*L1 clipped accumulators
 	s1 []int32 // L2 sums
-	h1 []int32 // L2 activations
+	h1 []uint8 // L2 activations, padded with zeros to l2p
+	s2 []int32 // l3p sums
 }
 
 func (n *Net) newScratch() *scratch {
-	return &scratch{in: make([]uint8, 2*n.sizes.L1), s1: make([]int32, n.sizes.L2), h1: make([]int32, n.sizes.L2)}
+	return &scratch{in: make([]uint8, 2*n.sizes.L1), s1: make([]int32, n.sizes.L2), h1: make([]uint8, n.l2p), s2: make([]int32, n.l3p)}
 }
 
 // forward evaluates from the two accumulators, the side to move's first, in
@@ -125,17 +148,12 @@ func (n *Net) forward(k *kernels, us, them []int16, sc *scratch) int {
 	k.crelu(sc.in[l1:], them)
 	k.dense(sc.s1, sc.in, n.w1, n.b1)
 	for i, s := range sc.s1 {
-		sc.h1[i] = clampAct(s >> HiddenShift)
+		sc.h1[i] = uint8(clampAct(s >> HiddenShift))
 	}
-	l2 := n.sizes.L2
+	k.dense(sc.s2, sc.h1, n.w2p, n.b2p)
 	out := n.b3
-	for j := range n.sizes.L3 {
-		row := n.w2[j*l2 : j*l2+l2]
-		s := n.b2[j]
-		for i, h := range sc.h1[:len(row)] {
-			s += h * int32(row[i])
-		}
-		out += clampAct(s>>HiddenShift) * int32(n.w3[j])
+	for j, w := range n.w3 {
+		out += clampAct(sc.s2[j]>>HiddenShift) * int32(w)
 	}
 	return int(out / OutputDiv)
 }
