@@ -14,18 +14,16 @@
 package dashboard
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -60,6 +58,11 @@ type Server struct {
 	// show as RUN.
 	hide []string
 	play *playRoom
+
+	metricsCache metricsCache
+	gamesCache   gamesCache
+	charts       *chartCache
+	streams      *clientCounter // the live streams open
 }
 
 // New returns a server of run ("": none, only the Play page); prog and
@@ -69,7 +72,10 @@ func New(run string, prog *progress.Tracker, live LiveGames, log *slog.Logger) *
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{run: rundir.Dir(run), progress: prog, live: live, log: log, play: newPlayRoom(run)}
+	s := &Server{run: rundir.Dir(run), progress: prog, live: live, log: log, play: newPlayRoom(run), charts: newChartCache(),
+		streams: newClientCounter(maxStreams, maxClientStreams)}
+	s.metricsCache.file = jsonlFile{what: "metrics", max: maxMetricsBytes}
+	s.gamesCache.file = jsonlFile{what: "self-play games", max: maxGamesBytes}
 	if abs, err := filepath.Abs(run); err == nil && run != "" {
 		s.hide = append(s.hide, abs)
 		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
@@ -105,6 +111,38 @@ func (s *Server) Handler() http.Handler {
 	return mux
 }
 
+// httpTimeouts bound what a connection may hold: a request's header and
+// whole body must arrive within header and read, a response be taken
+// within write, and a kept-alive connection is closed after idle. A
+// stalled client is dropped; handlers that run longer (an engine's
+// search, a chart waiting its turn, the live stream) move their own
+// deadlines (extendDeadlines).
+var httpTimeouts = struct{ header, read, write, idle time.Duration }{
+	header: 10 * time.Second, read: 20 * time.Second, write: 30 * time.Second, idle: 30 * time.Second}
+
+// newHTTPServer is the server of the dashboard and the Play page, for
+// `tabula dashboard` and `tabula train -http`.
+func newHTTPServer(h http.Handler) *http.Server {
+	t := httpTimeouts
+	return &http.Server{Handler: h, ReadHeaderTimeout: t.header, ReadTimeout: t.read, WriteTimeout: t.write, IdleTimeout: t.idle,
+		MaxHeaderBytes: 64 << 10}
+}
+
+// extendDeadlines gives the request's connection d more to read (the
+// server cancels a request whose read deadline passes, even after its
+// body was read) and to write its answer. d 0 clears both.
+func extendDeadlines(w http.ResponseWriter, d time.Duration) {
+	rc := http.NewResponseController(w)
+	var t time.Time
+	if d > 0 {
+		t = time.Now().Add(d)
+	}
+	// A ResponseWriter without deadlines (a test's recorder) has no
+	// connection to hold.
+	_ = rc.SetReadDeadline(t)
+	_ = rc.SetWriteDeadline(t)
+}
+
 // Serve serves h on addr until ctx ends; ready, if not nil, receives the
 // address it listens on (":0" picks a port).
 func Serve(ctx context.Context, addr string, h http.Handler, ready func(string)) error {
@@ -112,7 +150,7 @@ func Serve(ctx context.Context, addr string, h http.Handler, ready func(string))
 	if err != nil {
 		return fmt.Errorf("dashboard: %w", err)
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(h)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -154,26 +192,11 @@ func (s *Server) fail(w http.ResponseWriter, code int, err error) {
 	http.Error(w, msg, code)
 }
 
-// metrics reads the run's metrics lines (a cut-off last line is skipped).
+// metrics reads the run's metrics lines (a cut-off last line is skipped):
+// those appended since the last request, the rest from memory. The slice
+// is shared: read only.
 func (s *Server) metrics() ([]metrics.Metric, error) {
-	f, err := os.Open(s.run.Metrics())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []metrics.Metric
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var m metrics.Metric
-		if json.Unmarshal(sc.Bytes(), &m) == nil {
-			out = append(out, m)
-		}
-	}
-	return out, sc.Err()
+	return s.metricsCache.read(s.run.Metrics())
 }
 
 // Phase is the current phase as the page shows it.
@@ -268,9 +291,22 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, fmt.Errorf("charts are NAME.svg"))
 		return
 	}
-	var buf bytes.Buffer
-	drawn, err := charts.Render(string(s.run), name, "svg", &buf)
+	if !slices.Contains(charts.Names, name) {
+		s.fail(w, http.StatusNotFound, fmt.Errorf("no chart %q (charts: %s)", name, strings.Join(charts.Names, ", ")))
+		return
+	}
+	// Waiting for the renders before this one may take longer than the
+	// server's write timeout.
+	extendDeadlines(w, chartWait)
+	ctx, cancel := context.WithTimeout(r.Context(), chartWait)
+	defer cancel()
+	svg, drawn, err := s.charts.get(ctx, name, s.chartVersion, func(w io.Writer) (bool, error) {
+		return charts.Render(string(s.run), name, "svg", w)
+	})
 	switch {
+	case ctx.Err() != nil && r.Context().Err() == nil:
+		w.Header().Set("Retry-After", "10")
+		s.fail(w, http.StatusServiceUnavailable, fmt.Errorf("the charts are being drawn: ask again"))
 	case err != nil:
 		s.fail(w, http.StatusNotFound, err)
 	case !drawn:
@@ -278,9 +314,12 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 	default:
 		w.Header().Set("Content-Type", "image/svg+xml")
 		w.Header().Set("Cache-Control", "no-store")
-		w.Write(buf.Bytes())
+		w.Write(svg)
 	}
 }
+
+// chartWait bounds how long a chart request waits for its rendering.
+const chartWait = 2 * time.Minute
 
 // MatchRow is one gate or evaluation match.
 type MatchRow struct {
@@ -325,17 +364,21 @@ type GameRef struct {
 
 func (s *Server) games(w http.ResponseWriter, _ *http.Request) {
 	refs := []GameRef{}
-	self, err := s.selfplayGames()
+	self, err := s.gamesCache.list(s.run.Games())
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
 	for i := len(self) - 1; i >= 0; i-- { // newest first
 		g := self[i]
-		refs = append(refs, GameRef{Source: "selfplay", Index: i, Label: fmt.Sprintf("self-play game %d (generation %d)", g.ID, g.Generation),
-			Result: g.Result, Plies: len(g.Moves)})
+		refs = append(refs, GameRef{Source: "selfplay", Index: i, Label: fmt.Sprintf("self-play game %d (generation %d)", g.id, g.generation),
+			Result: g.result, Plies: g.plies})
 	}
-	files, _ := filepath.Glob(filepath.Join(s.run.Arena(), "*.jsonl"))
+	files, _, err := arenaFiles(s.run.Arena())
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
 	for k := len(files) - 1; k >= 0; k-- {
 		recs, err := arena.ReadRecordFile(files[k])
 		if err != nil {
@@ -348,27 +391,6 @@ func (s *Server) games(w http.ResponseWriter, _ *http.Request) {
 		}
 	}
 	s.writeJSON(w, refs)
-}
-
-func (s *Server) selfplayGames() ([]selfplay.LiveGame, error) {
-	f, err := os.Open(s.run.Games())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []selfplay.LiveGame
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		var g selfplay.LiveGame
-		if json.Unmarshal(sc.Bytes(), &g) == nil {
-			out = append(out, g)
-		}
-	}
-	return out, sc.Err()
 }
 
 // Replay is a game ready to step through: the board after each ply (the
@@ -406,20 +428,21 @@ func (s *Server) replayOf(src string, i int) (Replay, error) {
 		return Replay{}, err
 	}
 	if src == "selfplay" {
-		games, err := s.selfplayGames()
+		g, err := s.gamesCache.game(s.run.Games(), i)
 		if err != nil {
 			return Replay{}, err
 		}
-		if i >= len(games) {
-			return Replay{}, fmt.Errorf("no self-play game %d (%d recorded)", i, len(games))
-		}
-		return liveReplay(games[i], game.Options(cfg.Rules))
+		return liveReplay(g, game.Options(cfg.Rules))
 	}
 	name, ok := strings.CutPrefix(src, "arena/")
 	if !ok || name != filepath.Base(name) || !strings.HasSuffix(name, ".jsonl") {
 		return Replay{}, fmt.Errorf("source %q: want selfplay or arena/FILE.jsonl", src)
 	}
-	recs, err := arena.ReadRecordFile(filepath.Join(s.run.Arena(), name))
+	path := filepath.Join(s.run.Arena(), name)
+	if _, err := checkRegular(path, "records file", maxArenaBytes); err != nil {
+		return Replay{}, err
+	}
+	recs, err := arena.ReadRecordFile(path)
 	if err != nil {
 		return Replay{}, err
 	}
@@ -480,6 +503,18 @@ func replay(gameName, start string, moves []string, rules game.Options) (Replay,
 	return rep, nil
 }
 
+// The live streams open at once, in all and per client: each holds a
+// connection for as long as its page is open.
+const (
+	maxStreams       = 64
+	maxClientStreams = 4
+	// streamWrite is how long one event may take to be sent: a client
+	// that stops reading is dropped.
+	streamWrite = 20 * time.Second
+	// streamPing keeps a quiet stream's connection known to be alive.
+	streamPing = 15 * time.Second
+)
+
 // liveEvents streams the game being played as server-sent events: an
 // event whenever it changes (a move, a new game), checked twice a second.
 func (s *Server) liveEvents(w http.ResponseWriter, r *http.Request) {
@@ -492,27 +527,53 @@ func (s *Server) liveEvents(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, err)
 		return
 	}
-	fl, ok := w.(http.Flusher)
-	if !ok {
-		s.fail(w, http.StatusInternalServerError, errors.New("streaming unsupported"))
+	client := clientOf(r)
+	if err := s.streams.acquire(client); err != nil {
+		w.Header().Set("Retry-After", "30")
+		s.fail(w, http.StatusTooManyRequests, fmt.Errorf("live stream refused: %w", err))
 		return
+	}
+	defer s.streams.release(client)
+	rc := http.NewResponseController(w)
+	// The stream outlives the server's read and write timeouts: no read
+	// deadline (a closed connection still ends the request), and a write
+	// deadline per event.
+	if err := rc.SetReadDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return
+	}
+	send := func(format string, args ...any) bool {
+		if err := rc.SetWriteDeadline(time.Now().Add(streamWrite)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			return false
+		}
+		if _, err := fmt.Fprintf(w, format, args...); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
+	if !send(": live\n\n") { // the headers, before there is a game
+		return
+	}
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
-	last := ""
+	last, sent := "", time.Now()
 	for {
 		if g, ok := s.live.Get(); ok {
 			rep, err := liveReplay(g, game.Options(cfg.Rules))
 			if err == nil && rep.ID != last {
 				b, _ := json.Marshal(rep)
-				if _, err := fmt.Fprintf(w, "event: game\ndata: %s\n\n", b); err != nil {
+				if !send("event: game\ndata: %s\n\n", b) {
 					return
 				}
-				fl.Flush()
-				last = rep.ID
+				last, sent = rep.ID, time.Now()
 			}
+		}
+		if time.Since(sent) > streamPing {
+			if !send(": ping\n\n") {
+				return
+			}
+			sent = time.Now()
 		}
 		select {
 		case <-r.Context().Done():

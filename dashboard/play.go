@@ -1,6 +1,8 @@
 package dashboard
 
 import (
+	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -8,7 +10,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,6 +24,7 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/mcts"
 )
 
@@ -44,15 +50,42 @@ type PlayOptions struct {
 	Records string
 }
 
-// Bounds of what a request may ask: the server is shared, so one game
-// cannot take it over.
+// Bounds of what a request may ask: the server is shared, so no game or
+// client can take it over.
 const (
-	maxPlayGames    = 64
-	maxSims         = 100_000
-	defaultSims     = 400
-	maxDepth        = 30
-	defaultDepth    = 4
-	maxMoveTime     = 60 * time.Second
+	// maxSims and maxDepth (by game) keep a search within the budget on an
+	// ordinary core (Xiangqi's depth 8 with every root move scored took 4
+	// s from the start position, depth 10 29 s); searchBudget stops any
+	// search that runs past it anyway.
+	maxSims       = 20_000
+	defaultSims   = 400
+	defaultDepth  = 4
+	minMoveTimeMS = 10
+	maxMoveTimeMS = 10_000
+	searchBudget  = maxMoveTimeMS * time.Millisecond
+
+	// Engine searches: searchSlots run at once, one per client, and a
+	// client may have searchQueue more waiting; at most maxWaiting wait in
+	// all, each at most maxQueueWait.
+	searchSlots  = 2
+	searchQueue  = 1
+	maxWaiting   = 64
+	maxQueueWait = 30 * time.Second
+
+	// Games are kept in memory: maxClientGames per client (a new one
+	// beyond that forgets the client's least recently used game, never
+	// another client's), maxPlayGames in all (a new one beyond that is
+	// refused), each until it has been unused for playIdle.
+	maxPlayGames   = 1000
+	maxClientGames = 8
+	playIdle       = time.Hour
+	// maxGone bounds the forgotten games whose reason is kept for their
+	// next request.
+	maxGone = 4096
+	// maxNetworks bounds the networks loaded (-named-networks lets the
+	// page name any).
+	maxNetworks = 16
+
 	playHashMiB     = 16
 	playRecordLabel = "play"
 	maxPlayBody     = 1 << 16
@@ -60,28 +93,134 @@ const (
 	humanName       = "human"
 )
 
+// maxDepths bound alpha-beta's depth by game.
+var maxDepths = map[string]int{"connect4": 16, "lion": 16, "xiangqi": 8}
+
+// errBudget is the cause of a search stopped by its time budget.
+var errBudget = errors.New("the time budget per move")
+
 // playRoom holds the games being played.
 type playRoom struct {
 	opts PlayOptions
 	run  string // the run shown, whose best network is offered ("": none)
+	// budget is the longest any search runs (searchBudget; tests shorten
+	// it).
+	budget time.Duration
 
 	mu    sync.Mutex
 	games map[string]*playGame
+	owned map[string]int // games kept by client
+	// gone says why a game recently forgotten was, for its next request.
+	gone      map[string]string
+	goneOrder []string
+
+	netMu sync.Mutex
 	nets  map[string]*arena.Spec // loaded networks by game and path
-	// searching bounds the engine searches running at once.
-	searching chan struct{}
+
+	gate    *searchGate
+	engines *enginePool
+
+	// saveMu makes a record's index and its append one step: games
+	// ending together must not take the same index.
+	saveMu  sync.Mutex
+	records map[string]recordFile
 }
 
 func newPlayRoom(run string) *playRoom {
-	return &playRoom{run: run, games: map[string]*playGame{}, nets: map[string]*arena.Spec{}, searching: make(chan struct{}, 2)}
+	return &playRoom{run: run, budget: searchBudget, games: map[string]*playGame{}, owned: map[string]int{}, gone: map[string]string{},
+		nets: map[string]*arena.Spec{}, gate: newSearchGate(searchSlots, searchQueue, maxWaiting, maxQueueWait),
+		engines: newEnginePool(searchSlots), records: map[string]recordFile{}}
 }
 
 // SetPlay configures the Play page (before Handler is called).
 func (s *Server) SetPlay(o PlayOptions) { s.play.opts = o }
 
-// playEngine is the opponent of one game.
+// playEngine is the opponent of one game: what it searches with. The
+// memory a search needs (alpha-beta's table, a network's copy, the MCTS
+// tree) is taken from the pool for the search's time only, so that a game
+// kept between moves holds none of it.
 type playEngine interface {
-	move(ctx context.Context, p game.Position) (game.Move, *EngineReply, error)
+	move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error)
+}
+
+// enginePool keeps the searchers and network evaluators between
+// searches: at most max of each kind (the searches that run at once).
+type enginePool struct {
+	max  int
+	mu   sync.Mutex
+	ab   map[string][]*pooledSearcher    // by game
+	nets map[string][]*mcts.NetEvaluator // by network key
+}
+
+// pooledSearcher is an alpha-beta searcher and the game it last searched
+// (its table is cleared for another game, so that a game's replies do
+// not depend on other games).
+type pooledSearcher struct {
+	s    *alphabeta.Searcher
+	last string
+}
+
+func newEnginePool(max int) *enginePool {
+	return &enginePool{max: max, ab: map[string][]*pooledSearcher{}, nets: map[string][]*mcts.NetEvaluator{}}
+}
+
+// searcher lends an alpha-beta searcher for game id of gameName,
+// preferring the one that searched it last; put gives it back.
+func (p *enginePool) searcher(gameName, id string) (s *alphabeta.Searcher, put func(), err error) {
+	p.mu.Lock()
+	var ps *pooledSearcher
+	if list := p.ab[gameName]; len(list) > 0 {
+		i := len(list) - 1
+		for k, x := range list {
+			if x.last == id {
+				i = k
+			}
+		}
+		ps = list[i]
+		p.ab[gameName] = slices.Delete(list, i, i+1)
+	}
+	p.mu.Unlock()
+	if ps == nil {
+		opts := alphabeta.DefaultOptionsFor(gameName)
+		opts.HashMiB = playHashMiB
+		s, err := alphabeta.New(opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		ps = &pooledSearcher{s: s}
+	} else if ps.last != id {
+		ps.s.Clear()
+	}
+	ps.last = id
+	return ps.s, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if len(p.ab[gameName]) < p.max {
+			p.ab[gameName] = append(p.ab[gameName], ps)
+		}
+	}, nil
+}
+
+// evaluator lends an evaluator of the network spec (key names it).
+func (p *enginePool) evaluator(key string, spec *arena.Spec) (ev *mcts.NetEvaluator, put func(), err error) {
+	p.mu.Lock()
+	if list := p.nets[key]; len(list) > 0 {
+		ev = list[len(list)-1]
+		p.nets[key] = list[:len(list)-1]
+	}
+	p.mu.Unlock()
+	if ev == nil {
+		if ev, err = spec.Evaluator(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return ev, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if len(p.nets[key]) < p.max {
+			p.nets[key] = append(p.nets[key], ev)
+		}
+	}, nil
 }
 
 // EngineReply is the engine's move with what its search saw.
@@ -99,6 +238,9 @@ type EngineReply struct {
 	Nodes       uint64   `json:"nodes,omitempty"`
 	PV          []string `json:"pv,omitempty"`
 	Millis      int64    `json:"ms"`
+	// Stopped says what cut the search short ("the time budget per
+	// move"), if anything did.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // TopMove is one root move of the engine's search.
@@ -110,28 +252,47 @@ type TopMove struct {
 	Score  string  `json:"score,omitempty"`  // ab: exact, or "<= N" for a bound
 }
 
+// stopped says why a search ended early when the request is still
+// there: the budget (its result is played), or nothing. A request gone
+// away is an error.
+func stopped(ctx context.Context) (string, error) {
+	if ctx.Err() == nil {
+		return "", nil
+	}
+	if err := context.Cause(ctx); !errors.Is(err, errBudget) {
+		return "", err
+	}
+	return errBudget.Error(), nil
+}
+
 // abEngine plays alpha-beta within a depth or a time.
 type abEngine struct {
-	s   *alphabeta.Searcher
 	lim alphabeta.Limits
 }
 
-func (a *abEngine) move(ctx context.Context, p game.Position) (game.Move, *EngineReply, error) {
+func (a *abEngine) move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error) {
+	p := g.pos
 	ap, ok := p.Clone().(alphabeta.Position)
 	if !ok {
 		return game.NoMove, nil, fmt.Errorf("%s has no alpha-beta search", p.Game())
 	}
+	s, put, err := pool.searcher(g.game, g.id)
+	if err != nil {
+		return game.NoMove, nil, err
+	}
+	defer put()
 	lim := a.lim
 	lim.MultiPV = true // every root move's score, for the page
-	res := a.s.Search(ctx, ap, lim, nil)
-	if err := ctx.Err(); err != nil {
+	res := s.Search(ctx, ap, lim, nil)
+	why, err := stopped(ctx)
+	if err != nil {
 		return game.NoMove, nil, err
 	}
 	if res.Move == game.NoMove {
 		return game.NoMove, nil, errors.New("alpha-beta found no move")
 	}
 	r := &EngineReply{Move: p.FormatMove(res.Move), Kind: arena.KindAB, Score: alphabeta.FormatScore(res.Score),
-		Depth: res.Depth, Nodes: res.Nodes, Millis: res.Time.Milliseconds()}
+		Depth: res.Depth, Nodes: res.Nodes, Millis: res.Time.Milliseconds(), Stopped: why, Top: []TopMove{}}
 	for _, m := range res.PV {
 		r.PV = append(r.PV, p.FormatMove(m))
 	}
@@ -147,23 +308,38 @@ func (a *abEngine) move(ctx context.Context, p game.Position) (game.Move, *Engin
 
 // netEngine plays a network's MCTS with a number of simulations.
 type netEngine struct {
-	mv   *mcts.Mover
+	key  string // the network's, for the pool
+	spec *arena.Spec
 	sims int
 }
 
-func (n *netEngine) move(ctx context.Context, p game.Position) (game.Move, *EngineReply, error) {
+func (n *netEngine) move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error) {
+	p := g.pos
 	start := time.Now()
-	// Interruptible, so that a page gone away stops the search early.
-	res, err := n.mv.Search(ctx, p, mcts.Limits{Sims: n.sims, Interruptible: true})
-	if err == nil {
-		err = ctx.Err()
+	ev, put, err := pool.evaluator(n.key, n.spec)
+	if err != nil {
+		return game.NoMove, nil, err
 	}
+	defer put()
+	// A tree per search: a game kept between moves holds none. The mover
+	// is deterministic (no noise), so a position gets the same reply.
+	mv := mcts.NewMover(n.spec.SearchConfig(), ev, 0)
+	// Interruptible, so that a page gone away or the budget stops the
+	// search early.
+	res, err := mv.Search(ctx, p, mcts.Limits{Sims: n.sims, Interruptible: true})
+	if err != nil {
+		if _, gone := stopped(ctx); gone != nil {
+			return game.NoMove, nil, gone
+		}
+		return game.NoMove, nil, err
+	}
+	why, err := stopped(ctx)
 	if err != nil {
 		return game.NoMove, nil, err
 	}
 	v := float64(res.Value)
 	r := &EngineReply{Move: p.FormatMove(res.Best), Kind: arena.KindNet, Value: &v, Simulations: res.Simulations,
-		Depth: len(res.PV), Millis: time.Since(start).Milliseconds()}
+		Depth: len(res.PV), Millis: time.Since(start).Milliseconds(), Stopped: why, Top: []TopMove{}}
 	for _, m := range res.PV {
 		r.PV = append(r.PV, p.FormatMove(m))
 	}
@@ -205,6 +381,7 @@ type playGame struct {
 	name    string // the engine's name in records
 	engine  playEngine
 	began   time.Time
+	client  string    // who started it (clientOf)
 	used    time.Time // guarded by playRoom.mu
 	saved   string
 	saveErr string
@@ -277,9 +454,19 @@ func (g *playGame) result(s game.Status) (result, winner string) {
 	return result, winner
 }
 
-// save appends the finished game to the records (at most once per end:
-// a game taken back and finished again is saved again).
-func (g *playGame) save(dir string) {
+// recordFile is what the server knows of a records file it appends to:
+// its size after its last append and the records it then held.
+type recordFile struct {
+	size int64
+	n    int
+}
+
+// save appends the finished game g to the records (at most once per end:
+// a game taken back and finished again is saved again). The record's
+// index is the records the file holds: counting and appending are one
+// step under saveMu, so games ending together take one index each.
+func (pr *playRoom) save(g *playGame) {
+	dir := pr.opts.Records
 	if dir == "" {
 		return
 	}
@@ -292,15 +479,66 @@ func (g *playGame) save(dir string) {
 		rec.First, rec.Second = g.name, humanName
 	}
 	runDir := filepath.Join(dir, g.game, "arena")
-	if recs, err := arena.ReadRecordFile(filepath.Join(runDir, playRecordLabel+".jsonl")); err == nil {
-		rec.Index = len(recs)
-	}
-	rec.Pair = rec.Index / 2
-	if err := arena.AppendRecord(runDir, playRecordLabel, rec); err != nil {
+	path := filepath.Join(runDir, playRecordLabel+".jsonl")
+	pr.saveMu.Lock()
+	defer pr.saveMu.Unlock()
+	n, err := pr.recordCount(path)
+	if err != nil {
 		g.saveErr = err.Error()
 		return
 	}
-	g.saved, g.saveErr = filepath.Join(runDir, playRecordLabel+".jsonl"), ""
+	rec.Index, rec.Pair = n, n/2
+	if err := arena.AppendRecord(runDir, playRecordLabel, rec); err != nil {
+		g.saveErr = err.Error()
+		delete(pr.records, path)
+		return
+	}
+	if st, err := os.Stat(path); err == nil {
+		pr.records[path] = recordFile{size: st.Size(), n: n + 1}
+	}
+	g.saved, g.saveErr = path, ""
+}
+
+// recordCount is the records in the file at path: known from the last
+// append while the file has the size it left, else counted (its complete
+// lines that are not blank). saveMu is held.
+func (pr *playRoom) recordCount(path string) (int, error) {
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if k, ok := pr.records[path]; ok && k.size == st.Size() {
+		return k.n, nil
+	}
+	f, _, err := inputfile.Open(path, "records file", maxArenaBytes)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n, blank := 0, true
+	r := bufio.NewReader(f)
+	for {
+		b, err := r.ReadSlice('\n')
+		if len(bytes.TrimSpace(b)) > 0 {
+			blank = false
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return n, nil // a cut-off last line is no record
+			}
+			return 0, fmt.Errorf("records file %s: %w", path, err)
+		}
+		if !blank {
+			n++
+		}
+		blank = true
+	}
 }
 
 // playError is a refused request: its status and the reason shown.
@@ -328,6 +566,9 @@ func (s *Server) playFail(w http.ResponseWriter, err error) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
+	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "5")
+	}
 	w.WriteHeader(code)
 	json.NewEncoder(w).Encode(map[string]string{"error": msg})
 }
@@ -427,17 +668,24 @@ func (s *Server) playNew(w http.ResponseWriter, r *http.Request) {
 		s.playFail(w, err)
 		return
 	}
+	g.client = clientOf(r)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	s.play.add(g)
+	if err := s.play.add(g); err != nil {
+		s.playFail(w, err)
+		return
+	}
 	// The engine opens when the person plays second.
-	if err := s.play.reply(r.Context(), g); err != nil {
+	if err := s.play.reply(w, r, g); err != nil {
 		s.playFail(w, err)
 		return
 	}
 	s.writeJSON(w, g.state())
 }
 
+// newGame checks req, each limit as a number in its own unit before any
+// conversion (a time in milliseconds is compared as such: converted
+// first, 2^63-1 ms would overflow into the range).
 func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 	if !slices.Contains(playGames, req.Game) {
 		return nil, refuse(http.StatusBadRequest, "game %q: choose one of %s", req.Game, strings.Join(playGames, ", "))
@@ -461,45 +709,41 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 	}
 	switch req.Opponent {
 	case arena.KindAB, "":
-		opts := alphabeta.DefaultOptionsFor(gm.Name)
-		opts.HashMiB = playHashMiB
-		s, err := alphabeta.New(opts)
-		if err != nil {
-			return nil, err
+		if req.Sims != 0 {
+			return nil, refuse(http.StatusBadRequest, "alpha-beta: sims is for a network; give depth or movetime_ms")
 		}
-		e := &abEngine{s: s}
+		e := &abEngine{}
 		switch {
 		case req.MoveTime != 0 && req.Depth != 0:
 			return nil, refuse(http.StatusBadRequest, "alpha-beta: give a depth or a time per move, not both")
 		case req.MoveTime != 0:
-			if req.MoveTime < 10 || time.Duration(req.MoveTime)*time.Millisecond > maxMoveTime {
-				return nil, refuse(http.StatusBadRequest, "alpha-beta: time per move %d ms out of range [10, %d]", req.MoveTime, maxMoveTime.Milliseconds())
+			if req.MoveTime < minMoveTimeMS || req.MoveTime > maxMoveTimeMS {
+				return nil, refuse(http.StatusBadRequest, "alpha-beta: movetime_ms %d out of range [%d, %d]", req.MoveTime, minMoveTimeMS, maxMoveTimeMS)
 			}
 			e.lim.Time = time.Duration(req.MoveTime) * time.Millisecond
 			g.name = "ab:movetime=" + strconv.Itoa(req.MoveTime)
 		default:
 			d := cmp.Or(req.Depth, defaultDepth)
-			if d < 1 || d > maxDepth {
-				return nil, refuse(http.StatusBadRequest, "alpha-beta: depth %d out of range [1, %d]", d, maxDepth)
+			if top := maxDepths[gm.Name]; d < 1 || d > top {
+				return nil, refuse(http.StatusBadRequest, "alpha-beta: depth %d out of range [1, %d] for %s", d, top, gm.Name)
 			}
 			e.lim.Depth = d
 			g.name = "ab:depth=" + strconv.Itoa(d)
 		}
 		g.engine = e
 	case arena.KindNet:
+		if req.Depth != 0 || req.MoveTime != 0 {
+			return nil, refuse(http.StatusBadRequest, "network: depth and movetime_ms are for alpha-beta; give sims")
+		}
 		sims := cmp.Or(req.Sims, defaultSims)
 		if sims < 1 || sims > maxSims {
-			return nil, refuse(http.StatusBadRequest, "network: simulations %d out of range [1, %d]", sims, maxSims)
+			return nil, refuse(http.StatusBadRequest, "network: sims %d out of range [1, %d]", sims, maxSims)
 		}
 		spec, err := pr.network(gm.Name, req.Network)
 		if err != nil {
 			return nil, err
 		}
-		ev, err := spec.Evaluator()
-		if err != nil {
-			return nil, err
-		}
-		g.engine = &netEngine{mv: mcts.NewMover(spec.SearchConfig(), ev, 0), sims: sims}
+		g.engine = &netEngine{key: gm.Name + "\x00" + strings.TrimSpace(req.Network), spec: spec, sims: sims}
 		g.name = fmt.Sprintf("net:%s,sims=%d", req.Network, sims)
 	default:
 		return nil, refuse(http.StatusBadRequest, "opponent %q: want ab or net", req.Opponent)
@@ -521,10 +765,14 @@ func (pr *playRoom) network(gameName, path string) (*arena.Spec, error) {
 		return nil, refuse(http.StatusBadRequest, "network %q: a path with ',' or '=' cannot be named here", path)
 	}
 	key := gameName + "\x00" + path
-	pr.mu.Lock()
-	defer pr.mu.Unlock()
+	// Loading may take a while: the games are not locked meanwhile.
+	pr.netMu.Lock()
+	defer pr.netMu.Unlock()
 	if s, ok := pr.nets[key]; ok {
 		return s, nil
+	}
+	if len(pr.nets) >= maxNetworks {
+		return nil, refuse(http.StatusServiceUnavailable, "network %q: the server has %d networks loaded, the most it loads", path, len(pr.nets))
 	}
 	if ng, ok, err := arena.NetworkGame("net:" + path); err != nil {
 		return nil, refuse(http.StatusBadRequest, "network %q: %v", path, err)
@@ -552,10 +800,40 @@ func (pr *playRoom) offered(gameName, path string) bool {
 	return false
 }
 
-// add keeps g, forgetting the least recently used game when full.
-func (pr *playRoom) add(g *playGame) {
+// add keeps g (locked by the caller) under a new id. Games unused for
+// playIdle are forgotten first; a client past maxClientGames has its own
+// least recently used game forgotten (one no request is using); past
+// maxPlayGames in all, g is refused. Another client's game is never
+// forgotten for g.
+func (pr *playRoom) add(g *playGame) error {
 	pr.mu.Lock()
 	defer pr.mu.Unlock()
+	now := time.Now()
+	for _, x := range pr.games {
+		if now.Sub(x.used) > playIdle {
+			pr.forget(x, fmt.Sprintf("it was unused for more than %v", playIdle))
+		}
+	}
+	if pr.owned[g.client] >= maxClientGames {
+		var old *playGame
+		for _, x := range pr.games {
+			if x.client != g.client || old != nil && !x.used.Before(old.used) {
+				continue
+			}
+			if !x.mu.TryLock() {
+				continue // a request is using it
+			}
+			x.mu.Unlock()
+			old = x
+		}
+		if old == nil {
+			return refuse(http.StatusTooManyRequests, "your address has %d games, each busy with a request (at most %d are kept per address)", pr.owned[g.client], maxClientGames)
+		}
+		pr.forget(old, fmt.Sprintf("its address started more games than the %d kept per address, and it was the least recently used", maxClientGames))
+	}
+	if len(pr.games) >= maxPlayGames {
+		return refuse(http.StatusServiceUnavailable, "the server keeps %d games, the most it holds (a game unused for %v is forgotten): try again later", len(pr.games), playIdle)
+	}
 	for {
 		var b [8]byte
 		rand.Read(b[:])
@@ -564,28 +842,46 @@ func (pr *playRoom) add(g *playGame) {
 			break
 		}
 	}
-	g.used = time.Now()
-	if len(pr.games) >= maxPlayGames {
-		var old *playGame
-		for _, x := range pr.games {
-			if old == nil || x.used.Before(old.used) {
-				old = x
-			}
-		}
-		delete(pr.games, old.id)
-	}
+	g.used = now
 	pr.games[g.id] = g
+	pr.owned[g.client]++
+	return nil
+}
+
+// forget drops g, keeping why for its next request; pr.mu is held.
+func (pr *playRoom) forget(g *playGame, why string) {
+	if _, ok := pr.games[g.id]; !ok {
+		return
+	}
+	delete(pr.games, g.id)
+	if pr.owned[g.client]--; pr.owned[g.client] <= 0 {
+		delete(pr.owned, g.client)
+	}
+	if len(pr.goneOrder) >= maxGone {
+		delete(pr.gone, pr.goneOrder[0])
+		pr.goneOrder = pr.goneOrder[1:]
+	}
+	pr.gone[g.id] = why
+	pr.goneOrder = append(pr.goneOrder, g.id)
 }
 
 // lookup finds a game and locks it for the request; the caller unlocks.
 func (pr *playRoom) lookup(id string) (*playGame, error) {
 	pr.mu.Lock()
 	g, ok := pr.games[id]
+	if ok && time.Since(g.used) > playIdle {
+		pr.forget(g, fmt.Sprintf("it was unused for more than %v", playIdle))
+		ok = false
+	}
 	if ok {
 		g.used = time.Now()
 	}
+	why := pr.gone[id]
 	pr.mu.Unlock()
 	if !ok {
+		if why != "" {
+			return nil, refuse(http.StatusNotFound, "no game %q: it was forgotten because %s (start a new one)", id, why)
+		}
 		return nil, refuse(http.StatusNotFound, "no game %q (games are kept in memory: start a new one)", id)
 	}
 	if !g.mu.TryLock() {
@@ -595,18 +891,22 @@ func (pr *playRoom) lookup(id string) (*playGame, error) {
 }
 
 // reply lets the engine move while it is its turn (at most once: the
-// person moves in between), and saves the game when it ends.
-func (pr *playRoom) reply(ctx context.Context, g *playGame) error {
+// person moves in between), and saves the game when it ends. The search
+// waits its turn (searchGate, per client) and runs within the budget.
+func (pr *playRoom) reply(w http.ResponseWriter, r *http.Request, g *playGame) error {
 	if g.pos.Status().Over() || g.pos.SideToMove() == g.human {
 		return nil
 	}
-	select {
-	case pr.searching <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	// Waiting and searching may outlast the server's timeouts.
+	extendDeadlines(w, maxQueueWait+pr.budget+15*time.Second)
+	release, err := pr.gate.acquire(r.Context(), clientOf(r))
+	if err != nil {
+		return err
 	}
-	m, info, err := g.engine.move(ctx, g.pos)
-	<-pr.searching
+	ctx, cancel := context.WithTimeoutCause(r.Context(), pr.budget, errBudget)
+	m, info, err := g.engine.move(ctx, pr.engines, g)
+	cancel()
+	release()
 	if err != nil {
 		return err
 	}
@@ -617,7 +917,7 @@ func (pr *playRoom) reply(ctx context.Context, g *playGame) error {
 	g.replies = append(g.replies, info)
 	g.pos.Make(m)
 	if g.pos.Status().Over() {
-		g.save(pr.opts.Records)
+		pr.save(g)
 	}
 	return nil
 }
@@ -666,9 +966,9 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
 	g.replies = append(g.replies, nil)
 	g.pos.Make(m)
 	if g.pos.Status().Over() {
-		g.save(s.play.opts.Records)
+		s.play.save(g)
 	}
-	if err := s.play.reply(r.Context(), g); err != nil {
+	if err := s.play.reply(w, r, g); err != nil {
 		if r.Context().Err() != nil {
 			return // the page went away; the engine replies at its next request
 		}
@@ -687,7 +987,7 @@ func (s *Server) playReply(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer g.mu.Unlock()
-	if err := s.play.reply(r.Context(), g); err != nil {
+	if err := s.play.reply(w, r, g); err != nil {
 		s.playFail(w, err)
 		return
 	}
