@@ -35,6 +35,12 @@ func FuzzUCCI(f *testing.F) {
 		"setoption Algorithm mtdf\nsetoption MultiPV 3\ngo depth 2\nsetoption name Algorithm value negacstar\ngo depth 1\n",
 		"go perft 2\nposition startpos moves H2-E2\nd\ngo ponder time 5\ngo time x\nbye\ngo depth 1\n",
 		"position fen 9/9/9/9/9/9/9/9/9/9 w\nposition fen\nposition startpos moves\ngo depth 99999\nquit\n",
+		// The probe's: a go queued behind a running search, then stop and
+		// isready; options sent during a search; a Tablebase that is no file.
+		"go infinite\ngo depth 2\nstop\nisready\n",
+		"setoption Mover mcts\nsetoption threads 4\ngo infinite\nsetoption Network xiangqi\nisready\nstop\nbye\n",
+		"setoption Tablebase /dev/stdin\nsetoption Tablebase /dev/null\nsetoption Tablebase /\nisready\n",
+		"setoption threads 64\ngo movetime 100\ngo time nan\ngo time 1e300\n",
 	} {
 		f.Add(s)
 	}

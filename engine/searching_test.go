@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,4 +70,39 @@ func TestOptionsRefusedDuringSearch(t *testing.T) {
 	if m, _ := search(t, context.Background(), s, p, uci.Limits{Nodes: 20}); m == 0 {
 		t.Error("no move after the change")
 	}
+}
+
+// UCCI and UCI with the real searcher: a go sent while an infinite search
+// runs waits; the stop behind it ends the running search, the waiting go
+// then runs, and isready is answered. Before, stop and isready queued
+// behind the waiting go and nothing came until quit.
+func TestStopAndIsReadyWhileGoWaits(t *testing.T) {
+	for _, proto := range []string{"ucci", "uci"} {
+		s := startSession(t)
+		s.send(t, proto, "setoption name Hash value 1", "go infinite", "go depth 2", "stop", "isready")
+		// readyok and the two searches' moves, in any order.
+		var got []string
+		for !slices.Contains(got, "readyok") || moves(got) < 2 {
+			got = append(got, s.until(t, "readyok", "bestmove")...)
+		}
+		quit := "quit"
+		if proto == "ucci" {
+			quit = "bye"
+		}
+		s.send(t, quit)
+		if err := <-s.done; err != nil {
+			t.Errorf("%s: %v", proto, err)
+		}
+	}
+}
+
+// moves counts the bestmove lines.
+func moves(lines []string) int {
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "bestmove ") {
+			n++
+		}
+	}
+	return n
 }

@@ -40,6 +40,12 @@ func FuzzEngine(f *testing.F) {
 		// ucciInfo once prefixed "info depth 0 " to a line already clipped.
 		"pv " + strings.Repeat("y", 1200) + "\n",
 		"string " + strings.Repeat("\u00e9", 700) + "\n",
+		// A go queued behind a running search, then stop and isready.
+		"go infinite\ngo depth 2\nstop\nisready\n",
+		"go infinite\ngo depth 2\nisready\nsetoption name Goal value 3\nisready\nstop\nstop\nquit\n",
+		"go perft 9\ngo infinite\nstop\nstop\nisready\ngo depth 1\nstop\nquit\n",
+		// A first line longer than the limit, control characters.
+		strings.Repeat("a", 300) + "\nisready\n\x1b[31m\x07\x85\n",
 	} {
 		f.Add(s)
 	}
