@@ -26,7 +26,7 @@ type session struct {
 	done  chan error
 }
 
-func startSession(t *testing.T) *session {
+func startSession(t testing.TB) *session {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -48,7 +48,7 @@ func startSession(t *testing.T) *session {
 	return s
 }
 
-func (s *session) send(t *testing.T, lines ...string) {
+func (s *session) send(t testing.TB, lines ...string) {
 	t.Helper()
 	for _, l := range lines {
 		if _, err := io.WriteString(s.in, l+"\n"); err != nil {
@@ -59,13 +59,13 @@ func (s *session) send(t *testing.T, lines ...string) {
 
 // until returns the output lines up to and including the first that
 // starts with one of the prefixes.
-func (s *session) until(t *testing.T, prefixes ...string) []string {
+func (s *session) until(t testing.TB, prefixes ...string) []string {
 	t.Helper()
 	return s.untilWithin(t, time.Minute, prefixes...)
 }
 
 // untilWithin is until with a time limit of d.
-func (s *session) untilWithin(t *testing.T, d time.Duration, prefixes ...string) []string {
+func (s *session) untilWithin(t testing.TB, d time.Duration, prefixes ...string) []string {
 	t.Helper()
 	var got []string
 	timeout := time.After(d)
