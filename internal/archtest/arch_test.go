@@ -50,6 +50,11 @@ var rules = []rule{
 		forbidden: []string{module + "/abzero", module + "/alphabeta", module + "/mcts", module + "/rollout"},
 	},
 	{
+		why:       "the learned Xiangqi evaluation at play time (nnue) links no training stack and no search package",
+		packages:  []string{"nnue"},
+		forbidden: []string{"gorgonia.org/", module + "/alphabeta", module + "/mcts", module + "/net/train"},
+	},
+	{
 		why:       "the shipped models are data: models imports nothing of the project",
 		packages:  []string{"models"},
 		forbidden: []string{module + "/"},
