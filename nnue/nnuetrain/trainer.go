@@ -95,9 +95,9 @@ const (
 // sizes, never a share per thread, so that sums run in the same order at
 // any thread count.
 const (
-	partSamples = 256       // positions of one part of the forward-backward pass
-	ftBlock     = 32        // columns of one block of the first layer's gradient
-	adamChunk   = 1 << 15   // values of one part of the optimizer's pass
+	partSamples = 256     // positions of one part of the forward-backward pass
+	ftBlock     = 32      // columns of one block of the first layer's gradient
+	adamChunk   = 1 << 15 // values of one part of the optimizer's pass
 	featStride  = 2 * nnue.MaxActive
 )
 
@@ -125,8 +125,8 @@ type Trainer struct {
 	train []Sample
 	idx   []uint32
 	n     int
-	scale float32 // 1/n: the loss is the batch's mean
-	lrT   float32 // the step's bias-corrected rate
+	scale float32   // 1/n: the loss is the batch's mean
+	lrT   float32   // the step's bias-corrected rate
 	feats []uint16  // [Batch][featStride]: each position's features, the side to move's first
 	nfeat []uint8   // [Batch][2]: how many of each side
 	acc   []float32 // [Batch][2*L1]: the accumulators, then their gradients
