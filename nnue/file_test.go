@@ -12,7 +12,7 @@ import (
 
 // rewrite re-encodes a network file with its header changed by edit and a
 // valid checksum, so that only the header's content is wrong.
-func rewrite(t *testing.T, b []byte, edit func(h map[string]any)) []byte {
+func rewrite(t testing.TB, b []byte, edit func(h map[string]any)) []byte {
 	t.Helper()
 	hl := binary.LittleEndian.Uint32(b[12:])
 	var h map[string]any
@@ -142,4 +142,22 @@ func TestLoadRefuses(t *testing.T) {
 	if _, err := Load(big); err == nil {
 		t.Errorf("a file over MaxFileSize loaded")
 	}
+}
+
+// Decode never panics and never accepts what it cannot run: whatever the
+// bytes, it returns an error or a network whose sizes check.
+func FuzzDecode(f *testing.F) {
+	good := NewRandom(1).Encode()
+	f.Add(good[:200])
+	f.Add(good[:16])
+	f.Add([]byte("TABNNUE\x00\x01\x00\x00\x00\x02\x00\x00\x00{}"))
+	f.Add(rewrite(f, good, func(h map[string]any) { h["l1"] = 64 })[:300])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := Decode(data)
+		if err == nil {
+			if err := n.Sizes().Check(); err != nil {
+				t.Errorf("decoded a network of sizes that do not check: %v", err)
+			}
+		}
+	})
 }
