@@ -19,7 +19,7 @@ import (
 
 // A shard file, written at once and atomically:
 //
-//	magic    "TABNNUE\x00"  8 bytes
+//	magic    "TABNNDT\x00"  8 bytes (a network file's is "TABNNUE\x00")
 //	version  uint32         FormatVersion
 //	hlen     uint32         length of the JSON header
 //	header   JSON           Header
@@ -36,7 +36,7 @@ const FormatVersion = 1
 // Ext ends a shard's file name: shard-NNNNNN.nnuedata.
 const Ext = ".nnuedata"
 
-var magic = [8]byte{'T', 'A', 'B', 'N', 'N', 'U', 'E', 0}
+var magic = [8]byte{'T', 'A', 'B', 'N', 'N', 'D', 'T', 0}
 
 var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
@@ -198,9 +198,10 @@ func corrupt(kind error, format string, args ...any) error {
 	return fmt.Errorf("%w: %w: %s", ErrCorrupt, kind, fmt.Sprintf(format, args...))
 }
 
-// encoder compresses harder than the default: shards are written once a
-// few minutes and read many times, and reading costs the same.
-var encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBetterCompression), zstd.WithEncoderConcurrency(1))
+// encoder compresses hardest: shards are written once a few minutes and
+// read many times, reading costs the same, and the best level takes 8%
+// fewer bytes than the next (docs/nnue.md).
+var encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression), zstd.WithEncoderConcurrency(1))
 
 // decoders decode whole payloads into a caller's buffer (DecodeAll), one
 // goroutine each, never more than a shard's largest records.
