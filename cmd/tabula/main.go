@@ -27,6 +27,7 @@ import (
 	"github.com/tabula-zero/tabula/cmd/tabula/engine"
 	"github.com/tabula-zero/tabula/cmd/tabula/export"
 	"github.com/tabula-zero/tabula/cmd/tabula/liontb"
+	"github.com/tabula-zero/tabula/cmd/tabula/nnue"
 	"github.com/tabula-zero/tabula/cmd/tabula/reanalyse"
 	"github.com/tabula-zero/tabula/cmd/tabula/selfplay"
 	"github.com/tabula-zero/tabula/cmd/tabula/train"
@@ -52,6 +53,7 @@ var commands = []command{
 	{"tune", "fit the Xiangqi evaluation's weights to game results (Texel)", tune.Run},
 	{"bench", "measure this machine for training runs (about a minute)", bench.Run},
 	{"liontb", "build, verify and probe the Catch the Lion tablebase", liontb.Run},
+	{"nnue", "Xiangqi's learned evaluation: gen plays the alpha-beta against itself into training data", nnue.Run},
 }
 
 func main() {
