@@ -62,7 +62,8 @@ type Server struct {
 	metricsCache metricsCache
 	gamesCache   gamesCache
 	charts       *chartCache
-	streams      *clientCounter // the live streams open
+	render       func(run, name, format string, w io.Writer) (bool, error) // charts.Render
+	streams      *clientCounter                                            // the live streams open
 }
 
 // New returns a server of run ("": none, only the Play page); prog and
@@ -72,7 +73,7 @@ func New(run string, prog *progress.Tracker, live LiveGames, log *slog.Logger) *
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{run: rundir.Dir(run), progress: prog, live: live, log: log, play: newPlayRoom(run), charts: newChartCache(),
+	s := &Server{run: rundir.Dir(run), progress: prog, live: live, log: log, play: newPlayRoom(run), charts: newChartCache(), render: charts.Render,
 		streams: newClientCounter(maxStreams, maxClientStreams)}
 	s.metricsCache.file = jsonlFile{what: "metrics", max: maxMetricsBytes}
 	s.gamesCache.file = jsonlFile{what: "self-play games", max: maxGamesBytes}
@@ -301,7 +302,7 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), chartWait)
 	defer cancel()
 	svg, drawn, err := s.charts.get(ctx, name, s.chartVersion, func(w io.Writer) (bool, error) {
-		return charts.Render(string(s.run), name, "svg", w)
+		return s.render(string(s.run), name, "svg", w)
 	})
 	switch {
 	case ctx.Err() != nil && r.Context().Err() == nil:
