@@ -1,6 +1,7 @@
 package nnuetrain
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -26,6 +27,10 @@ func refLoss(p *params, w []float64, samples []Sample, lambda, k float64, xent b
 				a := w[p.ftb+c]
 				for _, f := range fs {
 					a += w[p.ft+int(f)*l1+c]
+					if p.factor {
+						ps, pc := virtualRows(int(f))
+						a += w[p.vps+ps*l1+c] + w[p.vp+pc*l1+c]
+					}
 				}
 				x[h*l1+c] = clamp(a)
 			}
@@ -67,20 +72,29 @@ func TestGradientFiniteDifferences(t *testing.T) {
 	for i := range idx {
 		idx[i] = uint32(i)
 	}
-	for _, loss := range []string{LossMSE, LossXent} {
-		t.Run(loss, func(t *testing.T) {
+	for _, c := range []struct {
+		loss   string
+		factor bool
+	}{{LossMSE, false}, {LossXent, false}, {LossMSE, true}} {
+		loss := c.loss
+		t.Run(fmt.Sprintf("%s,factorize=%v", loss, c.factor), func(t *testing.T) {
 			cfg := Config{Sizes: nnue.Sizes{L1: 64, L2: 4, L3: 3}, Batch: 512, LR: 1e-3, LRDecay: 1,
-				Lambda: 0.6, K: 300, Loss: loss, Seed: 5, Threads: 2}
+				Lambda: 0.6, K: 300, Loss: loss, Factorize: c.factor, Seed: 5, Threads: 2}
 			tr, err := New(cfg, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer tr.Close()
 			// Some feature transformer rows large enough that accumulators
-			// pass 1, so both clips are exercised.
+			// pass 1, so both clips are exercised; virtual rows not zero.
 			for i := range tr.p.FTB(tr.p.w) {
 				tr.p.FTB(tr.p.w)[i] += 0.3
 			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := tr.p.vps; i < tr.p.n; i++ {
+				tr.p.w[i] = float32(rng.Float64()-0.5) * 0.05
+			}
+			tr.effStale = tr.p.factor
 			tr.gradient(samples, idx)
 			p := &tr.p
 			w := make([]float64, p.n)
@@ -98,7 +112,6 @@ func TestGradientFiniteDifferences(t *testing.T) {
 					}
 				}
 			}
-			rng := rand.New(rand.NewPCG(1, 2))
 			var picks []int
 			var rows []int
 			for f := range active {
@@ -107,8 +120,12 @@ func TestGradientFiniteDifferences(t *testing.T) {
 			for range 40 {
 				f := rows[rng.IntN(len(rows))]
 				picks = append(picks, p.ft+f*p.L1+rng.IntN(p.L1))
+				if p.factor {
+					ps, pc := virtualRows(f)
+					picks = append(picks, p.vps+ps*p.L1+rng.IntN(p.L1), p.vp+pc*p.L1+rng.IntN(p.L1))
+				}
 			}
-			for _, r := range [][2]int{{p.ftb, p.w1}, {p.w1, p.b1}, {p.b1, p.w2}, {p.w2, p.b2}, {p.b2, p.w3}, {p.w3, p.b3}, {p.b3, p.n}} {
+			for _, r := range [][2]int{{p.ftb, p.w1}, {p.w1, p.b1}, {p.b1, p.w2}, {p.w2, p.b2}, {p.b2, p.w3}, {p.w3, p.b3}, {p.b3, p.b3 + 1}} {
 				for range min(20, r[1]-r[0]) {
 					picks = append(picks, r[0]+rng.IntN(r[1]-r[0]))
 				}

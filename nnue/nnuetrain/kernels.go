@@ -4,8 +4,8 @@ package nnuetrain
 // accumulator (forward) or a gradient row (backward), the dense layers'
 // dot products, and their outer products and input gradients (axpy).
 // kernels_amd64.go replaces them with AVX2 where the CPU has it; these
-// are the twins that give the same bits, lane for lane: dot sums eight
-// lanes and adds them in the assembly's order, and nothing is fused
+// are the twins that give the same bits, lane for lane: dot sums in the
+// assembly's lanes and adds them in its order, and nothing is fused
 // (multiply, then add, each rounded: the conversions keep the compiler
 // from fusing them where it may).
 
@@ -25,26 +25,34 @@ func axpyGo(a float32, x, dst []float32) {
 	}
 }
 
-// dotGo returns the sum of a[i]*b[i] (len(a) a multiple of 8) in eight
-// lanes, lane j summing the products of i = j mod 8, and the lanes added
-// as the assembly's reduction does: (0+4, 1+5, 2+6, 3+7), then (0+2,
-// 1+3), then 0+1.
+// dotLanes is the lanes dot sums in: four registers of eight.
+const dotLanes = 32
+
+// dotGo returns the sum of a[i]*b[i] as the assembly sums it: lane j of
+// 32 sums the products of i = j mod 32 up to the last whole 32; the four
+// registers of eight lanes are added as (0+1)+(2+3), the eight lanes as
+// j+(j+4), then (0+2, 1+3), then 0+1; the products past the last whole
+// 32 are added after, in order.
 func dotGo(a, b []float32) float32 {
-	var s [8]float32
+	var s [dotLanes]float32
 	b = b[:len(a)]
-	for i := 0; i+8 <= len(a); i += 8 {
-		s[0] += float32(a[i] * b[i])
-		s[1] += float32(a[i+1] * b[i+1])
-		s[2] += float32(a[i+2] * b[i+2])
-		s[3] += float32(a[i+3] * b[i+3])
-		s[4] += float32(a[i+4] * b[i+4])
-		s[5] += float32(a[i+5] * b[i+5])
-		s[6] += float32(a[i+6] * b[i+6])
-		s[7] += float32(a[i+7] * b[i+7])
+	m := len(a) &^ (dotLanes - 1)
+	for i := 0; i < m; i += dotLanes {
+		x, y := a[i:i+dotLanes], b[i:i+dotLanes]
+		for j := range s {
+			s[j] += float32(x[j] * y[j])
+		}
 	}
-	s0, s1, s2, s3 := s[0]+s[4], s[1]+s[5], s[2]+s[6], s[3]+s[7]
-	s0, s1 = s0+s2, s1+s3
-	return s0 + s1
+	var t [8]float32
+	for j := range t {
+		t[j] = (s[j] + s[8+j]) + (s[16+j] + s[24+j])
+	}
+	u0, u1, u2, u3 := t[0]+t[4], t[1]+t[5], t[2]+t[6], t[3]+t[7]
+	r := (u0 + u2) + (u1 + u3)
+	for i := m; i < len(a); i++ {
+		r += float32(a[i] * b[i])
+	}
+	return r
 }
 
 // dotSmall is a dot product of any length, in order: the small second
@@ -61,7 +69,11 @@ func dotSmall(a, b []float32) float32 {
 // The kernels a step runs: the assembly where kernels_amd64.go finds the
 // CPU for it, else the Go twins.
 var (
-	add  = addGo
-	axpy = axpyGo
-	dot  = dotGo
+	add        = addGo
+	axpy       = axpyGo
+	dot        = dotGo
+	kernelName = "go"
 )
+
+// KernelName names the instruction set a step runs on: avx2 or go.
+func KernelName() string { return kernelName }

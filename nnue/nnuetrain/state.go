@@ -24,7 +24,8 @@ import (
 //	float32 weights [n], Adam's first moments [n], second moments [n]
 //	SHA-256 of everything before it, 32 bytes
 //
-// n is the parameters of the header's sizes, in nnue.FloatNet's order.
+// n is the parameters of the header's sizes, in nnue.FloatNet's order
+// and then the virtual rows when factorised (params).
 const StateVersion = 1
 
 // MaxStateFile bounds what LoadState reads: the widest network nnue runs
@@ -46,6 +47,7 @@ type stateHeader struct {
 	Lambda       float64         `json:"lambda"`
 	K            float64         `json:"k"`
 	Loss         string          `json:"loss"`
+	Factorize    bool            `json:"factorize"`
 	Seed         uint64          `json:"seed"`
 	AdamSteps    int64           `json:"adam_steps"`
 	Epoch        int             `json:"epoch"`
@@ -59,7 +61,7 @@ type stateHeader struct {
 // value encoding/json takes; nil for none) in its header.
 func (t *Trainer) Save(path string, meta any) error {
 	h := stateHeader{L1: t.cfg.Sizes.L1, L2: t.cfg.Sizes.L2, L3: t.cfg.Sizes.L3, Batch: t.cfg.Batch,
-		LR: t.cfg.LR, LRDecay: t.cfg.LRDecay, Lambda: t.cfg.Lambda, K: t.cfg.K, Loss: t.cfg.Loss, Seed: t.cfg.Seed,
+		LR: t.cfg.LR, LRDecay: t.cfg.LRDecay, Lambda: t.cfg.Lambda, K: t.cfg.K, Loss: t.cfg.Loss, Factorize: t.cfg.Factorize, Seed: t.cfg.Seed,
 		AdamSteps: t.adamT, Epoch: t.epoch, Step: t.step, EpochLoss: t.epochLoss, EpochSamples: t.epochSamples}
 	if meta != nil {
 		b, err := json.Marshal(meta)
@@ -139,38 +141,53 @@ func decodeState(b []byte, threads int) (*Trainer, json.RawMessage, error) {
 		return nil, nil, fmt.Errorf("header: %w", err)
 	}
 	cfg := Config{Sizes: nnue.Sizes{L1: h.L1, L2: h.L2, L3: h.L3}, Batch: h.Batch, LR: h.LR, LRDecay: h.LRDecay,
-		Lambda: h.Lambda, K: h.K, Loss: h.Loss, Seed: h.Seed, Threads: max(threads, 1)}
+		Lambda: h.Lambda, K: h.K, Loss: h.Loss, Factorize: h.Factorize, Seed: h.Seed, Threads: max(threads, 1)}
 	if err := cfg.check(); err != nil {
 		return nil, nil, fmt.Errorf("header: %w", err)
 	}
 	if h.AdamSteps < 0 || h.Epoch < 0 || h.Step < 0 || h.EpochSamples < 0 || math.IsNaN(h.EpochLoss) || math.IsInf(h.EpochLoss, 0) {
 		return nil, nil, fmt.Errorf("header: a negative or non-finite position (steps %d, epoch %d, step %d)", h.AdamSteps, h.Epoch, h.Step)
 	}
-	p := layout(cfg.Sizes)
+	p := layout(cfg.Sizes, cfg.Factorize)
 	data := body[16+hl:]
 	if want := int64(p.n) * 3 * 4; int64(len(data)) != want {
 		return nil, nil, fmt.Errorf("%d bytes of values, sizes %s need %d", len(data), cfg.Sizes, want)
 	}
-	vals := make([]float32, 3*p.n)
-	for i := range vals {
-		x := math.Float32frombits(binary.LittleEndian.Uint32(data[4*i:]))
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return nil, nil, fmt.Errorf("value %d is %v", i, x)
+	// The weights first, checked, then the moments straight into the
+	// trainer's arrays.
+	read := func(dst []float32, from int) error {
+		for i := range dst {
+			x := math.Float32frombits(binary.LittleEndian.Uint32(data[4*(from+i):]))
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return fmt.Errorf("value %d is %v", from+i, x)
+			}
+			dst[i] = x
 		}
-		vals[i] = x
+		return nil
 	}
-	for _, x := range vals[2*p.n:] {
-		if x < 0 {
-			return nil, nil, fmt.Errorf("a negative second moment %v", x)
-		}
-	}
-	p.w = vals[:p.n:p.n]
-	t, err := New(cfg, p.float())
-	if err != nil {
+	p.w = make([]float32, p.n)
+	if err := read(p.w, 0); err != nil {
 		return nil, nil, err
 	}
-	copy(t.m, vals[p.n:2*p.n])
-	copy(t.v, vals[2*p.n:])
+	for i, x := range p.w {
+		if c := p.clipOf(i); c > 0 && (x > c || x < -c) {
+			return nil, nil, fmt.Errorf("%s value %v beyond its bound %v", p.name(i), x, c)
+		}
+	}
+	t := newTrainer(cfg, p)
+	err := read(t.m, p.n)
+	if err == nil {
+		err = read(t.v, 2*p.n)
+	}
+	for _, x := range t.v {
+		if err == nil && x < 0 {
+			err = fmt.Errorf("a negative second moment %v", x)
+		}
+	}
+	if err != nil {
+		t.Close()
+		return nil, nil, err
+	}
 	t.adamT, t.epoch, t.step, t.epochLoss, t.epochSamples = h.AdamSteps, h.Epoch, h.Step, h.EpochLoss, h.EpochSamples
 	return t, h.Meta, nil
 }

@@ -28,6 +28,9 @@ type Config struct {
 	K float64
 	// Loss is LossMSE or LossXent.
 	Loss string
+	// Factorize trains each feature's row as the sum of its own, its
+	// piece-square's and its piece's (params), exported summed.
+	Factorize bool
 	// Seed draws the initial weights (without -init) and every epoch's
 	// order.
 	Seed uint64
@@ -48,7 +51,7 @@ const (
 // DefaultConfig returns the defaults on every core.
 func DefaultConfig() Config {
 	return Config{Sizes: nnue.DefaultSizes, Batch: DefaultBatch, LR: DefaultLR, LRDecay: DefaultLRDecay,
-		Lambda: DefaultLambda, K: DefaultK, Loss: LossMSE, Seed: 1, Threads: runtime.NumCPU()}
+		Lambda: DefaultLambda, K: DefaultK, Loss: LossMSE, Factorize: true, Seed: 1, Threads: runtime.NumCPU()}
 }
 
 // MaxBatch bounds Batch: a step keeps 2*L1 floats of every position.
@@ -98,6 +101,7 @@ const (
 	partSamples = 256     // positions of one part of the forward-backward pass
 	ftBlock     = 32      // columns of one block of the first layer's gradient
 	adamChunk   = 1 << 15 // values of one part of the optimizer's pass
+	effRows     = 128     // rows of one part of coalescing the factorised rows
 	featStride  = 2 * nnue.MaxActive
 )
 
@@ -109,6 +113,11 @@ type Trainer struct {
 	p    params // the weights
 	g    []float32
 	m, v []float32
+	// eff is the feature transformer's rows the network has: p's own
+	// rows, or their sums with the virtual ones when factorised (then
+	// stale after every update until refreshed).
+	eff      []float32
+	effStale bool
 	// adamT is the steps taken; epoch and step where the run stands (the
 	// epoch in progress, 0-based, and its steps done); epochLoss and
 	// epochSamples the running sums of the epoch in progress.
@@ -138,7 +147,7 @@ type Trainer struct {
 	valid []Sample
 	qnet  *intNet
 
-	sampleF, ftF, adamF, validF func(int)
+	sampleF, ftF, adamF, validF, effF, virtF func(int)
 }
 
 // part is one part's own buffers: its share of the dense gradient and
@@ -169,38 +178,71 @@ type chunk struct {
 	clip   float32
 }
 
-// New returns a trainer starting from init (nil: nnue.RandomFloat of
-// cfg.Sizes and cfg.Seed). init's sizes must be cfg.Sizes.
+// New returns a trainer starting from init (nil: a network drawn from
+// cfg.Seed, see initial). init's sizes must be cfg.Sizes.
 func New(cfg Config, init *nnue.FloatNet) (*Trainer, error) {
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("nnuetrain: %w", err)
 	}
 	if init == nil {
 		var err error
-		if init, err = nnue.RandomFloat(cfg.Sizes, cfg.Seed); err != nil {
+		if init, err = initial(cfg.Sizes, cfg.Seed); err != nil {
 			return nil, fmt.Errorf("nnuetrain: %w", err)
 		}
 	} else if init.Sizes != cfg.Sizes {
 		return nil, fmt.Errorf("nnuetrain: the initial network is %s, the run asks for %s", init.Sizes, cfg.Sizes)
 	}
-	p, err := fromFloat(init)
+	p, err := fromFloat(init, cfg.Factorize)
 	if err != nil {
 		return nil, err
 	}
 	p.clip()
+	return newTrainer(cfg, p), nil
+}
+
+// initial is a fresh run's network: nnue.RandomFloat's dense layers, and
+// a feature transformer of rows a tenth of its (within +-0.015) and
+// biases in [0.2, 0.6], so that every accumulator starts inside the
+// clipped ReLU's slope (none dead) and an evaluation is mostly the dense
+// layers' bias: random rows large enough to matter are noise a run must
+// unlearn (measured on the tests' data: docs/nnue.md).
+func initial(s nnue.Sizes, seed uint64) (*nnue.FloatNet, error) {
+	f, err := nnue.RandomFloat(s, seed)
+	if err != nil {
+		return nil, err
+	}
+	for i := range f.FTWeights {
+		f.FTWeights[i] *= 0.1
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x66746269))
+	for i := range f.FTBias {
+		f.FTBias[i] = float32(0.2 + 0.4*rng.Float64())
+	}
+	return f, nil
+}
+
+// newTrainer returns a trainer of checked cfg with the weights p.
+func newTrainer(cfg Config, p params) *Trainer {
 	t := &Trainer{cfg: cfg, p: p, orderEpoch: -1,
 		loss: lossFn{xent: cfg.Loss == LossXent, scale: nnue.OutputScale / cfg.K}}
 	t.g = make([]float32, p.n)
 	t.m = make([]float32, p.n)
 	t.v = make([]float32, p.n)
 	s := cfg.Sizes
+	if p.factor {
+		t.eff = make([]float32, nnue.NumFeatures*s.L1)
+		t.effStale = true
+	} else {
+		t.eff = p.FT(p.w)
+	}
 	nparts := (cfg.Batch + partSamples - 1) / partSamples
 	t.parts = make([]part, nparts)
 	for i := range t.parts {
 		t.parts[i] = newPart(&t.p)
 	}
 	// The optimizer's chunks, tensor by tensor.
-	for _, r := range [][2]int{{p.ft, p.ftb}, {p.ftb, p.w1}, {p.w1, p.b1}, {p.b1, p.w2}, {p.w2, p.b2}, {p.b2, p.w3}, {p.w3, p.b3}, {p.b3, p.n}} {
+	for _, r := range [][2]int{{p.ft, p.ftb}, {p.ftb, p.w1}, {p.w1, p.b1}, {p.b1, p.w2}, {p.w2, p.b2}, {p.b2, p.w3}, {p.w3, p.b3},
+		{p.b3, p.b3 + 1}, {p.vps, p.vp}, {p.vp, p.n}} {
 		for lo := r[0]; lo < r[1]; lo += adamChunk {
 			t.chunks = append(t.chunks, chunk{lo: lo, hi: min(lo+adamChunk, r[1]), clip: p.clipOf(lo)})
 		}
@@ -208,14 +250,14 @@ func New(cfg Config, init *nnue.FloatNet) (*Trainer, error) {
 	t.feats = make([]uint16, cfg.Batch*featStride)
 	t.nfeat = make([]uint8, cfg.Batch*2)
 	t.acc = make([]float32, cfg.Batch*2*s.L1)
-	t.sampleF, t.ftF, t.adamF, t.validF = t.samplePart, t.ftPart, t.adamPart, t.validPart
+	t.sampleF, t.ftF, t.adamF, t.validF, t.effF, t.virtF = t.samplePart, t.ftPart, t.adamPart, t.validPart, t.effPart, t.virtPart
 	t.pool = newPool(cfg.Threads)
-	return t, nil
+	return t
 }
 
 func newPart(p *params) part {
 	s := p.Sizes
-	pt := part{grad: make([]float32, p.n-p.dense())}
+	pt := part{grad: make([]float32, p.denseEnd()-p.dense())}
 	d := p.dense()
 	view := func(lo, hi int) []float32 { return pt.grad[lo-d : hi-d] }
 	pt.gv = gradViews{ftb: view(p.ftb, p.w1), w1: view(p.w1, p.b1), b1: view(p.b1, p.w2),
@@ -334,18 +376,51 @@ func (t *Trainer) trainStep(train []Sample, idx []uint32) {
 	lr := t.LR() * math.Sqrt(1-math.Pow(beta2, float64(t.adamT))) / (1 - math.Pow(beta1, float64(t.adamT)))
 	t.lrT = float32(lr)
 	t.pool.run(len(t.chunks), t.adamF)
+	t.effStale = t.p.factor
+}
+
+// refresh brings t.eff up to date with the weights.
+func (t *Trainer) refresh() {
+	if t.effStale {
+		t.pool.run((nnue.NumFeatures+effRows-1)/effRows, t.effF)
+		t.effStale = false
+	}
+}
+
+// effPart coalesces rows [k*effRows, (k+1)*effRows).
+func (t *Trainer) effPart(k int) {
+	t.p.coalesce(t.eff, k*effRows, min((k+1)*effRows, nnue.NumFeatures))
+}
+
+// virtPart sums the gradient of piece k's rows into its virtual rows:
+// each of its squares' piece-square row gets its rows of every bucket,
+// its piece row every one of them.
+func (t *Trainer) virtPart(k int) {
+	l1 := t.p.L1
+	ft, vps, vp := t.p.FT(t.g), t.p.VPS(t.g), t.p.VP(t.g)
+	pc := vp[k*l1 : k*l1+l1]
+	clear(pc)
+	for ps := k * 90; ps < (k+1)*90; ps++ {
+		row := vps[ps*l1 : ps*l1+l1]
+		clear(row)
+		for f := ps; f < nnue.NumFeatures; f += NumPieceSquares {
+			add(row, ft[f*l1:f*l1+l1])
+		}
+		add(pc, row)
+	}
 }
 
 // gradient sets t.g to the gradient of the mean loss over the samples
 // idx of train (t.g's first layer must be zero: the optimizer leaves it
 // so), and adds their losses to the epoch's sums.
 func (t *Trainer) gradient(train []Sample, idx []uint32) {
+	t.refresh()
 	t.train, t.idx, t.n = train, idx, len(idx)
 	t.scale = 1 / float32(t.n)
 	parts := (t.n + partSamples - 1) / partSamples
 	t.pool.run(parts, t.sampleF)
 	// The parts' dense gradients and losses, summed in part order.
-	dg := t.g[t.p.dense():]
+	dg := t.g[t.p.dense():t.p.denseEnd()]
 	copy(dg, t.parts[0].grad)
 	t.epochLoss += t.parts[0].loss
 	for k := 1; k < parts; k++ {
@@ -354,6 +429,9 @@ func (t *Trainer) gradient(train []Sample, idx []uint32) {
 	}
 	t.epochSamples += int64(t.n)
 	t.pool.run(t.p.L1/ftBlock, t.ftF)
+	if t.p.factor {
+		t.pool.run(nnue.NumPieces, t.virtF)
+	}
 	t.train, t.idx = nil, nil
 }
 
@@ -387,7 +465,7 @@ func (t *Trainer) samplePart(k int) {
 func (t *Trainer) forward(acc []float32, us, them []uint16, sc *scratch) float32 {
 	p := &t.p
 	l1 := p.L1
-	ft := p.FT(p.w)
+	ft := t.eff
 	for h, feats := range [2][]uint16{us, them} {
 		a := acc[h*l1 : h*l1+l1]
 		copy(a, p.FTB(p.w))
@@ -534,6 +612,7 @@ func (t *Trainer) validate(samples []Sample, q *intNet) float64 {
 	if len(samples) == 0 {
 		return 0
 	}
+	t.refresh()
 	t.valid, t.qnet = samples, q
 	t.pool.run(len(t.parts), t.validF)
 	var sum float64
