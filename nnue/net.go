@@ -161,9 +161,10 @@ func (n *Net) forward(k *kernels, us, them []int16, sc *scratch) int {
 // clampAct is the clipped ReLU of a value at FTScale.
 func clampAct(x int32) int32 { return min(max(x, 0), FTScale) }
 
-// EvaluateFull evaluates p from scratch (no incremental state): the
-// reference the accumulators are tested against, and an evaluation for
-// callers that see positions one at a time.
+// EvaluateFull evaluates p from scratch (no incremental state), as
+// Position.Evaluate does (centi-units from the side to move's view, within
+// +-MaxEval): the reference the accumulators are tested against, and an
+// evaluation for callers that see positions one at a time. It allocates.
 func (n *Net) EvaluateFull(p *xiangqi.Position) int {
 	var acc [2][]int16
 	var feats [MaxActive]uint16
@@ -174,7 +175,7 @@ func (n *Net) EvaluateFull(p *xiangqi.Position) int {
 		k.update(acc[c], n.ftB, n.ftW, fs, nil)
 	}
 	us := p.SideToMove()
-	return n.forward(k, acc[us], acc[us^1], n.newScratch())
+	return min(max(n.forward(k, acc[us], acc[us^1], n.newScratch()), -MaxEval), MaxEval)
 }
 
 // checkFinite reports the first value of xs that is not finite.

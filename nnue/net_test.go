@@ -98,6 +98,14 @@ func TestForwardByHand(t *testing.T) {
 	if got := n.EvaluateFull(p); got != 454 {
 		t.Errorf("quantised evaluation %d, want 454", got)
 	}
+	// An output beyond MaxEval is bounded, away from mate scores.
+	f.B3 = -50
+	if n, err = Quantize(f); err != nil {
+		t.Fatal(err)
+	}
+	if got, inc := n.EvaluateFull(p), New(n, p).Evaluate(); got != -MaxEval || inc != -MaxEval {
+		t.Errorf("evaluations %d and %d of an output of -29,700 centi-units, want -%d", got, inc, MaxEval)
+	}
 }
 
 // Quantize refuses what its integer types cannot hold, naming the array.

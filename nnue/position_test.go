@@ -49,7 +49,7 @@ func checkAccumulators(t *testing.T, p *Position, where string) {
 			t.Fatalf("%s: %s: perspective %d's accumulator differs from a refresh", where, p, c)
 		}
 	}
-	if want := min(max(p.net.EvaluateFull(p.Position), -MaxEval), MaxEval); v != want {
+	if want := p.net.EvaluateFull(p.Position); v != want {
 		t.Fatalf("%s: %s: Evaluate %d, from scratch %d", where, p, v, want)
 	}
 }
