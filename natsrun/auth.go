@@ -1,12 +1,16 @@
 package natsrun
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"os"
+	"log/slog"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // Credentials are what a credentials file holds: "user:password" or a
@@ -20,7 +24,7 @@ func ReadCredentials(path string) (Credentials, error) {
 	if path == "" {
 		return Credentials{}, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path, "credentials file", maxAccountsFile)
 	if err != nil {
 		return Credentials{}, fmt.Errorf("natsrun: credentials: %w", err)
 	}
@@ -58,4 +62,40 @@ func Connect(url, name string, c Credentials, caFile string, extra ...nats.Optio
 		return nil, fmt.Errorf("natsrun: connect to %s: %w", url, err)
 	}
 	return nc, nil
+}
+
+// The waits between a worker's attempts to reach its server: the first,
+// doubled after each failure up to the last. Tests shorten them.
+var (
+	retryFirst = time.Second
+	retryMax   = 30 * time.Second
+)
+
+// ConnectRetry is Connect for a worker, which may start while its server
+// is down (or before the trainer that embeds it): while no server can be
+// reached it tries again, waiting retryFirst, then twice as long each
+// time up to retryMax, and says so in log, until ctx ends. A server that
+// answers and refuses (a wrong password, a TLS failure) is an error at
+// once: trying again would not change it.
+func ConnectRetry(ctx context.Context, log *slog.Logger, url, name string, c Credentials, caFile string, extra ...nats.Option) (*nats.Conn, error) {
+	wait := retryFirst
+	for attempt := 1; ; attempt++ {
+		nc, err := Connect(url, name, c, caFile, extra...)
+		if err == nil {
+			if attempt > 1 {
+				log.Info("connected to the NATS server", "url", url, "attempts", attempt)
+			}
+			return nc, nil
+		}
+		if !errors.Is(err, nats.ErrNoServers) {
+			return nil, err
+		}
+		log.Warn("the NATS server cannot be reached; trying again", "url", url, "attempt", attempt, "wait", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("natsrun: connect to %s: %w (after %d attempts: %v)", url, ctx.Err(), attempt, err)
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, retryMax)
+	}
 }

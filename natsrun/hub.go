@@ -6,8 +6,10 @@
 // (natsrun/natsserver) or uses an existing one; workers only connect.
 // Everything received is data that is checked before use: configs are
 // parsed strictly, networks are verified against their SHA-256, shards
-// are decoded (CRC, game, encoder) before they are written, under names
-// derived from their verified headers.
+// come only from admitted worker accounts and are checked whole (CRC,
+// every record, the limits of package data, game, encoder) before they are
+// written, under names derived from their verified headers. A worker
+// creates no consumer on the server: it reads by direct gets.
 package natsrun
 
 import (
@@ -38,10 +40,13 @@ type Hub struct {
 	run string
 	// from is a worker's account (anyWorker without one): the last token
 	// of the subject its shards go out on.
-	from   string
-	js     jetstream.JetStream
-	kv     jetstream.KeyValue
-	nets   jetstream.ObjectStore
+	from string
+	js   jetstream.JetStream
+	kv   jetstream.KeyValue
+	nets jetstream.ObjectStore
+	// chunks is the network store's stream, whose messages (a network's
+	// chunks) are read one by one.
+	chunks chunkGetter
 	stream jetstream.Stream
 	// fetchBase is a network read's bound before its size is added
 	// (fetchRate); tests shorten it.
@@ -125,8 +130,15 @@ func Create(ctx context.Context, nc *nats.Conn, run string) (*Hub, error) {
 	if h.nets, err = js.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: netsName(run), Storage: jetstream.FileStorage}); err != nil {
 		return nil, fmt.Errorf("natsrun: network store: %w", err)
 	}
+	if h.chunks, err = js.Stream(ctx, objStream(run)); err != nil {
+		return nil, fmt.Errorf("natsrun: network store: %w", err)
+	}
 	return h, nil
 }
+
+// The streams behind the key-value bucket and the network store.
+func kvStream(run string) string  { return "KV_" + bucketName(run) }
+func objStream(run string) string { return "OBJ_" + netsName(run) }
 
 // streamConfig is the shard stream's: a work queue with de-duplication.
 func (h *Hub) streamConfig() jetstream.StreamConfig {
@@ -165,6 +177,9 @@ func Attach(ctx context.Context, nc *nats.Conn, run, account string) (*Hub, erro
 		return nil, fmt.Errorf("natsrun: run %q: %w", run, err)
 	}
 	if h.nets, err = js.ObjectStore(ctx, netsName(run)); err != nil {
+		return nil, fmt.Errorf("natsrun: run %q networks: %w", run, err)
+	}
+	if h.chunks, err = js.Stream(ctx, objStream(run)); err != nil {
 		return nil, fmt.Errorf("natsrun: run %q networks: %w", run, err)
 	}
 	return h, nil
@@ -278,16 +293,29 @@ func (h *Hub) Network(ctx context.Context, b Best) ([]byte, error) {
 	return nil, fmt.Errorf("natsrun: network %s: %w", b.Name, err)
 }
 
+// maxNetwork bounds a network a worker reads: the size its entry states
+// is checked before its chunks are.
+const maxNetwork = 1 << 30
+
+// chunkGetter reads a stream's messages by sequence and subject
+// (jetstream.Stream).
+type chunkGetter interface {
+	GetMsg(ctx context.Context, seq uint64, opts ...jetstream.GetMsgOpt) (*jetstream.RawStreamMsg, error)
+}
+
 // fetchNetwork is one bounded read of a network.
 func (h *Hub) fetchNetwork(ctx context.Context, b Best) ([]byte, error) {
 	info, err := h.nets.GetInfo(ctx, b.Name)
 	if err != nil {
 		return nil, err
 	}
+	if info.Size > maxNetwork {
+		return nil, fmt.Errorf("%d bytes; a network is at most %d", info.Size, maxNetwork)
+	}
 	bound := h.fetchBase + time.Duration(info.Size)*time.Second/fetchRate
 	rctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	ckpt, err := h.nets.GetBytes(rctx, b.Name)
+	ckpt, err := h.readChunks(rctx, info)
 	if err != nil {
 		if rctx.Err() != nil && ctx.Err() == nil {
 			return nil, fmt.Errorf("read not done within %v (%d bytes): %w", bound, info.Size, err)
@@ -300,37 +328,56 @@ func (h *Hub) fetchNetwork(ctx context.Context, b Best) ([]byte, error) {
 	return ckpt, nil
 }
 
-// WatchBest sends every new best entry (the current one first) until ctx
-// ends. Malformed entries are skipped.
-func (h *Hub) WatchBest(ctx context.Context) (<-chan Best, error) {
-	w, err := h.kv.Watch(ctx, keyBest)
-	if err != nil {
-		return nil, fmt.Errorf("natsrun: watch best: %w", err)
+// readChunks reads an object's chunks one by one, each the next message
+// on its chunk subject (a direct get: a worker may create no consumer).
+func (h *Hub) readChunks(ctx context.Context, info *jetstream.ObjectInfo) ([]byte, error) {
+	subject := "$O." + netsName(h.run) + ".C." + info.NUID
+	out := make([]byte, 0, info.Size)
+	seq := uint64(1)
+	for n := uint32(0); n < info.Chunks; n++ {
+		m, err := h.chunks.GetMsg(ctx, seq, jetstream.WithGetMsgSubject(subject))
+		if err != nil {
+			return nil, fmt.Errorf("chunk %d of %d: %w", n+1, info.Chunks, err)
+		}
+		if uint64(len(out))+uint64(len(m.Data)) > info.Size {
+			return nil, fmt.Errorf("chunk %d of %d goes past the network's %d bytes", n+1, info.Chunks, info.Size)
+		}
+		out = append(out, m.Data...)
+		seq = m.Sequence + 1
 	}
+	if uint64(len(out)) != info.Size {
+		return nil, fmt.Errorf("%d chunks hold %d bytes, the network is %d", info.Chunks, len(out), info.Size)
+	}
+	return out, nil
+}
+
+// bestPoll is how often WatchBest reads the best entry: a worker has no
+// consumer to watch it with, so a promotion reaches it within this.
+var bestPoll = 2 * time.Second
+
+// WatchBest sends every new best entry (the current one first) until ctx
+// ends, reading the entry every bestPoll: of promotions closer together
+// than that, the last is sent. Malformed entries are skipped.
+func (h *Hub) WatchBest(ctx context.Context) (<-chan Best, error) {
 	out := make(chan Best, 1)
 	go func() {
 		defer close(out)
-		defer w.Stop()
+		var sent uint64 // the revision last sent
 		for {
+			if e, err := h.kv.Get(ctx, keyBest); err == nil && e.Revision() != sent {
+				sent = e.Revision()
+				if b, err := parseBest(e.Value()); err == nil {
+					select {
+					case out <- b:
+					case <-ctx.Done():
+						return
+					}
+				}
+			}
 			select {
 			case <-ctx.Done():
 				return
-			case e, ok := <-w.Updates():
-				if !ok {
-					return
-				}
-				if e == nil || e.Operation() != jetstream.KeyValuePut {
-					continue // the end of the initial values, or a delete
-				}
-				b, err := parseBest(e.Value())
-				if err != nil {
-					continue
-				}
-				select {
-				case out <- b:
-				case <-ctx.Done():
-					return
-				}
+			case <-time.After(bestPoll):
 			}
 		}
 	}()
@@ -366,22 +413,51 @@ type Stored struct {
 	Busy   time.Duration
 }
 
-// ShardCheck judges a decoded shard (its game and encoder version) and
-// the worker account it came from ("any" from a worker without one).
+// Admit judges the worker account a shard comes from ("any" from a
+// worker without one) before anything of the shard is read: a refused or
+// revoked account's shards are never decoded.
+type Admit func(from string) error
+
+// ShardCheck judges a checked shard's header (its game and encoder
+// version) and the worker account it came from.
 type ShardCheck func(from string, h data.Header) error
 
-// Ingest takes shards from the stream into dir until ctx ends: each one is
-// decoded (its CRC checked), bound to the account on its subject (the
-// worker name in its header must be that account, or start with it and
-// '_'), held to the generations published (none from a later one),
-// judged by check, written atomically under the name its header gives,
-// and acknowledged only then. A shard already in dir is acknowledged
-// without a write. A bad shard is reported to bad and dropped from the
-// stream; one that cannot be written (a full disk) or that comes before
+// Rejection is a shard that can never be taken in: it is terminated on
+// the stream (never delivered again), and the account it came from is
+// named so that the trainer can count it.
+type Rejection struct {
+	From  string // the worker account on the shard's subject
+	Shard string // the shard's name by its header, if it has one
+	Err   error
+	// Term is the error of the stream's termination, if it failed (the
+	// shard then comes again, and is rejected again).
+	Term error
+}
+
+func (r *Rejection) Error() string {
+	if r.Shard == "" {
+		return fmt.Sprintf("natsrun: shard from %q rejected: %v", r.From, r.Err)
+	}
+	return fmt.Sprintf("natsrun: shard %s from %q rejected: %v", r.Shard, r.From, r.Err)
+}
+
+func (r *Rejection) Unwrap() error { return r.Err }
+
+// Ingest takes shards from the stream into dir until ctx ends: the worker
+// account on each shard's subject is judged by admit first, then the
+// shard is checked whole without keeping its samples (data.Inspect: its
+// CRC, every record, every limit), bound to that account (the worker name
+// in its header must be the account, or start with it and '_'), held to
+// the generations published (none from a later one), judged by check,
+// written atomically under the name its header gives, and acknowledged
+// only then. A shard already in dir is acknowledged without a write. A
+// shard that fails any of this (or whose checking panicked) is reported
+// to bad as a *Rejection and terminated on the stream, never delivered
+// again; one that cannot be written (a full disk) or that comes before
 // any network was published is reported and comes again later. got hears
 // about every shard written. A stream or consumer that disappears (a
 // server that lost its store) is made again, and said so.
-func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func(Stored), bad func(error)) error {
+func (h *Hub) Ingest(ctx context.Context, dir string, admit Admit, check ShardCheck, got func(Stored), bad func(error)) error {
 	if h.stream == nil {
 		return errors.New("natsrun: Ingest needs the trainer's side (Create)")
 	}
@@ -439,12 +515,12 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 		for msg := range batch.Messages() {
 			t0 := time.Now()
 			from, _ := shardFrom(h.run, msg.Subject())
-			path, hd, games, err := store(dir, msg.Data(), from, int(h.published.Load()), check)
-			var rej *rejection
+			path, hd, games, err := store(dir, msg.Data(), from, int(h.published.Load()), admit, check)
+			var rej *Rejection
 			switch {
 			case errors.As(err, &rej):
-				bad(err)
-				_ = msg.TermWithReason(err.Error())
+				rej.Term = msg.TermWithReason(termReason(rej))
+				bad(rej)
 				continue
 			case err != nil:
 				// Not the shard's fault (a full disk, no network published
@@ -463,6 +539,15 @@ func (h *Hub) Ingest(ctx context.Context, dir string, check ShardCheck, got func
 		}
 	}
 	return nil
+}
+
+// termReason is a rejection's reason on the stream's advisory, bounded.
+func termReason(r *Rejection) string {
+	s := r.Err.Error()
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return "tabula: " + s
 }
 
 // ackWait is how long a shard delivered to the trainer waits for its
@@ -498,51 +583,107 @@ func sleep(ctx context.Context, d time.Duration) {
 	}
 }
 
-// rejection is a shard that can never be taken in.
-type rejection struct{ err error }
+// inspect checks a shard whole without keeping its samples; tests
+// replace it.
+var inspect = data.Inspect
 
-func (r *rejection) Error() string { return r.err.Error() }
-func (r *rejection) Unwrap() error { return r.err }
-
-// store decodes and checks a shard from the account from and writes it
-// into dir; path is empty when it was there already; games counts the
-// games it holds samples of. published is the highest generation
-// published (-1: none yet). A bad shard is a *rejection.
-func store(dir string, shard []byte, from string, published int, check ShardCheck) (path string, hd data.Header, games int, err error) {
-	hd, samples, err := data.Decode(shard)
-	if err != nil {
-		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard from %q rejected: %w", from, err)}
-	}
-	if err := data.CheckWorker(hd.Worker); err != nil {
-		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard from %q rejected: %w", from, err)}
+// store checks a shard from the account from and writes it into dir;
+// path is empty when it was there already; games counts the games it
+// holds samples of. published is the highest generation published (-1:
+// none yet). A bad shard is a *Rejection; so is one whose checking
+// panicked, so that no shard can stop the trainer.
+func store(dir string, shard []byte, from string, published int, admit Admit, check ShardCheck) (path string, hd data.Header, games int, err error) {
+	reject := func(err error) error {
+		r := &Rejection{From: from, Err: err}
+		if data.CheckWorker(hd.Worker) == nil {
+			r.Shard = hd.Name()
+		}
+		return r
 	}
 	if from == "" {
-		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard %s rejected: no worker account on its subject", hd.Name())}
+		return "", hd, 0, reject(errors.New("no worker account on its subject"))
+	}
+	if admit != nil {
+		if err := admit(from); err != nil {
+			return "", hd, 0, reject(err)
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			path, games, err = "", 0, reject(fmt.Errorf("checking it panicked: %v", p))
+		}
+	}()
+	hd, sum, err := inspect(shard)
+	if err != nil {
+		return "", hd, 0, reject(err)
+	}
+	if err := data.CheckWorker(hd.Worker); err != nil {
+		return "", hd, 0, reject(err)
 	}
 	// Under another worker's name a shard could take the place of that
 	// worker's own (the trainer keeps one shard of a name).
 	if from != anyWorker && hd.Worker != from && !strings.HasPrefix(hd.Worker, from+"_") {
-		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard %s rejected: worker account %q may send only shards of worker %q or %q_*", hd.Name(), from, from, from)}
+		return "", hd, 0, reject(fmt.Errorf("worker account %q may send only shards of worker %q or %q_*", from, from, from))
 	}
 	if published < 0 {
 		return "", hd, 0, fmt.Errorf("natsrun: shard %s waits: no network published yet", hd.Name())
 	}
 	if hd.Generation > published {
-		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard %s rejected: generation %d, but the trainer published none after %d", hd.Name(), hd.Generation, published)}
+		return "", hd, 0, reject(fmt.Errorf("generation %d, but the trainer published none after %d", hd.Generation, published))
 	}
-	if err := check(from, hd); err != nil {
-		return "", hd, 0, &rejection{fmt.Errorf("natsrun: shard %s from %q rejected: %w", hd.Name(), from, err)}
-	}
-	ids := map[uint64]bool{}
-	for _, s := range samples {
-		ids[s.GameID] = true
+	if check != nil {
+		if err := check(from, hd); err != nil {
+			return "", hd, 0, reject(err)
+		}
 	}
 	path = filepath.Join(dir, hd.Name())
 	if _, err := os.Stat(path); err == nil {
-		return "", hd, len(ids), nil
+		return "", hd, sum.Games, nil
 	}
 	if err := atomicfile.WriteBytes(path, shard, 0o644); err != nil {
 		return "", hd, 0, fmt.Errorf("natsrun: write shard: %w", err)
 	}
-	return path, hd, len(ids), nil
+	return path, hd, sum.Games, nil
+}
+
+// RemoveStrayConsumers deletes every consumer on the run's streams but
+// the trainer's own ("trainer" on the shard stream) and returns their
+// names by stream. No worker account may make one (WorkerPermissions),
+// so whatever is there was made under older rights, by hand, or by an
+// account since revoked; an extra consumer on the work-queue shard stream
+// would take shards from the trainer. The trainer calls it when it starts
+// and whenever its worker accounts change.
+func (h *Hub) RemoveStrayConsumers(ctx context.Context) (map[string][]string, error) {
+	removed := map[string][]string{}
+	var errs []error
+	for _, stream := range []string{streamName(h.run), kvStream(h.run), objStream(h.run)} {
+		st, err := h.js.Stream(ctx, stream)
+		if err != nil {
+			if !errors.Is(err, jetstream.ErrStreamNotFound) {
+				errs = append(errs, fmt.Errorf("stream %s: %w", stream, err))
+			}
+			continue
+		}
+		var stray []string
+		names := st.ConsumerNames(ctx)
+		for name := range names.Name() {
+			if stream != streamName(h.run) || name != "trainer" {
+				stray = append(stray, name)
+			}
+		}
+		if err := names.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("consumers of %s: %w", stream, err))
+		}
+		for _, name := range stray {
+			if err := st.DeleteConsumer(ctx, name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+				errs = append(errs, fmt.Errorf("consumer %s of %s: %w", name, stream, err))
+				continue
+			}
+			removed[stream] = append(removed[stream], name)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return removed, fmt.Errorf("natsrun: removing stray consumers: %w", err)
+	}
+	return removed, nil
 }

@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -113,25 +116,27 @@ func TestConfigAndNetworks(t *testing.T) {
 	}
 }
 
-// stallingStore is the run's real object store whose first stalls reads
-// hang until their context ends, as a read whose consumer stopped does.
+// stallingStore is the run's real network store whose first stalls
+// chunk reads hang until their context ends, as a read the server never
+// answers does. The network of the test is one chunk: a read of a chunk
+// is a read of the network.
 type stallingStore struct {
-	jetstream.ObjectStore
+	chunkGetter
 	stalls int
 	reads  []time.Duration // each read's bound (its context's deadline)
 }
 
-func (s *stallingStore) GetBytes(ctx context.Context, name string, opts ...jetstream.GetObjectOpt) ([]byte, error) {
+func (s *stallingStore) GetMsg(ctx context.Context, seq uint64, opts ...jetstream.GetMsgOpt) (*jetstream.RawStreamMsg, error) {
 	d, ok := ctx.Deadline()
 	if !ok {
-		return nil, fmt.Errorf("read of %s without a bound", name)
+		return nil, fmt.Errorf("read of message %d without a bound", seq)
 	}
 	s.reads = append(s.reads, time.Until(d).Round(100*time.Millisecond))
 	if len(s.reads) <= s.stalls {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return s.ObjectStore.GetBytes(ctx, name, opts...)
+	return s.chunkGetter.GetMsg(ctx, seq, opts...)
 }
 
 // A network read that stalls is abandoned at its bound and tried again:
@@ -151,7 +156,7 @@ func TestNetworkReadStalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ckpt := bytes.Repeat([]byte{7}, 50000) // a few chunks
+	ckpt := bytes.Repeat([]byte{7}, 50000) // one chunk
 	if err := trainer.PublishNetwork(ctx, "g000001-s000000100.ckpt", 1, ckpt); err != nil {
 		t.Fatal(err)
 	}
@@ -160,8 +165,8 @@ func TestNetworkReadStalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	worker.fetchBase = 200 * time.Millisecond
-	store := &stallingStore{ObjectStore: worker.nets, stalls: 2}
-	worker.nets = store
+	store := &stallingStore{chunkGetter: worker.chunks, stalls: 2}
+	worker.chunks = store
 	got, err := worker.Network(ctx, b)
 	if err != nil || !bytes.Equal(got, ckpt) {
 		t.Fatalf("network after two stalled reads: %v", err)
@@ -187,5 +192,89 @@ func TestNetworkReadStalls(t *testing.T) {
 	}
 	if len(store.reads) != 0 {
 		t.Fatalf("a missing network read %d times", len(store.reads))
+	}
+}
+
+// syncBuffer is a log's output that tests read while it is written.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// A worker started while its server is down tries again, saying so, and
+// connects once the server is up; a server that refuses it (a wrong
+// password) is an error at once, and a worker stopped while it waits
+// says why.
+func TestConnectRetry(t *testing.T) {
+	defer func(f, m time.Duration) { retryFirst, retryMax = f, m }(retryFirst, retryMax)
+	retryFirst, retryMax = 50*time.Millisecond, 200*time.Millisecond
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
+	var out syncBuffer
+	log := slog.New(slog.NewTextHandler(&out, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	type result struct {
+		nc  *nats.Conn
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		nc, err := ConnectRetry(ctx, log, url, "w1", Credentials{User: "w1", Password: "pw1"}, "")
+		done <- result{nc, err}
+	}()
+	for strings.Count(out.String(), "cannot be reached; trying again") < 3 {
+		select {
+		case r := <-done:
+			t.Fatalf("a worker whose server is down stopped: %v", r.err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: port, NoSigs: true, NoLog: true,
+		Users: []*server.User{{Username: "w1", Password: "pw1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	defer s.Shutdown()
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("once the server is up: %v\n%s", r.err, out.String())
+	}
+	defer r.nc.Close()
+	if !r.nc.IsConnected() || !strings.Contains(out.String(), "connected to the NATS server") {
+		t.Fatalf("connected %v; log:\n%s", r.nc.IsConnected(), out.String())
+	}
+
+	before := strings.Count(out.String(), "trying again")
+	if _, err := ConnectRetry(ctx, log, url, "w1", Credentials{User: "w1", Password: "guess"}, ""); err == nil ||
+		!strings.Contains(strings.ToLower(err.Error()), "authorization") {
+		t.Fatalf("a wrong password: %v", err)
+	}
+	if n := strings.Count(out.String(), "trying again"); n != before {
+		t.Fatalf("a wrong password was tried again (%d more log lines)", n-before)
+	}
+
+	stopped, stop := context.WithCancel(ctx)
+	stop()
+	if _, err := ConnectRetry(stopped, log, "nats://127.0.0.1:1", "w1", Credentials{}, ""); err == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("a worker stopped while it waits: %v", err)
 	}
 }

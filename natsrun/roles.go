@@ -4,22 +4,26 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // A run on a server has two roles. The trainer may do everything. A
 // worker account may publish shards on its own subject and read the run's
 // config and networks, nothing else: no puts or deletes in the key-value
-// bucket or the object store, no stream or consumer administration on the
-// shard stream, no acknowledgements, no subscriptions beyond its own
-// inbox. Each worker account has a name, which is on the subject of every
-// shard it publishes: the trainer knows who sent a shard, takes it only
-// under that name, and can refuse a named worker.
+// bucket or the object store, no stream administration, no consumers at
+// all (it reads the best entry and a network's chunks message by message
+// with direct gets, so it needs none, and a consumer is server state that
+// one account could pile up without bound), no acknowledgements, no
+// subscriptions beyond its own inbox. Each worker account has a name,
+// which is on the subject of every shard it publishes: the trainer knows
+// who sent a shard, takes it only under that name, and can refuse a named
+// worker.
 
 // Account is a worker's (or the trainer's) user name and password.
 type Account struct {
@@ -41,10 +45,13 @@ func CheckAccount(name string) error {
 	return nil
 }
 
+// maxAccountsFile bounds a file of worker accounts or credentials.
+const maxAccountsFile = 1 << 20
+
 // ReadWorkers reads a file of worker accounts: one user:password a line
 // ('#' starts a comment). Removing a line revokes that worker.
 func ReadWorkers(path string) ([]Account, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path, "worker accounts file", maxAccountsFile)
 	if err != nil {
 		return nil, fmt.Errorf("natsrun: worker accounts: %w", err)
 	}
@@ -82,14 +89,21 @@ func ReadWorkers(path string) ([]Account, error) {
 func InboxPrefix(account string) string { return "_INBOX_" + account }
 
 // Permissions are the subjects an account may publish to and subscribe
-// to: plain lists, which the server side (natsrun/natsserver) turns into
-// its own form, so that a worker links no server.
+// to, and those it may never publish to whatever the others allow: plain
+// lists, which the server side (natsrun/natsserver) turns into its own
+// form, so that a worker links no server.
 type Permissions struct {
 	Publish, Subscribe []string
+	PublishDeny        []string
 }
 
 // WorkerPermissions are what a worker account may do on run's streams
-// and buckets.
+// and buckets: publish its shards, read the stream info and messages of
+// the key-value bucket and the network store (direct gets), and nothing
+// of the consumer API: not a durable consumer, not an ephemeral one, not
+// a push consumer with a deliver subject of its choosing. The deny list
+// says so explicitly, so that a wider allow list added later cannot give
+// it back.
 func WorkerPermissions(run, account string) Permissions {
 	api := "$JS.API."
 	kv, obj := "KV_"+bucketName(run), "OBJ_"+netsName(run)
@@ -100,14 +114,9 @@ func WorkerPermissions(run, account string) Permissions {
 			api+"STREAM.INFO."+s,
 			api+"STREAM.MSG.GET."+s,
 			api+"DIRECT.GET."+s, api+"DIRECT.GET."+s+".>",
-			// The ordered consumers that watch the best entry and read a
-			// network's chunks (ephemeral, on streams the worker only reads).
-			api+"CONSUMER.CREATE."+s, api+"CONSUMER.CREATE."+s+".>",
-			api+"CONSUMER.INFO."+s+".*", api+"CONSUMER.DELETE."+s+".*",
-			"$JS.FC."+s+".>",
 		)
 	}
-	return Permissions{Publish: pub, Subscribe: []string{InboxPrefix(account) + ".>"}}
+	return Permissions{Publish: pub, Subscribe: []string{InboxPrefix(account) + ".>"}, PublishDeny: []string{api + "CONSUMER.>"}}
 }
 
 // WorkerOption is the connection option of a worker with an account: its

@@ -100,12 +100,7 @@ func TestWorkerCannotHarmRun(t *testing.T) {
 	}
 	roster := natsrun.NewRoster([]natsrun.Account{{"box1", ""}, {"box2", ""}}, nil)
 	log := &ingestLog{written: map[string]string{}}
-	go trainer.Ingest(ctx, t.TempDir(), func(from string, h data.Header) error {
-		if err := roster.Check(from); err != nil {
-			return err
-		}
-		return connect4Only(from, h)
-	}, log.got, log.reject)
+	go trainer.Ingest(ctx, t.TempDir(), roster.Check, connect4Only, log.got, log.reject)
 
 	workerConn := func(user, pass string) *nats.Conn {
 		nc, err := natsrun.Connect(s.ClientURL(), user, natsrun.Credentials{User: user, Password: pass}, "", natsrun.WorkerOption(user), nats.MaxReconnects(0))
@@ -217,17 +212,55 @@ func TestWorkerCannotHarmRun(t *testing.T) {
 		t.Error("the trainer's promotion did not reach the worker after the attacks")
 	}
 
-	// Revoked: the trainer's roster drops box2 first, so a shard box2
-	// still sends is refused; then the server drops its account, which
-	// ends its connection and refuses a new one.
-	roster.SetAccounts([]natsrun.Account{{"box1", ""}})
-	late, lb := datatest.ShardBytes(t, "connect4", "box2", 1)
-	if err := box2.PublishShard(ctx, late, lb); err != nil {
+	// Consumers left on the run's streams (as the old rights let a
+	// worker make: durable ones, a push consumer delivering on another
+	// worker's subject), planted here with the trainer's rights.
+	tjs, _ := jetstream.New(tnc)
+	names := natsrun.NamesOf("c4")
+	for i := range 100 {
+		if _, err := tjs.CreateOrUpdateConsumer(ctx, "KV_"+names.Bucket, jetstream.ConsumerConfig{Durable: fmt.Sprintf("left%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	push := fmt.Sprintf(`{"stream_name":"OBJ_%s","config":{"name":"push","deliver_subject":%q,"ack_policy":"none"}}`, names.Networks, names.Subject+".box1")
+	if _, err := tnc.Request("$JS.API.CONSUMER.CREATE.OBJ_"+names.Networks+".push", []byte(push), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	log.waitFor(t, "the revoked worker's shard refused", func(l *ingestLog) bool {
-		return strings.Contains(strings.Join(l.bad, "\n"), `worker "box2" has no account`)
+	if n := len(natsruntest.Consumers(t, tnc, "c4")["KV_"+names.Bucket]); n != 100 {
+		t.Fatalf("%d consumers planted on the bucket, want 100", n)
+	}
+
+	// Revoked: the trainer's roster drops box2 first, so shards box2
+	// still sends are refused before they are read (a bomb is refused for
+	// the account, not decoded); the consumers the trainer did not make
+	// are removed; then the server drops its account, which ends its
+	// connection and refuses a new one.
+	roster.SetAccounts([]natsrun.Account{{"box1", ""}})
+	late, lb := datatest.ShardBytes(t, "connect4", "box2", 1)
+	bomb := datatest.Bombs("box2", "connect4", 1)[2] // 1 GiB of records
+	for _, b := range [][]byte{lb, bomb.Bytes} {
+		if err := box2.PublishShard(ctx, late, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log.waitFor(t, "the revoked worker's two shards refused", func(l *ingestLog) bool {
+		return strings.Count(strings.Join(l.bad, "\n"), `worker "box2" has no account`) == 2
 	})
+	log.mu.Lock()
+	for _, b := range log.bad {
+		if strings.Contains(b, `from "box2"`) && !strings.Contains(b, "has no account") {
+			t.Errorf("a revoked worker's shard was read: %s", b)
+		}
+	}
+	log.mu.Unlock()
+	removed, err := trainer.RemoveStrayConsumers(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(removed["KV_"+names.Bucket]) != 100 || len(removed["OBJ_"+names.Networks]) != 1 {
+		t.Errorf("removed %v", removed)
+	}
+	natsruntest.CheckIntact(t, tnc, "c4")
 	if err := s.SetWorkers([]natsrun.Account{{"box1", "pw1"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +331,7 @@ func TestServerConfWithNatsServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := &ingestLog{written: map[string]string{}}
-	go trainer.Ingest(ctx, t.TempDir(), connect4Only, log.got, log.reject)
+	go trainer.Ingest(ctx, t.TempDir(), nil, connect4Only, log.got, log.reject)
 	nc, err := natsrun.Connect(url, "box1", natsrun.Credentials{User: "box1", Password: "pw1"}, "", natsrun.WorkerOption("box1"))
 	if err != nil {
 		t.Fatal(err)
@@ -364,7 +397,7 @@ func TestIngestRemakesItsConsumer(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := &ingestLog{written: map[string]string{}}
-	go trainer.Ingest(ctx, t.TempDir(), connect4Only, log.got, log.reject)
+	go trainer.Ingest(ctx, t.TempDir(), nil, connect4Only, log.got, log.reject)
 	worker, err := natsrun.Attach(ctx, natsruntest.Conn(t, s.ClientURL()), "c4", "")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/data"
+	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
 // Upload publishes every shard that appears in spool (a worker's local
@@ -62,7 +63,9 @@ func (h *Hub) Drain(ctx context.Context, spool string, sent func(Sent)) error {
 			return ctx.Err()
 		}
 		path := filepath.Join(spool, name)
-		b, err := os.ReadFile(path)
+		// Only a regular file within a shard's bound is read: a FIFO in
+		// the spool would block the worker.
+		b, err := inputfile.ReadFile(path, "shard", data.MaxFile)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // another uploader took it
 		}

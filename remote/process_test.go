@@ -295,7 +295,7 @@ func TestProcessesAndFaults(t *testing.T) {
 	}
 	waitUntil(t, "the three bad shards rejected in the trainer's log", 30*time.Second, func() bool {
 		out := trainer.output()
-		return strings.Count(out, "dropped a shard") >= 3 && strings.Contains(out, "xiangqi") && strings.Contains(out, `may send only shards of worker \"evil\"`)
+		return strings.Count(out, "rejected a worker's shard") >= 3 && strings.Contains(out, "xiangqi") && strings.Contains(out, `may send only shards of worker \"evil\"`)
 	})
 	os.WriteFile(workersFile, []byte("w1:pw1\nw2:pw2\n"), 0o600)
 	waitUntil(t, "the trainer re-reads its worker accounts", 30*time.Second, func() bool {

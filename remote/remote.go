@@ -28,31 +28,42 @@ import (
 // Ingest takes the workers' shards into replayDir until ctx ends,
 // accepting only shards of cfg's game and encoder version from the
 // workers roster takes (nil: any), and counts them in tally (if not nil).
-// A rejected shard is logged and dropped; the run goes on.
+// A shard from an account the roster refuses is rejected before it is
+// read. A rejected shard is terminated on the stream (never delivered
+// again), logged by name with the count of its account's rejected shards,
+// and counted in tally; the run goes on.
 func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *configs.Config, roster *natsrun.Roster, log *slog.Logger, tally *Tally) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if tally == nil {
+		tally = &Tally{}
 	}
 	g, err := cfg.LookupGame()
 	if err != nil {
 		return err
 	}
 	check := func(from string, h data.Header) error {
-		if err := roster.Check(from); err != nil {
-			return err
-		}
 		if h.Game != g.Name || h.EncoderVersion != g.Encoder.Version() {
 			return fmt.Errorf("a shard of %s (encoder %d) for a run of %s (encoder %d)", h.Game, h.EncoderVersion, g.Name, g.Encoder.Version())
 		}
 		return nil
 	}
-	return hub.Ingest(ctx, replayDir, check,
-		func(s natsrun.Stored) {
-			if tally != nil {
-				tally.Add(s.Header, s.Games, s.Busy)
+	return hub.Ingest(ctx, replayDir, roster.Check, check,
+		func(s natsrun.Stored) { tally.Add(s.Header, s.Games, s.Busy) },
+		func(err error) {
+			var rej *natsrun.Rejection
+			if !errors.As(err, &rej) {
+				log.Warn("taking in shards", "err", err)
+				return
 			}
-		},
-		func(err error) { log.Warn("dropped a shard from a worker", "err", err) })
+			n := tally.Reject(rej.From)
+			args := []any{"worker", rej.From, "rejected", n, "shard", rej.Shard, "err", rej.Err}
+			if rej.Term != nil {
+				args = append(args, "term_err", rej.Term)
+			}
+			log.Warn("rejected a worker's shard (terminated, not delivered again)", args...)
+		})
 }
 
 // WorkerOptions configure a remote self-play worker.

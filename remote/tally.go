@@ -1,6 +1,7 @@
 package remote
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -18,8 +19,28 @@ const RateSpan = 30 * time.Second
 
 // Tally counts what each remote worker contributed (trainer.Options.Remote).
 type Tally struct {
-	mu sync.Mutex
-	ws map[string]*tallied
+	mu       sync.Mutex
+	ws       map[string]*tallied
+	rejected map[string]int // shards rejected by worker account
+}
+
+// Reject counts a shard rejected from the worker account from and
+// returns the account's count so far.
+func (t *Tally) Reject(from string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.rejected == nil {
+		t.rejected = map[string]int{}
+	}
+	t.rejected[from]++
+	return t.rejected[from]
+}
+
+// Rejected returns the shards rejected so far by worker account.
+func (t *Tally) Rejected() map[string]int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.rejected)
 }
 
 // tallied is a worker's stat with what its rate needs: the creation times

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,13 +31,26 @@ func Attack(t testing.TB, nc *nats.Conn, run string, poke func(subject string)) 
 		t.Fatal(err)
 	}
 	short := func() (context.Context, context.CancelFunc) { return context.WithTimeout(ctx, time.Second) }
+	// The attempts run at once: a refused request is dropped by the
+	// server and waits out its second.
+	var mu sync.Mutex
+	var wg sync.WaitGroup
 	var won []string
+	lost := func(what string) {
+		mu.Lock()
+		won = append(won, what)
+		mu.Unlock()
+	}
 	try := func(what string, f func(ctx context.Context) error) {
-		c, cancel := short()
-		defer cancel()
-		if err := f(c); err == nil {
-			won = append(won, what)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, cancel := short()
+			defer cancel()
+			if err := f(c); err == nil {
+				lost(what)
+			}
+		}()
 	}
 	kv, err := js.KeyValue(ctx, n.Bucket)
 	if err != nil {
@@ -83,6 +97,26 @@ func Attack(t testing.TB, nc *nats.Conn, run string, poke func(subject string)) 
 		}
 		return err
 	})
+	// Consumers on the streams a worker reads: none at all, so none can
+	// pile up (a probe once made 20,000 durable ones with the old rights)
+	// or deliver where the worker chooses.
+	kvStream, objStream := "KV_"+n.Bucket, "OBJ_"+n.Networks
+	for _, stream := range []string{kvStream, objStream} {
+		try("make a push consumer on "+stream+" delivering to another worker's subject", func(c context.Context) error {
+			return apiCall(c, nc, "$JS.API.CONSUMER.CREATE."+stream+".push1", fmt.Sprintf(
+				`{"stream_name":%q,"config":{"name":"push1","deliver_subject":%q,"ack_policy":"none"}}`, stream, n.Subject+".box2"))
+		})
+		try("make an ephemeral consumer on "+stream, func(c context.Context) error {
+			return apiCall(c, nc, "$JS.API.CONSUMER.CREATE."+stream, fmt.Sprintf(`{"stream_name":%q,"config":{"ack_policy":"none"}}`, stream))
+		})
+	}
+	try("watch the key-value bucket through a consumer", func(c context.Context) error {
+		w, err := kv.Watch(c, "best")
+		if err == nil {
+			w.Stop()
+		}
+		return err
+	})
 	try("purge the shard stream", func(c context.Context) error { return mustStream(js, c, n.Stream).Purge(c) })
 	try("delete the shard stream", func(c context.Context) error { return js.DeleteStream(c, n.Stream) })
 	try("delete the key-value bucket", func(c context.Context) error { return js.DeleteKeyValue(c, n.Bucket) })
@@ -91,11 +125,24 @@ func Attack(t testing.TB, nc *nats.Conn, run string, poke func(subject string)) 
 		_, err := js.CreateStream(c, jetstream.StreamConfig{Name: "FILL", Subjects: []string{"fill.>"}})
 		return err
 	})
+	name, sb := datatest.ShardBytes(t, "connect4", "box2", 90)
 	try("publish on another worker's subject", func(c context.Context) error {
-		name, sb := datatest.ShardBytes(t, "connect4", "box2", 90)
 		_, err := js.Publish(c, n.Subject+".box2", sb, jetstream.WithMsgID(name))
 		return err
 	})
+	wg.Wait()
+	// The floods after the single attempts, which they would slow past
+	// their second.
+	for _, stream := range []string{kvStream, objStream} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if made := Flood(t, nc, stream, FloodSize); made > 0 {
+				lost(fmt.Sprintf("create durable consumers on %s (%d of %d made)", stream, made, 2*FloodSize))
+			}
+		}()
+	}
+	wg.Wait()
 	// Subscriptions beyond the worker's inbox are refused by the server
 	// (asynchronously): what the trainer sends there does not arrive.
 	for subject, probe := range map[string]string{">": "probe.any", "_INBOX.>": "_INBOX.probe", "$JS.ACK.>": "$JS.ACK.probe"} {
@@ -116,9 +163,100 @@ func Attack(t testing.TB, nc *nats.Conn, run string, poke func(subject string)) 
 	return won
 }
 
+// FloodSize is how many consumers of each kind Attack tries to create on
+// each stream a worker reads.
+const FloodSize = 1000
+
+// Flood tries, as fast as a client can send them, to create count durable
+// consumers on stream through the consumer API's current subject and
+// count more through the older durable one, and returns how many the
+// server answered as made. Requests the server refuses are dropped with
+// a permissions violation and get no answer.
+func Flood(t testing.TB, nc *nats.Conn, stream string, count int) int {
+	t.Helper()
+	inbox := nc.NewInbox()
+	replies := make(chan *nats.Msg, 2*count)
+	sub, err := nc.ChanSubscribe(inbox+".>", replies)
+	if err != nil {
+		t.Errorf("a worker subscribes to its inbox: %v", err) // not Fatal: Attack calls it from its own goroutine
+		return 0
+	}
+	defer sub.Unsubscribe()
+	for i := range count {
+		name := fmt.Sprintf("flood%d", i)
+		cfg := fmt.Sprintf(`{"stream_name":%q,"config":{"durable_name":%q,"name":%q,"ack_policy":"explicit"}}`, stream, name, name)
+		nc.PublishRequest("$JS.API.CONSUMER.CREATE."+stream+"."+name, fmt.Sprintf("%s.c%d", inbox, i), []byte(cfg))
+		old := fmt.Sprintf(`{"stream_name":%q,"config":{"durable_name":"old%d","ack_policy":"explicit"}}`, stream, i)
+		nc.PublishRequest(fmt.Sprintf("$JS.API.CONSUMER.DURABLE.CREATE.%s.old%d", stream, i), fmt.Sprintf("%s.d%d", inbox, i), []byte(old))
+	}
+	nc.Flush()
+	made := 0
+	for {
+		select {
+		case m := <-replies:
+			var r struct {
+				Error *json.RawMessage `json:"error"`
+			}
+			if json.Unmarshal(m.Data, &r) == nil && r.Error == nil {
+				made++
+			}
+		case <-time.After(2 * time.Second): // no answer: every request was dropped
+			return made
+		}
+	}
+}
+
+// apiCall makes a JetStream API request and returns the error the server
+// answers with, or the request's own (no answer: a dropped request).
+func apiCall(ctx context.Context, nc *nats.Conn, subject, body string) error {
+	m, err := nc.RequestWithContext(ctx, subject, []byte(body))
+	if err != nil {
+		return err
+	}
+	var r struct {
+		Error *struct {
+			Description string `json:"description"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(m.Data, &r); err != nil {
+		return err
+	}
+	if r.Error != nil {
+		return fmt.Errorf("%s", r.Error.Description)
+	}
+	return nil
+}
+
+// Consumers returns, as the trainer, the consumers on the run's streams
+// other than the trainer's own, by stream.
+func Consumers(t testing.TB, tnc *nats.Conn, run string) map[string][]string {
+	t.Helper()
+	n := natsrun.NamesOf(run)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	js, _ := jetstream.New(tnc)
+	out := map[string][]string{}
+	for _, stream := range []string{n.Stream, "KV_" + n.Bucket, "OBJ_" + n.Networks} {
+		st, err := js.Stream(ctx, stream)
+		if err != nil {
+			t.Fatalf("stream %s: %v", stream, err)
+		}
+		names := st.ConsumerNames(ctx)
+		for name := range names.Name() {
+			if stream != n.Stream || name != "trainer" {
+				out[stream] = append(out[stream], name)
+			}
+		}
+		if err := names.Err(); err != nil {
+			t.Fatalf("consumers of %s: %v", stream, err)
+		}
+	}
+	return out
+}
+
 // CheckIntact looks, as the trainer, at what Attack attacked: the
 // streams, buckets and the trainer's consumer are there, nothing was
-// added.
+// added (no consumer but the trainer's on any of the run's streams).
 func CheckIntact(t testing.TB, tnc *nats.Conn, run string) {
 	n := natsrun.NamesOf(run)
 	t.Helper()
@@ -134,6 +272,11 @@ func CheckIntact(t testing.TB, tnc *nats.Conn, run string) {
 	}
 	if _, err := st.Consumer(ctx, "thief"); err == nil {
 		t.Error("a worker's consumer on the shard stream")
+	}
+	if stray := Consumers(t, tnc, run); len(stray) > 0 {
+		for stream, names := range stray {
+			t.Errorf("%d consumers the trainer did not make on %s: %v", len(names), stream, names[:min(len(names), 5)])
+		}
 	}
 	if _, err := js.Stream(ctx, "FILL"); err == nil {
 		t.Error("a worker's stream")

@@ -122,7 +122,7 @@ func Start(c Config) (*Server, error) {
 // permissions is p in the server's form.
 func permissions(p natsrun.Permissions) *server.Permissions {
 	return &server.Permissions{
-		Publish:   &server.SubjectPermission{Allow: p.Publish},
+		Publish:   &server.SubjectPermission{Allow: p.Publish, Deny: p.PublishDeny},
 		Subscribe: &server.SubjectPermission{Allow: p.Subscribe},
 	}
 }
@@ -204,8 +204,8 @@ func ServerConf(run, storeDir string, trainer natsrun.Account, workers []natsrun
 			return "", fmt.Errorf("natsserver: worker account %q is the trainer's", w.User)
 		}
 		p := natsrun.WorkerPermissions(run, w.User)
-		fmt.Fprintf(&b, "    {user: %q, password: %q, permissions: {\n      publish: {allow: [%s]}\n      subscribe: {allow: [%s]}\n    }}\n",
-			w.User, w.Password, quoteList(p.Publish), quoteList(p.Subscribe))
+		fmt.Fprintf(&b, "    {user: %q, password: %q, permissions: {\n      publish: {allow: [%s], deny: [%s]}\n      subscribe: {allow: [%s]}\n    }}\n",
+			w.User, w.Password, quoteList(p.Publish), quoteList(p.PublishDeny), quoteList(p.Subscribe))
 	}
 	b.WriteString("  ]\n}\n")
 	return b.String(), nil

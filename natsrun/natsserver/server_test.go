@@ -118,7 +118,7 @@ func TestShardsExactlyOnce(t *testing.T) {
 	var mu sync.Mutex
 	var bad []string
 	written := map[string]int{}
-	go trainer.Ingest(ctx, replay, connect4Only,
+	go trainer.Ingest(ctx, replay, nil, connect4Only,
 		func(s natsrun.Stored) {
 			mu.Lock()
 			written[filepath.Base(s.Path)]++

@@ -159,8 +159,9 @@ func serveRemote(ctx context.Context, f natsFlags, opts *trainer.Options, out io
 	}()
 	go func() {
 		defer func() { done <- struct{}{} }()
+		removeStray(ictx, hub, log)
 		if f.workers != "" {
-			followWorkers(ictx, f.workers, srv, roster, log)
+			followWorkers(ictx, f.workers, srv, roster, hub, log)
 		}
 	}()
 	return func() {
@@ -174,11 +175,25 @@ func serveRemote(ctx context.Context, f natsFlags, opts *trainer.Options, out io
 	}, nil
 }
 
+// removeStray deletes the consumers on the run's streams that are not the
+// trainer's (natsrun.Hub.RemoveStrayConsumers): no worker account may
+// make one, so any there outlived the rights or the account that made it.
+func removeStray(ctx context.Context, hub *natsrun.Hub, log *slog.Logger) {
+	removed, err := hub.RemoveStrayConsumers(ctx)
+	for stream, names := range removed {
+		log.Warn("removed consumers the trainer did not make", "stream", stream, "count", len(names), "first", names[0])
+	}
+	if err != nil && ctx.Err() == nil {
+		log.Warn("stray consumers", "err", err)
+	}
+}
+
 // followWorkers reads the worker accounts' file again whenever it
-// changes: the trainer takes shards only from the accounts in it, and the
-// embedded server (srv, if not nil) lets only them in. A file that does
-// not read keeps the accounts as they were.
-func followWorkers(ctx context.Context, path string, srv *natsserver.Server, roster *natsrun.Roster, log *slog.Logger) {
+// changes: the trainer takes shards only from the accounts in it, the
+// embedded server (srv, if not nil) lets only them in, and consumers on
+// the run's streams that the trainer did not make are removed. A file
+// that does not read keeps the accounts as they were.
+func followWorkers(ctx context.Context, path string, srv *natsserver.Server, roster *natsrun.Roster, hub *natsrun.Hub, log *slog.Logger) {
 	stamp := func() string {
 		st, err := os.Stat(path)
 		if err != nil {
@@ -212,6 +227,7 @@ func followWorkers(ctx context.Context, path string, srv *natsserver.Server, ros
 			names[i] = w.User
 		}
 		log.Info("worker accounts", "file", path, "accounts", strings.Join(names, ","))
+		removeStray(ctx, hub, log)
 	}
 }
 
