@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tabula-zero/tabula/configs"
@@ -117,8 +118,9 @@ func TestFlagErrors(t *testing.T) {
 	}
 }
 
-// -nats: the config and network come from the server; a bad run name or
-// an absent server is a clear error.
+// -nats: the config and network come from the server; a bad run name is
+// a clear error; an absent server is waited for (see
+// TestRemoteWaitsForServer).
 func TestRemoteFlagErrors(t *testing.T) {
 	var out bytes.Buffer
 	account := filepath.Join(t.TempDir(), "box2.creds")
@@ -132,17 +134,54 @@ func TestRemoteFlagErrors(t *testing.T) {
 		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-config", "x.yaml"}, "no -config"},
 		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "runs/c4"}, "-run"},
 		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", "/nonexistent"}, "credentials"},
-		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-spool", t.TempDir()}, "connect to nats://127.0.0.1:1"},
 		// A worker account sends only shards under its own name.
 		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", account, "-worker", "box3"}, "may send only shards of worker box2"},
 		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", account, "-worker", "box2x"}, "may send only shards of worker box2"},
 		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", badAccount}, "letters or digits"},
-		// ... and box2_1 or the account itself (the default) pass to the connection.
-		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", account, "-worker", "box2_1", "-spool", t.TempDir()}, "connect to nats://127.0.0.1:1"},
-		{[]string{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", account, "-spool", t.TempDir()}, "connect to nats://127.0.0.1:1"},
 	} {
 		if err := run(context.Background(), c.args, &out); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want an error with %q", c.args, err, c.want)
+		}
+	}
+}
+
+// stopWhen is a worker's output that stops it (cancels its context) once
+// the output says want.
+type stopWhen struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	want string
+	stop context.CancelFunc
+}
+
+func (w *stopWhen) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if strings.Contains(w.b.String(), w.want) {
+		w.stop()
+	}
+	return len(p), nil
+}
+
+// A worker started while its server is down does not exit: it says it
+// waits and tries again (natsrun.ConnectRetry), until it is stopped,
+// which is no error. With an account, box2_1 or the account itself (the
+// default) pass to the connection.
+func TestRemoteWaitsForServer(t *testing.T) {
+	account := filepath.Join(t.TempDir(), "box2.creds")
+	os.WriteFile(account, []byte("box2:pw\n"), 0o600)
+	for _, args := range [][]string{
+		{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-spool", t.TempDir()},
+		{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", account, "-worker", "box2_1", "-spool", t.TempDir()},
+		{"-nats", "nats://127.0.0.1:1", "-run", "c4", "-nats-credentials", account, "-spool", t.TempDir()},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		out := &stopWhen{want: "cannot be reached; trying again", stop: cancel}
+		err := run(ctx, args, out)
+		cancel()
+		if err != nil || !strings.Contains(out.b.String(), "url=nats://127.0.0.1:1 attempt=1") {
+			t.Errorf("%q with the server down: %v\n%s", args, err, out.b.String())
 		}
 	}
 }

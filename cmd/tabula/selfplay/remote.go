@@ -59,12 +59,16 @@ func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
 		}
 		f.spool = filepath.Join(base, "tabula", "spool", f.run)
 	}
-	nc, err := natsrun.Connect(f.url, f.worker, creds, f.ca, extra...)
+	log := slog.New(slog.NewTextHandler(out, nil))
+	// The server may be down, or its trainer not started yet: wait for it.
+	nc, err := natsrun.ConnectRetry(ctx, log, f.url, f.worker, creds, f.ca, extra...)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped while waiting
+		}
 		return err
 	}
 	defer nc.Close()
-	log := slog.New(slog.NewTextHandler(out, nil))
 	hub, err := remote.Attach(ctx, nc, f.run, creds.User, log)
 	if err != nil {
 		return err
