@@ -200,24 +200,53 @@ func New(cfg Config, init *nnue.FloatNet) (*Trainer, error) {
 	return newTrainer(cfg, p), nil
 }
 
-// initial is a fresh run's network: nnue.RandomFloat's dense layers, and
-// a feature transformer of rows a tenth of its (within +-0.015) and
-// biases in [0.2, 0.6], so that every accumulator starts inside the
-// clipped ReLU's slope (none dead) and an evaluation is mostly the dense
-// layers' bias: random rows large enough to matter are noise a run must
-// unlearn (measured on the tests' data: docs/nnue.md).
+// initial is a fresh run's network, drawn from seed so that every unit
+// starts inside its clipped ReLU's slope, for every position: feature
+// transformer rows small (within +-0.01: random rows large enough to
+// matter are noise a run must unlearn, measured in docs/nnue.md) over
+// biases in [0.2, 0.6]; dense weights within +-1/sqrt(inputs), each
+// layer's biases set so that its sums at the inputs' typical values are
+// 0.5, and the output's so that the evaluation starts near 0. A unit
+// clipped for every position has no gradient and would never recover.
 func initial(s nnue.Sizes, seed uint64) (*nnue.FloatNet, error) {
-	f, err := nnue.RandomFloat(s, seed)
+	f, err := nnue.NewFloat(s)
 	if err != nil {
 		return nil, err
 	}
+	rng := rand.New(rand.NewPCG(seed, 0x696e6974))
+	uniform := func(lo, hi float64) float32 { return float32(lo + (hi-lo)*rng.Float64()) }
 	for i := range f.FTWeights {
-		f.FTWeights[i] *= 0.1
+		f.FTWeights[i] = uniform(-0.01, 0.01)
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x66746269))
 	for i := range f.FTBias {
-		f.FTBias[i] = float32(0.2 + 0.4*rng.Float64())
+		f.FTBias[i] = uniform(0.2, 0.6)
 	}
+	// dense draws a layer's weights and centres its biases on the inputs
+	// x: b = 0.5 - w.x, or -w.x for the output (centre 0).
+	dense := func(w, b []float32, x []float32, centre float32) {
+		a := 1 / math.Sqrt(float64(len(x)))
+		for o := range b {
+			row := w[o*len(x) : (o+1)*len(x)]
+			var sum float32
+			for i := range row {
+				row[i] = uniform(-a, a)
+				sum += row[i] * x[i]
+			}
+			b[o] = centre - sum
+		}
+	}
+	x := make([]float32, 2*s.L1)
+	copy(x, f.FTBias)
+	copy(x[s.L1:], f.FTBias)
+	dense(f.W1, f.B1, x, 0.5)
+	h := make([]float32, max(s.L2, s.L3))
+	for i := range h {
+		h[i] = 0.5
+	}
+	dense(f.W2, f.B2, h[:s.L2], 0.5)
+	var b3 [1]float32
+	dense(f.W3, b3[:], h[:s.L3], 0)
+	f.B3 = b3[0]
 	return f, nil
 }
 
