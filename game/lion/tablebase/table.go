@@ -153,7 +153,7 @@ const maxFileBytes = 1 << 30
 // opened: a FIFO (opened without blocking) or a device such as
 // /dev/stdin would hang or never end.
 func Open(path string) (*Table, error) {
-	f, _, err := inputfile.Open(path, "tablebase", maxFileBytes)
+	f, _, err := inputfile.Open(path, "table file", maxFileBytes)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("tablebase: %w (%s)", err, BuildHint)
