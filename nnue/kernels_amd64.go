@@ -8,6 +8,9 @@ import (
 	"github.com/tabula-zero/tabula/net/gemm"
 )
 
+// asmBuild: this build has the assembly kernels.
+const asmBuild = true
+
 // asmKernelSets lists the assembly sets the CPU runs under TABULA_ISA's
 // cap (gemm.Features), widest first.
 func asmKernelSets() []kernels {

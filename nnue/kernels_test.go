@@ -4,7 +4,34 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/tabula-zero/tabula/net/gemm"
 )
+
+// The kernel sets are those the CPU's features allow under TABULA_ISA's
+// cap (none but Go under noasm), the widest the one in use.
+func TestKernelSetsFollowCPU(t *testing.T) {
+	f := gemm.Features()
+	var want []string
+	if asmBuild {
+		for _, k := range []struct {
+			name string
+			on   bool
+		}{{"vnni", f.AVX512VNNI}, {"avx512", f.AVX512BW}, {"avx2", f.AVX2}} {
+			if k.on {
+				want = append(want, k.name)
+			}
+		}
+	}
+	want = append(want, "go")
+	var got []string
+	for _, ks := range kernelSets {
+		got = append(got, ks.name)
+	}
+	if !slices.Equal(got, want) || KernelName() != want[0] {
+		t.Errorf("kernel sets %v in use %s; the CPU's features %+v call for %v", got, KernelName(), f, want)
+	}
+}
 
 // Every kernel set this CPU runs (under TABULA_ISA's cap) gives the
 // pure-Go twins' results exactly, on random inputs that reach the types'
