@@ -52,7 +52,7 @@ type entry struct {
 	from, to int8
 }
 
-// piece is a colour and a type packed (type 0: none).
+// piece is a colour and a type (xiangqi.NoType: none).
 type piece struct {
 	color game.Color
 	typ   int8
@@ -61,7 +61,8 @@ type piece struct {
 // initialEntries: the stack starts this deep and grows by doubling.
 const initialEntries = 32
 
-// New returns p evaluated by n. The Position owns p from then on.
+// New returns p evaluated by n (neither nil). The Position owns p from
+// then on; Wrap is the checked form for positions of unknown kind.
 func New(n *Net, p *xiangqi.Position) *Position {
 	q := &Position{Position: p, net: n, k: activeKernels, sc: n.newScratch()}
 	q.stack = make([]entry, initialEntries)
