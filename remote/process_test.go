@@ -137,7 +137,9 @@ func shardsOf(dir string) map[string][]int {
 // server and restart it; a worker with a wrong password; a hostile client
 // with a worker account tries everything a bad worker might, while the
 // run goes on, and publishes a corrupt shard, a shard of another game and
-// one under another worker's name; its account is then revoked. At the
+// one under another worker's name, and every decompression bomb shape of
+// datatest.Bombs, each rejected once and counted; its account is then
+// revoked. At the
 // end every shard each worker finished is in the run exactly once (its
 // sequence without a gap), no game is in two shards, and the best network
 // on the server is the trainer's.
@@ -288,14 +290,22 @@ func TestProcessesAndFaults(t *testing.T) {
 	b[len(b)/2] ^= 0xff
 	xname, xb := datatest.ShardBytes(t, "xiangqi", "evil", 1)
 	wname, wb := datatest.ShardBytes(t, "connect4", "w1", 900)
-	for nm, payload := range map[string][]byte{name: b, xname: xb, wname: wb} {
+	hostile := map[string][]byte{name: b, xname: xb, wname: wb}
+	// And every decompression bomb shape (the first once crash-looped the
+	// trainer: 64 GiB asked for, at every restart).
+	bombs := datatest.Bombs("evil", "connect4", 1)
+	for i, bomb := range bombs {
+		hostile[fmt.Sprintf("bomb%d", i)] = bomb.Bytes
+	}
+	for nm, payload := range hostile {
 		if err := hub.PublishShard(context.Background(), nm, payload); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitUntil(t, "the three bad shards rejected in the trainer's log", 30*time.Second, func() bool {
+	waitUntil(t, "the bad shards and the bombs rejected in the trainer's log", 30*time.Second, func() bool {
 		out := trainer.output()
-		return strings.Count(out, "rejected a worker's shard") >= 3 && strings.Contains(out, "xiangqi") && strings.Contains(out, `may send only shards of worker \"evil\"`)
+		return strings.Contains(out, fmt.Sprintf("worker=evil rejected=%d ", len(hostile))) && strings.Contains(out, "xiangqi") &&
+			strings.Contains(out, `may send only shards of worker \"evil\"`) && strings.Contains(out, "a shard holds at most 262144")
 	})
 	os.WriteFile(workersFile, []byte("w1:pw1\nw2:pw2\n"), 0o600)
 	waitUntil(t, "the trainer re-reads its worker accounts", 30*time.Second, func() bool {
