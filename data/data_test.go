@@ -350,3 +350,34 @@ func TestBatchLegalMask(t *testing.T) {
 		t.Fatalf("%d mirrored rows and %d with an unplayable target of %d: a case is untested", mirrored, named, n)
 	}
 }
+
+// A shard whose reading panics is reported and skipped like a corrupt
+// one, and the window goes on with the others.
+func TestWindowSurvivesAPanic(t *testing.T) {
+	g, samples := samplesOf(t, "connect4", 4, 7)
+	dir := t.TempDir()
+	for seq := range 2 {
+		if _, err := Write(dir, header(g, 1, seq), samples[:10]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func(f func(string) (Header, []Sample, error)) { readShard = f }(readShard)
+	readShard = func(path string) (Header, []Sample, error) {
+		if strings.HasSuffix(path, "000000.shard") {
+			panic("a reader's bug")
+		}
+		return Read(path)
+	}
+	w, err := NewWindow(dir, g, nil, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []string
+	w.OnCorrupt = func(path string, err error) { bad = append(bad, err.Error()) }
+	if added, err := w.Refresh(); err != nil || added != 10 {
+		t.Fatalf("Refresh: added %d, %v", added, err)
+	}
+	if len(bad) != 1 || !strings.Contains(bad[0], "reading it panicked: a reader's bug") {
+		t.Fatalf("reported %q", bad)
+	}
+}

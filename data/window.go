@@ -56,7 +56,8 @@ func (w *Window) Len() int { return w.total }
 
 // Refresh loads shards that appeared since the last call, in name order
 // (generation first), and drops the oldest samples beyond the capacity.
-// Unreadable shards and shards of another game or encoder version are
+// Unreadable shards (a FIFO or a device among them is refused, not
+// opened for reading) and shards of another game or encoder version are
 // reported to OnCorrupt and skipped. It returns the samples added.
 func (w *Window) Refresh() (int, error) {
 	es, err := os.ReadDir(w.dir)
@@ -78,7 +79,7 @@ func (w *Window) Refresh() (int, error) {
 	for _, n := range names {
 		w.seen[n] = true
 		path := filepath.Join(w.dir, n)
-		h, samples, err := Read(path)
+		h, samples, err := readSafe(path)
 		if err == nil && (h.Game != w.game.Name || h.EncoderVersion != w.game.Encoder.Version()) {
 			err = fmt.Errorf("data: %s: shard of %s encoder %d, window is %s encoder %d", path, h.Game, h.EncoderVersion, w.game.Name, w.game.Encoder.Version())
 		}
@@ -95,6 +96,21 @@ func (w *Window) Refresh() (int, error) {
 	w.trim()
 	return added, nil
 }
+
+// readSafe is Read, with a panic (a reader's bug no fuzzing found) an
+// error: the shard stays in the directory, and a panic would stop the
+// trainer at every start.
+func readSafe(path string) (h Header, samples []Sample, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			h, samples, err = Header{}, nil, fmt.Errorf("data: %s: reading it panicked: %v", path, p)
+		}
+	}()
+	return readShard(path)
+}
+
+// readShard reads a shard for the window; tests replace it.
+var readShard = Read
 
 // Add puts samples into the window directly (self-play in the same
 // process), as if from a shard with the given name.
