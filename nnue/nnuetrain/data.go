@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"unsafe"
 
 	"github.com/tabula-zero/tabula/game"
@@ -248,13 +247,3 @@ func sampleHash(s *Sample, valid bool) uint64 {
 	}
 	return mix64(h ^ v)
 }
-
-// scoreCapNote describes the cap for a network's notes.
-func scoreCapNote(c int) string {
-	if c == 0 {
-		return "none"
-	}
-	return fmt.Sprint(c)
-}
-
-var _ = math.Inf

@@ -2,6 +2,7 @@
 // evaluation (docs/nnue.md), one subcommand each.
 //
 //	tabula nnue gen -out DIR -positions N [-nodes N | -depth D]   training data from the alpha-beta's own games
+//	tabula nnue train -data DIR[,DIR...] -out FILE.nnue            the network trained on them
 package nnue
 
 import (
@@ -21,6 +22,7 @@ type subcommand struct {
 
 var subcommands = []subcommand{
 	{"gen", "play the alpha-beta against itself into training data shards (resumable)", runGen},
+	{"train", "train the network on the shards' positions (resumable)", runTrain},
 }
 
 // Run is `tabula nnue`: args are the subcommand and its flags.
