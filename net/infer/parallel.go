@@ -1,6 +1,7 @@
 package infer
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync/atomic"
@@ -46,6 +47,7 @@ type helper struct {
 	err       error
 	seq, done atomic.Uint64
 	sleeping  atomic.Bool
+	exited    atomic.Bool   // its loop returned (only ever between chunks)
 	wake      chan struct{} // one token: a chunk came while it slept
 }
 
@@ -92,6 +94,7 @@ func ParallelOf(first *Net, threads int) *Parallel {
 
 // loop runs the chunks handed to h until quit is closed.
 func (h *helper) loop(quit <-chan struct{}) {
+	defer h.exited.Store(true)
 	var last uint64
 	for {
 		idle := time.Now()
@@ -137,9 +140,18 @@ func (h *helper) hand(c chunk) {
 	}
 }
 
-// wait yields until h has finished its chunk and returns its error.
+// ErrClosed is Forward's error on a Parallel that was closed: its
+// helpers are gone, and waiting for them would spin for ever.
+var ErrClosed = errors.New("infer: the network was closed")
+
+// wait yields until h has finished its chunk and returns its error. A
+// helper that stopped (Close) stops between chunks, so once it has
+// exited the chunk will never run.
 func (h *helper) wait() error {
 	for seq := h.seq.Load(); h.done.Load() != seq; {
+		if h.exited.Load() && h.done.Load() != seq {
+			return ErrClosed
+		}
 		runtime.Gosched()
 	}
 	return h.err
@@ -153,7 +165,7 @@ func closeOnce(q chan struct{}) {
 	}
 }
 
-// Close stops the helper goroutines; Forward must not be called after.
+// Close stops the helper goroutines; Forward fails with ErrClosed after.
 func (pl *Parallel) Close() { closeOnce(pl.quit) }
 
 // MaxBatch is the largest batch Forward accepts.
@@ -167,6 +179,11 @@ func (pl *Parallel) Threads() int { return len(pl.helpers) + 1 }
 
 // Forward is Net.Forward spread over the cores. It allocates nothing.
 func (pl *Parallel) Forward(planes []float32, batch int, policy, value []float32) error {
+	select {
+	case <-pl.quit:
+		return ErrClosed
+	default:
+	}
 	s := pl.first.Spec()
 	if batch < 1 || batch > pl.MaxBatch() {
 		return fmt.Errorf("infer: batch %d out of range [1, %d]", batch, pl.MaxBatch())

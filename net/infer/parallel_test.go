@@ -158,3 +158,39 @@ func TestParallelWakesSleepingHelper(t *testing.T) {
 		t.Error("the helper never slept through a pause five times its spin")
 	}
 }
+
+// A closed Parallel answers ErrClosed instead of handing chunks to
+// helpers that are gone (which spun for ever), also when Close comes
+// while batches are being evaluated on another goroutine.
+func TestParallelForwardAfterClose(t *testing.T) {
+	s := quickSpecs(t)[0]
+	p := randomParams(t, s, 1)
+	const batch = 16
+	planes := randomPlanes(s, batch, 3)
+	pol, val := make([]float32, batch*s.Actions), make([]float32, batch)
+	for round := range 20 {
+		pl, err := NewParallel(p, batch, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			for {
+				if err := pl.Forward(planes, batch, pol, val); err != nil {
+					done <- err
+					return
+				}
+			}
+		}()
+		time.Sleep(time.Duration(round) * time.Millisecond)
+		pl.Close()
+		select {
+		case err := <-done:
+			if err != ErrClosed {
+				t.Fatalf("round %d: %v, want ErrClosed", round, err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("round %d: Forward still running 30 s after Close", round)
+		}
+	}
+}
