@@ -55,6 +55,13 @@ type Config struct {
 	AlphaBeta alphabeta.Options
 	// MateValue clamps mate scores, in soldiers (0: DefaultMateValue).
 	MateValue float64
+	// Eval, when not nil, makes the position alpha-beta searches from the
+	// one being played: a position of its own (the caller keeps p), with
+	// another evaluation than the game's (the learned Xiangqi one:
+	// nnue.Wrap). The MCTS half always searches the plain position, which
+	// the network's encoder reads. nil: a clone of p, the game's own
+	// evaluation.
+	Eval func(p game.Position) (alphabeta.Position, error)
 }
 
 // DefaultConfig returns m, depth and sims with the default search
@@ -188,7 +195,7 @@ func (b *Blender) NewGame() { b.ab.Clear() }
 // Blend searches p with multi-PV alpha-beta to Config.Depth and blends
 // its root scores with mres, the caller's MCTS result for p.
 func (b *Blender) Blend(ctx context.Context, p game.Position, mres mcts.Result) (Decision, error) {
-	abp, err := alphaBetaPosition(p)
+	abp, err := b.alphaBetaPosition(p)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -215,7 +222,7 @@ func (b *Blender) Teach(ctx context.Context, p game.Position, temperature float6
 	if math.IsNaN(temperature) || temperature <= 0 {
 		return mcts.Result{}, alphabeta.Result{}, fmt.Errorf("abzero: teacher temperature %v must be > 0", temperature)
 	}
-	abp, err := alphaBetaPosition(p)
+	abp, err := b.alphaBetaPosition(p)
 	if err != nil {
 		return mcts.Result{}, alphabeta.Result{}, err
 	}
@@ -337,7 +344,7 @@ func (mv *Mover) NewGame(seed uint64) {
 // Move searches p (which it does not modify) with MCTS, then alpha-beta,
 // and returns the allowed move maximising pi_a * m + beta_a.
 func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decision, error) {
-	abp, err := alphaBetaPosition(p)
+	abp, err := mv.alphaBetaPosition(p)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -409,7 +416,19 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 	return mv.decide(p, mres, abres, lim.Allowed, interruptible)
 }
 
-func alphaBetaPosition(p game.Position) (alphabeta.Position, error) {
+// alphaBetaPosition returns the position alpha-beta searches for p: its
+// own copy, evaluated as Config.Eval says.
+func (b *Blender) alphaBetaPosition(p game.Position) (alphabeta.Position, error) {
+	if b.cfg.Eval != nil {
+		abp, err := b.cfg.Eval(p)
+		if err != nil {
+			return nil, fmt.Errorf("abzero: the alpha-beta position: %w", err)
+		}
+		if abp == nil {
+			return nil, fmt.Errorf("abzero: the evaluation gave no position for %s", p)
+		}
+		return abp, nil
+	}
 	abp, ok := p.Clone().(alphabeta.Position)
 	if !ok {
 		return nil, fmt.Errorf("abzero: game %s has no alpha-beta support", p.Game())
