@@ -57,8 +57,8 @@ const (
 	// middle is the bytes between header and payload: length, checksum.
 	middle = 12
 	// maxRatio bounds how many times its size a payload may decompress
-	// to. Records of distinct games take 5 bytes or more each compressed
-	// (docs/nnue.md), 8 times less than this allows; a crafted frame of a
+	// to. Real records compress about 4 to 1 (10 bytes a record,
+	// docs/nnue.md), 160 times less than this allows; a crafted frame of a
 	// few bytes stating megabytes is refused before its buffer is made, so
 	// a reader allocates in proportion to the file, never to a count it
 	// states.

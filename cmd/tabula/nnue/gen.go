@@ -241,7 +241,7 @@ func printSummary(w io.Writer, dir string, s *nnuedata.Summary) {
 	fmt.Fprintf(w, "this sitting: %d positions, %d games, %d shards in %s on %d threads; CPU %s (every sitting's: %s)",
 		s.Records, s.Games, s.Shards, round(s.Wall), s.Threads, round(s.CPU), round(s.CPUTotal))
 	if cpu > 0 && s.Wall > 0 {
-		fmt.Fprintf(w, "; %.1f positions/s, %.1f positions a CPU-second", float64(s.Records)/s.Wall.Seconds(), float64(s.Records)/cpu)
+		fmt.Fprintf(w, "; %.1f positions/s, %.1f positions and %.0f nodes a CPU-second", float64(s.Records)/s.Wall.Seconds(), float64(s.Records)/cpu, float64(s.Stats.Nodes)/cpu)
 	}
 	fmt.Fprintln(w)
 }

@@ -37,7 +37,7 @@ func TestGen(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, log)
 		}
 	}
-	for _, want := range []string{"games at depth 1 (classical evaluation)", "results for Red: ", "plies a game", "this sitting: ", "positions a CPU-second"} {
+	for _, want := range []string{"games at depth 1 (classical evaluation)", "results for Red: ", "plies a game", "this sitting: ", "nodes a CPU-second"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
