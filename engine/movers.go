@@ -19,6 +19,7 @@ import (
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/models"
 	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/nnue"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/uci"
 )
@@ -50,6 +51,10 @@ import (
 //     the network's prior (one forward pass, no simulations). info: the
 //     alpha-beta iterations, then `info string abzero` with the move and
 //     its blended value in soldiers (with multi-PV, the best candidates).
+//
+// ab and abzero's alpha-beta evaluate positions as the Eval option says
+// (eval.go): the game's own evaluation, or Xiangqi's learned one from
+// EvalFile.
 //
 // Every mover honours a restricted root (searchmoves, or UCCI's banmoves):
 // ab and abzero take the best allowed move of alpha-beta's root scores,
@@ -127,6 +132,9 @@ type moverState struct {
 	eval     *playNet
 	mc       *mcts.Mover
 	abz      *abzero.Mover
+	// abzNet is the learned network abz's alpha-beta evaluates with (nil:
+	// the game's own evaluation).
+	abzNet *nnue.Net
 
 	// The Lion tablebase of the tablebase mover (tablebase.go).
 	tb     *tablebase.Table
@@ -151,9 +159,10 @@ func moverOptions() []game.Option {
 	}
 }
 
-// StringOptions declares Network, ABZeroWeight and Tablebase as free text.
+// StringOptions declares Network, ABZeroWeight, Tablebase and EvalFile as
+// free text.
 func (s *Searcher) StringOptions() []string {
-	return []string{optNetwork, optABZeroWeight, optTablebase}
+	return []string{optNetwork, optABZeroWeight, optTablebase, optEvalFile}
 }
 
 // setMoverOption sets a mover option; ok is false for other names.
@@ -344,7 +353,10 @@ func (s *Searcher) SetGame(name string) error {
 	if err := s.preloadShipped(); err != nil {
 		return err
 	}
-	return s.checkNetworkGame()
+	if err := s.checkNetworkGame(); err != nil {
+		return err
+	}
+	return s.ev.check(name)
 }
 
 // preloadShipped loads the shipped model of the variant when a network
@@ -402,18 +414,20 @@ func (m *moverState) mctsMover(p game.Position, threads int) (*mcts.Mover, error
 }
 
 // abzeroMover returns the Alpha-Beta-Zero mover for p's game with the
-// current weight and alpha-beta options.
-func (m *moverState) abzeroMover(p game.Position, ab alphabeta.Options) (*abzero.Mover, error) {
+// current weight and alpha-beta options, its alpha-beta evaluating with
+// the learned network net (nil: the game's own evaluation).
+func (m *moverState) abzeroMover(p game.Position, ab alphabeta.Options, net *nnue.Net) (*abzero.Mover, error) {
 	ev, err := m.evaluator(p, ab.Threads)
 	if err != nil {
 		return nil, err
 	}
-	if m.abz == nil || m.abz.Config().AlphaBeta != ab {
+	if m.abz == nil || m.abz.Config().AlphaBeta != ab || m.abzNet != net {
 		cfg := abzero.DefaultConfig(m.weight, defaultABZeroDepth, m.sims)
-		cfg.AlphaBeta = ab
+		cfg.AlphaBeta, cfg.Eval = ab, abzeroEval(net)
 		if m.abz, err = abzero.New(cfg, ev, 0); err != nil {
 			return nil, err
 		}
+		m.abzNet = net
 	}
 	if err := m.abz.SetM(m.weight); err != nil {
 		return nil, err
@@ -542,7 +556,14 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	// player).
 	ab := s.userOptions(alphabeta.DefaultOptionsFor(p.Game()))
 	ab.Threads = capThreads(ab.Threads)
-	mv, err := s.abzeroMover(p, ab)
+	net, note, err := s.ev.learnedNet(p)
+	if err != nil {
+		return uci.SearchResult{}, err
+	}
+	if note != "" {
+		info(note)
+	}
+	mv, err := s.abzeroMover(p, ab, net)
 	if err != nil {
 		return uci.SearchResult{}, err
 	}

@@ -31,6 +31,8 @@ type Searcher struct {
 	multiPV int
 	s       *alphabeta.Searcher
 	moverState
+	// ev is the evaluation alpha-beta searches with (eval.go).
+	ev evalState
 
 	mu        sync.Mutex
 	searching bool
@@ -99,7 +101,7 @@ func (s *Searcher) SearchOptions() []game.Option {
 		{Name: optHash, Default: strconv.Itoa(alphabeta.DefaultOptions().HashMiB), Min: 1, Max: maxHashMiB},
 		{Name: optThreads, Default: "1", Min: 1, Max: maxThreads},
 		{Name: optMultiPV, Default: "1", Min: 1, Max: 500},
-	}, moverOptions()...)
+	}, append(moverOptions(), evalOptions()...)...)
 }
 
 func (s *Searcher) SetSearchOption(name, value string) error {
@@ -108,6 +110,13 @@ func (s *Searcher) SetSearchOption(name, value string) error {
 	}
 	defer s.idle()
 	if ok, err := s.setMoverOption(name, value); ok {
+		return err
+	}
+	if ok, changed, err := s.ev.setEvalOption(name, value, s.game); ok {
+		if changed {
+			// The tables hold the other evaluation's scores.
+			s.s, s.abz = nil, nil
+		}
 		return err
 	}
 	switch name {
@@ -138,6 +147,7 @@ func (s *Searcher) NewGame() {
 		s.s.Clear()
 	}
 	s.newGame()
+	s.ev.announced = false
 }
 
 // ensureAB builds the alpha-beta searcher with the current options.
@@ -196,6 +206,12 @@ func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 	if err := s.ensureAB(); err != nil {
 		return uci.SearchResult{}, err
 	}
+	// The position searched: p itself, or p evaluated by the learned
+	// network; p stays for writing moves.
+	sp, err := s.ev.evalPosition(p, info)
+	if err != nil {
+		return uci.SearchResult{}, err
+	}
 	// alpha-beta has no root move filter: a restricted root takes the
 	// best allowed move of the multi-PV root scores.
 	al := alphabeta.Limits{Depth: lim.Depth, Nodes: lim.Nodes, MultiPV: s.multiPV > 1 || allowed != nil}
@@ -203,7 +219,7 @@ func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 		al.Depth = 2*lim.Mate - 1
 	}
 	al.SoftTime, al.Time = searchTimes(lim, p.SideToMove())
-	res := s.s.Search(ctx, p, al, abInfo(p, info))
+	res := s.s.Search(ctx, sp, al, abInfo(p, info))
 	k := 0
 	for _, rs := range res.RootScores {
 		if k >= s.multiPV {
@@ -221,7 +237,7 @@ func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 	if allowed == nil || slices.Contains(allowed, res.Move) {
 		return out, nil
 	}
-	return uci.SearchResult{Best: s.bestAllowedAB(p, res.RootScores, allowed)}, nil
+	return uci.SearchResult{Best: s.bestAllowedAB(sp, res.RootScores, allowed)}, nil
 }
 
 // allowedMoves returns the legal moves of p among only, or nil when only

@@ -42,7 +42,7 @@ func TestOptionsRefusedDuringSearch(t *testing.T) {
 			t.Fatal("the search did not start")
 		}
 	}
-	for _, o := range [][2]string{{optNetwork, other}, {optNetwork, ""}, {optPrecision, "fp32"}, {optThreads, "1"}, {optMover, moverAB}} {
+	for _, o := range [][2]string{{optNetwork, other}, {optNetwork, ""}, {optPrecision, "fp32"}, {optThreads, "1"}, {optMover, moverAB}, {optEval, evalLearned}, {optEvalFile, other}} {
 		if err := s.SetSearchOption(o[0], o[1]); !errors.Is(err, ErrSearching) {
 			t.Errorf("option %s=%s during a search: %v, want %v", o[0], o[1], err, ErrSearching)
 		}

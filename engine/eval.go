@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/xiangqi"
+	"github.com/tabula-zero/tabula/internal/inputfile"
+	"github.com/tabula-zero/tabula/nnue"
+)
+
+// The evaluation alpha-beta searches with, chosen by the Eval option:
+//
+//   - classical (the default): the game's own hand-written evaluation.
+//   - learned: Xiangqi's efficiently updatable network (package nnue)
+//     from the file the EvalFile option names. The alpha-beta mover and
+//     the alpha-beta half of the abzero mover search a position wrapped
+//     by nnue.Wrap; the abzero mover's network search still reads the
+//     plain position. No learned network ships yet (package models holds
+//     the conv nets only), so learned needs EvalFile.
+//
+// EvalFile is loaded when it is set, whatever Eval is, so that a missing
+// or damaged file (or a FIFO) is reported then and switching Eval costs
+// nothing; Eval=learned without a network is reported when set but kept,
+// since GUIs may send EvalFile after it, and a search of Xiangqi fails
+// until a network is loaded rather than play another evaluation than the
+// one asked for. The learned evaluation is Xiangqi's alone: Eval=learned
+// is reported when set (or when the variant changes) for another game,
+// and such a game then searches with its classical evaluation and says so
+// in an `info string`, as an engine option kept across variants in a GUI
+// should not stop the engine from playing them. The first search after a
+// change (and after ucinewgame) names the learned network in an
+// `info string eval learned FILE sha256 ...` line.
+
+// Eval option names and values.
+const (
+	optEval     = "Eval"
+	optEvalFile = "EvalFile"
+
+	evalClassical = "classical"
+	evalLearned   = "learned"
+)
+
+var evals = []string{evalClassical, evalLearned}
+
+// evalState is the searcher's evaluation choice and the learned network.
+type evalState struct {
+	learned bool
+	file    string    // EvalFile as set ("" none)
+	net     *nnue.Net // loaded from file
+	sum     string    // the file's SHA-256, hex
+	// announced: the learned network was named in an info line since it
+	// was chosen (or since the last new game).
+	announced bool
+}
+
+func evalOptions() []game.Option {
+	return []game.Option{
+		{Name: optEval, Default: evalClassical, Values: evals},
+		{Name: optEvalFile, Default: ""},
+	}
+}
+
+// errNoLearnedNet is a learned evaluation asked for without a network.
+var errNoLearnedNet = errors.New("no learned network ships with this engine: set the EvalFile option to a network file (.nnue, made by tabula nnue train)")
+
+// setEvalOption sets Eval or EvalFile for the variant gameName ("" not
+// known yet); ok is false for other names. changed reports a new
+// evaluation: alpha-beta's tables, holding the old one's scores, must go.
+func (e *evalState) setEvalOption(name, value, gameName string) (ok, changed bool, err error) {
+	switch name {
+	case optEval:
+		learned := value == evalLearned
+		if !learned && value != evalClassical {
+			return true, false, fmt.Errorf("option %s: %q (valid: %s)", optEval, value, strings.Join(evals, ", "))
+		}
+		changed = learned != e.learned
+		e.learned = learned
+		if changed {
+			e.announced = false
+		}
+		return true, changed, e.check(gameName)
+	case optEvalFile:
+		value = strings.TrimSpace(value)
+		if value == "" {
+			e.file, e.net, e.sum, e.announced = "", nil, "", false
+			return true, e.learned, e.check(gameName)
+		}
+		n, sum, err := loadEvalFile(value)
+		if err != nil {
+			// The network loaded before, if any, stays.
+			return true, false, fmt.Errorf("option %s: %w", optEvalFile, err)
+		}
+		e.file, e.net, e.sum, e.announced = value, n, sum, false
+		return true, e.learned, nil
+	}
+	return false, false, nil
+}
+
+// loadEvalFile reads a network file: a regular file within
+// nnue.MaxFileSize, decoded and checked (nnue.Decode), and its SHA-256.
+func loadEvalFile(path string) (*nnue.Net, string, error) {
+	b, err := inputfile.ReadFile(path, "network file", nnue.MaxFileSize)
+	if err != nil {
+		return nil, "", err
+	}
+	n, err := nnue.Decode(b)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
+	}
+	sum := sha256.Sum256(b)
+	return n, hex.EncodeToString(sum[:]), nil
+}
+
+// check reports a learned evaluation the variant gameName cannot search
+// with: another game's, or no network loaded.
+func (e *evalState) check(gameName string) error {
+	if !e.learned {
+		return nil
+	}
+	if gameName != "" && gameName != xiangqi.Name {
+		return fmt.Errorf("option %s: learned is Xiangqi's evaluation, and the variant is %s: %s searches with its classical evaluation",
+			optEval, gameName, gameName)
+	}
+	if e.net == nil {
+		return fmt.Errorf("option %s: %w", optEval, errNoLearnedNet)
+	}
+	return nil
+}
+
+// learnedNet returns the network alpha-beta evaluates p's game with: nil
+// for the classical evaluation (also, with a note for the info line, when
+// the learned one is not p's game's), an error for a learned evaluation
+// without a network.
+func (e *evalState) learnedNet(p game.Position) (net *nnue.Net, note string, err error) {
+	if !e.learned {
+		return nil, "", nil
+	}
+	if g := p.Game(); g != xiangqi.Name {
+		return nil, fmt.Sprintf("string eval classical: the learned evaluation is Xiangqi's, not %s's", g), nil
+	}
+	if e.net == nil {
+		return nil, "", fmt.Errorf("option %s is learned: %w", optEval, errNoLearnedNet)
+	}
+	if !e.announced {
+		e.announced = true
+		note = fmt.Sprintf("string eval learned %s sha256 %s net %s kernels %s", e.file, e.sum, e.net.Sizes(), nnue.KernelName())
+	}
+	return e.net, note, nil
+}
+
+// evalPosition returns the position alpha-beta searches for p, with the
+// learned evaluation when it is chosen for p's game, and sends the
+// evaluation's info line if it has one.
+func (e *evalState) evalPosition(p alphabeta.Position, info func(string)) (alphabeta.Position, error) {
+	net, note, err := e.learnedNet(p)
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		info(note)
+	}
+	if net == nil {
+		return p, nil
+	}
+	w, err := nnue.Wrap(net, p)
+	if err != nil {
+		return nil, fmt.Errorf("option %s: %w", optEval, err)
+	}
+	return w, nil
+}
+
+// abzeroEval is abzero.Config.Eval for net (nil: the game's own).
+func abzeroEval(net *nnue.Net) func(game.Position) (alphabeta.Position, error) {
+	if net == nil {
+		return nil
+	}
+	return func(p game.Position) (alphabeta.Position, error) { return nnue.Wrap(net, p) }
+}
