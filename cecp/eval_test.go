@@ -1,0 +1,42 @@
+package cecp_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tabula-zero/tabula/nnue"
+)
+
+// The engine's Eval option is an xboard combo and EvalFile a string:
+// over CECP, Eval=learned before EvalFile is reported, and with a network
+// the engine then plays.
+func TestEvalOption(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "random.nnue")
+	if err := nnue.NewRandom(1).Save(file); err != nil {
+		t.Fatal(err)
+	}
+	e := ours(t)
+	e.send(t, "xboard", "protover 2")
+	var features []string
+	e.until(t, 5*time.Second, func(l string) bool {
+		features = append(features, l)
+		return l == "feature done=1"
+	})
+	for _, want := range []string{`feature option="Eval -combo *classical /// learned"`, `feature option="EvalFile -string "`} {
+		if !strings.Contains(strings.Join(features, "\n"), want) {
+			t.Errorf("no %s among\n%s", want, strings.Join(features, "\n"))
+		}
+	}
+	e.send(t, "new", "variant xiangqi", "sd 2", "option Eval=learned", "option EvalFile="+file, "ping 1")
+	for _, want := range []string{"Error (option Eval: no learned network ships with this engine: set the EvalFile option", "pong 1"} {
+		if l := e.until(t, 10*time.Second, func(string) bool { return true }); !strings.HasPrefix(l, want) {
+			t.Errorf("got %q, want %q...", l, want)
+		}
+	}
+	e.send(t, "usermove h2e2")
+	if l := e.until(t, 30*time.Second, func(l string) bool { return strings.HasPrefix(l, "move ") || strings.HasPrefix(l, "Error") }); !strings.HasPrefix(l, "move ") {
+		t.Errorf("with the learned evaluation: %q", l)
+	}
+}
