@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
@@ -126,13 +127,17 @@ func Generate(ctx context.Context, dir string, target int, opt Options, ev Event
 		return sum, err
 	}
 	defer release()
-	if _, err := atomicfile.RemoveStale(dir, 0); err != nil {
+	// The lock is held: any temporary file is a killed writer's.
+	if n, err := atomicfile.RemoveStale(dir, 0); err != nil {
 		return sum, err
+	} else if n > 0 {
+		slog.Info("nnuedata: removed the temporary files of a stopped run", "dir", dir, "files", n)
 	}
 	have, err := existing(dir, &opt)
 	if err != nil {
 		return sum, err
 	}
+
 	for _, h := range have {
 		sum.Before += h.Records
 		sum.DirGames += h.Games
@@ -151,6 +156,9 @@ func Generate(ctx context.Context, dir string, target int, opt Options, ev Event
 	if sum.Before >= target {
 		sum.Completed = true
 		return sum, nil
+	}
+	if missing := missingShards(have); len(missing) > 0 {
+		slog.Info("nnuedata: the shards a stopped run was filling are played first", "dir", dir, "shards", missing)
 	}
 	log, err := jsonl.Open(metricsPath)
 	if err != nil {
@@ -297,6 +305,22 @@ func planShards(have map[int]Header, before, target, records int) []plan {
 		n := min(records, left)
 		out = append(out, plan{seq, n})
 		left -= n
+	}
+	return out
+}
+
+// missingShards lists the numbers below the highest shard that no shard
+// has.
+func missingShards(have map[int]Header) []int {
+	top := -1
+	for seq := range have {
+		top = max(top, seq)
+	}
+	var out []int
+	for seq := range top {
+		if _, ok := have[seq]; !ok {
+			out = append(out, seq)
+		}
 	}
 	return out
 }
