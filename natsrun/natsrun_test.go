@@ -54,6 +54,8 @@ func TestCheckRun(t *testing.T) {
 // they happen; a network whose bytes do not match the published SHA-256
 // is refused.
 func TestConfigAndNetworks(t *testing.T) {
+	defer func(d time.Duration) { bestPoll = d }(bestPoll)
+	bestPoll = 100 * time.Millisecond
 	ctx := context.Background()
 	url, stop := startServer(t)
 	defer stop()
