@@ -16,10 +16,12 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
+	"github.com/tabula-zero/tabula/game/xiangqi"
 	"github.com/tabula-zero/tabula/internal/kvlist"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/nnue"
 	"github.com/tabula-zero/tabula/rollout"
 	"github.com/tabula-zero/tabula/rundir"
 )
@@ -76,9 +78,11 @@ var retiredKeys = map[string][]string{
 // SpecUsage lists the player spec forms for a command's -h text.
 const SpecUsage = `player specs (-a, -b):
   random
-  ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off]   alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1)
+  ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off,eval=classical|learned,evalfile=FILE]
+                                                            alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1;
+                                                            eval=learned: Xiangqi's learned evaluation, the .nnue FILE)
   net:FILE[,sims=N,movetime=MS,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]   a network with MCTS (FILE: checkpoint, run directory, or a game's name: its shipped model; movetime: PUCT searching until the time is up)
-  abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A]     Alpha-Beta-Zero blend
+  abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A,eval=...,evalfile=FILE]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
   uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
                                                             the classical MCTS family (keys: docs/rollout.md)
@@ -93,9 +97,9 @@ every kind also takes name=NAME (the name in results)`
 // Spec strings:
 //
 //	random
-//	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N]
+//	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,eval=classical|learned,evalfile=FILE]
 //	net:FILE[,sims=N,movetime=MS,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]
-//	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,c_init=C,fpu=F,algo=A,hash=MiB]
+//	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,c_init=C,fpu=F,algo=A,hash=MiB,eval=...,evalfile=FILE]
 //	mcts:sims=N[,search=puct|gumbel]
 //	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
 //	human
@@ -115,6 +119,10 @@ every kind also takes name=NAME (the name in results)`
 // mcts is network-free MCTS with random playouts to the end of the game.
 // tb (Catch the Lion only) plays an optimal move of the tablebase FILE,
 // one drawn from the game's seed among equals (tb_player.go).
+// eval=learned (ab and abzero, Xiangqi only) makes alpha-beta evaluate
+// with the learned network of evalfile=FILE (package nnue), loaded once
+// and read by every player of the spec; eval=classical (the default) is
+// the game's own evaluation.
 type Spec struct {
 	Text string // the spec as given
 	Kind string
@@ -124,6 +132,10 @@ type Spec struct {
 	// alpha-beta
 	limits alphabeta.Limits
 	abOpts alphabeta.Options
+	// evalNet is the learned evaluation alpha-beta searches with (nil:
+	// the game's own), shared read-only by the spec's players.
+	evalNet  *nnue.Net
+	evalFile string
 	// network
 	file   string
 	params *net.Params
@@ -397,7 +409,43 @@ func (s *Spec) parseABOptions(base alphabeta.Options, kv map[string]string) erro
 // abKeys are the keys of the alpha-beta options every kind running
 // alpha-beta takes.
 func abKeys(more ...string) []string {
-	return append(append([]string{"algo", "hash"}, alphabeta.FeatureNames()...), more...)
+	return append(append([]string{"algo", "hash", "eval", "evalfile"}, alphabeta.FeatureNames()...), more...)
+}
+
+// Values of eval=.
+const (
+	evalClassical = "classical"
+	evalLearned   = "learned"
+)
+
+// parseEval reads eval= and evalfile= and loads the learned network.
+// evalfile= without eval=learned is refused rather than ignored: a spec
+// naming a network would otherwise play the classical evaluation
+// unnoticed.
+func (s *Spec) parseEval(g game.Game, kv map[string]string) error {
+	ev, hasEval := kv["eval"]
+	file, hasFile := kv["evalfile"]
+	switch {
+	case ev == evalLearned:
+	case hasEval && ev != evalClassical:
+		return fmt.Errorf("arena: player %q: eval=%q (valid: %s, %s)", s.Text, ev, evalClassical, evalLearned)
+	case hasFile:
+		return fmt.Errorf("arena: player %q: evalfile= needs eval=learned", s.Text)
+	default:
+		return nil
+	}
+	if g.Name != xiangqi.Name {
+		return fmt.Errorf("arena: player %q: eval=learned is Xiangqi's evaluation, not %s's", s.Text, g.Name)
+	}
+	if file == "" {
+		return fmt.Errorf("arena: player %q: eval=learned needs evalfile=FILE (a .nnue network: none ships yet)", s.Text)
+	}
+	n, err := nnue.Load(file)
+	if err != nil {
+		return fmt.Errorf("arena: player %q: %w", s.Text, err)
+	}
+	s.evalNet, s.evalFile = n, file
+	return nil
 }
 
 func (s *Spec) checkAlphaBeta(g game.Game) error {
@@ -450,7 +498,10 @@ func (s *Spec) parseAB(g game.Game, kv map[string]string, pos []string) error {
 	if s.limits.Depth == 0 && s.limits.Nodes == 0 && s.limits.Time == 0 {
 		return fmt.Errorf("arena: player %q: ab needs depth=N, movetime=MS or nodes=N", s.Text)
 	}
-	return s.checkAlphaBeta(g)
+	if err := s.checkAlphaBeta(g); err != nil {
+		return err
+	}
+	return s.parseEval(g, kv)
 }
 
 // parseMoveTime reads milliseconds ("500") or a duration ("500ms", "2s").
@@ -568,6 +619,9 @@ func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) erro
 		return err
 	}
 	if err := s.checkAlphaBeta(g); err != nil {
+		return err
+	}
+	if err := s.parseEval(g, kv); err != nil {
 		return err
 	}
 	return s.load(g, kv["net"])

@@ -10,6 +10,7 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/nnue"
 )
 
 // New makes a player from the spec. Players made from one spec share the
@@ -31,7 +32,7 @@ func (s *Spec) New() (Player, error) {
 		if err != nil {
 			return nil, fmt.Errorf("arena: %w", err)
 		}
-		return &abPlayer{name: s.name, s: ab, lim: s.limits}, nil
+		return &abPlayer{name: s.name, s: ab, lim: s.limits, net: s.evalNet}, nil
 	case KindNet:
 		ev, err := s.Evaluator()
 		if err != nil {
@@ -49,6 +50,11 @@ func (s *Spec) New() (Player, error) {
 		cfg := abzero.DefaultConfig(s.m, s.limits.Depth, s.sims)
 		cfg.MCTS = s.SearchConfig()
 		cfg.AlphaBeta = s.abOpts
+		if net := s.evalNet; net != nil {
+			// The blend's alpha-beta half evaluates with the learned
+			// network; its MCTS half keeps the plain position.
+			cfg.Eval = func(p game.Position) (alphabeta.Position, error) { return nnue.Wrap(net, p) }
+		}
 		mv, err := abzero.New(cfg, ev, 0)
 		if err != nil {
 			return nil, fmt.Errorf("arena: %w", err)
@@ -110,7 +116,8 @@ type abPlayer struct {
 	name  string
 	s     *alphabeta.Searcher
 	lim   alphabeta.Limits
-	nodes int64 // the last search's
+	net   *nnue.Net // the learned evaluation (nil: the game's own)
+	nodes int64     // the last search's
 }
 
 func (a *abPlayer) Name() string      { return a.name }
@@ -126,6 +133,15 @@ func (a *abPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (ga
 	ap, ok := p.(alphabeta.Position)
 	if !ok {
 		return game.NoMove, fmt.Errorf("arena: %s: game %s has no alpha-beta support", a.name, p.Game())
+	}
+	if a.net != nil {
+		// A fresh wrapper a move: its accumulators start from the
+		// position as it is.
+		w, err := nnue.Wrap(a.net, p)
+		if err != nil {
+			return game.NoMove, fmt.Errorf("arena: %s: %w", a.name, err)
+		}
+		ap = w
 	}
 	res := a.s.Search(ctx, ap, a.lim, nil)
 	a.nodes = int64(res.Nodes)
