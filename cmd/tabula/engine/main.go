@@ -65,7 +65,8 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 			"a first command \"ucci\" switches to UCCI for Xiangqi GUIs. Options (see \"uci\"): UCI_Variant,\n"+
 			"the game's rules, Mover (ab, mcts, abzero), Network (a checkpoint, run directory or a game's name;\n"+
 			"default: the game's shipped model, models/), Hash, Algorithm, MultiPV, Simulations, MoveOverhead\n"+
-			"(ms kept back from every time limit, default 50).", "")
+			"(ms kept back from every time limit, default 50), Eval (classical, learned: Xiangqi's learned\n"+
+			"evaluation for alpha-beta) and EvalFile (its network file, .nnue).", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
