@@ -10,7 +10,7 @@ import (
 
 // benchSamples is the positions of the benchmarks: random games' first
 // 80 plies, about as many pieces as the generator's positions.
-func benchSamples(b *testing.B, n int) []Sample {
+func benchSamples(b testing.TB, n int) []Sample {
 	var out []Sample
 	for seed := uint64(1); len(out) < n; seed++ {
 		for _, g := range testGames(b, 20, seed) {
