@@ -256,12 +256,11 @@ func (h *Hub) Best(ctx context.Context) (Best, error) {
 	return parseBest(e.Value())
 }
 
-// A network read that stalls (an object-store read whose ordered consumer
-// stops, as nats.js#430 describes) is abandoned after fetchBase plus the
-// checkpoint's size at fetchRate and tried again, fetchAttempts times in
-// all. Without a bound of its own jetstream gives a whole read its 5 s
-// API timeout: too short for a large network on a slow link, and a worker
-// whose read hangs would wait for nothing.
+// A network read that stalls (a chunk's request that is never answered, a
+// link that crawls) is abandoned after fetchBase plus the checkpoint's
+// size at fetchRate and tried again, fetchAttempts times in all: a whole
+// read has one bound, however many chunks it takes, and a worker whose
+// read hangs does not wait for nothing.
 const (
 	fetchAttempts = 4
 	fetchBase     = 10 * time.Second
