@@ -184,6 +184,9 @@ func runTrain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if len(data.Train) == 0 {
 		return fmt.Errorf("no training positions in %s", ro.DataName)
 	}
+	if k, mse := nnuetrain.FitK(data.Train, 1<<20); k > 0 {
+		fmt.Fprintf(log, "nnue train: the data's own K (sigmoid(score/K) fitted to the results): %.0f (squared error %.5f); -k %g\n", k, mse, o.cfg.K)
+	}
 	ro.Data = data
 
 	metrics, err := jsonl.Open(o.metrics)
