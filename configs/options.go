@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
 )
 
@@ -115,7 +116,7 @@ var options = []Option{
 	{Path: "selfplay.opening_plies_max", Default: 0, Range: &Range{Min: 1, Max: 100, MinOf: "selfplay.opening_plies", ZeroOff: true}, Help: "when set, each game's random plies are drawn from [opening_plies, opening_plies_max]"},
 	{Path: "selfplay.surprise_weight", Default: 0.0, Range: in(0, 1), Help: "KataGo's policy-surprise weighting: a position is recorded (1-a) + a*KL/mean(KL) times (0: off)"},
 	{Path: "selfplay.discount", Default: 0.0, Range: &Range{Min: 0.5, Max: 1, ZeroOff: true}, Help: "a sample's result shrinks by this factor per ply to the game's end, so quick wins are worth more (0: off)"},
-	{Path: "selfplay.shard_samples", Default: 2000, Range: in(1, 1<<22), Help: "samples per replay shard file"},
+	{Path: "selfplay.shard_samples", Default: 2000, Range: in(1, data.MaxSamples), Help: "samples per replay shard file (at most what a shard may hold, which readers refuse past)"},
 	{Path: "selfplay.precision", Default: "auto", Values: append(append([]string(nil), Precisions...), ""), Help: "self-play network arithmetic: auto (int8 where the CPU has AVX-512 VNNI or AVX-VNNI, else fp32: no weaker at equal simulations, docs/results.md), fp32 (also empty: a run sealed before auto was the default) or int8 (the calibrated 8-bit tower)"},
 	{Path: "selfplay.abzero.generations", Default: 0, Range: in(0, 1<<20), When: abzeroOn, Help: "Alpha-Beta-Zero: the blend plays while the self-play network's generation is below this (0: off)"},
 	{Path: "selfplay.abzero.depth", Default: 0, Range: in(1, 12), When: abzeroOn, Help: "Alpha-Beta-Zero: depth of the multi-PV alpha-beta search"},

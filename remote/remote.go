@@ -107,7 +107,7 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 	if err != nil {
 		return stopped(ctx, err)
 	}
-	cfg, err := configs.Parse(text, "the run's config from the server")
+	cfg, err := configs.ParseFrozen(text, "the run's config from the server")
 	if err != nil {
 		return fmt.Errorf("remote: %w", err)
 	}

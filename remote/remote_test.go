@@ -288,3 +288,35 @@ func TestWorkerFollowsLowerGeneration(t *testing.T) {
 type writerFunc func([]byte)
 
 func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
+
+// The run's config reaches a worker as the trainer's sealed copy: one
+// without its checksum line (edited on the way, or planted) is refused
+// before anything is played.
+func TestWorkerRefusesUnsealedConfig(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, hub := natsruntest.OpenServer(t, "unsealed")
+	cfg := tinyConfig(t)
+	if err := hub.PublishConfig(ctx, cfg.Marshal()); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := configs.NetSpec(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := net.NewParams(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := checkpoints.Encode(&checkpoints.Checkpoint{Generation: 1, Params: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.PublishNetwork(ctx, checkpoints.Name(1, 1), 1, b); err != nil {
+		t.Fatal(err)
+	}
+	err = Work(ctx, hub, WorkerOptions{Name: "w1", Spool: t.TempDir(), NewForwarder: newFwd}, 1)
+	if err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Fatalf("an unsealed config from the server: %v", err)
+	}
+}

@@ -109,7 +109,7 @@ func serveRemote(ctx context.Context, f natsFlags, opts *trainer.Options, out io
 	roster := natsrun.NewRoster(workers, refused)
 	cfg := opts.Config
 	if cfg == nil {
-		if cfg, err = configs.Load(rundir.Dir(opts.Run).Config()); err != nil {
+		if cfg, err = configs.LoadFrozen(rundir.Dir(opts.Run).Config()); err != nil {
 			return nil, err
 		}
 	}
