@@ -104,6 +104,9 @@ type WorkerStat struct {
 	// SamplesPerSec is the worker's rate by its shards' creation times;
 	// 0 (unknown) until they span long enough to say (remote.Tally).
 	SamplesPerSec float64 `json:"samples_per_s,omitempty"`
+	// Rejected counts the shards refused from the worker's account (bad,
+	// hostile, or from a revoked account): terminated, never taken in.
+	Rejected int `json:"rejected,omitempty"`
 }
 
 // MatchResult is one gate match from the candidate's side. Elo is

@@ -96,7 +96,8 @@ func (w *tallied) rate() float64 {
 	return float64(w.Samples-w.earliestSamples) / d.Seconds()
 }
 
-// Workers returns the workers by name.
+// Workers returns the workers by name, with the shards refused from each
+// account (an account's count goes with the worker of its own name).
 func (t *Tally) Workers() []metrics.WorkerStat {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -104,7 +105,14 @@ func (t *Tally) Workers() []metrics.WorkerStat {
 	for _, w := range t.ws {
 		s := w.WorkerStat
 		s.SamplesPerSec = w.rate()
+		s.Rejected = t.rejected[s.Name]
 		out = append(out, s)
+	}
+	// An account whose shards were all refused has no stat of its own.
+	for from, n := range t.rejected {
+		if t.ws[from] == nil {
+			out = append(out, metrics.WorkerStat{Name: from, Rejected: n})
+		}
 	}
 	slices.SortFunc(out, func(a, b metrics.WorkerStat) int { return strings.Compare(a.Name, b.Name) })
 	return out

@@ -41,3 +41,19 @@ func TestTallyRate(t *testing.T) {
 		t.Fatalf("shards without times, arriving together: %+v", w)
 	}
 }
+
+// Refused shards are counted by account and reported with the workers,
+// also for an account none of whose shards was taken in.
+func TestTallyRejected(t *testing.T) {
+	var tally Tally
+	tally.Add(data.Header{Worker: "box1", Samples: 10}, 1, 0)
+	tally.Reject("box1")
+	for range 3 {
+		tally.Reject("evil")
+	}
+	ws := tally.Workers()
+	if len(ws) != 2 || ws[0].Name != "box1" || ws[0].Rejected != 1 || ws[0].Shards != 1 ||
+		ws[1].Name != "evil" || ws[1].Rejected != 3 || ws[1].Shards != 0 {
+		t.Fatalf("workers %+v", ws)
+	}
+}
