@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion"
+	"github.com/tabula-zero/tabula/internal/atomicfile"
 	"github.com/tabula-zero/tabula/internal/inputfile"
 )
 
@@ -112,6 +113,9 @@ func (h *header) unmarshal(b []byte) error {
 // WriteFile writes the table to path atomically: to a temporary file in
 // the same directory, synced, then renamed over path.
 func (t *Table) WriteFile(path string) (err error) {
+	if err := atomicfile.CheckTarget(path); err != nil {
+		return fmt.Errorf("tablebase: %w", err)
+	}
 	t.hdr.sum = sha256.Sum256(t.data)
 	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
 	if err != nil {
