@@ -175,12 +175,23 @@ func loadOpenings(path string, rules xiangqi.Rules) ([]*xiangqi.Position, error)
 func generate(ctx context.Context, dir string, target int, o nnuedata.Options, stdout, stderr io.Writer) error {
 	log := stderr
 	track := progress.New()
-	barCtx, stopBar := context.WithCancel(context.Background())
-	defer stopBar()
+	barCtx, cancelBar := context.WithCancel(context.Background())
+	barDone := make(chan struct{})
+	// stopBar clears the bar and waits until it is gone, so that the
+	// summary does not share its line.
+	stopBar := func() {
+		cancelBar()
+		<-barDone
+	}
 	if progress.IsTerminal(stderr) {
 		bar := progress.NewTerminal(stderr, track, 100)
 		log = bar
-		go bar.Run(barCtx, time.Second)
+		go func() {
+			defer close(barDone)
+			bar.Run(barCtx, time.Second)
+		}()
+	} else {
+		close(barDone)
 	}
 	start := time.Now()
 	var games, positions, total int
