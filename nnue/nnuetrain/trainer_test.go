@@ -185,3 +185,27 @@ func TestDeterministicAndResumable(t *testing.T) {
 		t.Fatalf("cancelled: %v", err)
 	}
 }
+
+// A step and a validation pass allocate nothing once running.
+func TestNoAllocations(t *testing.T) {
+	samples := testSamples(t, 4, 6)
+	cfg := smallConfig(2)
+	cfg.Batch = 300
+	tr, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	idx := make([]uint32, cfg.Batch)
+	for i := range idx {
+		idx[i] = uint32(i)
+	}
+	tr.trainStep(samples, idx)
+	tr.Validate(samples)
+	if a := testing.AllocsPerRun(5, func() { tr.trainStep(samples, idx) }); a != 0 {
+		t.Errorf("a step allocates %v times", a)
+	}
+	if a := testing.AllocsPerRun(5, func() { tr.Validate(samples) }); a != 0 {
+		t.Errorf("validation allocates %v times", a)
+	}
+}
