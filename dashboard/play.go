@@ -561,6 +561,9 @@ func (s *Server) playFail(w http.ResponseWriter, err error) {
 	case errors.As(err, &pe):
 		code, msg = pe.code, pe.msg
 		s.log.Debug("dashboard: play request refused", "status", code, "err", err)
+	case errors.Is(err, context.Canceled):
+		s.log.Debug("dashboard: play request gone", "err", err)
+		return // the client went away: no one reads the answer
 	default:
 		s.log.Warn("dashboard: play request failed", "err", err)
 	}
@@ -602,6 +605,11 @@ type PlayChoices struct {
 	Saving        bool             `json:"saving"`
 	DefaultSims   int              `json:"default_sims"`
 	DefaultDepth  int              `json:"default_depth"`
+	// The limits a new game may ask for.
+	MaxSims       int            `json:"max_sims"`
+	MaxDepth      map[string]int `json:"max_depth"` // by game
+	MinMoveTimeMS int            `json:"min_movetime_ms"`
+	MaxMoveTimeMS int            `json:"max_movetime_ms"`
 }
 
 // playGames are the games the page offers.
@@ -609,7 +617,8 @@ var playGames = []string{"connect4", "lion", "xiangqi"}
 
 func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 	pr := s.play
-	out := PlayChoices{NamedNetworks: pr.opts.NamedNetworks, Saving: pr.opts.Records != "", DefaultSims: defaultSims, DefaultDepth: defaultDepth}
+	out := PlayChoices{NamedNetworks: pr.opts.NamedNetworks, Saving: pr.opts.Records != "", DefaultSims: defaultSims, DefaultDepth: defaultDepth,
+		MaxSims: maxSims, MaxDepth: maxDepths, MinMoveTimeMS: minMoveTimeMS, MaxMoveTimeMS: maxMoveTimeMS}
 	var paths []NetworkChoice
 	if pr.run != "" {
 		paths = append(paths, NetworkChoice{Path: pr.run, Label: "this run's best network (" + filepath.Base(pr.run) + ")"})

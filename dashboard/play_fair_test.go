@@ -55,14 +55,14 @@ func TestPlayLimits(t *testing.T) {
 		code int
 		want string
 	}{
-		{`{"game":"xiangqi","opponent":"ab","movetime_ms":9223372036854775807,"side":"second"}`, 400, "movetime_ms 9223372036854775807 out of range [10, 10000]"},
+		{`{"game":"xiangqi","opponent":"ab","movetime_ms":9223372036854775807}`, 400, "movetime_ms 9223372036854775807 out of range [10, 10000]"},
 		{`{"game":"xiangqi","opponent":"ab","movetime_ms":-9223372036854775808}`, 400, "movetime_ms -9223372036854775808 out of range"},
 		{`{"game":"xiangqi","opponent":"ab","movetime_ms":10001}`, 400, "movetime_ms 10001 out of range [10, 10000]"},
 		{`{"game":"xiangqi","opponent":"ab","movetime_ms":1e30}`, 400, "movetime_ms"},
 		{`{"game":"xiangqi","opponent":"ab","movetime_ms":5.5}`, 400, "movetime_ms"},
-		{`{"game":"xiangqi","opponent":"ab","depth":30,"side":"second"}`, 400, "depth 30 out of range [1, 8] for xiangqi"},
+		{`{"game":"xiangqi","opponent":"ab","depth":30}`, 400, "depth 30 out of range [1, 8] for xiangqi"},
 		{`{"game":"connect4","opponent":"ab","depth":17}`, 400, "depth 17 out of range [1, 16] for connect4"},
-		{`{"game":"xiangqi","opponent":"net","network":"xiangqi","sims":100000,"side":"second"}`, 400, "sims 100000 out of range [1, 20000]"},
+		{`{"game":"xiangqi","opponent":"net","network":"xiangqi","sims":100000}`, 400, "sims 100000 out of range [1, 20000]"},
 		{`{"game":"xiangqi","opponent":"net","network":"xiangqi","sims":8.5}`, 400, "sims"},
 		{`{"game":"xiangqi","opponent":"ab","sims":100}`, 400, "sims is for a network"},
 		{`{"game":"xiangqi","opponent":"net","network":"xiangqi","depth":3}`, 400, "depth and movetime_ms are for alpha-beta"},
@@ -258,6 +258,7 @@ func TestPlayEngineMemory(t *testing.T) {
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(s) // its games
 	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 200<<20 {
 		t.Errorf("100 alpha-beta games hold %d MiB", grew>>20)
 	}
@@ -318,6 +319,7 @@ func TestPlayAbuse(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	host := strings.TrimPrefix(srv.URL, "http://")
+	var third *http.Client
 	from := func(ip string) *http.Client {
 		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
 		c, err := d.Dial("tcp", host)
@@ -325,10 +327,20 @@ func TestPlayAbuse(t *testing.T) {
 			t.Skipf("no connection from %s (loopback addresses beyond 127.0.0.1 are Linux's): %v", ip, err)
 		}
 		c.Close()
-		return &http.Client{Timeout: time.Minute, Transport: &http.Transport{DialContext: d.DialContext}}
+		return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
 	}
+	// The third player waits a minute for each answer (it needs one
+	// search budget), the abusers as long as it takes.
+	var ctx context.Context
 	post := func(c *http.Client, path, body string) (int, PlayState, string) {
-		r, err := c.Post(srv.URL+path, "application/json", strings.NewReader(body))
+		rctx := ctx
+		if c == third {
+			var cancel context.CancelFunc
+			rctx, cancel = context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+		}
+		req, _ := http.NewRequestWithContext(rctx, "POST", srv.URL+path, strings.NewReader(body))
+		r, err := c.Do(req)
 		if err != nil {
 			return 0, PlayState{}, err.Error()
 		}
@@ -345,6 +357,7 @@ func TestPlayAbuse(t *testing.T) {
 	}
 
 	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	refused := map[string]int{} // "status reason" of the abusers' refusals
@@ -405,7 +418,7 @@ func TestPlayAbuse(t *testing.T) {
 			t.Fatal("the abusers never held both slots")
 		}
 	}
-	third := from("127.0.0.4")
+	third = from("127.0.0.4")
 	code, st, msg := post(third, "/api/play/new", `{"game":"connect4","opponent":"ab","depth":2}`)
 	if code != 200 {
 		t.Fatalf("the third player's new game: %d %q", code, msg)
@@ -419,6 +432,7 @@ func TestPlayAbuse(t *testing.T) {
 	}
 	stop()
 	wg.Wait()
+	ctx = context.Background()
 
 	t.Logf("abusers: %d searches played after the budget stopped them; refusals %v", budgetStopped, refused)
 	for _, want := range []string{"400 alpha-beta: depth 30 out of range", "400 alpha-beta: movetime_ms 9223372036854775807 out of range",

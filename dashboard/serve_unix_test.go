@@ -34,7 +34,7 @@ func TestRunFilesNotRegular(t *testing.T) {
 	var logged bytes.Buffer
 	srv := httptest.NewServer(New(run, nil, nil, slog.New(slog.NewTextHandler(&logged, nil))).Handler())
 	defer srv.Close()
-	client := &http.Client{Timeout: 30 * time.Second}
+	client := &http.Client{Timeout: 10 * time.Second}
 	check := func(what, path string, code int, want string) {
 		t.Helper()
 		logged.Reset()

@@ -45,6 +45,15 @@ function opponentChanged() {
   $("p-path-row").hidden = v !== "named";
   $("p-sims-row").hidden = v === "ab";
   $("p-ab-row").hidden = v !== "ab";
+  limitsChanged();
+}
+
+// limitsChanged sets the inputs' ranges to what the server accepts.
+function limitsChanged() {
+  $("p-sims").max = choices.max_sims;
+  const time = $("p-ab-limit").value === "time";
+  $("p-ab-value").min = time ? choices.min_movetime_ms : 1;
+  $("p-ab-value").max = time ? choices.max_movetime_ms : choices.max_depth[$("p-game").value];
 }
 
 function newGameRequest() {
@@ -116,6 +125,7 @@ function drawEngine() {
   head.textContent = r.kind === "net"
     ? `engine played ${r.move}: value ${r.value >= 0 ? "+" : ""}${r.value.toFixed(2)} for the engine, ${r.simulations} simulations, ${r.ms} ms`
     : `engine played ${r.move}: score ${r.score} for the engine, depth ${r.depth}, ${r.nodes} nodes, ${r.ms} ms`;
+  if (r.stopped) head.textContent += ` (stopped by ${r.stopped})`;
   const table = document.createElement("table");
   table.id = "p-top";
   const cols = r.kind === "net" ? ["move", "visits", "share", "prior"] : ["move", "score"];
@@ -266,7 +276,10 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("p-saving").textContent = choices.saving ? "" : "finished games are not saved (no records directory)";
   $("p-game").onchange = fillOpponents;
   $("p-opponent").onchange = opponentChanged;
-  $("p-ab-limit").onchange = () => { $("p-ab-value").value = $("p-ab-limit").value === "time" ? 1000 : choices.default_depth; };
+  $("p-ab-limit").onchange = () => {
+    $("p-ab-value").value = $("p-ab-limit").value === "time" ? 1000 : choices.default_depth;
+    limitsChanged();
+  };
   $("setup").onsubmit = (e) => { e.preventDefault(); if (!busy) newGame(); };
   $("p-undo").onclick = undo;
   $("p-board").addEventListener("click", clicked);
