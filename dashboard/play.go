@@ -71,6 +71,9 @@ const (
 	searchQueue  = 1
 	maxWaiting   = 64
 	maxQueueWait = 30 * time.Second
+	// searchShare is how long a search runs before it is stopped for a
+	// client waiting.
+	searchShare = 2 * time.Second
 
 	// Games are kept in memory: maxClientGames per client (a new one
 	// beyond that forgets the client's least recently used game, never
@@ -128,7 +131,7 @@ type playRoom struct {
 
 func newPlayRoom(run string) *playRoom {
 	return &playRoom{run: run, budget: searchBudget, games: map[string]*playGame{}, owned: map[string]int{}, gone: map[string]string{},
-		nets: map[string]*arena.Spec{}, gate: newSearchGate(searchSlots, searchQueue, maxWaiting, maxQueueWait),
+		nets: map[string]*arena.Spec{}, gate: newSearchGate(searchSlots, searchQueue, maxWaiting, maxQueueWait, searchShare),
 		engines: newEnginePool(searchSlots), records: map[string]recordFile{}}
 }
 
@@ -239,7 +242,7 @@ type EngineReply struct {
 	PV          []string `json:"pv,omitempty"`
 	Millis      int64    `json:"ms"`
 	// Stopped says what cut the search short ("the time budget per
-	// move"), if anything did.
+	// move", "another player waiting"), if anything did.
 	Stopped string `json:"stopped,omitempty"`
 }
 
@@ -253,16 +256,16 @@ type TopMove struct {
 }
 
 // stopped says why a search ended early when the request is still
-// there: the budget (its result is played), or nothing. A request gone
-// away is an error.
+// there: the budget or a client waiting (its result is played), or
+// nothing. A request gone away is an error.
 func stopped(ctx context.Context) (string, error) {
 	if ctx.Err() == nil {
 		return "", nil
 	}
-	if err := context.Cause(ctx); !errors.Is(err, errBudget) {
+	if err := context.Cause(ctx); !errors.Is(err, errBudget) && !errors.Is(err, errPreempted) {
 		return "", err
 	}
-	return errBudget.Error(), nil
+	return context.Cause(ctx).Error(), nil
 }
 
 // abEngine plays alpha-beta within a depth or a time.
@@ -908,11 +911,11 @@ func (pr *playRoom) reply(w http.ResponseWriter, r *http.Request, g *playGame) e
 	}
 	// Waiting and searching may outlast the server's timeouts.
 	extendDeadlines(w, maxQueueWait+pr.budget+15*time.Second)
-	release, err := pr.gate.acquire(r.Context(), clientOf(r))
+	sctx, release, err := pr.gate.acquire(r.Context(), clientOf(r))
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeoutCause(r.Context(), pr.budget, errBudget)
+	ctx, cancel := context.WithTimeoutCause(sctx, pr.budget, errBudget)
 	m, info, err := g.engine.move(ctx, pr.engines, g)
 	cancel()
 	release()

@@ -109,20 +109,20 @@ func TestPlayBudget(t *testing.T) {
 // bounded queue per client and in all, and a freed slot to the waiting
 // client served longest ago.
 func TestSearchGateTurns(t *testing.T) {
-	g := newSearchGate(2, 1, 3, time.Minute)
+	g := newSearchGate(2, 1, 3, time.Minute, time.Hour)
 	ctx := context.Background()
-	relA, err := g.acquire(ctx, "A")
+	_, relA, err := g.acquire(ctx, "A")
 	if err != nil {
 		t.Fatal(err)
 	}
-	relB, err := g.acquire(ctx, "B")
+	_, relB, err := g.acquire(ctx, "B")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := make(chan string, 4)
 	wait := func(client string) {
 		go func() {
-			rel, err := g.acquire(ctx, client)
+			_, rel, err := g.acquire(ctx, client)
 			if err != nil {
 				got <- client + ": " + err.Error()
 				return
@@ -143,11 +143,11 @@ func TestSearchGateTurns(t *testing.T) {
 	}
 	wait("A") // A's second search, behind A's first
 	wait("C") // a third client
-	if _, err := g.acquire(ctx, "A"); err == nil || !strings.Contains(err.Error(), "one runs at a time, 1 may wait") {
+	if _, _, err := g.acquire(ctx, "A"); err == nil || !strings.Contains(err.Error(), "one runs at a time, 1 may wait") {
 		t.Errorf("A's third search: %v", err)
 	}
 	wait("B")
-	if _, err := g.acquire(ctx, "D"); err == nil || !strings.Contains(err.Error(), "3 searches are waiting (at most 3)") {
+	if _, _, err := g.acquire(ctx, "D"); err == nil || !strings.Contains(err.Error(), "3 searches are waiting (at most 3)") {
 		t.Errorf("a fourth waiting search: %v", err)
 	}
 	// A's slot goes to C, served never, before A's second search that
@@ -165,11 +165,11 @@ func TestSearchGateTurns(t *testing.T) {
 		t.Fatalf("then %s, want B", c)
 	}
 	// A waiting search whose request ends leaves the queue.
-	g2 := newSearchGate(1, 1, 4, time.Minute)
-	rel, _ := g2.acquire(ctx, "A")
+	g2 := newSearchGate(1, 1, 4, time.Minute, time.Hour)
+	_, rel, _ := g2.acquire(ctx, "A")
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := g2.acquire(cctx, "B"); err != context.Canceled {
+	if _, _, err := g2.acquire(cctx, "B"); err != context.Canceled {
 		t.Errorf("a cancelled wait: %v", err)
 	}
 	rel()
@@ -177,12 +177,90 @@ func TestSearchGateTurns(t *testing.T) {
 		t.Errorf("after: %d running, %d waiting", run, wait)
 	}
 	// No slot within the longest wait: refused with the reason.
-	g3 := newSearchGate(1, 1, 4, time.Millisecond)
-	rel, _ = g3.acquire(ctx, "A")
-	if _, err := g3.acquire(ctx, "B"); err == nil || !strings.Contains(err.Error(), "no engine was free") {
+	g3 := newSearchGate(1, 1, 4, time.Millisecond, time.Hour)
+	_, rel, _ = g3.acquire(ctx, "A")
+	if _, _, err := g3.acquire(ctx, "B"); err == nil || !strings.Contains(err.Error(), "no engine was free") {
 		t.Errorf("a wait past the longest: %v", err)
 	}
 	rel()
+}
+
+// A search that has run for its share while another client waits is
+// stopped (the oldest first, one per client waiting); with no one
+// waiting it runs on.
+func TestSearchGatePreempts(t *testing.T) {
+	const share = 20 * time.Millisecond
+	g := newSearchGate(2, 1, 4, time.Minute, share)
+	ctx := context.Background()
+	ctxA, relA, _ := g.acquire(ctx, "A")
+	ctxB, relB, _ := g.acquire(ctx, "B")
+	// Past the share with no one waiting: not stopped.
+	time.Sleep(5 * share)
+	if ctxA.Err() != nil || ctxB.Err() != nil {
+		t.Fatal("a search was stopped with no one waiting")
+	}
+	// A's own second search waiting does not stop anyone.
+	waitA := make(chan error, 1)
+	go func() {
+		_, rel, err := g.acquire(ctx, "A")
+		if err == nil {
+			rel()
+		}
+		waitA <- err
+	}()
+	for end := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		if _, w := g.busy(); w == 1 || time.Now().After(end) {
+			break
+		}
+	}
+	time.Sleep(5 * share)
+	if ctxA.Err() != nil || ctxB.Err() != nil {
+		t.Fatal("a search was stopped for its own client's next")
+	}
+	// C waits: A's search, the oldest, is stopped, and B's runs on.
+	slotC, endC := make(chan context.Context, 1), make(chan struct{})
+	go func() {
+		c, rel, err := g.acquire(ctx, "C")
+		if err != nil {
+			t.Error(err)
+			c = ctx
+		}
+		slotC <- c
+		<-endC
+		if err == nil {
+			rel()
+		}
+	}()
+	stoppedBy := func(what string, c context.Context) {
+		t.Helper()
+		select {
+		case <-c.Done():
+		case <-time.After(time.Minute):
+			t.Fatalf("%s was not stopped", what)
+		}
+		if cause := context.Cause(c); cause != errPreempted {
+			t.Fatalf("%s ended by %v", what, cause)
+		}
+	}
+	stoppedBy("A's search, for C", ctxA)
+	if ctxB.Err() != nil {
+		t.Fatal("B's search was stopped too")
+	}
+	// A's slot goes to C (never served); A's second search then waits
+	// with nothing of A's running, and B's search is stopped for it.
+	relA()
+	c := <-slotC
+	stoppedBy("B's search, for A's second", ctxB)
+	relB()
+	if err := <-waitA; err != nil {
+		t.Fatal(err)
+	}
+	// No one waits: C's search runs on.
+	time.Sleep(5 * share)
+	if c.Err() != nil {
+		t.Error("C's search was stopped with no one waiting")
+	}
+	close(endC)
 }
 
 // A flood of new games from one client forgets only that client's own
@@ -311,9 +389,11 @@ func TestPlayRecordIndices(t *testing.T) {
 func TestPlayAbuse(t *testing.T) {
 	s := New("", nil, nil, nil)
 	s.SetPlay(PlayOptions{DefaultNetwork: shipped, Records: t.TempDir()})
-	// Each abusive search holds its slot for the budget: shortened, so
-	// that the test is short.
-	s.play.budget = 300 * time.Millisecond
+	// An abusive search holds its slot for the budget, or its share
+	// once another client waits: both shortened, so that the test is
+	// short.
+	s.play.budget = time.Second
+	s.play.gate.share = 100 * time.Millisecond
 	srv := httptest.NewUnstartedServer(nil)
 	srv.Config = newHTTPServer(s.Handler())
 	srv.Start()
@@ -361,7 +441,7 @@ func TestPlayAbuse(t *testing.T) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	refused := map[string]int{} // "status reason" of the abusers' refusals
-	budgetStopped := 0
+	stoppedEarly := map[string]int{}
 	heavy := []string{
 		`{"game":"xiangqi","opponent":"ab","depth":30,"side":"second"}`,
 		`{"game":"xiangqi","opponent":"ab","movetime_ms":9223372036854775807,"side":"second"}`,
@@ -371,6 +451,7 @@ func TestPlayAbuse(t *testing.T) {
 		`{"game":"xiangqi","opponent":"net","network":"xiangqi","sims":20000,"side":"second"}`,
 	}
 	var firstFlood [2]string
+	third = from("127.0.0.4")
 	for k, ip := range []string{"127.0.0.2", "127.0.0.3"} {
 		c := from(ip)
 		// Stalled connections: a body announced and never sent.
@@ -398,8 +479,8 @@ func TestPlayAbuse(t *testing.T) {
 					for _, body := range heavy {
 						code, st, msg := post(c, "/api/play/new", body)
 						mu.Lock()
-						if code == 200 && st.Replies[0].Stopped != "" {
-							budgetStopped++
+						if code == 200 {
+							stoppedEarly[st.Replies[0].Stopped]++
 						} else if code != 200 && ctx.Err() == nil {
 							refused[fmt.Sprint(code, " ", msg)]++
 						}
@@ -418,7 +499,6 @@ func TestPlayAbuse(t *testing.T) {
 			t.Fatal("the abusers never held both slots")
 		}
 	}
-	third = from("127.0.0.4")
 	code, st, msg := post(third, "/api/play/new", `{"game":"connect4","opponent":"ab","depth":2}`)
 	if code != 200 {
 		t.Fatalf("the third player's new game: %d %q", code, msg)
@@ -434,7 +514,7 @@ func TestPlayAbuse(t *testing.T) {
 	wg.Wait()
 	ctx = context.Background()
 
-	t.Logf("abusers: %d searches played after the budget stopped them; refusals %v", budgetStopped, refused)
+	t.Logf("abusers: searches played by what stopped them %v; refusals %v", stoppedEarly, refused)
 	for _, want := range []string{"400 alpha-beta: depth 30 out of range", "400 alpha-beta: movetime_ms 9223372036854775807 out of range",
 		"400 network: sims 100000 out of range"} {
 		if !slices.ContainsFunc(mapKeys(refused), func(k string) bool { return strings.HasPrefix(k, want) }) {
