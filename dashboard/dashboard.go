@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/metrics"
@@ -61,6 +62,7 @@ type Server struct {
 
 	metricsCache metricsCache
 	gamesCache   gamesCache
+	arenaCache   arenaCache
 	charts       *chartCache
 	render       func(run, name, format string, w io.Writer) (bool, error) // charts.Render
 	streams      *clientCounter                                            // the live streams open
@@ -167,6 +169,16 @@ func Serve(ctx context.Context, addr string, h http.Handler, ready func(string))
 	return nil
 }
 
+// config is the run's frozen config, read only when config.yaml is a
+// regular file (rundir reads it with os.ReadFile, which a FIFO would
+// hold).
+func (s *Server) config() (*configs.Config, error) {
+	if _, err := checkRegular(s.run.Config(), "config", maxConfigBytes); err != nil {
+		return nil, err
+	}
+	return s.run.FrozenConfig()
+}
+
 func (s *Server) writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
@@ -233,7 +245,7 @@ type Status struct {
 }
 
 func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
-	cfg, err := s.run.FrozenConfig()
+	cfg, err := s.config()
 	if err != nil {
 		s.fail(w, http.StatusNotFound, fmt.Errorf("no run to show: %w", err))
 		return
@@ -375,23 +387,12 @@ func (s *Server) games(w http.ResponseWriter, _ *http.Request) {
 		refs = append(refs, GameRef{Source: "selfplay", Index: i, Label: fmt.Sprintf("self-play game %d (generation %d)", g.id, g.generation),
 			Result: g.result, Plies: g.plies})
 	}
-	files, _, err := arenaFiles(s.run.Arena())
+	arenaRefs, err := s.arenaCache.refs(s.run.Arena())
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
-	for k := len(files) - 1; k >= 0; k-- {
-		recs, err := arena.ReadRecordFile(files[k])
-		if err != nil {
-			s.fail(w, http.StatusInternalServerError, err)
-			return
-		}
-		for i, r := range recs {
-			refs = append(refs, GameRef{Source: "arena/" + filepath.Base(files[k]), Index: i,
-				Label: fmt.Sprintf("%s: %s vs %s", r.Match, r.First, r.Second), Result: r.Result, Plies: len(r.Moves)})
-		}
-	}
-	s.writeJSON(w, refs)
+	s.writeJSON(w, append(refs, arenaRefs...))
 }
 
 // Replay is a game ready to step through: the board after each ply (the
@@ -424,7 +425,7 @@ func (s *Server) game(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) replayOf(src string, i int) (Replay, error) {
-	cfg, err := s.run.FrozenConfig()
+	cfg, err := s.config()
 	if err != nil {
 		return Replay{}, err
 	}
@@ -523,7 +524,7 @@ func (s *Server) liveEvents(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, errors.New("no live game: this dashboard views a run on disk"))
 		return
 	}
-	cfg, err := s.run.FrozenConfig()
+	cfg, err := s.config()
 	if err != nil {
 		s.fail(w, http.StatusNotFound, err)
 		return

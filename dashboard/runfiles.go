@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -30,6 +31,7 @@ const (
 	maxMetricsBytes = 1 << 30
 	maxGamesBytes   = 4 << 30
 	maxArenaBytes   = 1 << 30
+	maxConfigBytes  = 1 << 20
 	// maxLineBytes bounds one JSON line; a longer one is skipped.
 	maxLineBytes = 16 << 20
 )
@@ -246,6 +248,55 @@ func arenaFiles(dir string) ([]string, []fs.FileInfo, error) {
 	return files, infos, nil
 }
 
+// arenaCache lists the games of the run's records files (RUN/arena), each
+// file read again only when its size or time changed: the page asks for
+// the list every 15 s.
+type arenaCache struct {
+	mu    sync.Mutex
+	files map[string]arenaList
+}
+
+type arenaList struct {
+	size int64
+	mod  time.Time
+	refs []GameRef
+}
+
+// refs lists the games of the records files in dir, the newest file
+// first.
+func (c *arenaCache) refs(dir string) ([]GameRef, error) {
+	files, infos, err := arenaFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := make(map[string]arenaList, len(files))
+	var out []GameRef
+	for k := len(files) - 1; k >= 0; k-- {
+		f, st := files[k], infos[k]
+		if st == nil {
+			continue // gone since it was listed
+		}
+		l, ok := c.files[f]
+		if !ok || l.size != st.Size() || !l.mod.Equal(st.ModTime()) {
+			recs, err := arena.ReadRecordFile(f)
+			if err != nil {
+				return nil, err
+			}
+			l = arenaList{size: st.Size(), mod: st.ModTime()}
+			for i, r := range recs {
+				l.refs = append(l.refs, GameRef{Source: "arena/" + filepath.Base(f), Index: i,
+					Label: fmt.Sprintf("%s: %s vs %s", r.Match, r.First, r.Second), Result: r.Result, Plies: len(r.Moves)})
+			}
+		}
+		kept[f] = l
+		out = append(out, l.refs...)
+	}
+	c.files = kept
+	return out, nil
+}
+
 // Charts are rendered by charts.Render, which reads the whole metrics
 // file and the evaluation games for each chart: one at a time (a page
 // asks for fourteen at once, and twenty requests rendering together took
@@ -348,7 +399,7 @@ func (s *Server) chartVersion() (string, error) {
 	for _, f := range []struct {
 		path, what string
 		max        int64
-	}{{s.run.Config(), "config", 1 << 20}, {s.run.Metrics(), "metrics", maxMetricsBytes}} {
+	}{{s.run.Config(), "config", maxConfigBytes}, {s.run.Metrics(), "metrics", maxMetricsBytes}} {
 		st, err := checkRegular(f.path, f.what, f.max)
 		if err != nil {
 			return "", err

@@ -19,9 +19,9 @@ import (
 )
 
 // The run's files are read only when regular: a FIFO at metrics.jsonl,
-// the self-play games or a records file is refused with its name (it
-// would hold the request for good), and so is metrics.jsonl linked to
-// /dev/zero (which never ends).
+// the self-play games, a records file or config.yaml is refused with its
+// name (it would hold the request for good), and so is metrics.jsonl
+// linked to /dev/zero (which never ends).
 func TestRunFilesNotRegular(t *testing.T) {
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
@@ -78,4 +78,12 @@ func TestRunFilesNotRegular(t *testing.T) {
 	check("records FIFO", "/api/game?source=arena/e1.jsonl&index=0", 404, "RUN/arena/e1.jsonl is a named pipe")
 	check("records FIFO", "/api/chart/strength.svg", 404, "e1.jsonl is a named pipe")
 	check("records FIFO", "/api/status", 200, "")
+	os.Remove(filepath.Join(run, "arena", "e1.jsonl"))
+
+	os.Remove(filepath.Join(run, "config.yaml"))
+	if err := syscall.Mkfifo(filepath.Join(run, "config.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check("config FIFO", "/api/status", 404, "RUN/config.yaml is a named pipe")
+	check("config FIFO", "/api/chart/loss.svg", 404, "RUN/config.yaml is a named pipe")
 }
