@@ -51,7 +51,9 @@ func TestBrowser(t *testing.T) {
 	live := &fakeLive{g: selfplay.LiveGame{Game: "xiangqi", ID: 3, Moves: []string{"h3e3", "h10g8"}, Search: []*selfplay.MoveSearch{
 		{Top: []selfplay.MoveShare{{Move: "h3e3", Share: 0.6}, {Move: "b3e3", Share: 0.3}}, Value: 0.1}, nil}}}
 	srv := httptest.NewServer(New(run, prog, live, nil).Handler())
-	defer srv.Close()
+	// Closed after the browser (cleanups run last first): its live stream
+	// would hold Close until the browser's timeout.
+	t.Cleanup(srv.Close)
 
 	ctx, consoleErrors := startBrowser(t, bin, 1300, 1700, 90*time.Second)
 
