@@ -53,16 +53,19 @@ type PlayOptions struct {
 // Bounds of what a request may ask: the server is shared, so no game or
 // client can take it over.
 const (
-	// maxSims and maxDepth (by game) keep a search within the budget on an
-	// ordinary core (Xiangqi's depth 8 with every root move scored took 4
-	// s from the start position, depth 10 29 s); searchBudget stops any
-	// search that runs past it anyway.
+	// maxSims and maxDepths keep a search within the budget on an
+	// ordinary core (Xiangqi's depth 8 with every root move scored took
+	// 2-4 s from the start position on a shared 2-core EPYC, depth 10 29
+	// s; 20,000 simulations of its shipped network 4 s); searchBudget
+	// stops any search that runs past it anyway.
 	maxSims       = 20_000
 	defaultSims   = 400
 	defaultDepth  = 4
 	minMoveTimeMS = 10
 	maxMoveTimeMS = 10_000
-	searchBudget  = maxMoveTimeMS * time.Millisecond
+	// searchBudget: the longest time per move, and a second for such a
+	// search to stop by itself (alpha-beta scores the root moves last).
+	searchBudget = maxMoveTimeMS*time.Millisecond + time.Second
 
 	// Engine searches: searchSlots run at once, one per client, and a
 	// client may have searchQueue more waiting; at most maxWaiting wait in
