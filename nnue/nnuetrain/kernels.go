@@ -1,5 +1,7 @@
 package nnuetrain
 
+import "math"
+
 // The three inner loops of a step: the first layer's rows added into an
 // accumulator (forward) or a gradient row (backward), the dense layers'
 // dot products, and their outer products and input gradients (axpy).
@@ -55,6 +57,23 @@ func dotGo(a, b []float32) float32 {
 	return r
 }
 
+// adamGo is Adam's update of w from the gradient g (then zeroed) and the
+// moments m and v, at the bias-corrected rate lr, each weight then
+// clipped to [-clip, clip] (clip +Inf: none). Every product is rounded
+// before it is added, as the assembly does.
+func adamGo(w, g, m, v []float32, lr, clip float32) {
+	g, m, v = g[:len(w)], m[:len(w)], v[:len(w)]
+	for i := range w {
+		gi := g[i]
+		g[i] = 0
+		mi := float32(beta1*m[i]) + float32((1-beta1)*gi)
+		vi := float32(beta2*v[i]) + float32(float32((1-beta2)*gi)*gi)
+		m[i], v[i] = mi, vi
+		x := w[i] - float32(lr*mi)/(float32(math.Sqrt(float64(vi)))+adamEps)
+		w[i] = min(max(x, -clip), clip)
+	}
+}
+
 // dotSmall is a dot product of any length, in order: the small second
 // and output layers.
 func dotSmall(a, b []float32) float32 {
@@ -72,6 +91,7 @@ var (
 	add        = addGo
 	axpy       = axpyGo
 	dot        = dotGo
+	adam       = adamGo
 	kernelName = "go"
 )
 

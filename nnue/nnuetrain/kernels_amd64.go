@@ -9,7 +9,7 @@ import "github.com/tabula-zero/tabula/net/gemm"
 // here as the Go twins do it.
 func init() {
 	if gemm.Features().AVX2 {
-		add, axpy, dot, kernelName = addY, axpyY, dotY, "avx2"
+		add, axpy, dot, adam, kernelName = addY, axpyY, dotY, adamY, "avx2"
 	}
 }
 
@@ -50,6 +50,23 @@ func dotY(a, b []float32) float32 {
 	}
 	return r
 }
+
+func adamY(w, g, m, v []float32, lr, clip float32) {
+	n := len(w)
+	g, m, v = g[:n], m[:n], v[:n]
+	k := n &^ 7
+	if k > 0 {
+		adamAVX2(&w[0], &g[0], &m[0], &v[0], k, lr, clip)
+	}
+	if k < n {
+		adamGo(w[k:], g[k:], m[k:], v[k:], lr, clip)
+	}
+}
+
+// adamAVX2 is adamGo over n values, a multiple of 8.
+//
+//go:noescape
+func adamAVX2(w, grad, m, v *float32, n int, lr, clip float32)
 
 // addAVX2 sets dst[i] += src[i] for i < n, a multiple of 8.
 //

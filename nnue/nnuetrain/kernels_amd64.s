@@ -130,3 +130,58 @@ dot32:
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET
+
+// Adam's constants as float32 bits: beta1 0.9, 1-beta1, beta2 0.999,
+// 1-beta2, epsilon 1e-8 (the Go constants rounded to float32).
+DATA adamConst<>+0(SB)/4, $0x3f666666
+DATA adamConst<>+4(SB)/4, $0x3dcccccd
+DATA adamConst<>+8(SB)/4, $0x3f7fbe77
+DATA adamConst<>+12(SB)/4, $0x3a83126f
+DATA adamConst<>+16(SB)/4, $0x322bcc77
+GLOBL adamConst<>(SB), RODATA|NOPTR, $20
+
+// func adamAVX2(w, grad, m, v *float32, n int, lr, clip float32)
+TEXT ·adamAVX2(SB), NOSPLIT, $0-48
+	MOVQ         w+0(FP), DI
+	MOVQ         grad+8(FP), SI
+	MOVQ         m+16(FP), R8
+	MOVQ         v+24(FP), R9
+	MOVQ         n+32(FP), CX
+	VBROADCASTSS lr+40(FP), Y10
+	VBROADCASTSS clip+44(FP), Y11
+	VXORPS       Y12, Y12, Y12
+	VSUBPS       Y11, Y12, Y12              // -clip
+	VBROADCASTSS adamConst<>+0(SB), Y13     // beta1
+	VBROADCASTSS adamConst<>+4(SB), Y14     // 1-beta1
+	VBROADCASTSS adamConst<>+8(SB), Y15     // beta2
+	VBROADCASTSS adamConst<>+12(SB), Y9     // 1-beta2
+	VBROADCASTSS adamConst<>+16(SB), Y8     // epsilon
+	VXORPS       Y7, Y7, Y7
+	XORQ         AX, AX
+
+adamloop:
+	VMOVUPS 0(SI)(AX*4), Y0                 // g
+	VMOVUPS Y7, 0(SI)(AX*4)
+	VMULPS  0(R8)(AX*4), Y13, Y1            // beta1*m
+	VMULPS  Y0, Y14, Y2                     // (1-beta1)*g
+	VADDPS  Y2, Y1, Y1                      // m'
+	VMOVUPS Y1, 0(R8)(AX*4)
+	VMULPS  0(R9)(AX*4), Y15, Y3            // beta2*v
+	VMULPS  Y0, Y9, Y4                      // (1-beta2)*g
+	VMULPS  Y0, Y4, Y4                      // ... *g
+	VADDPS  Y4, Y3, Y3                      // v'
+	VMOVUPS Y3, 0(R9)(AX*4)
+	VSQRTPS Y3, Y5
+	VADDPS  Y8, Y5, Y5                      // sqrt(v') + epsilon
+	VMULPS  Y1, Y10, Y6                     // lr*m'
+	VDIVPS  Y5, Y6, Y6
+	VMOVUPS 0(DI)(AX*4), Y4
+	VSUBPS  Y6, Y4, Y4                      // w - step
+	VMAXPS  Y12, Y4, Y4
+	VMINPS  Y11, Y4, Y4
+	VMOVUPS Y4, 0(DI)(AX*4)
+	ADDQ    $8, AX
+	CMPQ    AX, CX
+	JB      adamloop
+	VZEROUPPER
+	RET

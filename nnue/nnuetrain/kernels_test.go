@@ -3,6 +3,7 @@ package nnuetrain
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -43,6 +44,43 @@ func TestKernelsMatchTwins(t *testing.T) {
 		for i := range d1 {
 			if math.Float32bits(d1[i]) != math.Float32bits(d2[i]) {
 				t.Fatalf("axpy of %d: [%d] %v, twin %v", n, i, d1[i], d2[i])
+			}
+		}
+		// Adam: weights near and past the clip, gradients of every size,
+		// moments from earlier steps (v >= 0), clipped or not.
+		for _, clip := range []float32{0.5, float32(math.Inf(1))} {
+			var state [2][4][]float32 // w, g, m, v of the kernel and the twin
+			for k := range 4 {
+				x := vec(n)
+				for i := range x {
+					switch k {
+					case 1:
+						x[i] *= float32(math.Pow(10, float64(rng.IntN(8)-6)))
+					case 3:
+						x[i] = x[i] * x[i] * 1e-4
+					}
+				}
+				state[0][k], state[1][k] = x, slices.Clone(x)
+			}
+			a, b := state[0], state[1]
+			adam(a[0], a[1], a[2], a[3], 1e-3, clip)
+			adamGo(b[0], b[1], b[2], b[3], 1e-3, clip)
+			for k := range 4 {
+				for i := range a[k] {
+					if math.Float32bits(a[k][i]) != math.Float32bits(b[k][i]) {
+						t.Fatalf("adam of %d, clip %v: array %d [%d] %v, twin %v", n, clip, k, i, a[k][i], b[k][i])
+					}
+				}
+			}
+			for _, x := range a[0] {
+				if x > clip || x < -clip {
+					t.Fatalf("adam left %v past the clip %v", x, clip)
+				}
+			}
+			for _, x := range a[1] {
+				if x != 0 {
+					t.Fatal("adam left a gradient")
+				}
 			}
 		}
 	}

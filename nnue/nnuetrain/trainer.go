@@ -605,21 +605,11 @@ func (t *Trainer) ftPart(k int) {
 // tensor's bound; it leaves the chunk's gradient zero for the next step.
 func (t *Trainer) adamPart(k int) {
 	c := t.chunks[k]
-	w, g, m, v := t.p.w[c.lo:c.hi], t.g[c.lo:c.hi], t.m[c.lo:c.hi], t.v[c.lo:c.hi]
-	g, m, v = g[:len(w)], m[:len(w)], v[:len(w)]
-	lr := t.lrT
-	for i := range w {
-		gi := g[i]
-		g[i] = 0
-		mi := beta1*m[i] + (1-beta1)*gi
-		vi := beta2*v[i] + (1-beta2)*gi*gi
-		m[i], v[i] = mi, vi
-		x := w[i] - lr*mi/(float32(math.Sqrt(float64(vi)))+adamEps)
-		if c.clip > 0 {
-			x = min(max(x, -c.clip), c.clip)
-		}
-		w[i] = x
+	clip := c.clip
+	if clip == 0 {
+		clip = float32(math.Inf(1))
 	}
+	adam(t.p.w[c.lo:c.hi], t.g[c.lo:c.hi], t.m[c.lo:c.hi], t.v[c.lo:c.hi], t.lrT, clip)
 }
 
 // Validate returns the mean loss of the float network over samples (0
