@@ -23,8 +23,11 @@ type RunOptions struct {
 	// Epochs is the run's total: a resumed run goes on to it.
 	Epochs int
 	// Out is the quantised network's file, written atomically at every
-	// epoch's end with the run's figures in its notes.
-	Out string
+	// epoch's end with the run's figures in its notes. Best, when not
+	// empty, is the file of the epoch whose exported network had the
+	// lowest validation loss so far (a small data set is overfitted
+	// after a few epochs: docs/nnue.md), written when that improves.
+	Out, Best string
 	// State is the trainer's state file: a run resumes from it when it
 	// exists. It is written atomically at every epoch's end, every
 	// SaveEvery within an epoch (0: never), and when ctx ends.
@@ -64,6 +67,8 @@ type Metric struct {
 	Threads    int     `json:"threads"`
 	Kernels    string  `json:"kernels"`
 	Out        string  `json:"out"`
+	// Best says this epoch's network is the best so far (and in Best).
+	Best bool `json:"best,omitempty"`
 }
 
 // Summary is what a Run did.
@@ -75,6 +80,10 @@ type Summary struct {
 	Epoch, Step                 int
 	Last                        *Metric
 	CPU                         time.Duration // every sitting's
+	// BestEpoch is the epoch of the network in RunOptions.Best (0: none
+	// written), BestLoss its quantised validation loss.
+	BestEpoch int
+	BestLoss  float64
 }
 
 // runMeta is what a run keeps in its state file beside the trainer's.
@@ -85,6 +94,10 @@ type runMeta struct {
 	Init       string  `json:"init,omitempty"`
 	CPUSeconds float64 `json:"cpu_s"`
 	Last       *Metric `json:"last,omitempty"`
+	// BestLoss and BestEpoch are the lowest quantised validation loss so
+	// far and its epoch.
+	BestLoss  *float64 `json:"best_loss,omitempty"`
+	BestEpoch int      `json:"best_epoch,omitempty"`
 }
 
 // Run trains o.Config over o.Data to o.Epochs, or resumes the run in
@@ -92,8 +105,7 @@ type runMeta struct {
 // aside), the same data (its fingerprint) and the same initial network,
 // and refuses otherwise, naming the difference. When ctx ends it saves
 // the state and returns with Summary.Stopped, no error.
-func Run(ctx context.Context, o RunOptions) (Summary, error) {
-	var sum Summary
+func Run(ctx context.Context, o RunOptions) (sum Summary, err error) {
 	if o.Data == nil || len(o.Data.Train) == 0 {
 		return sum, errors.New("nnuetrain: no training positions")
 	}
@@ -133,6 +145,11 @@ func Run(ctx context.Context, o RunOptions) (Summary, error) {
 		meta.CPUSeconds = cpuNow().Seconds()
 		return t.Save(o.State, &meta)
 	}
+	defer func() {
+		if meta.BestLoss != nil {
+			sum.BestEpoch, sum.BestLoss = meta.BestEpoch, *meta.BestLoss
+		}
+	}()
 	if t.epoch >= o.Epochs {
 		sum.Completed = true
 		sum.Epoch, sum.Last, sum.CPU = t.epoch, meta.Last, cpuBefore
@@ -184,6 +201,12 @@ func Run(ctx context.Context, o RunOptions) (Summary, error) {
 		n.SetNotes(notes(&o, t, m))
 		if err := n.Save(o.Out); err != nil {
 			return sum, err
+		}
+		if q := m.ValidLossQuant; o.Best != "" && q != nil && (meta.BestLoss == nil || *q < *meta.BestLoss) {
+			if err := n.Save(o.Best); err != nil {
+				return sum, err
+			}
+			meta.BestLoss, meta.BestEpoch, m.Best = q, m.Epoch, true
 		}
 		meta.Last = m
 		if err := save(); err != nil {
@@ -239,7 +262,7 @@ func resumable(saved, want Config, prevJSON json.RawMessage, meta *runMeta) erro
 	if len(diffs) > 0 {
 		return errors.New(strings.Join(diffs, ", "))
 	}
-	meta.CPUSeconds, meta.Last = prev.CPUSeconds, prev.Last
+	meta.CPUSeconds, meta.Last, meta.BestLoss, meta.BestEpoch = prev.CPUSeconds, prev.Last, prev.BestLoss, prev.BestEpoch
 	return nil
 }
 

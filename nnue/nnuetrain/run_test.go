@@ -2,6 +2,7 @@ package nnuetrain
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,7 @@ import (
 
 func runOptions(t *testing.T, dir string, data *Data, epochs int) RunOptions {
 	return RunOptions{Config: smallConfig(2), Data: data, DataName: "test", Epochs: epochs,
-		Out: filepath.Join(dir, "n.nnue"), State: filepath.Join(dir, "n.state")}
+		Out: filepath.Join(dir, "n.nnue"), Best: filepath.Join(dir, "best.nnue"), State: filepath.Join(dir, "n.state")}
 }
 
 // Run: a network and a state an epoch, resumed to more epochs, refused
@@ -46,6 +47,17 @@ func TestRun(t *testing.T) {
 	}
 	if sum, err = Run(t.Context(), o); err != nil || !sum.Completed || sum.Last == nil || sum.Last.Epoch != 2 {
 		t.Fatalf("at its epochs: %+v, %v", sum, err)
+	}
+	// The best network is the epoch's of the lowest quantised loss.
+	best := 1
+	if *sum.Last.ValidLossQuant < *m.ValidLossQuant {
+		best = 2
+	}
+	if sum.BestEpoch != best || !m.Best {
+		t.Errorf("best epoch %d, want %d (losses %v, %v)", sum.BestEpoch, best, *m.ValidLossQuant, *sum.Last.ValidLossQuant)
+	}
+	if b, err := nnue.Load(o.Best); err != nil || !strings.Contains(b.Notes(), fmt.Sprintf("epoch %d of", best)) {
+		t.Errorf("best network: %v, %q", err, b.Notes())
 	}
 	other := *data
 	other.Stats.Fingerprint = 43

@@ -24,13 +24,13 @@ const trainSynopsis = "tabula nnue train -data DIR[,DIR...] -out FILE.nnue [-ini
 
 // trainOptions are the flags of `tabula nnue train`.
 type trainOptions struct {
-	cfg                nnuetrain.Config
-	load               nnuetrain.LoadOptions
-	data, out, init    string
-	state, metrics     string
-	epochs             int
-	saveEvery, maxTime time.Duration
-	sizesSet           bool
+	cfg                  nnuetrain.Config
+	load                 nnuetrain.LoadOptions
+	data, out, init      string
+	state, metrics, best string
+	epochs               int
+	saveEvery, maxTime   time.Duration
+	sizesSet             bool
 }
 
 func parseTrain(args []string, stderr io.Writer) (trainOptions, error) {
@@ -54,6 +54,7 @@ func parseTrain(args []string, stderr io.Writer) (trainOptions, error) {
 	fs.IntVar(&o.cfg.Threads, "threads", runtime.NumCPU(), "cores a step runs on (the weights do not depend on it)")
 	fs.StringVar(&o.state, "state", "", "the trainer's state `FILE` the run resumes from (default: -out's name with .state)")
 	fs.StringVar(&o.metrics, "metrics", "", "JSON-lines `FILE` of a line an epoch (default: -out's name with .jsonl)")
+	fs.StringVar(&o.best, "best", "", "`FILE` of the epoch's network of the lowest validation loss so far (default: -out's name with .best.nnue; -best= for none)")
 	fs.Float64Var(&o.load.ValidFraction, "valid", nnuetrain.DefaultValidFraction, "share of games held out for validation")
 	fs.IntVar(&o.load.MaxScore, "max-score", 3000, "scores capped to +-this (centi-units; 0: no cap)")
 	fs.BoolVar(&o.load.KeepMate, "keep-mate", false, "keep positions with a mate score (capped), skipped by default")
@@ -72,7 +73,11 @@ func parseTrain(args []string, stderr io.Writer) (trainOptions, error) {
 	if o.data == "" || o.out == "" || fs.NArg() > 0 {
 		return o, errors.New("usage: " + trainSynopsis + " (see -h)")
 	}
-	fs.Visit(func(f *flag.Flag) { o.sizesSet = o.sizesSet || f.Name == "sizes" })
+	bestSet := false
+	fs.Visit(func(f *flag.Flag) {
+		o.sizesSet = o.sizesSet || f.Name == "sizes"
+		bestSet = bestSet || f.Name == "best"
+	})
 	var err error
 	if o.cfg.Sizes, err = parseSizes(*sizes); err != nil {
 		return o, fmt.Errorf("-sizes %q: %w", *sizes, err)
@@ -116,8 +121,15 @@ func parseTrain(args []string, stderr io.Writer) (trainOptions, error) {
 	if o.metrics == "" {
 		o.metrics = base + ".jsonl"
 	}
-	if o.state == o.out || o.metrics == o.out || o.state == o.metrics {
-		err = errors.Join(err, fmt.Errorf("-out %s, -state %s and -metrics %s must be three files", o.out, o.state, o.metrics))
+	if !bestSet {
+		o.best = base + ".best.nnue"
+	}
+	files := map[string]bool{o.out: true, o.state: true, o.metrics: true}
+	if o.best != "" {
+		files[o.best] = true
+	}
+	if len(files) < 3 || o.best != "" && len(files) < 4 {
+		err = errors.Join(err, fmt.Errorf("-out %s, -state %s, -metrics %s and -best %s must be different files", o.out, o.state, o.metrics, o.best))
 	}
 	return o, err
 }
@@ -148,7 +160,7 @@ func runTrain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	ro := nnuetrain.RunOptions{Config: o.cfg, DataName: strings.Join(o.load.Dirs, ","), Epochs: o.epochs,
-		Out: o.out, State: o.state, SaveEvery: o.saveEvery}
+		Out: o.out, Best: o.best, State: o.state, SaveEvery: o.saveEvery}
 	if o.init != "" {
 		n, err := nnue.Load(o.init)
 		if err != nil {
@@ -225,6 +237,9 @@ func runTrain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		if m.ValidLoss != nil {
 			line += fmt.Sprintf(", validation %.5f (quantised %.5f)", *m.ValidLoss, *m.ValidLossQuant)
 		}
+		if m.Best {
+			line += " (best so far)"
+		}
 		line += fmt.Sprintf("; %.0f positions/s; CPU %s", m.PositionsPerSec, round(time.Duration(m.CPUSeconds*float64(time.Second))))
 		if rate := float64(sittingDone) / time.Since(sittingStart).Seconds(); m.Epoch < m.Epochs && rate > 0 {
 			left := float64((m.Epochs-m.Epoch)*len(data.Train)) / rate
@@ -255,6 +270,9 @@ func runTrain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			fmt.Fprintf(stdout, ", validation loss %.5f (quantised %.5f)", *m.ValidLoss, *m.ValidLossQuant)
 		}
 		fmt.Fprintf(stdout, "; CPU time %s\n", round(sum.CPU))
+	}
+	if sum.BestEpoch > 0 {
+		fmt.Fprintf(stdout, "%s: epoch %d, the lowest validation loss (quantised %.5f)\n", o.best, sum.BestEpoch, sum.BestLoss)
 	}
 	return nil
 }

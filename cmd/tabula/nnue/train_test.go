@@ -77,8 +77,11 @@ func TestTrain(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, log)
 		}
 	}
-	if !strings.Contains(stdout, out+": epoch 2 of 2") {
+	if !strings.Contains(stdout, out+": epoch 2 of 2") || !strings.Contains(stdout, filepath.Join(dir, "x.best.nnue")+": epoch ") {
 		t.Errorf("stdout: %s", stdout)
+	}
+	if _, err := nnue.Load(filepath.Join(dir, "x.best.nnue")); err != nil {
+		t.Error(err)
 	}
 	n, err := nnue.Load(out)
 	if err != nil {
@@ -188,7 +191,8 @@ func TestTrainFlagErrors(t *testing.T) {
 		{append(base, "-valid", "1"), "-valid 1"},
 		{append(base, "-max-score", "-1"), "-max-score -1"},
 		{append(base, "-save-every", "-1s"), "-save-every -1s"},
-		{append(base, "-state", out), "three files"},
+		{append(base, "-state", out), "different files"},
+		{append(base, "-best", out), "different files"},
 		{[]string{"train", "-data", ",", "-out", out}, "names no directory"},
 		{[]string{"train", "-data", filepath.Join(dir, "none"), "-out", out}, "no such file"},
 		{append(base, "-init", filepath.Join(dir, "bad.nnue")), "-init"},
