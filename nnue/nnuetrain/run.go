@@ -56,6 +56,10 @@ type Metric struct {
 	TrainLoss      float64  `json:"train_loss"`
 	ValidLoss      *float64 `json:"valid_loss,omitempty"`
 	ValidLossQuant *float64 `json:"valid_loss_quantized,omitempty"`
+	// QuantEvalDiff is the mean absolute difference of the exported
+	// network's evaluations of the held-out positions from the float
+	// network's, in centi-units: what quantisation costs.
+	QuantEvalDiff *float64 `json:"quant_eval_diff,omitempty"`
 	LR             float64  `json:"lr"`
 	Positions      int      `json:"train_positions"`
 	// PositionsPerSec is the epoch's training speed (this sitting's
@@ -191,11 +195,11 @@ func Run(ctx context.Context, o RunOptions) (sum Summary, err error) {
 		}
 		if len(o.Data.Valid) > 0 {
 			v := t.Validate(o.Data.Valid)
-			q, err := t.ValidateQuantized(n, o.Data.Valid)
+			q, d, err := t.ValidateQuantized(n, o.Data.Valid)
 			if err != nil {
 				return sum, err
 			}
-			m.ValidLoss, m.ValidLossQuant = &v, &q
+			m.ValidLoss, m.ValidLossQuant, m.QuantEvalDiff = &v, &q, &d
 		}
 		m.CPUSeconds = cpuNow().Seconds()
 		n.SetNotes(notes(&o, t, m))
@@ -280,7 +284,7 @@ func notes(o *RunOptions, t *Trainer, m *Metric) string {
 	}
 	fmt.Fprintf(&b, ", seed %d; train loss %.5f", c.Seed, m.TrainLoss)
 	if m.ValidLoss != nil {
-		fmt.Fprintf(&b, ", validation loss %.5f (quantised %.5f)", *m.ValidLoss, *m.ValidLossQuant)
+		fmt.Fprintf(&b, ", validation loss %.5f (quantised %.5f, its evaluations %.1f centi-units from the float ones)", *m.ValidLoss, *m.ValidLossQuant, *m.QuantEvalDiff)
 	}
 	fmt.Fprintf(&b, "; CPU time %s", time.Duration(m.CPUSeconds*float64(time.Second)).Round(time.Second))
 	return b.String()

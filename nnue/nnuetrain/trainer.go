@@ -164,6 +164,7 @@ type part struct {
 	sc   scratch
 	qs   intScratch
 	loss float64
+	diff float64 // validation: the quantised evaluations' distance from the float ones
 }
 
 type gradViews struct {
@@ -621,53 +622,57 @@ func (t *Trainer) adamPart(k int) {
 // Validate returns the mean loss of the float network over samples (0
 // for none).
 func (t *Trainer) Validate(samples []Sample) float64 {
-	return t.validate(samples, nil)
+	loss, _ := t.validate(samples, nil)
+	return loss
 }
 
 // ValidateQuantized returns the mean loss over samples of n, a quantised
-// network of the trainer's sizes, evaluated in integers as nnue plays it.
-func (t *Trainer) ValidateQuantized(n *nnue.Net, samples []Sample) (float64, error) {
+// network of the trainer's sizes, evaluated in integers as nnue plays it,
+// and the mean absolute difference of its evaluations from the float
+// network's, in centi-units.
+func (t *Trainer) ValidateQuantized(n *nnue.Net, samples []Sample) (loss, evalDiff float64, err error) {
 	if n.Sizes() != t.cfg.Sizes {
-		return 0, fmt.Errorf("nnuetrain: a network of %s, the trainer's is %s", n.Sizes(), t.cfg.Sizes)
+		return 0, 0, fmt.Errorf("nnuetrain: a network of %s, the trainer's is %s", n.Sizes(), t.cfg.Sizes)
 	}
-	return t.validate(samples, intNetOf(n)), nil
+	loss, evalDiff = t.validate(samples, intNetOf(n))
+	return loss, evalDiff, nil
 }
 
-func (t *Trainer) validate(samples []Sample, q *intNet) float64 {
+func (t *Trainer) validate(samples []Sample, q *intNet) (loss, evalDiff float64) {
 	if len(samples) == 0 {
-		return 0
+		return 0, 0
 	}
 	t.refresh()
 	t.valid, t.qnet = samples, q
 	t.pool.run(len(t.parts), t.validF)
-	var sum float64
 	for k := range t.parts {
-		sum += t.parts[k].loss
+		loss += t.parts[k].loss
+		evalDiff += t.parts[k].diff
 	}
 	t.valid, t.qnet = nil, nil
-	return sum / float64(len(samples))
+	return loss / float64(len(samples)), evalDiff / float64(len(samples))
 }
 
 // validPart sums the losses of the validation chunks k, k+P, k+2P, ...
 // (P parts).
 func (t *Trainer) validPart(k int) {
 	pt := &t.parts[k]
-	var loss float64
+	var loss, diff float64
 	var feats [featStride]uint16
 	for lo := k * partSamples; lo < len(t.valid); lo += len(t.parts) * partSamples {
 		for b := lo; b < min(lo+partSamples, len(t.valid)); b++ {
 			s := &t.valid[b]
 			us, _ := features(feats[:0], s, game.Color(s.Side))
 			them, _ := features(feats[len(us):len(us)], s, game.Color(s.Side^1))
-			var y float32
+			y := t.forward(pt.sc.acc, us, them, &pt.sc)
 			if t.qnet != nil {
-				y = float32(t.qnet.eval(us, them, &pt.qs)) / nnue.OutputScale
-			} else {
-				y = t.forward(pt.sc.acc, us, them, &pt.sc)
+				e := t.qnet.eval(us, them, &pt.qs)
+				diff += math.Abs(float64(e) - float64(y)*nnue.OutputScale)
+				y = float32(e) / nnue.OutputScale
 			}
 			l, _ := t.loss.eval(y, target(s, t.cfg.Lambda, t.cfg.K))
 			loss += l
 		}
 	}
-	pt.loss = loss
+	pt.loss, pt.diff = loss, diff
 }

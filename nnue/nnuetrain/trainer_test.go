@@ -41,11 +41,14 @@ func TestLearnsMaterial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	quant, err := tr.ValidateQuantized(n, valid)
+	quant, diff, err := tr.ValidateQuantized(n, valid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d training, %d validation positions; validation loss %.5f -> %.5f, quantised %.5f", len(train), len(valid), before, after, quant)
+	t.Logf("%d training, %d validation positions; validation loss %.5f -> %.5f, quantised %.5f (evaluations %.1f centi-units apart)", len(train), len(valid), before, after, quant, diff)
+	if diff > 30 {
+		t.Errorf("the quantised evaluations are %.1f centi-units from the float ones on average", diff)
+	}
 	if !(after < before/5) {
 		t.Errorf("validation loss %.5f -> %.5f: want a fifth at most", before, after)
 	}

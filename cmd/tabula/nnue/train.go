@@ -235,7 +235,7 @@ func runTrain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		line := fmt.Sprintf("epoch %d/%d: train loss %.5f", m.Epoch, m.Epochs, m.TrainLoss)
 		if m.ValidLoss != nil {
-			line += fmt.Sprintf(", validation %.5f (quantised %.5f)", *m.ValidLoss, *m.ValidLossQuant)
+			line += fmt.Sprintf(", validation %.5f (quantised %.5f, %.1f centi-units apart)", *m.ValidLoss, *m.ValidLossQuant, *m.QuantEvalDiff)
 		}
 		if m.Best {
 			line += " (best so far)"
