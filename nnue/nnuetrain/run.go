@@ -60,8 +60,8 @@ type Metric struct {
 	// network's evaluations of the held-out positions from the float
 	// network's, in centi-units: what quantisation costs.
 	QuantEvalDiff *float64 `json:"quant_eval_diff,omitempty"`
-	LR             float64  `json:"lr"`
-	Positions      int      `json:"train_positions"`
+	LR            float64  `json:"lr"`
+	Positions     int      `json:"train_positions"`
 	// PositionsPerSec is the epoch's training speed (this sitting's
 	// share of it when resumed mid-epoch).
 	PositionsPerSec float64 `json:"positions_per_s"`
