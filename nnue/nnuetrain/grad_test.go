@@ -199,3 +199,53 @@ func TestForwardMatchesFloatNet(t *testing.T) {
 		}
 	}
 }
+
+// Quantisation-aware, the gradient is the one at the rounded dense
+// weights (passed straight through to the float ones): exactly a plain
+// trainer's whose dense weights are the rounded ones.
+func TestQuantAwareGradient(t *testing.T) {
+	samples := testSamples(t, 3, 12)[:200]
+	idx := make([]uint32, len(samples))
+	for i := range idx {
+		idx[i] = uint32(i)
+	}
+	cfg := Config{Sizes: nnue.Sizes{L1: 64, L2: 8, L3: 4}, Batch: 256, LR: 1e-3, LRDecay: 1,
+		Lambda: 1, K: 600, Loss: LossMSE, Factorize: true, QuantAware: true, Seed: 8, Threads: 2}
+	qa, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer qa.Close()
+	cfg.QuantAware = false
+	plain, err := New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	qa.refresh()
+	p := &plain.p
+	copy(p.W1(p.w), qa.dv.w1)
+	copy(p.B1(p.w), qa.dv.b1)
+	copy(p.W2(p.w), qa.dv.w2)
+	copy(p.B2(p.w), qa.dv.b2)
+	copy(p.W3(p.w), qa.dv.w3)
+	rounded := 0
+	for i, x := range qa.p.W1(qa.p.w) {
+		if x != qa.dv.w1[i] {
+			rounded++
+		}
+		if d := float64(x - qa.dv.w1[i]); d > 0.5/64 || d < -0.5/64 {
+			t.Fatalf("W1[%d] %v rounded to %v", i, x, qa.dv.w1[i])
+		}
+	}
+	if rounded == 0 {
+		t.Fatal("no weight rounded")
+	}
+	qa.gradient(samples, idx)
+	plain.gradient(samples, idx)
+	for i := range qa.g {
+		if math.Float32bits(qa.g[i]) != math.Float32bits(plain.g[i]) {
+			t.Fatalf("%s value %d: gradient %v, at the rounded weights %v", p.name(i), i, qa.g[i], plain.g[i])
+		}
+	}
+}

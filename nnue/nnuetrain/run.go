@@ -257,6 +257,7 @@ func resumable(saved, want Config, prevJSON json.RawMessage, meta *runMeta) erro
 	diff("K", saved.K, want.K)
 	diff("loss", saved.Loss, want.Loss)
 	diff("factorize", saved.Factorize, want.Factorize)
+	diff("quant-aware", saved.QuantAware, want.QuantAware)
 	diff("seed", saved.Seed, want.Seed)
 	diff("initial network", prev.Init, meta.Init)
 	if prev.Data != meta.Data || prev.Train != meta.Train || prev.Valid != meta.Valid {
@@ -281,6 +282,9 @@ func notes(o *RunOptions, t *Trainer, m *Metric) string {
 	fmt.Fprintf(&b, "epoch %d of %d, batch %d, Adam lr %g decay %g, lambda %g, K %g, loss %s", m.Epoch, m.Epochs, c.Batch, c.LR, c.LRDecay, c.Lambda, c.K, c.Loss)
 	if c.Factorize {
 		b.WriteString(", factorised")
+	}
+	if c.QuantAware {
+		b.WriteString(", quantisation-aware")
 	}
 	fmt.Fprintf(&b, ", seed %d; train loss %.5f", c.Seed, m.TrainLoss)
 	if m.ValidLoss != nil {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/nnue"
@@ -31,6 +32,11 @@ type Config struct {
 	// Factorize trains each feature's row as the sum of its own, its
 	// piece-square's and its piece's (params), exported summed.
 	Factorize bool
+	// QuantAware runs the dense layers with their weights rounded to the
+	// quantised network's steps (W1 and W2 to 1/64), the gradient passed
+	// straight through to the float weights, so the network learns to
+	// work with the weights it is exported with.
+	QuantAware bool
 	// Seed draws the initial weights (without -init) and every epoch's
 	// order.
 	Seed uint64
@@ -57,7 +63,7 @@ const (
 // DefaultConfig returns the defaults on every core.
 func DefaultConfig() Config {
 	return Config{Sizes: nnue.DefaultSizes, Batch: DefaultBatch, LR: DefaultLR, LRDecay: DefaultLRDecay,
-		Lambda: DefaultLambda, K: DefaultK, Loss: LossMSE, Factorize: true, Seed: 1, Threads: runtime.NumCPU()}
+		Lambda: DefaultLambda, K: DefaultK, Loss: LossMSE, Factorize: true, QuantAware: true, Seed: 1, Threads: runtime.NumCPU()}
 }
 
 // MaxBatch bounds Batch: a step keeps 2*L1 floats of every position.
@@ -124,6 +130,9 @@ type Trainer struct {
 	// stale after every update until refreshed).
 	eff      []float32
 	effStale bool
+	// dv is the dense layers' weights as the passes read them: p's, or
+	// their rounding when QuantAware (then stale like eff).
+	dv denseViews
 	// adamT is the steps taken; epoch and step where the run stands (the
 	// epoch in progress, 0-based, and its steps done); epochLoss and
 	// epochSamples the running sums of the epoch in progress.
@@ -165,6 +174,11 @@ type part struct {
 	qs   intScratch
 	loss float64
 	diff float64 // validation: the quantised evaluations' distance from the float ones
+}
+
+type denseViews struct {
+	w1, b1, w2, b2, w3 []float32
+	b3                 *float32
 }
 
 type gradViews struct {
@@ -270,6 +284,13 @@ func newTrainer(cfg Config, p params) *Trainer {
 		t.effStale = true
 	} else {
 		t.eff = p.FT(p.w)
+	}
+	t.dv = denseViews{w1: p.W1(p.w), b1: p.B1(p.w), w2: p.W2(p.w), b2: p.B2(p.w), w3: p.W3(p.w), b3: &p.w[p.b3]}
+	if cfg.QuantAware {
+		c := func(x []float32) []float32 { return slices.Clone(x) }
+		b3 := p.w[p.b3]
+		t.dv = denseViews{w1: c(p.W1(p.w)), b1: c(p.B1(p.w)), w2: c(p.W2(p.w)), b2: c(p.B2(p.w)), w3: c(p.W3(p.w)), b3: &b3}
+		t.effStale = true
 	}
 	nparts := (cfg.Batch + partSamples - 1) / partSamples
 	t.parts = make([]part, nparts)
@@ -412,15 +433,32 @@ func (t *Trainer) trainStep(train []Sample, idx []uint32) {
 	lr := t.LR() * math.Sqrt(1-math.Pow(beta2, float64(t.adamT))) / (1 - math.Pow(beta1, float64(t.adamT)))
 	t.lrT = float32(lr)
 	t.pool.run(len(t.chunks), t.adamF)
-	t.effStale = t.p.factor
+	t.effStale = t.p.factor || t.cfg.QuantAware
 }
 
-// refresh brings t.eff up to date with the weights.
+// refresh brings t.eff and t.dv up to date with the weights.
 func (t *Trainer) refresh() {
-	if t.effStale {
-		t.pool.run((nnue.NumFeatures+effRows-1)/effRows, t.effF)
-		t.effStale = false
+	if !t.effStale {
+		return
 	}
+	if t.p.factor {
+		t.pool.run((nnue.NumFeatures+effRows-1)/effRows, t.effF)
+	}
+	if t.cfg.QuantAware {
+		p := &t.p
+		round := func(dst, src []float32, scale float64) {
+			for i, x := range src {
+				dst[i] = float32(math.Round(float64(x)*scale) / scale)
+			}
+		}
+		round(t.dv.w1, p.W1(p.w), nnue.HiddenWeightScale)
+		round(t.dv.w2, p.W2(p.w), nnue.HiddenWeightScale)
+		round(t.dv.w3, p.W3(p.w), nnue.OutputScale*nnue.OutputDiv/nnue.FTScale)
+		round(t.dv.b1, p.B1(p.w), nnue.FTScale*nnue.HiddenWeightScale)
+		round(t.dv.b2, p.B2(p.w), nnue.FTScale*nnue.HiddenWeightScale)
+		*t.dv.b3 = p.w[p.b3]
+	}
+	t.effStale = false
 }
 
 // effPart coalesces rows [k*effRows, (k+1)*effRows).
@@ -513,20 +551,20 @@ func (t *Trainer) forward(acc []float32, us, them []uint16, sc *scratch) float32
 	for i, v := range acc {
 		x[i] = min(max(v, 0), 1)
 	}
-	w1, b1 := p.W1(p.w), p.B1(p.w)
+	w1, b1 := t.dv.w1, t.dv.b1
 	for o := range sc.s1 {
 		s := b1[o] + dot(w1[o*2*l1:(o+1)*2*l1], x)
 		sc.s1[o] = s
 		sc.h1[o] = min(max(s, 0), 1)
 	}
-	w2, b2 := p.W2(p.w), p.B2(p.w)
+	w2, b2 := t.dv.w2, t.dv.b2
 	l2 := p.L2
 	for j := range sc.s2 {
 		s := b2[j] + dotSmall(w2[j*l2:(j+1)*l2], sc.h1)
 		sc.s2[j] = s
 		sc.h2[j] = min(max(s, 0), 1)
 	}
-	return p.w[p.b3] + dotSmall(p.W3(p.w), sc.h2)
+	return *t.dv.b3 + dotSmall(t.dv.w3, sc.h2)
 }
 
 // backward adds the gradients of the position forward saw, whose loss
@@ -536,7 +574,7 @@ func (t *Trainer) backward(dy float32, acc []float32, sc *scratch, gv *gradViews
 	p := &t.p
 	l1, l2 := p.L1, p.L2
 	*gv.b3 += dy
-	w3 := p.W3(p.w)
+	w3 := t.dv.w3
 	for j, h := range sc.h2 {
 		gv.w3[j] += dy * h
 		d := float32(0)
@@ -545,7 +583,7 @@ func (t *Trainer) backward(dy float32, acc []float32, sc *scratch, gv *gradViews
 		}
 		sc.dh2[j] = d
 	}
-	w2 := p.W2(p.w)
+	w2 := t.dv.w2
 	clear(sc.dh1)
 	for j, d := range sc.dh2 {
 		if d == 0 {
@@ -555,7 +593,7 @@ func (t *Trainer) backward(dy float32, acc []float32, sc *scratch, gv *gradViews
 		axpySmall(d, sc.h1, gv.w2[j*l2:(j+1)*l2])
 		axpySmall(d, w2[j*l2:(j+1)*l2], sc.dh1)
 	}
-	w1 := p.W1(p.w)
+	w1 := t.dv.w1
 	dx := sc.dx[:len(acc)]
 	clear(dx)
 	for o, d := range sc.dh1 {

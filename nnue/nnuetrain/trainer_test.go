@@ -14,7 +14,7 @@ import (
 
 func smallConfig(threads int) Config {
 	return Config{Sizes: nnue.Sizes{L1: 64, L2: 8, L3: 8}, Batch: 700, LR: 3e-3, LRDecay: 0.95,
-		Lambda: 0.8, K: 400, Loss: LossMSE, Factorize: true, Seed: 3, Threads: threads}
+		Lambda: 0.8, K: 400, Loss: LossMSE, Factorize: true, QuantAware: true, Seed: 3, Threads: threads}
 }
 
 // The trainer learns a known evaluation: positions of random games
@@ -46,7 +46,7 @@ func TestLearnsMaterial(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d training, %d validation positions; validation loss %.5f -> %.5f, quantised %.5f (evaluations %.1f centi-units apart)", len(train), len(valid), before, after, quant, diff)
-	if diff > 30 {
+	if diff > 20 {
 		t.Errorf("the quantised evaluations are %.1f centi-units from the float ones on average", diff)
 	}
 	if !(after < before/5) {

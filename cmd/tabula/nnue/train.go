@@ -50,6 +50,7 @@ func parseTrain(args []string, stderr io.Writer) (trainOptions, error) {
 	fs.StringVar(&o.cfg.Loss, "loss", def.Loss, "mse (squared error of the win probabilities) or xent (cross-entropy)")
 	sizes := fs.String("sizes", sizesString(def.Sizes), "layer widths `L1,L2,L3`: L1 a multiple of 64, L2 of 4")
 	fs.BoolVar(&o.cfg.Factorize, "factorize", def.Factorize, "train each feature's row with shared piece-square and piece rows (exported summed)")
+	fs.BoolVar(&o.cfg.QuantAware, "quant-aware", def.QuantAware, "run the dense layers with their weights rounded as exported (gradients passed straight through)")
 	fs.Uint64Var(&o.cfg.Seed, "seed", def.Seed, "seed of the initial network and every epoch's order")
 	fs.IntVar(&o.cfg.Threads, "threads", runtime.NumCPU(), "cores a step runs on (the weights do not depend on it)")
 	fs.StringVar(&o.state, "state", "", "the trainer's state `FILE` the run resumes from (default: -out's name with .state)")
@@ -209,8 +210,8 @@ func runTrain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 	c := ro.Config
 	steps := (len(data.Train) + c.Batch - 1) / c.Batch
-	fmt.Fprintf(log, "nnue train: %s, batch %d (%d steps an epoch), Adam lr %g decay %g, lambda %g, K %g, loss %s, factorize %v, seed %d, %d threads (%s kernels); to epoch %d, state %s\n",
-		c.Sizes, c.Batch, steps, c.LR, c.LRDecay, c.Lambda, c.K, c.Loss, c.Factorize, c.Seed, c.Threads, nnuetrain.KernelName(), o.epochs, o.state)
+	fmt.Fprintf(log, "nnue train: %s, batch %d (%d steps an epoch), Adam lr %g decay %g, lambda %g, K %g, loss %s, factorize %v, quant-aware %v, seed %d, %d threads (%s kernels); to epoch %d, state %s\n",
+		c.Sizes, c.Batch, steps, c.LR, c.LRDecay, c.Lambda, c.K, c.Loss, c.Factorize, c.QuantAware, c.Seed, c.Threads, nnuetrain.KernelName(), o.epochs, o.state)
 	// The sitting's rate, for the run's ETA.
 	sittingStart := time.Now()
 	var sittingDone int64
