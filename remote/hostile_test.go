@@ -229,8 +229,10 @@ func TestHostileWorkerAmongHonest(t *testing.T) {
 	if !strings.Contains(out, fmt.Sprintf(`rejected a worker's shard (terminated, not delivered again)" worker=evil rejected=%d`, want)) {
 		t.Errorf("no log line counting the hostile account's %d rejected shards:\n%s", want, out)
 	}
+	// The hostile account is reported with its rejections and nothing
+	// taken in; each honest worker with its shards and none refused.
 	for _, w := range tally.Workers() {
-		if w.Name == "evil" || w.Shards != perWorker {
+		if w.Name == "evil" && (w.Shards != 0 || w.Rejected != want) || w.Name != "evil" && (w.Shards != perWorker || w.Rejected != 0) {
 			t.Errorf("tally %+v", w)
 		}
 	}
