@@ -6,9 +6,9 @@
 // Data (Load): every record of one or more directories of shards, kept
 // as a Sample of 36 bytes (the 32 piece squares, score, result, side to
 // move); the two perspectives' feature indices are computed from the
-// squares with nnue.Feature when a batch is made, which costs about 1% of
-// a step and keeps a record in memory at a third of what its features
-// would take. Mate scores are skipped and scores capped; whole games are
+// squares with nnue.Feature when a batch is made, which costs a few
+// percent of a step and keeps a record in memory at a third of what its
+// features would take. Mate scores are skipped and scores capped; whole games are
 // held out for validation (positions of one game are correlated, so a
 // split by position would leak), chosen by a hash of the game's seed.
 //
@@ -19,8 +19,14 @@
 // lambda*sigmoid(score/K) + (1-lambda)*(result+1)/2, squared error or
 // cross-entropy. After every step each weight is clipped to what
 // nnue.Quantize accepts, and the feature transformer's so that bias plus
-// MaxActive rows fits an int16 accumulator: the exported network follows
-// the float one.
+// MaxActive rows fits an int16 accumulator; quantisation-aware, the dense
+// layers run on their weights rounded as exported: the exported network
+// follows the float one. Feature rows may be factorised (each the sum of
+// its own, its piece-square's and its piece's, exported summed).
+//
+// Run is a whole run (epochs, the network exported at each one's end, the
+// best one kept, the state saved and resumed); tabula nnue train is its
+// command.
 //
 // A step splits its batch into fixed parts of samples, each with its own
 // gradient buffer for the dense layers, summed in part order; the first
