@@ -67,8 +67,12 @@ func DefaultConfig() Config {
 		Lambda: DefaultLambda, K: DefaultK, Loss: LossMSE, Factorize: true, QuantAware: true, Seed: 1, Threads: runtime.NumCPU()}
 }
 
-// MaxBatch bounds Batch: a step keeps 2*L1 floats of every position.
-const MaxBatch = 1 << 20
+// MaxBatch bounds Batch; maxBatchWidth bounds Batch*L1, since a step
+// keeps 2*L1 floats of every position (2 GB at the bound).
+const (
+	MaxBatch      = 1 << 20
+	maxBatchWidth = 1 << 28
+)
 
 func (c *Config) check() error {
 	var errs []error
@@ -78,6 +82,8 @@ func (c *Config) check() error {
 	}
 	if c.Batch < 1 || c.Batch > MaxBatch {
 		bad("batch %d: want 1 to %d", c.Batch, MaxBatch)
+	} else if n := int64(c.Batch) * int64(c.Sizes.L1); n > maxBatchWidth {
+		bad("batch %d at L1 %d: a step would keep %d GB of accumulators; at most %d GB", c.Batch, c.Sizes.L1, n*8>>30, maxBatchWidth*8>>30)
 	}
 	if !(c.LR > 0 && c.LR < 1) {
 		bad("learning rate %v: want 0 < lr < 1", c.LR)
@@ -338,13 +344,6 @@ func (t *Trainer) Close() {
 // Config returns the trainer's configuration.
 func (t *Trainer) Config() Config { return t.cfg }
 
-// SetThreads changes the goroutines a step runs on.
-func (t *Trainer) SetThreads(n int) {
-	t.pool.close()
-	t.cfg.Threads = max(n, 1)
-	t.pool = newPool(t.cfg.Threads)
-}
-
 // Epoch returns the epoch in progress (0-based: the epochs finished) and
 // the steps done in it.
 func (t *Trainer) Epoch() (epoch, step int) { return t.epoch, t.step }
@@ -383,8 +382,9 @@ func (t *Trainer) makeOrder(n int) {
 	t.orderEpoch = t.epoch
 }
 
-// MaxSamples bounds the training samples: their indices are uint32.
-const MaxSamples = math.MaxUint32
+// MaxSamples bounds the training samples: their indices are uint32 (and
+// an int holds the count on 32-bit machines).
+const MaxSamples = int(min(math.MaxUint32, uint64(math.MaxInt)))
 
 // TrainEpoch trains on the rest of the epoch in progress: the batches of
 // train in the epoch's order from the step the trainer stands at. after,

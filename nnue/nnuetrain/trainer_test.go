@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/game"
@@ -210,5 +211,32 @@ func TestNoAllocations(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(5, func() { tr.Validate(samples) }); a != 0 {
 		t.Errorf("validation allocates %v times", a)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct {
+		edit func(*Config)
+		want string
+	}{
+		{func(c *Config) { c.Sizes.L1 = 100 }, "L1 100"},
+		{func(c *Config) { c.Batch = 0 }, "batch 0"},
+		{func(c *Config) { c.Batch, c.Sizes.L1 = MaxBatch, 2048 }, "GB of accumulators"},
+		{func(c *Config) { c.LR = 0 }, "learning rate 0"},
+		{func(c *Config) { c.LRDecay = 2 }, "decay 2"},
+		{func(c *Config) { c.Lambda = math.NaN() }, "lambda NaN"},
+		{func(c *Config) { c.K = 0 }, "K 0"},
+		{func(c *Config) { c.Loss = "l1" }, `loss "l1"`},
+		{func(c *Config) { c.Threads = 0 }, "threads 0"},
+	} {
+		cfg := DefaultConfig()
+		c.edit(&cfg)
+		if _, err := New(cfg, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, want an error naming %q", err, c.want)
+		}
+	}
+	other, _ := nnue.NewFloat(nnue.Sizes{L1: 64, L2: 4, L3: 4})
+	if _, err := New(DefaultConfig(), other); err == nil || !strings.Contains(err.Error(), "64x2-4-4-1") {
+		t.Errorf("another network's sizes: %v", err)
 	}
 }
