@@ -53,7 +53,7 @@ var commands = []command{
 	{"tune", "fit the Xiangqi evaluation's weights to game results (Texel)", tune.Run},
 	{"bench", "measure this machine for training runs (about a minute)", bench.Run},
 	{"liontb", "build, verify and probe the Catch the Lion tablebase", liontb.Run},
-	{"nnue", "Xiangqi's learned evaluation: gen plays the alpha-beta against itself into training data", nnue.Run},
+	{"nnue", "Xiangqi's learned evaluation: gen plays the alpha-beta against itself into training data, train fits the network to it", nnue.Run},
 }
 
 func main() {
