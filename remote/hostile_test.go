@@ -1,7 +1,6 @@
 package remote
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/tabula-zero/tabula/data/datatest"
 	"github.com/tabula-zero/tabula/natsrun"
+	"github.com/tabula-zero/tabula/natsrun/natsruntest"
 	"github.com/tabula-zero/tabula/natsrun/natsserver"
 )
 
@@ -26,24 +26,6 @@ import (
 // messages in flight (measured: under 5 MiB on a 2-core EPYC). The old
 // reader asked for 64 GiB at the first bomb.
 const heapBound = 32 << 20
-
-// syncBuffer is a log that tests read while it is written.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // heapWatch samples the heap in use until stopped and keeps its peak.
 type heapWatch struct {
@@ -108,7 +90,7 @@ func TestHostileWorkerAmongHonest(t *testing.T) {
 	}
 	replay := t.TempDir()
 	tally := &Tally{}
-	var logged syncBuffer
+	var logged natsruntest.Log
 	ictx, stopIngest := context.WithCancel(ctx)
 	ingested := make(chan error, 1)
 	go func() {

@@ -336,3 +336,22 @@ func Conn(t testing.TB, url string, opts ...nats.Option) *nats.Conn {
 	t.Cleanup(nc.Close)
 	return nc
 }
+
+// Log is a log's output that tests read while it is written.
+type Log struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+func (l *Log) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b = append(l.b, p...)
+	return len(p), nil
+}
+
+func (l *Log) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.b)
+}

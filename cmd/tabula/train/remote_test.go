@@ -1,14 +1,12 @@
 package train
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,24 +17,6 @@ import (
 	"github.com/tabula-zero/tabula/natsrun/natsruntest"
 	"github.com/tabula-zero/tabula/natsrun/natsserver"
 )
-
-// lockedBuffer is a log that the test reads while it is written.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // Revoking a worker (its line removed from the workers file) removes the
 // consumers left on the run's streams (made under older rights, which
@@ -90,7 +70,7 @@ func TestRevocationRemovesStrayConsumers(t *testing.T) {
 		t.Fatalf("planted %v", got)
 	}
 	roster := natsrun.NewRoster(workers, nil)
-	var out lockedBuffer
+	var out natsruntest.Log
 	followed := make(chan struct{})
 	go func() {
 		defer close(followed)
