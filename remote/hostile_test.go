@@ -17,7 +17,6 @@ import (
 	"github.com/tabula-zero/tabula/data/datatest"
 	"github.com/tabula-zero/tabula/natsrun"
 	"github.com/tabula-zero/tabula/natsrun/natsruntest"
-	"github.com/tabula-zero/tabula/natsrun/natsserver"
 )
 
 // heapBound is what the trainer's heap may grow by while a hostile worker
@@ -70,21 +69,7 @@ func TestHostileWorkerAmongHonest(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	accounts := []natsrun.Account{{User: "w1", Password: "p1"}, {User: "w2", Password: "p2"}, {User: "evil", Password: "p3"}}
-	s, err := natsserver.Start(natsserver.Config{Addr: "127.0.0.1:0", StoreDir: t.TempDir(), User: "trainer", Password: "tpw", Run: "tiny", Workers: accounts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Shutdown()
-	ipURL, ipOpts := natsserver.InProcess(s)
-	tnc, err := natsrun.Connect(ipURL, "trainer", natsrun.Credentials{User: "trainer", Password: "tpw"}, "", ipOpts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tnc.Close()
-	hub, err := natsrun.Create(ctx, tnc, "tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, tnc, hub := natsruntest.OpenRoles(t, "tiny", accounts)
 	if err := hub.PublishNetwork(ctx, "g000001-s000000001.ckpt", 1, []byte("network")); err != nil {
 		t.Fatal(err)
 	}

@@ -326,6 +326,30 @@ func OpenServer(t testing.TB, run string) (*natsserver.Server, *natsrun.Hub) {
 	return s, hub
 }
 
+// OpenRoles starts a server with a trainer account (user "trainer",
+// password "tpw") and the worker accounts, connects the trainer in
+// process and creates run: the server, the trainer's connection and its
+// hub, all stopped when the test ends.
+func OpenRoles(t testing.TB, run string, workers []natsrun.Account) (*natsserver.Server, *nats.Conn, *natsrun.Hub) {
+	t.Helper()
+	s, err := natsserver.Start(natsserver.Config{Addr: "127.0.0.1:0", StoreDir: t.TempDir(), User: "trainer", Password: "tpw", Run: run, Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Shutdown)
+	url, opts := natsserver.InProcess(s)
+	tnc, err := natsrun.Connect(url, "trainer", natsrun.Credentials{User: "trainer", Password: "tpw"}, "", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tnc.Close)
+	hub, err := natsrun.Create(context.Background(), tnc, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, tnc, hub
+}
+
 // Conn connects to url, closed when the test ends.
 func Conn(t testing.TB, url string, opts ...nats.Option) *nats.Conn {
 	t.Helper()

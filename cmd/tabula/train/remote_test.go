@@ -15,7 +15,6 @@ import (
 
 	"github.com/tabula-zero/tabula/natsrun"
 	"github.com/tabula-zero/tabula/natsrun/natsruntest"
-	"github.com/tabula-zero/tabula/natsrun/natsserver"
 )
 
 // Revoking a worker (its line removed from the workers file) removes the
@@ -36,21 +35,7 @@ func TestRevocationRemovesStrayConsumers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := natsserver.Start(natsserver.Config{Addr: "127.0.0.1:0", StoreDir: t.TempDir(), User: "trainer", Password: "tpw", Run: "c4", Workers: workers})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Shutdown()
-	url, opts := natsserver.InProcess(srv)
-	tnc, err := natsrun.Connect(url, "trainer", natsrun.Credentials{User: "trainer", Password: "tpw"}, "", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tnc.Close()
-	hub, err := natsrun.Create(ctx, tnc, "c4")
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, tnc, hub := natsruntest.OpenRoles(t, "c4", workers)
 	// The trainer's consumer, and what a worker left.
 	ictx, stopIngest := context.WithCancel(ctx)
 	defer stopIngest()
