@@ -78,6 +78,22 @@ func ours(t *testing.T) *peer {
 // oursWith starts the engine in-process with searcher s.
 func oursWith(t *testing.T, s uci.Searcher) *peer {
 	t.Helper()
+	p, cancel, done := launch(t, s)
+	t.Cleanup(func() {
+		cancel()
+		p.in.Close()
+		if err := <-done; err != nil && err != context.Canceled {
+			t.Errorf("Run: %v", err)
+		}
+	})
+	return p
+}
+
+// launch runs the engine in-process with searcher s on pipes: its peer,
+// the cancel of Run's context and Run's result. When the test ends Run is
+// cancelled and its input closed.
+func launch(t *testing.T, s uci.Searcher) (*peer, context.CancelFunc, chan error) {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	e, err := cecp.New(inR, outW, s, "tabula")
@@ -87,14 +103,8 @@ func oursWith(t *testing.T, s uci.Searcher) *peer {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.Run(ctx); outW.Close() }()
-	t.Cleanup(func() {
-		cancel()
-		inW.Close()
-		if err := <-done; err != nil && err != context.Canceled {
-			t.Errorf("Run: %v", err)
-		}
-	})
-	return newPeer("tabula", inW, outR)
+	t.Cleanup(func() { cancel(); inW.Close() })
+	return newPeer("tabula", inW, outR), cancel, done
 }
 
 func isPrefix(prefix string) func(string) bool {

@@ -23,17 +23,8 @@ type session struct {
 
 func start(t *testing.T, s uci.Searcher) *session {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	e, err := cecp.New(inR, outW, s, "tabula")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.Run(ctx); outW.Close() }()
-	t.Cleanup(func() { cancel(); inW.Close() })
-	ss := &session{peer: newPeer("tabula", inW, outR), cancel: cancel, done: done}
+	p, cancel, done := launch(t, s)
+	ss := &session{peer: p, cancel: cancel, done: done}
 	ss.send(t, "xboard", "protover 2")
 	ss.until(t, 10*time.Second, func(l string) bool { return l == "feature done=1" })
 	return ss
