@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -233,16 +232,8 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 // loadNetwork loads the checkpoint file, run directory or shipped model
 // path names and returns it laid out for play, and its game.
 func loadNetwork(path, precision string) (*playNet, string, error) {
-	if _, ok := rundir.Shipped(path); !ok {
-		st, err := os.Stat(path)
-		if err != nil {
-			return nil, "", err
-		}
-		// A device or pipe (/dev/zero, /dev/stdin) would be read without end.
-		if !st.Mode().IsRegular() && !st.IsDir() {
-			return nil, "", fmt.Errorf("%s is not a file or directory", path)
-		}
-	}
+	// A device or pipe (/dev/zero, /dev/stdin) is refused by the
+	// checkpoint reader itself, without reading it.
 	c, file, err := rundir.OpenCheckpoint(path)
 	if err != nil {
 		return nil, "", err

@@ -318,7 +318,7 @@ func TestNetworkCheckedWhenSet(t *testing.T) {
 		want string // the start of the one reply line; "" for none
 	}{
 		{[]string{set("Network", junk)}, "info string error: option Network: checkpoints: "},
-		{[]string{set("Network", "/no/such/run")}, "info string error: option Network: stat /no/such/run: "},
+		{[]string{set("Network", "/no/such/run")}, "info string error: option Network: rundir: stat /no/such/run: no such file"},
 		{[]string{set("Network", xq)}, ""},
 		{[]string{set("Network", c4)}, "info string error: option Network: " + c4 + " is a connect4 network and the variant is xiangqi"},
 		{[]string{set("UCI_Variant", "connect4")}, ""},

@@ -339,7 +339,7 @@ func TestUCCIOptions(t *testing.T) {
 		`info message error: setoption: unknown option "Nonsense"`,
 		`info message error: setoption: expected "setoption <option> [<value>]"`,
 		"info message error: setoption: missing option name",
-		"info message error: option Network: /dev/zero is not a file or directory",
+		"info message error: option Network: checkpoints: checkpoint /dev/zero is a character device, not a regular file",
 	} {
 		if !strings.Contains(text, want+"\n") {
 			t.Errorf("output lacks %q:\n%s", want, text)
