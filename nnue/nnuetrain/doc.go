@@ -16,8 +16,7 @@
 // the active rows, clipped ReLU), its backward pass written out (the
 // first layer's gradient touches only the active rows), Adam. Loss: the
 // prediction sigmoid(eval/K) against the target
-// lambda*sigmoid(score/K) + (1-lambda)*(result+1)/2, squared error or
-// cross-entropy. After every step each weight is clipped to what
+// lambda*sigmoid(score/K) + (1-lambda)*(result+1)/2, squared error. After every step each weight is clipped to what
 // nnue.Quantize accepts, and the feature transformer's so that bias plus
 // MaxActive rows fits an int16 accumulator; quantisation-aware, the dense
 // layers run on their weights rounded as exported: the exported network

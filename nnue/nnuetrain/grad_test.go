@@ -13,7 +13,7 @@ import (
 // refLoss is the mean loss of samples under the weights w (laid out as
 // p), computed in float64 straight from the definitions: the reference
 // the trainer's gradient is checked against by finite differences.
-func refLoss(p *params, w []float64, samples []Sample, lambda, k float64, xent bool) float64 {
+func refLoss(p *params, w []float64, samples []Sample, lambda, k float64) float64 {
 	l1, l2, l3 := p.L1, p.L2, p.L3
 	clamp := func(x float64) float64 { return min(max(x, 0), 1) }
 	var sum float64
@@ -59,11 +59,7 @@ func refLoss(p *params, w []float64, samples []Sample, lambda, k float64, xent b
 		}
 		pr := 1 / (1 + math.Exp(-y*nnue.OutputScale/k))
 		t := lambda/(1+math.Exp(-float64(s.Score)/k)) + (1-lambda)*(float64(s.Result)+1)/2
-		if xent {
-			sum += t*math.Log(t/pr) + (1-t)*math.Log((1-t)/(1-pr))
-		} else {
-			sum += (pr - t) * (pr - t)
-		}
+		sum += (pr - t) * (pr - t)
 	}
 	return sum / float64(len(samples))
 }
@@ -78,14 +74,10 @@ func TestGradientFiniteDifferences(t *testing.T) {
 	for i := range idx {
 		idx[i] = uint32(i)
 	}
-	for _, c := range []struct {
-		loss   string
-		factor bool
-	}{{LossMSE, false}, {LossXent, false}, {LossMSE, true}} {
-		loss := c.loss
-		t.Run(fmt.Sprintf("%s,factorize=%v", loss, c.factor), func(t *testing.T) {
+	for _, factor := range []bool{false, true} {
+		t.Run(fmt.Sprintf("factorize=%v", factor), func(t *testing.T) {
 			cfg := Config{Sizes: nnue.Sizes{L1: 64, L2: 4, L3: 3}, Batch: 512, LR: 1e-3, LRDecay: 1,
-				Lambda: 0.6, K: 300, Loss: loss, Factorize: c.factor, Seed: 5, Threads: 2}
+				Lambda: 0.6, K: 300, Factorize: factor, Seed: 5, Threads: 2}
 			tr, err := New(cfg, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -142,7 +134,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 				f := func(d float64) float64 {
 					old := w[i]
 					w[i] = old + d
-					l := refLoss(p, w, samples, cfg.Lambda, cfg.K, loss == LossXent)
+					l := refLoss(p, w, samples, cfg.Lambda, cfg.K)
 					w[i] = old
 					return l
 				}
@@ -181,7 +173,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 // The trainer's forward pass is FloatNet.Forward's.
 func TestForwardMatchesFloatNet(t *testing.T) {
 	samples := testSamples(t, 2, 3)
-	tr, err := New(Config{Sizes: nnue.DefaultSizes, Batch: 64, LR: 1e-3, LRDecay: 1, Lambda: 1, K: 400, Loss: LossMSE, Seed: 9, Threads: 1}, nil)
+	tr, err := New(Config{Sizes: nnue.DefaultSizes, Batch: 64, LR: 1e-3, LRDecay: 1, Lambda: 1, K: 400, Seed: 9, Threads: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +202,7 @@ func TestQuantAwareGradient(t *testing.T) {
 		idx[i] = uint32(i)
 	}
 	cfg := Config{Sizes: nnue.Sizes{L1: 64, L2: 8, L3: 4}, Batch: 256, LR: 1e-3, LRDecay: 1,
-		Lambda: 1, K: 600, Loss: LossMSE, Factorize: true, QuantAware: true, Seed: 8, Threads: 2}
+		Lambda: 1, K: 600, Factorize: true, QuantAware: true, Seed: 8, Threads: 2}
 	qa, err := New(cfg, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -156,17 +156,10 @@ func (p *params) clip() {
 	}
 }
 
-// Loss names.
-const (
-	LossMSE  = "mse"
-	LossXent = "xent"
-)
-
 // lossFn is the loss of one position: it returns the loss and its
 // derivative by y, the network's output in float units (eval = y *
 // nnue.OutputScale centi-units), given the target probability t.
 type lossFn struct {
-	xent  bool
 	scale float64 // nnue.OutputScale / K: y to the sigmoid's argument
 }
 
@@ -174,13 +167,6 @@ func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
 func (l lossFn) eval(y float32, t float64) (loss, dy float64) {
 	p := sigmoid(float64(y) * l.scale)
-	if l.xent {
-		// Cross-entropy less the target's own entropy (a KL divergence),
-		// so a perfect prediction scores 0 whatever the targets.
-		const eps = 1e-12
-		loss = t*math.Log((t+eps)/(p+eps)) + (1-t)*math.Log((1-t+eps)/(1-p+eps))
-		return loss, (p - t) * l.scale
-	}
 	d := p - t
 	return d * d, 2 * d * p * (1 - p) * l.scale
 }

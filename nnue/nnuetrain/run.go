@@ -255,7 +255,6 @@ func resumable(saved, want Config, prevJSON json.RawMessage, meta *runMeta) erro
 	diff("lr decay", saved.LRDecay, want.LRDecay)
 	diff("lambda", saved.Lambda, want.Lambda)
 	diff("K", saved.K, want.K)
-	diff("loss", saved.Loss, want.Loss)
 	diff("factorize", saved.Factorize, want.Factorize)
 	diff("quant-aware", saved.QuantAware, want.QuantAware)
 	diff("seed", saved.Seed, want.Seed)
@@ -279,7 +278,7 @@ func notes(o *RunOptions, t *Trainer, m *Metric) string {
 	if o.InitName != "" {
 		fmt.Fprintf(&b, "from %s; ", o.InitName)
 	}
-	fmt.Fprintf(&b, "epoch %d of %d, batch %d, Adam lr %g decay %g, lambda %g, K %g, loss %s", m.Epoch, m.Epochs, c.Batch, c.LR, c.LRDecay, c.Lambda, c.K, c.Loss)
+	fmt.Fprintf(&b, "epoch %d of %d, batch %d, Adam lr %g decay %g, lambda %g, K %g, loss mse", m.Epoch, m.Epochs, c.Batch, c.LR, c.LRDecay, c.Lambda, c.K)
 	if c.Factorize {
 		b.WriteString(", factorised")
 	}

@@ -46,7 +46,6 @@ type stateHeader struct {
 	LRDecay      float64         `json:"lr_decay"`
 	Lambda       float64         `json:"lambda"`
 	K            float64         `json:"k"`
-	Loss         string          `json:"loss"`
 	Factorize    bool            `json:"factorize"`
 	QuantAware   bool            `json:"quant_aware"`
 	Seed         uint64          `json:"seed"`
@@ -62,7 +61,7 @@ type stateHeader struct {
 // value encoding/json takes; nil for none) in its header.
 func (t *Trainer) Save(path string, meta any) error {
 	h := stateHeader{L1: t.cfg.Sizes.L1, L2: t.cfg.Sizes.L2, L3: t.cfg.Sizes.L3, Batch: t.cfg.Batch,
-		LR: t.cfg.LR, LRDecay: t.cfg.LRDecay, Lambda: t.cfg.Lambda, K: t.cfg.K, Loss: t.cfg.Loss, Factorize: t.cfg.Factorize, QuantAware: t.cfg.QuantAware, Seed: t.cfg.Seed,
+		LR: t.cfg.LR, LRDecay: t.cfg.LRDecay, Lambda: t.cfg.Lambda, K: t.cfg.K, Factorize: t.cfg.Factorize, QuantAware: t.cfg.QuantAware, Seed: t.cfg.Seed,
 		AdamSteps: t.adamT, Epoch: t.epoch, Step: t.step, EpochLoss: t.epochLoss, EpochSamples: t.epochSamples}
 	if meta != nil {
 		b, err := json.Marshal(meta)
@@ -142,7 +141,7 @@ func decodeState(b []byte, threads int) (*Trainer, json.RawMessage, error) {
 		return nil, nil, fmt.Errorf("header: %w", err)
 	}
 	cfg := Config{Sizes: nnue.Sizes{L1: h.L1, L2: h.L2, L3: h.L3}, Batch: h.Batch, LR: h.LR, LRDecay: h.LRDecay,
-		Lambda: h.Lambda, K: h.K, Loss: h.Loss, Factorize: h.Factorize, QuantAware: h.QuantAware, Seed: h.Seed, Threads: max(threads, 1)}
+		Lambda: h.Lambda, K: h.K, Factorize: h.Factorize, QuantAware: h.QuantAware, Seed: h.Seed, Threads: max(threads, 1)}
 	if err := cfg.check(); err != nil {
 		return nil, nil, fmt.Errorf("header: %w", err)
 	}

@@ -27,8 +27,6 @@ type Config struct {
 	// K scales centi-units to the sigmoid's argument: sigmoid(eval/K) is
 	// the predicted score of the game.
 	K float64
-	// Loss is LossMSE or LossXent.
-	Loss string
 	// Factorize trains each feature's row as the sum of its own, its
 	// piece-square's and its piece's (params), exported summed.
 	Factorize bool
@@ -64,7 +62,7 @@ const (
 // DefaultConfig returns the defaults on every core.
 func DefaultConfig() Config {
 	return Config{Sizes: nnue.DefaultSizes, Batch: DefaultBatch, LR: DefaultLR, LRDecay: DefaultLRDecay,
-		Lambda: DefaultLambda, K: DefaultK, Loss: LossMSE, Factorize: true, QuantAware: true, Seed: 1, Threads: runtime.NumCPU()}
+		Lambda: DefaultLambda, K: DefaultK, Factorize: true, QuantAware: true, Seed: 1, Threads: runtime.NumCPU()}
 }
 
 // MaxBatch bounds Batch; maxBatchWidth bounds Batch*L1, since a step
@@ -96,9 +94,6 @@ func (c *Config) check() error {
 	}
 	if !(c.K >= 1 && c.K <= 1e5) {
 		bad("K %v: want 1 to 100000 centi-units", c.K)
-	}
-	if c.Loss != LossMSE && c.Loss != LossXent {
-		bad("loss %q: want %s or %s", c.Loss, LossMSE, LossXent)
 	}
 	if c.Threads < 1 || c.Threads > 1024 {
 		bad("threads %d: want 1 to 1024", c.Threads)
@@ -281,7 +276,7 @@ func initial(s nnue.Sizes, seed uint64) (*nnue.FloatNet, error) {
 // newTrainer returns a trainer of checked cfg with the weights p.
 func newTrainer(cfg Config, p params) *Trainer {
 	t := &Trainer{cfg: cfg, p: p, orderEpoch: -1,
-		loss: lossFn{xent: cfg.Loss == LossXent, scale: nnue.OutputScale / cfg.K}}
+		loss: lossFn{scale: nnue.OutputScale / cfg.K}}
 	t.g = make([]float32, p.n)
 	t.m = make([]float32, p.n)
 	t.v = make([]float32, p.n)

@@ -15,7 +15,7 @@ import (
 
 func smallConfig(threads int) Config {
 	return Config{Sizes: nnue.Sizes{L1: 64, L2: 8, L3: 8}, Batch: 700, LR: 3e-3, LRDecay: 0.95,
-		Lambda: 0.8, K: 400, Loss: LossMSE, Factorize: true, QuantAware: true, Seed: 3, Threads: threads}
+		Lambda: 0.8, K: 400, Factorize: true, QuantAware: true, Seed: 3, Threads: threads}
 }
 
 // The trainer learns a known evaluation: positions of random games
@@ -226,7 +226,6 @@ func TestConfigErrors(t *testing.T) {
 		{func(c *Config) { c.LRDecay = 2 }, "decay 2"},
 		{func(c *Config) { c.Lambda = math.NaN() }, "lambda NaN"},
 		{func(c *Config) { c.K = 0 }, "K 0"},
-		{func(c *Config) { c.Loss = "l1" }, `loss "l1"`},
 		{func(c *Config) { c.Threads = 0 }, "threads 0"},
 	} {
 		cfg := DefaultConfig()

@@ -47,7 +47,6 @@ func parseTrain(args []string, stderr io.Writer) (trainOptions, error) {
 	fs.Float64Var(&o.cfg.LRDecay, "lr-decay", def.LRDecay, "the learning rate's factor after every epoch")
 	fs.Float64Var(&o.cfg.Lambda, "lambda", def.Lambda, "weight of the search's score in the target, against the game's result")
 	fs.Float64Var(&o.cfg.K, "k", def.K, "centi-units of the sigmoid's scale: sigmoid(eval/K) is a score's win probability")
-	fs.StringVar(&o.cfg.Loss, "loss", def.Loss, "mse (squared error of the win probabilities) or xent (cross-entropy)")
 	sizes := fs.String("sizes", sizesString(def.Sizes), "layer widths `L1,L2,L3`: L1 a multiple of 64, L2 of 4")
 	fs.BoolVar(&o.cfg.Factorize, "factorize", def.Factorize, "train each feature's row with shared piece-square and piece rows (exported summed)")
 	fs.BoolVar(&o.cfg.QuantAware, "quant-aware", def.QuantAware, "run the dense layers with their weights rounded as exported (gradients passed straight through)")
@@ -108,9 +107,6 @@ func parseTrain(args []string, stderr io.Writer) (trainOptions, error) {
 	float("k", o.cfg.K, 1, 1e5, false)
 	if !(o.load.ValidFraction >= 0 && o.load.ValidFraction < 1) {
 		err = errors.Join(err, fmt.Errorf("-valid %v: want 0 <= v < 1", o.load.ValidFraction))
-	}
-	if o.cfg.Loss != nnuetrain.LossMSE && o.cfg.Loss != nnuetrain.LossXent {
-		err = errors.Join(err, fmt.Errorf("-loss %q: want %s or %s", o.cfg.Loss, nnuetrain.LossMSE, nnuetrain.LossXent))
 	}
 	if len(o.load.Dirs) == 0 {
 		err = errors.Join(err, fmt.Errorf("-data %q names no directory", o.data))
@@ -210,8 +206,8 @@ func runTrain(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 
 	c := ro.Config
 	steps := (len(data.Train) + c.Batch - 1) / c.Batch
-	fmt.Fprintf(log, "nnue train: %s, batch %d (%d steps an epoch), Adam lr %g decay %g, lambda %g, K %g, loss %s, factorize %v, quant-aware %v, seed %d, %d threads (%s kernels); to epoch %d, state %s\n",
-		c.Sizes, c.Batch, steps, c.LR, c.LRDecay, c.Lambda, c.K, c.Loss, c.Factorize, c.QuantAware, c.Seed, c.Threads, nnuetrain.KernelName(), o.epochs, o.state)
+	fmt.Fprintf(log, "nnue train: %s, batch %d (%d steps an epoch), Adam lr %g decay %g, lambda %g, K %g, loss mse, factorize %v, quant-aware %v, seed %d, %d threads (%s kernels); to epoch %d, state %s\n",
+		c.Sizes, c.Batch, steps, c.LR, c.LRDecay, c.Lambda, c.K, c.Factorize, c.QuantAware, c.Seed, c.Threads, nnuetrain.KernelName(), o.epochs, o.state)
 	// The sitting's rate, for the run's ETA.
 	sittingStart := time.Now()
 	var sittingDone int64

@@ -185,7 +185,6 @@ func TestTrainFlagErrors(t *testing.T) {
 		{append(base, "-lr-decay", "1.5"), "-lr-decay 1.5"},
 		{append(base, "-lambda", "-0.1"), "-lambda -0.1"},
 		{append(base, "-k", "0"), "-k 0"},
-		{append(base, "-loss", "l1"), `-loss "l1"`},
 		{append(base, "-sizes", "100,16,32"), "-sizes"},
 		{append(base, "-sizes", "256,16"), "three widths"},
 		{append(base, "-valid", "1"), "-valid 1"},
