@@ -310,8 +310,10 @@ func selfPlay(ctx context.Context, cfg *configs.Config, params *net.Params, prec
 	}
 	// The first second fills the parallel games' trees and the cache. The
 	// window closes after d, but not before a batch past the warm-up was
-	// evaluated: a slow path (the pure-Go twin of the 8-bit tower, a batch
-	// a second) is measured, not reported as nothing.
+	// evaluated and simulations were asked for after it (the requests of
+	// a batch are counted when they are made, before it is evaluated): a
+	// slow path (the pure-Go twin of the 8-bit tower, a batch a second) is
+	// measured, not reported as nothing.
 	warm := min(time.Second, d/4)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -335,7 +337,7 @@ func selfPlay(ctx context.Context, cfg *configs.Config, params *net.Params, prec
 		for {
 			select {
 			case <-tick.C:
-				if c := now(); time.Since(t0) >= d && c.batches > c0.batches {
+				if c := now(); time.Since(t0) >= d && c.batches > c0.batches && c.sims > c0.sims {
 					window <- [2]count{c0, c}
 					cancel()
 					return

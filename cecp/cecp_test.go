@@ -346,7 +346,7 @@ func TestNetworkOptionChecked(t *testing.T) {
 	c4 := testnet.Checkpoint(t, t.TempDir(), "connect4", 1)
 	xq := testnet.Checkpoint(t, t.TempDir(), "xiangqi", 1)
 	e.send(t, "option Network=/no/such/file", "option Network="+c4, "option Network="+xq, "ping 1")
-	for _, want := range []string{"Error (option Network: stat /no/such/file: ", "Error (option Network: " + c4 + " is a connect4 network and the variant is xiangqi", "pong 1"} {
+	for _, want := range []string{"Error (option Network: rundir: stat /no/such/file: ", "Error (option Network: " + c4 + " is a connect4 network and the variant is xiangqi", "pong 1"} {
 		if l := e.until(t, 10*time.Second, func(string) bool { return true }); !strings.HasPrefix(l, want) {
 			t.Errorf("got %q, want %q...", l, want)
 		}
