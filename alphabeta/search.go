@@ -95,11 +95,12 @@ func (o Options) fullWidth() Options {
 // MaxThreads bounds Options.Threads.
 const MaxThreads = 256
 
-// DefaultOptions is the strongest measured configuration. Null-move
-// pruning and LMR are off: in Xiangqi self-play matches at 20,000 nodes a
-// move they did not pay (null move -27 Elo [-55, +1], LMR -7 [-36, +22]
-// over 400 games each; docs/notebook/alphabeta.md), while quiescence (+194) and the
-// piece-square tables (+146) do.
+// DefaultOptions is the classic set: PVS, quiescence and the check
+// extension, no forward pruning. Each pruning feature is on only for a
+// game whose matches showed it pays (DefaultOptionsFor), because pruning
+// trades exactness for depth and whether that pays depends on the game's
+// evaluation and branching; a game without that evidence keeps the
+// exact search (the matches are in docs/notebook/alphabeta.md).
 func DefaultOptions() Options {
 	return Options{Algorithm: AlgPVS, HashMiB: 64, Quiescence: true, CheckExtension: true}
 }

@@ -100,9 +100,9 @@ const (
 	// defaultSimShare is the percentage of a timed move the blend's
 	// network search takes before alpha-beta.
 	defaultSimShare = 25
-	// defaultPrecision is the faster arithmetic of this CPU: at equal
-	// simulations the 8-bit tower showed no loss against fp32 in any game
-	// (400 games each, every estimate within 15 Elo, intervals about ±33;
+	// defaultPrecision is the faster arithmetic of this CPU, which the
+	// engine may pick by speed alone since the 8-bit tower plays as fp32
+	// does at equal simulations (infer.Auto; the matches are in
 	// docs/results.md).
 	defaultPrecision = infer.Auto
 	// infoEvery spaces the progress lines of long MCTS searches.

@@ -27,11 +27,13 @@ type leaf struct {
 // answers the search is deterministic; its visits differ from the
 // one-at-a-time loop's, which sees every value before the next descent.
 //
-// With the shipped Xiangqi network, 300 simulations in batches of eight
-// against 300 one at a time: 40-20-40 over 100 games. A virtual loss
-// instead (each pending descent counted as a lost visit) spread a batch
-// over so many root moves that it lost 1-2-5 before it was stopped
-// (docs/notebook/training.md).
+// A pending descent counts as a visit in the exploration term only, its
+// value left out, rather than as a lost visit (AlphaGo's virtual loss): a
+// virtual loss marks the moves being searched as losing, which spread a
+// batch over so many root moves that the search played far weaker, while
+// a virtual visit only steers the next descent to another leaf, and
+// batched search showed no loss against the one-at-a-time loop at equal
+// simulations (the matches are in docs/results.md).
 func (t *Tree) searchBatch(ctx context.Context, sims int, be BatchEvaluator) (int, error) {
 	capacity := be.Capacity()
 	for len(t.leaves) < 2*capacity {

@@ -346,10 +346,10 @@ func Calibration(start game.Position, enc game.Encoder, n int, seed uint64) []fl
 // where the 8-bit tower runs on the slower pure-Go twin (Resolve).
 var Precisions = []string{Auto, "fp32", "int8"}
 
-// Auto is the precision that picks the faster of the two for this CPU:
-// at equal simulations the 8-bit tower showed no loss against fp32 in any
-// of the three games (400 games each, every estimate within 15 Elo,
-// intervals about ±33; docs/results.md).
+// Auto is the precision that picks the faster of the two for this CPU.
+// It may pick by speed alone because the 8-bit tower plays as fp32 does
+// at equal simulations (the matches are in docs/results.md), so where
+// its kernels run the faster tower is also the stronger at equal time.
 const Auto = "auto"
 
 // Resolve returns the precision auto means on this CPU ("int8" with
