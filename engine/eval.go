@@ -16,26 +16,29 @@ import (
 
 // The evaluation alpha-beta searches with, chosen by the Eval option:
 //
-//   - classical (the default): the game's own hand-written evaluation.
-//   - learned: Xiangqi's efficiently updatable network (package nnue)
-//     from the file the EvalFile option names. The alpha-beta mover and
-//     the alpha-beta half of the abzero mover search a position wrapped
-//     by nnue.Wrap; the abzero mover's network search still reads the
-//     plain position. No learned network ships yet (package models holds
-//     the conv nets only), so learned needs EvalFile.
+//   - classical (the default, defaultEval): the game's own hand-written
+//     evaluation.
+//   - learned: Xiangqi's efficiently updatable network (package nnue):
+//     the file the EvalFile option names, or without one the network
+//     that ships in models/ (models/xiangqi.nnue, nnue.Shipped). The
+//     alpha-beta mover and the alpha-beta half of the abzero mover
+//     search a position wrapped by nnue.Wrap; the abzero mover's network
+//     search still reads the plain position.
 //
 // EvalFile is loaded when it is set, whatever Eval is, so that a missing
 // or damaged file (or a FIFO) is reported then and switching Eval costs
-// nothing; Eval=learned without a network is reported when set but kept,
-// since GUIs may send EvalFile after it, and a search of Xiangqi fails
-// until a network is loaded rather than play another evaluation than the
-// one asked for. The learned evaluation is Xiangqi's alone: Eval=learned
-// is reported when set (or when the variant changes) for another game,
-// and such a game then searches with its classical evaluation and says so
-// in an `info string`, as an engine option kept across variants in a GUI
-// should not stop the engine from playing them. The first search after a
-// change (and after ucinewgame) names the learned network in an
-// `info string eval learned FILE sha256 ...` line.
+// nothing; it overrides the shipped network until it is set empty. The
+// learned evaluation is Xiangqi's alone: Eval=learned is reported when
+// set (or when the variant changes) for another game, and such a game
+// then searches with its classical evaluation and says so in an `info
+// string`, as an engine option kept across variants in a GUI should not
+// stop the engine from playing them. The first search after a change
+// (and after ucinewgame) names the learned network in an `info string
+// eval learned FILE sha256 ...` line, FILE being models/xiangqi.nnue for
+// the shipped one. A build without a shipped network (or with a damaged
+// one) reports Eval=learned without EvalFile when it is set but keeps
+// it, since GUIs may send EvalFile after it, and a search of Xiangqi then
+// fails rather than play another evaluation than the one asked for.
 
 // Eval option names and values.
 const (
@@ -48,12 +51,23 @@ const (
 
 var evals = []string{evalClassical, evalLearned}
 
+// defaultEval is the Eval option's default, which a new searcher
+// searches with: the one constant to change when the learned evaluation
+// becomes the default.
+const defaultEval = evalClassical
+
+// newEvalState is the evaluation of a new searcher: defaultEval.
+func newEvalState() evalState { return evalState{learned: defaultEval == evalLearned} }
+
 // evalState is the searcher's evaluation choice and the learned network.
 type evalState struct {
 	learned bool
-	file    string    // EvalFile as set ("" none)
-	net     *nnue.Net // loaded from file
-	sum     string    // the file's SHA-256, hex
+	// set: the Eval option was set, rather than left at defaultEval; a
+	// variant other than Xiangqi is reported only then.
+	set  bool
+	file string    // EvalFile as set ("" none: the shipped network)
+	net  *nnue.Net // loaded from file (nil without one)
+	sum  string    // the file's SHA-256, hex
 	// announced: the learned network was named in an info line since it
 	// was chosen (or since the last new game).
 	announced bool
@@ -61,12 +75,13 @@ type evalState struct {
 
 func evalOptions() []game.Option {
 	return []game.Option{
-		{Name: optEval, Default: evalClassical, Values: evals},
+		{Name: optEval, Default: defaultEval, Values: evals},
 		{Name: optEvalFile, Default: ""},
 	}
 }
 
-// errNoLearnedNet is a learned evaluation asked for without a network.
+// errNoLearnedNet is a learned evaluation asked for without EvalFile in
+// a build that ships no network.
 var errNoLearnedNet = errors.New("no learned network ships with this engine: set the EvalFile option to a network file (.nnue, made by tabula nnue train)")
 
 // setEvalOption sets Eval or EvalFile for the variant gameName ("" not
@@ -80,7 +95,7 @@ func (e *evalState) setEvalOption(name, value, gameName string) (ok, changed boo
 			return true, false, fmt.Errorf("option %s: %q (valid: %s)", optEval, value, strings.Join(evals, ", "))
 		}
 		changed = learned != e.learned
-		e.learned = learned
+		e.learned, e.set = learned, true
 		if changed {
 			e.announced = false
 		}
@@ -117,18 +132,38 @@ func loadEvalFile(path string) (*nnue.Net, string, error) {
 	return n, hex.EncodeToString(sum[:]), nil
 }
 
+// network returns the learned network: EvalFile's, or without one the
+// shipped network, with the name and SHA-256 the info line gives.
+func (e *evalState) network() (net *nnue.Net, file, sum string, err error) {
+	if e.net != nil {
+		return e.net, e.file, e.sum, nil
+	}
+	net, m, err := nnue.Shipped()
+	if errors.Is(err, nnue.ErrNotShipped) {
+		return nil, "", "", errNoLearnedNet
+	}
+	if err != nil {
+		return nil, "", "", err
+	}
+	return net, m.String(), m.SHA256, nil
+}
+
 // check reports a learned evaluation the variant gameName cannot search
-// with: another game's, or no network loaded.
+// with: another game's (when Eval was set: a default is no one's choice
+// to report), or no network to be had.
 func (e *evalState) check(gameName string) error {
 	if !e.learned {
 		return nil
 	}
 	if gameName != "" && gameName != xiangqi.Name {
+		if !e.set {
+			return nil
+		}
 		return fmt.Errorf("option %s: learned is Xiangqi's evaluation, and the variant is %s: %s searches with its classical evaluation",
 			optEval, gameName, gameName)
 	}
-	if e.net == nil {
-		return fmt.Errorf("option %s: %w", optEval, errNoLearnedNet)
+	if _, _, _, err := e.network(); err != nil {
+		return fmt.Errorf("option %s: %w", optEval, err)
 	}
 	return nil
 }
@@ -136,7 +171,7 @@ func (e *evalState) check(gameName string) error {
 // learnedNet returns the network alpha-beta evaluates p's game with: nil
 // for the classical evaluation (also, with a note for the info line, when
 // the learned one is not p's game's), an error for a learned evaluation
-// without a network.
+// without a network (a build shipping none, and no EvalFile).
 func (e *evalState) learnedNet(p game.Position) (net *nnue.Net, note string, err error) {
 	if !e.learned {
 		return nil, "", nil
@@ -144,14 +179,15 @@ func (e *evalState) learnedNet(p game.Position) (net *nnue.Net, note string, err
 	if g := p.Game(); g != xiangqi.Name {
 		return nil, fmt.Sprintf("string eval classical: the learned evaluation is Xiangqi's, not %s's", g), nil
 	}
-	if e.net == nil {
-		return nil, "", fmt.Errorf("option %s is learned: %w", optEval, errNoLearnedNet)
+	net, file, sum, err := e.network()
+	if err != nil {
+		return nil, "", fmt.Errorf("option %s is learned: %w", optEval, err)
 	}
 	if !e.announced {
 		e.announced = true
-		note = fmt.Sprintf("string eval learned %s sha256 %s net %s kernels %s", e.file, e.sum, e.net.Sizes(), nnue.KernelName())
+		note = fmt.Sprintf("string eval learned %s sha256 %s net %s kernels %s", file, sum, net.Sizes(), nnue.KernelName())
 	}
-	return e.net, note, nil
+	return net, note, nil
 }
 
 // evalPosition returns the position alpha-beta searches for p, with the

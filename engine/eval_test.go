@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,9 +39,10 @@ func fileSHA256(t *testing.T, path string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Over UCI the options are declared, Eval=learned before EvalFile is
-// reported and kept, and the engine then plays legal moves with the
-// learned evaluation, naming the network once.
+// Over UCI the options are declared, Eval=learned needs no EvalFile (the
+// shipped network), an EvalFile set after it overrides the shipped
+// network, and the engine then plays legal moves with the learned
+// evaluation, naming the network once.
 func TestLearnedEvalOverUCI(t *testing.T) {
 	file := randomEvalFile(t, 1)
 	s := startSession(t)
@@ -54,11 +54,8 @@ func TestLearnedEvalOverUCI(t *testing.T) {
 		}
 	}
 	s.send(t, "setoption name Eval value learned", "isready")
-	lines = s.until(t, "readyok")
-	if !slices.ContainsFunc(lines, func(l string) bool {
-		return strings.HasPrefix(l, "info string error: option Eval: no learned network ships") && strings.Contains(l, "EvalFile")
-	}) {
-		t.Errorf("Eval learned without EvalFile: no error telling to set EvalFile:\n%s", strings.Join(lines, "\n"))
+	if lines = s.until(t, "readyok"); len(lines) != 1 {
+		t.Errorf("Eval learned without EvalFile: %q", lines)
 	}
 	s.send(t, "setoption name EvalFile value "+file, "isready")
 	if lines = s.until(t, "readyok"); len(lines) != 1 {
@@ -132,48 +129,119 @@ func evalSearcher(t *testing.T, opts ...[2]string) *Searcher {
 	return s
 }
 
-// The engine with Eval=learned searches the learned evaluation: each
-// iteration's score, nodes and principal variation are those of an
-// alpha-beta search run directly on nnue.Wrap of the position with the
-// engine's options, and the scores are not the classical evaluation's.
+// uciSearch runs one search in a new engine over UCI: the options set,
+// then go depth on fen. It returns the engine's lines, without "info ".
+func uciSearch(t *testing.T, options [][2]string, fen string, depth int) []string {
+	t.Helper()
+	s := startSession(t)
+	s.send(t, "uci")
+	s.until(t, "uciok")
+	for _, o := range append([][2]string{{optHash, "4"}}, options...) {
+		s.send(t, "setoption name "+o[0]+" value "+o[1])
+	}
+	s.send(t, "isready")
+	if lines := s.until(t, "readyok"); len(lines) != 1 {
+		t.Fatalf("options %q: %q", options, lines)
+	}
+	s.send(t, "position fen "+fen, fmt.Sprintf("go depth %d", depth))
+	var out []string
+	for _, l := range s.until(t, "bestmove") {
+		out = append(out, strings.TrimPrefix(l, "info "))
+	}
+	s.send(t, "quit")
+	if err := <-s.done; err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// The engine with Eval=learned searches the learned evaluation, EvalFile's
+// or without it the shipped network (models/xiangqi.nnue): each
+// iteration's score, nodes and principal variation over UCI are those of
+// an alpha-beta search run directly on nnue.Wrap of the position with
+// the engine's options, and the scores are not the classical
+// evaluation's. The first search names the network it evaluates with.
 func TestLearnedEvalSearched(t *testing.T) {
 	file := randomEvalFile(t, 2)
-	net, err := nnue.Load(file)
+	fileNet, err := nnue.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shippedNet, shipped, err := nnue.Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
 	const depth = 4
-	differs := 0
-	for _, fen := range []string{
+	fens := []string{
 		"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
 		"r1bakab1r/9/1cn3nc1/p1p1p1p1p/9/2P6/P3P1P1P/1C2C1N2/9/RNBAKAB1R b",
 		"3k5/4a4/4b4/9/2n6/9/9/4B4/4A4/3AK1R2 w",
+	}
+	classical := map[string][]string{}
+	for _, fen := range fens {
+		classical[fen] = iterations(uciSearch(t, nil, fen, depth))
+	}
+	for _, c := range []struct {
+		name    string
+		options [][2]string
+		net     *nnue.Net
+		file    string // as the info line names it
+		sum     string
+	}{
+		{"EvalFile", [][2]string{{optEvalFile, file}, {optEval, evalLearned}}, fileNet, file, fileSHA256(t, file)},
+		{"shipped", [][2]string{{optEval, evalLearned}}, shippedNet, shipped.String(), shipped.SHA256},
 	} {
-		p := xiangqiParse(t, fen, nil)
-		learned := iterations(searchLines(t, evalSearcher(t, [2]string{optEvalFile, file}, [2]string{optEval, evalLearned}), p, uci.Limits{Depth: depth}))
-		classical := iterations(searchLines(t, evalSearcher(t), p, uci.Limits{Depth: depth}))
+		differs := 0
+		for _, fen := range fens {
+			p := xiangqiParse(t, fen, nil)
+			lines := uciSearch(t, c.options, fen, depth)
+			announce := fmt.Sprintf("string eval learned %s sha256 %s net %s kernels %s", c.file, c.sum, c.net.Sizes(), nnue.KernelName())
+			if !slices.Contains(lines, announce) {
+				t.Errorf("%s, %s: no %q in\n%s", c.name, fen, announce, strings.Join(lines, "\n"))
+			}
+			learned := iterations(lines)
 
-		opts := alphabeta.DefaultOptionsFor("xiangqi")
-		opts.HashMiB = 4
-		ab, err := alphabeta.New(opts)
-		if err != nil {
-			t.Fatal(err)
+			opts := alphabeta.DefaultOptionsFor("xiangqi")
+			opts.HashMiB = 4
+			ab, err := alphabeta.New(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := nnue.Wrap(c.net, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var direct []string
+			ab.Search(context.Background(), w, alphabeta.Limits{Depth: depth}, abInfo(p.Clone().(alphabeta.Position), func(l string) { direct = append(direct, l) }))
+			if want := iterations(direct); len(learned) != depth || !slices.Equal(learned, want) {
+				t.Errorf("%s, %s: the engine's learned search:\n%s\nalpha-beta on nnue.Wrap:\n%s", c.name, fen, strings.Join(learned, "\n"), strings.Join(want, "\n"))
+			}
+			if !slices.Equal(learned, classical[fen]) {
+				differs++
+			}
 		}
-		w, err := nnue.Wrap(net, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var direct []string
-		ab.Search(context.Background(), w, alphabeta.Limits{Depth: depth}, abInfo(p.Clone().(alphabeta.Position), func(l string) { direct = append(direct, l) }))
-		if want := iterations(direct); len(learned) != depth || !slices.Equal(learned, want) {
-			t.Errorf("%s: the engine's learned search:\n%s\nalpha-beta on nnue.Wrap:\n%s", fen, strings.Join(learned, "\n"), strings.Join(want, "\n"))
-		}
-		if !slices.Equal(learned, classical) {
-			differs++
+		if differs == 0 {
+			t.Errorf("%s: the learned searches equal the classical ones: the learned evaluation is not used", c.name)
 		}
 	}
-	if differs == 0 {
-		t.Error("the learned searches equal the classical ones: the learned evaluation is not used")
+}
+
+// A new searcher evaluates as the Eval option's declared default says,
+// and names the shipped network when that is learned.
+func TestDefaultEval(t *testing.T) {
+	var declared string
+	for _, o := range New().SearchOptions() {
+		if o.Name == optEval {
+			declared = o.Default
+		}
+	}
+	if declared != defaultEval || !slices.Contains(evals, declared) {
+		t.Fatalf("Eval declares default %q; defaultEval is %q", declared, defaultEval)
+	}
+	lines := searchLines(t, evalSearcher(t), xiangqiStart(t), uci.Limits{Depth: 1})
+	named := slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "string eval learned models/xiangqi.nnue ") })
+	if named != (declared == evalLearned) {
+		t.Errorf("default Eval %s: the shipped network named %v:\n%s", declared, named, strings.Join(lines, "\n"))
 	}
 }
 
@@ -200,7 +268,6 @@ func TestEvalOptionErrors(t *testing.T) {
 		{optEvalFile, dir, "is a directory"},
 		{optEvalFile, damaged, "checksum mismatch"},
 		{optEvalFile, convNet, "not a network file (bad magic)"},
-		{optEval, evalLearned, "option Eval: no learned network ships with this engine: set the EvalFile option"},
 	} {
 		err := s.SetSearchOption(c.name, c.value)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -210,11 +277,14 @@ func TestEvalOptionErrors(t *testing.T) {
 			t.Errorf("%s=%s: %v does not name the file", c.name, c.value, err)
 		}
 	}
-	// Learned is kept without a network, and a Xiangqi search then fails
-	// rather than play the classical evaluation.
+	// Learned without EvalFile (none loaded: every file was refused) is
+	// the shipped network.
+	if err := s.SetSearchOption(optEval, evalLearned); err != nil {
+		t.Fatal(err)
+	}
 	p := xiangqiStart(t)
-	if _, err := s.Search(context.Background(), p.Clone(), uci.Limits{Depth: 1}, func(string) {}); err == nil || !strings.Contains(err.Error(), "EvalFile") {
-		t.Errorf("a learned search without a network: %v", err)
+	if lines := searchLines(t, s, p, uci.Limits{Depth: 1}); !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "string eval learned models/xiangqi.nnue sha256 ") }) {
+		t.Errorf("Eval learned without EvalFile does not name the shipped network:\n%s", strings.Join(lines, "\n"))
 	}
 	if err := s.SetSearchOption(optEvalFile, file); err != nil {
 		t.Fatal(err)
@@ -257,12 +327,15 @@ func TestEvalOptionErrors(t *testing.T) {
 	if err := s.SetSearchOption(optEval, evalClassical); err != nil {
 		t.Error(err)
 	}
-	// EvalFile unset with Eval learned: reported.
+	// EvalFile unset with Eval learned: back to the shipped network.
 	if err := s.SetSearchOption(optEval, evalLearned); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetSearchOption(optEvalFile, ""); !errors.Is(err, errNoLearnedNet) {
+	if err := s.SetSearchOption(optEvalFile, ""); err != nil {
 		t.Errorf("EvalFile unset with Eval learned: %v", err)
+	}
+	if lines := searchLines(t, s, p, uci.Limits{Depth: 1}); !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "string eval learned models/xiangqi.nnue sha256 ") }) {
+		t.Errorf("EvalFile unset: the search does not name the shipped network:\n%s", strings.Join(lines, "\n"))
 	}
 }
 

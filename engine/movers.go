@@ -53,7 +53,7 @@ import (
 //
 // ab and abzero's alpha-beta evaluate positions as the Eval option says
 // (eval.go): the game's own evaluation, or Xiangqi's learned one from
-// EvalFile.
+// EvalFile or, without it, the shipped network (models/xiangqi.nnue).
 //
 // Every mover honours a restricted root (searchmoves, or UCCI's banmoves):
 // ab and abzero take the best allowed move of alpha-beta's root scores,

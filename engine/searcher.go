@@ -74,7 +74,7 @@ func capThreads(n int) int {
 
 // New returns a searcher with the default options (the alpha-beta mover).
 func New() *Searcher {
-	return &Searcher{opts: alphabeta.DefaultOptions(), multiPV: 1, moverState: newMoverState()}
+	return &Searcher{opts: alphabeta.DefaultOptions(), multiPV: 1, moverState: newMoverState(), ev: newEvalState()}
 }
 
 // Option names.

@@ -1,10 +1,14 @@
 package models_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/arena"
@@ -18,6 +22,7 @@ import (
 	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/models"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/nnue"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -76,6 +81,90 @@ func TestShippedModels(t *testing.T) {
 		if m, ok := models.Lookup(name); ok {
 			t.Errorf("Lookup(%q) = %v, want none", name, m)
 		}
+	}
+}
+
+// The evaluation network that ships (Xiangqi's learned evaluation)
+// matches its SHA256SUMS line, decodes as a network of package nnue, is
+// what nnue.Shipped returns, and is no checkpoint's name.
+func TestShippedEval(t *testing.T) {
+	if err := models.Check(); err != nil {
+		t.Fatal(err)
+	}
+	evals := models.Evals()
+	if len(evals) != 1 || evals[0].Game != "xiangqi" {
+		t.Fatalf("evaluation networks %v, want xiangqi's alone", evals)
+	}
+	m, ok := models.Eval("xiangqi")
+	if !ok || m != evals[0] || m.File != "xiangqi.nnue" || m.String() != "models/xiangqi.nnue" {
+		t.Fatalf("Eval(xiangqi) = %+v, %v", m, ok)
+	}
+	b, err := m.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != m.SHA256 {
+		t.Fatalf("%s: Bytes have sha256 %x, the model says %s", m, sum, m.SHA256)
+	}
+	n, err := nnue.Decode(b)
+	if err != nil {
+		t.Fatalf("%s: %v", m, err)
+	}
+	if !bytes.Equal(n.Encode(), b) {
+		t.Errorf("%s: the decoded network encodes to other bytes", m)
+	}
+	sn, sm, err := nnue.Shipped()
+	if err != nil || sm != m || sn.Sizes() != n.Sizes() || !bytes.Equal(sn.Encode(), b) {
+		t.Errorf("nnue.Shipped() = %v, %+v, %v; want the network of %s", sn, sm, err, m)
+	}
+	for _, g := range []string{"connect4", "lion", "chess", ""} {
+		if m, ok := models.Eval(g); ok {
+			t.Errorf("Eval(%q) = %v, want none", g, m)
+		}
+	}
+	// Lookup and All keep meaning the conv nets' checkpoints.
+	for _, name := range []string{"xiangqi.nnue", "models/xiangqi.nnue"} {
+		if m, ok := models.Lookup(name); ok {
+			t.Errorf("Lookup(%q) = %v, want none: an evaluation network is no checkpoint", name, m)
+		}
+	}
+	for _, c := range models.All() {
+		if !strings.HasSuffix(c.File, models.CheckpointExt) {
+			t.Errorf("All lists %s", c)
+		}
+	}
+	if m, ok := models.Lookup("xiangqi"); !ok || m.File != "xiangqi.ckpt" {
+		t.Errorf("Lookup(xiangqi) = %v, %v; want the checkpoint", m, ok)
+	}
+}
+
+// SHA256SUMS lists checkpoints and evaluation networks, nothing else.
+func TestSumsLines(t *testing.T) {
+	const h = "bacbb23fb977472790fdca882eac56eb26c41836f7323ef5a26dc1a40a1d483b"
+	sums, err := models.ParseSums([]byte(h + "  a.ckpt\n\n" + strings.ToUpper(h) + " *b.nnue\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sums) != 2 || sums["a.ckpt"] != h || sums["b.nnue"] != h {
+		t.Errorf("sums %v", sums)
+	}
+	for _, line := range []string{
+		h + "  a.onnx",
+		h + "  a.ckpt.bak",
+		h + "  a",
+		h + "  .nnue",
+		h + "  sub/a.nnue",
+		h[:62] + "  a.nnue",
+		strings.Repeat("g", 64) + "  a.nnue",
+		h + "  a.nnue extra",
+		h,
+	} {
+		if _, err := models.ParseSums([]byte(h + "  ok.ckpt\n" + line + "\n")); err == nil || !strings.Contains(err.Error(), "line 2") {
+			t.Errorf("%q: %v, want line 2 refused", line, err)
+		}
+	}
+	if _, err := models.ParseSums([]byte(h + "  a.nnue\n" + h + "  a.nnue\n")); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Errorf("a file listed twice: %v", err)
 	}
 }
 

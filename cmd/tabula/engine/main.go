@@ -66,7 +66,8 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 			"the game's rules, Mover (ab, mcts, abzero), Network (a checkpoint, run directory or a game's name;\n"+
 			"default: the game's shipped model, models/), Hash, Algorithm, MultiPV, Simulations, MoveOverhead\n"+
 			"(ms kept back from every time limit, default 50), Eval (classical, learned: Xiangqi's learned\n"+
-			"evaluation for alpha-beta) and EvalFile (its network file, .nnue).", "")
+			"evaluation for alpha-beta) and EvalFile (its network file, .nnue; default: the shipped one,\n"+
+			"models/xiangqi.nnue).", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
