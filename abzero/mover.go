@@ -376,7 +376,7 @@ func (mv *Mover) Move(ctx context.Context, p game.Position, lim Limits) (Decisio
 	// thread and pi_a * m known: added inside its search (InSearch), or
 	// as each root move's own bar in multi-PV (alphabeta.Limits.
 	// RootBonus). (Both searches side by side on the clock lost: 0.237
-	// against plain alpha-beta at 100 ms, docs/notebook/training.md.)
+	// against plain alpha-beta at 100 ms, docs/notebook/xiangqi-selfplay.md.)
 	start := time.Now()
 	mctx := ctx
 	switch {

@@ -225,7 +225,7 @@ func (a *abzeroPlayer) NewGame(_ game.Position, seed uint64) error {
 
 func (a *abzeroPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
 	// The blend inside alpha-beta's search: the engine's, and cheaper than
-	// multi-PV root scores (docs/notebook/training.md).
+	// multi-PV root scores (docs/notebook/xiangqi-selfplay.md).
 	d, err := a.mv.Move(ctx, p, abzero.Limits{InSearch: true})
 	if err != nil {
 		return game.NoMove, err

@@ -23,7 +23,7 @@ import (
 // convolutions get no gradient while its scale is zero, and that scale's
 // gradient is the correlation of random features with the error, so on
 // Xiangqi new blocks stayed inert and copied channels near-copies through
-// 2,200 steps (docs/notebook/training.md). It carries a network
+// 2,200 steps (docs/notebook/xiangqi-selfplay.md). It carries a network
 // over; it does not give it capacity quickly.
 //
 // p is not modified; in exact arithmetic the result's outputs are p's

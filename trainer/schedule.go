@@ -17,7 +17,7 @@ var scheduleCheckAfter = 5 * time.Minute
 // when that is before the cosine reaches its floor (short). A cosine's
 // steps are sized for one machine's speed: on a slower one the limit
 // stops the run with the rate still high, before the last of the
-// imitation's gain, which comes as the rate anneals (docs/notebook/training.md,
+// imitation's gain, which comes as the rate anneals (docs/notebook/xiangqi.md,
 // "The teacher for the whole two hours").
 func cosineShortfall(s net.Schedule, step int64, rate float64, left time.Duration) (end int64, lr float64, short bool) {
 	if s.Kind != net.ScheduleCosine || rate <= 0 || left <= 0 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # xiangqi-continuation-seed.sh: replays the Xiangqi continuation's whole
-# schedule (A, then S, then L: docs/notebook/training.md) from the shipped
+# schedule (A, then S, then L: docs/notebook/xiangqi-selfplay.md) from the shipped
 # network with another seed, so that the curve's level has a second seed.
 #
 #   xiangqi-continuation-seed.sh SEED RUN [END]

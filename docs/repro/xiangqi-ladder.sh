@@ -14,7 +14,7 @@
 # the pairs with a 100 ms player, one game at a time: run it on a quiet
 # machine. Records in $OUT/records (default /tmp/ladder), summaries in
 # $OUT/results.jsonl; a stopped run resumes. The rungs' specs are
-# docs/notebook/training.md's, and the Xiangqi preset's evaluation uses them.
+# docs/notebook/xiangqi-selfplay.md's, and the Xiangqi preset's evaluation uses them.
 OUT=${OUT:-/tmp/ladder}
 source "$(dirname "$0")/lib.sh"
 
