@@ -48,7 +48,11 @@ func TestLearnedEvalMatches(t *testing.T) {
 	}
 	// The blend's alpha-beta half is given the learned evaluation
 	// (abzero's own test checks that it searches with it).
-	for s, want := range map[string]bool{"abzero:net=" + xq + ",m=1,depth=2,eval=learned,evalfile=" + file: true, "abzero:net=" + xq + ",m=1,depth=2": false} {
+	for s, want := range map[string]bool{
+		"abzero:net=" + xq + ",m=1,depth=2,eval=learned,evalfile=" + file: true,
+		"abzero:net=" + xq + ",m=1,depth=2,eval=learned":                  true, // the shipped network
+		"abzero:net=" + xq + ",m=1,depth=2":                               false,
+	} {
 		pl, err := spec(t, s, "xiangqi").New()
 		if err != nil {
 			t.Fatal(err)
@@ -59,19 +63,39 @@ func TestLearnedEvalMatches(t *testing.T) {
 	}
 }
 
-// An eval=learned ab: player searches the learned evaluation: its moves
-// and nodes are those of alpha-beta run directly on nnue.Wrap of the
-// position, and not the classical player's; its players share the
-// spec's one network.
+// An eval=learned ab: player searches the learned evaluation, evalfile=
+// FILE's or without it the shipped network: its moves and nodes are
+// those of alpha-beta run directly on nnue.Wrap of the position, and not
+// the classical player's; its players share the spec's one network.
 func TestLearnedABPlayerSearchesTheNetwork(t *testing.T) {
 	file := randomEvalFile(t)
-	net, err := nnue.Load(file)
+	fileNet, err := nnue.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	learned := spec(t, "ab:depth=3,eval=learned,evalfile="+file, "xiangqi")
+	shippedNet, shipped, err := nnue.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, spec, file string
+		net              *nnue.Net
+	}{
+		{"evalfile", "ab:depth=3,eval=learned,evalfile=" + file, file, fileNet},
+		{"shipped", "ab:depth=3,eval=learned", shipped.String(), shippedNet},
+	} {
+		t.Run(c.name, func(t *testing.T) { learnedABPlayer(t, c.spec, c.file, c.net) })
+	}
+}
+
+func learnedABPlayer(t *testing.T, specText, file string, net *nnue.Net) {
+	learned := spec(t, specText, "xiangqi")
+	if learned.evalFile != file {
+		t.Errorf("%s: evaluation file %q, want %q", specText, learned.evalFile, file)
+	}
 	classical := spec(t, "ab:depth=3", "xiangqi")
 	var players [2]Player
+	var err error
 	for i := range players {
 		if players[i], err = learned.New(); err != nil {
 			t.Fatal(err)
@@ -142,14 +166,13 @@ func TestEvalSpecErrors(t *testing.T) {
 		{"ab:depth=2,eval=foo", "xiangqi", `eval="foo" (valid: classical, learned)`},
 		{"ab:depth=2,evalfile=" + file, "xiangqi", "evalfile= needs eval=learned"},
 		{"ab:depth=2,eval=classical,evalfile=" + file, "xiangqi", "evalfile= needs eval=learned"},
-		{"ab:depth=2,eval=learned", "xiangqi", "eval=learned needs evalfile=FILE"},
 		{"ab:depth=2,eval=learned,evalfile=" + file, "connect4", "eval=learned is Xiangqi's evaluation, not connect4's"},
 		{"ab:depth=2,eval=learned,evalfile=" + filepath.Join(dir, "none.nnue"), "xiangqi", "no such file"},
 		{"ab:depth=2,eval=learned,evalfile=" + dir, "xiangqi", "is a directory, not a regular file"},
 		{"ab:depth=2,eval=learned,evalfile=" + damaged, "xiangqi", "checksum mismatch"},
 		{"ab:depth=2,eval=learned,evalfile=" + xq, "xiangqi", "not a network file (bad magic)"},
 		{"abzero:net=" + xq + ",m=1,depth=2,evalfile=" + file, "xiangqi", "evalfile= needs eval=learned"},
-		{"abzero:net=" + xq + ",m=1,depth=2,eval=learned", "xiangqi", "eval=learned needs evalfile=FILE"},
+		{"abzero:net=" + xq + ",m=1,depth=2,eval=learned", "connect4", "eval=learned is Xiangqi's evaluation, not connect4's"},
 		{"net:" + xq + ",eval=learned", "xiangqi", `unknown key "eval"`},
 	} {
 		_, err := ParsePlayer(c.spec, c.game)

@@ -80,7 +80,8 @@ const SpecUsage = `player specs (-a, -b):
   random
   ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off,eval=classical|learned,evalfile=FILE]
                                                             alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1;
-                                                            eval=learned: Xiangqi's learned evaluation, the .nnue FILE)
+                                                            eval=learned: Xiangqi's learned evaluation, the .nnue FILE
+                                                            or without evalfile= the shipped one, models/xiangqi.nnue)
   net:FILE[,sims=N,movetime=MS,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]   a network with MCTS (FILE: checkpoint, run directory, or a game's name: its shipped model; movetime: PUCT searching until the time is up)
   abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A,eval=...,evalfile=FILE]     Alpha-Beta-Zero blend
   mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
@@ -120,9 +121,10 @@ every kind also takes name=NAME (the name in results)`
 // tb (Catch the Lion only) plays an optimal move of the tablebase FILE,
 // one drawn from the game's seed among equals (tb_player.go).
 // eval=learned (ab and abzero, Xiangqi only) makes alpha-beta evaluate
-// with the learned network of evalfile=FILE (package nnue), loaded once
-// and read by every player of the spec; eval=classical (the default) is
-// the game's own evaluation.
+// with the learned network of evalfile=FILE (package nnue), or without
+// evalfile= the shipped one (models/xiangqi.nnue, nnue.Shipped), loaded
+// once and read by every player of the spec; eval=classical (the
+// default) is the game's own evaluation.
 type Spec struct {
 	Text string // the spec as given
 	Kind string
@@ -438,7 +440,14 @@ func (s *Spec) parseEval(g game.Game, kv map[string]string) error {
 		return fmt.Errorf("arena: player %q: eval=learned is Xiangqi's evaluation, not %s's", s.Text, g.Name)
 	}
 	if file == "" {
-		return fmt.Errorf("arena: player %q: eval=learned needs evalfile=FILE (a .nnue network: none ships yet)", s.Text)
+		// The shipped network (models/xiangqi.nnue), decoded once per
+		// process.
+		n, m, err := nnue.Shipped()
+		if err != nil {
+			return fmt.Errorf("arena: player %q: eval=learned without evalfile=FILE: %w", s.Text, err)
+		}
+		s.evalNet, s.evalFile = n, m.String()
+		return nil
 	}
 	n, err := nnue.Load(file)
 	if err != nil {

@@ -3,6 +3,7 @@ package nnue
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,7 +36,7 @@ func runGen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	depth := fs.Int("depth", 0, "depth a move (0: none)")
 	threads := fs.Int("threads", runtime.NumCPU(), "games at once, one search thread each")
 	seed := fs.Uint64("seed", 1, "seed of every random choice: game j of shard s is seeded from it, s and j")
-	evalName := fs.String("eval", "classical", "the evaluation searched with: classical, or a network `FILE` of package nnue (the learned evaluation)")
+	evalName := fs.String("eval", "classical", "the evaluation searched with: classical; learned, the shipped network (models/xiangqi.nnue); or a network `FILE` of package nnue (./learned for a file of that name)")
 	hash := fs.Int("hash", def.Search.HashMiB, "MiB of transposition table a game")
 	randMin := fs.Int("random-min", def.RandomPlies[0], "fewest uniformly random plies a game starts with (not recorded)")
 	randMax := fs.Int("random-max", def.RandomPlies[1], "most random plies a game starts with")
@@ -123,13 +124,28 @@ func runGen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	return generate(ctx, *out, *positions, o, stdout, stderr)
 }
 
+// evalLearned is -eval's name of the shipped network.
+const evalLearned = "learned"
+
 // evalFor turns -eval into the evaluation the games are searched with:
-// classical, or a network file, named in the shards by its checksum (the
-// same network under another path is the same evaluation; another
-// network is not).
+// classical, the shipped network (learned) or a network file, a network
+// named in the shards by its sizes and checksum (the same network under
+// another path, or shipped, is the same evaluation; another network is
+// not).
 func evalFor(spec string) (nnuedata.Eval, error) {
 	if spec == nnuedata.Classical.Name {
 		return nnuedata.Classical, nil
+	}
+	if spec == evalLearned {
+		net, m, err := nnue.Shipped()
+		if err != nil {
+			return nnuedata.Eval{}, fmt.Errorf("-eval %s: %w", spec, err)
+		}
+		sum, err := hex.DecodeString(m.SHA256)
+		if err != nil {
+			return nnuedata.Eval{}, fmt.Errorf("-eval %s: %s: %w", spec, m, err)
+		}
+		return networkEval(net, sum), nil
 	}
 	b, err := inputfile.ReadFile(spec, "network file", nnue.MaxFileSize)
 	if err != nil {
@@ -140,10 +156,15 @@ func evalFor(spec string) (nnuedata.Eval, error) {
 		return nnuedata.Eval{}, fmt.Errorf("-eval %s: %w", spec, err)
 	}
 	sum := sha256.Sum256(b)
+	return networkEval(net, sum[:]), nil
+}
+
+// networkEval is the evaluation of net, whose file's SHA-256 is sum.
+func networkEval(net *nnue.Net, sum []byte) nnuedata.Eval {
 	return nnuedata.Eval{
 		Name: fmt.Sprintf("nnue %s sha256:%x", net.Sizes(), sum[:8]),
 		Wrap: func(p *xiangqi.Position) alphabeta.Position { return nnue.New(net, p) },
-	}, nil
+	}
 }
 
 // loadOpenings reads an openings file into the positions it names.

@@ -99,6 +99,36 @@ func TestGenWithNetwork(t *testing.T) {
 	}
 }
 
+// -eval learned: the games are searched with the shipped network, named
+// in the shards as the same file would be (its sizes and checksum), so
+// the file models/xiangqi.nnue goes on in the same directory.
+func TestGenWithShippedNetwork(t *testing.T) {
+	net, m, err := nnue.Shipped()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	args := []string{"gen", "-out", data, "-depth", "1", "-hash", "1", "-threads", "1", "-shard-positions", "30"}
+	want := "nnue " + net.Sizes().String() + " sha256:" + m.SHA256[:16]
+	if out, log, err := runCmd(t.Context(), append(args, "-positions", "30", "-eval", "learned")...); err != nil || !strings.Contains(log, want) {
+		t.Fatalf("%v (want %q)\n%s%s", err, want, log, out)
+	}
+	var eval string
+	if err := nnuedata.ReadDir(data, func(h *nnuedata.Header, _ []nnuedata.Record) error { eval = h.Eval; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if eval != want {
+		t.Fatalf("shards name the evaluation %q, want %q", eval, want)
+	}
+	file := filepath.Join("..", "..", "..", filepath.FromSlash(m.String()))
+	if out, log, err := runCmd(t.Context(), append(args, "-positions", "60", "-eval", file)...); err != nil {
+		t.Fatalf("the shipped file %s after -eval learned: %v\n%s%s", file, err, log, out)
+	}
+	if _, _, err := runCmd(t.Context(), append(args, "-positions", "90")...); err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("classical into the shipped network's directory: %v", err)
+	}
+}
+
 func TestFlagErrors(t *testing.T) {
 	dir := t.TempDir()
 	openings := filepath.Join(dir, "openings.txt")
