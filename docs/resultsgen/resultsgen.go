@@ -52,8 +52,9 @@ measurable (the SPRTs under Speed) but has not been rerun through these 30-minut
 ` + "`tabula arena -variant GAME -a net:RUN,sims=64 -b ab:depth=N -games 200 -opening-plies 4`" + `.`},
 	{"engines", "Engines and players", `The searches and the networks as players: against Fairy-Stockfish, against each other, and on
 fixed sets of positions judged by an exact or a stronger player.`},
-	{"models", "Shipped models", `One trained network per game ships in ` + "`models/`" + ` (embedded in the binary; ` + "`net:GAME`" + `); each card gives
-the command, commit, seed, CPU-hours and machine, and its figures in full.`},
+	{"models", "Shipped models", `One trained network per game ships in ` + "`models/`" + ` (embedded in the binary; ` + "`net:GAME`" + `), and Xiangqi's
+learned evaluation (` + "`eval=learned`" + `); each card gives the command, commit, seed, CPU-hours and machine,
+and its figures in full.`},
 	{"speed", "Speed", "`tabula bench` ([bench.md](bench.md)) measures these on the machine at hand. The rows are the last\n" +
 		"figures taken side by side with their outside reference; the earlier ones, from every machine, are\n" +
 		"in [notebook/speed.md](notebook/speed.md#the-speed-figures-as-resultsmd-held-them-to-2026-12-07)."},
