@@ -7,13 +7,16 @@
 #   carry.sh unpack DIR RUN   make RUN from DIR; then `tabula train -run RUN` resumes it
 #
 # Carried: the frozen config (and config-changes.log, init), metrics.jsonl
-# (the training clock, train_cpu_s and the curves), the arena records (the
-# in-run evaluations the curve is placed from), the latest and best
-# pointers and the checkpoints they name (weights, optimizer state, RNG).
-# Not carried: the replay window, which the resumed run refills by
-# self-play with its best network before it trains again
-# (replay.min_samples), older checkpoints, plots and sampled games.
-# trainer's TestResumeFromCarriedFiles checks that such a run resumes.
+# (the training clock, train_cpu_s and the curves), the arena records as
+# JSON lines (the in-run evaluations the curve is placed from), the latest
+# and best pointers and the checkpoints they name (weights, optimizer
+# state, RNG). Not carried: the replay window, which the resumed run
+# refills by self-play with its best network before it trains again
+# (replay.min_samples), older checkpoints, the records' PGN copies, plots
+# and sampled games. trainer's TestResumeFromCarriedFiles checks that such
+# a run resumes. Every carry committed stays in the history for good: the
+# size budget it keeps to is in docs/repro/README.md, and pack warns past
+# it.
 set -euo pipefail
 
 usage() { sed -n '2,8p' "$0" >&2; exit 2; }
@@ -37,7 +40,10 @@ pack() {
   for f in config.yaml config-changes.log init metrics.jsonl latest best; do
     [ -f "$run/$f" ] && cp "$run/$f" "$tmp/"
   done
-  [ -d "$run/arena" ] && cp -r "$run/arena" "$tmp/"
+  if [ -d "$run/arena" ]; then
+    mkdir "$tmp/arena"
+    find "$run/arena" -maxdepth 1 -type f -name '*.jsonl' -exec cp {} "$tmp/arena/" \;
+  fi
   for p in latest best; do
     cp "$run/checkpoints/$(pointed "$run/$p")" "$tmp/checkpoints/"
   done
@@ -47,6 +53,12 @@ pack() {
   mv "$tmp" "$dir"
   rm -rf "$dir.old"
   echo "carried $(pointed "$run/latest") (best $(pointed "$run/best")) into $dir: $(du -sh "$dir" | cut -f1)"
+  # The budget (docs/repro/README.md): besides the checkpoints, 2 MB.
+  local rest
+  rest=$(du -sk --exclude=checkpoints "$dir" | cut -f1)
+  if [ "$rest" -gt 2048 ]; then
+    echo "carry: $dir holds ${rest} KB besides its checkpoints, over the 2 MB budget (docs/repro/README.md)" >&2
+  fi
 }
 
 unpack() {
