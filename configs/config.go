@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -521,42 +522,63 @@ type Evaluation struct {
 	Every time.Duration `yaml:"every"`
 	// Matches are arena matches of the best network (Threshold unused).
 	Matches []GateMatch `yaml:"matches"`
+	// The position-set measures (arena/measure), each a section named by
+	// its measure's Section and absent when off; every one is an *EvalSet
+	// (Evaluation.Set finds them by key).
+	//
 	// Pons measures the optimal-move rate on Pascal Pons' Connect Four
-	// positions (connect4 only; absent: off).
-	Pons *EvalPons `yaml:"pons,omitempty"`
+	// positions (connect4 only).
+	Pons *EvalSet `yaml:"pons,omitempty" game:"connect4"`
 	// LionOracle measures the optimal and outcome-kept moves on the Lion
 	// oracle's test set (internal/liondata: positions with their exact
-	// values from the tablebase, which it does not need; lion only;
-	// absent: off).
-	LionOracle *EvalLionOracle `yaml:"lion_oracle,omitempty"`
+	// values from the tablebase, which it does not need; lion only).
+	LionOracle *EvalSet `yaml:"lion_oracle,omitempty" game:"lion"`
 	// XiangqiSet measures the moves and value head on Xiangqi positions
-	// judged by Fairy-Stockfish (arena/xqset, embedded; xiangqi only;
-	// absent: off).
-	XiangqiSet *EvalXiangqiSet `yaml:"xiangqi_set,omitempty"`
+	// judged by Fairy-Stockfish (arena/xqset, embedded; xiangqi only).
+	XiangqiSet *EvalSet `yaml:"xiangqi_set,omitempty" game:"xiangqi"`
 }
 
-// EvalXiangqiSet is the Xiangqi set's measure: the first Positions of the
-// set (0: all), played by the network with each of Simulations (0: the
-// raw policy), and its value head on the same positions.
-type EvalXiangqiSet struct {
-	Positions   int   `yaml:"positions"`
-	Simulations []int `yaml:"simulations"`
-}
-
-// EvalLionOracle is the Lion oracle measure: the first Positions of the
-// set (0: all), played by the network with each of Simulations (0: the
-// raw policy), and its value head on the same positions.
-type EvalLionOracle struct {
-	Positions   int   `yaml:"positions"`
-	Simulations []int `yaml:"simulations"`
-}
-
-// EvalPons is the Pons measure: the first Positions of Set, played by
-// the network with each of Simulations (0: the raw policy).
-type EvalPons struct {
-	Set         string `yaml:"set"`
+// EvalSet is a position-set measure's section: the first Positions of
+// the set (0: all where the measure allows it), played by the network
+// with each of Simulations (0: the raw policy), and for the measures that
+// judge one its value head on the same positions. Set names the set where
+// the measure has several (Pons').
+type EvalSet struct {
+	Set         string `yaml:"set,omitempty"`
 	Positions   int    `yaml:"positions"`
 	Simulations []int  `yaml:"simulations"`
+}
+
+// SetSection is one position-set section of the evaluation: its key, the
+// game its positions are of, and its value (nil: absent).
+type SetSection struct {
+	Key, Game string
+	Set       *EvalSet
+}
+
+// Sets lists the position-set sections in their order in Evaluation.
+func (e Evaluation) Sets() []SetSection {
+	var out []SetSection
+	v := reflect.ValueOf(e)
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if f.Type != reflect.TypeFor[*EvalSet]() {
+			continue
+		}
+		out = append(out, SetSection{Key: yamlKey(f), Game: f.Tag.Get("game"), Set: v.Field(i).Interface().(*EvalSet)})
+	}
+	return out
+}
+
+// Set returns the position-set section under key (nil: absent or no
+// such section).
+func (e Evaluation) Set(key string) *EvalSet {
+	for _, s := range e.Sets() {
+		if s.Key == key {
+			return s.Set
+		}
+	}
+	return nil
 }
 
 // Enabled reports whether the config asks for evaluations.

@@ -160,7 +160,7 @@ func TestEvaluationSection(t *testing.T) {
 	}
 	lion := presetBefore(t, "lion")
 	_, err = Parse([]byte(withoutEvaluation(string(lion))+"evaluation: {every: 5m, pons: {set: Test_L2_R1, positions: 10, simulations: [0]}}\n"), "lion.yaml")
-	if err == nil || !strings.Contains(err.Error(), "Connect Four's, not lion's") {
+	if err == nil || !strings.Contains(err.Error(), "evaluation.pons: its positions are connect4's, not lion's") {
 		t.Fatalf("pons for lion: %v", err)
 	}
 	// The Lion oracle: positions default to the whole set; refused for
@@ -173,7 +173,7 @@ func TestEvaluationSection(t *testing.T) {
 		t.Fatalf("lion_oracle does not round-trip: %v\n%s", err, c.Marshal())
 	}
 	_, err = Parse([]byte(withoutEvaluation(string(base))+"evaluation: {every: 5m, lion_oracle: {positions: 10, simulations: []}}\n"), "c4.yaml")
-	if err == nil || !strings.Contains(err.Error(), "Catch the Lion's, not connect4's") || !strings.Contains(err.Error(), "lion_oracle.simulations is empty") {
+	if err == nil || !strings.Contains(err.Error(), "its positions are lion's, not connect4's") || !strings.Contains(err.Error(), "lion_oracle.simulations is empty") {
 		t.Fatalf("lion_oracle for connect4: %v", err)
 	}
 }

@@ -273,7 +273,7 @@ type crossCheck struct {
 var crossChecks = []crossCheck{
 	{"game", "the game is registered, its rules resolve, network.encoder_version is one of its encoders, and network.policy_head fromto has an action for every pair of squares", checkGame},
 	{"schedule", "piecewise: training.boundaries increase, one per entry of training.rates, and training.min_learning_rate stays 0; cosine: training.total_steps exceeds training.warmup_steps", checkSchedule},
-	{"evaluation", "an evaluation section has matches, pons, lion_oracle or xiangqi_set; its opponents are fixed anchors, not best; pons is for connect4, lion_oracle for lion, xiangqi_set for xiangqi, and each has simulations", checkEvaluation},
+	{"evaluation", "an evaluation section has matches or a position-set section (pons, lion_oracle, xiangqi_set); its opponents are fixed anchors, not best; each position-set section is for its game (pons connect4, lion_oracle lion, xiangqi_set xiangqi) and has simulations", checkEvaluation},
 }
 
 func checkGame(c *Config) []string {
@@ -325,36 +325,29 @@ func checkEvaluation(c *Config) []string {
 		return nil
 	}
 	var errs []string
-	if len(e.Matches) == 0 && e.Pons == nil && e.LionOracle == nil && e.XiangqiSet == nil {
-		errs = append(errs, "evaluation has neither matches nor pons nor lion_oracle nor xiangqi_set")
+	var keys []string
+	anySet := false
+	for _, st := range e.Sets() {
+		keys = append(keys, st.Key)
+		anySet = anySet || st.Set != nil
+	}
+	if len(e.Matches) == 0 && !anySet {
+		errs = append(errs, "evaluation has neither matches nor "+strings.Join(keys, " nor "))
 	}
 	for i, m := range e.Matches {
 		if m.Opponent == "best" {
 			errs = append(errs, fmt.Sprintf("evaluation.matches[%d].opponent = best: evaluations are against fixed anchors (a player spec such as ab:depth=4)", i))
 		}
 	}
-	if p := e.Pons; p != nil {
-		if c.Game != "connect4" {
-			errs = append(errs, fmt.Sprintf("evaluation.pons: Pons' positions are Connect Four's, not %s's", c.Game))
+	for _, st := range e.Sets() {
+		if st.Set == nil {
+			continue
 		}
-		if len(p.Simulations) == 0 {
-			errs = append(errs, "evaluation.pons.simulations is empty (0 is the raw policy)")
+		if c.Game != st.Game {
+			errs = append(errs, fmt.Sprintf("evaluation.%s: its positions are %s's, not %s's", st.Key, st.Game, c.Game))
 		}
-	}
-	if o := e.LionOracle; o != nil {
-		if c.Game != "lion" {
-			errs = append(errs, fmt.Sprintf("evaluation.lion_oracle: the Lion oracle's positions are Catch the Lion's, not %s's", c.Game))
-		}
-		if len(o.Simulations) == 0 {
-			errs = append(errs, "evaluation.lion_oracle.simulations is empty (0 is the raw policy)")
-		}
-	}
-	if o := e.XiangqiSet; o != nil {
-		if c.Game != "xiangqi" {
-			errs = append(errs, fmt.Sprintf("evaluation.xiangqi_set: the set's positions are Xiangqi's, not %s's", c.Game))
-		}
-		if len(o.Simulations) == 0 {
-			errs = append(errs, "evaluation.xiangqi_set.simulations is empty (0 is the raw policy)")
+		if len(st.Set.Simulations) == 0 {
+			errs = append(errs, fmt.Sprintf("evaluation.%s.simulations is empty (0 is the raw policy)", st.Key))
 		}
 	}
 	return errs

@@ -6,8 +6,13 @@ package metrics
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tabula-zero/tabula/internal/inputfile"
@@ -55,38 +60,12 @@ type Metric struct {
 	GateSeconds   float64 `json:"gate_s,omitempty"`
 	// Workers are the remote self-play workers (generation lines).
 	Workers []WorkerStat `json:"workers,omitempty"`
-	// Evaluation lines: Pons measures and the evaluation's own wall time.
-	Pons        []PonsResult `json:"pons,omitempty"`
-	EvalSeconds float64      `json:"eval_s,omitempty"`
-	// The Lion oracle's measures (evaluation lines): the moves, one per
-	// simulation count, and the value head.
-	LionOracle []OracleResult `json:"lion_oracle,omitempty"`
-	LionValue  *OracleValue   `json:"lion_value,omitempty"`
-	// The Xiangqi set's measures (evaluation lines): the moves, one per
-	// simulation count, and the value head.
-	XiangqiSet   []SetResult `json:"xiangqi_set,omitempty"`
-	XiangqiValue *SetValue   `json:"xiangqi_value,omitempty"`
-}
-
-// SetResult is one measure of the Xiangqi set (arena/xqset) in an
-// evaluation: the best network's moves on the first Positions with
-// Simulations (0: the raw policy), judged by Fairy-Stockfish's lines.
-type SetResult struct {
-	Simulations int     `json:"simulations"`
-	Positions   int     `json:"positions"`
-	Best        int     `json:"best"`
-	Good        int     `json:"good"`
-	Blunders    int     `json:"blunders"`
-	BestRate    float64 `json:"best_rate"`
-	GoodRate    float64 `json:"good_rate"`
-	BlunderRate float64 `json:"blunder_rate"`
-}
-
-// SetValue is the best network's value head on the same positions: the
-// share of those the engine calls decided where its sign is the engine's.
-type SetValue struct {
-	Decided   int     `json:"decided"`
-	AgreeRate float64 `json:"agree_rate"`
+	// EvalSeconds is an evaluation line's own wall time.
+	EvalSeconds float64 `json:"eval_s,omitempty"`
+	// Measures are an evaluation line's position-set measures
+	// (arena/measure), by key: each is a key of the line itself ("pons",
+	// "lion_oracle", ...), which the measure that wrote it reads.
+	Measures map[string]json.RawMessage `json:"-"`
 }
 
 // WorkerStat is what the trainer knows of a remote worker: the shards,
@@ -126,43 +105,6 @@ type MatchResult struct {
 	Passed    bool    `json:"passed"`
 }
 
-// PonsResult is one Pons measure of an evaluation: the best network's
-// optimal-move rate on the first Positions of Set with Simulations
-// (0: the raw policy).
-type PonsResult struct {
-	Set         string  `json:"set"`
-	Simulations int     `json:"simulations"`
-	Positions   int     `json:"positions"`
-	Optimal     int     `json:"optimal"`
-	OptimalRate float64 `json:"optimal_rate"`
-	OutcomeRate float64 `json:"outcome_rate"`
-}
-
-// OracleResult is one Lion oracle measure of an evaluation: the best
-// network's moves on the first Positions of the Lion test set with
-// Simulations (0: the raw policy), judged by the exact values.
-type OracleResult struct {
-	Simulations int     `json:"simulations"`
-	Positions   int     `json:"positions"`
-	Optimal     int     `json:"optimal"`
-	OutcomeKept int     `json:"outcome_kept"`
-	OptimalRate float64 `json:"optimal_rate"`
-	OutcomeRate float64 `json:"outcome_rate"`
-	// The optimal and outcome-kept rates by the exact outcome (win, draw,
-	// loss) and by phase (opening, middle, late).
-	OptimalBy map[string]float64 `json:"optimal_by,omitempty"`
-	OutcomeBy map[string]float64 `json:"outcome_by,omitempty"`
-}
-
-// OracleValue is the best network's value head on the same positions:
-// the share whose value says the exact outcome (a win above 1/3, a loss
-// below -1/3) and the mean |value - exact|.
-type OracleValue struct {
-	Positions int     `json:"positions"`
-	AgreeRate float64 `json:"agree_rate"`
-	MeanError float64 `json:"mean_error"`
-}
-
 // Read calls f with each line of the metrics file at path, in order. A
 // line that does not decode (cut off by a crash) is skipped, and a file
 // that does not open reads as empty: metrics are a record, never a reason
@@ -191,6 +133,89 @@ func ReadErr(path string, f func(Metric)) error {
 	}
 	if err := sc.Err(); err != nil {
 		return fmt.Errorf("metrics file %s: %w", path, err)
+	}
+	return nil
+}
+
+// plain is Metric without its methods, for its JSON.
+type plain Metric
+
+// fieldKeys are the JSON keys of Metric's fields: a line's other keys are
+// its Measures.
+var fieldKeys = func() map[string]bool {
+	out := map[string]bool{}
+	t := reflect.TypeFor[Metric]()
+	for i := range t.NumField() {
+		if k, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); k != "" && k != "-" {
+			out[k] = true
+		}
+	}
+	return out
+}()
+
+// MarshalJSON writes the fields, then the Measures as keys of the line
+// in sorted order.
+func (m Metric) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(plain(m))
+	if err != nil || len(m.Measures) == 0 {
+		return b, err
+	}
+	var buf bytes.Buffer
+	buf.Write(b[:len(b)-1])
+	sep := len(b) > 2
+	for _, k := range slices.Sorted(maps.Keys(m.Measures)) {
+		if fieldKeys[k] {
+			return nil, fmt.Errorf("metrics: measure key %q is a field's", k)
+		}
+		if sep {
+			buf.WriteByte(',')
+		}
+		sep = true
+		kb, _ := json.Marshal(k)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		if err := json.Compact(&buf, m.Measures[k]); err != nil {
+			return nil, fmt.Errorf("metrics: measure %q: %w", k, err)
+		}
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON reads the fields, and every other key into Measures.
+func (m *Metric) UnmarshalJSON(b []byte) error {
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	for k, v := range all {
+		if !fieldKeys[k] {
+			if p.Measures == nil {
+				p.Measures = map[string]json.RawMessage{}
+			}
+			p.Measures[k] = v
+		}
+	}
+	*m = Metric(p)
+	return nil
+}
+
+// SetMeasures stores entries (values by key, as a measure returns them)
+// in Measures.
+func (m *Metric) SetMeasures(entries map[string]any) error {
+	for k, v := range entries {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("metrics: measure %q: %w", k, err)
+		}
+		if m.Measures == nil {
+			m.Measures = map[string]json.RawMessage{}
+		}
+		m.Measures[k] = b
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tabula-zero/tabula/arena/measure"
 	"github.com/tabula-zero/tabula/internal/cputime"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/metrics"
@@ -97,16 +98,15 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	defer l.opts.Progress.End()
 	skipped := func(i int, err error) { fmt.Fprintf(l.out, "evaluation.matches[%d] skipped: %v\n", i, err) }
 	var err error
-	m.Matches, m.Pons, err = l.evaluator.Evaluate(progress.WithTracker(ctx, l.opts.Progress), l.best, l.bestGen, at, skipped)
+	m.Matches, err = l.evaluator.Evaluate(progress.WithTracker(ctx, l.opts.Progress), l.best, l.bestGen, at, skipped)
 	if err != nil {
 		return err
 	}
-	m.LionOracle, m.LionValue, err = l.evaluator.LionOracle(progress.WithTracker(ctx, l.opts.Progress), l.best, l.bestGen)
+	entries, err := l.evaluator.Measures(progress.WithTracker(ctx, l.opts.Progress), l.best, l.bestGen)
 	if err != nil {
 		return err
 	}
-	m.XiangqiSet, m.XiangqiValue, err = l.evaluator.XiangqiSet(progress.WithTracker(ctx, l.opts.Progress), l.best, l.bestGen)
-	if err != nil {
+	if err := m.SetMeasures(entries); err != nil {
 		return err
 	}
 	m.EvalSeconds = time.Since(t0).Seconds()
@@ -119,8 +119,8 @@ func (l *Loop) evaluate(ctx context.Context) error {
 	return l.plot()
 }
 
-// evaluationText is an evaluation's summary: a line per match, one for
-// the Pons rates, two for the Lion oracle's, each indented under the evaluation's header line and
+// evaluationText is an evaluation's summary: a line per match, then the
+// position-set measures' lines (arena/measure), each indented under the evaluation's header line and
 // within 100 columns.
 func evaluationText(m metrics.Metric) string {
 	var b strings.Builder
@@ -128,44 +128,11 @@ func evaluationText(m metrics.Metric) string {
 		// + 0 turns a negative zero into "+0".
 		fmt.Fprintf(&b, "\n  vs %s +%d =%d -%d %.3f (Elo %+.0f ± %.0f)", r.Opponent, r.Wins, r.Draws, r.Losses, r.Score, math.Round(r.Elo)+0, r.EloCI95)
 	}
-	var rates []string
-	for _, p := range m.Pons {
-		how := "raw"
-		if p.Simulations > 0 {
-			how = fmt.Sprintf("%d sims", p.Simulations)
+	for _, ms := range measure.All() {
+		lines, _ := ms.Read(m.Measures)
+		for _, line := range lines {
+			fmt.Fprintf(&b, "\n  %s", line)
 		}
-		rates = append(rates, fmt.Sprintf("%s %.1f%%", how, 100*p.OptimalRate))
-	}
-	if len(rates) > 0 {
-		fmt.Fprintf(&b, "\n  Pons %s optimal moves: %s", m.Pons[0].Set, strings.Join(rates, ", "))
-	}
-	rates = rates[:0]
-	for _, o := range m.LionOracle {
-		how := "raw"
-		if o.Simulations > 0 {
-			how = fmt.Sprintf("%d sims", o.Simulations)
-		}
-		rates = append(rates, fmt.Sprintf("%s %.1f%% (%.1f%%)", how, 100*o.OptimalRate, 100*o.OutcomeRate))
-	}
-	if len(rates) > 0 {
-		fmt.Fprintf(&b, "\n  Lion oracle optimal (outcome kept) moves: %s", strings.Join(rates, ", "))
-	}
-	if v := m.LionValue; v != nil {
-		fmt.Fprintf(&b, "\n  Lion oracle value head: outcome agreed %.1f%%, mean |error| %.3f", 100*v.AgreeRate, v.MeanError)
-	}
-	rates = rates[:0]
-	for _, o := range m.XiangqiSet {
-		how := "raw"
-		if o.Simulations > 0 {
-			how = fmt.Sprintf("%d sims", o.Simulations)
-		}
-		rates = append(rates, fmt.Sprintf("%s %.1f%% (%.1f%%, %.1f%%)", how, 100*o.BestRate, 100*o.GoodRate, 100*o.BlunderRate))
-	}
-	if len(rates) > 0 {
-		fmt.Fprintf(&b, "\n  Xiangqi set best (good, blunder) moves: %s", strings.Join(rates, ", "))
-	}
-	if v := m.XiangqiValue; v != nil {
-		fmt.Fprintf(&b, "\n  Xiangqi set value head: the engine's side on %.1f%% of %d decided", 100*v.AgreeRate, v.Decided)
 	}
 	return b.String()
 }

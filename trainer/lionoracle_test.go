@@ -3,6 +3,7 @@ package trainer
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/liondata"
+	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -34,7 +36,7 @@ func TestLionOracleEvaluation(t *testing.T) {
 	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
 	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 10, 1
 	cfg.Gating.Matches = nil
-	cfg.Evaluation = configs.Evaluation{Every: time.Hour, LionOracle: &configs.EvalLionOracle{Positions: 30, Simulations: []int{0, 4}}}
+	cfg.Evaluation = configs.Evaluation{Every: time.Hour, LionOracle: &configs.EvalSet{Positions: 30, Simulations: []int{0, 4}}}
 	var out bytes.Buffer
 	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxTime: 2 * time.Second, Out: &out, NewForwarder: newFwd}
 	if err := Run(context.Background(), opts); err != nil {
@@ -47,8 +49,9 @@ func TestLionOracleEvaluation(t *testing.T) {
 			continue
 		}
 		ev = append(ev, i)
-		if len(m.LionOracle) != 2 || m.LionOracle[0].Simulations != 0 || m.LionOracle[1].Simulations != 4 ||
-			m.LionOracle[0].Positions != 30 || m.LionValue == nil || m.LionValue.Positions != 30 || len(m.LionOracle[0].OptimalBy) != 6 {
+		oracle, value := entry[[]lionoracle.Result](t, m, "lion_oracle"), entry[*lionoracle.Value](t, m, "lion_value")
+		if len(oracle) != 2 || oracle[0].Simulations != 0 || oracle[1].Simulations != 4 ||
+			oracle[0].Positions != 30 || value == nil || value.Positions != 30 || len(oracle[0].OptimalBy) != 6 {
 			t.Fatalf("evaluation: %+v", m)
 		}
 	}
@@ -74,10 +77,23 @@ func TestLionOracleEvaluation(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := lionoracle.Measure(context.Background(), spec, lines, 1)
-	if err != nil || r.All.Optimal != final.LionOracle[0].Optimal || r.All.OutcomeKept != final.LionOracle[0].OutcomeKept {
-		t.Fatalf("raw policy measured apart %+v, in the evaluation %+v (%v)", r.All, final.LionOracle[0], err)
+	got := entry[[]lionoracle.Result](t, final, "lion_oracle")[0]
+	if err != nil || r.All.Optimal != got.Optimal || r.All.OutcomeKept != got.OutcomeKept {
+		t.Fatalf("raw policy measured apart %+v, in the evaluation %+v (%v)", r.All, got, err)
 	}
 	if _, err := os.Stat(filepath.Join(run, "plots", "lion-oracle.png")); err != nil {
 		t.Error(err)
 	}
+}
+
+// entry decodes the entry key of an evaluation line's measures.
+func entry[T any](t *testing.T, m metrics.Metric, key string) T {
+	t.Helper()
+	var v T
+	if raw, ok := m.Measures[key]; ok {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+	}
+	return v
 }

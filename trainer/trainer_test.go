@@ -743,7 +743,7 @@ func TestEvaluation(t *testing.T) {
 	cfg.Evaluation = configs.Evaluation{Every: time.Second,
 		Matches: []configs.GateMatch{{Opponent: "random", Games: 2, Simulations: 0},
 			{Opponent: "uci:/nonexistent/fairy-stockfish,nodes=10", Games: 2}},
-		Pons: &configs.EvalPons{Set: "Test_L2_R1", Positions: 20, Simulations: []int{0, 4}}}
+		Pons: &configs.EvalSet{Set: "Test_L2_R1", Positions: 20, Simulations: []int{0, 4}}}
 	var out bytes.Buffer
 	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxTime: 3 * time.Second, Out: &out, NewForwarder: newFwd}
 	if err := Run(context.Background(), opts); err != nil {
@@ -775,8 +775,9 @@ func TestEvaluation(t *testing.T) {
 		t.Errorf("the missing engine's match skipped %d times in %d evaluations:\n%s", n, len(ev), out.String())
 	}
 	for i, m := range ev {
-		if len(m.Matches) != 1 || m.Matches[0].Games != 2 || m.Matches[0].Opponent != "random" || len(m.Pons) != 2 ||
-			m.Pons[0].Simulations != 0 || m.Pons[1].Simulations != 4 || m.Pons[0].Positions != 20 {
+		ps := entry[[]pons.Result](t, m, "pons")
+		if len(m.Matches) != 1 || m.Matches[0].Games != 2 || m.Matches[0].Opponent != "random" || len(ps) != 2 ||
+			ps[0].Simulations != 0 || ps[1].Simulations != 4 || ps[0].Positions != 20 {
 			t.Fatalf("evaluation %d: %+v", i, m)
 		}
 		if i > 0 && i < len(ev)-1 && m.TrainClock < ev[i-1].TrainClock+1 {
@@ -829,8 +830,8 @@ func TestEvaluation(t *testing.T) {
 		t.Fatal(err)
 	}
 	acc, err := pons.Measure(context.Background(), spec, lines, 1)
-	if err != nil || acc.Optimal != final.Pons[0].Optimal {
-		t.Fatalf("raw policy: %d optimal of 20 measured apart, %d in the evaluation (%v)", acc.Optimal, final.Pons[0].Optimal, err)
+	if err != nil || acc.Optimal != entry[[]pons.Result](t, final, "pons")[0].Optimal {
+		t.Fatalf("raw policy: %d optimal of 20 measured apart, %d in the evaluation (%v)", acc.Optimal, entry[[]pons.Result](t, final, "pons")[0].Optimal, err)
 	}
 	records, _ := filepath.Glob(filepath.Join(run, "arena", "e*-0-random.jsonl"))
 	if len(records) != len(ev) {

@@ -33,7 +33,7 @@ func TestXiangqiSetEvaluation(t *testing.T) {
 	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
 	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 10, 1
 	cfg.Gating.Matches = nil
-	cfg.Evaluation = configs.Evaluation{Every: time.Hour, XiangqiSet: &configs.EvalXiangqiSet{Positions: 12, Simulations: []int{0, 4}}}
+	cfg.Evaluation = configs.Evaluation{Every: time.Hour, XiangqiSet: &configs.EvalSet{Positions: 12, Simulations: []int{0, 4}}}
 	var out bytes.Buffer
 	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxTime: 2 * time.Second, Out: &out, NewForwarder: newFwd}
 	if err := Run(context.Background(), opts); err != nil {
@@ -46,8 +46,9 @@ func TestXiangqiSetEvaluation(t *testing.T) {
 			continue
 		}
 		ev = append(ev, i)
-		if len(m.XiangqiSet) != 2 || m.XiangqiSet[0].Simulations != 0 || m.XiangqiSet[1].Simulations != 4 ||
-			m.XiangqiSet[0].Positions != 12 || m.XiangqiValue == nil || m.XiangqiValue.Decided == 0 {
+		set, value := entry[[]xqset.Result](t, m, "xiangqi_set"), entry[*xqset.Value](t, m, "xiangqi_value")
+		if len(set) != 2 || set[0].Simulations != 0 || set[1].Simulations != 4 ||
+			set[0].Positions != 12 || value == nil || value.Decided == 0 {
 			t.Fatalf("evaluation: %+v", m)
 		}
 	}
@@ -73,8 +74,9 @@ func TestXiangqiSetEvaluation(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := xqset.Measure(context.Background(), spec, lines, 1)
-	if err != nil || r.All.Best != final.XiangqiSet[0].Best || r.All.Good != final.XiangqiSet[0].Good || r.All.Blunders != final.XiangqiSet[0].Blunders {
-		t.Fatalf("raw policy measured apart %+v, in the evaluation %+v (%v)", r.All, final.XiangqiSet[0], err)
+	got := entry[[]xqset.Result](t, final, "xiangqi_set")[0]
+	if err != nil || r.All.Best != got.Best || r.All.Good != got.Good || r.All.Blunders != got.Blunders {
+		t.Fatalf("raw policy measured apart %+v, in the evaluation %+v (%v)", r.All, got, err)
 	}
 	if _, err := os.Stat(filepath.Join(run, "plots", "xiangqi-set.png")); err != nil {
 		t.Fatal(err)

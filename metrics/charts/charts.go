@@ -23,6 +23,8 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/arena/measure"
+	_ "github.com/tabula-zero/tabula/arena/measure/all" // the measures' charts
 	"github.com/tabula-zero/tabula/internal/atomicfile"
 	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/rundir"
@@ -38,15 +40,13 @@ type point struct {
 	step                int64
 	generation          int
 	loss, value, policy float64
-	clock               time.Duration      // training time
-	cpu                 time.Duration      // CPU time of the training time
-	elo                 map[string]float64 // by opponent, for generation lines
-	eloCI               map[string]float64 // their 95% half-widths
-	pons                map[string]float64 // optimal-move rate by measure, for evaluation lines
-	oracle              map[string]float64 // the Lion oracle's rates by measure, for evaluation lines
-	xqset               map[string]float64 // the Xiangqi set's rates by measure, for evaluation lines
-	workers             map[string]int     // samples taken in from each remote worker so far
-	best                int                // the best network's generation
+	clock               time.Duration                 // training time
+	cpu                 time.Duration                 // CPU time of the training time
+	elo                 map[string]float64            // by opponent, for generation lines
+	eloCI               map[string]float64            // their 95% half-widths
+	sets                map[string]map[string]float64 // position-set measures' series by measure, for evaluation lines
+	workers             map[string]int                // samples taken in from each remote worker so far
+	best                int                           // the best network's generation
 	lr, gradNorm        float64
 	window              int
 	games, plies        int64 // self-play totals (generation lines)
@@ -73,48 +73,17 @@ func pointOf(m metrics.Metric) point {
 			p.workers[w.Name] = w.Samples
 		}
 	}
-	if len(m.Pons) > 0 {
-		p.pons = map[string]float64{}
-		for _, r := range m.Pons {
-			how := measureName(r.Simulations)
-			p.pons[how] = 100 * r.OptimalRate
-		}
-	}
-	if len(m.LionOracle) > 0 {
-		p.oracle = map[string]float64{}
-		for _, r := range m.LionOracle {
-			how := measureName(r.Simulations)
-			p.oracle[how+": optimal"] = 100 * r.OptimalRate
-			p.oracle[how+": outcome kept"] = 100 * r.OutcomeRate
-		}
-	}
-	if v := m.LionValue; v != nil {
-		if p.oracle == nil {
-			p.oracle = map[string]float64{}
-		}
-		p.oracle["value head: outcome agreed"] = 100 * v.AgreeRate
-	}
-	if len(m.XiangqiSet) > 0 {
-		p.xqset = map[string]float64{}
-		for _, r := range m.XiangqiSet {
-			how := measureName(r.Simulations)
-			p.xqset[how+": best"] = 100 * r.BestRate
-			p.xqset[how+": good"] = 100 * r.GoodRate
-			p.xqset[how+": blunders"] = 100 * r.BlunderRate
-		}
-		if v := m.XiangqiValue; v != nil {
-			p.xqset["value head: the engine's side"] = 100 * v.AgreeRate
+	if len(m.Measures) > 0 {
+		for _, ms := range measure.All() {
+			if _, series := ms.Read(m.Measures); len(series) > 0 {
+				if p.sets == nil {
+					p.sets = map[string]map[string]float64{}
+				}
+				p.sets[ms.Info().Name] = series
+			}
 		}
 	}
 	return p
-}
-
-// measureName names an accuracy measure by its simulations.
-func measureName(sims int) string {
-	if sims > 0 {
-		return fmt.Sprintf("%d simulations", sims)
-	}
-	return "raw policy"
 }
 
 // History is a run's metrics in the compact form the charts draw.
@@ -134,7 +103,15 @@ func ReadHistory(path string) *History {
 
 // Names lists the run's charts in the order the dashboard shows them;
 // each is RUN/plots/NAME.png and the dashboard's NAME.svg.
-var Names = []string{"strength", "strength-gen", "strength-cpu", "pons", "lion-oracle", "xiangqi-set", "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers"}
+// The position-set measures' charts (arena/measure) follow the strength
+// charts, each under its measure's name.
+var Names = func() []string {
+	out := []string{"strength", "strength-gen", "strength-cpu"}
+	for _, m := range measure.All() {
+		out = append(out, m.Info().Name)
+	}
+	return append(out, "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers")
+}()
 
 // WritePNGs writes RUN/plots/NAME.png for every chart the run has data
 // for.
@@ -219,9 +196,7 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 	var total, value, policy, lr, grad plotter.XYs
 	var length, draws, window plotter.XYs
 	gate := map[string]plotter.XYs{}
-	pons := map[string]plotter.XYs{}
-	oracle := map[string]plotter.XYs{}
-	xqset := map[string]plotter.XYs{}
+	sets := map[string]map[string]plotter.XYs{} // by measure, then series
 	workers := map[string]plotter.XYs{}
 	var prev *point
 	for i := range hist {
@@ -254,15 +229,18 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 				workers[w] = append(workers[w], plotter.XY{X: p.clock.Minutes(), Y: float64(n)})
 			}
 		case "evaluation":
-			for how, r := range p.pons {
-				pons[how] = append(pons[how], plotter.XY{X: p.clock.Minutes(), Y: r})
-			}
-			for how, r := range p.oracle {
-				oracle[how] = append(oracle[how], plotter.XY{X: p.clock.Minutes(), Y: r})
-			}
-			// Xiangqi's runs are long and shared: by CPU-hours.
-			for how, r := range p.xqset {
-				xqset[how] = append(xqset[how], plotter.XY{X: p.cpu.Hours(), Y: r})
+			for _, m := range measure.All() {
+				in := m.Info()
+				x := p.clock.Minutes()
+				if in.ByCPU {
+					x = p.cpu.Hours()
+				}
+				for how, r := range p.sets[in.Name] {
+					if sets[in.Name] == nil {
+						sets[in.Name] = map[string]plotter.XYs{}
+					}
+					sets[in.Name][how] = append(sets[in.Name][how], plotter.XY{X: x, Y: r})
+				}
 			}
 		}
 	}
@@ -313,14 +291,15 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 		}
 		out["outcomes"] = p
 	}
-	for _, r := range []struct {
-		name, title, x, y string
-		series            map[string]plotter.XYs
-	}{
-		{"pons", "Connect Four: optimal moves on Pons' positions", "training time (minutes)", "optimal moves (%)", pons},
-		{"lion-oracle", "Catch the Lion: moves judged by the tablebase (the Lion oracle's positions)", "training time (minutes)", "% of positions", oracle},
-		{"xiangqi-set", "Xiangqi: moves judged by Fairy-Stockfish (the Xiangqi set's positions)", "training CPU-hours (train_cpu_s)", "% of positions", xqset},
-	} {
+	for _, m := range measure.All() {
+		in := m.Info()
+		r := struct {
+			name, title, x, y string
+			series            map[string]plotter.XYs
+		}{in.Name, in.Chart, "training time (minutes)", in.YLabel, sets[in.Name]}
+		if in.ByCPU {
+			r.x = "training CPU-hours (train_cpu_s)"
+		}
 		if len(r.series) == 0 {
 			continue
 		}

@@ -29,14 +29,13 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/arena"
-	"github.com/tabula-zero/tabula/arena/lionoracle"
-	"github.com/tabula-zero/tabula/arena/pons"
+	"github.com/tabula-zero/tabula/arena/measure"
+	_ "github.com/tabula-zero/tabula/arena/measure/all" // -pons, -lion-oracle, -xiangqi-set
 	_ "github.com/tabula-zero/tabula/arena/uciplayer"
 	"github.com/tabula-zero/tabula/arena/xqset"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/internal/cliflag"
-	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
@@ -56,9 +55,7 @@ type options struct {
 	json, quiet             bool
 	out, label, run, anchor string
 	ratings                 bool
-	pons                    string
-	lionOracle              string
-	xiangqiSet              string
+	measures                map[string]*string // a position-set measure's file by its name (arena/measure)
 	makeXiangqiSet          int
 	ponsValues              bool
 	positions               int
@@ -87,9 +84,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.run, "run", "", "run directory: matches record into RUN/arena; with -ratings, rate its records")
 	fs.BoolVar(&o.ratings, "ratings", false, "print a Bradley-Terry ratings table over RUN/arena/*.jsonl (needs -run)")
 	fs.StringVar(&o.anchor, "anchor", "", "-ratings: the player held at Elo 0 (default: the first ab: player, else random, else the first by name)")
-	fs.StringVar(&o.pons, "pons", "", "connect4: measure player A's optimal-move rate on this file of Pons positions")
-	fs.StringVar(&o.lionOracle, "lion-oracle", "", "lion: measure player A against perfect play on this Lion test set (embedded: internal/liondata's; heldout: its held-out set)")
-	fs.StringVar(&o.xiangqiSet, "xiangqi-set", "", "xiangqi: measure player A on this set of positions judged by Fairy-Stockfish (embedded: arena/xqset's)")
+	o.measures = map[string]*string{}
+	for _, m := range measure.All() {
+		in := m.Info()
+		o.measures[in.Name] = fs.String(in.Name, "", in.Flag)
+	}
 	fs.IntVar(&o.makeXiangqiSet, "make-xiangqi-set", 0, "write a set of `N` Xiangqi positions judged by Fairy-Stockfish to stdout (with -seed; docs/arena.md)")
 	fs.IntVar(&o.positions, "positions", 0, "-pons, -lion-oracle, -xiangqi-set: use the first N positions (0: all)")
 	fs.BoolVar(&o.ponsValues, "pons-values", false, "-pons: also judge player A's value head on every move's position (net players)")
@@ -127,12 +126,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch {
 	case o.ratings:
 		return runRatings(o, stdout)
-	case o.pons != "":
-		return runPons(ctx, o, stdout)
-	case o.lionOracle != "":
-		return runLionOracle(ctx, o, stdout)
-	case o.xiangqiSet != "":
-		return runXiangqiSet(ctx, o, stdout)
+	case o.measure() != nil:
+		return runMeasure(ctx, o, o.measure(), stdout)
 	case o.makeXiangqiSet > 0:
 		return makeXiangqiSet(ctx, o, stdout, stderr)
 	}
@@ -302,106 +297,31 @@ func runRatings(o options, stdout io.Writer) error {
 	return arena.WriteRatings(stdout, rows, anchor)
 }
 
-func runPons(ctx context.Context, o options, stdout io.Writer) error {
-	if o.variant != "connect4" {
-		return errors.New("-pons needs -variant connect4")
-	}
-	if o.a == "" {
-		return errors.New("-pons needs the player as -a SPEC")
-	}
-	if o.positions < 0 {
-		return fmt.Errorf("-positions %d", o.positions)
-	}
-	p, err := arena.ParsePlayer(o.a, o.variant)
-	if err != nil {
-		return err
-	}
-	if o.ponsValues && p.Kind != arena.KindNet && p.Kind != arena.KindABZero {
-		return fmt.Errorf("-pons-values needs a network player as -a, not %q", o.a)
-	}
-	f, _, err := inputfile.Open(o.pons, "Pons set", 256<<20)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	lines, err := pons.Read(f, o.positions)
-	if err != nil {
-		return err
-	}
-	acc, err := pons.Measure(ctx, p, lines, o.concurrency)
-	if err != nil {
-		return err
-	}
-	var vo *pons.ValueOrder
-	if o.ponsValues {
-		ev, err := p.Evaluator()
-		if err != nil {
-			return err
+// measure is the position-set measure whose flag is given (nil: none).
+func (o options) measure() measure.Measure {
+	for _, m := range measure.All() {
+		if *o.measures[m.Info().Name] != "" {
+			return m
 		}
-		v, err := pons.MeasureValues(ctx, ev, lines)
-		if err != nil {
-			return err
-		}
-		vo = &v
-	}
-	if o.json {
-		out := map[string]any{"player": p.Name(), "file": o.pons, "positions": acc.Positions,
-			"optimal": acc.Optimal, "outcome_kept": acc.OutcomeKept, "optimal_rate": acc.OptimalRate(), "outcome_rate": acc.OutcomeRate()}
-		if vo != nil {
-			out["value_greedy_optimal"], out["value_greedy_kept"] = vo.GreedyOptimal, vo.GreedyKept
-			out["value_pairs"], out["value_ordered"], out["value_ordered_rate"] = vo.Pairs, vo.Ordered, vo.OrderedRate()
-		}
-		j, err := json.Marshal(out)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", j)
-		return err
-	}
-	fmt.Fprintf(stdout, "%s on %s: %d positions\n", p.Name(), o.pons, acc.Positions)
-	fmt.Fprintf(stdout, "outcome kept: %d/%d (%.1f%%)\n", acc.OutcomeKept, acc.Positions, 100*acc.OutcomeRate())
-	fmt.Fprintf(stdout, "optimal: %d/%d\n", acc.Optimal, acc.Positions)
-	if vo != nil {
-		fmt.Fprintf(stdout, "value head, the move to its best child: optimal %d/%d, outcome kept %d/%d\n", vo.GreedyOptimal, vo.Positions, vo.GreedyKept, vo.Positions)
-		fmt.Fprintf(stdout, "value head, outcome-keeping moves of different exact scores ordered right: %d/%d (%.1f%%; 50%%: no sense of how soon)\n", vo.Ordered, vo.Pairs, 100*vo.OrderedRate())
 	}
 	return nil
 }
 
-func runLionOracle(ctx context.Context, o options, stdout io.Writer) error {
-	if o.variant != "lion" {
-		return errors.New("-lion-oracle needs -variant lion")
+// runMeasure measures player A on the positions of the measure's flag.
+func runMeasure(ctx context.Context, o options, m measure.Measure, stdout io.Writer) error {
+	in := m.Info()
+	if o.variant != in.Game {
+		return fmt.Errorf("-%s needs -variant %s", in.Name, in.Game)
 	}
 	if o.a == "" {
-		return errors.New("-lion-oracle needs the player as -a SPEC")
+		return fmt.Errorf("-%s needs the player as -a SPEC", in.Name)
 	}
 	p, err := arena.ParsePlayer(o.a, o.variant)
 	if err != nil {
 		return err
 	}
-	file := o.lionOracle
-	if file == "embedded" {
-		file = ""
-	}
-	return lionoracle.Run(ctx, stdout, lionoracle.Options{Player: p, File: file, Positions: o.positions, Concurrency: o.concurrency, JSON: o.json})
-}
-
-func runXiangqiSet(ctx context.Context, o options, stdout io.Writer) error {
-	if o.variant != "xiangqi" {
-		return errors.New("-xiangqi-set needs -variant xiangqi")
-	}
-	if o.a == "" {
-		return errors.New("-xiangqi-set needs the player as -a SPEC")
-	}
-	p, err := arena.ParsePlayer(o.a, o.variant)
-	if err != nil {
-		return err
-	}
-	file := o.xiangqiSet
-	if file == "embedded" {
-		file = ""
-	}
-	return xqset.Run(ctx, stdout, xqset.Options{Player: p, File: file, Positions: o.positions, Concurrency: o.concurrency, JSON: o.json})
+	return m.Run(ctx, stdout, measure.Options{Player: p, File: *o.measures[in.Name], Positions: o.positions,
+		Concurrency: o.concurrency, JSON: o.json, Values: o.ponsValues})
 }
 
 // makeXiangqiSet writes a set of positions judged by Fairy-Stockfish
