@@ -513,7 +513,7 @@ func NetSpec(c *Config) (net.Spec, error) {
 }
 
 // Evaluation measures the run's best network against fixed anchors at an
-// interval of training time: the learning benchmark's points (docs/notebook/training.md).
+// interval of training time: the learning benchmark's points (docs/notebook/learning-benchmark.md).
 // The trainer's clock stops while it evaluates, so the cost of measuring
 // does not change what a run of a given length learns.
 type Evaluation struct {
