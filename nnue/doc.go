@@ -33,4 +33,8 @@
 // a ply with the pieces the move changed, computed lazily when Evaluate
 // asks (from the nearest computed entry below it, or from scratch for a
 // perspective whose general moved).
+//
+// Shipped is the network that ships with tabula (models/xiangqi.nnue,
+// checked against models/SHA256SUMS), what the learned evaluation
+// searches with when no file is named.
 package nnue
