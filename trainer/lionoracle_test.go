@@ -38,7 +38,7 @@ func TestLionOracleEvaluation(t *testing.T) {
 	cfg.Gating.Matches = nil
 	cfg.Evaluation = configs.Evaluation{Every: time.Hour, LionOracle: &configs.EvalSet{Positions: 30, Simulations: []int{0, 4}}}
 	var out bytes.Buffer
-	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxTime: 2 * time.Second, Out: &out, NewForwarder: newFwd}
+	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 1, Out: &out, NewForwarder: newFwd}
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}

@@ -35,7 +35,7 @@ func TestXiangqiSetEvaluation(t *testing.T) {
 	cfg.Gating.Matches = nil
 	cfg.Evaluation = configs.Evaluation{Every: time.Hour, XiangqiSet: &configs.EvalSet{Positions: 12, Simulations: []int{0, 4}}}
 	var out bytes.Buffer
-	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxTime: 2 * time.Second, Out: &out, NewForwarder: newFwd}
+	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 1, Out: &out, NewForwarder: newFwd}
 	if err := Run(context.Background(), opts); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
