@@ -57,7 +57,7 @@ func TestLearnedEvalMatches(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := pl.(*abzeroPlayer).mv.Config().Eval != nil; got != want {
+		if got := pl.(*specPlayer).mv.ABZero().Config().Eval != nil; got != want {
 			t.Errorf("%s: the alpha-beta half has an evaluation of its own: %v, want %v", s, got, want)
 		}
 	}
@@ -101,7 +101,7 @@ func learnedABPlayer(t *testing.T, specText, file string, net *nnue.Net) {
 			t.Fatal(err)
 		}
 	}
-	if a, b := players[0].(*abPlayer).net, players[1].(*abPlayer).net; a == nil || a != b || a != learned.evalNet {
+	if a, b := players[0].(*specPlayer).mv.EvalNet(), players[1].(*specPlayer).mv.EvalNet(); a == nil || a != b || a != learned.evalNet {
 		t.Fatal("the spec's players do not share its network")
 	}
 	pc, err := classical.New()
@@ -122,7 +122,7 @@ func learnedABPlayer(t *testing.T, specText, file string, net *nnue.Net) {
 		}
 		nodes := players[0].(EffortCounter).LastEffort()
 
-		s, err := alphabeta.New(learned.abOpts)
+		s, err := alphabeta.New(learned.play.AlphaBeta)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func learnedABPlayer(t *testing.T, specText, file string, net *nnue.Net) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		direct := s.Search(context.Background(), w, learned.limits, nil)
+		direct := s.Search(context.Background(), w, learned.play.ABLimits(), nil)
 		if got != direct.Move || nodes != int64(direct.Nodes) {
 			t.Errorf("ply %d: the player plays %s in %d nodes, alpha-beta on nnue.Wrap %s in %d", ply, p.FormatMove(got), nodes, p.FormatMove(direct.Move), direct.Nodes)
 		}

@@ -1,27 +1,22 @@
 package arena
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
-	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
-	"github.com/tabula-zero/tabula/game/xiangqi"
 	"github.com/tabula-zero/tabula/internal/kvlist"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
-	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/nnue"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rollout"
 	"github.com/tabula-zero/tabula/rundir"
 )
@@ -60,20 +55,12 @@ var ErrForfeit = errors.New("arena: forfeit")
 // Player kinds.
 const (
 	KindRandom = "random"
-	KindAB     = "ab"
-	KindNet    = "net"
-	KindABZero = "abzero"
+	KindAB     = player.KindAB
+	KindNet    = player.KindNet
+	KindABZero = player.KindABZero
 	KindMCTS   = "mcts"
 	KindCustom = "custom" // NewFuncSpec
 )
-
-// retiredKeys are the spec keys, by kind, of switches that were measured
-// and retired (docs/retired.md): a spec that still has one is told so.
-var retiredKeys = map[string][]string{
-	KindAB:     alphabeta.RetiredFeatures,
-	KindNet:    {"discount"},
-	KindABZero: append([]string{"discount"}, alphabeta.RetiredFeatures...),
-}
 
 // SpecUsage lists the player spec forms for a command's -h text.
 const SpecUsage = `player specs (-a, -b):
@@ -112,11 +99,14 @@ every kind also takes name=NAME (the name in results)`
 // Every kind also takes name=NAME (the name in results; default: the spec
 // text). FILE is a checkpoint file or a run directory (its best
 // checkpoint). movetime takes milliseconds or a Go duration ("500ms").
-// net sims default to 200; sims=0 plays the raw policy (argmax prior).
-// c_init=C and fpu=F override the search's exploration constant and
-// first-play urgency reduction (search.c_init and search.fpu_reduction;
-// defaults mcts.DefaultConfig's), so a network's test-time search can be
-// tuned without a run config.
+// ab:, net: and abzero: are package player's specs (player.Parse): their
+// keys, defaults and ranges are declared once in player.Knobs, which the
+// engine's options and the dashboard's Play page share. net sims default
+// to 200; sims=0 plays the raw policy (argmax prior). c_init=C and fpu=F
+// override the search's exploration constant and first-play urgency
+// reduction (search.c_init and search.fpu_reduction; defaults
+// mcts.DefaultConfig's), so a network's test-time search can be tuned
+// without a run config.
 // mcts is network-free MCTS with random playouts to the end of the game.
 // tb (Catch the Lion only) plays an optimal move of the tablebase FILE,
 // one drawn from the game's seed among equals (tb_player.go).
@@ -131,28 +121,16 @@ type Spec struct {
 	Game string
 
 	name string
-	// alpha-beta
-	limits alphabeta.Limits
-	abOpts alphabeta.Options
+	// play is the searching players' spec (ab, net, abzero; mcts reads
+	// its sims and search constants).
+	play *player.Spec
 	// evalNet is the learned evaluation alpha-beta searches with (nil:
 	// the game's own), shared read-only by the spec's players.
 	evalNet  *nnue.Net
 	evalFile string
-	// network
-	file   string
-	params *net.Params
-	base   *infer.Net   // cloned per player
-	enc    game.Encoder // the network's encoding of positions
-	sims   int
-	gumbel bool
-	// moveTime bounds each search of a net player (movetime=); sims
-	// then bounds it too when given, 0 leaving the time alone.
-	moveTime time.Duration
-	search   *mcts.Config // NetOptions.Search (nil: defaults)
-	// precision of the network's tower (infer.Precisions; "": auto, the
-	// faster of fp32 and int8 on this CPU).
-	precision string
-	m         float64
+	// network is the network laid out for play (net, abzero), cloned per
+	// player.
+	network *player.Network
 	// custom players (NewFuncSpec)
 	newPlayer func() (Player, error)
 	// interactive players (a person) play one game at a time
@@ -184,9 +162,9 @@ var (
 func init() {
 	for kind, parse := range map[string]func(s *Spec, g game.Game, kv map[string]string, pos []string) error{
 		KindRandom: func(s *Spec, _ game.Game, kv map[string]string, pos []string) error { return s.parseRandom(kv, pos) },
-		KindAB:     (*Spec).parseAB,
-		KindNet:    (*Spec).parseNet,
-		KindABZero: (*Spec).parseABZero,
+		KindAB:     (*Spec).parsePlayer,
+		KindNet:    (*Spec).parsePlayer,
+		KindABZero: (*Spec).parsePlayer,
 		KindMCTS:   func(s *Spec, _ game.Game, kv map[string]string, pos []string) error { return s.parseMCTS(kv, pos) },
 	} {
 		RegisterKind(kind, builtin(kind, parse))
@@ -259,18 +237,16 @@ func (s *Spec) Name() string { return s.name }
 
 // Network returns the loaded network parameters (nil for network-free
 // players).
-func (s *Spec) Network() *net.Params { return s.params }
+func (s *Spec) Network() *net.Params {
+	if s.network == nil {
+		return nil
+	}
+	return s.network.Params
+}
 
-// DefaultSims is the simulation count of net players without sims=.
-const DefaultSims = 200
-
-// defaultHashMiB is the alpha-beta table of arena players: matches run
-// two players per worker, several workers at once.
-const defaultHashMiB = 16
-
-// maxABThreads bounds an ab player's threads= (Lazy SMP search threads;
-// the default, one, keeps its games deterministic).
-const maxABThreads = 64
+// DefaultSims is the simulation count of net players without sims=
+// (player.Knobs' sims).
+var DefaultSims = player.DefaultInt(player.KnobSims)
 
 // ParsePlayer reads a player spec for the named game, checking kinds,
 // keys and numbers and loading networks (a missing or wrong-game file is
@@ -337,7 +313,7 @@ func splitArgs(text, rest string) (map[string]string, []string, error) {
 func (s *Spec) keys(kv map[string]string, allowed ...string) error {
 	for k := range kv {
 		if !slices.Contains(allowed, k) {
-			if slices.Contains(retiredKeys[s.Kind], k) {
+			if slices.Contains(player.RetiredKeys[s.Kind], k) {
 				return fmt.Errorf("arena: player %q: %s= was retired (docs/retired.md)", s.Text, k)
 			}
 			return fmt.Errorf("arena: player %q: unknown key %q for %s (valid: %s)", s.Text, k, s.Kind, strings.Join(append(allowed, "name"), ", "))
@@ -375,265 +351,22 @@ func (s *Spec) parseRandom(kv map[string]string, pos []string) error {
 	return s.keys(kv)
 }
 
-// parseABOptions reads algo=, hash= and the search features (FEATURE=on|off)
-// over base.
-func (s *Spec) parseABOptions(base alphabeta.Options, kv map[string]string) error {
-	s.abOpts = base
-	s.abOpts.HashMiB = defaultHashMiB
-	if a, ok := kv["algo"]; ok {
-		if !slices.Contains(alphabeta.Algorithms, a) {
-			return fmt.Errorf("arena: player %q: unknown algo %q (valid: %s)", s.Text, a, strings.Join(alphabeta.Algorithms, ", "))
-		}
-		s.abOpts.Algorithm = a
-	}
-	h, ok, err := s.intArg(kv, "hash", 1, 65536)
-	if err != nil {
-		return err
-	}
-	if ok {
-		s.abOpts.HashMiB = h
-	}
-	for _, name := range alphabeta.FeatureNames() {
-		v, ok := kv[name]
-		if !ok {
-			continue
-		}
-		if v != "on" && v != "off" {
-			return fmt.Errorf("arena: player %q: %s=%q is neither on nor off", s.Text, name, v)
-		}
-		if err := s.abOpts.Set(name, v == "on"); err != nil {
-			return fmt.Errorf("arena: player %q: %w", s.Text, err)
-		}
-	}
-	return nil
-}
-
-// abKeys are the keys of the alpha-beta options every kind running
-// alpha-beta takes.
-func abKeys(more ...string) []string {
-	return append(append([]string{"algo", "hash", "eval", "evalfile"}, alphabeta.FeatureNames()...), more...)
-}
-
-// Values of eval=.
-const (
-	evalClassical = "classical"
-	evalLearned   = "learned"
-)
-
-// parseEval reads eval= and evalfile= and loads the learned network.
-// evalfile= without eval=learned is refused rather than ignored: a spec
-// naming a network would otherwise play the classical evaluation
-// unnoticed.
-func (s *Spec) parseEval(g game.Game, kv map[string]string) error {
-	ev, hasEval := kv["eval"]
-	file, hasFile := kv["evalfile"]
-	switch {
-	case ev == evalLearned:
-	case hasEval && ev != evalClassical:
-		return fmt.Errorf("arena: player %q: eval=%q (valid: %s, %s)", s.Text, ev, evalClassical, evalLearned)
-	case hasFile:
-		return fmt.Errorf("arena: player %q: evalfile= needs eval=learned", s.Text)
-	default:
-		return nil
-	}
-	if g.Name != xiangqi.Name {
-		return fmt.Errorf("arena: player %q: eval=learned is Xiangqi's evaluation, not %s's", s.Text, g.Name)
-	}
-	if file == "" {
-		// The shipped network (models/xiangqi.nnue), decoded once per
-		// process.
-		n, m, err := nnue.Shipped()
-		if err != nil {
-			return fmt.Errorf("arena: player %q: eval=learned without evalfile=FILE: %w", s.Text, err)
-		}
-		s.evalNet, s.evalFile = n, m.String()
-		return nil
-	}
-	n, err := nnue.Load(file)
+// parsePlayer reads an ab:, net: or abzero: spec through package player
+// and loads what it plays with: the learned evaluation and the network,
+// once for all the spec's players.
+func (s *Spec) parsePlayer(g game.Game, kv map[string]string, pos []string) error {
+	ps, err := player.Parse(s.Kind, g.Name, kv, pos)
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	s.evalNet, s.evalFile = n, file
-	return nil
-}
-
-func (s *Spec) checkAlphaBeta(g game.Game) error {
-	p, err := g.New(nil)
-	if err != nil {
-		return fmt.Errorf("arena: %w", err)
+	s.play = ps
+	if s.evalNet, s.evalFile, err = ps.LoadEval(); err != nil {
+		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	if _, ok := p.(alphabeta.Position); !ok {
-		return fmt.Errorf("arena: player %q: game %s has no alpha-beta support", s.Text, g.Name)
+	if ps.Network == "" {
+		return nil
 	}
-	return nil
-}
-
-func (s *Spec) parseAB(g game.Game, kv map[string]string, pos []string) error {
-	if err := s.noPositional(pos); err != nil {
-		return err
-	}
-	if err := s.keys(kv, abKeys("depth", "movetime", "nodes", "threads")...); err != nil {
-		return err
-	}
-	if err := s.parseABOptions(alphabeta.DefaultOptionsFor(g.Name), kv); err != nil {
-		return err
-	}
-	th, ok, err := s.intArg(kv, "threads", 1, maxABThreads)
-	if err != nil {
-		return err
-	}
-	if ok {
-		s.abOpts.Threads = th
-	}
-	d, _, err := s.intArg(kv, "depth", 1, alphabeta.MaxDepth)
-	if err != nil {
-		return err
-	}
-	s.limits.Depth = d
-	if v, ok := kv["nodes"]; ok {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || n == 0 {
-			return fmt.Errorf("arena: player %q: nodes=%q is not a positive integer", s.Text, v)
-		}
-		s.limits.Nodes = n
-	}
-	if v, ok := kv["movetime"]; ok {
-		t, err := parseMoveTime(v)
-		if err != nil {
-			return fmt.Errorf("arena: player %q: %w", s.Text, err)
-		}
-		s.limits.Time = t
-	}
-	if s.limits.Depth == 0 && s.limits.Nodes == 0 && s.limits.Time == 0 {
-		return fmt.Errorf("arena: player %q: ab needs depth=N, movetime=MS or nodes=N", s.Text)
-	}
-	if err := s.checkAlphaBeta(g); err != nil {
-		return err
-	}
-	return s.parseEval(g, kv)
-}
-
-// parseMoveTime reads milliseconds ("500") or a duration ("500ms", "2s").
-func parseMoveTime(v string) (time.Duration, error) {
-	var t time.Duration
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		t = time.Duration(n) * time.Millisecond
-	} else if t, err = time.ParseDuration(v); err != nil {
-		return 0, fmt.Errorf("movetime=%q is neither milliseconds nor a duration", v)
-	}
-	if t <= 0 || t > 24*time.Hour {
-		return 0, fmt.Errorf("movetime=%q out of range (0, 24h]", v)
-	}
-	return t, nil
-}
-
-// parseSearch reads sims=, search=, precision=, c_init= and fpu=.
-func (s *Spec) parseSearch(kv map[string]string, defSims int) error {
-	s.sims = defSims
-	n, ok, err := s.intArg(kv, "sims", 0, 10_000_000)
-	if err != nil {
-		return err
-	}
-	if ok {
-		s.sims = n
-	}
-	switch v, ok := kv["search"]; {
-	case !ok, v == "puct":
-	case v == "gumbel":
-		s.gumbel = true
-	default:
-		return fmt.Errorf("arena: player %q: search=%q (valid: puct, gumbel)", s.Text, v)
-	}
-	if v, ok := kv["precision"]; ok {
-		if !slices.Contains(infer.Precisions, v) {
-			return fmt.Errorf("arena: player %q: precision=%q (valid: %s)", s.Text, v, strings.Join(infer.Precisions, ", "))
-		}
-		s.precision = v
-	}
-	_, hasCInit := kv["c_init"]
-	_, hasFPU := kv["fpu"]
-	if !hasCInit && !hasFPU {
-		return nil // s.search stays nil: SearchConfig's defaults
-	}
-	c := s.SearchConfig()
-	if err := s.floatArg(kv, "c_init", 0, true, &c.CInit); err != nil {
-		return err
-	}
-	if err := s.floatArg(kv, "fpu", 0, false, &c.FPUReduction); err != nil {
-		return err
-	}
-	s.search = &c
-	return nil
-}
-
-func (s *Spec) parseNet(g game.Game, kv map[string]string, pos []string) error {
-	if err := s.keys(kv, "sims", "search", "c_init", "fpu", "precision", "file", "movetime"); err != nil {
-		return err
-	}
-	file, hasFile := kv["file"]
-	switch {
-	case len(pos) == 1 && !hasFile:
-		file = pos[0]
-	case len(pos) == 0 && hasFile:
-	case len(pos) == 0:
-		return fmt.Errorf("arena: player %q: net needs a checkpoint file (net:FILE)", s.Text)
-	default:
-		return fmt.Errorf("arena: player %q: unexpected argument %q", s.Text, pos[len(pos)-1])
-	}
-	if err := s.parseSearch(kv, DefaultSims); err != nil {
-		return err
-	}
-	if v, ok := kv["movetime"]; ok {
-		t, err := parseMoveTime(v)
-		if err != nil {
-			return fmt.Errorf("arena: player %q: %w", s.Text, err)
-		}
-		if s.gumbel {
-			return fmt.Errorf("arena: player %q: movetime needs search=puct (Gumbel search fixes its simulations in advance)", s.Text)
-		}
-		s.moveTime = t
-		if _, ok := kv["sims"]; !ok {
-			s.sims = 0 // the time alone bounds the search
-		}
-	}
-	return s.load(g, file)
-}
-
-func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) error {
-	if err := s.noPositional(pos); err != nil {
-		return err
-	}
-	if err := s.keys(kv, abKeys("net", "m", "depth", "sims", "search", "c_init", "fpu", "precision")...); err != nil {
-		return err
-	}
-	for _, k := range []string{"net", "m", "depth"} {
-		if _, ok := kv[k]; !ok {
-			return fmt.Errorf("arena: player %q: abzero needs net=FILE, m=W and depth=N (%s missing)", s.Text, k)
-		}
-	}
-	m, err := strconv.ParseFloat(kv["m"], 64)
-	if err != nil || math.IsNaN(m) || math.IsInf(m, 0) || m < 0 {
-		return fmt.Errorf("arena: player %q: m=%q is not a number >= 0", s.Text, kv["m"])
-	}
-	s.m = m
-	if s.limits.Depth, _, err = s.intArg(kv, "depth", 1, alphabeta.MaxDepth); err != nil {
-		return err
-	}
-	// The blend's alpha-beta searches as ab: does, with the game's
-	// pruning set (engine.Searcher's abzero mover says why).
-	if err := s.parseABOptions(alphabeta.DefaultOptionsFor(g.Name), kv); err != nil {
-		return err
-	}
-	if err := s.parseSearch(kv, DefaultSims); err != nil {
-		return err
-	}
-	if err := s.checkAlphaBeta(g); err != nil {
-		return err
-	}
-	if err := s.parseEval(g, kv); err != nil {
-		return err
-	}
-	return s.load(g, kv["net"])
+	return s.load(g, ps.Network)
 }
 
 func (s *Spec) parseMCTS(kv map[string]string, pos []string) error {
@@ -646,38 +379,25 @@ func (s *Spec) parseMCTS(kv map[string]string, pos []string) error {
 	if _, ok := kv["sims"]; !ok {
 		return fmt.Errorf("arena: player %q: mcts needs sims=N", s.Text)
 	}
-	if err := s.parseSearch(kv, 0); err != nil {
-		return err
+	s.play = player.Default(player.KindNet, s.Game)
+	if err := s.play.SetSearch(kv); err != nil {
+		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	if s.sims < 1 {
+	if s.play.Sims < 1 {
 		return fmt.Errorf("arena: player %q: mcts needs sims >= 1", s.Text)
 	}
 	return nil
 }
 
-// load reads a checkpoint (or a run directory's best one) for game g.
-// The network may have any of g's encoders.
+// load reads a checkpoint (or a run directory's best one) for game g,
+// laid out in the spec's precision. The network may have any of g's
+// encoders.
 func (s *Spec) load(g game.Game, file string) error {
-	c, file, g, err := rundir.LoadPlayable(file, g)
+	n, err := player.LoadNetwork(file, g, s.play.Precision, 1)
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	return s.setNetwork(file, c.Params, g)
-}
-
-// setNetwork lays p out for play in s.precision (g, in the network's
-// encoding, calibrates an 8-bit tower).
-func (s *Spec) setNetwork(file string, p *net.Params, g game.Game) error {
-	start, err := g.New(nil)
-	if err != nil {
-		return fmt.Errorf("arena: player %q: %w", s.Text, err)
-	}
-	precision := cmp.Or(s.precision, infer.Auto)
-	n, err := infer.NewPrecision(p, 1, precision, start, g.Encoder)
-	if err != nil {
-		return fmt.Errorf("arena: player %q: %w", s.Text, err)
-	}
-	s.file, s.params, s.base, s.enc = file, p, n, g.Encoder
+	s.network = n
 	return nil
 }
 
@@ -707,10 +427,13 @@ func NewNetSpec(name, gameName string, p *net.Params, o NetOptions) (*Spec, erro
 	if o.Sims < 0 {
 		return nil, fmt.Errorf("arena: player %q: %d simulations", name, o.Sims)
 	}
-	s := &Spec{Text: name, Kind: KindNet, Game: g.Name, name: name, sims: o.Sims, gumbel: o.Gumbel}
+	s := &Spec{Text: name, Kind: KindNet, Game: g.Name, name: name, play: player.Default(KindNet, g.Name)}
+	s.play.Sims, s.play.MCTS.Gumbel = o.Sims, o.Gumbel
 	if o.Search != nil {
-		c := *o.Search
-		s.search, s.gumbel = &c, c.Gumbel
+		s.play.MCTS = *o.Search
 	}
-	return s, s.setNetwork("", p, g)
+	if s.network, err = player.NewNetwork("", p, g, s.play.Precision, 1); err != nil {
+		return nil, fmt.Errorf("arena: player %q: %w", name, err)
+	}
+	return s, nil
 }

@@ -14,6 +14,7 @@ import (
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
 	"github.com/tabula-zero/tabula/internal/testnet"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rollout"
 	"github.com/tabula-zero/tabula/rundir"
 )
@@ -282,9 +283,9 @@ func TestABFeatures(t *testing.T) {
 			t.Fatalf("%q: %v", c.spec, err)
 		}
 		want := c.want
-		want.HashMiB = defaultHashMiB
-		if s.abOpts != want {
-			t.Errorf("%q for %s: options %+v, want %+v", c.spec, c.game, s.abOpts, want)
+		want.HashMiB = player.DefaultInt(player.KnobHash)
+		if s.play.AlphaBeta != want {
+			t.Errorf("%q for %s: options %+v, want %+v", c.spec, c.game, s.play.AlphaBeta, want)
 		}
 	}
 	if alphabeta.DefaultOptionsFor("xiangqi") == alphabeta.DefaultOptions() {

@@ -4,13 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"time"
 
-	"github.com/tabula-zero/tabula/abzero"
-	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/mcts"
-	"github.com/tabula-zero/tabula/nnue"
+	"github.com/tabula-zero/tabula/player"
 )
 
 // New makes a player from the spec. Players made from one spec share the
@@ -27,39 +24,22 @@ func (s *Spec) New() (Player, error) {
 		return &randomPlayer{name: s.name}, nil
 	case KindTB:
 		return &tbPlayer{name: s.name, t: s.table}, nil
-	case KindAB:
-		ab, err := alphabeta.New(s.abOpts)
+	case KindAB, KindNet, KindABZero:
+		var ev mcts.Evaluator
+		if s.Kind != KindAB {
+			var err error
+			if ev, err = s.Evaluator(); err != nil {
+				return nil, err
+			}
+		}
+		mv, err := s.play.NewMover(ev, s.evalNet)
 		if err != nil {
 			return nil, fmt.Errorf("arena: %w", err)
 		}
-		return &abPlayer{name: s.name, s: ab, lim: s.limits, net: s.evalNet}, nil
-	case KindNet:
-		ev, err := s.Evaluator()
-		if err != nil {
-			return nil, err
-		}
-		return &mctsPlayer{name: s.name, sims: s.sims, moveTime: s.moveTime, mc: mcts.NewMover(s.SearchConfig(), ev, 0)}, nil
+		return &specPlayer{name: s.name, mv: mv}, nil
 	case KindMCTS:
 		ev := &rolloutEval{}
-		return &mctsPlayer{name: s.name, sims: s.sims, mc: mcts.NewMover(s.SearchConfig(), ev, 0), rollout: ev}, nil
-	case KindABZero:
-		ev, err := s.Evaluator()
-		if err != nil {
-			return nil, err
-		}
-		cfg := abzero.DefaultConfig(s.m, s.limits.Depth, s.sims)
-		cfg.MCTS = s.SearchConfig()
-		cfg.AlphaBeta = s.abOpts
-		if net := s.evalNet; net != nil {
-			// The blend's alpha-beta half evaluates with the learned
-			// network; its MCTS half keeps the plain position.
-			cfg.Eval = func(p game.Position) (alphabeta.Position, error) { return nnue.Wrap(net, p) }
-		}
-		mv, err := abzero.New(cfg, ev, 0)
-		if err != nil {
-			return nil, fmt.Errorf("arena: %w", err)
-		}
-		return &abzeroPlayer{name: s.name, mv: mv}, nil
+		return &mctsPlayer{name: s.name, sims: s.play.Sims, mc: mcts.NewMover(s.SearchConfig(), ev, 0), rollout: ev}, nil
 	}
 	if isRolloutKind(s.Kind) && s.newPlayer != nil { // rollout_players.go
 		return s.newPlayer()
@@ -70,24 +50,26 @@ func (s *Spec) New() (Player, error) {
 // Evaluator returns a new evaluator of the spec's network (net and
 // abzero specs): its value and policy without a search.
 func (s *Spec) Evaluator() (*mcts.NetEvaluator, error) {
-	if s.base == nil {
+	if s.network == nil {
 		return nil, fmt.Errorf("arena: player %q has no network", s.Text)
 	}
-	return mcts.NewNetEvaluator(s.base.Clone(), s.enc), nil
+	return s.network.Evaluator(), nil
 }
 
 // SearchConfig is the MCTS constants the spec's network or mcts players
-// search with: NetOptions.Search when given, else the defaults (with
-// Gumbel as the spec says; c_init= and fpu= make a NetOptions.Search of
-// their own). The arena's players never add root noise.
+// search with: NetOptions.Search when given, else the defaults with
+// search=, c_init= and fpu= applied (player.Spec.MCTS). The arena's
+// players never add root noise.
 func (s *Spec) SearchConfig() mcts.Config {
-	if s.search != nil {
-		return *s.search
+	if s.play == nil {
+		return mcts.DefaultConfig()
 	}
-	c := mcts.DefaultConfig()
-	c.Gumbel = s.gumbel
-	return c
+	return s.play.MCTS
 }
+
+// Play returns the spec of package player an ab:, net: or abzero: spec
+// plays (nil for other kinds).
+func (s *Spec) Play() *player.Spec { return s.play }
 
 // randomPlayer plays uniformly random legal moves, seeded per game.
 type randomPlayer struct {
@@ -111,58 +93,45 @@ func (r *randomPlayer) Move(_ context.Context, p game.Position, _ []game.Move) (
 	return ms[r.rng.IntN(len(ms))], nil
 }
 
-// abPlayer searches with alpha-beta; its table is cleared every game.
-type abPlayer struct {
-	name  string
-	s     *alphabeta.Searcher
-	lim   alphabeta.Limits
-	net   *nnue.Net // the learned evaluation (nil: the game's own)
-	nodes int64     // the last search's
+// specPlayer plays a spec of package player (ab, net, abzero).
+type specPlayer struct {
+	name string
+	mv   *player.Mover
+	done int64 // the last move's effort
 }
 
-func (a *abPlayer) Name() string      { return a.name }
-func (a *abPlayer) LastEffort() int64 { return a.nodes }
-func (a *abPlayer) Close() error      { return nil }
+func (a *specPlayer) Name() string { return a.name }
+func (a *specPlayer) Close() error { return nil }
 
-func (a *abPlayer) NewGame(game.Position, uint64) error {
-	a.s.Clear()
+// LastEffort is the last move's nodes (ab) or simulations (net; the
+// blend's MCTS, its alpha-beta search not counted).
+func (a *specPlayer) LastEffort() int64 { return a.done }
+
+func (a *specPlayer) NewGame(_ game.Position, seed uint64) error {
+	a.mv.NewGame(seed)
 	return nil
 }
 
-func (a *abPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
-	ap, ok := p.(alphabeta.Position)
-	if !ok {
-		return game.NoMove, fmt.Errorf("arena: %s: game %s has no alpha-beta support", a.name, p.Game())
-	}
-	if a.net != nil {
-		// A fresh wrapper a move: its accumulators start from the
-		// position as it is.
-		w, err := nnue.Wrap(a.net, p)
-		if err != nil {
-			return game.NoMove, fmt.Errorf("arena: %s: %w", a.name, err)
+func (a *specPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
+	r, err := a.mv.Move(ctx, p)
+	if err != nil {
+		if ctx.Err() != nil {
+			return game.NoMove, err
 		}
-		ap = w
+		return game.NoMove, fmt.Errorf("arena: %s: %w", a.name, err)
 	}
-	res := a.s.Search(ctx, ap, a.lim, nil)
-	a.nodes = int64(res.Nodes)
-	if err := ctx.Err(); err != nil {
-		return game.NoMove, err
-	}
-	if res.Move == game.NoMove {
-		return game.NoMove, fmt.Errorf("arena: %s: no move in %s", a.name, p)
-	}
-	return res.Move, nil
+	a.done = r.Effort
+	return r.Move, nil
 }
 
-// mctsPlayer plays the most visited move of an MCTS search (no noise,
-// temperature 0), keeping its tree between moves.
+// mctsPlayer plays the most visited move of an MCTS search with random
+// playouts (no noise, temperature 0), keeping its tree between moves.
 type mctsPlayer struct {
-	name     string
-	sims     int
-	moveTime time.Duration // > 0: each search ends when it is up (and at sims when sims > 0)
-	mc       *mcts.Mover
-	rollout  *rolloutEval
-	done     int64 // simulations of the last move
+	name    string
+	sims    int
+	mc      *mcts.Mover
+	rollout *rolloutEval
+	done    int64 // simulations of the last move
 }
 
 func (m *mctsPlayer) Name() string { return m.name }
@@ -177,9 +146,6 @@ func (m *mctsPlayer) NewGame(_ game.Position, seed uint64) error {
 }
 
 func (m *mctsPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
-	if m.moveTime > 0 {
-		return m.timedMove(ctx, p)
-	}
 	res, err := m.mc.Search(ctx, p, mcts.Limits{Sims: m.sims})
 	if err != nil {
 		return game.NoMove, err
@@ -188,55 +154,8 @@ func (m *mctsPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (
 	return res.Best, nil
 }
 
-// timedMove searches until moveTime is up (or sims are done): an
-// interruptible search, which answers with what it has when its time
-// ends; the match's own end still fails the move.
-func (m *mctsPlayer) timedMove(ctx context.Context, p game.Position) (game.Move, error) {
-	tctx, cancel := context.WithTimeout(ctx, m.moveTime)
-	defer cancel()
-	res, err := m.mc.Search(tctx, p, mcts.Limits{Sims: m.sims, Interruptible: true})
-	if err != nil {
-		return game.NoMove, err
-	}
-	if err := ctx.Err(); err != nil {
-		return game.NoMove, err
-	}
-	m.done = int64(res.Simulations)
-	return res.Best, nil
-}
-
 // LastEffort is the simulations of the last move (0 for the raw policy).
 func (m *mctsPlayer) LastEffort() int64 { return m.done }
-
-// abzeroPlayer is the Alpha-Beta-Zero mover.
-type abzeroPlayer struct {
-	name string
-	mv   *abzero.Mover
-	done int64 // MCTS simulations of the last move
-}
-
-func (a *abzeroPlayer) Name() string { return a.name }
-func (a *abzeroPlayer) Close() error { return nil }
-
-func (a *abzeroPlayer) NewGame(_ game.Position, seed uint64) error {
-	a.mv.NewGame(seed)
-	return nil
-}
-
-func (a *abzeroPlayer) Move(ctx context.Context, p game.Position, _ []game.Move) (game.Move, error) {
-	// The blend inside alpha-beta's search: the engine's, and cheaper than
-	// multi-PV root scores (docs/notebook/xiangqi-selfplay.md).
-	d, err := a.mv.Move(ctx, p, abzero.Limits{InSearch: true})
-	if err != nil {
-		return game.NoMove, err
-	}
-	a.done = int64(d.MCTS.Simulations)
-	return d.Move, nil
-}
-
-// LastEffort is the MCTS simulations of the last move; the alpha-beta
-// search beside it is not counted.
-func (a *abzeroPlayer) LastEffort() int64 { return a.done }
 
 // rolloutEval is classic MCTS's evaluation: uniform priors and the result
 // of one uniformly random playout to the end of the game.
@@ -275,7 +194,12 @@ func (r *rolloutEval) Evaluate(p game.Position, moves []game.Move, priors []floa
 
 // Sims is the simulations per move of a net or mcts spec (0: the raw
 // policy).
-func (s *Spec) Sims() int { return s.sims }
+func (s *Spec) Sims() int {
+	if s.play == nil || s.Kind == KindAB {
+		return 0
+	}
+	return s.play.Sims
+}
 
 // Measured is a player a test-set report measures, with the title its
 // line carries.
@@ -305,7 +229,8 @@ func (s *Spec) RawPolicy(name string) (*Spec, error) {
 	if s.Kind != KindNet {
 		return nil, fmt.Errorf("arena: player %q is not a network player (net:)", s.Text)
 	}
-	c := *s
-	c.sims, c.name, c.Text = 0, name, name
+	c, ps := *s, *s.play
+	ps.Sims, ps.MoveTime = 0, 0
+	c.play, c.name, c.Text = &ps, name, name
 	return &c, nil
 }

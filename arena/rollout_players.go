@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rollout"
 )
 
@@ -116,7 +117,7 @@ func (s *Spec) parseRollout(g game.Game, kv map[string]string, pos []string) err
 		return err
 	}
 	if v, ok := kv["movetime"]; ok {
-		t, err := parseMoveTime(v)
+		t, err := player.ParseMoveTime(v)
 		if err != nil {
 			return fmt.Errorf("arena: player %q: %w", s.Text, err)
 		}

@@ -41,7 +41,7 @@ func (s *Spec) parseTB(g game.Game, kv map[string]string, pos []string) error {
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	s.file, s.table = file, t
+	s.table = t
 	return nil
 }
 

@@ -90,6 +90,14 @@ var rules = []rule{
 		forbidden: networkPackages,
 	},
 	{
+		// The player layer is what the arena, the engine and the Play page
+		// build their players from, so it sits below all three and links
+		// none of them, and it is linked by the engine and the worker.
+		why:       "the player layer links no arena, engine, dashboard or training stack",
+		packages:  []string{"player"},
+		forbidden: []string{module + "/arena", module + "/engine", module + "/dashboard", module + "/trainer", module + "/net/train", "gorgonia.org/"},
+	},
+	{
 		why:       "the engine plays through its own movers, not the arena's players or match runner",
 		packages:  []string{"engine", "cmd/tabula/engine", "uci", "cecp"},
 		forbidden: []string{module + "/arena"},

@@ -19,7 +19,7 @@ import (
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/progress"
 	"github.com/tabula-zero/tabula/mcts"
-	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/reanalyse"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -84,7 +84,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	fwd, err := infer.NewParallelPrecision(c.Params, cfg.SelfPlay.BatchSize, 0, cfg.SelfPlay.Precision)
+	fwd, err := player.NewForwarder(c.Params, cfg.SelfPlay.BatchSize, cfg.SelfPlay.Precision)
 	if err != nil {
 		return err
 	}

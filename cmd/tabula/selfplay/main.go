@@ -24,7 +24,7 @@ import (
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/jsonl"
 	"github.com/tabula-zero/tabula/mcts"
-	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
 )
@@ -110,7 +110,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fwd, err := infer.NewParallelPrecision(params, cfg.SelfPlay.BatchSize, 0, cfg.SelfPlay.Precision)
+	fwd, err := player.NewForwarder(params, cfg.SelfPlay.BatchSize, cfg.SelfPlay.Precision)
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func followBest(ctx context.Context, w *selfplay.Worker, run rundir.Dir, g game.
 		if err != nil || c == nil {
 			return nil, 0, err
 		}
-		fwd, err := infer.NewParallelPrecision(c.Params, batch, 0, precision)
+		fwd, err := player.NewForwarder(c.Params, batch, precision)
 		if err != nil {
 			return nil, 0, fmt.Errorf("new best network %s: %w", path, err)
 		}

@@ -14,10 +14,8 @@ import (
 
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/jsonl"
-	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/natsrun"
-	"github.com/tabula-zero/tabula/net"
-	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/remote"
 	"github.com/tabula-zero/tabula/selfplay"
 )
@@ -99,9 +97,7 @@ func runRemote(ctx context.Context, f remoteFlags, out io.Writer) error {
 				c.Search.Simulations = f.sims
 			}
 		},
-		NewForwarder: func(p *net.Params, n int, precision string) (mcts.Forwarder, error) {
-			return infer.NewParallelPrecision(p, n, 0, precision)
-		},
+		NewForwarder: player.NewForwarder,
 		Sent: func(s natsrun.Sent) {
 			metrics.Append(publishLine{Kind: "publish", Time: time.Now().UTC(), Shard: s.Name,
 				PublishMillis: float64(s.Publish.Microseconds()) / 1000, AgeMillis: float64(s.Age.Microseconds()) / 1000})

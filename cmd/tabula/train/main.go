@@ -21,9 +21,7 @@ import (
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/profile"
 	"github.com/tabula-zero/tabula/internal/progress"
-	"github.com/tabula-zero/tabula/mcts"
-	"github.com/tabula-zero/tabula/net"
-	"github.com/tabula-zero/tabula/net/infer"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
 	"github.com/tabula-zero/tabula/trainer"
@@ -116,9 +114,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	opts := trainer.Options{
 		Progress: prog, Live: live, Run: *runDir, Init: *initNet, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
 		MaxTime: *maxTime, MaxCPU: *maxCPU, UntilCPU: *untilCPU, MaxGenerations: *maxGen, Out: out, Gate: matches.ArenaGate(*runDir),
-		NewForwarder: func(p *net.Params, n int, precision string) (mcts.Forwarder, error) {
-			return infer.NewParallelPrecision(p, n, 0, precision)
-		},
+		NewForwarder: player.NewForwarder,
 	}
 	if nf.serve != "" || nf.url != "" {
 		stop, err := serveRemote(ctx, nf, &opts, out)
