@@ -26,6 +26,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/player"
 )
 
 // The Play page: a person plays a game against a network (its MCTS) or
@@ -59,8 +60,6 @@ const (
 	// s; 20,000 simulations of its shipped network 4 s); searchBudget
 	// stops any search that runs past it anyway.
 	maxSims       = 20_000
-	defaultSims   = 400
-	defaultDepth  = 4
 	minMoveTimeMS = 10
 	maxMoveTimeMS = 10_000
 	// searchBudget: the longest time per move, and a second for such a
@@ -92,11 +91,17 @@ const (
 	// page name any).
 	maxNetworks = 16
 
-	playHashMiB     = 16
 	playRecordLabel = "play"
 	maxPlayBody     = 1 << 16
 	topMoves        = 8
 	humanName       = "human"
+)
+
+// The defaults of a new game are the knobs' (package player), as the
+// arena's specs and the engine's options have them.
+var (
+	defaultSims  = player.DefaultInt(player.KnobSims)
+	defaultDepth = player.DefaultInt(player.KnobDepth)
 )
 
 // maxDepths bound alpha-beta's depth by game.
@@ -170,9 +175,11 @@ func newEnginePool(max int) *enginePool {
 	return &enginePool{max: max, ab: map[string][]*pooledSearcher{}, nets: map[string][]*mcts.NetEvaluator{}}
 }
 
-// searcher lends an alpha-beta searcher for game id of gameName,
-// preferring the one that searched it last; put gives it back.
-func (p *enginePool) searcher(gameName, id string) (s *alphabeta.Searcher, put func(), err error) {
+// searcher lends an alpha-beta searcher for game id of gameName with
+// opts (the same for every game of gameName: the Play page sets no
+// alpha-beta option), preferring the one that searched it last; put
+// gives it back.
+func (p *enginePool) searcher(gameName, id string, opts alphabeta.Options) (s *alphabeta.Searcher, put func(), err error) {
 	p.mu.Lock()
 	var ps *pooledSearcher
 	if list := p.ab[gameName]; len(list) > 0 {
@@ -187,8 +194,6 @@ func (p *enginePool) searcher(gameName, id string) (s *alphabeta.Searcher, put f
 	}
 	p.mu.Unlock()
 	if ps == nil {
-		opts := alphabeta.DefaultOptionsFor(gameName)
-		opts.HashMiB = playHashMiB
 		s, err := alphabeta.New(opts)
 		if err != nil {
 			return nil, nil, err
@@ -271,9 +276,9 @@ func stopped(ctx context.Context) (string, error) {
 	return context.Cause(ctx).Error(), nil
 }
 
-// abEngine plays alpha-beta within a depth or a time.
+// abEngine plays an ab: spec of package player (a depth or a time).
 type abEngine struct {
-	lim alphabeta.Limits
+	spec *player.Spec
 }
 
 func (a *abEngine) move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error) {
@@ -282,12 +287,12 @@ func (a *abEngine) move(ctx context.Context, pool *enginePool, g *playGame) (gam
 	if !ok {
 		return game.NoMove, nil, fmt.Errorf("%s has no alpha-beta search", p.Game())
 	}
-	s, put, err := pool.searcher(g.game, g.id)
+	s, put, err := pool.searcher(g.game, g.id, a.spec.AlphaBeta)
 	if err != nil {
 		return game.NoMove, nil, err
 	}
 	defer put()
-	lim := a.lim
+	lim := a.spec.ABLimits()
 	lim.MultiPV = true // every root move's score, for the page
 	res := s.Search(ctx, ap, lim, nil)
 	why, err := stopped(ctx)
@@ -312,27 +317,28 @@ func (a *abEngine) move(ctx context.Context, pool *enginePool, g *playGame) (gam
 	return res.Move, r, nil
 }
 
-// netEngine plays a network's MCTS with a number of simulations.
+// netEngine plays a net: spec of package player (a network's MCTS with
+// a number of simulations).
 type netEngine struct {
-	key  string // the network's, for the pool
-	spec *arena.Spec
-	sims int
+	key  string      // the network's, for the pool
+	net  *arena.Spec // the loaded network
+	spec *player.Spec
 }
 
 func (n *netEngine) move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error) {
 	p := g.pos
 	start := time.Now()
-	ev, put, err := pool.evaluator(n.key, n.spec)
+	ev, put, err := pool.evaluator(n.key, n.net)
 	if err != nil {
 		return game.NoMove, nil, err
 	}
 	defer put()
 	// A tree per search: a game kept between moves holds none. The mover
 	// is deterministic (no noise), so a position gets the same reply.
-	mv := mcts.NewMover(n.spec.SearchConfig(), ev, 0)
+	mv := mcts.NewMover(n.spec.MCTS, ev, 0)
 	// Interruptible, so that a page gone away or the budget stops the
 	// search early.
-	res, err := mv.Search(ctx, p, mcts.Limits{Sims: n.sims, Interruptible: true})
+	res, err := mv.Search(ctx, p, mcts.Limits{Sims: n.spec.Sims, Interruptible: true})
 	if err != nil {
 		if _, gone := stopped(ctx); gone != nil {
 			return game.NoMove, nil, gone
@@ -727,7 +733,7 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 		if req.Sims != 0 {
 			return nil, refuse(http.StatusBadRequest, "alpha-beta: sims is for a network; give depth or movetime_ms")
 		}
-		e := &abEngine{}
+		kv := map[string]string{}
 		switch {
 		case req.MoveTime != 0 && req.Depth != 0:
 			return nil, refuse(http.StatusBadRequest, "alpha-beta: give a depth or a time per move, not both")
@@ -735,17 +741,19 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 			if req.MoveTime < minMoveTimeMS || req.MoveTime > maxMoveTimeMS {
 				return nil, refuse(http.StatusBadRequest, "alpha-beta: movetime_ms %d out of range [%d, %d]", req.MoveTime, minMoveTimeMS, maxMoveTimeMS)
 			}
-			e.lim.Time = time.Duration(req.MoveTime) * time.Millisecond
-			g.name = "ab:movetime=" + strconv.Itoa(req.MoveTime)
+			kv[player.KnobMoveTime] = strconv.Itoa(req.MoveTime)
 		default:
 			d := cmp.Or(req.Depth, defaultDepth)
 			if top := maxDepths[gm.Name]; d < 1 || d > top {
 				return nil, refuse(http.StatusBadRequest, "alpha-beta: depth %d out of range [1, %d] for %s", d, top, gm.Name)
 			}
-			e.lim.Depth = d
-			g.name = "ab:depth=" + strconv.Itoa(d)
+			kv[player.KnobDepth] = strconv.Itoa(d)
 		}
-		g.engine = e
+		spec, err := player.Parse(player.KindAB, gm.Name, kv, nil)
+		if err != nil {
+			return nil, refuse(http.StatusBadRequest, "alpha-beta: %v", err)
+		}
+		g.engine, g.name = &abEngine{spec: spec}, specText(player.KindAB, kv)
 	case arena.KindNet:
 		if req.Depth != 0 || req.MoveTime != 0 {
 			return nil, refuse(http.StatusBadRequest, "network: depth and movetime_ms are for alpha-beta; give sims")
@@ -754,16 +762,29 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 		if sims < 1 || sims > maxSims {
 			return nil, refuse(http.StatusBadRequest, "network: sims %d out of range [1, %d]", sims, maxSims)
 		}
-		spec, err := pr.network(gm.Name, req.Network)
+		loaded, err := pr.network(gm.Name, req.Network)
 		if err != nil {
 			return nil, err
 		}
-		g.engine = &netEngine{key: gm.Name + "\x00" + strings.TrimSpace(req.Network), spec: spec, sims: sims}
+		kv := map[string]string{player.KnobSims: strconv.Itoa(sims)}
+		spec, err := player.Parse(player.KindNet, gm.Name, kv, []string{req.Network})
+		if err != nil {
+			return nil, refuse(http.StatusBadRequest, "network: %v", err)
+		}
+		g.engine = &netEngine{key: gm.Name + "\x00" + strings.TrimSpace(req.Network), net: loaded, spec: spec}
 		g.name = fmt.Sprintf("net:%s,sims=%d", req.Network, sims)
 	default:
 		return nil, refuse(http.StatusBadRequest, "opponent %q: want ab or net", req.Opponent)
 	}
 	return g, nil
+}
+
+// specText writes an ab: spec of one key, as records name the engine.
+func specText(kind string, kv map[string]string) string {
+	for k, v := range kv {
+		return kind + ":" + k + "=" + v
+	}
+	return kind
 }
 
 // network loads (once) the network at path for gameName, if the page may

@@ -12,6 +12,7 @@ import (
 	"github.com/tabula-zero/tabula/game/xiangqi"
 	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/nnue"
+	"github.com/tabula-zero/tabula/player"
 )
 
 // The evaluation alpha-beta searches with, chosen by the Eval option:
@@ -52,9 +53,9 @@ const (
 var evals = []string{evalClassical, evalLearned}
 
 // defaultEval is the Eval option's default, which a new searcher
-// searches with: the one constant to change when the learned evaluation
-// becomes the default.
-const defaultEval = evalClassical
+// searches with: the eval knob's (player.Knobs), the one place to change
+// when the learned evaluation becomes the default.
+var defaultEval = player.Lookup(player.KnobEval).Default
 
 // newEvalState is the evaluation of a new searcher: defaultEval.
 func newEvalState() evalState { return evalState{learned: defaultEval == evalLearned} }
@@ -71,13 +72,6 @@ type evalState struct {
 	// announced: the learned network was named in an info line since it
 	// was chosen (or since the last new game).
 	announced bool
-}
-
-func evalOptions() []game.Option {
-	return []game.Option{
-		{Name: optEval, Default: defaultEval, Values: evals},
-		{Name: optEvalFile, Default: ""},
-	}
 }
 
 // errNoLearnedNet is a learned evaluation asked for without EvalFile in
@@ -209,12 +203,4 @@ func (e *evalState) evalPosition(p alphabeta.Position, info func(string)) (alpha
 		return nil, fmt.Errorf("option %s: %w", optEval, err)
 	}
 	return w, nil
-}
-
-// abzeroEval is abzero.Config.Eval for net (nil: the game's own).
-func abzeroEval(net *nnue.Net) func(game.Position) (alphabeta.Position, error) {
-	if net == nil {
-		return nil
-	}
-	return func(p game.Position) (alphabeta.Position, error) { return nnue.Wrap(net, p) }
 }

@@ -6,32 +6,31 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/alphabeta"
-	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
 	"github.com/tabula-zero/tabula/mcts"
-	"github.com/tabula-zero/tabula/models"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/nnue"
-	"github.com/tabula-zero/tabula/rundir"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/uci"
 )
 
 // The movers behind `go`, chosen by the Mover option:
 //
 //   - ab: alpha-beta (searcher.go).
-//   - mcts: the network's PUCT search (mcts.Mover). `go nodes N` runs N
+//   - mcts: the network's search (mcts.Mover) with the constants of the
+//     Search (puct, or gumbel, which needs a simulation budget: go nodes
+//     or no limit), CInit and FPU options. `go nodes N` runs N
 //     simulations, movetime or the clock bound the time, infinite runs
 //     until stop, depth N runs until the principal variation is N plies
 //     long (at most mcts.MaxPV; or it ends in a finished game, or the root
 //     is proven); limits combine, the first reached ends the search;
-//     without any, Simulations. info: depth = length of the pv, nodes =
+//     without any, Simulations (0: the raw policy). info: depth = length of the pv, nodes =
 //     simulations of this search, score cp = round(1000 * root value) (the
 //     value in [-1, 1] for the side to move; 1000 is a proven win), pv =
 //     the most visited line (mcts.Result.PV), and an `info string visits`
@@ -70,7 +69,10 @@ import (
 // too, but kept, since GUIs may send the variant after the network. The
 // tree is kept from move to move within a game (ucinewgame clears it).
 
-// Mover option names and values.
+// Mover option names and values. The options of the knobs (every one
+// but Tablebase and MultiPV) are declared once in package player
+// (player.Knobs: name, default, range or values), which the arena's specs
+// and the Play page read too.
 const (
 	optMover        = "Mover"
 	optNetwork      = "Network"
@@ -79,48 +81,29 @@ const (
 	optABZeroPolicy = "ABZeroPolicy"
 	optABZeroShare  = "ABZeroSimShare"
 	optPrecision    = "Precision"
+	optSearch       = "Search"
 
-	moverAB     = "ab"
-	moverMCTS   = "mcts"
-	moverABZero = "abzero"
+	moverAB     = player.MoverAB
+	moverMCTS   = player.MoverMCTS
+	moverABZero = player.MoverABZero
 )
 
 var movers = []string{moverAB, moverMCTS, moverABZero, moverTB}
 
 // ABZeroPolicy values: what pi of the blend is.
-const (
-	policyVisits = "visits"
-	policyPrior  = "prior"
-)
+const policyPrior = player.PolicyPrior
 
-const (
-	defaultSims        = 800
-	defaultABZeroDepth = 4
-	defaultWeight      = "1"
-	// defaultSimShare is the percentage of a timed move the blend's
-	// network search takes before alpha-beta.
-	defaultSimShare = 25
-	// defaultPrecision is the faster arithmetic of this CPU, which the
-	// engine may pick by speed alone since the 8-bit tower plays as fp32
-	// does at equal simulations (infer.Auto; the matches are in
-	// docs/results.md).
-	defaultPrecision = infer.Auto
-	// infoEvery spaces the progress lines of long MCTS searches.
-	infoEvery = time.Second
-)
+// infoEvery spaces the progress lines of long MCTS searches.
+const infoEvery = time.Second
 
 // moverState is the searcher's state for the network movers.
 type moverState struct {
-	mover   string
+	mover string
+	// play holds the knobs' values as the options set them (search
+	// constants, simulations, precision, the blend's weight, policy and
+	// share, alpha-beta's algorithm, hash and threads).
+	play    *player.Spec
 	network string
-	sims    int
-	weight  float64
-	prior   bool // ABZeroPolicy prior
-	// simShare is the percentage of a timed move the blend's MCTS takes
-	// (ABZeroSimShare).
-	simShare int
-	// precision is the network's arithmetic (infer.Precisions).
-	precision string
 
 	// game is the variant the engine plays (SetGame), "" until told.
 	game string
@@ -141,33 +124,35 @@ type moverState struct {
 }
 
 func newMoverState() moverState {
-	w, _ := strconv.ParseFloat(defaultWeight, 64)
-	return moverState{mover: moverAB, sims: defaultSims, weight: w, simShare: defaultSimShare, precision: defaultPrecision}
+	return moverState{mover: moverAB, play: player.Default(player.KindAB, "")}
 }
 
+// moverOptions are the knobs' engine options (the Mover's values with
+// tablebase) and Tablebase.
 func moverOptions() []game.Option {
-	return []game.Option{
-		{Name: optMover, Default: moverAB, Values: movers},
-		{Name: optNetwork, Default: ""},
-		{Name: optSimulations, Default: strconv.Itoa(defaultSims), Min: 1, Max: 100_000_000},
-		{Name: optABZeroWeight, Default: defaultWeight},
-		{Name: optABZeroPolicy, Default: policyVisits, Values: []string{policyVisits, policyPrior}},
-		{Name: optABZeroShare, Default: strconv.Itoa(defaultSimShare), Min: 1, Max: 90},
-		{Name: optPrecision, Default: defaultPrecision, Values: infer.Precisions},
-		{Name: optTablebase, Default: ""},
+	var out []game.Option
+	for _, o := range player.UCIOptions() {
+		if o.Name == optMover {
+			o.Values = movers
+		}
+		out = append(out, o)
 	}
+	return append(out, game.Option{Name: optTablebase, Default: "", Help: "Catch the Lion's tablebase file (tabula liontb) of the tablebase mover"})
 }
 
-// StringOptions declares Network, ABZeroWeight, Tablebase and EvalFile as
-// free text.
+// StringOptions declares the free-text options: the knobs' (Network,
+// EvalFile, the numbers CInit, FPU and ABZeroWeight) and Tablebase.
 func (s *Searcher) StringOptions() []string {
-	return []string{optNetwork, optABZeroWeight, optTablebase, optEvalFile}
+	return append(player.StringOptions(), optTablebase)
 }
 
 // setMoverOption sets a mover option; ok is false for other names.
 func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 	switch name {
 	case optMover:
+		if !slices.Contains(movers, value) {
+			return true, fmt.Errorf("option %s: %q (valid: %s)", optMover, value, strings.Join(movers, ", "))
+		}
 		m.mover = value
 		return true, m.preloadShipped()
 	case optNetwork:
@@ -178,7 +163,7 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 			m.network, m.evalGame, m.eval, m.mc, m.abz = "", "", nil, nil, nil
 			return true, m.preloadShipped()
 		}
-		ev, g, err := loadNetwork(value, m.precision)
+		ev, g, err := loadNetwork(value, m.play.Precision)
 		if err != nil {
 			return true, fmt.Errorf("option %s: %w", optNetwork, err)
 		}
@@ -189,8 +174,8 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		if !slices.Contains(infer.Precisions, value) {
 			return true, fmt.Errorf("option %s: %q (valid: %s)", optPrecision, value, strings.Join(infer.Precisions, ", "))
 		}
-		if infer.Resolve(value) == infer.Resolve(m.precision) {
-			m.precision = value // the same arithmetic on this CPU: nothing to lay out again
+		if infer.Resolve(value) == infer.Resolve(m.play.Precision) {
+			m.play.Precision = value // the same arithmetic on this CPU: nothing to lay out again
 			return true, nil
 		}
 		switch {
@@ -207,26 +192,17 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 			m.eval.close()
 			m.evalGame, m.eval, m.mc, m.abz = "", nil, nil, nil
 		}
-		m.precision = value
+		m.play.Precision = value
 		return true, m.preloadShipped()
-	case optSimulations:
-		m.sims, _ = strconv.Atoi(value)
-	case optABZeroWeight:
-		w, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		if err != nil || math.IsNaN(w) || math.IsInf(w, 0) || w < 0 {
-			return true, fmt.Errorf("option %s: %q is not a number >= 0", optABZeroWeight, value)
-		}
-		m.weight = w
-	case optABZeroPolicy:
-		m.prior = value == policyPrior
-	case optABZeroShare:
-		m.simShare, _ = strconv.Atoi(value)
 	case optTablebase:
 		return true, m.setTablebase(value)
-	default:
-		return false, nil
 	}
-	return true, nil
+	before := m.play.MCTS
+	ok, err = m.play.SetOption(name, value)
+	if m.play.MCTS != before {
+		m.mc, m.abz = nil, nil // rebuilt with the new constants
+	}
+	return ok, err
 }
 
 // loadNetwork loads the checkpoint file, run directory or shipped model
@@ -234,93 +210,53 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 func loadNetwork(path, precision string) (*playNet, string, error) {
 	// A device or pipe (/dev/zero, /dev/stdin) is refused by the
 	// checkpoint reader itself, without reading it.
-	c, file, err := rundir.OpenCheckpoint(path)
+	n, err := player.OpenNetwork(path, precision, player.MaxLeafBatch)
 	if err != nil {
 		return nil, "", err
 	}
-	return newPlayNet(c, file, precision)
+	return &playNet{net: n}, n.Game.Name, nil
 }
 
 // loadShipped loads the shipped model of gameName (package models).
 func loadShipped(gameName, precision string) (*playNet, string, error) {
-	mod, ok := models.Lookup(gameName)
-	if !ok {
-		return nil, "", fmt.Errorf("no network ships for %s: set the %s option (a checkpoint file or run directory)", gameName, optNetwork)
-	}
-	c, file, err := rundir.OpenModel(mod)
+	n, err := player.ShippedNetwork(gameName, precision, player.MaxLeafBatch)
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("%w (the %s option)", err, optNetwork)
 	}
-	return newPlayNet(c, file, precision)
-}
-
-// newPlayNet lays c out for play in precision and returns it and
-// its game; file labels errors.
-func newPlayNet(c *checkpoints.Checkpoint, file, precision string) (*playNet, string, error) {
-	spec := c.Params.Spec
-	g, err := game.Lookup(spec.Game)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s is a network of a game this engine does not play: %w", file, err)
-	}
-	// The game with the encoder the network was made with, so that
-	// networks of any of its encodings play.
-	if g, err = g.WithEncoder(spec.EncoderVersion); err != nil {
-		return nil, "", fmt.Errorf("%s: %w", file, err)
-	}
-	start, err := g.New(nil)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", file, err)
-	}
-	n, err := infer.NewPrecision(c.Params, maxLeafBatch, precision, start, g.Encoder)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", file, err)
-	}
-	return &playNet{net: n, enc: g.Encoder}, g.Name, nil
+	return &playNet{net: n}, n.Game.Name, nil
 }
 
 // playNet is a network laid out for the network movers, for batches of up
-// to maxLeafBatch positions, with the evaluator for the thread count of
-// the last search.
+// to player.MaxLeafBatch positions, with the evaluator for the thread
+// count of the last search.
 type playNet struct {
-	net     *infer.Net
-	enc     game.Encoder
+	net     *player.Network
 	threads int
 	ev      *mcts.NetEvaluator
-	par     *infer.Parallel // behind ev with more than one thread
+	stop    func() // stops ev's helpers
 }
 
-// Leaf batches of the network's search with several threads: leafRows
-// positions per thread (net/infer's Parallel keeps fewer on one core), at
-// most maxLeafBatch. One thread evaluates one position at a time, and its
-// search sees every value before the next descent.
-const (
-	leafRows     = 4
-	maxLeafBatch = 16
-)
+// leafRows is the positions a thread evaluates at once (player.LeafRows).
+const leafRows = player.LeafRows
 
 // evaluator returns the network's evaluator for threads cores; changed
 // reports a new one (the movers holding the old one must be rebuilt).
 func (pn *playNet) evaluator(threads int) (ev *mcts.NetEvaluator, changed bool) {
-	threads = max(1, min(threads, maxLeafBatch/leafRows))
+	threads = max(1, min(threads, player.MaxLeafBatch/leafRows))
 	if pn.ev != nil && pn.threads == threads {
 		return pn.ev, false
 	}
 	pn.close()
 	pn.threads = threads
-	if threads == 1 {
-		pn.ev = mcts.NewNetEvaluator(pn.net, pn.enc)
-	} else {
-		pn.par = infer.ParallelOf(pn.net.Clone(), threads)
-		pn.ev = mcts.NewNetBatchEvaluator(pn.par, pn.enc, threads*leafRows)
-	}
+	pn.ev, pn.stop = pn.net.BatchEvaluator(threads)
 	return pn.ev, true
 }
 
 // close stops the helper goroutines of a parallel evaluator.
 func (pn *playNet) close() {
-	if pn != nil && pn.par != nil {
-		pn.par.Close()
-		pn.par = nil
+	if pn != nil && pn.stop != nil {
+		pn.stop()
+		pn.stop = nil
 	}
 }
 
@@ -363,7 +299,7 @@ func (m *moverState) preloadShipped() error {
 
 // useShipped makes the shipped model of gameName the movers' network.
 func (m *moverState) useShipped(gameName string) error {
-	ev, g, err := loadShipped(gameName, m.precision)
+	ev, g, err := loadShipped(gameName, m.play.Precision)
 	if err != nil {
 		return fmt.Errorf("mover %s: %w", m.mover, err)
 	}
@@ -399,7 +335,7 @@ func (m *moverState) mctsMover(p game.Position, threads int) (*mcts.Mover, error
 		return nil, err
 	}
 	if m.mc == nil {
-		m.mc = mcts.NewMover(mcts.DefaultConfig(), ev, 0)
+		m.mc = mcts.NewMover(m.play.MCTS, ev, 0)
 	}
 	return m.mc, nil
 }
@@ -413,14 +349,17 @@ func (m *moverState) abzeroMover(p game.Position, ab alphabeta.Options, net *nnu
 		return nil, err
 	}
 	if m.abz == nil || m.abz.Config().AlphaBeta != ab || m.abzNet != net {
-		cfg := abzero.DefaultConfig(m.weight, defaultABZeroDepth, m.sims)
-		cfg.AlphaBeta, cfg.Eval = ab, abzeroEval(net)
+		// The blend of the knobs (player.Spec.ABZeroConfig), its depth
+		// without a limit the depth knob's default.
+		cfg := m.play.ABZeroConfig()
+		cfg.Depth = player.DefaultInt(player.KnobDepth)
+		cfg.AlphaBeta, cfg.Eval = ab, player.ABZeroEval(net)
 		if m.abz, err = abzero.New(cfg, ev, 0); err != nil {
 			return nil, err
 		}
 		m.abzNet = net
 	}
-	if err := m.abz.SetM(m.weight); err != nil {
+	if err := m.abz.SetM(m.play.M); err != nil {
 		return nil, err
 	}
 	return m.abz, nil
@@ -497,7 +436,7 @@ func (s *Searcher) mctsSims(lim uci.Limits, us game.Color) int {
 	case lim.Infinite || lim.Depth > 0 || moveTime(lim, us) > 0:
 		return 0
 	}
-	return s.sims
+	return s.play.Sims
 }
 
 // searchMCTS is the mcts mover.
@@ -507,7 +446,14 @@ func (s *Searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limi
 		return uci.SearchResult{}, err
 	}
 	began, last := time.Now(), time.Now()
-	ml := mcts.Limits{Sims: s.mctsSims(lim, p.SideToMove()), Interruptible: true,
+	sims := s.mctsSims(lim, p.SideToMove())
+	// Without a limit Simulations 0 plays the raw policy; Gumbel search
+	// fixes its simulations in advance and cannot be interrupted.
+	bounded := lim.Nodes > 0 || !lim.Infinite && lim.Depth == 0 && moveTime(lim, p.SideToMove()) == 0
+	if s.play.MCTS.Gumbel && !bounded {
+		return uci.SearchResult{}, fmt.Errorf("option %s is gumbel, which needs a simulation budget: go nodes N, or go without limits (%s)", optSearch, optSimulations)
+	}
+	ml := mcts.Limits{Sims: sims, Interruptible: !(bounded && (sims == 0 || s.play.MCTS.Gumbel)),
 		Progress: func(r mcts.Result) {
 			if time.Since(last) >= infoEvery {
 				info(mctsInfo(p, r, r.PV, began))
@@ -560,13 +506,13 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 	}
 	us := p.SideToMove()
 	al := abzero.Limits{Depth: lim.Depth, Time: moveTime(lim, us), Infinite: lim.Infinite, Interruptible: true,
-		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info), Prior: s.prior, InSearch: true}
-	al.SimTime = al.Time * time.Duration(s.simShare) / 100
+		Allowed: allowed, Info: abInfo(p.Clone().(alphabeta.Position), info), Prior: s.play.Prior, InSearch: true}
+	al.SimTime = al.Time * time.Duration(s.play.SimShare) / 100
 	switch {
 	case lim.Nodes > 0:
 		al.Sims = int(min(lim.Nodes, math.MaxInt32))
 	case al.Time == 0:
-		al.Sims = s.sims // the option as it is now, not as the mover was built
+		al.Sims = s.play.Sims // the option as it is now, not as the mover was built
 	}
 	began := time.Now()
 	d, err := mv.Move(ctx, p, al)

@@ -74,7 +74,9 @@ func capThreads(n int) int {
 
 // New returns a searcher with the default options (the alpha-beta mover).
 func New() *Searcher {
-	return &Searcher{opts: alphabeta.DefaultOptions(), multiPV: 1, moverState: newMoverState(), ev: newEvalState()}
+	s := &Searcher{multiPV: 1, moverState: newMoverState(), ev: newEvalState()}
+	s.opts = s.play.AlphaBeta
+	return s
 }
 
 // Option names.
@@ -85,23 +87,13 @@ const (
 	optMultiPV   = "MultiPV"
 )
 
-// maxHashMiB bounds the Hash option: a table the machine cannot allocate
-// kills the process outright (Go cannot recover from running out of
-// memory), so the engine declares a size ordinary machines have.
-const maxHashMiB = 4096
-
-// maxThreads bounds the Threads option (alpha-beta's Lazy SMP threads;
-// the network movers' cores, movers.go). A search runs at most as many
-// as the process has cores (capThreads).
-const maxThreads = 64
-
+// SearchOptions are the knobs' options (package player declares their
+// names, defaults and ranges: Hash's bound is a table ordinary machines
+// can allocate, since one they cannot kills the process outright;
+// Threads above the cores run as many as there are, capThreads),
+// Tablebase and MultiPV.
 func (s *Searcher) SearchOptions() []game.Option {
-	return append([]game.Option{
-		{Name: optAlgorithm, Default: alphabeta.DefaultOptions().Algorithm, Values: alphabeta.Algorithms},
-		{Name: optHash, Default: strconv.Itoa(alphabeta.DefaultOptions().HashMiB), Min: 1, Max: maxHashMiB},
-		{Name: optThreads, Default: "1", Min: 1, Max: maxThreads},
-		{Name: optMultiPV, Default: "1", Min: 1, Max: 500},
-	}, append(moverOptions(), evalOptions()...)...)
+	return append(moverOptions(), game.Option{Name: optMultiPV, Default: "1", Min: 1, Max: 500})
 }
 
 func (s *Searcher) SetSearchOption(name, value string) error {
@@ -109,9 +101,6 @@ func (s *Searcher) SetSearchOption(name, value string) error {
 		return fmt.Errorf("option %s: %w", name, err)
 	}
 	defer s.idle()
-	if ok, err := s.setMoverOption(name, value); ok {
-		return err
-	}
 	if ok, changed, err := s.ev.setEvalOption(name, value, s.game); ok {
 		if changed {
 			// The tables hold the other evaluation's scores.
@@ -120,20 +109,21 @@ func (s *Searcher) SetSearchOption(name, value string) error {
 		return err
 	}
 	switch name {
-	case optAlgorithm:
-		s.opts.Algorithm = value
-	case optHash:
-		s.opts.HashMiB, _ = strconv.Atoi(value)
-	case optThreads:
-		s.opts.Threads, _ = strconv.Atoi(value)
+	case optAlgorithm, optHash, optThreads:
+		if _, err := s.play.SetOption(name, value); err != nil {
+			return err
+		}
+		// Rebuilt with the new options at the next search.
+		s.s, s.tunedTo = nil, ""
+		return nil
 	case optMultiPV:
 		s.multiPV, _ = strconv.Atoi(value)
 		return nil
-	default:
-		return fmt.Errorf("unknown search option %s", name)
 	}
-	s.s = nil // rebuilt with the new options at the next search
-	return nil
+	if ok, err := s.setMoverOption(name, value); ok {
+		return err
+	}
+	return fmt.Errorf("unknown search option %s", name)
 }
 
 // NewGame clears what the searcher keeps between moves; during a search
@@ -308,7 +298,7 @@ func moveTime(lim uci.Limits, us game.Color) time.Duration {
 // userOptions returns base with the algorithm, hash and threads the user
 // set.
 func (s *Searcher) userOptions(base alphabeta.Options) alphabeta.Options {
-	base.Algorithm, base.HashMiB, base.Threads = s.opts.Algorithm, s.opts.HashMiB, s.opts.Threads
+	base.Algorithm, base.HashMiB, base.Threads = s.play.AlphaBeta.Algorithm, s.play.AlphaBeta.HashMiB, s.play.AlphaBeta.Threads
 	return base
 }
 

@@ -80,7 +80,7 @@ func TestSearchOptions(t *testing.T) {
 			t.Errorf("default of %s rejected: %v", o.Name, err)
 		}
 	}
-	if err := s.SetSearchOption(optAlgorithm, "mtdf"); err != nil || s.opts.Algorithm != "mtdf" {
+	if err := s.SetSearchOption(optAlgorithm, "mtdf"); err != nil || s.play.AlphaBeta.Algorithm != "mtdf" {
 		t.Fatalf("Algorithm: %v", err)
 	}
 	g, _ := game.Lookup("connect4")

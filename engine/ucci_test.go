@@ -151,7 +151,7 @@ func TestUCCISession(t *testing.T) {
 	hs := s.until(t, "ucciok")
 	for _, want := range []string{
 		"id name tabula", "option usemillisec type check default true", "option newgame type button",
-		"option PlyCap type spin min 1 max 100000 default 400", "option hashsize type spin min 1 max 4096 default 64",
+		"option PlyCap type spin min 1 max 100000 default 400", "option hashsize type spin min 1 max 4096 default 16",
 		"option threads type spin min 1 max 64 default 1",
 		"option Mover type combo var ab var mcts var abzero var tablebase default ab", "option Network type string default <empty>",
 		"option Algorithm type combo var alphabeta var alphabeta-hard var pvs var mtdf var negacstar var negacstar-opt default pvs",
@@ -322,8 +322,8 @@ func TestUCCIOptions(t *testing.T) {
 	if err := e.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if s.opts.HashMiB != 8 || s.opts.Algorithm != "mtdf" || s.sims != 77 || s.weight != 2.5 || s.network != "" || s.mover != moverAB {
-		t.Errorf("options not set: %+v sims %d weight %v network %q mover %s", s.opts, s.sims, s.weight, s.network, s.mover)
+	if ab := s.play.AlphaBeta; ab.HashMiB != 8 || ab.Algorithm != "mtdf" || s.play.Sims != 77 || s.play.M != 2.5 || s.network != "" || s.mover != moverAB {
+		t.Errorf("options not set: %+v sims %d weight %v network %q mover %s", ab, s.play.Sims, s.play.M, s.network, s.mover)
 	}
 	text := out.String()
 	if !strings.Contains(text, "Options: PlyCap=300 Notation=iccs\n") {
