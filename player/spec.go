@@ -292,28 +292,24 @@ func (s *Spec) parseAB(g game.Game, kv map[string]string, pos []string) error {
 	return s.parseEval(g, kv)
 }
 
+// searchKeys are the keys SetSearch reads.
+var searchKeys = []string{KnobSims, KnobSearch, KnobPrecision, KnobCInit, KnobFPU}
+
 // SetSearch reads sims=, search=, precision=, c_init= and fpu= over the
 // spec's values (the arena's network-free mcts: kind reads them too).
 func (s *Spec) SetSearch(kv map[string]string) error {
-	if n, ok, err := intKey(kv, KnobSims); err != nil {
-		return err
-	} else if ok {
-		s.Sims = n
+	for _, key := range searchKeys {
+		v, ok := kv[key]
+		if !ok {
+			continue
+		}
+		k := Lookup(key)
+		if err := k.Check(v); err != nil {
+			return fmt.Errorf("%s=%w", key, err)
+		}
+		s.set(k, v)
 	}
-	if v, ok, err := choiceKey(kv, KnobSearch); err != nil {
-		return err
-	} else if ok {
-		s.MCTS.Gumbel = v == SearchGumbel
-	}
-	if v, ok, err := choiceKey(kv, KnobPrecision); err != nil {
-		return err
-	} else if ok {
-		s.Precision = v
-	}
-	if err := floatKey(kv, KnobCInit, &s.MCTS.CInit); err != nil {
-		return err
-	}
-	return floatKey(kv, KnobFPU, &s.MCTS.FPUReduction)
+	return nil
 }
 
 func (s *Spec) parseNet(kv map[string]string, pos []string) error {
@@ -408,42 +404,49 @@ func (s *Spec) SetOption(name, value string) (ok bool, err error) {
 	if err := k.Check(value); err != nil {
 		return true, fmt.Errorf("option %s: %w", k.UCI, err)
 	}
+	s.set(k, value)
+	return true, nil
+}
+
+// set sets a knob to a value k.Check accepted: the one place a knob's
+// value reaches the spec, from a spec key and from an engine option.
+func (s *Spec) set(k Knob, value string) {
+	value = strings.TrimSpace(value)
+	n, _ := strconv.Atoi(value)
+	f, _ := strconv.ParseFloat(value, 64)
 	switch k.Key {
 	case KnobSims:
-		s.Sims, _ = strconv.Atoi(value)
+		s.Sims = n
 	case KnobSearch:
 		s.MCTS.Gumbel = value == SearchGumbel
 	case KnobCInit:
-		s.MCTS.CInit, _ = strconv.ParseFloat(strings.TrimSpace(value), 64)
+		s.MCTS.CInit = f
 	case KnobFPU:
-		s.MCTS.FPUReduction, _ = strconv.ParseFloat(strings.TrimSpace(value), 64)
+		s.MCTS.FPUReduction = f
 	case KnobPrecision:
 		s.Precision = value
 	case KnobEval:
 		s.Eval = value
 	case KnobEvalFile:
-		s.EvalFile = strings.TrimSpace(value)
+		s.EvalFile = value
 	case KnobThreads:
-		s.AlphaBeta.Threads, _ = strconv.Atoi(value)
+		s.AlphaBeta.Threads = n
 	case KnobHash:
-		s.AlphaBeta.HashMiB, _ = strconv.Atoi(value)
+		s.AlphaBeta.HashMiB = n
 	case KnobAlgo:
 		s.AlphaBeta.Algorithm = value
 	case KnobM:
-		s.M, _ = strconv.ParseFloat(strings.TrimSpace(value), 64)
+		s.M = f
 	case KnobPolicy:
 		s.Prior = value == PolicyPrior
 	case KnobSimShare:
-		s.SimShare, _ = strconv.Atoi(value)
+		s.SimShare = n
 	case KnobNetwork:
-		s.Network = strings.TrimSpace(value)
+		s.Network = value
 	case KnobMover:
-		switch value {
-		case MoverMCTS:
+		s.Kind = value
+		if value == MoverMCTS {
 			s.Kind = KindNet
-		default:
-			s.Kind = value
 		}
 	}
-	return true, nil
 }
