@@ -27,11 +27,16 @@ type Option struct {
 	// "missing"; a number's range excludes zero).
 	Required bool
 	// One of Range (numbers, durations and each number of a list), Values
-	// (strings) or Rule (prose for what a named check or a registered
-	// hook enforces) says what the field may hold; booleans need none.
+	// (strings) or Rule (prose for what a named check or Syntax enforces)
+	// says what the field may hold; booleans need none.
 	Range  *Range
 	Values []string
 	Rule   string
+	// Syntax, if set, reads a text field as its reader does (the error
+	// is the field's): a grammar the table cannot express, checked by
+	// Validate itself, so a config is checked whole whatever the program
+	// links.
+	Syntax func(string) error
 	// When, if set, limits the field's checks to configs where it holds
 	// (the abzero fields while the section is off are not checked).
 	When *Condition
@@ -128,7 +133,7 @@ var options = []Option{
 	{Path: "selfplay.precision", Default: "auto", Values: append(append([]string(nil), Precisions...), ""), Help: "self-play network arithmetic: auto (int8 where the CPU has AVX-512 VNNI or AVX-VNNI, else fp32: no weaker at equal simulations, docs/results.md), fp32 (also empty: a run sealed before auto was the default) or int8 (the calibrated 8-bit tower)"},
 	{Path: "selfplay.abzero.generations", Default: 0, Range: in(0, 1<<20), When: abzeroOn, Help: "Alpha-Beta-Zero: the blend plays while the self-play network's generation is below this (0: off)"},
 	{Path: "selfplay.abzero.depth", Default: 0, Range: in(1, 12), When: abzeroOn, Help: "Alpha-Beta-Zero: depth of the multi-PV alpha-beta search"},
-	{Path: "selfplay.abzero.m", Default: "", Rule: "W, linear:LOW,HIGH,FROM,TO or step:LOW,HIGH,AT (checked by a hook selfplay registers)", When: abzeroOn, Help: "Alpha-Beta-Zero: the network's weight (in soldiers) over generations"},
+	{Path: "selfplay.abzero.m", Default: "", Rule: "W, linear:LOW,HIGH,FROM,TO or step:LOW,HIGH,AT (ParseSchedule)", Syntax: checkWeights, When: abzeroOn, Help: "Alpha-Beta-Zero: the network's weight (in soldiers) over generations"},
 	{Path: "selfplay.abzero.value_scale", Default: 0.0, Range: in(0, 1e6), When: abzeroOn, Help: "when positive, a blended move's root value is alpha-beta's tanh(score/value_scale) (0: the search's)"},
 	{Path: "selfplay.abzero.teacher_generations", Default: 0, Range: &Range{Min: 0, Max: 1 << 20, MaxOf: "selfplay.abzero.generations"}, When: abzeroOn, Help: "alpha-beta alone plays and teaches while the generation is below this (0: off)"},
 	{Path: "selfplay.abzero.teacher_temperature", Default: 0.0, Range: in(0.001, 1000), When: teacherOn, Help: "the teacher's policy target is softmax(score/this), in soldiers"},

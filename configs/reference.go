@@ -57,9 +57,9 @@ Keys of switches that were retired are listed in docs/retired.md.
 	for _, k := range crossChecks {
 		fmt.Fprintf(&b, "- **%s**: %s.\n", k.name, k.doc)
 	}
-	b.WriteString("\nA field whose meaning belongs to another package is checked by a hook that\n" +
-		"package registers (configs.RegisterCheck): `selfplay.abzero.m` by `selfplay`,\n" +
-		"which every program that plays self-play links.\n")
+	b.WriteString("\nA field with a grammar of its own is read by Validate as its reader reads it\n" +
+		"(`selfplay.abzero.m`: configs.ParseSchedule, which self-play uses), so every\n" +
+		"program that loads a config checks all of it.\n")
 	return b.Bytes()
 }
 

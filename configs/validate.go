@@ -7,15 +7,16 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/net"
 )
 
-// Validate checks every field against its entry in the table options,
-// then the cross-field checks and the registered hooks.
+// Validate checks every field against its entry in the table options
+// (its range or values, and its Syntax), then the cross-field checks.
+// Nothing is registered from outside: a config is checked whole by every
+// program that validates it.
 func (c *Config) Validate() error {
 	var errs []string
 	root := reflect.ValueOf(c).Elem()
@@ -30,17 +31,6 @@ func (c *Config) Validate() error {
 	}
 	for _, k := range crossChecks {
 		errs = append(errs, k.check(c)...)
-	}
-	hooksMu.Lock()
-	hs := slices.Clone(hooks)
-	hooksMu.Unlock()
-	for _, h := range hs {
-		if o := lookupOption(h.path); o.When != nil && !o.When.On(c) {
-			continue
-		}
-		if err := h.check(c); err != nil {
-			errs = append(errs, fmt.Sprintf("%s: %v", h.path, err))
-		}
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
@@ -162,6 +152,11 @@ func (o *Option) check(root reflect.Value, name string, v reflect.Value) []strin
 	}
 	if o.Values != nil && !slices.Contains(o.Values, v.String()) {
 		return []string{fmt.Sprintf("%s = %q is not %s", name, v.String(), orList(o.Values))}
+	}
+	if o.Syntax != nil {
+		if err := o.Syntax(v.String()); err != nil {
+			return []string{fmt.Sprintf("%s: %v", name, err)}
+		}
 	}
 	if o.Range == nil {
 		return nil
@@ -351,31 +346,4 @@ func checkEvaluation(c *Config) []string {
 		}
 	}
 	return errs
-}
-
-// hook is a check of one field that the package owning its meaning
-// registers, so that configs need not import it.
-type hook struct {
-	path  string
-	check func(*Config) error
-}
-
-var (
-	hooksMu sync.Mutex
-	hooks   []hook
-)
-
-// RegisterCheck adds a check of the field at path (a table entry; the
-// check runs where the entry's When holds) that Validate runs from then
-// on: the package that gives the field its meaning registers it in its
-// init, so that every program that acts on the field checks it while
-// configs imports none of those packages. The error is reported after
-// the path.
-func RegisterCheck(path string, check func(*Config) error) {
-	if lookupOption(path) == nil {
-		panic("configs: RegisterCheck: no option " + path)
-	}
-	hooksMu.Lock()
-	defer hooksMu.Unlock()
-	hooks = append(hooks, hook{path, check})
 }

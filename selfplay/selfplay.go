@@ -73,7 +73,7 @@ type Worker struct {
 
 	// The Alpha-Beta-Zero mover of early generations (nil: off): its
 	// weight schedule and a pool of alpha-beta searchers, one per game.
-	abzM  *abzero.Schedule
+	abzM  *configs.Schedule
 	abzSP sync.Pool
 }
 
@@ -615,7 +615,7 @@ func weighSamples(samples []data.Sample, weights []float64, rng *rand.Rand) []da
 
 // setupABZero checks the Alpha-Beta-Zero settings against the game.
 func (w *Worker) setupABZero(az configs.SelfPlayABZero) error {
-	sched, err := abzero.ParseSchedule(az.M)
+	sched, err := configs.ParseSchedule(az.M)
 	if err != nil {
 		return fmt.Errorf("selfplay: abzero.m: %w", err)
 	}

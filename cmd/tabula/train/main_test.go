@@ -329,8 +329,7 @@ type writerFunc func([]byte)
 
 func (f writerFunc) Write(b []byte) (int, error) { f(b); return len(b), nil }
 
-// configs does not know abzero's schedule syntax; selfplay registers its
-// check, and this command, which loads configs, links it: a schedule abzero
+// configs reads selfplay.abzero.m's schedule itself: a schedule self-play
 // cannot read is refused before anything is written.
 func TestBadABZeroScheduleRefused(t *testing.T) {
 	dir := t.TempDir()
