@@ -17,7 +17,7 @@ import (
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
-	"github.com/tabula-zero/tabula/selfplay"
+	"github.com/tabula-zero/tabula/player"
 )
 
 // fixture is a small random Connect Four network behind a running
@@ -149,7 +149,7 @@ func TestSearchTargetsAreSeededDistributions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := Options{Simulations: 24, MCTS: selfplay.MCTSConfig(cfg), Parallel: 4, Seed: 9}
+	opt := Options{Simulations: 24, MCTS: player.RunSearch(cfg.Search), Parallel: 4, Seed: 9}
 	a, err := Samples(context.Background(), f.g, f.rules, f.eval, f.samples[:30], opt)
 	if err != nil {
 		t.Fatal(err)

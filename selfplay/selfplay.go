@@ -25,6 +25,7 @@ import (
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/player"
 )
 
 // Options are the worker's settings beyond the run config.
@@ -99,7 +100,7 @@ func New(cfg *configs.Config, opts Options, fwd mcts.Forwarder, generation int) 
 	if err := data.CheckWorker(opts.Worker); err != nil {
 		return nil, fmt.Errorf("selfplay: %w", err)
 	}
-	w := &Worker{cfg: cfg, opts: opts, game: g, rules: rules, mcfg: MCTSConfig(cfg), fwd: fwd}
+	w := &Worker{cfg: cfg, opts: opts, game: g, rules: rules, mcfg: player.RunSearch(cfg.Search), fwd: fwd}
 	w.seq = NextShardSeq(opts.ReplayDir, opts.Worker)
 	w.seed = GameSeed(cfg.Seed, opts.Worker, w.seq)
 	if w.batch, err = w.newBatcher(); err != nil {
@@ -122,17 +123,6 @@ func (w *Worker) newBatcher() (*mcts.Batcher, error) {
 		FlushAfter: time.Duration(sp.FlushAfterMicros) * time.Microsecond,
 		CacheSize:  sp.CacheSize,
 	})
-}
-
-// MCTSConfig maps a run config's search section to the search constants.
-func MCTSConfig(cfg *configs.Config) mcts.Config {
-	s := cfg.Search
-	m := mcts.DefaultConfig()
-	m.CInit, m.CBase, m.FPUReduction = s.CInit, s.CBase, s.FPUReduction
-	m.NoiseAlpha, m.NoiseEpsilon = s.DirichletAlpha, s.NoiseEpsilon
-	m.Solver, m.Gumbel, m.GumbelM = s.Solver, s.Kind == "gumbel", s.GumbelM
-	m.ProvenTargets = s.ProvenTargets
-	return m
 }
 
 // Stats returns a snapshot of the counters.

@@ -15,24 +15,26 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/progress"
+	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rundir"
-	"github.com/tabula-zero/tabula/selfplay"
 )
 
 // Evaluator plays a run's evaluations (the config's evaluation section).
 type Evaluator struct {
-	cfg   *configs.Config
-	game  game.Game
-	rules game.Options
-	dir   rundir.Dir
+	cfg    *configs.Config
+	search mcts.Config // the run's (player.RunSearch)
+	game   game.Game
+	rules  game.Options
+	dir    rundir.Dir
 }
 
 // NewEvaluator returns the evaluator of the run in dir, whose game g is
 // played under rules.
 func NewEvaluator(cfg *configs.Config, g game.Game, rules game.Options, dir rundir.Dir) *Evaluator {
-	return &Evaluator{cfg: cfg, game: g, rules: rules, dir: dir}
+	return &Evaluator{cfg: cfg, search: player.RunSearch(cfg.Search), game: g, rules: rules, dir: dir}
 }
 
 // Evaluate measures the best network (of generation bestGen) against the
@@ -97,8 +99,7 @@ func (e *Evaluator) Measures(ctx context.Context, best *net.Params, bestGen int)
 // sims simulations (0: the raw policy), searching as the run's self-play
 // does: what the position-set measures play.
 func (e *Evaluator) bestPlayer(best *net.Params, bestGen, sims int) (*arena.Spec, error) {
-	search := selfplay.MCTSConfig(e.cfg)
-	return arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), e.cfg.Game, best, arena.NetOptions{Sims: sims, Search: &search})
+	return netPlayer(e.cfg.Game, e.search, sims, best, fmt.Sprintf("gen%d", bestGen))
 }
 
 // missingProgram reports whether err says that the external engine of
@@ -113,8 +114,8 @@ func missingProgram(opponent string, err error) bool {
 func evaluationPlayers(cfg *configs.Config, i int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
 	em := cfg.Evaluation.Matches[i]
 	key := fmt.Sprintf("evaluation.matches[%d]", i)
-	if a, err = netPlayer(cfg, em, key, best, fmt.Sprintf("gen%d", bestGen)); err != nil {
-		return nil, nil, err
+	if a, err = netPlayer(cfg.Game, player.RunSearch(cfg.Search), em.Simulations, best, fmt.Sprintf("gen%d", bestGen)); err != nil {
+		return nil, nil, fmt.Errorf("matches: %s: %w", key, err)
 	}
 	if b, err = arena.ParsePlayer(em.Opponent, cfg.Game); err != nil {
 		return nil, nil, fmt.Errorf("matches: %s.opponent: %w", key, err)

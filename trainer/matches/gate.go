@@ -17,10 +17,11 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/progress"
+	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/net"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rundir"
-	"github.com/tabula-zero/tabula/selfplay"
 )
 
 // Gate plays the configured gate matches of the candidate of generation
@@ -106,12 +107,12 @@ func CheckPlayers(cfg *configs.Config, gated bool) error {
 func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
 	gm := cfg.Gating.Matches[i]
 	key := fmt.Sprintf("gating.matches[%d]", i)
-	if a, err = netPlayer(cfg, gm, key, cand, fmt.Sprintf("gen%d", gen)); err != nil {
-		return nil, nil, err
+	search := player.RunSearch(cfg.Search)
+	if a, err = netPlayer(cfg.Game, search, gm.Simulations, cand, fmt.Sprintf("gen%d", gen)); err != nil {
+		return nil, nil, fmt.Errorf("matches: %s: %w", key, err)
 	}
 	if gm.Opponent == "best" {
-		search := selfplay.MCTSConfig(cfg)
-		b, err = arena.NewNetSpec(fmt.Sprintf("gen%d", bestGen), cfg.Game, best, arena.NetOptions{Sims: gm.Simulations, Search: &search})
+		b, err = netPlayer(cfg.Game, search, gm.Simulations, best, fmt.Sprintf("gen%d", bestGen))
 	} else {
 		b, err = arena.ParsePlayer(gm.Opponent, cfg.Game)
 	}
@@ -121,16 +122,12 @@ func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *ne
 	return a, b, nil
 }
 
-// netPlayer makes the player of a network in match gm (named key in
-// errors): the network with the run's search constants (noise stays off
-// in matches).
-func netPlayer(cfg *configs.Config, gm configs.GateMatch, key string, p *net.Params, name string) (*arena.Spec, error) {
-	search := selfplay.MCTSConfig(cfg)
-	s, err := arena.NewNetSpec(name, cfg.Game, p, arena.NetOptions{Sims: gm.Simulations, Search: &search})
-	if err != nil {
-		return nil, fmt.Errorf("matches: %s: %w", key, err)
-	}
-	return s, nil
+// netPlayer makes the player of a network of gameName with sims
+// simulations a move (0: the raw policy) and the run's search constants
+// (player.RunSearch of the config's search section; noise stays off in
+// matches).
+func netPlayer(gameName string, search mcts.Config, sims int, p *net.Params, name string) (*arena.Spec, error) {
+	return arena.NewNetSpec(name, gameName, p, arena.NetOptions{Sims: sims, Search: &search})
 }
 
 // matchResult summarises a match from player a's side; threshold > 0

@@ -7,8 +7,8 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/configs/configstest"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rundir"
-	"github.com/tabula-zero/tabula/selfplay"
 )
 
 // The gate's players search with the run's constants (c_init, c_base,
@@ -26,7 +26,7 @@ func TestGateUsesRunSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := selfplay.MCTSConfig(cfg)
+	want := player.RunSearch(cfg.Search)
 	if want == mcts.DefaultConfig() {
 		t.Fatal("the test config equals the defaults")
 	}

@@ -22,7 +22,6 @@ import (
 	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/reanalyse"
 	"github.com/tabula-zero/tabula/rundir"
-	"github.com/tabula-zero/tabula/selfplay"
 )
 
 // Run is `tabula reanalyse`: args are the flags after the command's name.
@@ -105,7 +104,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintf(stderr, "reanalyse: %s with %s (generation %d, %d simulations) into %s\n", src, file, c.Generation, *sims, *out)
 	start := time.Now()
-	opt := reanalyse.Options{Simulations: *sims, MCTS: selfplay.MCTSConfig(cfg), Parallel: *parallel, Seed: cfg.Seed}
+	opt := reanalyse.Options{Simulations: *sims, MCTS: player.RunSearch(cfg.Search), Parallel: *parallel, Seed: cfg.Seed}
 	// The bar (count, rate, time left) on a terminal; elsewhere, as in a
 	// log, a line at every tenth of the shards.
 	track := progress.New()
