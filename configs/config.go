@@ -66,25 +66,24 @@ type Network struct {
 	PolicyHead string `yaml:"policy_head,omitempty"`
 }
 
-// Search is the self-play search.
+// Search is the self-play search: the simulations and playout cap
+// self-play reads, and the search constants player.RunSearch maps to
+// mcts.Config. Each field's meaning, range and default is its row in the
+// option table (docs/config.md); the constants' defaults are
+// mcts.DefaultConfig's.
 type Search struct {
-	Simulations    int     `yaml:"simulations"`
-	Kind           string  `yaml:"kind"` // puct or gumbel
-	CInit          float64 `yaml:"c_init"`
-	CBase          float64 `yaml:"c_base"`
-	FPUReduction   float64 `yaml:"fpu_reduction"`
-	DirichletAlpha float64 `yaml:"dirichlet_alpha"`
-	NoiseEpsilon   float64 `yaml:"noise_epsilon"`
-	GumbelM        int     `yaml:"gumbel_m"`
-	Solver         bool    `yaml:"solver"`
-	// Playout-cap randomisation: a full search on this share of moves
-	// (recorded), FastSimulations on the others (not recorded).
+	Simulations     int     `yaml:"simulations"`
+	Kind            string  `yaml:"kind"`
+	CInit           float64 `yaml:"c_init"`
+	CBase           float64 `yaml:"c_base"`
+	FPUReduction    float64 `yaml:"fpu_reduction"`
+	DirichletAlpha  float64 `yaml:"dirichlet_alpha"`
+	NoiseEpsilon    float64 `yaml:"noise_epsilon"`
+	GumbelM         int     `yaml:"gumbel_m"`
+	Solver          bool    `yaml:"solver"`
 	FullSearchShare float64 `yaml:"full_search_share"`
 	FastSimulations int     `yaml:"fast_simulations"`
-	// ProvenTargets: where the solver decides a self-play root, its policy
-	// target is the proven best moves (the quickest wins) rather than the
-	// visits spent before the proof (mcts.Config).
-	ProvenTargets bool `yaml:"proven_targets,omitempty"`
+	ProvenTargets   bool    `yaml:"proven_targets,omitempty"`
 }
 
 // SelfPlay is the self-play worker setup.

@@ -92,8 +92,12 @@ var (
 )
 
 // options is the table of every config field. The defaults are the
-// Connect Four preset's values with every switch off; the other presets
-// list what differs (docs/presets.md says why each differs).
+// Connect Four preset's values with every switch off, but for the search
+// constants: theirs are mcts.DefaultConfig's, the search's own, which the
+// engine and the arena play with too (player.RunSearch maps the section;
+// player's TestRunSearchDefaults fails if a row here and mcts disagree).
+// Every preset sets the search constants it differs in, Connect Four's
+// included; the presets list what differs (docs/presets.md says why).
 var options = []Option{
 	{Path: "game", Required: true, Rule: "a game this build registers (game.Lookup)", Help: "the game to learn"},
 	{Path: "rules", Default: map[string]string{}, Rule: "the game's rule options (game.Options; the game checks them)", Help: "rule variants, e.g. Catch the Lion's TryRule or a PlyCap"},
@@ -112,9 +116,9 @@ var options = []Option{
 	{Path: "search.c_init", Default: 1.25, Range: in(0, 100), Help: "PUCT exploration constant"},
 	{Path: "search.c_base", Default: 19652.0, Range: in(1, 1e9), Help: "visits over which PUCT's exploration grows"},
 	{Path: "search.fpu_reduction", Default: 0.25, Range: in(0, 2), Help: "first-play urgency: an unvisited child's value is its parent's minus this"},
-	{Path: "search.dirichlet_alpha", Default: 1.0, Range: in(0, 100), Help: "root noise concentration (about 10 / typical number of legal moves)"},
+	{Path: "search.dirichlet_alpha", Default: 0.3, Range: in(0, 100), Help: "root noise concentration (about 10 / typical number of legal moves)"},
 	{Path: "search.noise_epsilon", Default: 0.25, Range: in(0, 1), Help: "share of root noise in the prior"},
-	{Path: "search.gumbel_m", Default: 7, Range: in(1, 1000), Help: "Gumbel: moves sampled at the root"},
+	{Path: "search.gumbel_m", Default: 16, Range: in(1, 1000), Help: "Gumbel: moves sampled at the root"},
 	{Path: "search.solver", Default: true, Help: "prove wins, losses and draws in the tree (MCTS-solver)"},
 	{Path: "search.full_search_share", Default: 1.0, Range: in(0.01, 1), Help: "playout-cap randomisation: share of moves searched in full and recorded (1: off)"},
 	{Path: "search.fast_simulations", Default: 16, Range: in(1, 100000), Help: "playout-cap randomisation: simulations of the other, unrecorded moves"},

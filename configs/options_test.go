@@ -242,8 +242,8 @@ func contains(list []string, s string) bool {
 }
 
 // The defaults with a game are a valid config, and the defaults are
-// Connect Four's preset's settings: its file names only its switches and
-// its evaluation.
+// Connect Four's preset's settings: its file names only its switches, the
+// search constants it differs in from mcts's and its evaluation.
 func TestDefaults(t *testing.T) {
 	d := Defaults()
 	d.Game = "connect4"

@@ -19,7 +19,11 @@ Generated from the option table (configs/options.go) by
 
 A training run's config is YAML. Every key but ` + "`game`" + ` has a default, so a
 config names only what differs from the defaults, which are the Connect Four
-preset's settings with every switch off. The presets (configs/*.yaml) are
+preset's settings with every switch off, but for the search constants (the
+` + "`search`" + ` keys other than ` + "`simulations`" + `, ` + "`full_search_share`" + ` and
+` + "`fast_simulations`" + `): theirs are the search's own (mcts.DefaultConfig), which
+the engine and the arena play with too, and each preset sets those it differs
+in. The presets (configs/*.yaml) are
 written that way; docs/presets.md records the measurements behind each
 value a preset sets. Unknown keys, wrong types and values outside the range
 below are errors that name the key. An integer field takes an integer of its

@@ -51,3 +51,25 @@ func TestPresetsSearchAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// One set of defaults: the option table's search rows, mapped, are
+// mcts.DefaultConfig, the constants the engine, the arena and the Play
+// page start from, and the search knobs' defaults are the same values. A
+// default changed on one side only fails here.
+func TestRunSearchDefaults(t *testing.T) {
+	def := mcts.DefaultConfig()
+	if got := RunSearch(configs.Defaults().Search); got != def {
+		t.Errorf("the option table's search defaults map to\n%+v, mcts.DefaultConfig is\n%+v", got, def)
+	}
+	if got := Default(KindNet, "connect4").MCTS; got != def {
+		t.Errorf("a net: spec's defaults search with %+v, not mcts.DefaultConfig", got)
+	}
+	for knob, want := range map[string]float64{KnobCInit: def.CInit, KnobFPU: def.FPUReduction} {
+		if got := DefaultFloat(knob); got != want {
+			t.Errorf("knob %s defaults to %v, mcts to %v", knob, got, want)
+		}
+	}
+	if got, want := Lookup(KnobSearch).Default, configs.Defaults().Search.Kind; got != want {
+		t.Errorf("knob search defaults to %s, the option table to %s", got, want)
+	}
+}
