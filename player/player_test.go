@@ -1,6 +1,7 @@
 package player
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,5 +106,13 @@ func TestUCIOptions(t *testing.T) {
 	}
 	if ok, _ := s.SetOption("MultiPV", "2"); ok {
 		t.Error("MultiPV taken for a knob")
+	}
+}
+
+// SetSearch reads the keys it always read, now from the knobs' rows.
+func TestSearchKeys(t *testing.T) {
+	want := []string{KnobSims, KnobSearch, KnobCInit, KnobFPU, KnobPrecision}
+	if !slices.Equal(searchKeys, want) {
+		t.Errorf("searchKeys %v, want %v", searchKeys, want)
 	}
 }

@@ -292,10 +292,20 @@ func (s *Spec) parseAB(g game.Game, kv map[string]string, pos []string) error {
 	return s.parseEval(g, kv)
 }
 
-// searchKeys are the keys SetSearch reads.
-var searchKeys = []string{KnobSims, KnobSearch, KnobPrecision, KnobCInit, KnobFPU}
+// searchKeys are the keys SetSearch reads: every key of the net kind
+// (Knob.Kinds) but the network and the time, which parseNet reads itself,
+// so that a new search knob is read from its row alone.
+var searchKeys = func() []string {
+	var out []string
+	for _, k := range Knobs {
+		if slices.Contains(k.Kinds, KindNet) && k.Key != KnobNetwork && k.Key != KnobMoveTime {
+			out = append(out, k.Key)
+		}
+	}
+	return out
+}()
 
-// SetSearch reads sims=, search=, precision=, c_init= and fpu= over the
+// SetSearch reads sims=, search=, c_init=, fpu= and precision= over the
 // spec's values (the arena's network-free mcts: kind reads them too).
 func (s *Spec) SetSearch(kv map[string]string) error {
 	for _, key := range searchKeys {
