@@ -230,7 +230,7 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 	if p.Int8SelfPlaySimsPerS, err = selfPlay(ctx, cfg, params, "int8", 2*d); err != nil {
 		return p, err
 	}
-	p.SimsPerSample = simsPerSample(cfg)
+	p.SimsPerSample = simsPerSample(cfg.Search)
 	p.SelfPlaySamplesPerS = p.SelfPlaySimsPerS / p.SimsPerSample
 	p.Int8SelfPlaySamplesPerS = p.Int8SelfPlaySimsPerS / p.SimsPerSample
 
@@ -360,8 +360,7 @@ func selfPlay(ctx context.Context, cfg *configs.Config, params *net.Params, prec
 // simsPerSample is the simulations a recorded sample costs under the
 // preset's playout cap: every move searches, a share of them fully and is
 // recorded.
-func simsPerSample(cfg *configs.Config) float64 {
-	s := cfg.Search
+func simsPerSample(s configs.Search) float64 {
 	share := s.FullSearchShare
 	if share <= 0 || share >= 1 || s.FastSimulations <= 0 {
 		return float64(s.Simulations)

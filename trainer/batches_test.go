@@ -134,11 +134,11 @@ func TestTrainingBatchLegalMask(t *testing.T) {
 	if _, err := w.Refresh(); err != nil {
 		t.Fatal(err)
 	}
-	if b := newTrainingBatch(cfg, g.Encoder); b.Legal != nil {
+	if b := newTrainingBatch(cfg.Training, g.Encoder); b.Legal != nil {
 		t.Fatal("a legal mask without training.legal_mask")
 	}
 	cfg.Training.LegalMask = true
-	b := newTrainingBatch(cfg, g.Encoder)
+	b := newTrainingBatch(cfg.Training, g.Encoder)
 	if err := w.Batch(rand.New(rand.NewPCG(1, 2)), b.N, b.Planes, b.Policy, b.Value, b.Legal); err != nil {
 		t.Fatal(err)
 	}

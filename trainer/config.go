@@ -7,8 +7,7 @@ import (
 )
 
 // trainConfig maps the config's training section to the net trainer's.
-func trainConfig(c *configs.Config) train.Config {
-	t := c.Training
+func trainConfig(t configs.Training) train.Config {
 	s := net.Schedule{Kind: t.Schedule, LR: t.LearningRate}
 	switch t.Schedule {
 	case "piecewise":

@@ -302,11 +302,11 @@ const noShardsWarning = time.Minute
 
 // newTrainingBatch returns the buffers of one training batch, with a
 // legal mask with training.legal_mask.
-func newTrainingBatch(cfg *configs.Config, enc game.Encoder) *train.Batch {
+func newTrainingBatch(t configs.Training, enc game.Encoder) *train.Batch {
 	c, h, w := enc.Shape()
-	n, a := cfg.Training.BatchSize, enc.ActionSize()
+	n, a := t.BatchSize, enc.ActionSize()
 	b := &train.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
-	if cfg.Training.LegalMask {
+	if t.LegalMask {
 		b.Legal = make([]bool, n*a)
 	}
 	return b
@@ -315,7 +315,7 @@ func newTrainingBatch(cfg *configs.Config, enc game.Encoder) *train.Batch {
 // train takes steps optimisation steps on batches from the window.
 func (l *Loop) train(ctx context.Context, steps int) error {
 	n := l.cfg.Training.BatchSize
-	feed := newBatchFeed(l.window, l.rng, steps, n, func() *train.Batch { return newTrainingBatch(l.cfg, l.game.Encoder) })
+	feed := newBatchFeed(l.window, l.rng, steps, n, func() *train.Batch { return newTrainingBatch(l.cfg.Training, l.game.Encoder) })
 	defer feed.close()
 	var acc train.Stats
 	k := 0

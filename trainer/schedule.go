@@ -49,7 +49,7 @@ func (l *Loop) checkSchedule() {
 	l.scheduleChecked = true
 	step := l.trainer.State().Step
 	steps := float64(step - l.startStep)
-	s := trainConfig(l.cfg).Schedule
+	s := trainConfig(l.cfg.Training).Schedule
 	var (
 		end      int64
 		rate, lr float64

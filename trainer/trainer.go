@@ -342,7 +342,7 @@ func (l *Loop) restore() error {
 	if l.model, err = train.NewModel(c.Params, l.cfg.Training.BatchSize, l.cfg.Training.ModelOptions()...); err != nil {
 		return err
 	}
-	if l.trainer, err = l.model.NewTrainer(trainConfig(l.cfg)); err != nil {
+	if l.trainer, err = l.model.NewTrainer(trainConfig(l.cfg.Training)); err != nil {
 		return err
 	}
 	if len(c.Optimizer) > 0 || c.OptimizerStep > 0 {
