@@ -10,8 +10,8 @@ import (
 )
 
 // The engine's Eval option is an xboard combo and EvalFile a string:
-// over CECP, Eval=learned before EvalFile is reported, and with a network
-// the engine then plays.
+// over CECP, Eval=learned alone plays the shipped network, and EvalFile
+// another.
 func TestEvalOption(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "random.nnue")
 	if err := nnue.NewRandom(1).Save(file); err != nil {
@@ -24,19 +24,26 @@ func TestEvalOption(t *testing.T) {
 		features = append(features, l)
 		return l == "feature done=1"
 	})
-	for _, want := range []string{`feature option="Eval -combo *classical /// learned"`, `feature option="EvalFile -string "`} {
+	for _, want := range []string{`feature option="Eval -combo classical /// *learned"`, `feature option="EvalFile -string "`} {
 		if !strings.Contains(strings.Join(features, "\n"), want) {
 			t.Errorf("no %s among\n%s", want, strings.Join(features, "\n"))
 		}
 	}
-	e.send(t, "new", "variant xiangqi", "sd 2", "option Eval=learned", "option EvalFile="+file, "ping 1")
-	for _, want := range []string{"Error (option Eval: no learned network ships with this engine: set the EvalFile option", "pong 1"} {
-		if l := e.until(t, 10*time.Second, func(string) bool { return true }); !strings.HasPrefix(l, want) {
-			t.Errorf("got %q, want %q...", l, want)
-		}
+	// Eval=learned without EvalFile searches the shipped network: no error.
+	e.send(t, "new", "variant xiangqi", "sd 2", "option Eval=learned", "ping 1")
+	if l := e.until(t, 10*time.Second, func(string) bool { return true }); l != "pong 1" {
+		t.Errorf("after Eval=learned: got %q, want \"pong 1\"", l)
 	}
 	e.send(t, "usermove h2e2")
 	if l := e.until(t, 30*time.Second, func(l string) bool { return strings.HasPrefix(l, "move ") || strings.HasPrefix(l, "Error") }); !strings.HasPrefix(l, "move ") {
-		t.Errorf("with the learned evaluation: %q", l)
+		t.Errorf("with the shipped learned evaluation: %q", l)
+	}
+	e.send(t, "option EvalFile="+file, "ping 2")
+	if l := e.until(t, 10*time.Second, func(string) bool { return true }); l != "pong 2" {
+		t.Errorf("after EvalFile: got %q, want \"pong 2\"", l)
+	}
+	e.send(t, "usermove i0i1")
+	if l := e.until(t, 30*time.Second, func(l string) bool { return strings.HasPrefix(l, "move ") || strings.HasPrefix(l, "Error") }); !strings.HasPrefix(l, "move ") {
+		t.Errorf("with the learned evaluation from EvalFile: %q", l)
 	}
 }

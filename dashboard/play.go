@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,8 +25,10 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/xiangqi"
 	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/nnue"
 	"github.com/tabula-zero/tabula/player"
 )
 
@@ -286,6 +289,17 @@ func (a *abEngine) move(ctx context.Context, pool *enginePool, g *playGame) (gam
 	ap, ok := p.Clone().(alphabeta.Position)
 	if !ok {
 		return game.NoMove, nil, fmt.Errorf("%s has no alpha-beta search", p.Game())
+	}
+	// The learned evaluation (the shipped network, decoded once a
+	// process) searches the position wrapped with its accumulators.
+	evalNet, _, err := a.spec.LoadEval()
+	if err != nil {
+		return game.NoMove, nil, err
+	}
+	if evalNet != nil {
+		if ap, err = nnue.Wrap(evalNet, p.Clone()); err != nil {
+			return game.NoMove, nil, err
+		}
 	}
 	s, put, err := pool.searcher(g.game, g.id, a.spec.AlphaBeta)
 	if err != nil {
@@ -608,6 +622,10 @@ type NetworkChoice struct {
 type PlayGameChoice struct {
 	Name     string          `json:"name"`
 	Networks []NetworkChoice `json:"networks"`
+	// Evals are alpha-beta's evaluations for the game, the default
+	// first: Xiangqi's learned one (the engine's default) and classical;
+	// the other games' classical alone.
+	Evals []string `json:"evals"`
 }
 
 // PlayChoices is what the page offers.
@@ -639,7 +657,7 @@ func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 		paths = append(paths, NetworkChoice{Path: n, Label: n})
 	}
 	for _, name := range playGames {
-		c := PlayGameChoice{Name: name, Networks: []NetworkChoice{}}
+		c := PlayGameChoice{Name: name, Networks: []NetworkChoice{}, Evals: playEvals(name)}
 		if pr.opts.DefaultNetwork != nil {
 			if p, ok := pr.opts.DefaultNetwork(name); ok {
 				c.Networks = append(c.Networks, NetworkChoice{Path: p, Label: "shipped network (" + p + ")"})
@@ -671,6 +689,26 @@ type NewPlayRequest struct {
 	Sims     int    `json:"sims,omitempty"`
 	Depth    int    `json:"depth,omitempty"`
 	MoveTime int    `json:"movetime_ms,omitempty"` // ab: instead of depth
+	// Eval is alpha-beta's evaluation: classical or learned (Xiangqi's);
+	// "" the game's default, its first of PlayGameChoice.Evals.
+	Eval string `json:"eval,omitempty"`
+}
+
+// playEvals are the evaluations alpha-beta offers for a game, the
+// default first: the engine's default (player.Knobs' EngineDefault)
+// where the game has it.
+func playEvals(gameName string) []string {
+	if gameName != xiangqi.Name {
+		return []string{player.EvalClassical}
+	}
+	def := player.Lookup(player.KnobEval).EngineValue()
+	out := []string{def}
+	for _, v := range player.Lookup(player.KnobEval).Values {
+		if v != def {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // MoveRequest is the person's move in the game's notation.
@@ -733,7 +771,15 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 		if req.Sims != 0 {
 			return nil, refuse(http.StatusBadRequest, "alpha-beta: sims is for a network; give depth or movetime_ms")
 		}
+		evals := playEvals(gm.Name)
+		ev := cmp.Or(req.Eval, evals[0])
+		if !slices.Contains(evals, ev) {
+			return nil, refuse(http.StatusBadRequest, "alpha-beta: eval %q: %s offers %s", req.Eval, gm.Name, strings.Join(evals, ", "))
+		}
 		kv := map[string]string{}
+		if ev != player.EvalClassical {
+			kv[player.KnobEval] = ev
+		}
 		switch {
 		case req.MoveTime != 0 && req.Depth != 0:
 			return nil, refuse(http.StatusBadRequest, "alpha-beta: give a depth or a time per move, not both")
@@ -779,12 +825,18 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 	return g, nil
 }
 
-// specText writes an ab: spec of one key, as records name the engine.
+// specText writes a spec of its keys in order, as records name the
+// engine.
 func specText(kind string, kv map[string]string) string {
-	for k, v := range kv {
-		return kind + ":" + k + "=" + v
+	keys := slices.Sorted(maps.Keys(kv))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + kv[k]
 	}
-	return kind
+	if len(parts) == 0 {
+		return kind
+	}
+	return kind + ":" + strings.Join(parts, ",")
 }
 
 // network loads (once) the network at path for gameName, if the page may

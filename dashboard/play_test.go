@@ -166,6 +166,32 @@ func TestPlayOtherGames(t *testing.T) {
 	}
 }
 
+// TestPlayEvals: alpha-beta on Xiangqi offers the learned evaluation
+// first (the engine's default) and the classical one; the other games
+// their own alone. The game's record names the evaluation played.
+func TestPlayEvals(t *testing.T) {
+	srv, _ := playServer(t)
+	var ch PlayChoices
+	get(t, srv, "/api/play/options", &ch)
+	want := map[string][]string{"connect4": {"classical"}, "lion": {"classical"}, "xiangqi": {"learned", "classical"}}
+	for _, g := range ch.Games {
+		if !slices.Equal(g.Evals, want[g.Name]) {
+			t.Errorf("%s offers %q, want %q", g.Name, g.Evals, want[g.Name])
+		}
+	}
+	for _, c := range []struct{ body, engine string }{
+		{`{"game":"xiangqi","opponent":"ab","depth":2,"side":"second"}`, "ab:depth=2,eval=learned"},
+		{`{"game":"xiangqi","opponent":"ab","depth":2,"side":"second","eval":"learned"}`, "ab:depth=2,eval=learned"},
+		{`{"game":"xiangqi","opponent":"ab","depth":2,"side":"second","eval":"classical"}`, "ab:depth=2"},
+		{`{"game":"connect4","opponent":"ab","depth":2,"side":"second"}`, "ab:depth=2"},
+	} {
+		code, st, msg := call(t, srv, "POST", "/api/play/new", c.body)
+		if code != http.StatusOK || st.Engine != c.engine || len(st.Moves) != 1 {
+			t.Errorf("%s: %d %q, engine %q (want %q), moves %q", c.body, code, msg, st.Engine, c.engine, st.Moves)
+		}
+	}
+}
+
 // TestPlayBadRequests sends what a broken or hostile page might: every
 // answer is a clear JSON error, never a panic.
 func TestPlayBadRequests(t *testing.T) {
@@ -186,6 +212,8 @@ func TestPlayBadRequests(t *testing.T) {
 		{"POST", "/api/play/new", `{"game":"connect4","depth":-3}`, 400, "out of range"},
 		{"POST", "/api/play/new", `{"game":"connect4","depth":3,"movetime_ms":100}`, 400, "not both"},
 		{"POST", "/api/play/new", `{"game":"connect4","movetime_ms":1000000}`, 400, "out of range"},
+		{"POST", "/api/play/new", `{"game":"connect4","eval":"learned"}`, 400, "connect4 offers classical"},
+		{"POST", "/api/play/new", `{"game":"xiangqi","eval":"nnue"}`, 400, "xiangqi offers learned, classical"},
 		{"POST", "/api/play/new", `{"game":"connect4","opponent":"net"}`, 400, "name a checkpoint"},
 		{"POST", "/api/play/new", `{"game":"connect4","opponent":"net","network":"/etc/passwd"}`, 400, "not offered"},
 		{"POST", "/api/play/new", `{"game":"connect4","opponent":"net","network":"x","sims":-1}`, 400, "out of range"},

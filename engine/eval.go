@@ -17,9 +17,8 @@ import (
 
 // The evaluation alpha-beta searches with, chosen by the Eval option:
 //
-//   - classical (the default, defaultEval): the game's own hand-written
-//     evaluation.
-//   - learned: Xiangqi's efficiently updatable network (package nnue):
+//   - classical: the game's own hand-written evaluation.
+//   - learned (the default, defaultEval, for Xiangqi): Xiangqi's efficiently updatable network (package nnue):
 //     the file the EvalFile option names, or without one the network
 //     that ships in models/ (models/xiangqi.nnue, nnue.Shipped). The
 //     alpha-beta mover and the alpha-beta half of the abzero mover
@@ -53,9 +52,11 @@ const (
 var evals = []string{evalClassical, evalLearned}
 
 // defaultEval is the Eval option's default, which a new searcher
-// searches with: the eval knob's (player.Knobs), the one place to change
-// when the learned evaluation becomes the default.
-var defaultEval = player.Lookup(player.KnobEval).Default
+// searches with: the eval knob's engine default (player.Knobs), learned
+// since the shipped network measured stronger than the classical
+// evaluation at 100 ms a move (docs/nnue.md, "Rounds"); ab: and abzero:
+// specs keep classical as their default.
+var defaultEval = player.Lookup(player.KnobEval).EngineValue()
 
 // newEvalState is the evaluation of a new searcher: defaultEval.
 func newEvalState() evalState { return evalState{learned: defaultEval == evalLearned} }
@@ -171,10 +172,22 @@ func (e *evalState) learnedNet(p game.Position) (net *nnue.Net, note string, err
 		return nil, "", nil
 	}
 	if g := p.Game(); g != xiangqi.Name {
+		if !e.set {
+			return nil, "", nil // the default, no one's choice: nothing to explain
+		}
 		return nil, fmt.Sprintf("string eval classical: the learned evaluation is Xiangqi's, not %s's", g), nil
 	}
 	net, file, sum, err := e.network()
 	if err != nil {
+		if !e.set {
+			// The default without a network (a build shipping none):
+			// the classical evaluation, said once, rather than no move.
+			if e.announced {
+				return nil, "", nil
+			}
+			e.announced = true
+			return nil, fmt.Sprintf("string eval classical: %v", err), nil
+		}
 		return nil, "", fmt.Errorf("option %s is learned: %w", optEval, err)
 	}
 	if !e.announced {

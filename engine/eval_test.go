@@ -48,7 +48,7 @@ func TestLearnedEvalOverUCI(t *testing.T) {
 	s := startSession(t)
 	s.send(t, "uci")
 	lines := s.until(t, "uciok")
-	for _, want := range []string{"option name Eval type combo default classical var classical var learned", "option name EvalFile type string default <empty>"} {
+	for _, want := range []string{"option name Eval type combo default learned var classical var learned", "option name EvalFile type string default <empty>"} {
 		if !slices.Contains(lines, want) {
 			t.Errorf("uci: no %q in\n%s", want, strings.Join(lines, "\n"))
 		}
@@ -179,7 +179,7 @@ func TestLearnedEvalSearched(t *testing.T) {
 	}
 	classical := map[string][]string{}
 	for _, fen := range fens {
-		classical[fen] = iterations(uciSearch(t, nil, fen, depth))
+		classical[fen] = iterations(uciSearch(t, [][2]string{{optEval, evalClassical}}, fen, depth))
 	}
 	for _, c := range []struct {
 		name    string

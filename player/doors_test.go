@@ -47,10 +47,13 @@ func TestSameMovesThroughEveryDoor(t *testing.T) {
 			{"abzero:net=connect4,m=2,depth=4,sims=16", [][2]string{{"Mover", "abzero"}, {"Network", "connect4"}, {"ABZeroWeight", "2"}, {"Simulations", "16"}}, uci.Limits{Depth: 4}, ""},
 		}, 3},
 		{"xiangqi", []door{
-			{"ab:depth=3", [][2]string{{"Mover", "ab"}}, uci.Limits{Depth: 3}, `{"opponent":"ab","depth":3}`},
+			// The engine and the Play page default to the learned
+			// evaluation on Xiangqi, a spec to the classical one.
+			{"ab:depth=3,eval=learned", [][2]string{{"Mover", "ab"}}, uci.Limits{Depth: 3}, `{"opponent":"ab","depth":3}`},
+			{"ab:depth=3", [][2]string{{"Mover", "ab"}, {"Eval", "classical"}}, uci.Limits{Depth: 3}, `{"opponent":"ab","depth":3,"eval":"classical"}`},
 			{"net:xiangqi,sims=32", [][2]string{{"Mover", "mcts"}, {"Network", "xiangqi"}}, uci.Limits{Nodes: 32}, `{"opponent":"net","network":"xiangqi","sims":32}`},
 			{"net:xiangqi,sims=32,c_init=3,fpu=0", [][2]string{{"Mover", "mcts"}, {"Network", "xiangqi"}, {"CInit", "3"}, {"FPU", "0"}}, uci.Limits{Nodes: 32}, ""},
-			{"abzero:net=xiangqi,m=1,depth=2,sims=8", [][2]string{{"Mover", "abzero"}, {"Network", "xiangqi"}, {"Simulations", "8"}}, uci.Limits{Depth: 2}, ""},
+			{"abzero:net=xiangqi,m=1,depth=2,sims=8,eval=learned", [][2]string{{"Mover", "abzero"}, {"Network", "xiangqi"}, {"Simulations", "8"}}, uci.Limits{Depth: 2}, ""},
 		}, 2},
 	} {
 		for _, d := range c.doors {

@@ -61,9 +61,15 @@ type Knob struct {
 	// Default is the value a spec without the key and a new engine
 	// play with ("" for a knob without one, such as a required limit).
 	Default string
-	Int     bool    // an integer (else a float when Min < Max)
-	Min     float64 // the range when Min < Max
-	Max     float64
+	// EngineDefault, where set, is a new engine's value instead of
+	// Default. A spec is a measurement's fixed player (the outside
+	// ladder's rungs, the presets' teachers and gates are ab: specs), so
+	// its defaults stay put; the engine is what a user plays, so it
+	// plays the stronger setting once one is measured stronger.
+	EngineDefault string
+	Int           bool    // an integer (else a float when Min < Max)
+	Min           float64 // the range when Min < Max
+	Max           float64
 	// Above: the value must be above Min, not at it.
 	Above  bool
 	Values []string // the allowed values, when a choice
@@ -119,7 +125,7 @@ var Knobs = []Knob{
 		Help: "first-play urgency reduction (the run config's search.fpu_reduction)"},
 	{Key: KnobPrecision, Kinds: []string{KindNet, KindABZero}, UCI: "Precision", Default: infer.Auto, Values: infer.Precisions,
 		Help: "the network's arithmetic: auto is int8 where the CPU has AVX-512 VNNI or AVX-VNNI, else fp32"},
-	{Key: KnobEval, Kinds: []string{KindAB, KindABZero}, UCI: "Eval", Default: EvalClassical, Values: []string{EvalClassical, EvalLearned},
+	{Key: KnobEval, Kinds: []string{KindAB, KindABZero}, UCI: "Eval", Default: EvalClassical, EngineDefault: EvalLearned, Values: []string{EvalClassical, EvalLearned},
 		Help: "alpha-beta's evaluation: the game's own, or Xiangqi's learned one (evalfile, or the shipped models/xiangqi.nnue)"},
 	{Key: KnobEvalFile, Kinds: []string{KindAB, KindABZero}, UCI: "EvalFile",
 		Help: "the learned evaluation's .nnue file (tabula nnue train); a spec needs eval=learned with it"},
@@ -149,6 +155,15 @@ func Lookup(name string) Knob {
 	panic("player: no knob " + name)
 }
 
+// EngineValue is a new engine's value of the knob: EngineDefault where
+// set, else Default.
+func (k Knob) EngineValue() string {
+	if k.EngineDefault != "" {
+		return k.EngineDefault
+	}
+	return k.Default
+}
+
 // number returns a knob's default as a number (0 for text knobs).
 func (k Knob) number() float64 {
 	f, _ := strconv.ParseFloat(k.Default, 64)
@@ -165,7 +180,7 @@ func DefaultFloat(name string) float64 { return Lookup(name).number() }
 // for choices, a string otherwise (Network, EvalFile, and the floats
 // c_init, fpu and m, which UCI's integer spin cannot hold).
 func (k Knob) Option() game.Option {
-	o := game.Option{Name: k.UCI, Default: k.Default, Values: k.Values, Help: k.Help}
+	o := game.Option{Name: k.UCI, Default: k.EngineValue(), Values: k.Values, Help: k.Help}
 	if k.Int {
 		o.Min, o.Max = int(k.Min), int(min(k.Max, math.MaxInt32))
 	}

@@ -95,7 +95,9 @@ func TestOwnEngineMatchesInProcess(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	const depth = "3"
-	inSpec, err := arena.ParsePlayer("ab:depth="+depth+",hash=16", "xiangqi")
+	// The engine searches with the learned evaluation by default, a spec
+	// with the classical one unless it says eval=learned.
+	inSpec, err := arena.ParsePlayer("ab:depth="+depth+",hash=16,eval=learned", "xiangqi")
 	if err != nil {
 		t.Fatal(err)
 	}

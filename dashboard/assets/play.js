@@ -37,6 +37,10 @@ function fillOpponents() {
   for (const n of g.networks) opts.push(new Option("network: " + n.label, "net:" + n.path));
   if (choices.named_networks) opts.push(new Option("network: a file or run directory...", "named"));
   $("p-opponent").replaceChildren(...opts);
+  // Alpha-beta's evaluations for the game, the default first (Xiangqi's
+  // learned one, or the game's own alone).
+  const label = { learned: "learned (NNUE)", classical: "hand-written" };
+  $("p-eval").replaceChildren(...g.evals.map((e) => new Option(label[e] || e, e)));
   opponentChanged();
 }
 
@@ -45,6 +49,7 @@ function opponentChanged() {
   $("p-path-row").hidden = v !== "named";
   $("p-sims-row").hidden = v === "ab";
   $("p-ab-row").hidden = v !== "ab";
+  $("p-eval-row").hidden = v !== "ab" || $("p-eval").options.length < 2;
   limitsChanged();
 }
 
@@ -63,6 +68,7 @@ function newGameRequest() {
     req.opponent = "ab";
     const n = Number($("p-ab-value").value) || 0;
     if ($("p-ab-limit").value === "time") req.movetime_ms = n; else req.depth = n;
+    req.eval = $("p-eval").value;
   } else {
     req.opponent = "net";
     req.network = v === "named" ? $("p-path").value : v.slice(4);
