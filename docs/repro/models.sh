@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Rebuilds the shipped networks (models/) from scratch and measures them
-# for their cards: docs/repro/models.sh [connect4|lion|xiangqi]... (all three
+# for their cards (Xiangqi's: the two-hour network its self-play began
+# from, the card's previous network): docs/repro/models.sh [connect4|lion|xiangqi]... (all three
 # by default). Each game trains a fresh run under $OUT/GAME with the
 # preset and the settings its card names, exports the best network as a
 # playing checkpoint to $OUT/GAME.ckpt and prints the card's figures. It
 # does not replace models/GAME.ckpt: a model is replaced only by one
-# measured stronger (copy it in, then `cd models && sha256sum *.ckpt >
-# SHA256SUMS`, and rewrite the card). Wall times: 30 min (Connect Four,
+# measured stronger (copy it in, then `cd models && sha256sum *.ckpt *.nnue
+# > SHA256SUMS`, and rewrite the card). Wall times: 30 min (Connect Four,
 # Catch the Lion), 2 h (Xiangqi), plus the measurements, on 2 cores.
 source "$(dirname "$0")/lib.sh"
 OUT=${OUT:-/tmp/models}
@@ -53,8 +54,10 @@ games=("$@")
 for g in "${games[@]}"; do
   case $g in
   connect4 | lion) build "$g" 30m ;;
-  # The shipped network's run: seed 2, the cosine over 26,000 steps (its
-  # floor near the end of the two hours on the 2-core AVX-512 Xeon).
+  # The two-hour teacher network's run, where the shipped network's
+  # self-play began (models/xiangqi.md; xiangqi-continuation-seed.sh goes
+  # on from it): seed 2, the cosine over 26,000 steps (its floor near the
+  # end of the two hours on the 2-core AVX-512 Xeon).
   xiangqi) build "$g" 2h -set seed=2 -set training.total_steps=26000 ;;
   *) echo "models.sh: unknown game $g (connect4, lion, xiangqi)" >&2; exit 2 ;;
   esac
