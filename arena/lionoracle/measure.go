@@ -69,15 +69,10 @@ func (oracle) Evaluate(ctx context.Context, _ string, n int, sims []int, player 
 		return nil, err
 	}
 	progress.FromContext(ctx).Begin("evaluation: Lion oracle", "positions", int64(len(lines)*len(sims)))
-	var out []Result
-	var s *arena.Spec
-	for _, k := range sims {
-		if s, err = player(k); err != nil {
-			return nil, err
-		}
+	out, s, err := measure.EachSims(sims, player, func(k int, s *arena.Spec) (Result, error) {
 		r, err := Measure(ctx, s, lines, 2)
 		if err != nil {
-			return nil, err
+			return Result{}, err
 		}
 		res := Result{Simulations: k, Positions: r.All.Positions, Optimal: r.All.Optimal, OutcomeKept: r.All.OutcomeKept,
 			OptimalRate: r.All.OptimalRate(), OutcomeRate: r.All.OutcomeRate(), OptimalBy: map[string]float64{}, OutcomeBy: map[string]float64{}}
@@ -86,7 +81,10 @@ func (oracle) Evaluate(ctx context.Context, _ string, n int, sims []int, player 
 				res.OptimalBy[k], res.OutcomeBy[k] = a.OptimalRate(), a.OutcomeRate()
 			}
 		}
-		out = append(out, res)
+		return res, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if s == nil {
 		return map[string]any{}, nil

@@ -168,3 +168,23 @@ func (c *Cache[T]) Get(set string, n int, read func() (T, error)) (T, error) {
 	c.m[k] = v
 	return v, nil
 }
+
+// EachSims measures with player(k) for each k of sims in turn, do turning
+// a player into its result; it returns the results and the last player
+// (nil without sims), whose network a value-head measure then reads.
+func EachSims[R any](sims []int, player func(sims int) (*arena.Spec, error), do func(k int, s *arena.Spec) (R, error)) ([]R, *arena.Spec, error) {
+	var out []R
+	var s *arena.Spec
+	for _, k := range sims {
+		var err error
+		if s, err = player(k); err != nil {
+			return nil, nil, err
+		}
+		r, err := do(k, s)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, r)
+	}
+	return out, s, nil
+}

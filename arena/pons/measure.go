@@ -61,18 +61,13 @@ func (set) Evaluate(ctx context.Context, name string, n int, sims []int, player 
 		return nil, err
 	}
 	progress.FromContext(ctx).Begin("evaluation: Pons "+name, "positions", int64(len(lines)*len(sims)))
-	var out []Result
-	for _, k := range sims {
-		s, err := player(k)
-		if err != nil {
-			return nil, err
-		}
+	out, _, err := measure.EachSims(sims, player, func(k int, s *arena.Spec) (Result, error) {
 		acc, err := Measure(ctx, s, lines, 2)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Result{Set: name, Simulations: k, Positions: acc.Positions, Optimal: acc.Optimal,
-			OptimalRate: acc.OptimalRate(), OutcomeRate: acc.OutcomeRate()})
+		return Result{Set: name, Simulations: k, Positions: acc.Positions, Optimal: acc.Optimal,
+			OptimalRate: acc.OptimalRate(), OutcomeRate: acc.OutcomeRate()}, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return map[string]any{"pons": out}, nil
 }

@@ -65,18 +65,13 @@ func (xiangqiSet) Evaluate(ctx context.Context, _ string, n int, sims []int, pla
 		return nil, err
 	}
 	progress.FromContext(ctx).Begin("evaluation: Xiangqi set", "positions", int64(len(lines)*len(sims)))
-	var out []Result
-	var s *arena.Spec
-	for _, k := range sims {
-		if s, err = player(k); err != nil {
-			return nil, err
-		}
+	out, s, err := measure.EachSims(sims, player, func(k int, s *arena.Spec) (Result, error) {
 		r, err := Measure(ctx, s, lines, 2)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Result{Simulations: k, Positions: r.All.Positions, Best: r.All.Best, Good: r.All.Good,
-			Blunders: r.All.Blunders, BestRate: r.All.BestRate(), GoodRate: r.All.GoodRate(), BlunderRate: r.All.BlunderRate()})
+		return Result{Simulations: k, Positions: r.All.Positions, Best: r.All.Best, Good: r.All.Good,
+			Blunders: r.All.Blunders, BestRate: r.All.BestRate(), GoodRate: r.All.GoodRate(), BlunderRate: r.All.BlunderRate()}, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if s == nil {
 		return map[string]any{}, nil
