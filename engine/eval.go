@@ -157,7 +157,9 @@ func (e *evalState) check(gameName string) error {
 		return fmt.Errorf("option %s: learned is Xiangqi's evaluation, and the variant is %s: %s searches with its classical evaluation",
 			optEval, gameName, gameName)
 	}
-	if _, _, _, err := e.network(); err != nil {
+	if _, _, _, err := e.network(); err != nil && e.set {
+		// Left at the default, a search falls back to the classical
+		// evaluation and says so (learnedNet): nothing to refuse here.
 		return fmt.Errorf("option %s: %w", optEval, err)
 	}
 	return nil
@@ -165,8 +167,9 @@ func (e *evalState) check(gameName string) error {
 
 // learnedNet returns the network alpha-beta evaluates p's game with: nil
 // for the classical evaluation (also, with a note for the info line, when
-// the learned one is not p's game's), an error for a learned evaluation
-// without a network (a build shipping none, and no EvalFile).
+// the learned one is not p's game's, or is the default but no network can
+// be had), an error for a learned evaluation set without a network (a
+// build shipping none, and no EvalFile).
 func (e *evalState) learnedNet(p game.Position) (net *nnue.Net, note string, err error) {
 	if !e.learned {
 		return nil, "", nil
