@@ -13,7 +13,6 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
 	"github.com/tabula-zero/tabula/internal/kvlist"
-	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/nnue"
 	"github.com/tabula-zero/tabula/player"
@@ -62,59 +61,51 @@ const (
 	KindCustom = "custom" // NewFuncSpec
 )
 
-// SpecUsage lists the player spec forms for a command's -h text.
-const SpecUsage = `player specs (-a, -b):
-  random
-  ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,FEATURE=on|off,eval=classical|learned,evalfile=FILE]
-                                                            alpha-beta (features: alphabeta.FeatureNames; threads 1..64, default 1;
-                                                            eval=learned: Xiangqi's learned evaluation, the .nnue FILE
-                                                            or without evalfile= the shipped one, models/xiangqi.nnue)
-  net:FILE[,sims=N,movetime=MS,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]   a network with MCTS (FILE: checkpoint, run directory, or a game's name: its shipped model; movetime: PUCT searching until the time is up)
-  abzero:net=FILE,m=W,depth=N[,sims=N,search=...,algo=A,eval=...,evalfile=FILE]     Alpha-Beta-Zero blend
-  mcts:sims=N[,search=puct|gumbel]                          MCTS with random playouts, no network
-  uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:playouts=N|movetime=MS|nodes=N,c=C,...]
-                                                            the classical MCTS family (keys: docs/rollout.md)
-  uci:COMMAND[,variant=V,depth=N|movetime=MS|nodes=N,timeout=MS,Option=Value...]   an external engine
-  human                                                     you: the board on stdout, moves typed on stdin
-  tb:FILE                                                   Catch the Lion's perfect play from the tablebase FILE (tabula liontb)
-every kind also takes name=NAME (the name in results)`
+// SpecUsage lists the player spec forms for a command's -h text: the
+// searching players' forms and keys come from package player's knobs
+// (player.SpecForms, player.KeyUsage), so the text follows their rows.
+var SpecUsage = specUsage()
+
+func specUsage() string {
+	var b strings.Builder
+	line := func(form, what string) {
+		if len(form) > 58 {
+			fmt.Fprintf(&b, "  %s\n  %-58s  %s\n", form, "", what)
+			return
+		}
+		fmt.Fprintf(&b, "  %-58s  %s\n", form, what)
+	}
+	b.WriteString("player specs (-a, -b):\n")
+	line(KindRandom, "uniformly random legal moves")
+	for _, f := range player.SpecForms() {
+		line(f[0], f[1])
+	}
+	line("mcts:sims=N[,search="+player.Lookup(player.KnobSearch).Placeholder()+"]", "MCTS with random playouts, no network")
+	line(strings.Join(rollout.Algorithms, "|")+"[:playouts=N|movetime=MS|nodes=N,c=C,...]", "the classical MCTS family (keys: docs/rollout.md)")
+	line("uci:COMMAND[,variant=V,depth=N|movetime=MS|nodes=N,timeout=MS,Option=Value...]", "an external engine")
+	line(KindHuman, "you: the board on stdout, moves typed on stdin")
+	line(KindTB+":FILE", "Catch the Lion's perfect play from the tablebase FILE (tabula liontb)")
+	b.WriteString("every kind also takes name=NAME (the name in results)\n")
+	b.WriteString("keys of ab:, net: and abzero: (movetime: milliseconds or a Go duration; FEATURE: alphabeta.FeatureNames):\n")
+	b.WriteString(player.KeyUsage("  "))
+	return b.String()
+}
 
 // Spec is a parsed player spec: what ParsePlayer read, with any network
 // loaded once, ready to make players (one per match worker).
 //
-// Spec strings:
-//
-//	random
-//	ab:depth=N|movetime=MS|nodes=N[,algo=A,hash=MiB,threads=N,eval=classical|learned,evalfile=FILE]
-//	net:FILE[,sims=N,movetime=MS,search=puct|gumbel,c_init=C,fpu=F,precision=auto|fp32|int8]
-//	abzero:net=FILE,m=W,depth=N[,sims=N,search=puct|gumbel,c_init=C,fpu=F,algo=A,hash=MiB,eval=...,evalfile=FILE]
-//	mcts:sims=N[,search=puct|gumbel]
-//	uct|solver|mcts-mr|mcts-ms|mcts-mb|ppa|ppap|ppaf|ppafp|mast[:k=v,...]
-//	human
-//	tb:FILE
-//
-// The last line is package rollout's classical MCTS players; their keys
-// are listed in rollout_players.go and docs/rollout.md.
-//
+// Spec strings are SpecUsage's forms: random, ab:, net:, abzero:, mcts:,
+// the rollout family (package rollout's classical MCTS players; their
+// keys in rollout_players.go and docs/rollout.md), uci:, human and tb:.
 // Every kind also takes name=NAME (the name in results; default: the spec
-// text). FILE is a checkpoint file or a run directory (its best
-// checkpoint). movetime takes milliseconds or a Go duration ("500ms").
-// ab:, net: and abzero: are package player's specs (player.Parse): their
-// keys, defaults and ranges are declared once in player.Knobs, which the
-// engine's options and the dashboard's Play page share. net sims default
-// to 200; sims=0 plays the raw policy (argmax prior). c_init=C and fpu=F
-// override the search's exploration constant and first-play urgency
-// reduction (search.c_init and search.fpu_reduction; defaults
-// mcts.DefaultConfig's), so a network's test-time search can be tuned
-// without a run config.
-// mcts is network-free MCTS with random playouts to the end of the game.
-// tb (Catch the Lion only) plays an optimal move of the tablebase FILE,
-// one drawn from the game's seed among equals (tb_player.go).
-// eval=learned (ab and abzero, Xiangqi only) makes alpha-beta evaluate
-// with the learned network of evalfile=FILE (package nnue), or without
-// evalfile= the shipped one (models/xiangqi.nnue, nnue.Shipped), loaded
-// once and read by every player of the spec; eval=classical (the
-// default) is the game's own evaluation.
+// text). ab:, net: and abzero: are package player's specs (player.Parse):
+// their keys, defaults, ranges and help are declared once in
+// player.Knobs, which the engine's options and the dashboard's Play page
+// share. mcts is network-free MCTS with random playouts to the end of the
+// game. tb (Catch the Lion only) plays an optimal move of the tablebase
+// FILE, one drawn from the game's seed among equals (tb_player.go). A
+// learned evaluation (eval=learned) is loaded once and read by every
+// player of the spec.
 type Spec struct {
 	Text string // the spec as given
 	Kind string
@@ -352,21 +343,28 @@ func (s *Spec) parseRandom(kv map[string]string, pos []string) error {
 }
 
 // parsePlayer reads an ab:, net: or abzero: spec through package player
-// and loads what it plays with: the learned evaluation and the network,
-// once for all the spec's players.
+// and loads what it plays with.
 func (s *Spec) parsePlayer(g game.Game, kv map[string]string, pos []string) error {
 	ps, err := player.Parse(s.Kind, g.Name, kv, pos)
 	if err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
+	return s.usePlayer(ps)
+}
+
+// usePlayer makes ps the spec's player and loads what it plays with: the
+// learned evaluation and the network (laid out in its precision; it may
+// have any of the game's encoders), once for all the spec's players.
+func (s *Spec) usePlayer(ps *player.Spec) error {
 	s.play = ps
+	var err error
 	if s.evalNet, s.evalFile, err = ps.LoadEval(); err != nil {
 		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	if ps.Network == "" {
-		return nil
+	if s.network, err = ps.LoadNetwork(1); err != nil {
+		return fmt.Errorf("arena: player %q: %w", s.Text, err)
 	}
-	return s.load(g, ps.Network)
+	return nil
 }
 
 func (s *Spec) parseMCTS(kv map[string]string, pos []string) error {
@@ -389,51 +387,17 @@ func (s *Spec) parseMCTS(kv map[string]string, pos []string) error {
 	return nil
 }
 
-// load reads a checkpoint (or a run directory's best one) for game g,
-// laid out in the spec's precision. The network may have any of g's
-// encoders.
-func (s *Spec) load(g game.Game, file string) error {
-	n, err := player.LoadNetwork(file, g, s.play.Precision, 1)
-	if err != nil {
-		return fmt.Errorf("arena: player %q: %w", s.Text, err)
-	}
-	s.network = n
-	return nil
-}
-
-// NetOptions configure an in-memory network player (NewNetSpec).
-type NetOptions struct {
-	Sims   int  // MCTS simulations (0: raw policy)
-	Gumbel bool // Gumbel root search instead of PUCT
-	// Search, when set, is the MCTS constants to play with (a run's
-	// c_init, c_base, FPU, Gumbel, gumbel_m, solver); Gumbel is then
-	// taken from it.
-	Search *mcts.Config
-}
-
-// NewNetSpec makes a spec for a network held in memory (a candidate the
-// trainer has not saved, say), named name.
-func NewNetSpec(name, gameName string, p *net.Params, o NetOptions) (*Spec, error) {
-	g, err := game.Lookup(gameName)
+// NewPlayerSpec makes a spec named name of a spec of package player (ab,
+// net or abzero), such as a network held in memory (player.NetSpec: a
+// candidate the trainer has not saved).
+func NewPlayerSpec(name string, ps *player.Spec) (*Spec, error) {
+	g, err := game.Lookup(ps.Game)
 	if err != nil {
 		return nil, fmt.Errorf("arena: %w", err)
 	}
-	if p == nil || p.Spec.Game != g.Name {
-		return nil, fmt.Errorf("arena: player %q: network is not for %s", name, g.Name)
-	}
-	if g, err = g.WithEncoder(p.Spec.EncoderVersion); err != nil {
-		return nil, fmt.Errorf("arena: player %q: %w", name, err)
-	}
-	if o.Sims < 0 {
-		return nil, fmt.Errorf("arena: player %q: %d simulations", name, o.Sims)
-	}
-	s := &Spec{Text: name, Kind: KindNet, Game: g.Name, name: name, play: player.Default(KindNet, g.Name)}
-	s.play.Sims, s.play.MCTS.Gumbel = o.Sims, o.Gumbel
-	if o.Search != nil {
-		s.play.MCTS = *o.Search
-	}
-	if s.network, err = player.NewNetwork("", p, g, s.play.Precision, 1); err != nil {
-		return nil, fmt.Errorf("arena: player %q: %w", name, err)
+	s := &Spec{Text: name, Kind: ps.Kind, Game: g.Name, name: name}
+	if err := s.usePlayer(ps); err != nil {
+		return nil, err
 	}
 	return s, nil
 }

@@ -2,7 +2,6 @@ package arena
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -212,27 +211,84 @@ func TestSearchOverrides(t *testing.T) {
 	}
 }
 
-func TestNewNetSpec(t *testing.T) {
+// A network held in memory (player.NetSpec) plays as the same network
+// named by its file: the same moves, and the search constants given.
+func TestNewPlayerSpec(t *testing.T) {
 	dir := t.TempDir()
-	c, err := checkpoints.Load(testnet.Checkpoint(t, dir, "connect4", 2))
+	file := testnet.Checkpoint(t, dir, "connect4", 2)
+	c, err := checkpoints.Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewNetSpec("cand", "xiangqi", c.Params, NetOptions{Sims: 4}); err == nil {
+	if _, err := player.NetSpec("xiangqi", c.Params, 4, mcts.DefaultConfig()); err == nil {
 		t.Error("a connect4 network accepted for xiangqi")
 	}
-	s, err := NewNetSpec("cand", "connect4", c.Params, NetOptions{Sims: 4})
+	if _, err := player.NetSpec("connect4", c.Params, -1, mcts.DefaultConfig()); err == nil {
+		t.Error("-1 simulations accepted")
+	}
+	search := mcts.DefaultConfig()
+	search.CInit = 3
+	ps, err := player.NetSpec("connect4", c.Params, 16, search)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Kind != KindNet || s.Name() != "cand" || s.Network() != c.Params {
+	s, err := NewPlayerSpec("cand", ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Kind != KindNet || s.Name() != "cand" || s.Network() != c.Params || s.Sims() != 16 || s.SearchConfig() != search {
 		t.Fatalf("spec %+v", s)
 	}
-	if _, err := s.New(); err != nil {
+	named, err := ParsePlayer("net:"+file+",sims=16,c_init=3", "connect4")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(dir); err != nil {
+	g, err := game.Lookup("connect4")
+	if err != nil {
 		t.Fatal(err)
+	}
+	p, err := g.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ply := range 6 {
+		var moves [2]game.Move
+		for i, sp := range []*Spec{s, named} {
+			pl, err := sp.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := pl.NewGame(p, 1); err != nil {
+				t.Fatal(err)
+			}
+			if moves[i], err = pl.Move(context.Background(), p.Clone(), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if moves[0] != moves[1] {
+			t.Fatalf("ply %d: the network in memory plays %s, from its file %s", ply, p.FormatMove(moves[0]), p.FormatMove(moves[1]))
+		}
+		p.Make(moves[0])
+	}
+}
+
+// SpecUsage names every built-in kind and every key of the searching
+// players' specs (from package player's knobs).
+func TestSpecUsage(t *testing.T) {
+	for _, k := range Kinds() {
+		if !strings.Contains(SpecUsage, k) {
+			t.Errorf("SpecUsage does not name the kind %s", k)
+		}
+	}
+	for _, kind := range []string{KindAB, KindNet, KindABZero} {
+		for _, key := range player.Keys(kind) {
+			if slices.Contains(alphabeta.FeatureNames(), key) {
+				key = "FEATURE"
+			}
+			if !strings.Contains(SpecUsage, key) {
+				t.Errorf("SpecUsage does not name %s's key %s", kind, key)
+			}
+		}
 	}
 }
 

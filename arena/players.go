@@ -57,9 +57,9 @@ func (s *Spec) Evaluator() (*mcts.NetEvaluator, error) {
 }
 
 // SearchConfig is the MCTS constants the spec's network or mcts players
-// search with: NetOptions.Search when given, else the defaults with
-// search=, c_init= and fpu= applied (player.Spec.MCTS). The arena's
-// players never add root noise.
+// search with: the defaults with search=, c_init= and fpu= applied, or
+// those of the player.Spec it was made of (player.Spec.MCTS). The
+// arena's players never add root noise.
 func (s *Spec) SearchConfig() mcts.Config {
 	if s.play == nil {
 		return mcts.DefaultConfig()

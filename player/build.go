@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/tabula-zero/tabula/abzero"
 	"github.com/tabula-zero/tabula/alphabeta"
@@ -90,6 +91,46 @@ func NewNetwork(file string, p *net.Params, g game.Game, precision string, maxBa
 	return &Network{File: file, Params: p, Game: g, base: n}, nil
 }
 
+// NetSpec is the net spec of a network held in memory (a candidate the
+// trainer has not saved): p plays gameName with sims simulations a move
+// (0: the raw policy) and the search constants search, the knobs'
+// defaults for the rest.
+func NetSpec(gameName string, p *net.Params, sims int, search mcts.Config) (*Spec, error) {
+	g, err := game.Lookup(gameName)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil || p.Spec.Game != g.Name {
+		return nil, fmt.Errorf("network is not for %s", g.Name)
+	}
+	if err := Lookup(KnobSims).Check(strconv.Itoa(sims)); err != nil {
+		return nil, fmt.Errorf("sims=%w", err)
+	}
+	s := Default(KindNet, g.Name)
+	s.Params, s.Sims, s.MCTS = p, sims, search
+	return s, nil
+}
+
+// LoadNetwork lays out the network the spec plays (net, abzero) for
+// batches of up to maxBatch positions: Params when held in memory, else
+// the one Network names; nil for a spec without one.
+func (s *Spec) LoadNetwork(maxBatch int) (*Network, error) {
+	g, err := game.Lookup(s.Game)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case s.Params != nil:
+		if g, err = g.WithEncoder(s.Params.Spec.EncoderVersion); err != nil {
+			return nil, err
+		}
+		return NewNetwork("", s.Params, g, s.Precision, maxBatch)
+	case s.Network != "":
+		return LoadNetwork(s.Network, g, s.Precision, maxBatch)
+	}
+	return nil, nil
+}
+
 // Evaluator returns an evaluator of its own (a clone of the network)
 // that evaluates one position at a time.
 func (n *Network) Evaluator() *mcts.NetEvaluator {
@@ -116,12 +157,25 @@ func (n *Network) BatchEvaluator(threads int) (ev *mcts.NetEvaluator, close func
 	return mcts.NewNetBatchEvaluator(par, n.Game.Encoder, threads*LeafRows), par.Close
 }
 
-// NewForwarder lays a network out for self-play's batches (up to
+// Forwarder is self-play's batched forward pass: an mcts.Forwarder whose
+// Close stops its helper goroutines (Forward fails after).
+type Forwarder interface {
+	mcts.Forwarder
+	Close()
+}
+
+// OpenForwarder lays a network out for self-play's batches (up to
 // maxBatch positions, split across every core) in precision: the one
-// constructor of the batched forward pass the commands hand to the
-// trainer, the workers and reanalysis.
-func NewForwarder(p *net.Params, maxBatch int, precision string) (mcts.Forwarder, error) {
+// constructor of the batched forward pass, for the trainer, the workers,
+// reanalysis and the benchmark. The caller closes it.
+func OpenForwarder(p *net.Params, maxBatch int, precision string) (Forwarder, error) {
 	return infer.NewParallelPrecision(p, maxBatch, 0, precision)
+}
+
+// NewForwarder is OpenForwarder as the plain mcts.Forwarder the trainer's
+// and the remote worker's options take (trainer.Options.NewForwarder).
+func NewForwarder(p *net.Params, maxBatch int, precision string) (mcts.Forwarder, error) {
+	return OpenForwarder(p, maxBatch, precision)
 }
 
 // LoadEval loads the learned evaluation the spec asks for: nil for the
@@ -278,6 +332,13 @@ func (m *Mover) Move(ctx context.Context, p game.Position) (Result, error) {
 		return Result{Move: d.Move, Effort: int64(d.MCTS.Simulations), ABZero: d, AlphaBeta: d.AlphaBeta, MCTS: d.MCTS}, nil
 	}
 }
+
+// AlphaBeta is the alpha-beta searcher of an ab mover (nil for other
+// kinds), for callers that search with limits of their own (the engine).
+func (m *Mover) AlphaBeta() *alphabeta.Searcher { return m.ab }
+
+// MCTS is the network search of a net mover (nil for other kinds).
+func (m *Mover) MCTS() *mcts.Mover { return m.mc }
 
 // Spec returns the spec the mover plays.
 func (m *Mover) Spec() Spec { return m.spec }

@@ -13,6 +13,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/xiangqi"
 	"github.com/tabula-zero/tabula/mcts"
+	"github.com/tabula-zero/tabula/net"
 )
 
 // Spec is a searching player: its kind and every knob's value. Parse
@@ -24,7 +25,10 @@ type Spec struct {
 	// Network is the network as named (a file, a run directory or a
 	// shipped model's name; "" for ab).
 	Network string
-	Sims    int
+	// Params, when set, is a network held in memory (NetSpec), played
+	// instead of the one Network names.
+	Params *net.Params
+	Sims   int
 	// MoveTime bounds a move (ab; net's PUCT search, Sims then bounding
 	// it too when above 0).
 	MoveTime time.Duration

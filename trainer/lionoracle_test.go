@@ -68,7 +68,7 @@ func TestLionOracleEvaluation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := arena.NewNetSpec("best", "lion", bc.Params, arena.NetOptions{})
+	spec, err := bestSpec("lion", bc.Params)
 	if err != nil {
 		t.Fatal(err)
 	}

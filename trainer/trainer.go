@@ -158,7 +158,7 @@ func Run(ctx context.Context, opts Options) error {
 	// exists: a bad spec leaves nothing behind, and the config is never
 	// frozen with it.
 	if opts.Config != nil {
-		if err := matches.CheckPlayers(opts.Config, opts.Gate != nil); err != nil {
+		if err := checkPlayers(opts.Config, opts.Gate != nil); err != nil {
 			return err
 		}
 	}
@@ -192,6 +192,16 @@ func Run(ctx context.Context, opts Options) error {
 	return err
 }
 
+// checkPlayers checks the players of cfg's matches (matches.CheckPlayers):
+// the evaluation's, and the gate's when the run is gated.
+func checkPlayers(cfg *configs.Config, gated bool) error {
+	var gating configs.Gating
+	if gated {
+		gating = cfg.Gating
+	}
+	return matches.CheckPlayers(cfg.Game, cfg.Search, gating, cfg.Evaluation, func() (*net.Params, error) { return rundir.FreshParams(cfg) })
+}
+
 func open(opts Options) (*Loop, error) {
 	// A given config was checked in Run before it is frozen, so that a
 	// corrected one starts the run as if the bad one had never been
@@ -202,7 +212,7 @@ func open(opts Options) (*Loop, error) {
 		return nil, err
 	}
 	if opts.Config == nil {
-		if err := matches.CheckPlayers(cfg, opts.Gate != nil); err != nil {
+		if err := checkPlayers(cfg, opts.Gate != nil); err != nil {
 			return nil, err
 		}
 	}
@@ -221,7 +231,7 @@ func open(opts Options) (*Loop, error) {
 		return nil, err
 	}
 	l := &Loop{opts: opts, cfg: cfg, game: g, rules: rules, log: opts.Log, out: opts.Out, dir: dir,
-		evaluator: matches.NewEvaluator(cfg, g, rules, dir)}
+		evaluator: matches.NewEvaluator(cfg.Evaluation, cfg.Search, cfg.Seed, g, rules, dir)}
 	if err := os.MkdirAll(dir.Replay(), 0o755); err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
@@ -401,7 +411,8 @@ func (l *Loop) restore() error {
 		}
 		live := cmp.Or(l.opts.Live, &selfplay.Live{})
 		live.OnEnd = func(g selfplay.LiveGame) { l.games.Append(g) } // a failed write shows at Close
-		l.worker, err = selfplay.New(l.cfg, selfplay.Options{ReplayDir: l.dir.Replay(), Worker: "trainer", Live: live}, fwd, l.bestGen)
+		setup := selfplay.Setup{Game: l.game, Rules: l.cfg.Rules, Seed: l.cfg.Seed, Search: l.cfg.Search, SelfPlay: l.cfg.SelfPlay}
+		l.worker, err = selfplay.New(setup, selfplay.Options{ReplayDir: l.dir.Replay(), Worker: "trainer", Live: live}, fwd, l.bestGen)
 		if err != nil {
 			return err
 		}

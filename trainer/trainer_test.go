@@ -33,6 +33,7 @@ import (
 	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/net/onnx"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
 	"github.com/tabula-zero/tabula/trainer/matches"
@@ -254,7 +255,9 @@ func TestTrainFromShards(t *testing.T) {
 	spec, _ := configs.NetSpec(cfg)
 	p, _ := net.NewParams(spec, cfg.Seed)
 	fwd, _ := infer.New(p, cfg.SelfPlay.BatchSize)
-	w, err := selfplay.New(cfg, selfplay.Options{ReplayDir: filepath.Join(run, "replay"), Worker: "remote"}, fwd, 0)
+	g, _ := cfg.LookupGame()
+	setup := selfplay.Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
+	w, err := selfplay.New(setup, selfplay.Options{ReplayDir: filepath.Join(run, "replay"), Worker: "remote"}, fwd, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -819,7 +822,7 @@ func TestEvaluation(t *testing.T) {
 	if bc.Generation != final.Best {
 		t.Fatalf("best is generation %d, the evaluation says %d", bc.Generation, final.Best)
 	}
-	spec, err := arena.NewNetSpec("best", "connect4", bc.Params, arena.NetOptions{})
+	spec, err := bestSpec("connect4", bc.Params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1149,4 +1152,14 @@ func TestResumeFromCarriedFiles(t *testing.T) {
 	if cpu <= 0 || cpuAfter <= cpu {
 		t.Fatalf("train_cpu_s %g before the carry, %g after", cpu, cpuAfter)
 	}
+}
+
+// bestSpec is a run's best network as the arena's player of its raw
+// policy (no search), as the measures' tests play it.
+func bestSpec(gameName string, p *net.Params) (*arena.Spec, error) {
+	ps, err := player.NetSpec(gameName, p, 0, mcts.DefaultConfig())
+	if err != nil {
+		return nil, err
+	}
+	return arena.NewPlayerSpec("best", ps)
 }

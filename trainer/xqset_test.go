@@ -65,7 +65,7 @@ func TestXiangqiSetEvaluation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := arena.NewNetSpec("best", "xiangqi", bc.Params, arena.NetOptions{})
+	spec, err := bestSpec("xiangqi", bc.Params)
 	if err != nil {
 		t.Fatal(err)
 	}

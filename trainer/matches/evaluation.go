@@ -24,17 +24,20 @@ import (
 
 // Evaluator plays a run's evaluations (the config's evaluation section).
 type Evaluator struct {
-	cfg    *configs.Config
+	eval   configs.Evaluation
 	search mcts.Config // the run's (player.RunSearch)
+	seed   uint64
 	game   game.Game
 	rules  game.Options
 	dir    rundir.Dir
 }
 
-// NewEvaluator returns the evaluator of the run in dir, whose game g is
-// played under rules.
-func NewEvaluator(cfg *configs.Config, g game.Game, rules game.Options, dir rundir.Dir) *Evaluator {
-	return &Evaluator{cfg: cfg, search: player.RunSearch(cfg.Search), game: g, rules: rules, dir: dir}
+// NewEvaluator returns the evaluator of the run in dir of its
+// evaluation section eval, whose networks search as its search section
+// says, whose game g is played under rules, its openings drawn from seed
+// (the run's).
+func NewEvaluator(eval configs.Evaluation, search configs.Search, seed uint64, g game.Game, rules game.Options, dir rundir.Dir) *Evaluator {
+	return &Evaluator{eval: eval, search: player.RunSearch(search), seed: seed, game: g, rules: rules, dir: dir}
 }
 
 // Evaluate measures the best network (of generation bestGen) against the
@@ -46,8 +49,8 @@ func NewEvaluator(cfg *configs.Config, g game.Game, rules game.Options, dir rund
 func (e *Evaluator) Evaluate(ctx context.Context, best *net.Params, bestGen int, at time.Duration, skipped func(i int, err error)) ([]metrics.MatchResult, error) {
 	tr := progress.FromContext(ctx)
 	var ms []metrics.MatchResult
-	for i, em := range e.cfg.Evaluation.Matches {
-		a, b, err := evaluationPlayers(e.cfg, i, best, bestGen)
+	for i, em := range e.eval.Matches {
+		a, b, err := evaluationPlayers(e.game.Name, e.search, i, em, best, bestGen)
 		if missingProgram(em.Opponent, err) {
 			skipped(i, err)
 			continue
@@ -60,8 +63,8 @@ func (e *Evaluator) Evaluate(ctx context.Context, best *net.Params, bestGen int,
 		// Milliseconds: two evaluations can fall within one second (the
 		// last one right after a periodic one).
 		label := fmt.Sprintf("e%010d-%d-%s", at.Milliseconds(), i, safe(em.Opponent))
-		r, err := arena.RunMatch(ctx, arena.Match{Game: e.cfg.Game, Rules: e.rules, A: a, B: b, Games: em.Games,
-			Concurrency: 2, OpeningPlies: e.game.OpeningPlies, Seed: e.cfg.Seed + uint64(i),
+		r, err := arena.RunMatch(ctx, arena.Match{Game: e.game.Name, Rules: e.rules, A: a, B: b, Games: em.Games,
+			Concurrency: 2, OpeningPlies: e.game.OpeningPlies, Seed: e.seed + uint64(i),
 			RecordDir: e.dir.Arena(), Label: label, OnGame: func(arena.Record, arena.Score) { tr.Add(1) }})
 		if err != nil {
 			return nil, err
@@ -78,7 +81,7 @@ func (e *Evaluator) Measures(ctx context.Context, best *net.Params, bestGen int)
 	out := map[string]any{}
 	for _, m := range measure.All() {
 		in := m.Info()
-		o := e.cfg.Evaluation.Set(in.Section)
+		o := e.eval.Set(in.Section)
 		if o == nil {
 			continue
 		}
@@ -99,7 +102,7 @@ func (e *Evaluator) Measures(ctx context.Context, best *net.Params, bestGen int)
 // sims simulations (0: the raw policy), searching as the run's self-play
 // does: what the position-set measures play.
 func (e *Evaluator) bestPlayer(best *net.Params, bestGen, sims int) (*arena.Spec, error) {
-	return netPlayer(e.cfg.Game, e.search, sims, best, fmt.Sprintf("gen%d", bestGen))
+	return netPlayer(e.game.Name, e.search, sims, best, fmt.Sprintf("gen%d", bestGen))
 }
 
 // missingProgram reports whether err says that the external engine of
@@ -109,15 +112,15 @@ func missingProgram(opponent string, err error) bool {
 	return err != nil && strings.HasPrefix(opponent, "uci:") && (errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist))
 }
 
-// evaluationPlayers makes the players of evaluation match i: the best
-// network (of generation bestGen) and the anchor its spec names.
-func evaluationPlayers(cfg *configs.Config, i int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
-	em := cfg.Evaluation.Matches[i]
+// evaluationPlayers makes the players of evaluation match i, em: the
+// best network (of generation bestGen, searching with the run's
+// constants search) and the anchor its spec names.
+func evaluationPlayers(gameName string, search mcts.Config, i int, em configs.GateMatch, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
 	key := fmt.Sprintf("evaluation.matches[%d]", i)
-	if a, err = netPlayer(cfg.Game, player.RunSearch(cfg.Search), em.Simulations, best, fmt.Sprintf("gen%d", bestGen)); err != nil {
+	if a, err = netPlayer(gameName, search, em.Simulations, best, fmt.Sprintf("gen%d", bestGen)); err != nil {
 		return nil, nil, fmt.Errorf("matches: %s: %w", key, err)
 	}
-	if b, err = arena.ParsePlayer(em.Opponent, cfg.Game); err != nil {
+	if b, err = arena.ParsePlayer(em.Opponent, gameName); err != nil {
 		return nil, nil, fmt.Errorf("matches: %s.opponent: %w", key, err)
 	}
 	return a, b, nil

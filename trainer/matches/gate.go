@@ -51,8 +51,9 @@ func ArenaGate(run string) Gate {
 			return res, err
 		}
 		rules := game.Options(cfg.Rules)
+		search := player.RunSearch(cfg.Search)
 		for i, gm := range cfg.Gating.Matches {
-			a, b, err := gatePlayers(cfg, i, cand, gen, best, bestGen)
+			a, b, err := gatePlayers(cfg.Game, search, i, gm, cand, gen, best, bestGen)
 			if err != nil {
 				return res, err
 			}
@@ -73,51 +74,51 @@ func ArenaGate(run string) Gate {
 	}
 }
 
-// CheckPlayers builds the players of every evaluation match of cfg, and
-// of every gate match when gated, with a fresh network: a bad player spec
-// fails when the config loads, not after a generation of self-play and
-// training, and not (an evaluation's) after the config is frozen, when
-// every resume would fail until -accept-config-change.
-func CheckPlayers(cfg *configs.Config, gated bool) error {
-	if (!gated || len(cfg.Gating.Matches) == 0) && len(cfg.Evaluation.Matches) == 0 {
+// CheckPlayers builds the players of every evaluation match of a run of
+// gameName (its search section search, evaluation section eval) and of
+// every gate match of gating (empty when the run is not gated), with the
+// fresh network fresh makes (called only when there is a match): a bad
+// player spec fails when the config loads, not after a generation of
+// self-play and training, and not (an evaluation's) after the config is
+// frozen, when every resume would fail until -accept-config-change.
+func CheckPlayers(gameName string, search configs.Search, gating configs.Gating, eval configs.Evaluation, fresh func() (*net.Params, error)) error {
+	if len(gating.Matches) == 0 && len(eval.Matches) == 0 {
 		return nil
 	}
-	p, err := rundir.FreshParams(cfg)
+	p, err := fresh()
 	if err != nil {
 		return err
 	}
-	if gated {
-		for i := range cfg.Gating.Matches {
-			if _, _, err := gatePlayers(cfg, i, p, 1, p, 0); err != nil {
-				return err
-			}
+	ms := player.RunSearch(search)
+	for i, gm := range gating.Matches {
+		if _, _, err := gatePlayers(gameName, ms, i, gm, p, 1, p, 0); err != nil {
+			return err
 		}
 	}
-	for i := range cfg.Evaluation.Matches {
+	for i, em := range eval.Matches {
 		// A missing engine only skips its evaluation match (said then).
-		if _, _, err := evaluationPlayers(cfg, i, p, 0); err != nil && !missingProgram(cfg.Evaluation.Matches[i].Opponent, err) {
+		if _, _, err := evaluationPlayers(gameName, ms, i, em, p, 0); err != nil && !missingProgram(em.Opponent, err) {
 			return err
 		}
 	}
 	return nil
 }
 
-// gatePlayers makes the players of gate match i: the candidate of
-// generation gen and its opponent (the best network or a player spec).
-func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
-	gm := cfg.Gating.Matches[i]
+// gatePlayers makes the players of gate match i, gm: the candidate of
+// generation gen and its opponent (the best network or a player spec),
+// the networks searching with the run's constants search.
+func gatePlayers(gameName string, search mcts.Config, i int, gm configs.GateMatch, cand *net.Params, gen int, best *net.Params, bestGen int) (a, b *arena.Spec, err error) {
 	key := fmt.Sprintf("gating.matches[%d]", i)
-	search := player.RunSearch(cfg.Search)
-	if a, err = netPlayer(cfg.Game, search, gm.Simulations, cand, fmt.Sprintf("gen%d", gen)); err != nil {
+	if a, err = netPlayer(gameName, search, gm.Simulations, cand, fmt.Sprintf("gen%d", gen)); err != nil {
 		return nil, nil, fmt.Errorf("matches: %s: %w", key, err)
 	}
 	if gm.Opponent == "best" {
-		b, err = netPlayer(cfg.Game, search, gm.Simulations, best, fmt.Sprintf("gen%d", bestGen))
+		b, err = netPlayer(gameName, search, gm.Simulations, best, fmt.Sprintf("gen%d", bestGen))
 	} else {
-		b, err = arena.ParsePlayer(gm.Opponent, cfg.Game)
+		b, err = arena.ParsePlayer(gm.Opponent, gameName)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("matches: gating.matches[%d].opponent: %w", i, err)
+		return nil, nil, fmt.Errorf("matches: %s.opponent: %w", key, err)
 	}
 	return a, b, nil
 }
@@ -125,9 +126,13 @@ func gatePlayers(cfg *configs.Config, i int, cand *net.Params, gen int, best *ne
 // netPlayer makes the player of a network of gameName with sims
 // simulations a move (0: the raw policy) and the run's search constants
 // (player.RunSearch of the config's search section; noise stays off in
-// matches).
+// matches): a net spec of package player of the network in memory.
 func netPlayer(gameName string, search mcts.Config, sims int, p *net.Params, name string) (*arena.Spec, error) {
-	return arena.NewNetSpec(name, gameName, p, arena.NetOptions{Sims: sims, Search: &search})
+	ps, err := player.NetSpec(gameName, p, sims, search)
+	if err != nil {
+		return nil, fmt.Errorf("player %q: %w", name, err)
+	}
+	return arena.NewPlayerSpec(name, ps)
 }
 
 // matchResult summarises a match from player a's side; threshold > 0

@@ -22,7 +22,7 @@ func TestGateUsesRunSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b, err := gatePlayers(cfg, 0, p, 2, p, 1)
+	a, b, err := gatePlayers(cfg.Game, player.RunSearch(cfg.Search), 0, cfg.Gating.Matches[0], p, 2, p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/profile"
 	"github.com/tabula-zero/tabula/internal/progress"
+	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -86,7 +87,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	}
 	// Before -serve's server or the run creates anything in the run
 	// directory: a bad player spec must not be frozen with the run.
-	if err := matches.CheckPlayers(cfg, true); err != nil {
+	if err := matches.CheckPlayers(cfg.Game, cfg.Search, cfg.Gating, cfg.Evaluation, func() (*net.Params, error) { return rundir.FreshParams(cfg) }); err != nil {
 		return err
 	}
 	// A run whose latest pointer is gone is refused (the trainer would
