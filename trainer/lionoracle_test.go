@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/lionoracle"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/xqset"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
