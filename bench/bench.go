@@ -223,11 +223,12 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 	}
 
 	say("%s: self-play, %d games of %d simulations", name, cfg.SelfPlay.ParallelGames, cfg.Search.Simulations)
-	if p.SelfPlaySimsPerS, err = selfPlay(ctx, cfg, params, "fp32", 2*d); err != nil {
+	setup := selfplay.Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
+	if p.SelfPlaySimsPerS, err = selfPlay(ctx, setup, params, "fp32", 2*d); err != nil {
 		return p, err
 	}
 	say("%s: self-play in 8 bits", name)
-	if p.Int8SelfPlaySimsPerS, err = selfPlay(ctx, cfg, params, "int8", 2*d); err != nil {
+	if p.Int8SelfPlaySimsPerS, err = selfPlay(ctx, setup, params, "int8", 2*d); err != nil {
 		return p, err
 	}
 	p.SimsPerSample = simsPerSample(cfg.Search)
@@ -292,9 +293,9 @@ func randomBatch(s net.Spec, n int) train.Batch {
 // (no alpha-beta teacher), the network in precision, for d and returns the simulations evaluated a
 // second. Games of Xiangqi last longer than a bench, so the rate is of
 // simulations, not of finished games.
-func selfPlay(ctx context.Context, cfg *configs.Config, params *net.Params, precision string, d time.Duration) (float64, error) {
-	cfg.SelfPlay.ABZero = configs.SelfPlayABZero{}
-	fwd, err := infer.NewParallelPrecision(params, cfg.SelfPlay.BatchSize, 0, precision)
+func selfPlay(ctx context.Context, setup selfplay.Setup, params *net.Params, precision string, d time.Duration) (float64, error) {
+	setup.SelfPlay.ABZero = configs.SelfPlayABZero{}
+	fwd, err := infer.NewParallelPrecision(params, setup.SelfPlay.BatchSize, 0, precision)
 	if err != nil {
 		return 0, err
 	}
@@ -304,7 +305,7 @@ func selfPlay(ctx context.Context, cfg *configs.Config, params *net.Params, prec
 		return 0, err
 	}
 	defer os.RemoveAll(dir)
-	w, err := selfplay.New(cfg, selfplay.Options{ReplayDir: dir, Worker: "bench"}, fwd, 0)
+	w, err := selfplay.New(setup, selfplay.Options{ReplayDir: dir, Worker: "bench"}, fwd, 0)
 	if err != nil {
 		return 0, err
 	}

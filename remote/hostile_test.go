@@ -79,7 +79,7 @@ func TestHostileWorkerAmongHonest(t *testing.T) {
 	ictx, stopIngest := context.WithCancel(ctx)
 	ingested := make(chan error, 1)
 	go func() {
-		ingested <- Ingest(ictx, hub, replay, tinyConfig(t), natsrun.NewRoster(accounts, nil), slog.New(slog.NewTextHandler(&logged, nil)), tally)
+		ingested <- Ingest(ictx, hub, replay, gameOf(t, tinyConfig(t)), natsrun.NewRoster(accounts, nil), slog.New(slog.NewTextHandler(&logged, nil)), tally)
 	}()
 	defer func() { stopIngest(); <-ingested }()
 	attach := func(a natsrun.Account) *natsrun.Hub {

@@ -32,16 +32,15 @@ import (
 // read. A rejected shard is terminated on the stream (never delivered
 // again), logged by name with the count of its account's rejected shards,
 // and counted in tally; the run goes on.
-func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, cfg *configs.Config, roster *natsrun.Roster, log *slog.Logger, tally *Tally) error {
+func Ingest(ctx context.Context, hub *natsrun.Hub, replayDir string, g game.Game, roster *natsrun.Roster, log *slog.Logger, tally *Tally) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	if tally == nil {
 		tally = &Tally{}
 	}
-	g, err := cfg.LookupGame()
-	if err != nil {
-		return err
+	if g.Encoder == nil {
+		return errors.New("remote: no game to take shards of")
 	}
 	check := func(from string, h data.Header) error {
 		if h.Game != g.Name || h.EncoderVersion != g.Encoder.Version() {
@@ -117,18 +116,23 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 			return fmt.Errorf("remote: %w", err)
 		}
 	}
-	g, err := cfg.LookupGame()
+	spec, err := configs.NetSpec(cfg)
 	if err != nil {
 		return err
 	}
-	fwd, err := fetch(ctx, hub, best, g, cfg, o)
+	fwd, err := fetch(ctx, hub, best, spec, cfg.SelfPlay, o)
 	if err != nil {
 		return stopped(ctx, err)
 	}
 	if err := os.MkdirAll(o.Spool, 0o755); err != nil {
 		return fmt.Errorf("remote: spool: %w", err)
 	}
-	w, err := selfplay.New(cfg, selfplay.Options{ReplayDir: o.Spool, Worker: o.Name}, fwd, best.Generation)
+	g, err := cfg.LookupGame()
+	if err != nil {
+		return err
+	}
+	setup := selfplay.Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
+	w, err := selfplay.New(setup, selfplay.Options{ReplayDir: o.Spool, Worker: o.Name}, fwd, best.Generation)
 	if err != nil {
 		return err
 	}
@@ -151,7 +155,7 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 			if b.SHA256 == current {
 				continue
 			}
-			fwd, err := fetch(ctx, hub, b, g, cfg, o)
+			fwd, err := fetch(ctx, hub, b, spec, cfg.SelfPlay, o)
 			if err != nil {
 				o.Log.Warn("new best network refused", "network", b.Name, "err", err)
 				continue
@@ -235,8 +239,10 @@ func waitFor(ctx context.Context, log *slog.Logger, f func() error) error {
 // drainTime bounds the last upload when a worker stops.
 const drainTime = 10 * time.Second
 
-// fetch downloads and checks a best network and builds its evaluator.
-func fetch(ctx context.Context, hub *natsrun.Hub, b natsrun.Best, g game.Game, cfg *configs.Config, o WorkerOptions) (mcts.Forwarder, error) {
+// fetch downloads a best network, checks that it has the run's shape
+// want (configs.NetSpec) and builds its evaluator with the self-play
+// section's batch size and precision.
+func fetch(ctx context.Context, hub *natsrun.Hub, b natsrun.Best, want net.Spec, sp configs.SelfPlay, o WorkerOptions) (mcts.Forwarder, error) {
 	b2, err := hub.Network(ctx, b)
 	if err != nil {
 		return nil, err
@@ -245,12 +251,8 @@ func fetch(ctx context.Context, hub *natsrun.Hub, b natsrun.Best, g game.Game, c
 	if err != nil {
 		return nil, fmt.Errorf("remote: network %s: %w", b.Name, err)
 	}
-	want, err := configs.NetSpec(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if c.Params.Spec != want || c.Params.Spec.Game != g.Name {
+	if c.Params.Spec != want {
 		return nil, fmt.Errorf("remote: network %s is %+v, the run's config wants %+v", b.Name, c.Params.Spec, want)
 	}
-	return o.NewForwarder(c.Params, cfg.SelfPlay.BatchSize, cfg.SelfPlay.Precision)
+	return o.NewForwarder(c.Params, sp.BatchSize, sp.Precision)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/tabula-zero/tabula/configs/configstest"
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/data/datatest"
+	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/natsrun"
@@ -32,6 +33,16 @@ import (
 )
 
 func tinyConfig(t *testing.T) *configs.Config { return configstest.TinyConnectFour(t) }
+
+// gameOf is cfg's game with its network's encoder.
+func gameOf(t *testing.T, cfg *configs.Config) game.Game {
+	t.Helper()
+	g, err := cfg.LookupGame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
 
 func newFwd(p *net.Params, n int, _ string) (mcts.Forwarder, error) { return infer.New(p, n) }
 
@@ -66,7 +77,7 @@ func TestRemoteWorkers(t *testing.T) {
 	cfg := tinyConfig(t)
 	replay := filepath.Join(run, "replay")
 	tally := &Tally{}
-	go Ingest(ctx, hub, replay, cfg, nil, nil, tally)
+	go Ingest(ctx, hub, replay, gameOf(t, cfg), nil, nil, tally)
 
 	wctx, stopWorkers := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -261,7 +272,7 @@ func TestWorkerFollowsLowerGeneration(t *testing.T) {
 		dropped = append(dropped, string(p))
 		mu.Unlock()
 	}), nil))
-	go Ingest(ctx, hub, t.TempDir(), cfg, roster, log, nil)
+	go Ingest(ctx, hub, t.TempDir(), gameOf(t, cfg), roster, log, nil)
 	w9, err := natsrun.Attach(ctx, natsruntest.Conn(t, s.ClientURL()), "tiny", "w9")
 	if err != nil {
 		t.Fatal(err)

@@ -137,7 +137,7 @@ func TestUnpointed(t *testing.T) {
 func TestWorkerNetworkUnpointed(t *testing.T) {
 	run, cfg, _ := trainedRun(t)
 	os.Remove(run.Path(Best))
-	if _, _, _, err := run.Network(cfg, ""); !errors.Is(err, ErrNoPointer) {
+	if _, _, _, err := run.Network(netSpec(t, cfg), cfg.Seed, ""); !errors.Is(err, ErrNoPointer) {
 		t.Fatalf("best deleted: %v", err)
 	}
 }

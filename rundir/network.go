@@ -124,7 +124,8 @@ func LoadPlayable(path string, g game.Game) (*checkpoints.Checkpoint, string, ga
 }
 
 // FreshParams builds the config's network with the config's seed: the
-// generation-0 network, the same in the trainer and every worker.
+// generation-0 network, the same in the trainer and every worker
+// (net.NewParams of configs.NetSpec and the seed).
 func FreshParams(cfg *configs.Config) (*net.Params, error) {
 	spec, err := configs.NetSpec(cfg)
 	if err != nil {
@@ -135,11 +136,15 @@ func FreshParams(cfg *configs.Config) (*net.Params, error) {
 
 // Network is what a self-play worker plays with: the checkpoint file or
 // run directory ckpt when given, else the run's best network, else (a new
-// run) the generation-0 network. It returns the parameters, their
-// generation and where they came from.
-func (d Dir) Network(cfg *configs.Config, ckpt string) (*net.Params, int, string, error) {
-	g, err := cfg.LookupGame()
+// run) the generation-0 network: spec (configs.NetSpec of the run's
+// config) with the run's seed, as FreshParams makes it. It returns the
+// parameters, their generation and where they came from.
+func (d Dir) Network(spec net.Spec, seed uint64, ckpt string) (*net.Params, int, string, error) {
+	g, err := game.Lookup(spec.Game)
 	if err != nil {
+		return nil, 0, "", err
+	}
+	if g, err = g.WithEncoder(spec.EncoderVersion); err != nil {
 		return nil, 0, "", err
 	}
 	if ckpt == "" {
@@ -153,7 +158,7 @@ func (d Dir) Network(cfg *configs.Config, ckpt string) (*net.Params, int, string
 			if err := d.Unpointed(Best, g); err != nil {
 				return nil, 0, "", err
 			}
-			p, err := FreshParams(cfg)
+			p, err := net.NewParams(spec, seed)
 			return p, 0, "fresh generation 0", err
 		default:
 			return nil, 0, "", err

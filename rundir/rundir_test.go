@@ -14,6 +14,7 @@ import (
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/connect4"
 	_ "github.com/tabula-zero/tabula/game/lion"
+	"github.com/tabula-zero/tabula/net"
 )
 
 func tinyConfig(t *testing.T) *configs.Config {
@@ -32,7 +33,7 @@ func tinyConfig(t *testing.T) *configs.Config {
 func TestNetworkResolution(t *testing.T) {
 	cfg := tinyConfig(t)
 	run := Dir(t.TempDir())
-	p0, gen, source, err := run.Network(cfg, "")
+	p0, gen, source, err := run.Network(netSpec(t, cfg), cfg.Seed, "")
 	if err != nil || gen != 0 || source != "fresh generation 0" {
 		t.Fatalf("new run: gen %d, %q, %v", gen, source, err)
 	}
@@ -46,7 +47,7 @@ func TestNetworkResolution(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, from := range []string{"", string(run), run.Checkpoint(name)} {
-		_, gen, source, err := run.Network(cfg, from)
+		_, gen, source, err := run.Network(netSpec(t, cfg), cfg.Seed, from)
 		if err != nil || gen != 4 || source != run.Checkpoint(name) {
 			t.Errorf("from %q: gen %d, %q, %v", from, gen, source, err)
 		}
@@ -238,4 +239,14 @@ func TestSettle(t *testing.T) {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
+}
+
+// netSpec is the network shape of cfg.
+func netSpec(t *testing.T, cfg *configs.Config) net.Spec {
+	t.Helper()
+	s, err := configs.NetSpec(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -28,6 +28,17 @@ import (
 	"github.com/tabula-zero/tabula/player"
 )
 
+// Setup is what a worker reads of a run's config: the game with the
+// network's encoder (configs.Config.LookupGame), its rule options, the
+// run's seed (GameSeed), and the search and self-play sections.
+type Setup struct {
+	Game     game.Game
+	Rules    map[string]string
+	Seed     uint64
+	Search   configs.Search
+	SelfPlay configs.SelfPlay
+}
+
 // Options are the worker's settings beyond the run config.
 type Options struct {
 	ReplayDir string // where shards go
@@ -42,7 +53,8 @@ type Options struct {
 // Worker plays self-play games. Create it with New, start the evaluator
 // loop with Run's context, and switch networks with SetNetwork.
 type Worker struct {
-	cfg   *configs.Config
+	sp    configs.SelfPlay
+	srch  configs.Search
 	opts  Options
 	game  game.Game
 	rules game.Options
@@ -86,27 +98,27 @@ type Stats struct {
 	Shards                       int64
 }
 
-// New returns a worker for cfg using the network fwd of the given
+// New returns a worker for s using the network fwd of the given
 // generation.
-func New(cfg *configs.Config, opts Options, fwd mcts.Forwarder, generation int) (*Worker, error) {
-	g, err := cfg.LookupGame()
-	if err != nil {
-		return nil, err
+func New(s Setup, opts Options, fwd mcts.Forwarder, generation int) (*Worker, error) {
+	g := s.Game
+	if g.Encoder == nil {
+		return nil, errors.New("selfplay: the setup has no game")
 	}
-	rules, err := g.Resolve(game.Options(cfg.Rules))
+	rules, err := g.Resolve(game.Options(s.Rules))
 	if err != nil {
 		return nil, err
 	}
 	if err := data.CheckWorker(opts.Worker); err != nil {
 		return nil, fmt.Errorf("selfplay: %w", err)
 	}
-	w := &Worker{cfg: cfg, opts: opts, game: g, rules: rules, mcfg: player.RunSearch(cfg.Search), fwd: fwd}
+	w := &Worker{sp: s.SelfPlay, srch: s.Search, opts: opts, game: g, rules: rules, mcfg: player.RunSearch(s.Search), fwd: fwd}
 	w.seq = NextShardSeq(opts.ReplayDir, opts.Worker)
-	w.seed = GameSeed(cfg.Seed, opts.Worker, w.seq)
+	w.seed = GameSeed(s.Seed, opts.Worker, w.seq)
 	if w.batch, err = w.newBatcher(); err != nil {
 		return nil, err
 	}
-	if az := cfg.SelfPlay.ABZero; az.Generations > 0 {
+	if az := s.SelfPlay.ABZero; az.Generations > 0 {
 		if err := w.setupABZero(az); err != nil {
 			return nil, err
 		}
@@ -117,7 +129,7 @@ func New(cfg *configs.Config, opts Options, fwd mcts.Forwarder, generation int) 
 
 // newBatcher makes the evaluator of one Run (a batcher's loop runs once).
 func (w *Worker) newBatcher() (*mcts.Batcher, error) {
-	sp := w.cfg.SelfPlay
+	sp := w.sp
 	return mcts.NewBatcher(w.fwd, w.game.Encoder, mcts.BatchConfig{
 		MaxBatch:   sp.BatchSize,
 		FlushAfter: time.Duration(sp.FlushAfterMicros) * time.Microsecond,
@@ -231,7 +243,7 @@ func (w *Worker) Run(ctx context.Context, games int, duration time.Duration) err
 	go func() { loopDone <- batch.Run(runCtx) }()
 	var started atomic.Int64
 	eg, gameCtx := errgroup.WithContext(runCtx)
-	for range w.cfg.SelfPlay.ParallelGames {
+	for range w.sp.ParallelGames {
 		eg.Go(func() error {
 			for gameCtx.Err() == nil && !w.pausing.Load() {
 				g := w.unpark()
@@ -408,7 +420,7 @@ type inPlay struct {
 // begin sets up game id: its random opening, tree and movers. The caller
 // holds the gate.
 func (w *Worker) begin(id uint64) (*inPlay, error) {
-	sp := w.cfg.SelfPlay
+	sp := w.sp
 	g := &inPlay{rec: Record{ID: id}, rng: rand.New(rand.NewPCG(w.seed, id))}
 	start, err := w.game.New(w.rules)
 	if err != nil {
@@ -448,7 +460,7 @@ func (w *Worker) follow(g *inPlay) {
 
 // move plays g's next move; over reports that the game has ended.
 func (w *Worker) move(ctx context.Context, g *inPlay) (over bool, err error) {
-	sp, s, az := w.cfg.SelfPlay, w.cfg.Search, w.cfg.SelfPlay.ABZero
+	sp, s, az := w.sp, w.srch, w.sp.ABZero
 	rec, rng := &g.rec, g.rng
 	p := g.tree.Position()
 	st := p.Status()
@@ -517,7 +529,7 @@ func (w *Worker) move(ctx context.Context, g *inPlay) (over bool, err error) {
 
 // finish scores the samples of the ended game g and releases its movers.
 func (w *Worker) finish(g *inPlay) Record {
-	sp, rec := w.cfg.SelfPlay, &g.rec
+	sp, rec := w.sp, &g.rec
 	end := g.tree.Position().Ply()
 	for i := range rec.Samples {
 		smp := &rec.Samples[i]
@@ -634,7 +646,7 @@ func (w *Worker) setupABZero(az configs.SelfPlayABZero) error {
 // game keeps games independent of which blender they drew: the same seed
 // gives the same game.
 func (w *Worker) blender(gen int) (*abzero.Blender, error) {
-	if w.abzM == nil || gen >= w.cfg.SelfPlay.ABZero.Generations {
+	if w.abzM == nil || gen >= w.sp.ABZero.Generations {
 		return nil, nil
 	}
 	b := w.abzSP.Get().(*abzero.Blender)
@@ -718,7 +730,7 @@ func (w *Worker) record(rec Record) {
 func (w *Worker) flush(final bool) error {
 	w.shardMu.Lock()
 	defer w.shardMu.Unlock()
-	if len(w.pending) == 0 || (!final && len(w.pending) < w.cfg.SelfPlay.ShardSamples) {
+	if len(w.pending) == 0 || (!final && len(w.pending) < w.sp.ShardSamples) {
 		return nil
 	}
 	h := data.Header{Game: w.game.Name, EncoderVersion: w.game.Encoder.Version(), Generation: w.Generation(),

@@ -56,7 +56,7 @@ func tinyConfig(t *testing.T) (*configs.Config, refNet) {
 // gen.
 func playGame(t *testing.T, cfg *configs.Config, fwd mcts.Forwarder, gen int, id uint64) Record {
 	t.Helper()
-	w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "t"}, fwd, gen)
+	w, err := New(setupOf(t, cfg), Options{ReplayDir: t.TempDir(), Worker: "t"}, fwd, gen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestRunWritesShards(t *testing.T) {
 	cfg, rn := tinyConfig(t)
 	dir := t.TempDir()
 	var written []string
-	w, err := New(cfg, Options{ReplayDir: dir, Worker: "w1", OnShard: func(p string, _ []data.Sample) { written = append(written, p) }}, rn, 3)
+	w, err := New(setupOf(t, cfg), Options{ReplayDir: dir, Worker: "w1", OnShard: func(p string, _ []data.Sample) { written = append(written, p) }}, rn, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +450,7 @@ func TestABZeroTeacher(t *testing.T) {
 	if prunedMoves == 0 {
 		t.Errorf("no move fell below the cutoff: the pruning is not tested")
 	}
-	w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "t"}, failingNet{}, 2)
+	w, err := New(setupOf(t, cfg), Options{ReplayDir: t.TempDir(), Worker: "t"}, failingNet{}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -469,7 +469,7 @@ func TestWorkersPlayDifferentGames(t *testing.T) {
 	cfg, rn := tinyConfig(t)
 	dir := t.TempDir()
 	play := func(name string) (uint64, []string) {
-		w, err := New(cfg, Options{ReplayDir: dir, Worker: name}, rn, 0)
+		w, err := New(setupOf(t, cfg), Options{ReplayDir: dir, Worker: name}, rn, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -508,7 +508,7 @@ func TestWorkersPlayDifferentGames(t *testing.T) {
 	if GameSeed(cfg.Seed, "a", 1) == seedA {
 		t.Fatal("a restart after a shard keeps the seed")
 	}
-	if _, err := New(cfg, Options{ReplayDir: dir, Worker: "bad/name"}, rn, 0); err == nil || !strings.Contains(err.Error(), "worker name") {
+	if _, err := New(setupOf(t, cfg), Options{ReplayDir: dir, Worker: "bad/name"}, rn, 0); err == nil || !strings.Contains(err.Error(), "worker name") {
 		t.Fatalf("bad worker name: %v", err)
 	}
 }
@@ -517,7 +517,7 @@ func TestWorkersPlayDifferentGames(t *testing.T) {
 // and stops with its context.
 func TestFollow(t *testing.T) {
 	cfg, rn := tinyConfig(t)
-	w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "f"}, rn, 0)
+	w, err := New(setupOf(t, cfg), Options{ReplayDir: t.TempDir(), Worker: "f"}, rn, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,7 +556,7 @@ func TestLiveGame(t *testing.T) {
 	cfg, rn := tinyConfig(t)
 	var ended []LiveGame
 	live := &Live{OnEnd: func(g LiveGame) { ended = append(ended, g) }}
-	w, err := New(cfg, Options{ReplayDir: t.TempDir(), Worker: "w1", Live: live}, rn, 2)
+	w, err := New(setupOf(t, cfg), Options{ReplayDir: t.TempDir(), Worker: "w1", Live: live}, rn, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -631,7 +631,7 @@ func TestPauseKeepsGames(t *testing.T) {
 				}
 			}}
 			var err error
-			if w, err = New(cfg, opts, fwd, 1); err != nil {
+			if w, err = New(setupOf(t, cfg), opts, fwd, 1); err != nil {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
@@ -695,7 +695,7 @@ func TestSetNetworkBetweenMoves(t *testing.T) {
 		inFlight = int64(w.nextGame.Load()) - w.Stats().Games
 	}}
 	var err error
-	if w, err = New(cfg, opts, rn, 1); err != nil {
+	if w, err = New(setupOf(t, cfg), opts, rn, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Run(context.Background(), 12, 0); err != nil {
@@ -707,4 +707,14 @@ func TestSetNetworkBetweenMoves(t *testing.T) {
 	if st := w.Stats(); st.Games != 12 || w.Generation() != 2 {
 		t.Fatalf("%d games recorded, generation %d", st.Games, w.Generation())
 	}
+}
+
+// setupOf is the worker's setup from a whole config, as its callers make it.
+func setupOf(t *testing.T, cfg *configs.Config) Setup {
+	t.Helper()
+	g, err := cfg.LookupGame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
 }

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/cliflag"
@@ -106,7 +107,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	params, gen, source, err := dir.Network(cfg, *ckpt)
+	g, err := cfg.LookupGame()
+	if err != nil {
+		return err
+	}
+	spec, err := configs.NetSpec(cfg)
+	if err != nil {
+		return err
+	}
+	params, gen, source, err := dir.Network(spec, cfg.Seed, *ckpt)
 	if err != nil {
 		return err
 	}
@@ -119,7 +128,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(out, nil))
-	w, err := selfplay.New(cfg, selfplay.Options{ReplayDir: replay, Worker: *worker}, fwd, gen)
+	setup := selfplay.Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
+	w, err := selfplay.New(setup, selfplay.Options{ReplayDir: replay, Worker: *worker}, fwd, gen)
 	if err != nil {
 		return err
 	}
@@ -135,10 +145,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer cancel()
 	go prog.Run(ctx)
 	if *ckpt == "" {
-		g, err := cfg.LookupGame()
-		if err != nil {
-			return err
-		}
 		go followBest(ctx, w, dir, g, gen, cfg.SelfPlay.BatchSize, cfg.SelfPlay.Precision, *poll, log)
 	}
 	err = w.Run(ctx, *games, *limit)

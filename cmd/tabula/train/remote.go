@@ -113,6 +113,10 @@ func serveRemote(ctx context.Context, f natsFlags, opts *trainer.Options, out io
 			return nil, err
 		}
 	}
+	g, err := cfg.LookupGame()
+	if err != nil {
+		return nil, err
+	}
 	log := slog.New(slog.NewTextHandler(out, nil))
 	url, ca := f.url, f.ca
 	var shutdown func()
@@ -153,7 +157,7 @@ func serveRemote(ctx context.Context, f natsFlags, opts *trainer.Options, out io
 	done := make(chan struct{}, 2)
 	go func() {
 		defer func() { done <- struct{}{} }()
-		if err := remote.Ingest(ictx, hub, rundir.Dir(opts.Run).Replay(), cfg, roster, log, tally); err != nil {
+		if err := remote.Ingest(ictx, hub, rundir.Dir(opts.Run).Replay(), g, roster, log, tally); err != nil {
 			log.Error("taking in shards stopped", "err", err)
 		}
 	}()
