@@ -45,11 +45,9 @@ const (
 	optEval     = "Eval"
 	optEvalFile = "EvalFile"
 
-	evalClassical = "classical"
-	evalLearned   = "learned"
+	evalClassical = player.EvalClassical
+	evalLearned   = player.EvalLearned
 )
-
-var evals = []string{evalClassical, evalLearned}
 
 // defaultEval is the Eval option's default, which a new searcher
 // searches with: the eval knob's engine default (player.Knobs), learned
@@ -85,10 +83,10 @@ var errNoLearnedNet = errors.New("no learned network ships with this engine: set
 func (e *evalState) setEvalOption(name, value, gameName string) (ok, changed bool, err error) {
 	switch name {
 	case optEval:
-		learned := value == evalLearned
-		if !learned && value != evalClassical {
-			return true, false, fmt.Errorf("option %s: %q (valid: %s)", optEval, value, strings.Join(evals, ", "))
+		if err := player.Lookup(player.KnobEval).Check(value); err != nil {
+			return true, false, fmt.Errorf("option %s: %w", optEval, err)
 		}
+		learned := value == evalLearned
 		changed = learned != e.learned
 		e.learned, e.set = learned, true
 		if changed {

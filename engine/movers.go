@@ -20,7 +20,11 @@ import (
 	"github.com/tabula-zero/tabula/uci"
 )
 
-// The movers behind `go`, chosen by the Mover option:
+// The movers behind `go`, chosen by the Mover option. ab, mcts and abzero
+// are built by player.Spec.NewMover from the knobs as the options set
+// them (moverState.spec), as the arena's players and the Play page's are;
+// the engine drives the searcher each holds (alphabeta.Searcher,
+// mcts.Mover, abzero.Mover) with the protocols' limits and info lines.
 //
 //   - ab: alpha-beta (searcher.go).
 //   - mcts: the network's search (mcts.Mover) with the constants of the
@@ -79,7 +83,6 @@ const (
 	optSimulations  = "Simulations"
 	optABZeroWeight = "ABZeroWeight"
 	optABZeroPolicy = "ABZeroPolicy"
-	optABZeroShare  = "ABZeroSimShare"
 	optPrecision    = "Precision"
 	optSearch       = "Search"
 
@@ -171,8 +174,8 @@ func (m *moverState) setMoverOption(name, value string) (ok bool, err error) {
 		m.network, m.evalGame, m.eval, m.mc, m.abz = value, g, ev, nil, nil
 		return true, m.checkNetworkGame()
 	case optPrecision:
-		if !slices.Contains(infer.Precisions, value) {
-			return true, fmt.Errorf("option %s: %q (valid: %s)", optPrecision, value, strings.Join(infer.Precisions, ", "))
+		if err := player.Lookup(player.KnobPrecision).Check(value); err != nil {
+			return true, fmt.Errorf("option %s: %w", optPrecision, err)
 		}
 		if infer.Resolve(value) == infer.Resolve(m.play.Precision) {
 			m.play.Precision = value // the same arithmetic on this CPU: nothing to lay out again
@@ -335,9 +338,20 @@ func (m *moverState) mctsMover(p game.Position, threads int) (*mcts.Mover, error
 		return nil, err
 	}
 	if m.mc == nil {
-		m.mc = mcts.NewMover(m.play.MCTS, ev, 0)
+		mv, err := m.spec(player.KindNet).NewMover(ev, nil)
+		if err != nil {
+			return nil, err
+		}
+		m.mc = mv.MCTS()
 	}
 	return m.mc, nil
+}
+
+// spec is the knobs as the options set them, for a mover of kind.
+func (m *moverState) spec(kind string) *player.Spec {
+	s := *m.play
+	s.Kind = kind
+	return &s
 }
 
 // abzeroMover returns the Alpha-Beta-Zero mover for p's game with the
@@ -349,15 +363,15 @@ func (m *moverState) abzeroMover(p game.Position, ab alphabeta.Options, net *nnu
 		return nil, err
 	}
 	if m.abz == nil || m.abz.Config().AlphaBeta != ab || m.abzNet != net {
-		// The blend of the knobs (player.Spec.ABZeroConfig), its depth
-		// without a limit the depth knob's default.
-		cfg := m.play.ABZeroConfig()
-		cfg.Depth = player.DefaultInt(player.KnobDepth)
-		cfg.AlphaBeta, cfg.Eval = ab, player.ABZeroEval(net)
-		if m.abz, err = abzero.New(cfg, ev, 0); err != nil {
+		// The blend of the knobs, its depth without a limit the depth
+		// knob's default.
+		spec := m.spec(player.KindABZero)
+		spec.Depth, spec.AlphaBeta = player.DefaultInt(player.KnobDepth), ab
+		mv, err := spec.NewMover(ev, net)
+		if err != nil {
 			return nil, err
 		}
-		m.abzNet = net
+		m.abz, m.abzNet = mv.ABZero(), net
 	}
 	if err := m.abz.SetM(m.play.M); err != nil {
 		return nil, err

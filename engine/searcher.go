@@ -13,6 +13,7 @@ import (
 
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/uci"
 )
 
@@ -140,16 +141,22 @@ func (s *Searcher) NewGame() {
 	s.ev.announced = false
 }
 
-// ensureAB builds the alpha-beta searcher with the current options.
+// ensureAB builds the alpha-beta searcher with the current options, an
+// ab mover of package player (its positions are wrapped for the learned
+// evaluation by evalPosition).
 func (s *Searcher) ensureAB() error {
 	if s.s != nil {
 		return nil
 	}
-	opts := s.opts
-	opts.Threads = capThreads(opts.Threads)
-	var err error
-	s.s, err = alphabeta.New(opts)
-	return err
+	spec := s.spec(player.KindAB)
+	spec.AlphaBeta = s.opts
+	spec.AlphaBeta.Threads = capThreads(spec.AlphaBeta.Threads)
+	mv, err := spec.NewMover(nil, nil)
+	if err != nil {
+		return err
+	}
+	s.s = mv.AlphaBeta()
+	return nil
 }
 
 // abInfo turns alpha-beta iterations into info lines.
