@@ -25,6 +25,7 @@ import (
 	"github.com/tabula-zero/tabula/net/gemm"
 	"github.com/tabula-zero/tabula/net/infer"
 	"github.com/tabula-zero/tabula/net/train"
+	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
@@ -295,7 +296,7 @@ func randomBatch(s net.Spec, n int) train.Batch {
 // simulations, not of finished games.
 func selfPlay(ctx context.Context, setup selfplay.Setup, params *net.Params, precision string, d time.Duration) (float64, error) {
 	setup.SelfPlay.ABZero = configs.SelfPlayABZero{}
-	fwd, err := infer.NewParallelPrecision(params, setup.SelfPlay.BatchSize, 0, precision)
+	fwd, err := player.OpenForwarder(params, setup.SelfPlay.BatchSize, precision)
 	if err != nil {
 		return 0, err
 	}

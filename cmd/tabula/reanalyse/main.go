@@ -83,10 +83,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	fwd, err := player.NewForwarder(c.Params, cfg.SelfPlay.BatchSize, cfg.SelfPlay.Precision)
+	fwd, err := player.OpenForwarder(c.Params, cfg.SelfPlay.BatchSize, cfg.SelfPlay.Precision)
 	if err != nil {
 		return err
 	}
+	defer fwd.Close()
 	// No cache: a stored position's target must be its own evaluation,
 	// and the windows rarely repeat a position.
 	b, err := mcts.NewBatcher(fwd, g.Encoder, mcts.BatchConfig{MaxBatch: cfg.SelfPlay.BatchSize,
