@@ -12,7 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -413,6 +413,7 @@ func Parse(b []byte, name string) (*Config, error) {
 	if err := checkKeys(b); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
+	c.Evaluation.dropAbsentSets()
 	if err := c.Validate(); err != nil {
 		return nil, fmt.Errorf("configs: %s: %w", name, err)
 	}
@@ -444,6 +445,16 @@ func checkKeys(b []byte) error {
 	for _, o := range options {
 		if !strings.Contains(o.Path, "[]") {
 			paths = append(paths, o.Path)
+		}
+	}
+	if ev := lookupNode(root, "evaluation"); ev != nil && ev.Kind == yaml.MappingNode {
+		// The position-set sections' keys, whichever measure's.
+		for i := 0; i+1 < len(ev.Content); i += 2 {
+			if k := ev.Content[i].Value; k != "every" && k != "matches" {
+				for _, o := range SetShape {
+					paths = append(paths, "evaluation."+k+"."+o.Path)
+				}
+			}
 		}
 	}
 	for _, p := range paths {
@@ -521,20 +532,12 @@ type Evaluation struct {
 	Every time.Duration `yaml:"every"`
 	// Matches are arena matches of the best network (Threshold unused).
 	Matches []GateMatch `yaml:"matches"`
-	// The position-set measures (arena/measure), each a section named by
-	// its measure's Section and absent when off; every one is an *EvalSet
-	// (Evaluation.Set finds them by key).
-	//
-	// Pons measures the optimal-move rate on Pascal Pons' Connect Four
-	// positions (connect4 only).
-	Pons *EvalSet `yaml:"pons,omitempty" game:"connect4"`
-	// LionOracle measures the optimal and outcome-kept moves on the Lion
-	// oracle's test set (internal/liondata: positions with their exact
-	// values from the tablebase, which it does not need; lion only).
-	LionOracle *EvalSet `yaml:"lion_oracle,omitempty" game:"lion"`
-	// XiangqiSet measures the moves and value head on Xiangqi positions
-	// judged by Fairy-Stockfish (arena/xqset, embedded; xiangqi only).
-	XiangqiSet *EvalSet `yaml:"xiangqi_set,omitempty" game:"xiangqi"`
+	// Sets are the position-set measures' sections (arena/measure), each
+	// under its measure's key (evaluation.pons, evaluation.lion_oracle,
+	// ...) and absent when off. What a section may hold beyond its shape
+	// (its game, its sets, how many positions) its measure declares
+	// (SetSpec), as it declares its key: configs names no measure.
+	Sets map[string]*EvalSet `yaml:",inline"`
 }
 
 // EvalSet is a position-set measure's section: the first Positions of
@@ -548,36 +551,39 @@ type EvalSet struct {
 	Simulations []int  `yaml:"simulations"`
 }
 
-// SetSection is one position-set section of the evaluation: its key, the
-// game its positions are of, and its value (nil: absent).
+// SetSection is one position-set section of the evaluation: its key and
+// its value.
 type SetSection struct {
-	Key, Game string
-	Set       *EvalSet
+	Key string
+	Set *EvalSet
 }
 
-// Sets lists the position-set sections in their order in Evaluation.
-func (e Evaluation) Sets() []SetSection {
+// Sections lists the position-set sections the config has, by key.
+func (e Evaluation) Sections() []SetSection {
 	var out []SetSection
-	v := reflect.ValueOf(e)
-	for i := range v.NumField() {
-		f := v.Type().Field(i)
-		if f.Type != reflect.TypeFor[*EvalSet]() {
-			continue
+	for _, k := range slices.Sorted(maps.Keys(e.Sets)) {
+		if e.Sets[k] != nil {
+			out = append(out, SetSection{Key: k, Set: e.Sets[k]})
 		}
-		out = append(out, SetSection{Key: yamlKey(f), Game: f.Tag.Get("game"), Set: v.Field(i).Interface().(*EvalSet)})
 	}
 	return out
 }
 
-// Set returns the position-set section under key (nil: absent or no
-// such section).
-func (e Evaluation) Set(key string) *EvalSet {
-	for _, s := range e.Sets() {
-		if s.Key == key {
-			return s.Set
+// Set returns the position-set section under key (nil: absent).
+func (e Evaluation) Set(key string) *EvalSet { return e.Sets[key] }
+
+// dropAbsentSets removes the sections written as null (absent, as an
+// override's "evaluation.pons=null" leaves them), so that a config reads
+// and writes as one without them.
+func (e *Evaluation) dropAbsentSets() {
+	for k, v := range e.Sets {
+		if v == nil {
+			delete(e.Sets, k)
 		}
 	}
-	return nil
+	if len(e.Sets) == 0 {
+		e.Sets = nil
+	}
 }
 
 // Enabled reports whether the config asks for evaluations.

@@ -87,10 +87,10 @@ func TestErrors(t *testing.T) {
 		},
 			[]string{"evaluation.every = 500ms"}},
 		{func(s string) string { return withoutEvaluation(s) + "evaluation: {every: soon}\n" }, []string{"soon", "cfg.yaml"}},
-		{func(s string) string { return withoutEvaluation(s) + "evaluation: {every: 5m}\n" }, []string{"neither matches nor pons"}},
+		{func(s string) string { return withoutEvaluation(s) + "evaluation: {every: 5m}\n" }, []string{"neither matches nor a position-set section"}},
 		{func(s string) string {
 			return withoutEvaluation(s) + "evaluation: {every: 5m, pons: {set: Test_L9, positions: 2000, simulations: []}}\n"
-		}, []string{"evaluation.pons.set = \"Test_L9\"", "evaluation.pons.positions = 2000", "evaluation.pons.simulations is empty"}},
+		}, []string{"evaluation.pons.simulations is empty"}},
 		{func(s string) string {
 			return strings.Replace(s, "  schedule: piecewise", "  schedule: cosine\n  min_learning_rate: 0.5", 1)
 		}, []string{"training.min_learning_rate = 0.5", "training.total_steps = 0"}},
@@ -139,8 +139,9 @@ func TestErrors(t *testing.T) {
 }
 
 // The evaluation section reads as written and survives the canonical
-// form (its interval as a duration), and a Pons measure is refused for
-// another game.
+// form (its interval as a duration); a position-set section is read under
+// whatever key, in its shape, which Validate checks whatever the program
+// links.
 func TestEvaluationSection(t *testing.T) {
 	base := presetBefore(t, "connect4")
 	text := withoutEvaluation(string(base)) + "evaluation:\n  every: 5m\n  matches:\n    - {opponent: \"ab:depth=4\", games: 20, simulations: 64}\n" +
@@ -150,31 +151,73 @@ func TestEvaluationSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := c.Evaluation
-	if e.Every != 5*time.Minute || len(e.Matches) != 1 || e.Matches[0].Opponent != "ab:depth=4" || e.Pons == nil ||
-		e.Pons.Positions != 500 || !reflect.DeepEqual(e.Pons.Simulations, []int{0, 64}) {
+	if p := e.Set("pons"); e.Every != 5*time.Minute || len(e.Matches) != 1 || e.Matches[0].Opponent != "ab:depth=4" || p == nil ||
+		p.Positions != 500 || !reflect.DeepEqual(p.Simulations, []int{0, 64}) || len(e.Sections()) != 1 {
 		t.Fatalf("evaluation read as %+v", e)
 	}
 	back, err := Parse(c.MarshalSealed(), "sealed")
 	if err != nil || !reflect.DeepEqual(back, c) {
 		t.Fatalf("evaluation does not round-trip: %v\n%s", err, c.Marshal())
 	}
+	// positions defaults to 0 (all); a section without simulations, with
+	// a fraction or outside the shape's ranges is refused by Parse.
 	lion := presetBefore(t, "lion")
-	_, err = Parse([]byte(withoutEvaluation(string(lion))+"evaluation: {every: 5m, pons: {set: Test_L2_R1, positions: 10, simulations: [0]}}\n"), "lion.yaml")
-	if err == nil || !strings.Contains(err.Error(), "evaluation.pons: its positions are connect4's, not lion's") {
-		t.Fatalf("pons for lion: %v", err)
-	}
-	// The Lion oracle: positions default to the whole set; refused for
-	// another game and without simulations.
 	c, err = Parse([]byte(withoutEvaluation(string(lion))+"evaluation: {every: 5m, matches: [{opponent: random, games: 2}], lion_oracle: {simulations: [0, 32]}}\n"), "lion.yaml")
-	if err != nil || c.Evaluation.LionOracle == nil || c.Evaluation.LionOracle.Positions != 0 || !reflect.DeepEqual(c.Evaluation.LionOracle.Simulations, []int{0, 32}) {
-		t.Fatalf("lion_oracle read as %+v: %v", c.Evaluation.LionOracle, err)
+	if o := c.Evaluation.Set("lion_oracle"); err != nil || o == nil || o.Positions != 0 || !reflect.DeepEqual(o.Simulations, []int{0, 32}) {
+		t.Fatalf("lion_oracle read as %+v: %v", o, err)
 	}
 	if back, err := Parse(c.MarshalSealed(), "sealed"); err != nil || !reflect.DeepEqual(back, c) {
 		t.Fatalf("lion_oracle does not round-trip: %v\n%s", err, c.Marshal())
 	}
-	_, err = Parse([]byte(withoutEvaluation(string(base))+"evaluation: {every: 5m, lion_oracle: {positions: 10, simulations: []}}\n"), "c4.yaml")
-	if err == nil || !strings.Contains(err.Error(), "its positions are lion's, not connect4's") || !strings.Contains(err.Error(), "lion_oracle.simulations is empty") {
-		t.Fatalf("lion_oracle for connect4: %v", err)
+	_, err = Parse([]byte(withoutEvaluation(string(base))+"evaluation: {every: 5m, lion_oracle: {positions: -1, simulations: []}}\n"), "c4.yaml")
+	if err == nil || !strings.Contains(err.Error(), "evaluation.lion_oracle.positions = -1 is outside [0, 100000]") || !strings.Contains(err.Error(), "lion_oracle.simulations is empty") {
+		t.Fatalf("a section out of its shape: %v", err)
+	}
+	_, err = Parse([]byte(withoutEvaluation(string(base))+"evaluation: {every: 5m, pons: {set: Test_L2_R1, positions: 10, colour: red, simulations: [0]}}\n"), "c4.yaml")
+	if err == nil || !strings.Contains(err.Error(), "colour") {
+		t.Fatalf("an unknown key in a section: %v", err)
+	}
+}
+
+// CheckSets holds the sections to their measures' declarations: an
+// undeclared key, another game and a value outside the measure's rows
+// are refused by key.
+func TestCheckSets(t *testing.T) {
+	specs := []SetSpec{{Key: "demo", Game: "connect4", Options: []Option{
+		{Path: "set", Required: true, Values: []string{"a", "b"}, Help: "h"},
+		{Path: "positions", Required: true, Range: in(1, 10), Help: "h"},
+		{Path: "simulations", Required: true, Range: in(0, 8), Help: "h"},
+	}}}
+	base := withoutEvaluation(string(presetBefore(t, "connect4")))
+	for _, c := range []struct {
+		section string
+		want    []string
+	}{
+		{"demo: {set: a, positions: 10, simulations: [0, 8]}", nil},
+		{"demo: {set: c, positions: 11, simulations: [0, 9]}", []string{`evaluation.demo.set = "c" is not a or b`, "evaluation.demo.positions = 11 is outside [1, 10]", "evaluation.demo.simulations[1] = 9 is outside [0, 8]"}},
+		{"demo: {positions: 1, simulations: [0]}", []string{"evaluation.demo.set is missing"}},
+		{"dmeo: {set: a, positions: 1, simulations: [0]}", []string{"evaluation.dmeo: no position-set measure has this section (they are demo)"}},
+	} {
+		cfg, err := Parse([]byte(base+"evaluation: {every: 5m, "+c.section+"}\n"), "c4.yaml")
+		if err != nil {
+			t.Fatalf("%s: %v", c.section, err)
+		}
+		err = cfg.CheckSets(specs)
+		if (err == nil) != (c.want == nil) {
+			t.Fatalf("%s: %v", c.section, err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %v, want %q", c.section, err, w)
+			}
+		}
+	}
+	cfg, err := Parse([]byte(withoutEvaluation(string(presetBefore(t, "lion")))+"evaluation: {every: 5m, demo: {set: a, positions: 1, simulations: [0]}}\n"), "lion.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.CheckSets(specs); err == nil || !strings.Contains(err.Error(), "evaluation.demo: its positions are connect4's, not lion's") {
+		t.Fatalf("a section of another game: %v", err)
 	}
 }
 

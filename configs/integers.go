@@ -66,6 +66,8 @@ func (w *integerWalk) walk(n *yaml.Node, t reflect.Type, name string) {
 			}
 			if f, ok := fieldByTag(t, k.Value); ok {
 				w.walk(v, f.Type, joinKey(name, k.Value))
+			} else if m, ok := inlineMap(t); ok {
+				w.walk(v, m.Type.Elem(), joinKey(name, k.Value))
 			}
 		}
 	case reflect.Slice, reflect.Array:

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/data"
-	"github.com/tabula-zero/tabula/internal/ponsdata"
 )
 
 // Option is one config field, declared once: its YAML path, its default,
@@ -80,12 +79,7 @@ var (
 		if e.Every != 0 || len(e.Matches) > 0 {
 			return true
 		}
-		for _, s := range e.Sets() {
-			if s.Set != nil {
-				return true
-			}
-		}
-		return false
+		return len(e.Sections()) > 0
 	}}
 	piecewise = &Condition{"training.schedule is piecewise", func(c *Config) bool { return c.Training.Schedule == "piecewise" }}
 	cosine    = &Condition{"training.schedule is cosine", func(c *Config) bool { return c.Training.Schedule == "cosine" }}
@@ -174,13 +168,4 @@ var options = []Option{
 	{Path: "evaluation.matches[].games", Required: true, Range: &Range{Min: 2, Max: 100000, Even: "colour-swapped pairs"}, Help: "games of the match"},
 	{Path: "evaluation.matches[].simulations", Default: 0, Range: in(0, 100000), Help: "the network's simulations per move (0: the raw policy)"},
 	{Path: "evaluation.matches[].threshold", Default: 0.0, Range: &Range{Min: 0, Max: 0, Why: "an evaluation promotes nothing; thresholds belong to gating"}, Help: "unused: must stay 0"},
-	{Path: "evaluation.pons.set", Required: true, Values: ponsdata.Names, Help: "Pons' Connect Four test set (connect4 only; without the pons section, no Pons measure)"},
-	{Path: "evaluation.pons.positions", Required: true, Range: in(1, 1000), Help: "the first positions of the set measured"},
-	{Path: "evaluation.pons.simulations", Required: true, Range: in(0, 100000), Help: "simulations of each measure, one per entry (0: the raw policy)"},
-	{Path: "evaluation.lion_oracle.set", Default: "", Values: []string{""}, Help: "unused: the oracle has one set"},
-	{Path: "evaluation.lion_oracle.positions", Default: 0, Range: in(0, 100000), Help: "the first positions of the Lion oracle's test set measured (internal/liondata, 3,275 in a random order; 0: all; lion only; without the lion_oracle section, no oracle measure)"},
-	{Path: "evaluation.lion_oracle.simulations", Required: true, Range: in(0, 100000), Help: "simulations of each measure of the moves, one per entry (0: the raw policy); the value head is measured once"},
-	{Path: "evaluation.xiangqi_set.set", Default: "", Values: []string{""}, Help: "unused: the embedded set is the one measured"},
-	{Path: "evaluation.xiangqi_set.positions", Default: 0, Range: in(0, 100000), Help: "the first positions of the Xiangqi set measured (arena/xqset: positions judged by Fairy-Stockfish, 2,000; 0: all; xiangqi only; without the xiangqi_set section, no such measure)"},
-	{Path: "evaluation.xiangqi_set.simulations", Required: true, Range: in(0, 100000), Help: "simulations of each measure of the moves, one per entry (0: the raw policy); the value head is measured once"},
 }

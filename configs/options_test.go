@@ -3,7 +3,6 @@ package configs
 import (
 	"bytes"
 	"crypto/sha256"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/config.md from the option table")
 
 // presetBefore is a preset's text as it was when every preset spelled
 // out every key (testdata/presets-before): the tests that edit a preset's
@@ -259,21 +257,6 @@ func TestDefaults(t *testing.T) {
 	a.Training.Rates[0], a.Rules["x"] = 1, "y"
 	if b.Training.Rates[0] == 1 || len(b.Rules) != 0 {
 		t.Fatal("two defaults share a list or map")
-	}
-}
-
-// docs/config.md is what the table generates.
-func TestConfigReference(t *testing.T) {
-	path := filepath.Join("..", "docs", "config.md")
-	want := Reference()
-	if *update {
-		if err := os.WriteFile(path, want, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := os.ReadFile(path)
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("%s differs from the option table (%v); regenerate it: go test ./configs -run TestConfigReference -update", path, err)
 	}
 }
 

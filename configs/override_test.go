@@ -22,7 +22,7 @@ func TestOverride(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Training.LearningRate != 0.01 || c.Gating.Matches[0].Games != 10 || c.Training.Rates[0] != 0.1 ||
-		c.Replay.MinSamples != 3000 || c.Evaluation.Every != time.Minute || len(c.Evaluation.Matches) != 1 || c.Evaluation.Pons != nil {
+		c.Replay.MinSamples != 3000 || c.Evaluation.Every != time.Minute || len(c.Evaluation.Matches) != 1 || c.Evaluation.Set("pons") != nil {
 		t.Fatalf("overrides not applied: %+v %+v %+v", c.Training, c.Gating, c.Evaluation)
 	}
 	// What was not set is the preset's.

@@ -9,12 +9,14 @@ import (
 )
 
 // Reference returns the config reference, docs/config.md, as the option
-// table and the cross-field checks make it.
-func Reference() []byte {
+// table, the cross-field checks and the position-set measures' sections
+// sets (arena/measure's declarations) make it.
+func Reference(sets ...SetSpec) []byte {
 	var b bytes.Buffer
 	b.WriteString(`# Config reference
 
-Generated from the option table (configs/options.go) by
+Generated from the option table (configs/options.go) and the position-set
+measures' sections (arena/measure) by
 ` + "`go test ./configs -run TestConfigReference -update`" + `; do not edit by hand.
 
 A training run's config is YAML. Every key but ` + "`game`" + ` has a default, so a
@@ -57,6 +59,21 @@ Keys of switches that were retired are listed in docs/retired.md.
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", o.Path, cell(o.defaultText()), cell(o.allowedText()), cell(o.Help))
 	}
+	// The position-set sections: the shape every one has, then each
+	// measure's own rows.
+	setRows := func(key string, rows []Option, help func(o *Option) string) {
+		for i := range rows {
+			o := &rows[i]
+			fmt.Fprintf(&b, "| `evaluation.%s.%s` | %s | %s | %s |\n", key, o.Path, cell(o.defaultText()),
+				cell(o.allowedIn(setFieldType(o.Path))), cell(help(o)))
+		}
+	}
+	setRows("KEY", SetShape, func(o *Option) string {
+		return "any position-set section (KEY its measure's): " + o.Help
+	})
+	for _, sp := range sets {
+		setRows(sp.Key, sp.Options, func(o *Option) string { return o.Help + "; " + sp.Game + " only" })
+	}
 	b.WriteString("\n## Checks across fields\n\n")
 	for _, k := range crossChecks {
 		fmt.Fprintf(&b, "- **%s**: %s.\n", k.name, k.doc)
@@ -94,9 +111,17 @@ func (o *Option) defaultText() string {
 }
 
 // allowedText says what the field may hold and when that is checked.
-func (o *Option) allowedText() string {
+func (o *Option) allowedText() string { return o.allowedIn(fieldType(o.Path)) }
+
+// setFieldType is the Go type of a position-set section's field.
+func setFieldType(path string) reflect.Type {
+	f, _ := fieldByTag(reflect.TypeFor[EvalSet](), path)
+	return f.Type
+}
+
+// allowedIn is allowedText of a field of type t.
+func (o *Option) allowedIn(t reflect.Type) string {
 	var s string
-	t := fieldType(o.Path)
 	switch {
 	case o.Range != nil:
 		et := t

@@ -126,6 +126,18 @@ func fieldByTag(t reflect.Type, key string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
+// inlineMap finds the map field of struct type t that takes the keys its
+// other fields do not (Evaluation.Sets).
+func inlineMap(t reflect.Type) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Type.Kind() == reflect.Map && strings.Contains(f.Tag.Get("yaml"), ",inline") {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
 // yamlKey is a field's YAML key ("" for none).
 func yamlKey(f reflect.StructField) string {
 	k, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
@@ -268,7 +280,7 @@ type crossCheck struct {
 var crossChecks = []crossCheck{
 	{"game", "the game is registered, its rules resolve, network.encoder_version is one of its encoders, and network.policy_head fromto has an action for every pair of squares", checkGame},
 	{"schedule", "piecewise: training.boundaries increase, one per entry of training.rates, and training.min_learning_rate stays 0; cosine: training.total_steps exceeds training.warmup_steps", checkSchedule},
-	{"evaluation", "an evaluation section has matches or a position-set section (pons, lion_oracle, xiangqi_set); its opponents are fixed anchors, not best; each position-set section is for its game (pons connect4, lion_oracle lion, xiangqi_set xiangqi) and has simulations", checkEvaluation},
+	{"evaluation", "an evaluation section has matches or a position-set section; its opponents are fixed anchors, not best; each position-set section has the shape of `evaluation.KEY` above and simulations; what its measure declares beyond that (its game, its sets, its positions: the measures' rows above) `tabula train` checks before the run starts (configs.CheckSets with arena/measure's declarations)", checkEvaluation},
 }
 
 func checkGame(c *Config) []string {
@@ -320,27 +332,16 @@ func checkEvaluation(c *Config) []string {
 		return nil
 	}
 	var errs []string
-	var keys []string
-	anySet := false
-	for _, st := range e.Sets() {
-		keys = append(keys, st.Key)
-		anySet = anySet || st.Set != nil
-	}
-	if len(e.Matches) == 0 && !anySet {
-		errs = append(errs, "evaluation has neither matches nor "+strings.Join(keys, " nor "))
+	if len(e.Matches) == 0 && len(e.Sections()) == 0 {
+		errs = append(errs, "evaluation has neither matches nor a position-set section")
 	}
 	for i, m := range e.Matches {
 		if m.Opponent == "best" {
 			errs = append(errs, fmt.Sprintf("evaluation.matches[%d].opponent = best: evaluations are against fixed anchors (a player spec such as ab:depth=4)", i))
 		}
 	}
-	for _, st := range e.Sets() {
-		if st.Set == nil {
-			continue
-		}
-		if c.Game != st.Game {
-			errs = append(errs, fmt.Sprintf("evaluation.%s: its positions are %s's, not %s's", st.Key, st.Game, c.Game))
-		}
+	for _, st := range e.Sections() {
+		errs = append(errs, checkRows(st.Key, SetShape, st.Set)...)
 		if len(st.Set.Simulations) == 0 {
 			errs = append(errs, fmt.Sprintf("evaluation.%s.simulations is empty (0 is the raw policy)", st.Key))
 		}

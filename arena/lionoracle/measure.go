@@ -9,6 +9,7 @@ import (
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/measure"
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/liondata"
 	"github.com/tabula-zero/tabula/internal/progress"
 )
@@ -51,7 +52,12 @@ func (oracle) Info() measure.Info {
 	return measure.Info{Name: "lion-oracle", Game: "lion", Section: "lion_oracle",
 		Flag:    "lion: measure player A against perfect play on this Lion test set (embedded: internal/liondata's; heldout: its held-out set)",
 		Example: "internal/liondata/positions.txt",
-		Chart:   "Catch the Lion: moves judged by the tablebase (the Lion oracle's positions)", YLabel: "% of positions"}
+		Chart:   "Catch the Lion: moves judged by the tablebase (the Lion oracle's positions)", YLabel: "% of positions",
+		Config: []configs.Option{
+			{Path: "set", Default: "", Values: []string{""}, Help: "unused: the oracle has one set"},
+			{Path: "positions", Default: 0, Range: &configs.Range{Min: 0, Max: 100000}, Help: "the first positions of the Lion oracle's test set measured (internal/liondata, 3,275 in a random order; 0: all; without the lion_oracle section, no oracle measure)"},
+			{Path: "simulations", Required: true, Range: &configs.Range{Min: 0, Max: 100000}, Help: "simulations of each measure of the moves, one per entry (0: the raw policy); the value head is measured once"},
+		}}
 }
 
 // Evaluate measures the moves on the first n positions of the embedded

@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/configs"
 )
 
 // Measure is one position-set measure.
@@ -43,8 +44,12 @@ type Info struct {
 	Name string
 	// Game is the game of the positions.
 	Game string
-	// Section is the config's key under evaluation (configs.Evaluation).
+	// Section is the config's key under evaluation (configs.Evaluation),
+	// and Config the rows of its keys (set, positions, simulations; Path
+	// relative to the section): their defaults, what they may hold and
+	// their help, which CheckConfig applies and docs/config.md lists.
 	Section string
+	Config  []configs.Option
 	// Flag is the arena flag's help.
 	Flag string
 	// Chart is the chart's title; by CPU time draws it against the run's
@@ -109,6 +114,21 @@ func Lookup(name string) (Measure, error) {
 	}
 	return nil, fmt.Errorf("measure: no measure %q", name)
 }
+
+// Sections are the registered measures' config sections.
+func Sections() []configs.SetSpec {
+	var out []configs.SetSpec
+	for _, m := range All() {
+		in := m.Info()
+		out = append(out, configs.SetSpec{Key: in.Section, Game: in.Game, Options: in.Config})
+	}
+	return out
+}
+
+// CheckConfig checks c's position-set sections against the registered
+// measures' (configs.Config.CheckSets): a section no measure has, one of
+// another game and a value its measure's rows refuse are errors.
+func CheckConfig(c *configs.Config) error { return c.CheckSets(Sections()) }
 
 // Rate is a over b, 0 when b is 0.
 func Rate(a, b int) float64 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/measure"
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
 	"github.com/tabula-zero/tabula/internal/progress"
@@ -38,7 +39,12 @@ func (set) Info() measure.Info {
 	return measure.Info{Name: "pons", Game: "connect4", Section: "pons",
 		Flag:    "connect4: measure player A's optimal-move rate on this file of Pons positions",
 		Example: "internal/ponsdata/Test_L2_R1",
-		Chart:   "Connect Four: optimal moves on Pons' positions", YLabel: "optimal moves (%)"}
+		Chart:   "Connect Four: optimal moves on Pons' positions", YLabel: "optimal moves (%)",
+		Config: []configs.Option{
+			{Path: "set", Required: true, Values: ponsdata.Names, Help: "Pons' Connect Four test set (without the pons section, no Pons measure)"},
+			{Path: "positions", Required: true, Range: &configs.Range{Min: 1, Max: 1000}, Help: "the first positions of the set measured"},
+			{Path: "simulations", Required: true, Range: &configs.Range{Min: 0, Max: 100000}, Help: "simulations of each measure, one per entry (0: the raw policy)"},
+		}}
 }
 
 // Evaluate reads the first n positions of Pons' set (ponsdata) once per

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/measure"
+	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/internal/progress"
 )
 
@@ -48,7 +49,12 @@ func (xiangqiSet) Info() measure.Info {
 		Example: "embedded",
 		Chart:   "Xiangqi: moves judged by Fairy-Stockfish (the Xiangqi set's positions)", YLabel: "% of positions",
 		// Xiangqi's runs are long and shared: by CPU-hours.
-		ByCPU: true}
+		ByCPU: true,
+		Config: []configs.Option{
+			{Path: "set", Default: "", Values: []string{""}, Help: "unused: the embedded set is the one measured"},
+			{Path: "positions", Default: 0, Range: &configs.Range{Min: 0, Max: 100000}, Help: "the first positions of the Xiangqi set measured (arena/xqset: positions judged by Fairy-Stockfish, 2,000; 0: all; without the xiangqi_set section, no such measure)"},
+			{Path: "simulations", Required: true, Range: &configs.Range{Min: 0, Max: 100000}, Help: "simulations of each measure of the moves, one per entry (0: the raw policy); the value head is measured once"},
+		}}
 }
 
 // Evaluate measures the moves on the first n positions of the embedded

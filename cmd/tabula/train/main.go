@@ -16,7 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	_ "github.com/tabula-zero/tabula/arena/uciplayer" // uci: gate opponents
+	"github.com/tabula-zero/tabula/arena/measure"
+	_ "github.com/tabula-zero/tabula/arena/measure/all" // the position-set measures whose sections CheckConfig reads
+	_ "github.com/tabula-zero/tabula/arena/uciplayer"   // uci: gate opponents
 	"github.com/tabula-zero/tabula/dashboard"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/profile"
@@ -86,7 +88,11 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 		return printServerConf(nf, *runDir, out)
 	}
 	// Before -serve's server or the run creates anything in the run
-	// directory: a bad player spec must not be frozen with the run.
+	// directory: a bad player spec or position-set section must not be
+	// frozen with the run.
+	if err := measure.CheckConfig(cfg); err != nil {
+		return err
+	}
 	if err := matches.CheckPlayers(cfg.Game, cfg.Search, cfg.Gating, cfg.Evaluation, func() (*net.Params, error) { return rundir.FreshParams(cfg) }); err != nil {
 		return err
 	}
