@@ -13,7 +13,6 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-
 // presetBefore is a preset's text as it was when every preset spelled
 // out every key (testdata/presets-before): the tests that edit a preset's
 // lines edit this complete text.
