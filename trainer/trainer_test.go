@@ -744,7 +744,7 @@ func TestEvaluation(t *testing.T) {
 	cfg.Evaluation = configs.Evaluation{Every: time.Second,
 		Matches: []configs.GateMatch{{Opponent: "random", Games: 2, Simulations: 0},
 			{Opponent: "uci:/nonexistent/fairy-stockfish,nodes=10", Games: 2}},
-		Pons: &configs.EvalSet{Set: "Test_L2_R1", Positions: 20, Simulations: []int{0, 4}}}
+		Sets: map[string]*configs.EvalSet{"pons": {Set: "Test_L2_R1", Positions: 20, Simulations: []int{0, 4}}}}
 	var out bytes.Buffer
 	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxTime: 3 * time.Second, Out: &out, NewForwarder: newFwd}
 	if err := Run(context.Background(), opts); err != nil {
