@@ -32,8 +32,9 @@ import (
 	"github.com/tabula-zero/tabula/player"
 )
 
-// The Play page: a person plays a game against a network (its MCTS) or
-// alpha-beta. The server keeps every game (position and history) under
+// The Play page: a person plays a game against a network (its MCTS),
+// alpha-beta or the blend of both (Alpha-Beta-Zero), each a spec of
+// package player. The server keeps every game (position and history) under
 // an id and checks every move; the page only draws and clicks. A finished
 // game is appended to RECORDS/GAME/arena/play.jsonl (and .pgn for
 // Xiangqi), so that `tabula arena -run RECORDS/GAME -ratings` rates it.
@@ -105,6 +106,7 @@ const (
 var (
 	defaultSims  = player.DefaultInt(player.KnobSims)
 	defaultDepth = player.DefaultInt(player.KnobDepth)
+	defaultM     = player.DefaultFloat(player.KnobM)
 )
 
 // maxDepths bound alpha-beta's depth by game.
@@ -240,12 +242,14 @@ func (p *enginePool) evaluator(key string, spec *arena.Spec) (ev *mcts.NetEvalua
 // EngineReply is the engine's move with what its search saw.
 type EngineReply struct {
 	Move string `json:"move"`
-	Kind string `json:"kind"` // net or ab
-	// Top are the best root moves: by visits (net) or score (ab).
+	Kind string `json:"kind"` // net, ab or abzero
+	// Top are the best root moves: by visits (net, and abzero's network
+	// search) or score (ab).
 	Top []TopMove `json:"top"`
 	// Value is the network's root value for the engine, in [-1, 1].
 	Value *float64 `json:"value,omitempty"`
-	// Score is alpha-beta's score for the engine ("cp 35", "mate 3").
+	// Score is alpha-beta's score for the engine ("cp 35", "mate 3";
+	// abzero's with the network's shares blended in).
 	Score       string   `json:"score,omitempty"`
 	Depth       int      `json:"depth,omitempty"`
 	Simulations int      `json:"simulations,omitempty"`
@@ -260,9 +264,9 @@ type EngineReply struct {
 // TopMove is one root move of the engine's search.
 type TopMove struct {
 	Move   string  `json:"move"`
-	Share  float64 `json:"share,omitempty"`  // visit share (net)
-	Visits int     `json:"visits,omitempty"` // net
-	Prior  float64 `json:"prior,omitempty"`  // the network's prior (net)
+	Share  float64 `json:"share,omitempty"`  // visit share (net, abzero)
+	Visits int     `json:"visits,omitempty"` // net, abzero
+	Prior  float64 `json:"prior,omitempty"`  // the network's prior (net, abzero)
 	Score  string  `json:"score,omitempty"`  // ab: exact, or "<= N" for a bound
 }
 
@@ -339,20 +343,32 @@ type netEngine struct {
 	spec *player.Spec
 }
 
+// search plays the spec's move with an evaluator of the network lent by
+// the pool: a mover (and its tree, its alpha-beta table) a search, so
+// that a game kept between moves holds none. The movers are deterministic
+// (no noise), so a position gets the same reply. MoveUntil, so that a
+// page gone away or the budget stops the search early.
+func search(ctx context.Context, pool *enginePool, key string, net *arena.Spec, spec *player.Spec, p game.Position) (player.Result, error) {
+	ev, put, err := pool.evaluator(key, net)
+	if err != nil {
+		return player.Result{}, err
+	}
+	defer put()
+	evalNet, _, err := spec.LoadEval()
+	if err != nil {
+		return player.Result{}, err
+	}
+	mv, err := spec.NewMover(ev, evalNet)
+	if err != nil {
+		return player.Result{}, err
+	}
+	return mv.MoveUntil(ctx, p)
+}
+
 func (n *netEngine) move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error) {
 	p := g.pos
 	start := time.Now()
-	ev, put, err := pool.evaluator(n.key, n.net)
-	if err != nil {
-		return game.NoMove, nil, err
-	}
-	defer put()
-	// A tree per search: a game kept between moves holds none. The mover
-	// is deterministic (no noise), so a position gets the same reply.
-	mv := mcts.NewMover(n.spec.MCTS, ev, 0)
-	// Interruptible, so that a page gone away or the budget stops the
-	// search early.
-	res, err := mv.Search(ctx, p, mcts.Limits{Sims: n.spec.Sims, Interruptible: true})
+	res, err := search(ctx, pool, n.key, n.net, n.spec, p)
 	if err != nil {
 		if _, gone := stopped(ctx); gone != nil {
 			return game.NoMove, nil, gone
@@ -363,35 +379,79 @@ func (n *netEngine) move(ctx context.Context, pool *enginePool, g *playGame) (ga
 	if err != nil {
 		return game.NoMove, nil, err
 	}
-	v := float64(res.Value)
-	r := &EngineReply{Move: p.FormatMove(res.Best), Kind: arena.KindNet, Value: &v, Simulations: res.Simulations,
-		Depth: len(res.PV), Millis: time.Since(start).Milliseconds(), Stopped: why, Top: []TopMove{}}
-	for _, m := range res.PV {
+	mr := res.MCTS
+	v := float64(mr.Value)
+	r := &EngineReply{Move: p.FormatMove(res.Move), Kind: arena.KindNet, Value: &v, Simulations: mr.Simulations,
+		Depth: len(mr.PV), Millis: time.Since(start).Milliseconds(), Stopped: why, Top: visitsTop(p, mr, res.Move)}
+	for _, m := range mr.PV {
 		r.PV = append(r.PV, p.FormatMove(m))
 	}
+	return res.Move, r, nil
+}
+
+// visitsTop lists a search's most visited root moves, the move played
+// first: on equal visits the search breaks the tie by value, which the
+// list does not show, and the blend may play another.
+func visitsTop(p game.Position, res mcts.Result, played game.Move) []TopMove {
 	idx := make([]int, len(res.Moves))
 	for i := range idx {
 		idx[i] = i
 	}
-	// The move played heads the list: on equal visits the search breaks
-	// the tie by value, which the list does not show.
-	played := func(i int) int {
-		if res.Moves[i] == res.Best {
+	first := func(i int) int {
+		if res.Moves[i] == played {
 			return 1
 		}
 		return 0
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
-		return cmp.Or(cmp.Compare(played(b), played(a)), cmp.Compare(res.Visits[b], res.Visits[a]), cmp.Compare(res.Policy[b], res.Policy[a]))
+		return cmp.Or(cmp.Compare(first(b), first(a)), cmp.Compare(res.Visits[b], res.Visits[a]), cmp.Compare(res.Policy[b], res.Policy[a]))
 	})
+	top := []TopMove{}
 	for _, i := range idx[:min(len(idx), topMoves)] {
 		t := TopMove{Move: p.FormatMove(res.Moves[i]), Share: float64(res.Policy[i]), Visits: res.Visits[i]}
 		if i < len(res.Prior) {
 			t.Prior = float64(res.Prior[i])
 		}
-		r.Top = append(r.Top, t)
+		top = append(top, t)
 	}
-	return res.Best, r, nil
+	return top
+}
+
+// abzeroEngine plays an abzero: spec of package player: the network's
+// MCTS, then alpha-beta to a depth with the network's visit shares added
+// to its root moves' scores.
+type abzeroEngine struct {
+	key  string      // the network's, for the pool
+	net  *arena.Spec // the loaded network
+	spec *player.Spec
+}
+
+func (a *abzeroEngine) move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error) {
+	p := g.pos
+	start := time.Now()
+	res, err := search(ctx, pool, a.key, a.net, a.spec, p)
+	if err != nil {
+		if _, gone := stopped(ctx); gone != nil {
+			return game.NoMove, nil, gone
+		}
+		return game.NoMove, nil, err
+	}
+	why, err := stopped(ctx)
+	if err != nil {
+		return game.NoMove, nil, err
+	}
+	ab, mr := res.AlphaBeta, res.MCTS
+	r := &EngineReply{Move: p.FormatMove(res.Move), Kind: player.KindABZero, Score: alphabeta.FormatScore(ab.Score),
+		Depth: ab.Depth, Nodes: ab.Nodes, Simulations: mr.Simulations, Millis: time.Since(start).Milliseconds(), Stopped: why,
+		Top: visitsTop(p, mr, res.Move)}
+	if mr.Best != game.NoMove {
+		v := float64(mr.Value)
+		r.Value = &v
+	}
+	for _, m := range ab.PV {
+		r.PV = append(r.PV, p.FormatMove(m))
+	}
+	return res.Move, r, nil
 }
 
 // playGame is one game; mu lets one request at a time change it.
@@ -626,6 +686,10 @@ type PlayGameChoice struct {
 	// first: Xiangqi's learned one (the engine's default) and classical;
 	// the other games' classical alone.
 	Evals []string `json:"evals"`
+	// Opponents are the kinds of player offered: ab where alpha-beta
+	// plays the game, net where a network is offered (or may be named),
+	// abzero (the blend of both) where both are.
+	Opponents []string `json:"opponents"`
 }
 
 // PlayChoices is what the page offers.
@@ -635,6 +699,7 @@ type PlayChoices struct {
 	Saving        bool             `json:"saving"`
 	DefaultSims   int              `json:"default_sims"`
 	DefaultDepth  int              `json:"default_depth"`
+	DefaultM      float64          `json:"default_m"` // the blend's weight
 	// The limits a new game may ask for.
 	MaxSims       int            `json:"max_sims"`
 	MaxDepth      map[string]int `json:"max_depth"` // by game
@@ -648,7 +713,7 @@ var playGames = []string{"connect4", "lion", "xiangqi"}
 func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 	pr := s.play
 	out := PlayChoices{NamedNetworks: pr.opts.NamedNetworks, Saving: pr.opts.Records != "", DefaultSims: defaultSims, DefaultDepth: defaultDepth,
-		MaxSims: maxSims, MaxDepth: maxDepths, MinMoveTimeMS: minMoveTimeMS, MaxMoveTimeMS: maxMoveTimeMS}
+		DefaultM: defaultM, MaxSims: maxSims, MaxDepth: maxDepths, MinMoveTimeMS: minMoveTimeMS, MaxMoveTimeMS: maxMoveTimeMS}
 	var paths []NetworkChoice
 	if pr.run != "" {
 		paths = append(paths, NetworkChoice{Path: pr.run, Label: "this run's best network (" + filepath.Base(pr.run) + ")"})
@@ -675,6 +740,7 @@ func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 				c.Networks = append(c.Networks, n)
 			}
 		}
+		c.Opponents = playOpponents(name, len(c.Networks) > 0 || pr.opts.NamedNetworks)
 		out.Games = append(out.Games, c)
 	}
 	s.writeJSON(w, out)
@@ -683,15 +749,37 @@ func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 // NewPlayRequest starts a game.
 type NewPlayRequest struct {
 	Game     string `json:"game"`
-	Opponent string `json:"opponent"` // ab or net
+	Opponent string `json:"opponent"` // ab, net or abzero
 	Network  string `json:"network,omitempty"`
 	Side     string `json:"side"` // the person's: first or second
 	Sims     int    `json:"sims,omitempty"`
 	Depth    int    `json:"depth,omitempty"`
 	MoveTime int    `json:"movetime_ms,omitempty"` // ab: instead of depth
-	// Eval is alpha-beta's evaluation: classical or learned (Xiangqi's);
-	// "" the game's default, its first of PlayGameChoice.Evals.
+	// Eval is alpha-beta's evaluation (ab, abzero): classical or learned
+	// (Xiangqi's); "" the game's default, its first of
+	// PlayGameChoice.Evals.
 	Eval string `json:"eval,omitempty"`
+	// M is the blend's weight (abzero): V = pi*m + alpha-beta's score in
+	// soldiers; absent, the knob's default.
+	M *float64 `json:"m,omitempty"`
+}
+
+// playOpponents are the kinds of player offered for a game: alpha-beta
+// where it plays the game, a network where one is (networks), and the
+// blend of both where both are.
+func playOpponents(gameName string, networks bool) []string {
+	out := []string{}
+	ab := player.HasAlphaBeta(gameName)
+	if ab {
+		out = append(out, player.KindAB)
+	}
+	if networks {
+		out = append(out, player.KindNet)
+	}
+	if ab && networks {
+		out = append(out, player.KindABZero)
+	}
+	return out
 }
 
 // playEvals are the evaluations alpha-beta offers for a game, the
@@ -768,17 +856,12 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 	}
 	switch req.Opponent {
 	case arena.KindAB, "":
-		if req.Sims != 0 {
-			return nil, refuse(http.StatusBadRequest, "alpha-beta: sims is for a network; give depth or movetime_ms")
+		if req.Sims != 0 || req.M != nil {
+			return nil, refuse(http.StatusBadRequest, "alpha-beta: sims is for a network, m for the blend; give depth or movetime_ms")
 		}
-		evals := playEvals(gm.Name)
-		ev := cmp.Or(req.Eval, evals[0])
-		if !slices.Contains(evals, ev) {
-			return nil, refuse(http.StatusBadRequest, "alpha-beta: eval %q: %s offers %s", req.Eval, gm.Name, strings.Join(evals, ", "))
-		}
-		kv := map[string]string{}
-		if ev != player.EvalClassical {
-			kv[player.KnobEval] = ev
+		kv, err := playEval(gm.Name, req.Eval, "alpha-beta")
+		if err != nil {
+			return nil, err
 		}
 		switch {
 		case req.MoveTime != 0 && req.Depth != 0:
@@ -789,11 +872,9 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 			}
 			kv[player.KnobMoveTime] = strconv.Itoa(req.MoveTime)
 		default:
-			d := cmp.Or(req.Depth, defaultDepth)
-			if top := maxDepths[gm.Name]; d < 1 || d > top {
-				return nil, refuse(http.StatusBadRequest, "alpha-beta: depth %d out of range [1, %d] for %s", d, top, gm.Name)
+			if kv[player.KnobDepth], err = playDepth(gm.Name, req.Depth, "alpha-beta"); err != nil {
+				return nil, err
 			}
-			kv[player.KnobDepth] = strconv.Itoa(d)
 		}
 		spec, err := player.Parse(player.KindAB, gm.Name, kv, nil)
 		if err != nil {
@@ -801,28 +882,98 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 		}
 		g.engine, g.name = &abEngine{spec: spec}, specText(player.KindAB, kv)
 	case arena.KindNet:
-		if req.Depth != 0 || req.MoveTime != 0 {
-			return nil, refuse(http.StatusBadRequest, "network: depth and movetime_ms are for alpha-beta; give sims")
+		if req.Depth != 0 || req.MoveTime != 0 || req.Eval != "" || req.M != nil {
+			return nil, refuse(http.StatusBadRequest, "network: depth and movetime_ms are for alpha-beta, eval and m for alpha-beta and the blend; give sims")
 		}
-		sims := cmp.Or(req.Sims, defaultSims)
-		if sims < 1 || sims > maxSims {
-			return nil, refuse(http.StatusBadRequest, "network: sims %d out of range [1, %d]", sims, maxSims)
+		sims, err := playSims(req.Sims, "network")
+		if err != nil {
+			return nil, err
 		}
 		loaded, err := pr.network(gm.Name, req.Network)
 		if err != nil {
 			return nil, err
 		}
-		kv := map[string]string{player.KnobSims: strconv.Itoa(sims)}
+		kv := map[string]string{player.KnobSims: sims}
 		spec, err := player.Parse(player.KindNet, gm.Name, kv, []string{req.Network})
 		if err != nil {
 			return nil, refuse(http.StatusBadRequest, "network: %v", err)
 		}
-		g.engine = &netEngine{key: gm.Name + "\x00" + strings.TrimSpace(req.Network), net: loaded, spec: spec}
-		g.name = fmt.Sprintf("net:%s,sims=%d", req.Network, sims)
+		g.engine = &netEngine{key: netKey(gm.Name, req.Network), net: loaded, spec: spec}
+		g.name = fmt.Sprintf("net:%s,sims=%s", req.Network, sims)
+	case arena.KindABZero:
+		const what = "Alpha-Beta-Zero"
+		if !player.HasAlphaBeta(gm.Name) {
+			return nil, refuse(http.StatusBadRequest, "%s: %s has no alpha-beta search", what, gm.Name)
+		}
+		if req.MoveTime != 0 {
+			return nil, refuse(http.StatusBadRequest, "%s: give a depth and sims, not movetime_ms", what)
+		}
+		kv, err := playEval(gm.Name, req.Eval, what)
+		if err != nil {
+			return nil, err
+		}
+		if kv[player.KnobDepth], err = playDepth(gm.Name, req.Depth, what); err != nil {
+			return nil, err
+		}
+		if kv[player.KnobSims], err = playSims(req.Sims, what); err != nil {
+			return nil, err
+		}
+		m := defaultM
+		if req.M != nil {
+			m = *req.M
+		}
+		kv[player.KnobM] = strconv.FormatFloat(m, 'g', -1, 64)
+		loaded, err := pr.network(gm.Name, req.Network)
+		if err != nil {
+			return nil, err
+		}
+		kv[player.KnobNetwork] = strings.TrimSpace(req.Network)
+		spec, err := player.Parse(player.KindABZero, gm.Name, kv, nil)
+		if err != nil {
+			return nil, refuse(http.StatusBadRequest, "%s: %v", what, err)
+		}
+		g.engine, g.name = &abzeroEngine{key: netKey(gm.Name, req.Network), net: loaded, spec: spec}, specText(player.KindABZero, kv)
 	default:
-		return nil, refuse(http.StatusBadRequest, "opponent %q: want ab or net", req.Opponent)
+		return nil, refuse(http.StatusBadRequest, "opponent %q: want ab, net or abzero", req.Opponent)
 	}
 	return g, nil
+}
+
+// netKey names a game's network in the pool.
+func netKey(gameName, path string) string { return gameName + "\x00" + strings.TrimSpace(path) }
+
+// playEval reads the evaluation asked for (eval, "" the game's default)
+// into a spec's keys.
+func playEval(gameName, eval, what string) (map[string]string, error) {
+	evals := playEvals(gameName)
+	ev := cmp.Or(eval, evals[0])
+	if !slices.Contains(evals, ev) {
+		return nil, refuse(http.StatusBadRequest, "%s: eval %q: %s offers %s", what, eval, gameName, strings.Join(evals, ", "))
+	}
+	kv := map[string]string{}
+	if ev != player.EvalClassical {
+		kv[player.KnobEval] = ev
+	}
+	return kv, nil
+}
+
+// playDepth checks a depth asked for (0: the default) against the game's
+// bound.
+func playDepth(gameName string, depth int, what string) (string, error) {
+	d := cmp.Or(depth, defaultDepth)
+	if top := maxDepths[gameName]; d < 1 || d > top {
+		return "", refuse(http.StatusBadRequest, "%s: depth %d out of range [1, %d] for %s", what, d, top, gameName)
+	}
+	return strconv.Itoa(d), nil
+}
+
+// playSims checks the simulations asked for (0: the default).
+func playSims(sims int, what string) (string, error) {
+	n := cmp.Or(sims, defaultSims)
+	if n < 1 || n > maxSims {
+		return "", refuse(http.StatusBadRequest, "%s: sims %d out of range [1, %d]", what, n, maxSims)
+	}
+	return strconv.Itoa(n), nil
 }
 
 // specText writes a spec of its keys in order, as records name the
@@ -852,7 +1003,7 @@ func (pr *playRoom) network(gameName, path string) (*arena.Spec, error) {
 	if strings.ContainsAny(path, ",=") {
 		return nil, refuse(http.StatusBadRequest, "network %q: a path with ',' or '=' cannot be named here", path)
 	}
-	key := gameName + "\x00" + path
+	key := netKey(gameName, path)
 	// Loading may take a while: the games are not locked meanwhile.
 	pr.netMu.Lock()
 	defer pr.netMu.Unlock()

@@ -1,13 +1,17 @@
 package dashboard
 
 import (
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/tabula-zero/tabula/models"
 )
 
 // TestPlayBrowser plays on the Play page in headless Chromium as a person
@@ -176,6 +180,41 @@ func TestPlayBrowser(t *testing.T) {
 		t.Errorf("an error shown after legal moves")
 	}
 	shot("play-xiangqi.png")
+
+	// Alpha-Beta-Zero with Connect Four's shipped network: offered beside
+	// alpha-beta and the network, its weight shown, and its reply's panel.
+	s := New("", nil, nil, nil)
+	s.SetPlay(PlayOptions{DefaultNetwork: func(g string) (string, bool) {
+		m, ok := models.Lookup(g)
+		return m.Game, ok
+	}})
+	shipped := httptest.NewServer(s.Handler())
+	defer shipped.Close()
+	if err := chromedp.Run(ctx, chromedp.Navigate(shipped.URL+"/")); err != nil {
+		t.Fatal(err)
+	}
+	waitJS("the options", `document.getElementById("p-opponent").options.length > 0`)
+	var offered []string
+	eval(`(() => { document.getElementById("p-game").value = "connect4"; document.getElementById("p-game").dispatchEvent(new Event("change"));
+		return [...document.getElementById("p-opponent").options].map((o) => o.value); })()`, &offered)
+	if !slices.Equal(offered, []string{"ab", "net:connect4", "abzero:connect4"}) {
+		t.Fatalf("Connect Four's opponents %q", offered)
+	}
+	var mShown bool
+	eval(`(() => { const o = document.getElementById("p-opponent"); o.value = "abzero:connect4"; o.dispatchEvent(new Event("change"));
+		document.getElementById("p-ab-value").value = "2"; document.getElementById("p-sims").value = "8";
+		document.getElementById("p-side").value = "second"; return !document.getElementById("p-m-row").hidden; })()`, &mShown)
+	if !mShown {
+		t.Error("the blend's weight is not shown")
+	}
+	click("#p-new")
+	waitJS("the blend's opening", `state !== null && !busy && state.moves.length === 1`)
+	eval(`document.getElementById("p-engine-summary").textContent`, &engine)
+	var name string
+	eval(`state.engine`, &name)
+	if !strings.Contains(engine, "blended score") || !strings.Contains(engine, "8 simulations") || name != "abzero:depth=2,m=1,net=connect4,sims=8" {
+		t.Errorf("the blend's panel %q, engine %q", engine, name)
+	}
 
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)

@@ -2,6 +2,7 @@ package dashboard
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/models"
 )
 
@@ -192,6 +194,76 @@ func TestPlayEvals(t *testing.T) {
 	}
 }
 
+// TestPlayABZero: the blend of a network and alpha-beta is offered where
+// a game has both, and plays a legal reply with what both searches saw;
+// the record names its spec, the evaluation included.
+func TestPlayABZero(t *testing.T) {
+	srv, _ := playServer(t)
+	var ch PlayChoices
+	get(t, srv, "/api/play/options", &ch)
+	for _, g := range ch.Games {
+		// No network offered: alpha-beta alone.
+		if !slices.Equal(g.Opponents, []string{"ab"}) {
+			t.Errorf("without networks %s offers %q", g.Name, g.Opponents)
+		}
+	}
+	s := New("", nil, nil, nil)
+	s.SetPlay(PlayOptions{DefaultNetwork: func(g string) (string, bool) {
+		m, ok := models.Lookup(g)
+		return m.Game, ok
+	}})
+	srv = httptest.NewServer(s.Handler())
+	defer srv.Close()
+	get(t, srv, "/api/play/options", &ch)
+	if ch.DefaultM != 1 {
+		t.Errorf("default m %v", ch.DefaultM)
+	}
+	for _, g := range ch.Games {
+		if !slices.Equal(g.Opponents, []string{"ab", "net", "abzero"}) {
+			t.Errorf("%s offers %q", g.Name, g.Opponents)
+		}
+	}
+	for _, c := range []struct{ body, engine string }{
+		{`{"game":"xiangqi","opponent":"abzero","network":"xiangqi","depth":2,"sims":8,"side":"second"}`, "abzero:depth=2,eval=learned,m=1,net=xiangqi,sims=8"},
+		{`{"game":"xiangqi","opponent":"abzero","network":"xiangqi","depth":2,"sims":8,"m":0.5,"eval":"classical","side":"second"}`, "abzero:depth=2,m=0.5,net=xiangqi,sims=8"},
+		{`{"game":"connect4","opponent":"abzero","network":"connect4","depth":3,"sims":16,"m":2,"side":"second"}`, "abzero:depth=3,m=2,net=connect4,sims=16"},
+		{`{"game":"lion","opponent":"abzero","network":"lion","side":"second"}`, "abzero:depth=4,m=1,net=lion,sims=200"},
+	} {
+		code, st, msg := call(t, srv, "POST", "/api/play/new", c.body)
+		if code != http.StatusOK || st.Engine != c.engine || len(st.Moves) != 1 || st.Replies[0] == nil {
+			t.Errorf("%s: %d %q, engine %q (want %q), moves %q", c.body, code, msg, st.Engine, c.engine, st.Moves)
+			continue
+		}
+		g, err := game.Lookup(st.Game)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := g.New(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var legal []string
+		for _, m := range p.GenerateMoves(nil) {
+			legal = append(legal, p.FormatMove(m))
+		}
+		r := st.Replies[0]
+		if !slices.Contains(legal, st.Moves[0]) || r.Move != st.Moves[0] || r.Kind != "abzero" {
+			t.Errorf("%s: reply %q (kind %s) not a legal opening move of %q", c.body, st.Moves[0], r.Kind, legal)
+		}
+		var req NewPlayRequest
+		json.Unmarshal([]byte(c.body), &req)
+		sims := cmp.Or(req.Sims, defaultSims)
+		if r.Simulations != sims || r.Depth < 1 || r.Nodes == 0 || r.Score == "" || r.Value == nil || len(r.Top) == 0 || r.Top[0].Move != r.Move {
+			t.Errorf("%s: reply %+v", c.body, r)
+		}
+		// The person's move, and the blend's reply to it.
+		code, st, msg = call(t, srv, "POST", "/api/play/games/"+st.ID+"/move", moveBody(st.Legal[0]))
+		if code != http.StatusOK || len(st.Moves) != 3 || st.Replies[2] == nil || st.Replies[2].Kind != "abzero" {
+			t.Errorf("%s: a second reply: %d %q %+v", c.body, code, msg, st)
+		}
+	}
+}
+
 // TestPlayBadRequests sends what a broken or hostile page might: every
 // answer is a clear JSON error, never a panic.
 func TestPlayBadRequests(t *testing.T) {
@@ -208,7 +280,13 @@ func TestPlayBadRequests(t *testing.T) {
 		{"POST", "/api/play/new", `{"game":"connect4","colour":"red"}`, 400, "unknown field"},
 		{"POST", "/api/play/new", `{"game":"chess"}`, 400, "choose one of"},
 		{"POST", "/api/play/new", `{"game":"connect4","side":"left"}`, 400, "want first or second"},
-		{"POST", "/api/play/new", `{"game":"connect4","opponent":"gnu"}`, 400, "want ab or net"},
+		{"POST", "/api/play/new", `{"game":"connect4","opponent":"gnu"}`, 400, "want ab, net or abzero"},
+		{"POST", "/api/play/new", `{"game":"connect4","opponent":"abzero"}`, 400, "name a checkpoint"},
+		{"POST", "/api/play/new", `{"game":"connect4","opponent":"abzero","network":"x","movetime_ms":100}`, 400, "not movetime_ms"},
+		{"POST", "/api/play/new", `{"game":"connect4","opponent":"abzero","network":"x","depth":99}`, 400, "out of range"},
+		{"POST", "/api/play/new", `{"game":"connect4","opponent":"abzero","network":"x","eval":"learned"}`, 400, "connect4 offers classical"},
+		{"POST", "/api/play/new", `{"game":"connect4","opponent":"ab","depth":2,"m":1}`, 400, "m for the blend"},
+		{"POST", "/api/play/new", `{"game":"connect4","opponent":"net","network":"x","eval":"classical"}`, 400, "eval and m for"},
 		{"POST", "/api/play/new", `{"game":"connect4","depth":-3}`, 400, "out of range"},
 		{"POST", "/api/play/new", `{"game":"connect4","depth":3,"movetime_ms":100}`, 400, "not both"},
 		{"POST", "/api/play/new", `{"game":"connect4","movetime_ms":1000000}`, 400, "out of range"},

@@ -280,6 +280,29 @@ func (m *Mover) NewGame(seed uint64) {
 // A search ended by ctx is an error, so that a match that ends fails its
 // move rather than play a half-searched one.
 func (m *Mover) Move(ctx context.Context, p game.Position) (Result, error) {
+	return m.move(ctx, p, false)
+}
+
+// MoveUntil is Move for a caller that wants a move even when ctx ends
+// the search (the Play page, whose budget or a player waiting stops
+// searches): alpha-beta answers with its last completed iteration, the
+// network's search and the blend's with what they have. A search ctx
+// does not end plays Move's move. Gumbel search cannot be interrupted:
+// ctx ending fails it.
+func (m *Mover) MoveUntil(ctx context.Context, p game.Position) (Result, error) {
+	return m.move(ctx, p, true)
+}
+
+func (m *Mover) move(ctx context.Context, p game.Position, until bool) (Result, error) {
+	// A search ctx ended is the caller's error unless it takes what the
+	// search has.
+	ended := func() error {
+		if until {
+			return nil
+		}
+		return ctx.Err()
+	}
+	interruptible := until && !m.spec.MCTS.Gumbel
 	switch {
 	case m.ab != nil:
 		ap, ok := p.(alphabeta.Position)
@@ -296,7 +319,7 @@ func (m *Mover) Move(ctx context.Context, p game.Position) (Result, error) {
 			ap = w
 		}
 		res := m.ab.Search(ctx, ap, m.spec.ABLimits(), nil)
-		if err := ctx.Err(); err != nil {
+		if err := ended(); err != nil {
 			return Result{}, err
 		}
 		if res.Move == game.NoMove {
@@ -313,10 +336,12 @@ func (m *Mover) Move(ctx context.Context, p game.Position) (Result, error) {
 			res, err = m.mc.Search(tctx, p, mcts.Limits{Sims: m.spec.Sims, Interruptible: true})
 			cancel()
 			if err == nil {
-				err = ctx.Err()
+				err = ended()
 			}
 		} else {
-			res, err = m.mc.Search(ctx, p, mcts.Limits{Sims: m.spec.Sims})
+			// Interrupted, a search of no simulations (the raw policy)
+			// would search until ctx ends.
+			res, err = m.mc.Search(ctx, p, mcts.Limits{Sims: m.spec.Sims, Interruptible: interruptible && m.spec.Sims > 0})
 		}
 		if err != nil {
 			return Result{}, err
@@ -324,8 +349,9 @@ func (m *Mover) Move(ctx context.Context, p game.Position) (Result, error) {
 		return Result{Move: res.Best, Effort: int64(res.Simulations), MCTS: res}, nil
 	default:
 		// The blend inside alpha-beta's search: cheaper than multi-PV
-		// root scores, and the engine's way.
-		d, err := m.abz.Move(ctx, p, abzero.Limits{InSearch: true})
+		// root scores, and the engine's way. Interruptible, it still
+		// searches to the spec's depth and simulations.
+		d, err := m.abz.Move(ctx, p, abzero.Limits{InSearch: true, Interruptible: interruptible})
 		if err != nil {
 			return Result{}, err
 		}

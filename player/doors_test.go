@@ -44,7 +44,7 @@ func TestSameMovesThroughEveryDoor(t *testing.T) {
 		{"connect4", []door{
 			{"ab:depth=7", [][2]string{{"Mover", "ab"}}, uci.Limits{Depth: 7}, `{"opponent":"ab","depth":7}`},
 			{"net:connect4,sims=64", [][2]string{{"Mover", "mcts"}, {"Network", "connect4"}}, uci.Limits{Nodes: 64}, `{"opponent":"net","network":"connect4","sims":64}`},
-			{"abzero:net=connect4,m=2,depth=4,sims=16", [][2]string{{"Mover", "abzero"}, {"Network", "connect4"}, {"ABZeroWeight", "2"}, {"Simulations", "16"}}, uci.Limits{Depth: 4}, ""},
+			{"abzero:net=connect4,m=2,depth=4,sims=16", [][2]string{{"Mover", "abzero"}, {"Network", "connect4"}, {"ABZeroWeight", "2"}, {"Simulations", "16"}}, uci.Limits{Depth: 4}, `{"opponent":"abzero","network":"connect4","m":2,"depth":4,"sims":16}`},
 		}, 3},
 		{"xiangqi", []door{
 			// The engine and the Play page default to the learned
@@ -53,7 +53,8 @@ func TestSameMovesThroughEveryDoor(t *testing.T) {
 			{"ab:depth=3", [][2]string{{"Mover", "ab"}, {"Eval", "classical"}}, uci.Limits{Depth: 3}, `{"opponent":"ab","depth":3,"eval":"classical"}`},
 			{"net:xiangqi,sims=32", [][2]string{{"Mover", "mcts"}, {"Network", "xiangqi"}}, uci.Limits{Nodes: 32}, `{"opponent":"net","network":"xiangqi","sims":32}`},
 			{"net:xiangqi,sims=32,c_init=3,fpu=0", [][2]string{{"Mover", "mcts"}, {"Network", "xiangqi"}, {"CInit", "3"}, {"FPU", "0"}}, uci.Limits{Nodes: 32}, ""},
-			{"abzero:net=xiangqi,m=1,depth=2,sims=8,eval=learned", [][2]string{{"Mover", "abzero"}, {"Network", "xiangqi"}, {"Simulations", "8"}}, uci.Limits{Depth: 2}, ""},
+			{"abzero:net=xiangqi,m=1,depth=2,sims=8,eval=learned", [][2]string{{"Mover", "abzero"}, {"Network", "xiangqi"}, {"Simulations", "8"}}, uci.Limits{Depth: 2}, `{"opponent":"abzero","network":"xiangqi","depth":2,"sims":8}`},
+			{"abzero:net=xiangqi,m=0.5,depth=2,sims=8", [][2]string{{"Mover", "abzero"}, {"Network", "xiangqi"}, {"Simulations", "8"}, {"ABZeroWeight", "0.5"}, {"Eval", "classical"}}, uci.Limits{Depth: 2}, `{"opponent":"abzero","network":"xiangqi","depth":2,"sims":8,"m":0.5,"eval":"classical"}`},
 		}, 2},
 	} {
 		for _, d := range c.doors {

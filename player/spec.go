@@ -247,6 +247,13 @@ func (s *Spec) parseEval(g game.Game, kv map[string]string) error {
 	return nil
 }
 
+// HasAlphaBeta reports whether alpha-beta (ab:, abzero:) plays the game
+// gameName.
+func HasAlphaBeta(gameName string) bool {
+	g, err := game.Lookup(gameName)
+	return err == nil && checkAlphaBeta(g) == nil
+}
+
 func checkAlphaBeta(g game.Game) error {
 	p, err := g.New(nil)
 	if err != nil {

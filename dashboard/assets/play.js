@@ -1,4 +1,5 @@
-// The Play page: a person plays a game against a network or alpha-beta.
+// The Play page: a person plays a game against a network, alpha-beta or
+// the blend of both (Alpha-Beta-Zero).
 // The server keeps the game and checks every move; this page draws the
 // board (drawBoard, board.js), turns clicks into moves in the game's
 // notation and shows the engine's search after each reply.
@@ -33,9 +34,15 @@ function showError(msg) {
 
 function fillOpponents() {
   const g = choices.games.find((g) => g.name === $("p-game").value);
-  const opts = [new Option("alpha-beta", "ab")];
-  for (const n of g.networks) opts.push(new Option("network: " + n.label, "net:" + n.path));
-  if (choices.named_networks) opts.push(new Option("network: a file or run directory...", "named"));
+  const offers = (k) => (g.opponents || []).includes(k);
+  const opts = [];
+  if (offers("ab")) opts.push(new Option("alpha-beta", "ab"));
+  for (const kind of ["net", "abzero"]) {
+    if (!offers(kind)) continue;
+    const what = kind === "net" ? "network" : "Alpha-Beta-Zero";
+    for (const n of g.networks) opts.push(new Option(what + ": " + n.label, kind + ":" + n.path));
+    if (choices.named_networks) opts.push(new Option(what + ": a file or run directory...", kind + ":"));
+  }
   $("p-opponent").replaceChildren(...opts);
   // Alpha-beta's evaluations for the game, the default first (Xiangqi's
   // learned one, or the game's own alone).
@@ -44,12 +51,25 @@ function fillOpponents() {
   opponentChanged();
 }
 
-function opponentChanged() {
+// opponentKind is the kind of the opponent chosen: ab, net or abzero.
+function opponentKind() {
   const v = $("p-opponent").value;
-  $("p-path-row").hidden = v !== "named";
-  $("p-sims-row").hidden = v === "ab";
-  $("p-ab-row").hidden = v !== "ab";
-  $("p-eval-row").hidden = v !== "ab" || $("p-eval").options.length < 2;
+  return v === "ab" ? "ab" : v.slice(0, v.indexOf(":"));
+}
+
+function opponentChanged() {
+  const v = $("p-opponent").value, kind = opponentKind();
+  $("p-path-row").hidden = v !== kind + ":";
+  $("p-sims-row").hidden = kind === "ab";
+  $("p-ab-row").hidden = kind === "net";
+  // The blend searches to a depth: no time per move.
+  if (kind === "abzero" && $("p-ab-limit").value === "time") {
+    $("p-ab-limit").value = "depth";
+    $("p-ab-value").value = choices.default_depth;
+  }
+  $("p-ab-limit").disabled = kind === "abzero";
+  $("p-m-row").hidden = kind !== "abzero";
+  $("p-eval-row").hidden = kind === "net" || $("p-eval").options.length < 2;
   limitsChanged();
 }
 
@@ -63,17 +83,19 @@ function limitsChanged() {
 
 function newGameRequest() {
   const req = { game: $("p-game").value, side: $("p-side").value };
-  const v = $("p-opponent").value;
-  if (v === "ab") {
-    req.opponent = "ab";
+  const v = $("p-opponent").value, kind = opponentKind();
+  req.opponent = kind;
+  if (kind !== "net") {
     const n = Number($("p-ab-value").value) || 0;
     if ($("p-ab-limit").value === "time") req.movetime_ms = n; else req.depth = n;
     req.eval = $("p-eval").value;
-  } else {
-    req.opponent = "net";
-    req.network = v === "named" ? $("p-path").value : v.slice(4);
+  }
+  if (kind !== "ab") {
+    const path = v.slice(kind.length + 1);
+    req.network = path === "" ? $("p-path").value : path;
     req.sims = Number($("p-sims").value) || 0;
   }
+  if (kind === "abzero" && $("p-m").value !== "") req.m = Number($("p-m").value);
   return req;
 }
 
@@ -128,19 +150,23 @@ function drawEngine() {
   if (!r) { box.replaceChildren(); return; }
   const head = document.createElement("div");
   head.id = "p-engine-summary";
+  const visits = r.kind === "net" || r.kind === "abzero";
+  const value = r.value === undefined || r.value === null ? "" : `value ${r.value >= 0 ? "+" : ""}${r.value.toFixed(2)} for the engine, `;
   head.textContent = r.kind === "net"
-    ? `engine played ${r.move}: value ${r.value >= 0 ? "+" : ""}${r.value.toFixed(2)} for the engine, ${r.simulations} simulations, ${r.ms} ms`
-    : `engine played ${r.move}: score ${r.score} for the engine, depth ${r.depth}, ${r.nodes} nodes, ${r.ms} ms`;
+    ? `engine played ${r.move}: ${value}${r.simulations} simulations, ${r.ms} ms`
+    : r.kind === "abzero"
+      ? `engine played ${r.move}: blended score ${r.score}, depth ${r.depth}, ${r.nodes} nodes; network ${value}${r.simulations} simulations; ${r.ms} ms`
+      : `engine played ${r.move}: score ${r.score} for the engine, depth ${r.depth}, ${r.nodes} nodes, ${r.ms} ms`;
   if (r.stopped) head.textContent += ` (stopped by ${r.stopped})`;
   const table = document.createElement("table");
   table.id = "p-top";
-  const cols = r.kind === "net" ? ["move", "visits", "share", "prior"] : ["move", "score"];
+  const cols = visits ? ["move", "visits", "share", "prior"] : ["move", "score"];
   const tr = document.createElement("tr");
   for (const c of cols) { const th = document.createElement("th"); th.textContent = c; tr.append(th); }
   table.append(tr);
   for (const t of r.top || []) {
     const row = document.createElement("tr");
-    const vals = r.kind === "net"
+    const vals = visits
       ? [t.move, t.visits || 0, (100 * (t.share || 0)).toFixed(1) + "%", (100 * (t.prior || 0)).toFixed(1) + "%"]
       : [t.move, t.score];
     for (const v of vals) { const td = document.createElement("td"); td.textContent = v; row.append(td); }
@@ -279,6 +305,7 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("p-game").replaceChildren(...choices.games.map((g) => new Option(g.name, g.name)));
   $("p-sims").value = choices.default_sims;
   $("p-ab-value").value = choices.default_depth;
+  $("p-m").value = choices.default_m;
   $("p-saving").textContent = choices.saving ? "" : "finished games are not saved (no records directory)";
   $("p-game").onchange = fillOpponents;
   $("p-opponent").onchange = opponentChanged;
