@@ -346,6 +346,9 @@ func (m *Mover) move(ctx context.Context, p game.Position, until bool) (Result, 
 		if err != nil {
 			return Result{}, err
 		}
+		if res.Best == game.NoMove {
+			return Result{}, fmt.Errorf("no move in %s", p)
+		}
 		return Result{Move: res.Best, Effort: int64(res.Simulations), MCTS: res}, nil
 	default:
 		// The blend inside alpha-beta's search: cheaper than multi-PV
@@ -354,6 +357,9 @@ func (m *Mover) move(ctx context.Context, p game.Position, until bool) (Result, 
 		d, err := m.abz.Move(ctx, p, abzero.Limits{InSearch: true, Interruptible: interruptible})
 		if err != nil {
 			return Result{}, err
+		}
+		if d.Move == game.NoMove {
+			return Result{}, fmt.Errorf("no move in %s", p)
 		}
 		return Result{Move: d.Move, Effort: int64(d.MCTS.Simulations), ABZero: d, AlphaBeta: d.AlphaBeta, MCTS: d.MCTS}, nil
 	}

@@ -1,12 +1,14 @@
 // Package player is the one player layer: every play-time knob declared
 // once (Knobs: its spec key, its engine option, its default, range or
 // values, and help), the spec grammar of the searching players (ab:,
-// net:, abzero:; Parse) and the movers built from a spec (Spec.NewMover),
-// with the networks and learned evaluations they load (LoadNetwork,
-// LoadEval, NewForwarder). The arena's players, the engine's movers and
-// the dashboard's Play page are built here, so the same spec plays the
-// same moves through each of them and a new knob is declared in one
-// place.
+// net:, abzero:; Parse) and its usage text (SpecForms, KeyUsage), the
+// spec of a network held in memory (NetSpec) and the movers built from a
+// spec (Spec.NewMover), with the networks and learned evaluations they
+// load (Spec.LoadNetwork, LoadEval) and self-play's batched forward pass
+// (OpenForwarder). The arena's players, the trainer's match players, the
+// engine's movers and the dashboard's Play page are built here, so the
+// same spec plays the same moves through each of them and a new knob is
+// declared in one place.
 package player
 
 import (

@@ -1,12 +1,15 @@
 package player
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/alphabeta"
+	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
+	"github.com/tabula-zero/tabula/internal/testnet"
 	"github.com/tabula-zero/tabula/mcts"
 )
 
@@ -114,5 +117,102 @@ func TestSearchKeys(t *testing.T) {
 	want := []string{KnobSims, KnobSearch, KnobCInit, KnobFPU, KnobPrecision}
 	if !slices.Equal(searchKeys, want) {
 		t.Errorf("searchKeys %v, want %v", searchKeys, want)
+	}
+}
+
+// MoveUntil plays Move's move when its context does not end, and answers
+// with what the search has when it has ended, where Move fails: the
+// network's search and the blend with the raw policy.
+func TestMoveUntil(t *testing.T) {
+	file := testnet.Checkpoint(t, t.TempDir(), "connect4", 1)
+	g, err := game.Lookup("connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := LoadNetwork(file, g, "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := g.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legal := p.GenerateMoves(nil)
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, c := range []struct {
+		kind string
+		kv   map[string]string
+	}{
+		{KindAB, map[string]string{"depth": "3"}},
+		{KindNet, map[string]string{"sims": "16"}},
+		{KindABZero, map[string]string{"net": file, "m": "1", "depth": "3", "sims": "16"}},
+	} {
+		var pos []string
+		if c.kind == KindNet {
+			pos = []string{file}
+		}
+		s, err := Parse(c.kind, "connect4", c.kv, pos)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mover := func() *Mover {
+			var ev mcts.Evaluator
+			if c.kind != KindAB {
+				ev = n.Evaluator()
+			}
+			mv, err := s.NewMover(ev, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return mv
+		}
+		want, err := mover().Move(context.Background(), p)
+		if err != nil {
+			t.Fatalf("%s: %v", c.kind, err)
+		}
+		got, err := mover().MoveUntil(context.Background(), p)
+		if err != nil || got.Move != want.Move {
+			t.Errorf("%s: MoveUntil plays %v (%v), Move %v", c.kind, got.Move, err, want.Move)
+		}
+		if c.kind == KindAB {
+			continue // no iteration done, no move
+		}
+		if _, err := mover().Move(ended, p); err == nil {
+			t.Errorf("%s: Move with its context ended did not fail", c.kind)
+		}
+		got, err = mover().MoveUntil(ended, p)
+		if err != nil || !slices.Contains(legal, got.Move) {
+			t.Errorf("%s: MoveUntil with its context ended: %v, %v", c.kind, got.Move, err)
+		}
+	}
+}
+
+// The usage text's forms name every key of their kind, and KeyUsage
+// every knob a spec sets, with its help.
+func TestUsage(t *testing.T) {
+	forms := SpecForms()
+	if len(forms) != 3 {
+		t.Fatalf("%d forms", len(forms))
+	}
+	for i, kind := range []string{KindAB, KindNet, KindABZero} {
+		form := forms[i][0]
+		if !strings.HasPrefix(form, kind+":") {
+			t.Errorf("form %q for %s", form, kind)
+		}
+		for _, key := range Keys(kind) {
+			if slices.Contains(alphabeta.FeatureNames(), key) {
+				key = "FEATURE"
+			}
+			if key != "file" && !strings.Contains(form, key) {
+				t.Errorf("%s's form %q lacks %s", kind, form, key)
+			}
+		}
+	}
+	keys := KeyUsage("")
+	for _, k := range Knobs {
+		if len(k.Kinds) > 0 && !strings.Contains(keys, k.Help) {
+			t.Errorf("KeyUsage lacks %s's help", k.Key)
+		}
 	}
 }
