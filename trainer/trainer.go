@@ -411,7 +411,8 @@ func (l *Loop) restore() error {
 		}
 		live := cmp.Or(l.opts.Live, &selfplay.Live{})
 		live.OnEnd = func(g selfplay.LiveGame) { l.games.Append(g) } // a failed write shows at Close
-		l.worker, err = selfplay.New(l.cfg, selfplay.Options{ReplayDir: l.dir.Replay(), Worker: "trainer", Live: live}, fwd, l.bestGen)
+		setup := selfplay.Setup{Game: l.game, Rules: l.cfg.Rules, Seed: l.cfg.Seed, Search: l.cfg.Search, SelfPlay: l.cfg.SelfPlay}
+		l.worker, err = selfplay.New(setup, selfplay.Options{ReplayDir: l.dir.Replay(), Worker: "trainer", Live: live}, fwd, l.bestGen)
 		if err != nil {
 			return err
 		}

@@ -255,7 +255,9 @@ func TestTrainFromShards(t *testing.T) {
 	spec, _ := configs.NetSpec(cfg)
 	p, _ := net.NewParams(spec, cfg.Seed)
 	fwd, _ := infer.New(p, cfg.SelfPlay.BatchSize)
-	w, err := selfplay.New(cfg, selfplay.Options{ReplayDir: filepath.Join(run, "replay"), Worker: "remote"}, fwd, 0)
+	g, _ := cfg.LookupGame()
+	setup := selfplay.Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
+	w, err := selfplay.New(setup, selfplay.Options{ReplayDir: filepath.Join(run, "replay"), Worker: "remote"}, fwd, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
