@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tabula-zero/tabula/arena/measure"
 	"github.com/tabula-zero/tabula/checkpoints"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
@@ -158,7 +159,7 @@ func Run(ctx context.Context, opts Options) error {
 	// exists: a bad spec leaves nothing behind, and the config is never
 	// frozen with it.
 	if opts.Config != nil {
-		if err := checkPlayers(opts.Config, opts.Gate != nil); err != nil {
+		if err := CheckConfig(opts.Config, opts.Gate != nil); err != nil {
 			return err
 		}
 	}
@@ -192,9 +193,14 @@ func Run(ctx context.Context, opts Options) error {
 	return err
 }
 
-// checkPlayers checks the players of cfg's matches (matches.CheckPlayers):
-// the evaluation's, and the gate's when the run is gated.
-func checkPlayers(cfg *configs.Config, gated bool) error {
+// CheckConfig checks what parsing a config alone cannot: its position-set
+// sections against the registered measures (measure.CheckConfig) and the
+// players of its matches (matches.CheckPlayers), the evaluation's and the
+// gate's when the run is gated.
+func CheckConfig(cfg *configs.Config, gated bool) error {
+	if err := measure.CheckConfig(cfg); err != nil {
+		return err
+	}
 	var gating configs.Gating
 	if gated {
 		gating = cfg.Gating
@@ -212,7 +218,7 @@ func open(opts Options) (*Loop, error) {
 		return nil, err
 	}
 	if opts.Config == nil {
-		if err := checkPlayers(cfg, opts.Gate != nil); err != nil {
+		if err := CheckConfig(cfg, opts.Gate != nil); err != nil {
 			return nil, err
 		}
 	}

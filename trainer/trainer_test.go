@@ -724,6 +724,21 @@ func TestConfigCheckedAtLoad(t *testing.T) {
 			t.Errorf("evaluation opponent %s: the run directory was created (%v)", c.opponent, err)
 		}
 	}
+	// A position-set section no measure declares (a misspelt key) parses,
+	// whatever the program links, and is refused here, before the run
+	// directory exists.
+	{
+		run := filepath.Join(t.TempDir(), "run")
+		cfg := tinyConfig(t)
+		cfg.Evaluation = configs.Evaluation{Every: time.Hour, Sets: map[string]*configs.EvalSet{"ponz": {Simulations: []int{0}}}}
+		err := Run(context.Background(), Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 1, NewForwarder: newFwd})
+		if err == nil || !strings.Contains(err.Error(), "evaluation.ponz") {
+			t.Errorf("misspelt position-set section: %v", err)
+		}
+		if _, err := os.Stat(run); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("misspelt position-set section: the run directory was created (%v)", err)
+		}
+	}
 	run := t.TempDir()
 	oneGen(t, run, tinyConfig(t))
 	path := filepath.Join(run, "config.yaml")

@@ -16,14 +16,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tabula-zero/tabula/arena/measure"
 	_ "github.com/tabula-zero/tabula/arena/measure/all" // the position-set measures whose sections CheckConfig reads
 	_ "github.com/tabula-zero/tabula/arena/uciplayer"   // uci: gate opponents
 	"github.com/tabula-zero/tabula/dashboard"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/profile"
 	"github.com/tabula-zero/tabula/internal/progress"
-	"github.com/tabula-zero/tabula/net"
 	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
@@ -90,10 +88,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	// Before -serve's server or the run creates anything in the run
 	// directory: a bad player spec or position-set section must not be
 	// frozen with the run.
-	if err := measure.CheckConfig(cfg); err != nil {
-		return err
-	}
-	if err := matches.CheckPlayers(cfg.Game, cfg.Search, cfg.Gating, cfg.Evaluation, func() (*net.Params, error) { return rundir.FreshParams(cfg) }); err != nil {
+	if err := trainer.CheckConfig(cfg, true); err != nil {
 		return err
 	}
 	// A run whose latest pointer is gone is refused (the trainer would
