@@ -9,6 +9,7 @@
 //	tabula help                 every subcommand with one line each
 //	tabula help COMMAND         a subcommand's flags (as tabula COMMAND -h)
 //	tabula COMMAND [flags]
+//	tabula version              the build and the CPU's kernels (or tabula -version)
 package main
 
 import (
@@ -32,6 +33,7 @@ import (
 	"github.com/tabula-zero/tabula/cmd/tabula/selfplay"
 	"github.com/tabula-zero/tabula/cmd/tabula/train"
 	"github.com/tabula-zero/tabula/cmd/tabula/tune"
+	"github.com/tabula-zero/tabula/cmd/tabula/version"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 )
 
@@ -54,6 +56,7 @@ var commands = []command{
 	{"bench", "measure this machine for training runs (about a minute)", bench.Run},
 	{"liontb", "build, verify and probe the Catch the Lion tablebase", liontb.Run},
 	{"nnue", "Xiangqi's learned evaluation: gen plays the alpha-beta against itself into training data, train fits the network to it", nnue.Run},
+	{"version", "the build (module version, VCS revision, Go) and the CPU's kernel dispatch; also tabula -version", version.Run},
 }
 
 func main() {
@@ -86,6 +89,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return "tabula", fmt.Errorf("help takes one command, not %q", args[1:])
 		}
 		args = []string{args[1], "-h"}
+	case "-version", "--version":
+		// The flag most tools answer, as the version command.
+		args = append([]string{"version"}, args[1:]...)
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
