@@ -15,7 +15,10 @@ import "fmt"
 // VPDPBUSD (four u8 x s8 products summed into each 32-bit lane). scale[o]
 // is the activations' scale times column o's weight scale. Every sum of
 // four products fits 32 bits (4 * 255 * 128), and a tile's whole sum does
-// for any kdim below 16,000.
+// for any kdim below 16,000. A kernel sums exactly the activations up to
+// its MaxA: 255, or 127 for the AVX2 kernel (no VNNI), whose pairs of
+// products pass through saturating 16-bit lanes (2 * 127 * 128 fits,
+// 2 * 255 * 128 does not); the quantizer of its activations clamps there.
 type Tile8 struct {
 	A                       []uint8
 	Aoff                    []int // len >= MR
@@ -28,10 +31,12 @@ type Tile8 struct {
 	ReLU                    bool
 }
 
-// Kernel8 computes one Tile8; NR is its panel width.
+// Kernel8 computes one Tile8; NR is its panel width, MaxA the largest
+// activation byte it sums exactly (every byte of A must be at most MaxA).
 type Kernel8 struct {
 	Name string
 	NR   int
+	MaxA uint8
 	Run  func(t *Tile8)
 }
 
@@ -98,7 +103,7 @@ func checkTile8(t *Tile8, nr int) {
 
 // kernel8Go is the pure-Go 8-bit kernel (any width).
 func kernel8Go(nr int) Kernel8 {
-	return Kernel8{Name: fmt.Sprintf("go8x%d", nr), NR: nr, Run: func(t *Tile8) {
+	return Kernel8{Name: fmt.Sprintf("go8x%d", nr), NR: nr, MaxA: 255, Run: func(t *Tile8) {
 		checkTile8(t, nr)
 		Ref8(t, nr)
 	}}
@@ -106,8 +111,9 @@ func kernel8Go(nr int) Kernel8 {
 
 // Kernel8For returns the fastest 8-bit kernel this build and CPU run for
 // a layer of n output columns: assembly (AVX-512 VNNI, else AVX-VNNI) of
-// the width that pads n least, the widest of those that tie, else pure Go
-// (16 columns a panel).
+// the width that pads n least, the first listed of those that tie; on an
+// AVX2 CPU without either, the AVX2 kernel (16 columns, 7-bit
+// activations: MaxA 127); else pure Go (16 columns a panel).
 func Kernel8For(n int) Kernel8 {
 	var best Kernel8
 	for _, k := range asmKernels8() {

@@ -2,25 +2,47 @@
 
 package gemm
 
-// asmKernels8 lists the 8-bit assembly kernels this CPU runs, widest
-// first.
+// asmKernels8 lists the 8-bit assembly kernels Kernel8For chooses among
+// on this CPU: the VNNI kernels where it has them, else the AVX2 kernel.
 func asmKernels8() []Kernel8 {
+	if ks := vnniKernels8(); len(ks) > 0 {
+		return ks
+	}
+	return avx2Kernels8()
+}
+
+// vnniKernels8 lists the VPDPBUSD kernels this CPU runs (8-bit
+// activations), widest first.
+func vnniKernels8() []Kernel8 {
 	var ks []Kernel8
 	if hasAVX512VNNI() {
 		ks = append(ks,
-			Kernel8{Name: "vnni8x32", NR: 32, Run: func(t *Tile8) { checkTile8(t, 32); kern8x32VNNI(t) }},
-			Kernel8{Name: "vnni8x48", NR: 48, Run: func(t *Tile8) { checkTile8(t, 48); kern8x48VNNI(t) }})
+			Kernel8{Name: "vnni8x32", NR: 32, MaxA: 255, Run: func(t *Tile8) { checkTile8(t, 32); kern8x32VNNI(t) }},
+			Kernel8{Name: "vnni8x48", NR: 48, MaxA: 255, Run: func(t *Tile8) { checkTile8(t, 48); kern8x48VNNI(t) }})
 	}
 	if hasAVXVNNI() {
-		ks = append(ks, Kernel8{Name: "avxvnni8x16", NR: 16, Run: func(t *Tile8) { checkTile8(t, 16); kern8x16AVXVNNI(t) }})
+		ks = append(ks, Kernel8{Name: "avxvnni8x16", NR: 16, MaxA: 255, Run: func(t *Tile8) { checkTile8(t, 16); kern8x16AVXVNNI(t) }})
 	}
 	return ks
 }
 
+// avx2Kernels8 lists the AVX2 kernel (VPMADDUBSW, VPMADDWD, VPADDD: 7-bit
+// activations) where the CPU has AVX2, whether or not it has VNNI too.
+func avx2Kernels8() []Kernel8 {
+	if !hasAVX2FMA() {
+		return nil
+	}
+	return []Kernel8{{Name: "avx2x8x16", NR: 16, MaxA: 127, Run: func(t *Tile8) { checkTile8(t, 16); kern8x16AVX2(t) }}}
+}
+
 // Has8Bit reports whether an 8-bit assembly kernel runs on this CPU:
-// AVX-512 VNNI, or AVX-VNNI (VPDPBUSD on YMM, in AVX2 machines that lack
-// AVX-512, such as Alder Lake's).
-func Has8Bit() bool { return hasAVX512VNNI() || hasAVXVNNI() }
+// AVX-512 VNNI, AVX-VNNI (VPDPBUSD on YMM, in AVX2 machines that lack
+// AVX-512, such as Alder Lake's), or plain AVX2 (7-bit activations).
+func Has8Bit() bool { return len(asmKernels8()) > 0 }
+
+// HasVNNI reports whether an 8-bit VNNI kernel (AVX-512 VNNI or AVX-VNNI)
+// runs on this CPU.
+func HasVNNI() bool { return hasAVX512VNNI() || hasAVXVNNI() }
 
 // hasAVX512VNNI reports AVX-512 (F) with its VNNI extension: VPDPBUSD on
 // ZMM.
@@ -65,3 +87,9 @@ func kern8x48VNNI(t *Tile8)
 //
 //go:noescape
 func kern8x16AVXVNNI(t *Tile8)
+
+// kern8x16AVX2 is Ref8 with nr = 16 in AVX2 assembly, for activations of
+// at most 127.
+//
+//go:noescape
+func kern8x16AVX2(t *Tile8)

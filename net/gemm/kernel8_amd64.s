@@ -594,3 +594,182 @@ v16store:
 	VMOVUPS Y11, 32(R8)(CX*4)
 	VZEROUPPER
 	RET
+
+// One u8 x s8 quad product of the AVX2 kernel (no VNNI): VPMADDUBSW sums
+// the products of adjacent byte pairs into saturating 16-bit lanes, which
+// stay exact while the activations are 7-bit (2*127*128 <= 32767);
+// VPMADDWD by ones (Y12) sums the pairs of a quad into its 32-bit lane,
+// VPDPBUSD's layout, and VPADDD accumulates. The weights are read from
+// memory, leaving Y13 for the broadcast activations and Y14, Y15 for the
+// products.
+#define MAC8_AVX2(woff, acc, tmp) \
+	VPMADDUBSW woff(SI), Y13, tmp \
+	VPMADDWD Y12, tmp, tmp \
+	VPADDD tmp, acc, acc
+
+#define ROW8_AVX2(off, row, acc0, acc1) \
+	VPBROADCASTD (off*4)(row)(CX*1), Y13 \
+	MAC8_AVX2(off*64, acc0, Y14) \
+	MAC8_AVX2(off*64+32, acc1, Y15)
+
+// One quad of the 16-wide AVX2 kernel: two weight vectors (8 columns x 4
+// bytes each) times six broadcast activation quads, 12 accumulators.
+#define STEP8_16AVX2(off) \
+	ROW8_AVX2(off, R8, Y0, Y1) \
+	ROW8_AVX2(off, R9, Y2, Y3) \
+	ROW8_AVX2(off, R10, Y4, Y5) \
+	ROW8_AVX2(off, R11, Y6, Y7) \
+	ROW8_AVX2(off, R12, Y8, Y9) \
+	ROW8_AVX2(off, R13, Y10, Y11)
+
+// func kern8x16AVX2(t *Tile8)
+TEXT ·kern8x16AVX2(SB), NOSPLIT, $0-8
+	MOVQ t+0(FP), DI
+	MOVL $0x00010001, AX
+	VMOVD AX, X12
+	VPBROADCASTD X12, Y12
+	PROLOGUE8
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+
+a16seg:
+	XORQ CX, CX
+	MOVQ DX, R14
+	ANDQ $-16, R14
+	JZ a16tail
+
+a16loop4:
+	STEP8_16AVX2(0)
+	STEP8_16AVX2(1)
+	STEP8_16AVX2(2)
+	STEP8_16AVX2(3)
+	ADDQ $256, SI
+	ADDQ $16, CX
+	CMPQ CX, R14
+	JLT a16loop4
+
+a16tail:
+	CMPQ CX, DX
+	JGE a16segdone
+
+a16loop1:
+	STEP8_16AVX2(0)
+	ADDQ $64, SI
+	ADDQ $4, CX
+	CMPQ CX, DX
+	JLT a16loop1
+
+a16segdone:
+	ADDQ AX, R8
+	ADDQ AX, R9
+	ADDQ AX, R10
+	ADDQ AX, R11
+	ADDQ AX, R12
+	ADDQ AX, R13
+	DECQ BX
+	JNZ a16seg
+
+	// Epilogue: dequantize (scale), bias, residual, ReLU, store.
+	MOVQ Tile8_Scale(DI), SI
+	VMOVUPS 0(SI), Y12
+	VMOVUPS 32(SI), Y13
+	MOVQ Tile8_Bias(DI), SI
+	VMOVUPS 0(SI), Y14
+	VMOVUPS 32(SI), Y15
+	VCVTDQ2PS Y0, Y0
+	VFMADD213PS Y14, Y12, Y0
+	VCVTDQ2PS Y1, Y1
+	VFMADD213PS Y15, Y13, Y1
+	VCVTDQ2PS Y2, Y2
+	VFMADD213PS Y14, Y12, Y2
+	VCVTDQ2PS Y3, Y3
+	VFMADD213PS Y15, Y13, Y3
+	VCVTDQ2PS Y4, Y4
+	VFMADD213PS Y14, Y12, Y4
+	VCVTDQ2PS Y5, Y5
+	VFMADD213PS Y15, Y13, Y5
+	VCVTDQ2PS Y6, Y6
+	VFMADD213PS Y14, Y12, Y6
+	VCVTDQ2PS Y7, Y7
+	VFMADD213PS Y15, Y13, Y7
+	VCVTDQ2PS Y8, Y8
+	VFMADD213PS Y14, Y12, Y8
+	VCVTDQ2PS Y9, Y9
+	VFMADD213PS Y15, Y13, Y9
+	VCVTDQ2PS Y10, Y10
+	VFMADD213PS Y14, Y12, Y10
+	VCVTDQ2PS Y11, Y11
+	VFMADD213PS Y15, Y13, Y11
+	MOVQ Tile8_Coff(DI), DX
+	MOVQ Tile8_C(DI), R8
+	MOVQ Tile8_Res(DI), R9
+	TESTQ R9, R9
+	JZ a16nores
+	MOVQ 0(DX), CX
+	VADDPS 0(R9)(CX*4), Y0, Y0
+	VADDPS 32(R9)(CX*4), Y1, Y1
+	MOVQ 8(DX), CX
+	VADDPS 0(R9)(CX*4), Y2, Y2
+	VADDPS 32(R9)(CX*4), Y3, Y3
+	MOVQ 16(DX), CX
+	VADDPS 0(R9)(CX*4), Y4, Y4
+	VADDPS 32(R9)(CX*4), Y5, Y5
+	MOVQ 24(DX), CX
+	VADDPS 0(R9)(CX*4), Y6, Y6
+	VADDPS 32(R9)(CX*4), Y7, Y7
+	MOVQ 32(DX), CX
+	VADDPS 0(R9)(CX*4), Y8, Y8
+	VADDPS 32(R9)(CX*4), Y9, Y9
+	MOVQ 40(DX), CX
+	VADDPS 0(R9)(CX*4), Y10, Y10
+	VADDPS 32(R9)(CX*4), Y11, Y11
+
+a16nores:
+	MOVBQZX Tile8_ReLU(DI), AX
+	TESTQ AX, AX
+	JZ a16store
+	VXORPS Y12, Y12, Y12
+	VMAXPS Y12, Y0, Y0
+	VMAXPS Y12, Y1, Y1
+	VMAXPS Y12, Y2, Y2
+	VMAXPS Y12, Y3, Y3
+	VMAXPS Y12, Y4, Y4
+	VMAXPS Y12, Y5, Y5
+	VMAXPS Y12, Y6, Y6
+	VMAXPS Y12, Y7, Y7
+	VMAXPS Y12, Y8, Y8
+	VMAXPS Y12, Y9, Y9
+	VMAXPS Y12, Y10, Y10
+	VMAXPS Y12, Y11, Y11
+
+a16store:
+	MOVQ 0(DX), CX
+	VMOVUPS Y0, 0(R8)(CX*4)
+	VMOVUPS Y1, 32(R8)(CX*4)
+	MOVQ 8(DX), CX
+	VMOVUPS Y2, 0(R8)(CX*4)
+	VMOVUPS Y3, 32(R8)(CX*4)
+	MOVQ 16(DX), CX
+	VMOVUPS Y4, 0(R8)(CX*4)
+	VMOVUPS Y5, 32(R8)(CX*4)
+	MOVQ 24(DX), CX
+	VMOVUPS Y6, 0(R8)(CX*4)
+	VMOVUPS Y7, 32(R8)(CX*4)
+	MOVQ 32(DX), CX
+	VMOVUPS Y8, 0(R8)(CX*4)
+	VMOVUPS Y9, 32(R8)(CX*4)
+	MOVQ 40(DX), CX
+	VMOVUPS Y10, 0(R8)(CX*4)
+	VMOVUPS Y11, 32(R8)(CX*4)
+	VZEROUPPER
+	RET

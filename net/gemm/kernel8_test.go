@@ -8,8 +8,8 @@ import (
 
 // randomTile8 builds a Tile8 with random geometry over fresh buffers for
 // panel width nr; with alias the residual is the output buffer itself.
-// Activations and weights span their whole ranges (0..255, -128..127).
-func randomTile8(rng *rand.Rand, nr int, alias bool) *Tile8 {
+// Activations and weights span their whole ranges (0..maxA, -128..127).
+func randomTile8(rng *rand.Rand, nr int, maxA uint8, alias bool) *Tile8 {
 	nseg := 1 + rng.IntN(3)
 	seglen := 4 * (1 + rng.IntN(40))
 	segstride := rng.IntN(2 * seglen)
@@ -18,7 +18,7 @@ func randomTile8(rng *rand.Rand, nr int, alias bool) *Tile8 {
 		Aoff: make([]int, MR), Coff: make([]int, MR)}
 	t.A = make([]uint8, span+rng.IntN(100))
 	for i := range t.A {
-		t.A[i] = uint8(rng.IntN(256))
+		t.A[i] = uint8(rng.IntN(int(maxA) + 1))
 	}
 	t.W = make([]int8, nseg*seglen*nr)
 	for i := range t.W {
@@ -61,19 +61,25 @@ func cloneTile8(t *Tile8) *Tile8 {
 	return &u
 }
 
-// Every 8-bit kernel this machine runs agrees with the plain loop: the
-// integer sums exactly, the epilogue up to the fused multiply-add's one
-// rounding; outputs outside the tile are untouched.
-func TestKernels8MatchRef(t *testing.T) {
-	kernels := asmKernels8()
-	kernels = append(kernels, Kernel8Go(16), Kernel8Go(32), Kernel8Go(48))
-	if !Has8Bit() {
-		t.Log("no AVX-512 VNNI or AVX-VNNI here (or -tags noasm): only the pure-Go 8-bit kernel is checked")
+// allKernels8 is every 8-bit kernel this machine runs (the AVX2 one too
+// where VNNI hides it from Kernel8For) and the pure-Go ones.
+func allKernels8(t *testing.T) []Kernel8 {
+	kernels := append(vnniKernels8(), avx2Kernels8()...)
+	if len(kernels) == 0 {
+		t.Log("no AVX2 here (or -tags noasm): only the pure-Go 8-bit kernel is checked")
 	}
+	return append(kernels, Kernel8Go(16), Kernel8Go(32), Kernel8Go(48))
+}
+
+// Every 8-bit kernel this machine runs agrees with the plain loop on
+// activations up to its MaxA: the integer sums exactly, the epilogue up
+// to the fused multiply-add's one rounding; outputs outside the tile are
+// untouched.
+func TestKernels8MatchRef(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
-	for _, k := range kernels {
+	for _, k := range allKernels8(t) {
 		for i := range 300 {
-			tile := randomTile8(rng, k.NR, i%5 == 0)
+			tile := randomTile8(rng, k.NR, k.MaxA, i%5 == 0)
 			want := cloneTile8(tile)
 			Ref8(want, k.NR)
 			got := cloneTile8(tile)
@@ -87,15 +93,61 @@ func TestKernels8MatchRef(t *testing.T) {
 	}
 }
 
+// Every kernel's integer sums are the plain loop's bit for bit: with unit
+// scales, zero biases and no residual or ReLU, C holds the sums
+// themselves (below 2^24, so exact in float32), over random tiles and
+// every segment length from one quad to past the unrolled loop's 16 bytes.
+func TestKernels8SumsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, k := range allKernels8(t) {
+		for i := range 400 {
+			tile := randomTile8(rng, k.NR, k.MaxA, false)
+			if i < 40 {
+				// Every short segment: the tail loop alone, the 4-quad loop
+				// alone, both.
+				tile = randomTile8(rng, k.NR, k.MaxA, false)
+				seglen := 4 * (1 + i%10)
+				tile.SegLen = seglen
+				tile.SegStride = max(tile.SegStride, seglen)
+				span := (tile.NSeg-1)*tile.SegStride + seglen
+				tile.A = make([]uint8, span+i)
+				for j := range tile.A {
+					tile.A[j] = uint8(rng.IntN(int(k.MaxA) + 1))
+				}
+				for r := range MR {
+					tile.Aoff[r] = rng.IntN(len(tile.A) - span + 1)
+				}
+				tile.W = make([]int8, tile.NSeg*seglen*k.NR)
+				for j := range tile.W {
+					tile.W[j] = int8(rng.IntN(256) - 128)
+				}
+			}
+			for o := range k.NR {
+				tile.Scale[o], tile.Bias[o] = 1, 0
+			}
+			tile.Res, tile.ReLU = nil, false
+			want := cloneTile8(tile)
+			Ref8(want, k.NR)
+			got := cloneTile8(tile)
+			k.Run(got)
+			for j := range got.C {
+				if got.C[j] != want.C[j] {
+					t.Fatalf("%s, tile %d (%d segments of %d): C[%d] = %v, the plain loop %v", k.Name, i, tile.NSeg, tile.SegLen, j, got.C[j], want.C[j])
+				}
+			}
+		}
+	}
+}
+
 // The kernels' sums are exact at the extremes: every product at
-// 255 * -128 over the longest segments a layer has.
+// MaxA * -128 (255 or 127) over the longest segments a layer has.
 func TestKernels8Extremes(t *testing.T) {
-	for _, k := range append(asmKernels8(), Kernel8Go(32)) {
+	for _, k := range allKernels8(t) {
 		seglen := 3 * 3 * 64 // a 3x3 patch row of 64 channels... times three segments
 		tile := &Tile8{NSeg: 3, SegLen: seglen, SegStride: seglen, A: make([]uint8, 3*seglen+MR), W: make([]int8, 3*seglen*k.NR),
 			Scale: make([]float32, k.NR), Bias: make([]float32, k.NR), C: make([]float32, MR*k.NR), Aoff: make([]int, MR), Coff: make([]int, MR)}
 		for i := range tile.A {
-			tile.A[i] = 255
+			tile.A[i] = k.MaxA
 		}
 		for i := range tile.W {
 			tile.W[i] = -128
@@ -107,7 +159,7 @@ func TestKernels8Extremes(t *testing.T) {
 			tile.Coff[r] = r * k.NR
 		}
 		k.Run(tile)
-		want := float32(3 * seglen * 255 * -128)
+		want := float32(3 * seglen * int(k.MaxA) * -128)
 		for j, v := range tile.C {
 			if v != want {
 				t.Fatalf("%s: C[%d] = %v, want %v", k.Name, j, v, want)
@@ -144,7 +196,7 @@ func TestCheckTile8(t *testing.T) {
 		func(t *Tile8) { t.Coff[5] = len(t.C) - 1 },
 		func(t *Tile8) { t.W = t.W[:len(t.W)-1] },
 	} {
-		tile := randomTile8(rng, k.NR, false)
+		tile := randomTile8(rng, k.NR, k.MaxA, false)
 		breakIt(tile)
 		func() {
 			defer func() {
@@ -185,4 +237,28 @@ func BenchmarkTile8(b *testing.B) {
 		}
 		b.ReportMetric(macs*float64(b.N)/1e9/b.Elapsed().Seconds(), "GMAC/s")
 	})
+}
+
+// Kernel8For picks a VNNI kernel (8-bit activations) where the CPU has
+// one, else the AVX2 kernel (7-bit) where it has AVX2 (also under
+// TABULA_ISA=avx2 on a VNNI machine), else the pure-Go twin.
+func TestKernel8ForDispatch(t *testing.T) {
+	for _, n := range []int{16, 32, 48, 64, 96, 128} {
+		k := Kernel8For(n)
+		switch {
+		case HasVNNI():
+			if k.MaxA != 255 || k.Name == "avx2x8x16" || !Has8Bit() {
+				t.Errorf("VNNI CPU: Kernel8For(%d) = %s (MaxA %d)", n, k.Name, k.MaxA)
+			}
+		case Features().AVX2:
+			if k.Name != "avx2x8x16" || k.MaxA != 127 || k.NR != 16 || !Has8Bit() {
+				t.Errorf("AVX2 CPU without VNNI: Kernel8For(%d) = %s (MaxA %d), Has8Bit %v", n, k.Name, k.MaxA, Has8Bit())
+			}
+		default:
+			if k.Name != "go8x16" || k.MaxA != 255 || Has8Bit() {
+				t.Errorf("no assembly: Kernel8For(%d) = %s (MaxA %d), Has8Bit %v", n, k.Name, k.MaxA, Has8Bit())
+			}
+		}
+	}
+	t.Logf("Kernel8For(48) = %s", Kernel8For(48).Name)
 }
