@@ -52,9 +52,29 @@ func EloFromScore(score float64) float64 {
 // ScoreFromElo is the expected score at an Elo difference.
 func ScoreFromElo(elo float64) float64 { return 1 / (1 + math.Pow(10, -elo/400)) }
 
-// Elo returns the Elo difference A - B (+-Inf for a clean sweep, 0
-// without games).
-func (s Score) Elo() float64 { return EloFromScore(s.Score()) }
+// Elo returns the Elo difference A - B: the logistic Elo of the score, 0
+// without games. A sweep (every game won, or every game lost), whose score
+// of 1 or 0 has an infinite Elo, is given half a game's prior instead: one
+// draw added to its games, (W + 1/2) / (N + 1), which is finite and
+// shrinks towards the sweep's infinity as N grows (10-0-0 gives +528.9).
+func (s Score) Elo() float64 {
+	if s.sweep() != 0 {
+		return EloFromScore((float64(s.Wins) + 0.5) / float64(s.Games()+1))
+	}
+	return EloFromScore(s.Score())
+}
+
+// sweep is +1 when A won every game, -1 when A lost every game, else 0
+// (no games included).
+func (s Score) sweep() int {
+	switch n := s.Games(); {
+	case n > 0 && s.Wins == n:
+		return 1
+	case n > 0 && s.Losses == n:
+		return -1
+	}
+	return 0
+}
 
 // z95 is the two-sided 95% normal quantile.
 const z95 = 1.959963984540054
@@ -73,21 +93,41 @@ func (s Score) stdErr() float64 {
 
 // EloInterval returns the 95% confidence interval of the Elo difference:
 // the Elo of score -+ 1.96 standard errors (bounds past 0 or 1 are -Inf
-// or +Inf).
+// or +Inf). A sweep has no spread to take a standard error from; its one
+// finite bound is the exact (Clopper-Pearson) one: N games all won are
+// below a 2.5% chance when A's expected score s has s^N < 0.025 (a
+// player who wins every game scores at least its win rate), so the
+// interval is [Elo(0.025^(1/N)), +Inf), mirrored for N losses.
 func (s Score) EloInterval() (lo, hi float64) {
 	if s.Games() == 0 {
 		return math.Inf(-1), math.Inf(1)
+	}
+	switch s.sweep() {
+	case 1:
+		return EloFromScore(math.Pow(0.025, 1/float64(s.Games()))), math.Inf(1)
+	case -1:
+		return math.Inf(-1), EloFromScore(1 - math.Pow(0.025, 1/float64(s.Games())))
 	}
 	mu, se := s.Score(), s.stdErr()
 	return EloFromScore(mu - z95*se), EloFromScore(mu + z95*se)
 }
 
 // EloMargin is the +- half-width of the 95% interval, (hi - lo) / 2, as
-// cutechess-cli reports it (Inf when the interval is unbounded, which a
-// sweep or a zero-variance result gives: NaN then).
+// cutechess-cli reports it. When the interval is open on one side (a
+// sweep, or a score within 1.96 standard errors of 0 or 1) it is the
+// distance from Elo to the bound that exists; NaN when there is neither
+// (no games) or the result has no spread (every game drawn).
 func (s Score) EloMargin() float64 {
 	lo, hi := s.EloInterval()
-	if s.stdErr() == 0 {
+	e := s.Elo()
+	switch {
+	case math.IsInf(lo, 0) && math.IsInf(hi, 0):
+		return math.NaN()
+	case math.IsInf(hi, 0):
+		return e - lo
+	case math.IsInf(lo, 0):
+		return hi - e
+	case s.sweep() == 0 && s.stdErr() == 0:
 		return math.NaN()
 	}
 	return (hi - lo) / 2
@@ -103,10 +143,20 @@ func (s Score) LOS() float64 {
 }
 
 // String is a one-line summary: "W-D-L 36-5-19, score 0.642, Elo +101.2
-// +- 91.0, LOS 98.91%".
+// +- 91.0, LOS 98.91%"; with an interval open on one side (a sweep), its
+// bound instead of the margin: "W-D-L 10-0-0, score 1.000, Elo +528.9
+// (95%: above +140.2), LOS 99.92%".
 func (s Score) String() string {
-	return fmt.Sprintf("W-D-L %d-%d-%d, score %.3f, Elo %s +- %s, LOS %.2f%%",
-		s.Wins, s.Draws, s.Losses, s.Score(), fmtElo(s.Elo()), fmtMargin(s.EloMargin()), 100*s.LOS())
+	elo := fmtElo(s.Elo()) + " +- " + fmtMargin(s.EloMargin())
+	switch lo, hi := s.EloInterval(); {
+	case s.Games() == 0:
+	case math.IsInf(hi, 1) && !math.IsInf(lo, 0):
+		elo = fmt.Sprintf("%s (95%%: above %s)", fmtElo(s.Elo()), fmtElo(lo))
+	case math.IsInf(lo, -1) && !math.IsInf(hi, 0):
+		elo = fmt.Sprintf("%s (95%%: below %s)", fmtElo(s.Elo()), fmtElo(hi))
+	}
+	return fmt.Sprintf("W-D-L %d-%d-%d, score %.3f, Elo %s, LOS %.2f%%",
+		s.Wins, s.Draws, s.Losses, s.Score(), elo, 100*s.LOS())
 }
 
 func fmtElo(e float64) string {

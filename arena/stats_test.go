@@ -55,20 +55,69 @@ func TestEloInterval(t *testing.T) {
 	if math.Abs(rlo+hi) > 1e-9 || math.Abs(rhi+lo) > 1e-9 {
 		t.Fatalf("mirrored interval [%v, %v]", rlo, rhi)
 	}
-	// A sweep: infinite Elo, no margin; JSON gets nulls.
-	sw := Score{Wins: 10}
-	if !math.IsInf(sw.Elo(), 1) || !math.IsNaN(sw.EloMargin()) {
-		t.Fatalf("sweep Elo %v margin %v", sw.Elo(), sw.EloMargin())
-	}
-	b, err := json.Marshal(sw.Summary())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(b), `"elo":null`) || !strings.Contains(string(b), `"los":0.999`) {
-		t.Fatalf("sweep JSON %s", b)
-	}
 	if (Score{}).LOS() != 0.5 || (Score{Draws: 4}).LOS() != 0.5 || (Score{Draws: 4}).Elo() != 0 {
 		t.Fatal("no decisive games: LOS 0.5, Elo 0")
+	}
+}
+
+// A match won or lost outright has a finite Elo (half a game's prior:
+// one draw added) and a one-sided interval whose finite bound is the exact
+// binomial one; the text names that bound and the JSON holds numbers
+// where they exist and null only for the open side.
+func TestEloSweep(t *testing.T) {
+	for _, n := range []int{1, 10, 100} {
+		won, lost := Score{Wins: n}, Score{Losses: n}
+		// By hand: (n + 1/2) / (n + 1) and its logistic Elo; the bound's
+		// score p has p^n = 0.025.
+		est := -400 * math.Log10(1/((float64(n)+0.5)/float64(n+1))-1)
+		p := math.Pow(0.025, 1/float64(n))
+		bound := -400 * math.Log10(1/p-1)
+		if e := won.Elo(); math.Abs(e-est) > 1e-9 || math.Abs(lost.Elo()+est) > 1e-9 {
+			t.Errorf("%d-0-0 Elo %v, 0-0-%d Elo %v, want +-%v", n, e, n, lost.Elo(), est)
+		}
+		lo, hi := won.EloInterval()
+		if math.Abs(lo-bound) > 1e-9 || !math.IsInf(hi, 1) || lo >= won.Elo() {
+			t.Errorf("%d-0-0 interval [%v, %v], want [%v, +Inf) below the estimate", n, lo, hi, bound)
+		}
+		llo, lhi := lost.EloInterval()
+		if math.Abs(lhi+bound) > 1e-9 || !math.IsInf(llo, -1) {
+			t.Errorf("0-0-%d interval [%v, %v], want (-Inf, %v]", n, llo, lhi, -bound)
+		}
+		if m := won.EloMargin(); math.IsNaN(m) || math.Abs(m-(est-bound)) > 1e-9 || math.Abs(lost.EloMargin()-m) > 1e-9 {
+			t.Errorf("%d-game sweeps' margins %v, %v, want %v", n, m, lost.EloMargin(), est-bound)
+		}
+		for _, sc := range []Score{won, lost} {
+			b, err := json.Marshal(sc.Summary())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m map[string]any
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Fatalf("sweep JSON %s: %v", b, err)
+			}
+			for _, k := range []string{"elo", "elo_ci95"} {
+				if _, ok := m[k].(float64); !ok {
+					t.Errorf("%s: %s is %v, want a number", b, k, m[k])
+				}
+			}
+			open, closed := "elo_high", "elo_low"
+			if sc.Losses > 0 {
+				open, closed = closed, open
+			}
+			if _, ok := m[closed].(float64); !ok || m[open] != nil {
+				t.Errorf("%s: want %s a number and %s null", b, closed, open)
+			}
+		}
+	}
+	if got, want := (Score{Wins: 10}).String(), "W-D-L 10-0-0, score 1.000, Elo +528.9 (95%: above +140.2), LOS 99.92%"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if got, want := (Score{Losses: 10}).String(), "W-D-L 0-0-10, score 0.000, Elo -528.9 (95%: below -140.2), LOS 0.08%"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// Every game drawn: Elo 0 with no spread to give a margin.
+	if d := (Score{Draws: 4}); d.Elo() != 0 || !math.IsNaN(d.EloMargin()) || !strings.Contains(d.String(), "Elo +0.0 +- n/a") {
+		t.Errorf("all draws: %s", d)
 	}
 }
 

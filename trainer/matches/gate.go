@@ -156,7 +156,8 @@ func safe(s string) string {
 	}, s)
 }
 
-// clampElo keeps Elo figures finite for JSON: a clean sweep is +-Inf.
+// clampElo keeps Elo figures finite and bounded for JSON: a margin
+// without spread (every game drawn) is NaN.
 func clampElo(e float64) float64 {
 	if math.IsNaN(e) {
 		return 0
