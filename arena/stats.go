@@ -56,7 +56,7 @@ func ScoreFromElo(elo float64) float64 { return 1 / (1 + math.Pow(10, -elo/400))
 // without games. A sweep (every game won, or every game lost), whose score
 // of 1 or 0 has an infinite Elo, is given half a game's prior instead: one
 // draw added to its games, (W + 1/2) / (N + 1), which is finite and
-// shrinks towards the sweep's infinity as N grows (10-0-0 gives +528.9).
+// grows with N towards the sweep's infinity (docs/arena.md has figures).
 func (s Score) Elo() float64 {
 	if s.sweep() != 0 {
 		return EloFromScore((float64(s.Wins) + 0.5) / float64(s.Games()+1))

@@ -115,7 +115,7 @@ func TestEloSweep(t *testing.T) {
 	if got, want := (Score{Losses: 10}).String(), "W-D-L 0-0-10, score 0.000, Elo -528.9 (95%: below -140.2), LOS 0.08%"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	// Every game drawn: Elo 0 with no spread to give a margin.
+	// Every game drawn: no Elo difference, and no spread to give a margin.
 	if d := (Score{Draws: 4}); d.Elo() != 0 || !math.IsNaN(d.EloMargin()) || !strings.Contains(d.String(), "Elo +0.0 +- n/a") {
 		t.Errorf("all draws: %s", d)
 	}
