@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/tabula-zero/tabula/arena"
@@ -37,8 +38,8 @@ var cache measure.Cache[[]Line]
 
 func (set) Info() measure.Info {
 	return measure.Info{Name: "pons", Game: "connect4", Section: "pons",
-		Flag:    "connect4: measure player A's optimal-move rate on this file of Pons positions",
-		Example: "internal/ponsdata/Test_L2_R1",
+		Flag:    "connect4: measure player A's optimal-move rate on Pons' set of this name (embedded: " + Embedded + "; " + strings.Join(ponsdata.Names, ", ") + ") or on this file of Pons positions",
+		Example: Embedded,
 		Chart:   "Connect Four: optimal moves on Pons' positions", YLabel: "optimal moves (%)",
 		Config: []configs.Option{
 			{Path: "set", Required: true, Values: ponsdata.Names, Help: "Pons' Connect Four test set (without the pons section, no Pons measure)"},
@@ -92,8 +93,35 @@ func (set) Read(entries map[string]json.RawMessage) ([]string, map[string]float6
 	return []string{fmt.Sprintf("Pons %s optimal moves: %s", rs[0].Set, strings.Join(rates, ", "))}, series
 }
 
-// Run measures player A on the Pons positions of the file, and with
-// Values its value head.
+// Embedded is the set "embedded" names: the one the Connect Four preset's
+// evaluation measures.
+const Embedded = "Test_L2_R1"
+
+// OpenSet opens the positions a -pons flag names: one of Pons' sets by its
+// name (ponsdata.Names; "embedded" is Embedded), read from the binary
+// whatever the working directory, else a file of Pons' format. A file
+// named like a set is read as a file when written as a path
+// (./Test_L2_R1).
+func OpenSet(name string) (io.ReadCloser, error) {
+	if name == "embedded" {
+		name = Embedded
+	}
+	if slices.Contains(ponsdata.Names, name) {
+		f, err := ponsdata.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	}
+	f, _, err := inputfile.Open(name, "Pons set", 256<<20)
+	if err != nil {
+		return nil, fmt.Errorf("%w (Pons' sets by name: embedded, %s)", err, strings.Join(ponsdata.Names, ", "))
+	}
+	return f, nil
+}
+
+// Run measures player A on the Pons positions of the file or set
+// (OpenSet), and with Values its value head.
 func (set) Run(ctx context.Context, w io.Writer, o measure.Options) error {
 	p := o.Player
 	if o.Positions < 0 {
@@ -103,9 +131,9 @@ func (set) Run(ctx context.Context, w io.Writer, o measure.Options) error {
 		return fmt.Errorf("-pons-values needs a network player as -a, not %q", p.Text)
 	}
 	if o.File == "" {
-		return errors.New("-pons needs a file of Pons positions")
+		return errors.New("-pons needs a file of Pons positions or a set's name (" + strings.Join(ponsdata.Names, ", ") + ")")
 	}
-	f, _, err := inputfile.Open(o.File, "Pons set", 256<<20)
+	f, err := OpenSet(o.File)
 	if err != nil {
 		return err
 	}

@@ -3,11 +3,14 @@ package pons
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/tabula-zero/tabula/alphabeta/c4solver"
 	"github.com/tabula-zero/tabula/arena"
+	"github.com/tabula-zero/tabula/arena/measure"
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/connect4"
 	"github.com/tabula-zero/tabula/internal/ponsdata"
@@ -148,4 +151,56 @@ func TestMeasureValues(t *testing.T) {
 		t.Fatalf("constant values: %+v (exact: %+v)", flat, exact)
 	}
 	t.Logf("exact %+v, constant %+v", exact, flat)
+}
+
+// Pons' sets are found by name, from the binary, whatever the working
+// directory: by the arena's -pons (a name or "embedded") and by a run
+// config's evaluation (its set's name); a name that is neither a set nor
+// a file is refused with the sets' names.
+func TestSetsByNameFromAnyDirectory(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	perf, err := arena.NewFuncSpec("perfect", "connect4", func() (arena.Player, error) {
+		s, err := c4solver.New(c4solver.Fastest, 8)
+		return &perfect{s}, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"embedded", "Test_L3_R1"} {
+		var out strings.Builder
+		if err := (set{}).Run(t.Context(), &out, measure.Options{Player: perf, File: name, Positions: 5, Concurrency: 1}); err != nil {
+			t.Fatalf("-pons %s from %s: %v", name, dir, err)
+		}
+		if !strings.Contains(out.String(), "optimal: 5/5") {
+			t.Errorf("-pons %s: perfect play measured\n%s", name, out.String())
+		}
+	}
+	// "embedded" is the set of that name: the same first line.
+	for _, name := range []string{"embedded", Embedded} {
+		f, err := OpenSet(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := Read(f, 1)
+		f.Close()
+		if want := ponsLines(t, Embedded, 1); err != nil || lines[0] != want[0] {
+			t.Errorf("OpenSet(%q) reads %v (%v), want %v", name, lines, err, want)
+		}
+	}
+	err = (set{}).Run(t.Context(), io.Discard, measure.Options{Player: perf, File: "Test_L9_R9", Positions: 5, Concurrency: 1})
+	if err == nil || !strings.Contains(err.Error(), "Test_L2_R1") {
+		t.Errorf("an unknown set: %v, want an error naming the sets", err)
+	}
+
+	got, err := (set{}).Evaluate(t.Context(), "Test_L3_R1", 4, []int{0}, func(int) (*arena.Spec, error) { return perf, nil })
+	if err != nil {
+		t.Fatalf("the evaluation's set by name from %s: %v", dir, err)
+	}
+	if rs, ok := got["pons"].([]Result); !ok || len(rs) != 1 || rs[0].Positions != 4 || rs[0].Optimal != 4 {
+		t.Errorf("evaluation: %+v", got)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("the working directory holds %v (%v): the sets are not copied out", entries, err)
+	}
 }

@@ -27,8 +27,8 @@ measure() { # GAME: the card's figures
   case $g in
   connect4)
     for set in Test_L3_R1 Test_L2_R1 Test_L2_R2 Test_L1_R1; do
-      arena -a "net:$OUT/$g.ckpt,sims=0" -pons "internal/ponsdata/$set" -positions 1000
-      arena -a "$net" -pons "internal/ponsdata/$set" -positions 1000
+      arena -a "net:$OUT/$g.ckpt,sims=0" -pons "$set" -positions 1000
+      arena -a "$net" -pons "$set" -positions 1000
     done
     arena -a "$net" -b ab:depth=4 -games 200 -opening-plies 4 -concurrency 2 -q
     arena -a "$net" -b ab:depth=6 -games 200 -opening-plies 4 -concurrency 2 -q

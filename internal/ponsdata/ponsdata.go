@@ -2,8 +2,8 @@
 // (1,000 positions each, with their exact scores for the side to move),
 // embedded so that the tests that check against them run on a fresh clone.
 // README.md says where the copies come from, their licence, format and
-// how they were checked. The files are also usable directly from this
-// folder, for example by `arena -pons internal/ponsdata/Test_L2_R1`.
+// how they were checked. `tabula arena -pons Test_L2_R1` names a set from
+// any directory (arena/pons.OpenSet).
 package ponsdata
 
 import (

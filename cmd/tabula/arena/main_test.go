@@ -310,3 +310,31 @@ func TestVariantFromNetwork(t *testing.T) {
 		t.Errorf("-run's game not taken: %s", lastLine(out))
 	}
 }
+
+// The embedded position sets are named from any working directory: Pons'
+// by name or "embedded", the Lion oracle's and the Xiangqi set's as
+// "embedded"; nothing lands in that directory.
+func TestSetsByNameFromAnyDirectory(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, set := range []string{"embedded", "Test_L3_R1"} {
+		out, _, err := runArgs(t, "-variant", "connect4", "-a", "ab:depth=20", "-pons", set, "-positions", "5")
+		if err != nil || lastLine(out) != "optimal: 5/5" {
+			t.Errorf("-pons %s from %s: %v\n%s", set, dir, err, out)
+		}
+	}
+	if _, _, err := runArgs(t, "-variant", "connect4", "-a", "random", "-pons", "Test_L7_R1", "-positions", "5"); err == nil || !strings.Contains(err.Error(), "Test_L2_R1") {
+		t.Errorf("-pons Test_L7_R1: %v, want an error naming the sets", err)
+	}
+	out, _, err := runArgs(t, "-variant", "lion", "-a", "random", "-lion-oracle", "embedded", "-positions", "5", "-json")
+	if err != nil || !strings.Contains(lastLine(out), `"positions":5`) {
+		t.Errorf("-lion-oracle embedded from %s: %v\n%s", dir, err, out)
+	}
+	out, _, err = runArgs(t, "-variant", "xiangqi", "-a", "random", "-xiangqi-set", "embedded", "-positions", "5", "-json")
+	if err != nil || !strings.Contains(lastLine(out), `"positions":5`) {
+		t.Errorf("-xiangqi-set embedded from %s: %v\n%s", dir, err, out)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+		t.Errorf("the working directory holds %v (%v)", entries, err)
+	}
+}
