@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -450,6 +451,14 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 	var winner game.Color
 	decided := false
 	var effort [2]struct{ sum, moves int64 } // by colour
+	var clocks [2]*sideClock                 // by colour; nil: no clock
+	for c, pl := range []Player{first, second} {
+		if cp, ok := pl.(ClockedPlayer); ok {
+			if moves, base, inc := cp.TimeControl(); base > 0 {
+				clocks[c] = &sideClock{moves: moves, base: base, inc: inc, left: base, togo: moves}
+			}
+		}
+	}
 	for {
 		if st := pos.Status(); st.Over() {
 			rec.Reason = st.Reason
@@ -470,7 +479,34 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 		if side != game.First {
 			pl = second
 		}
-		mv, err := pl.Move(ctx, pos.Clone(), slices.Clone(moves))
+		var mv game.Move
+		var err error
+		ck := clocks[side]
+		if ck == nil {
+			mv, err = pl.Move(ctx, pos.Clone(), slices.Clone(moves))
+		} else {
+			var c Clock
+			for col := range clocks {
+				o := clocks[col]
+				if o == nil {
+					o = ck
+				}
+				c.Time[col], c.Inc[col] = o.left, o.inc
+			}
+			c.MovesToGo = ck.togo
+			began := time.Now()
+			mv, err = pl.(ClockedPlayer).MoveClock(ctx, pos.Clone(), slices.Clone(moves), c)
+			used := time.Since(began)
+			if ctx.Err() != nil {
+				return Record{}, ctx.Err()
+			}
+			if used > ck.left {
+				winner, decided = side.Other(), true
+				rec.Reason = fmt.Sprintf("%s loses on time (%s: %.3f s used of %.3f s left)", pl.Name(), ck.tc(), used.Seconds(), ck.left.Seconds())
+				break
+			}
+			ck.played(used)
+		}
 		if err != nil {
 			if ctx.Err() != nil {
 				return Record{}, ctx.Err()
@@ -522,4 +558,35 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 		}
 	}
 	return rec, nil
+}
+
+// sideClock is a clocked player's clock in one game.
+type sideClock struct {
+	moves     int           // the time control's moves (0: the whole game)
+	base, inc time.Duration // its time and increment
+	left      time.Duration // the time left
+	togo      int           // moves until the next time control (moves > 0)
+}
+
+// played takes a move's time off the clock and adds the increment, and
+// the base again when the time control's moves are played.
+func (c *sideClock) played(used time.Duration) {
+	c.left += c.inc - used
+	if c.moves > 0 {
+		if c.togo--; c.togo == 0 {
+			c.togo, c.left = c.moves, c.left+c.base
+		}
+	}
+}
+
+// tc is the time control in cutechess-cli's form, as a tc= key reads it.
+func (c *sideClock) tc() string {
+	s := "tc=" + strconv.FormatFloat(c.base.Seconds(), 'f', -1, 64)
+	if c.moves > 0 {
+		s = "tc=" + strconv.Itoa(c.moves) + "/" + s[3:]
+	}
+	if c.inc > 0 {
+		s += "+" + strconv.FormatFloat(c.inc.Seconds(), 'f', -1, 64)
+	}
+	return s
 }

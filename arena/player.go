@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
@@ -47,6 +48,30 @@ type EffortCounter interface {
 	LastEffort() int64
 }
 
+// ClockedPlayer is implemented by players that play under a clock (a
+// uci: player with tc=). The arena keeps their clock: the time a Move
+// takes, from the call to its return, comes off the side's time; the
+// increment is added after each move, and the base again when the time
+// control's moves are played (cutechess-cli's rules). A player whose move
+// takes longer than its time left loses on time. The clock of a side
+// without one (an in-process player) is sent as the clocked side's own.
+type ClockedPlayer interface {
+	Player
+	// TimeControl is the clock: base for every moves moves (moves 0: the
+	// whole game) and inc after each move; base 0: no clock.
+	TimeControl() (moves int, base, inc time.Duration)
+	// MoveClock is Move told the clocks as they stand.
+	MoveClock(ctx context.Context, p game.Position, moves []game.Move, c Clock) (game.Move, error)
+}
+
+// Clock is both sides' clocks as a clocked player's move starts.
+type Clock struct {
+	Time, Inc [2]time.Duration // by colour (game.First, game.Second)
+	// MovesToGo is the mover's moves until its next time control (0:
+	// none, the clock is the whole game's).
+	MovesToGo int
+}
+
 // ErrForfeit marks a player error that loses the game instead of ending
 // the match (an external engine that crashed or timed out).
 var ErrForfeit = errors.New("arena: forfeit")
@@ -82,7 +107,7 @@ func specUsage() string {
 	}
 	line("mcts:sims=N[,search="+player.Lookup(player.KnobSearch).Placeholder()+"]", "MCTS with random playouts, no network")
 	line(strings.Join(rollout.Algorithms, "|")+"[:playouts=N|movetime=MS|nodes=N,c=C,...]", "the classical MCTS family (keys: docs/rollout.md)")
-	line("uci:COMMAND[,variant=V,depth=N|movetime=MS|nodes=N,timeout=MS,Option=Value...]", "an external engine")
+	line("uci:COMMAND[,variant=V,depth=N|movetime=MS|nodes=N|tc=TC,timeout=MS,Option=Value...]", "an external engine")
 	line(KindHuman, "you: the board on stdout, moves typed on stdin")
 	line(KindTB+":FILE", "Catch the Lion's perfect play from the tablebase FILE (tabula liontb)")
 	b.WriteString("every kind also takes name=NAME (the name in results)\n")

@@ -43,20 +43,24 @@ type PlayerConfig struct {
 	Depth    int
 	MoveTime time.Duration
 	Nodes    uint64
+	// TC is a clock (tc=; Base 0: none), the search's only limit: the
+	// arena keeps both sides' clocks and calls MoveClock; Move alone
+	// sends a full clock.
+	TC TimeControl
 
 	// ReplyTimeout bounds the handshake, setoption and isready replies
 	// (0: DefaultReplyTimeout).
 	ReplyTimeout time.Duration
 	// MoveTimeout bounds a depth or nodes search (0: DefaultMoveTimeout).
 	MoveTimeout time.Duration
-	// Margin is added to MoveTime for the bestmove deadline (0:
-	// DefaultMoveMargin).
+	// Margin is added to MoveTime, or to the clock's time left, for the
+	// bestmove deadline (0: DefaultMoveMargin).
 	Margin time.Duration
 }
 
 // ParsePlayerSpec reads the part of a player spec after "uci:":
 //
-//	COMMAND[,variant=V,depth=N|movetime=MS|nodes=N,timeout=MS,Option=Value...]
+//	COMMAND[,variant=V,depth=N|movetime=MS|nodes=N|tc=TC,timeout=MS,Option=Value...]
 //
 // COMMAND is the executable, optionally followed by space-separated
 // arguments. Keys other than name, variant, depth, movetime, nodes and
@@ -64,7 +68,9 @@ type PlayerConfig struct {
 // `setoption name Hash value 16`). variant defaults to the game's
 // UCIVariant (xiangqi for Xiangqi, none for the others); variant=none
 // sends none.
-// Without depth, movetime or nodes the engine searches to depth 1.
+// tc is a clock in cutechess-cli's form (ParseTimeControl: 40/60+0.6,
+// 60+0.6, 10+0.1), which no other limit joins.
+// Without depth, movetime, nodes or tc the engine searches to depth 1.
 func ParsePlayerSpec(args, gameName string) (PlayerConfig, error) {
 	var c PlayerConfig
 	command, rest, _ := strings.Cut(args, ",")
@@ -122,6 +128,12 @@ func ParsePlayerSpec(args, gameName string) (PlayerConfig, error) {
 				return c, err
 			}
 			c.MoveTime = time.Duration(min(n, 86_400_000)) * time.Millisecond
+		case "tc":
+			tc, err := ParseTimeControl(v)
+			if err != nil {
+				return c, fmt.Errorf("uci player: tc=: %w", err)
+			}
+			c.TC = tc
 		case "timeout":
 			n, err := num()
 			if err != nil {
@@ -135,7 +147,10 @@ func ParsePlayerSpec(args, gameName string) (PlayerConfig, error) {
 			c.Options = append(c.Options, SetOptionArg{Name: k, Value: v})
 		}
 	}
-	if c.Depth == 0 && c.MoveTime == 0 && c.Nodes == 0 {
+	if c.TC.Base > 0 && (c.Depth > 0 || c.MoveTime > 0 || c.Nodes > 0) {
+		return c, errors.New("uci player: tc= is a clock, the search's only limit: not with depth, movetime or nodes")
+	}
+	if c.Depth == 0 && c.MoveTime == 0 && c.Nodes == 0 && c.TC.Base == 0 {
 		c.Depth = 1
 	}
 	return c, nil
@@ -238,8 +253,19 @@ func (p *Player) NewGame(start game.Position, _ uint64) error {
 	return nil
 }
 
+// margin is added to a time limit for the bestmove deadline.
+func (p *Player) margin() time.Duration {
+	if p.cfg.Margin > 0 {
+		return p.cfg.Margin
+	}
+	return DefaultMoveMargin
+}
+
 // goCommand returns the `go` command and the deadline for bestmove.
 func (p *Player) goCommand() (string, time.Duration) {
+	if tc := p.cfg.TC; tc.Base > 0 {
+		return goClock(Clock{WTime: tc.Base, BTime: tc.Base, WInc: tc.Inc, BInc: tc.Inc, MovesToGo: tc.Moves}), tc.Base + p.margin()
+	}
 	timeout := p.cfg.MoveTimeout
 	if timeout <= 0 {
 		timeout = DefaultMoveTimeout
@@ -253,12 +279,8 @@ func (p *Player) goCommand() (string, time.Duration) {
 	}
 	if p.cfg.MoveTime > 0 {
 		parts = append(parts, "movetime", strconv.FormatInt(p.cfg.MoveTime.Milliseconds(), 10))
-		margin := p.cfg.Margin
-		if margin <= 0 {
-			margin = DefaultMoveMargin
-		}
 		if p.cfg.MoveTimeout <= 0 || p.cfg.Depth == 0 && p.cfg.Nodes == 0 {
-			timeout = p.cfg.MoveTime + margin
+			timeout = p.cfg.MoveTime + p.margin()
 		}
 	}
 	return "go " + strings.Join(parts, " "), timeout
@@ -291,6 +313,29 @@ func isBestMove(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), 
 // missed deadline, or an illegal or missing move wraps ErrEngineFailed;
 // a cancelled ctx stops the search and returns ctx's error.
 func (p *Player) Move(ctx context.Context, pos game.Position, moves []game.Move) (game.Move, error) {
+	goCmd, timeout := p.goCommand()
+	return p.move(ctx, pos, moves, goCmd, timeout)
+}
+
+// TimeControl returns the player's clock (tc=; Base 0: none).
+func (p *Player) TimeControl() TimeControl { return p.cfg.TC }
+
+// MoveClock is Move under the clocks c, which the caller keeps: the
+// engine is sent `go wtime btime winc binc [movestogo]`, and its bestmove
+// is waited for as long as the side to move has left, and the margin.
+// Whether the move came in time is the caller's to judge.
+func (p *Player) MoveClock(ctx context.Context, pos game.Position, moves []game.Move, c Clock) (game.Move, error) {
+	if p.cfg.TC.Base == 0 {
+		return game.NoMove, errNoClock
+	}
+	left := c.WTime
+	if pos.SideToMove() != game.First {
+		left = c.BTime
+	}
+	return p.move(ctx, pos, moves, goClock(c), max(left, 0)+p.margin())
+}
+
+func (p *Player) move(ctx context.Context, pos game.Position, moves []game.Move, goCmd string, timeout time.Duration) (game.Move, error) {
 	if p.start == nil {
 		return game.NoMove, errors.New("uci player: Move before NewGame")
 	}
@@ -301,7 +346,6 @@ func (p *Player) Move(ctx context.Context, pos game.Position, moves []game.Move)
 	if err != nil {
 		return game.NoMove, err
 	}
-	goCmd, timeout := p.goCommand()
 	fail := func(err error) (game.Move, error) {
 		p.kill()
 		return game.NoMove, fmt.Errorf("%w: %w", ErrEngineFailed, err)

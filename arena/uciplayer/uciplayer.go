@@ -1,9 +1,13 @@
 // Package uciplayer makes external UCI engines arena players. Importing it
 // registers the player kind "uci" with arena.ParsePlayer:
 //
-//	uci:COMMAND[,variant=V,depth=N|movetime=MS|nodes=N,timeout=MS,name=NAME,Option=Value...]
+//	uci:COMMAND[,variant=V,depth=N|movetime=MS|nodes=N|tc=TC,timeout=MS,name=NAME,Option=Value...]
 //
-// for example uci:/usr/games/fairy-stockfish,depth=1,Hash=16. The engine
+// for example uci:/usr/games/fairy-stockfish,depth=1,Hash=16. tc= plays
+// under a clock in cutechess-cli's form (40/60+0.6, 60+0.6, 10+0.1) that
+// the arena keeps (arena.ClockedPlayer): the engine is sent `go wtime
+// btime winc binc [movestogo]` and loses on time when a move takes longer
+// than its clock has left. The engine
 // runs as a subprocess per match worker and is sent `position fen START
 // moves ...` from the game's start before each `go`. An engine that
 // crashes, misses its deadline (movetime plus a margin, or timeout for
@@ -18,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"time"
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
@@ -57,11 +62,31 @@ func NewSpec(cfg uci.PlayerConfig, gameName string) (*arena.Spec, error) {
 	return s, nil
 }
 
-// player turns engine failures into forfeits.
+var _ arena.ClockedPlayer = player{}
+
+// player turns engine failures into forfeits and plays under the
+// arena's clock when its spec has tc=.
 type player struct{ *uci.Player }
 
 func (p player) Move(ctx context.Context, pos game.Position, moves []game.Move) (game.Move, error) {
-	m, err := p.Player.Move(ctx, pos, moves)
+	return forfeits(p.Player.Move(ctx, pos, moves))
+}
+
+// TimeControl is the spec's tc= (base 0 without one: the arena keeps no
+// clock).
+func (p player) TimeControl() (moves int, base, inc time.Duration) {
+	tc := p.Player.TimeControl()
+	return tc.Moves, tc.Base, tc.Inc
+}
+
+// MoveClock sends the arena's clocks, white being the first player.
+func (p player) MoveClock(ctx context.Context, pos game.Position, moves []game.Move, c arena.Clock) (game.Move, error) {
+	return forfeits(p.Player.MoveClock(ctx, pos, moves, uci.Clock{
+		WTime: c.Time[game.First], BTime: c.Time[game.Second],
+		WInc: c.Inc[game.First], BInc: c.Inc[game.Second], MovesToGo: c.MovesToGo}))
+}
+
+func forfeits(m game.Move, err error) (game.Move, error) {
 	if err != nil && errors.Is(err, uci.ErrEngineFailed) {
 		return game.NoMove, forfeit{err}
 	}

@@ -3,6 +3,7 @@ package uciplayer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,6 +173,127 @@ func TestCrashingEngineForfeits(t *testing.T) {
 	for _, r := range res.Records {
 		if !strings.Contains(r.Reason, "crash forfeits") || !strings.Contains(r.Reason, "exit status 3") {
 			t.Errorf("game %d: reason %q", r.Index, r.Reason)
+		}
+	}
+}
+
+// fakeEngine writes a shell engine that answers the handshake and, to
+// go, the reply given (nothing: it never moves), appending each go line
+// to the returned log.
+func fakeEngine(t *testing.T, reply string) (script, log string) {
+	t.Helper()
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	dir := t.TempDir()
+	script, log = filepath.Join(dir, "engine.sh"), filepath.Join(dir, "go.log")
+	answer := ""
+	if reply != "" {
+		answer = "; echo " + reply
+	}
+	body := `while read -r l; do case "$l" in uci) echo uciok;; isready) echo readyok;; go*) echo "$l" >> ` + log + answer + `;; quit) exit 0;; esac; done`
+	if err := os.WriteFile(script, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return script, log
+}
+
+// With tc= the arena keeps the engine's clock and sends it with every go:
+// both sides' times (the unclocked opponent's as the engine's own), the
+// increments and the moves to the next control, counting down.
+func TestClockSentToEngine(t *testing.T) {
+	script, log := fakeEngine(t, "bestmove 4")
+	a, err := arena.ParsePlayer("uci:/bin/sh "+script+",tc=40/60+0.5,name=clocked", "connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := arena.ParsePlayer("random", "connect4")
+	// Column 4 takes six stones: three moves of the engine a game.
+	res, err := arena.RunMatch(context.Background(), arena.Match{Game: "connect4", A: a, B: b, Games: 2, Concurrency: 1, PlyCap: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Records {
+		if r.Reason != "ply cap" {
+			t.Errorf("game %d: %s", r.Index, r.Reason)
+		}
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 5 { // three moves as first, two as second
+		t.Fatalf("go lines:\n%s", data)
+	}
+	for i, l := range lines {
+		var wtime, btime, winc, binc, togo int
+		if n, err := fmt.Sscanf(l, "go wtime %d btime %d winc %d binc %d movestogo %d", &wtime, &btime, &winc, &binc, &togo); n != 5 || err != nil {
+			t.Errorf("go line %q: %v", l, err)
+			continue
+		}
+		k := i // the engine's move in its game
+		if i >= 3 {
+			k = i - 3
+		}
+		if wtime != btime || winc != 500 || binc != 500 || togo != 40-k || wtime > 60000+500*k || k == 0 && wtime != 60000 {
+			t.Errorf("go line %d %q: want both clocks the engine's, 60 s at first, 0.5 s increments, movestogo %d", i, l, 40-k)
+		}
+	}
+}
+
+// An engine that does not move within its clock loses on time, recorded
+// as such (it never answers here, so no speed of machine saves it).
+func TestEngineLosesOnTime(t *testing.T) {
+	script, _ := fakeEngine(t, "")
+	a, err := arena.ParsePlayer("uci:/bin/sh "+script+",tc=0.05,name=silent", "connect4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := arena.ParsePlayer("random", "connect4")
+	res, err := arena.RunMatch(context.Background(), arena.Match{Game: "connect4", A: a, B: b, Games: 2, Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Losses != 2 {
+		t.Errorf("silent vs random: %s, want two losses", res.Score)
+	}
+	for _, r := range res.Records {
+		if !strings.Contains(r.Reason, "silent loses on time (tc=0.05: ") {
+			t.Errorf("game %d: reason %q", r.Index, r.Reason)
+		}
+	}
+	for _, spec := range []string{"uci:/bin/sh " + script + ",tc=60+", "uci:/bin/sh " + script + ",tc=10,depth=2"} {
+		if _, err := arena.ParsePlayer(spec, "connect4"); err == nil || !strings.Contains(err.Error(), "tc=") {
+			t.Errorf("%s: %v", spec, err)
+		}
+	}
+}
+
+// tabula's own engine plays under a clock: it reads go wtime/btime/
+// movestogo, moves, and a clock of a minute for a thousand moves leaves
+// it far more than the share it takes.
+func TestOwnEngineUnderClock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds cmd/tabula")
+	}
+	bin := filepath.Join(t.TempDir(), "tabula")
+	build := exec.Command("go", "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/tabula")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	a, err := arena.ParsePlayer("uci:"+bin+" engine,tc=1000/60,Hash=16,name=engine", "xiangqi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := arena.ParsePlayer("random", "xiangqi")
+	res, err := arena.RunMatch(context.Background(), arena.Match{Game: "xiangqi", A: a, B: b, Games: 2, Concurrency: 1, PlyCap: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Records {
+		if r.Reason != "ply cap" || r.Plies != 4 {
+			t.Errorf("game %d: %s after %d plies", r.Index, r.Reason, r.Plies)
 		}
 	}
 }
