@@ -316,3 +316,27 @@ func sameFile(t *testing.T, a, b string) bool {
 	}
 	return bytes.Equal(x, y)
 }
+
+// Export writes the files it is asked for and nothing else: not into the
+// working directory (a shipped model's name is not a path there), and no
+// temporary file left beside the outputs.
+func TestWritesOnlyWhereAsked(t *testing.T) {
+	cwd, out := t.TempDir(), t.TempDir()
+	t.Chdir(cwd)
+	runOK(t, "-checkpoint", "connect4", "-o", filepath.Join(out, "connect4.onnx"), "-samples", "2", "-samples-out", filepath.Join(out, "samples.json"))
+	runOK(t, "-new", "lion", "-o", filepath.Join(out, "lion.ckpt"))
+	if entries, err := os.ReadDir(cwd); err != nil || len(entries) != 0 {
+		t.Errorf("the working directory holds %v (%v)", entries, err)
+	}
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{"connect4.onnx", "lion.ckpt", "samples.json"}; !slices.Equal(names, want) {
+		t.Errorf("the output directory holds %v, want %v", names, want)
+	}
+}
