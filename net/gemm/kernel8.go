@@ -127,6 +127,11 @@ func Kernel8For(n int) Kernel8 {
 	return best
 }
 
+// Kernels8 lists every 8-bit assembly kernel this build runs on this CPU,
+// the AVX2 one too where the VNNI kernels hide it from Kernel8For: what a
+// test or a measurement of another CPU's path takes.
+func Kernels8() []Kernel8 { return append(vnniKernels8(), avx2Kernels8()...) }
+
 // Kernel8Go is the pure-Go 8-bit kernel of width nr (a multiple of 16),
 // the twin the assembly is tested against.
 func Kernel8Go(nr int) Kernel8 { return kernel8Go(nr) }

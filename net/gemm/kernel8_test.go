@@ -64,7 +64,7 @@ func cloneTile8(t *Tile8) *Tile8 {
 // allKernels8 is every 8-bit kernel this machine runs (the AVX2 one too
 // where VNNI hides it from Kernel8For) and the pure-Go ones.
 func allKernels8(t *testing.T) []Kernel8 {
-	kernels := append(vnniKernels8(), avx2Kernels8()...)
+	kernels := Kernels8()
 	if len(kernels) == 0 {
 		t.Log("no AVX2 here (or -tags noasm): only the pure-Go 8-bit kernel is checked")
 	}

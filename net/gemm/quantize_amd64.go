@@ -18,9 +18,9 @@ func quantizeAsms() []quantizeAsm {
 // quantizeAVX512 is quantizeGo on n values, n a multiple of 16.
 //
 //go:noescape
-func quantizeAVX512(dst *uint8, src *float32, n int, inv float32)
+func quantizeAVX512(dst *uint8, src *float32, n int, inv, top float32)
 
 // quantizeAVX2 is quantizeGo on n values, n a multiple of 8.
 //
 //go:noescape
-func quantizeAVX2(dst *uint8, src *float32, n int, inv float32)
+func quantizeAVX2(dst *uint8, src *float32, n int, inv, top float32)

@@ -2,8 +2,8 @@
 
 #include "textflag.h"
 
-// func quantizeAVX512(dst *uint8, src *float32, n int, inv float32)
-TEXT ·quantizeAVX512(SB), NOSPLIT, $0-28
+// func quantizeAVX512(dst *uint8, src *float32, n int, inv, top float32)
+TEXT ·quantizeAVX512(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -11,8 +11,7 @@ TEXT ·quantizeAVX512(SB), NOSPLIT, $0-28
 	MOVL $0x3f000000, AX // 0.5
 	VPBROADCASTD AX, Z2
 	VPXORD Z3, Z3, Z3
-	MOVL $0x437f0000, AX // 255.0
-	VPBROADCASTD AX, Z4
+	VBROADCASTSS top+28(FP), Z4
 	SHRQ $4, CX
 	JZ qdone
 
@@ -32,8 +31,8 @@ qdone:
 	VZEROUPPER
 	RET
 
-// func quantizeAVX2(dst *uint8, src *float32, n int, inv float32)
-TEXT ·quantizeAVX2(SB), NOSPLIT, $0-28
+// func quantizeAVX2(dst *uint8, src *float32, n int, inv, top float32)
+TEXT ·quantizeAVX2(SB), NOSPLIT, $0-32
 	MOVQ dst+0(FP), DI
 	MOVQ src+8(FP), SI
 	MOVQ n+16(FP), CX
@@ -42,9 +41,7 @@ TEXT ·quantizeAVX2(SB), NOSPLIT, $0-28
 	VMOVQ AX, X2
 	VPBROADCASTD X2, Y2
 	VXORPS Y3, Y3, Y3
-	MOVQ $0x437f0000, AX // 255.0
-	VMOVQ AX, X4
-	VPBROADCASTD X4, Y4
+	VBROADCASTSS top+28(FP), Y4
 	SHRQ $3, CX
 	JZ q2done
 

@@ -16,7 +16,10 @@ import (
 // multiply-adds; its convolutions read activations that follow a ReLU,
 // so they quantize to unsigned bytes with zero at zero (the padding stays
 // exact), and the 8-bit kernel (AVX-512 VNNI or AVX-VNNI where the CPU has one) does
-// four times the fp32 kernel's work per instruction. Weights are
+// four times the fp32 kernel's work per instruction. On an AVX2 CPU
+// without VNNI the kernel sums byte pairs in saturating 16-bit lanes, so
+// its activations keep to 7 bits (0..127, the kernel's MaxA): the scales
+// and the input's unit follow the kernel's MaxA. Weights are
 // quantized once, symmetrically, with a scale per output channel (after
 // batch norm is folded in). Each layer's activation scale is fixed once,
 // from the activations calibration positions produce in the fp32 net, so
@@ -24,7 +27,7 @@ import (
 // scale measured per batch would). The input convolution runs in 8 bits
 // too where every encoder plane lies in [0, 1] (every game's encoder here:
 // piece planes of 0 and 1, clocks and counts scaled into [0, 1]): a byte
-// of inputUnit steps holds 0, 1 and halves exactly; a batch with a plane
+// of unit steps (inputUnit) holds 0, 1 and halves exactly; a batch with a plane
 // outside [0, 1] (which no encoder here makes, so that a position's
 // evaluation still does not depend on its batch) takes the fp32 input
 // convolution instead. Its weights
@@ -38,7 +41,8 @@ import (
 // scale of its input activations.
 type tower8 struct {
 	kern     gemm.Kernel8
-	in, inLo *layer8 // the input convolution's two digits over bytes of inputUnit (nil: fp32)
+	unit     float32 // the input byte of a plane's 1 (inputUnit of the kernel's MaxA)
+	in, inLo *layer8 // the input convolution's two digits over bytes of unit (nil: fp32)
 	cs       int     // its input's channel stride, the planes rounded up to 4
 	layers   []layer8
 	amx      []*gemm.Conv3AMX // the layers on AMX tiles where the CPU has them, else nil
@@ -59,6 +63,12 @@ type layer8 struct {
 // from games of the network's game). It returns an error if the
 // network's filters are not a multiple of 4 or calib is malformed.
 func NewInt8(p *net.Params, maxBatch int, calib []float32, n int) (*Net, error) {
+	return newInt8(p, maxBatch, calib, n, gemm.Kernel8For(p.Spec.Filters))
+}
+
+// newInt8 is NewInt8 on the 8-bit kernel k (the pure-Go twin where the
+// channel stride is not a multiple of its width).
+func newInt8(p *net.Params, maxBatch int, calib []float32, n int, k gemm.Kernel8) (*Net, error) {
 	fp, err := New(p, maxBatch)
 	if err != nil {
 		return nil, err
@@ -87,19 +97,18 @@ func NewInt8(p *net.Params, maxBatch int, calib []float32, n int) (*Net, error) 
 	}
 	fp.observe = nil
 
-	k := gemm.Kernel8For(s.Filters)
 	if fp.fp%k.NR != 0 {
 		k = gemm.Kernel8Go(16) // the tower's stride is a multiple of 16
 	}
-	t := &tower8{kern: k}
+	t := &tower8{kern: k, unit: inputUnit(k.MaxA)}
 	if unitPlanes(calib) {
 		t.cs = gemm.RoundUp(s.Channels, 4)
-		in, lo := packConv3Int8(&p.Input, t.cs, fp.wp, k.NR, 1.0/inputUnit, true)
+		in, lo := packConv3Int8(&p.Input, t.cs, fp.wp, k.NR, 1/t.unit, true)
 		t.in, t.inLo = &in, lo
 	}
 	for i := range p.Blocks {
 		for j, c := range []*net.ConvBN{&p.Blocks[i].A, &p.Blocks[i].B} {
-			scale := quantile(seen[2*i+j], calibClip) / 255
+			scale := quantile(seen[2*i+j], calibClip) / float32(k.MaxA)
 			if scale == 0 || math.IsInf(float64(scale), 0) || math.IsNaN(float64(scale)) {
 				scale = 1 // nothing above zero was seen: every byte is 0
 			}
@@ -142,9 +151,10 @@ func amxTower(t *tower8, cs, wp int) []*gemm.Conv3AMX {
 	return convs
 }
 
-// inputUnit is the byte value of an input plane's 1: even, so that the
-// halves some encoders use (Catch the Lion's hands) are whole bytes.
-const inputUnit = 254
+// inputUnit is the byte value of an input plane's 1 for a kernel summing
+// bytes up to maxA: the largest even one (254, or 126 in 7 bits), so that
+// the halves some encoders use (Catch the Lion's hands) are whole bytes.
+func inputUnit(maxA uint8) float32 { return float32(maxA &^ 1) }
 
 // inUnit reports whether a plane value lies in [0, 1], the range the
 // 8-bit input convolution's bytes hold (NaN does not).
@@ -161,11 +171,11 @@ func unitPlanes(planes []float32) bool {
 }
 
 // input8 writes batch positions' NCHW planes into the padded byte buffer
-// (channel stride t8.cs) in steps of 1/inputUnit and reports whether
+// (channel stride t8.cs) in steps of 1/t8.unit and reports whether
 // every value lay in [0, 1]; when one did not, the caller runs the fp32
 // input convolution.
 func (n *Net) input8(planes []float32, batch int) bool {
-	c, hw, cs := n.spec.Channels, n.hw, n.t8.cs
+	c, hw, cs, unit := n.spec.Channels, n.hw, n.t8.cs, n.t8.unit
 	for b := range batch {
 		img := n.planes8[b*n.pp*cs : (b+1)*n.pp*cs]
 		for ch := range c {
@@ -174,7 +184,7 @@ func (n *Net) input8(planes []float32, batch int) bool {
 				if !inUnit(v) {
 					return false
 				}
-				img[n.inPix[q]*cs+ch] = uint8(v*inputUnit + 0.5)
+				img[n.inPix[q]*cs+ch] = uint8(v*unit + 0.5)
 			}
 		}
 	}
@@ -182,7 +192,7 @@ func (n *Net) input8(planes []float32, batch int) bool {
 }
 
 // calibClip is the share of a layer's calibration activations its scale
-// represents exactly; the rest saturate at 255.
+// represents exactly; the rest saturate at the kernel's MaxA.
 var calibClip = 0.99999
 
 // appendActivations appends the positive values of the real pixels of a
@@ -266,14 +276,15 @@ func packConv3Int8(c *net.ConvBN, cs, wp, nr int, in float32, low bool) (layer8,
 // quantize writes the real pixels of the fp32 tower buffer a as bytes of
 // scale in into the byte buffer q (same layout); the padding of q stays
 // zero, as it was allocated. A board row's pixels are one run of w*fp
-// floats (gemm.Quantize: assembly where the CPU has AVX-512).
+// floats (gemm.Quantize: assembly where the CPU has AVX-512 or AVX2),
+// clamped at the kernel's MaxA.
 func (n *Net) quantize(a []float32, q []uint8, batch int, in float32) {
-	inv := 1 / in
+	inv, top := 1/in, n.t8.kern.MaxA
 	run := n.w * n.fp
 	for b := range batch {
 		for y := range n.h {
 			off := (b*n.pp + (y+1)*n.wp + 1) * n.fp
-			gemm.Quantize(q[off:off+run], a[off:off+run], inv)
+			gemm.Quantize(q[off:off+run], a[off:off+run], inv, top)
 		}
 	}
 }
@@ -342,18 +353,23 @@ func Calibration(start game.Position, enc game.Encoder, n int, seed uint64) []fl
 }
 
 // Precisions are the tower precisions NewPrecision builds: auto is int8
-// where the CPU runs the 8-bit kernels (AVX-512 VNNI or AVX-VNNI) and fp32 elsewhere,
-// where the 8-bit tower runs on the slower pure-Go twin (Resolve).
+// where the CPU runs an 8-bit assembly kernel (AVX-512 VNNI, AVX-VNNI, or
+// plain AVX2 with 7-bit activations) and fp32 elsewhere, where the 8-bit
+// tower runs on the slower pure-Go twin (Resolve).
 var Precisions = []string{Auto, "fp32", "int8"}
 
 // Auto is the precision that picks the faster of the two for this CPU.
 // It may pick by speed alone because the 8-bit tower plays as fp32 does
 // at equal simulations (the matches are in docs/results.md), so where
-// its kernels run the faster tower is also the stronger at equal time.
+// its kernels run the faster tower is also the stronger at equal time
+// (the matches are of the VNNI kernels' 8-bit activations; the AVX2
+// kernel's 7-bit tower has not yet been matched against fp32).
 const Auto = "auto"
 
 // Resolve returns the precision auto means on this CPU ("int8" with
-// gemm.Has8Bit, else "fp32"); others come back as they are.
+// gemm.Has8Bit, else "fp32"); others come back as they are. On an AVX2 CPU
+// without VNNI the 7-bit tower is about 1.5x fp32's speed (Xiangqi's
+// network, batch 32).
 func Resolve(precision string) string {
 	if precision != Auto {
 		return precision
