@@ -361,20 +361,19 @@ var Precisions = []string{Auto, "fp32", "int8"}
 // Auto is the precision that picks the faster of the two for this CPU.
 // It may pick by speed alone because the 8-bit tower plays as fp32 does
 // at equal simulations (the matches are in docs/results.md), so where
-// its kernels run the faster tower is also the stronger at equal time
-// (the matches are of the VNNI kernels' 8-bit activations; the AVX2
-// kernel's 7-bit tower has not yet been matched against fp32).
+// its kernels run the faster tower is also the stronger at equal time.
+// Those matches are of the VNNI kernels' 8-bit activations: the AVX2
+// kernel's 7-bit tower strays further from fp32 and is chosen only by
+// precision=int8 until its own match against fp32 is played.
 const Auto = "auto"
 
 // Resolve returns the precision auto means on this CPU ("int8" with
-// gemm.Has8Bit, else "fp32"); others come back as they are. On an AVX2 CPU
-// without VNNI the 7-bit tower is about 1.5x fp32's speed (Xiangqi's
-// network, batch 32).
+// gemm.HasVNNI, else "fp32"); others come back as they are.
 func Resolve(precision string) string {
 	if precision != Auto {
 		return precision
 	}
-	if gemm.Has8Bit() {
+	if gemm.HasVNNI() {
 		return "int8"
 	}
 	return "fp32"
