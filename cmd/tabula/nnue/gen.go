@@ -36,7 +36,7 @@ func runGen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	depth := fs.Int("depth", 0, "depth a move (0: none)")
 	threads := fs.Int("threads", runtime.NumCPU(), "games at once, one search thread each")
 	seed := fs.Uint64("seed", 1, "seed of every random choice: game j of shard s is seeded from it, s and j")
-	evalName := fs.String("eval", "classical", "the evaluation searched with: classical; learned, the shipped network (models/xiangqi.nnue); or a network `FILE` of package nnue (./learned for a file of that name)")
+	evalName := fs.String("eval", "classical", "the evaluation searched with: classical; material, fixed textbook piece values alone (nothing fitted to other games); learned, the shipped network (models/xiangqi.nnue); or a network `FILE` of package nnue (./learned or ./material for a file of that name)")
 	hash := fs.Int("hash", def.Search.HashMiB, "MiB of transposition table a game")
 	randMin := fs.Int("random-min", def.RandomPlies[0], "fewest uniformly random plies a game starts with (not recorded)")
 	randMax := fs.Int("random-max", def.RandomPlies[1], "most random plies a game starts with")
@@ -57,7 +57,8 @@ func runGen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			"compressed shards in DIR (package nnue/nnuedata; docs/nnue.md). Positions in check, those\n"+
 			"whose best move captures and the random opening plies are skipped. Run again, the same\n"+
 			"command goes on to -positions without replaying a game; DIR/metrics.jsonl has a line a shard\n"+
-			"with the CPU time of every sitting.", "")
+			"with the CPU time of every sitting. -eval material searches with material alone, at\n"+
+			"conventional piece values: a start that owes nothing to games played elsewhere.", "")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -128,13 +129,16 @@ func runGen(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 const evalLearned = "learned"
 
 // evalFor turns -eval into the evaluation the games are searched with:
-// classical, the shipped network (learned) or a network file, a network
-// named in the shards by its sizes and checksum (the same network under
-// another path, or shipped, is the same evaluation; another network is
-// not).
+// classical, material, the shipped network (learned) or a network file,
+// a network named in the shards by its sizes and checksum (the same
+// network under another path, or shipped, is the same evaluation;
+// another network is not).
 func evalFor(spec string) (nnuedata.Eval, error) {
 	if spec == nnuedata.Classical.Name {
 		return nnuedata.Classical, nil
+	}
+	if spec == nnuedata.Material.Name {
+		return nnuedata.Material, nil
 	}
 	if spec == evalLearned {
 		net, m, err := nnue.Shipped()
@@ -149,7 +153,8 @@ func evalFor(spec string) (nnuedata.Eval, error) {
 	}
 	b, err := inputfile.ReadFile(spec, "network file", nnue.MaxFileSize)
 	if err != nil {
-		return nnuedata.Eval{}, fmt.Errorf("-eval: %w", err)
+		return nnuedata.Eval{}, fmt.Errorf("-eval %s: not %s, %s or %s, nor a network file: %w",
+			spec, nnuedata.Classical.Name, nnuedata.Material.Name, evalLearned, err)
 	}
 	net, err := nnue.Decode(b)
 	if err != nil {

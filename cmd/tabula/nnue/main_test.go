@@ -99,6 +99,29 @@ func TestGenWithNetwork(t *testing.T) {
 	}
 }
 
+// -eval material: the games are searched by material alone, named so in
+// the log, the summary and the shards.
+func TestGenWithMaterial(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	args := []string{"gen", "-out", data, "-depth", "1", "-hash", "1", "-threads", "2", "-shard-positions", "100", "-positions", "300", "-seed", "5", "-eval", "material"}
+	out, log, err := runCmd(t.Context(), args...)
+	if err != nil || !strings.Contains(log, "to 300 at depth 1 a move, material evaluation") || !strings.Contains(out, "(material evaluation)") {
+		t.Fatalf("%v\n%s%s", err, log, out)
+	}
+	var eval string
+	n := 0
+	if err := nnuedata.ReadDir(data, func(h *nnuedata.Header, recs []nnuedata.Record) error {
+		eval = h.Eval
+		n += len(recs)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if eval != "material" || n < 300 {
+		t.Fatalf("shards of %d positions name the evaluation %q", n, eval)
+	}
+}
+
 // -eval learned: the games are searched with the shipped network, named
 // in the shards as the same file would be (its sizes and checksum), so
 // the file models/xiangqi.nnue goes on in the same directory.
@@ -155,6 +178,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"gen", "-out", dir, "-positions", "10", "-shard-positions", "0"}, "-shard-positions 0"},
 		{[]string{"gen", "-out", dir, "-positions", "10", "-max-time", "-1s"}, "-max-time -1s"},
 		{[]string{"gen", "-out", dir, "-positions", "10", "-eval", filepath.Join(dir, "none.nnue")}, "none.nnue"},
+		{[]string{"gen", "-out", dir, "-positions", "10", "-eval", "materiel"}, "-eval materiel: not classical, material or learned, nor a network file"},
 		{[]string{"gen", "-out", dir, "-positions", "10", "-openings", filepath.Join(dir, "none.txt")}, "-openings"},
 		{[]string{"gen", "-out", dir, "-positions", "10", "-openings", openings}, "zz99"},
 		{[]string{"gen", "-out", dir, "-positions", "10", "-depth", "x"}, "invalid value"},
