@@ -145,9 +145,12 @@ func TestPlayBrowser(t *testing.T) {
 	}
 
 	// Xiangqi: ten moves by clicks (a piece, then where it goes), with an
-	// illegal one refused first.
+	// illegal one refused first. The reply searches with the classical
+	// evaluation: the default, the shipped learned network, changes its
+	// moves whenever a new network ships, and with them whether the
+	// test's spread of moves lasts ten moves.
 	eval(`(() => { document.getElementById("p-game").value = "xiangqi"; document.getElementById("p-game").dispatchEvent(new Event("change"));
-		document.getElementById("p-ab-value").value = "1"; return true; })()`, new(bool))
+		document.getElementById("p-ab-value").value = "1"; document.getElementById("p-eval").value = "classical"; return true; })()`, new(bool))
 	click("#p-new")
 	ready()
 	waitJS("the Xiangqi board", `document.querySelectorAll("#p-board .pt").length === 90 && state.game === "xiangqi"`)
