@@ -343,6 +343,23 @@ type netEngine struct {
 	spec *player.Spec
 }
 
+// searchStopped is search, with why the search was cut short (its
+// budget, or a waiting player) when it was; a client gone is the error.
+func searchStopped(ctx context.Context, pool *enginePool, key string, net *arena.Spec, spec *player.Spec, p game.Position) (player.Result, string, error) {
+	res, err := search(ctx, pool, key, net, spec, p)
+	if err != nil {
+		if _, gone := stopped(ctx); gone != nil {
+			return player.Result{}, "", gone
+		}
+		return player.Result{}, "", err
+	}
+	why, err := stopped(ctx)
+	if err != nil {
+		return player.Result{}, "", err
+	}
+	return res, why, nil
+}
+
 // search plays the spec's move with an evaluator of the network lent by
 // the pool: a mover (and its tree, its alpha-beta table) a search, so
 // that a game kept between moves holds none. The movers are deterministic
@@ -368,14 +385,7 @@ func search(ctx context.Context, pool *enginePool, key string, net *arena.Spec, 
 func (n *netEngine) move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error) {
 	p := g.pos
 	start := time.Now()
-	res, err := search(ctx, pool, n.key, n.net, n.spec, p)
-	if err != nil {
-		if _, gone := stopped(ctx); gone != nil {
-			return game.NoMove, nil, gone
-		}
-		return game.NoMove, nil, err
-	}
-	why, err := stopped(ctx)
+	res, why, err := searchStopped(ctx, pool, n.key, n.net, n.spec, p)
 	if err != nil {
 		return game.NoMove, nil, err
 	}
@@ -429,14 +439,7 @@ type abzeroEngine struct {
 func (a *abzeroEngine) move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error) {
 	p := g.pos
 	start := time.Now()
-	res, err := search(ctx, pool, a.key, a.net, a.spec, p)
-	if err != nil {
-		if _, gone := stopped(ctx); gone != nil {
-			return game.NoMove, nil, gone
-		}
-		return game.NoMove, nil, err
-	}
-	why, err := stopped(ctx)
+	res, why, err := searchStopped(ctx, pool, a.key, a.net, a.spec, p)
 	if err != nil {
 		return game.NoMove, nil, err
 	}
