@@ -21,7 +21,7 @@ func parseXQ(t *testing.T, fen string) *xiangqi.Position {
 	return p
 }
 
-// materialByBoard is MaterialValue written another way, square by square
+// materialByBoard is MaterialScore written another way, square by square
 // with the values spelled out, for the tests to compare against.
 func materialByBoard(p *xiangqi.Position) int {
 	value := map[int]int{xiangqi.King: 0, xiangqi.Advisor: 200, xiangqi.Elephant: 200,
@@ -46,7 +46,7 @@ func materialByBoard(p *xiangqi.Position) int {
 	return v
 }
 
-func TestMaterialValue(t *testing.T) {
+func TestMaterialScore(t *testing.T) {
 	for _, c := range []struct {
 		fen  string
 		want int
@@ -65,7 +65,7 @@ func TestMaterialValue(t *testing.T) {
 		{"3k5/9/9/9/9/9/9/9/4H4/4K4 w - - 0 1", 400},
 	} {
 		p := parseXQ(t, c.fen)
-		if got := MaterialValue(p); got != c.want {
+		if got := p.MaterialScore(); got != c.want {
 			t.Errorf("%s: %d, want %d", c.fen, got, c.want)
 		}
 		if got := (&MaterialPosition{p}).Evaluate(); got != c.want {
@@ -123,23 +123,23 @@ func TestMaterialSymmetry(t *testing.T) {
 			if p.Status().Over() {
 				break
 			}
-			v := MaterialValue(p)
+			v := p.MaterialScore()
 			if w := materialByBoard(p); v != w {
 				t.Fatalf("%s: %d, square by square %d", p, v, w)
 			}
 			fen := p.String()
-			if w := MaterialValue(parseXQ(t, flipColours(fen))); w != v {
+			if w := parseXQ(t, flipColours(fen)).MaterialScore(); w != v {
 				t.Fatalf("%s: %d, colours swapped %d", fen, v, w)
 			}
-			if w := MaterialValue(parseXQ(t, mirrorFiles(fen))); w != v {
+			if w := parseXQ(t, mirrorFiles(fen)).MaterialScore(); w != v {
 				t.Fatalf("%s: %d, mirrored %d", fen, v, w)
 			}
 			// The other side to move, where that is a legal position (the
 			// side to move not in check).
 			f := strings.Fields(fen)
 			other := map[string]string{"w": "b", "b": "w"}[f[1]]
-			if q, err := xiangqi.Parse(f[0]+" "+other+" - - 0 1", xiangqi.DefaultRules); err == nil && MaterialValue(q) != -v {
-				t.Fatalf("%s: %d, the other side to move %d", fen, v, MaterialValue(q))
+			if q, err := xiangqi.Parse(f[0]+" "+other+" - - 0 1", xiangqi.DefaultRules); err == nil && q.MaterialScore() != -v {
+				t.Fatalf("%s: %d, the other side to move %d", fen, v, q.MaterialScore())
 			}
 			checked++
 			ms := p.GenerateMoves(nil)
