@@ -113,23 +113,15 @@ func (s Score) EloInterval() (lo, hi float64) {
 }
 
 // EloMargin is the +- half-width of the 95% interval, (hi - lo) / 2, as
-// cutechess-cli reports it. When the interval is open on one side (a
-// sweep, or a score within 1.96 standard errors of 0 or 1) it is the
-// distance from Elo to the bound that exists; NaN when there is neither
-// (no games) or the result has no spread (every game drawn).
+// cutechess-cli reports it: +Inf when the interval is open on one side (a
+// sweep, or a score within 1.96 standard errors of 0 or 1), which no
+// half-width describes (EloInterval gives its one bound); NaN without
+// games or when the result has no spread (every game drawn).
 func (s Score) EloMargin() float64 {
-	lo, hi := s.EloInterval()
-	e := s.Elo()
-	switch {
-	case math.IsInf(lo, 0) && math.IsInf(hi, 0):
-		return math.NaN()
-	case math.IsInf(hi, 0):
-		return e - lo
-	case math.IsInf(lo, 0):
-		return hi - e
-	case s.sweep() == 0 && s.stdErr() == 0:
+	if s.Games() == 0 || s.sweep() == 0 && s.stdErr() == 0 {
 		return math.NaN()
 	}
+	lo, hi := s.EloInterval()
 	return (hi - lo) / 2
 }
 
@@ -189,7 +181,8 @@ func (n Number) MarshalJSON() ([]byte, error) {
 }
 
 // Summary is a match result for JSON, from A's view. Elo values are null
-// when infinite or undefined (a sweep).
+// when infinite or undefined: an interval's open bound and its elo_ci95
+// (a sweep's, EloMargin), elo_ci95 when every game was drawn.
 type Summary struct {
 	A        string     `json:"a,omitempty"`
 	B        string     `json:"b,omitempty"`

@@ -62,8 +62,9 @@ func TestEloInterval(t *testing.T) {
 
 // A match won or lost outright has a finite Elo (half a game's prior:
 // one draw added) and a one-sided interval whose finite bound is the exact
-// binomial one; the text names that bound and the JSON holds numbers
-// where they exist and null only for the open side.
+// binomial one; the text names that bound, and the JSON holds numbers
+// where they exist and null for the open side and the half-width (no
+// +- margin describes an interval open on one side).
 func TestEloSweep(t *testing.T) {
 	for _, n := range []int{1, 10, 100} {
 		won, lost := Score{Wins: n}, Score{Losses: n}
@@ -83,8 +84,9 @@ func TestEloSweep(t *testing.T) {
 		if math.Abs(lhi+bound) > 1e-9 || !math.IsInf(llo, -1) {
 			t.Errorf("0-0-%d interval [%v, %v], want (-Inf, %v]", n, llo, lhi, -bound)
 		}
-		if m := won.EloMargin(); math.IsNaN(m) || math.Abs(m-(est-bound)) > 1e-9 || math.Abs(lost.EloMargin()-m) > 1e-9 {
-			t.Errorf("%d-game sweeps' margins %v, %v, want %v", n, m, lost.EloMargin(), est-bound)
+		// No +- half-width holds an interval open on one side.
+		if m, lm := won.EloMargin(), lost.EloMargin(); !math.IsInf(m, 1) || !math.IsInf(lm, 1) {
+			t.Errorf("%d-game sweeps' margins %v, %v, want +Inf", n, m, lm)
 		}
 		for _, sc := range []Score{won, lost} {
 			b, err := json.Marshal(sc.Summary())
@@ -95,17 +97,21 @@ func TestEloSweep(t *testing.T) {
 			if err := json.Unmarshal(b, &m); err != nil {
 				t.Fatalf("sweep JSON %s: %v", b, err)
 			}
-			for _, k := range []string{"elo", "elo_ci95"} {
-				if _, ok := m[k].(float64); !ok {
-					t.Errorf("%s: %s is %v, want a number", b, k, m[k])
-				}
+			if _, ok := m["elo"].(float64); !ok {
+				t.Errorf("%s: elo is %v, want a number", b, m["elo"])
+			}
+			if v, ok := m["elo_ci95"]; !ok || v != nil {
+				t.Errorf("%s: elo_ci95 is %v, want null", b, v)
 			}
 			open, closed := "elo_high", "elo_low"
 			if sc.Losses > 0 {
 				open, closed = closed, open
 			}
-			if _, ok := m[closed].(float64); !ok || m[open] != nil {
-				t.Errorf("%s: want %s a number and %s null", b, closed, open)
+			if v, has := m[open]; !has || v != nil {
+				t.Errorf("%s: %s is %v, want null", b, open, v)
+			}
+			if _, ok := m[closed].(float64); !ok {
+				t.Errorf("%s: %s is %v, want a number", b, closed, m[closed])
 			}
 		}
 	}
@@ -114,6 +120,11 @@ func TestEloSweep(t *testing.T) {
 	}
 	if got, want := (Score{Losses: 10}).String(), "W-D-L 0-0-10, score 0.000, Elo -528.9 (95%: below -140.2), LOS 0.08%"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+	// 9-0-1: the normal interval leaves (0, 1) above; the same one bound
+	// and no half-width.
+	if s := (Score{Wins: 9, Losses: 1}); !math.IsInf(s.EloMargin(), 1) || !strings.Contains(s.String(), "Elo +381.7 (95%: above +159.0)") {
+		t.Errorf("9-0-1: %s, margin %v", s, s.EloMargin())
 	}
 	// Every game drawn: no Elo difference, and no spread to give a margin.
 	if d := (Score{Draws: 4}); d.Elo() != 0 || !math.IsNaN(d.EloMargin()) || !strings.Contains(d.String(), "Elo +0.0 +- n/a") {
