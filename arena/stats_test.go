@@ -121,8 +121,8 @@ func TestEloSweep(t *testing.T) {
 	if got, want := (Score{Losses: 10}).String(), "W-D-L 0-0-10, score 0.000, Elo -528.9 (95%: below -140.2), LOS 0.08%"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	// 9-0-1: the normal interval leaves (0, 1) above; the same one bound
-	// and no half-width.
+	// One game lost, and the normal interval still leaves (0, 1) above:
+	// the same one bound and no half-width.
 	if s := (Score{Wins: 9, Losses: 1}); !math.IsInf(s.EloMargin(), 1) || !strings.Contains(s.String(), "Elo +381.7 (95%: above +159.0)") {
 		t.Errorf("9-0-1: %s, margin %v", s, s.EloMargin())
 	}
