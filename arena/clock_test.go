@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/uci"
 )
 
 // clocked plays the first legal move under a clock, recording the clocks
@@ -37,8 +38,8 @@ func (p *clocked) NewGame(game.Position, uint64) error {
 	p.mu.Unlock()
 	return nil
 }
-func (p *clocked) TimeControl() (int, time.Duration, time.Duration) {
-	return p.moves, p.base, p.inc
+func (p *clocked) TimeControl() uci.TimeControl {
+	return uci.TimeControl{Moves: p.moves, Base: p.base, Inc: p.inc}
 }
 func (p *clocked) Move(ctx context.Context, pos game.Position, moves []game.Move) (game.Move, error) {
 	p.mu.Lock()

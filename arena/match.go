@@ -9,7 +9,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 
 	"github.com/tabula-zero/tabula/game"
 	"github.com/tabula-zero/tabula/internal/inputfile"
+	"github.com/tabula-zero/tabula/uci"
 )
 
 // Match describes a match between two players. Games come in pairs from
@@ -454,8 +454,8 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 	var clocks [2]*sideClock                 // by colour; nil: no clock
 	for c, pl := range []Player{first, second} {
 		if cp, ok := pl.(ClockedPlayer); ok {
-			if moves, base, inc := cp.TimeControl(); base > 0 {
-				clocks[c] = &sideClock{moves: moves, base: base, inc: inc, left: base, togo: moves}
+			if tc := cp.TimeControl(); tc.Base > 0 {
+				clocks[c] = &sideClock{tc: tc, left: tc.Base, togo: tc.Moves}
 			}
 		}
 	}
@@ -491,7 +491,7 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 				if o == nil {
 					o = ck
 				}
-				c.Time[col], c.Inc[col] = o.left, o.inc
+				c.Time[col], c.Inc[col] = o.left, o.tc.Inc
 			}
 			c.MovesToGo = ck.togo
 			began := time.Now()
@@ -502,7 +502,7 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 			}
 			if used > ck.left {
 				winner, decided = side.Other(), true
-				rec.Reason = fmt.Sprintf("%s loses on time (%s: %.3f s used of %.3f s left)", pl.Name(), ck.tc(), used.Seconds(), ck.left.Seconds())
+				rec.Reason = fmt.Sprintf("%s loses on time (tc=%s: %.3f s used of %.3f s left)", pl.Name(), ck.tc, used.Seconds(), ck.left.Seconds())
 				break
 			}
 			ck.played(used)
@@ -562,31 +562,18 @@ func (w *worker) play(ctx context.Context, i int) (Record, error) {
 
 // sideClock is a clocked player's clock in one game.
 type sideClock struct {
-	moves     int           // the time control's moves (0: the whole game)
-	base, inc time.Duration // its time and increment
-	left      time.Duration // the time left
-	togo      int           // moves until the next time control (moves > 0)
+	tc   uci.TimeControl
+	left time.Duration // the time left
+	togo int           // moves until the next time control (tc.Moves > 0)
 }
 
 // played takes a move's time off the clock and adds the increment, and
 // the base again when the time control's moves are played.
 func (c *sideClock) played(used time.Duration) {
-	c.left += c.inc - used
-	if c.moves > 0 {
+	c.left += c.tc.Inc - used
+	if c.tc.Moves > 0 {
 		if c.togo--; c.togo == 0 {
-			c.togo, c.left = c.moves, c.left+c.base
+			c.togo, c.left = c.tc.Moves, c.left+c.tc.Base
 		}
 	}
-}
-
-// tc is the time control in cutechess-cli's form, as a tc= key reads it.
-func (c *sideClock) tc() string {
-	s := "tc=" + strconv.FormatFloat(c.base.Seconds(), 'f', -1, 64)
-	if c.moves > 0 {
-		s = "tc=" + strconv.Itoa(c.moves) + "/" + s[3:]
-	}
-	if c.inc > 0 {
-		s += "+" + strconv.FormatFloat(c.inc.Seconds(), 'f', -1, 64)
-	}
-	return s
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tabula-zero/tabula/player"
 	"github.com/tabula-zero/tabula/rollout"
 	"github.com/tabula-zero/tabula/rundir"
+	"github.com/tabula-zero/tabula/uci"
 )
 
 // Player chooses the moves of one side. A Player is used by one goroutine
@@ -57,9 +58,9 @@ type EffortCounter interface {
 // without one (an in-process player) is sent as the clocked side's own.
 type ClockedPlayer interface {
 	Player
-	// TimeControl is the clock: base for every moves moves (moves 0: the
-	// whole game) and inc after each move; base 0: no clock.
-	TimeControl() (moves int, base, inc time.Duration)
+	// TimeControl is the clock, in cutechess-cli's form (tc=); Base 0:
+	// no clock.
+	TimeControl() uci.TimeControl
 	// MoveClock is Move told the clocks as they stand.
 	MoveClock(ctx context.Context, p game.Position, moves []game.Move, c Clock) (game.Move, error)
 }

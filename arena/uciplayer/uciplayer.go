@@ -22,7 +22,6 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
-	"time"
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
@@ -70,13 +69,6 @@ type player struct{ *uci.Player }
 
 func (p player) Move(ctx context.Context, pos game.Position, moves []game.Move) (game.Move, error) {
 	return forfeits(p.Player.Move(ctx, pos, moves))
-}
-
-// TimeControl is the spec's tc= (base 0 without one: the arena keeps no
-// clock).
-func (p player) TimeControl() (moves int, base, inc time.Duration) {
-	tc := p.Player.TimeControl()
-	return tc.Moves, tc.Base, tc.Inc
 }
 
 // MoveClock sends the arena's clocks, white being the first player.
