@@ -127,6 +127,19 @@ func Kernel8For(n int) Kernel8 {
 	return best
 }
 
+// asmKernels8 lists the 8-bit assembly kernels Kernel8For chooses among
+// on this CPU: the VNNI kernels where it has them, else the AVX2 kernel.
+func asmKernels8() []Kernel8 {
+	if ks := vnniKernels8(); len(ks) > 0 {
+		return ks
+	}
+	return avx2Kernels8()
+}
+
+// HasVNNI reports whether an 8-bit VNNI kernel (AVX-512 VNNI or AVX-VNNI,
+// 8-bit activations) runs on this CPU, within TABULA_ISA's cap.
+func HasVNNI() bool { return len(vnniKernels8()) > 0 }
+
 // Kernels8 lists every 8-bit assembly kernel this build runs on this CPU,
 // the AVX2 one too where the VNNI kernels hide it from Kernel8For: what a
 // test or a measurement of another CPU's path takes.

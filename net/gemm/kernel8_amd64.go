@@ -2,17 +2,8 @@
 
 package gemm
 
-// asmKernels8 lists the 8-bit assembly kernels Kernel8For chooses among
-// on this CPU: the VNNI kernels where it has them, else the AVX2 kernel.
-func asmKernels8() []Kernel8 {
-	if ks := vnniKernels8(); len(ks) > 0 {
-		return ks
-	}
-	return avx2Kernels8()
-}
-
 // vnniKernels8 lists the VPDPBUSD kernels this CPU runs (8-bit
-// activations), widest first.
+// activations), in the order Kernel8For prefers them on a tie.
 func vnniKernels8() []Kernel8 {
 	var ks []Kernel8
 	if hasAVX512VNNI() {
@@ -34,15 +25,6 @@ func avx2Kernels8() []Kernel8 {
 	}
 	return []Kernel8{{Name: "avx2x8x16", NR: 16, MaxA: 127, Run: func(t *Tile8) { checkTile8(t, 16); kern8x16AVX2(t) }}}
 }
-
-// Has8Bit reports whether an 8-bit assembly kernel runs on this CPU:
-// AVX-512 VNNI, AVX-VNNI (VPDPBUSD on YMM, in AVX2 machines that lack
-// AVX-512, such as Alder Lake's), or plain AVX2 (7-bit activations).
-func Has8Bit() bool { return len(asmKernels8()) > 0 }
-
-// HasVNNI reports whether an 8-bit VNNI kernel (AVX-512 VNNI or AVX-VNNI)
-// runs on this CPU.
-func HasVNNI() bool { return hasAVX512VNNI() || hasAVXVNNI() }
 
 // hasAVX512VNNI reports AVX-512 (F) with its VNNI extension: VPDPBUSD on
 // ZMM.
