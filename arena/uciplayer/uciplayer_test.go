@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tabula-zero/tabula/arena"
@@ -16,6 +17,43 @@ import (
 )
 
 const fairyStockfish = "/usr/games/fairy-stockfish"
+
+// built is tabula's binary, built once for the tests that run it as an
+// engine.
+var built struct {
+	once     sync.Once
+	dir, bin string
+	out      []byte
+	err      error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// ownEngine returns tabula's binary, building it on first use (skipped
+// in -short).
+func ownEngine(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds cmd/tabula")
+	}
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "uciplayer"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "tabula")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, "github.com/tabula-zero/tabula/cmd/tabula").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("go build: %v\n%s", built.err, built.out)
+	}
+	return built.bin
+}
 
 func needFairy(t *testing.T) {
 	t.Helper()
@@ -87,14 +125,7 @@ func TestMatchAgainstFairyStockfish(t *testing.T) {
 // tabula's own engine played through the uci player makes the moves of the
 // in-process alpha-beta player at the same fixed depth.
 func TestOwnEngineMatchesInProcess(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds cmd/tabula")
-	}
-	bin := filepath.Join(t.TempDir(), "tabula")
-	build := exec.Command("go", "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/tabula")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := ownEngine(t)
 	const depth = "3"
 	// The engine searches with the learned evaluation by default, a spec
 	// with the classical one unless it says eval=learned.
@@ -274,14 +305,7 @@ func TestEngineLosesOnTime(t *testing.T) {
 // movestogo, moves, and a clock of a minute for a thousand moves leaves
 // it far more than the share it takes.
 func TestOwnEngineUnderClock(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds cmd/tabula")
-	}
-	bin := filepath.Join(t.TempDir(), "tabula")
-	build := exec.Command("go", "build", "-o", bin, "github.com/tabula-zero/tabula/cmd/tabula")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := ownEngine(t)
 	a, err := arena.ParsePlayer("uci:"+bin+" engine,tc=1000/60,Hash=16,name=engine", "xiangqi")
 	if err != nil {
 		t.Fatal(err)
