@@ -10,8 +10,12 @@ import (
 // panel width nr; with alias the residual is the output buffer itself.
 // Activations and weights span their whole ranges (0..maxA, -128..127).
 func randomTile8(rng *rand.Rand, nr int, maxA uint8, alias bool) *Tile8 {
+	return randomTile8Len(rng, nr, maxA, 4*(1+rng.IntN(40)), alias)
+}
+
+// randomTile8Len is randomTile8 with segments of seglen bytes.
+func randomTile8Len(rng *rand.Rand, nr int, maxA uint8, seglen int, alias bool) *Tile8 {
 	nseg := 1 + rng.IntN(3)
-	seglen := 4 * (1 + rng.IntN(40))
 	segstride := rng.IntN(2 * seglen)
 	span := (nseg-1)*segstride + seglen
 	t := &Tile8{NSeg: nseg, SegLen: seglen, SegStride: segstride, ReLU: rng.IntN(2) == 0,
@@ -101,27 +105,13 @@ func TestKernels8SumsExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	for _, k := range allKernels8(t) {
 		for i := range 400 {
-			tile := randomTile8(rng, k.NR, k.MaxA, false)
+			seglen := 4 * (1 + rng.IntN(40))
 			if i < 40 {
 				// Every short segment: the tail loop alone, the 4-quad loop
 				// alone, both.
-				tile = randomTile8(rng, k.NR, k.MaxA, false)
-				seglen := 4 * (1 + i%10)
-				tile.SegLen = seglen
-				tile.SegStride = max(tile.SegStride, seglen)
-				span := (tile.NSeg-1)*tile.SegStride + seglen
-				tile.A = make([]uint8, span+i)
-				for j := range tile.A {
-					tile.A[j] = uint8(rng.IntN(int(k.MaxA) + 1))
-				}
-				for r := range MR {
-					tile.Aoff[r] = rng.IntN(len(tile.A) - span + 1)
-				}
-				tile.W = make([]int8, tile.NSeg*seglen*k.NR)
-				for j := range tile.W {
-					tile.W[j] = int8(rng.IntN(256) - 128)
-				}
+				seglen = 4 * (1 + i%10)
 			}
+			tile := randomTile8Len(rng, k.NR, k.MaxA, seglen, false)
 			for o := range k.NR {
 				tile.Scale[o], tile.Bias[o] = 1, 0
 			}
