@@ -27,7 +27,7 @@ import (
 // scale measured per batch would). The input convolution runs in 8 bits
 // too where every encoder plane lies in [0, 1] (every game's encoder here:
 // piece planes of 0 and 1, clocks and counts scaled into [0, 1]): a byte
-// of unit steps (inputUnit) holds 0, 1 and halves exactly; a batch with a plane
+// of unit steps (tower8.unit) holds 0, 1 and halves exactly; a batch with a plane
 // outside [0, 1] (which no encoder here makes, so that a position's
 // evaluation still does not depend on its batch) takes the fp32 input
 // convolution instead. Its weights
@@ -41,8 +41,7 @@ import (
 // scale of its input activations.
 type tower8 struct {
 	kern     gemm.Kernel8
-	unit     float32 // the input byte of a plane's 1 (inputUnit of the kernel's MaxA)
-	in, inLo *layer8 // the input convolution's two digits over bytes of unit (nil: fp32)
+	in, inLo *layer8 // the input convolution's two digits over bytes of unit() (nil: fp32)
 	cs       int     // its input's channel stride, the planes rounded up to 4
 	layers   []layer8
 	amx      []*gemm.Conv3AMX // the layers on AMX tiles where the CPU has them, else nil
@@ -100,10 +99,10 @@ func newInt8(p *net.Params, maxBatch int, calib []float32, n int, k gemm.Kernel8
 	if fp.fp%k.NR != 0 {
 		k = gemm.Kernel8Go(16) // the tower's stride is a multiple of 16
 	}
-	t := &tower8{kern: k, unit: inputUnit(k.MaxA)}
+	t := &tower8{kern: k}
 	if unitPlanes(calib) {
 		t.cs = gemm.RoundUp(s.Channels, 4)
-		in, lo := packConv3Int8(&p.Input, t.cs, fp.wp, k.NR, 1/t.unit, true)
+		in, lo := packConv3Int8(&p.Input, t.cs, fp.wp, k.NR, 1/t.unit(), true)
 		t.in, t.inLo = &in, lo
 	}
 	for i := range p.Blocks {
@@ -151,10 +150,10 @@ func amxTower(t *tower8, cs, wp int) []*gemm.Conv3AMX {
 	return convs
 }
 
-// inputUnit is the byte value of an input plane's 1 for a kernel summing
-// bytes up to maxA: the largest even one (254, or 126 in 7 bits), so that
-// the halves some encoders use (Catch the Lion's hands) are whole bytes.
-func inputUnit(maxA uint8) float32 { return float32(maxA &^ 1) }
+// unit is the byte value of an input plane's 1: the largest even byte
+// the kernel sums (254, or 126 in 7 bits), so that the halves some
+// encoders use (Catch the Lion's hands) are whole bytes.
+func (t *tower8) unit() float32 { return float32(t.kern.MaxA &^ 1) }
 
 // inUnit reports whether a plane value lies in [0, 1], the range the
 // 8-bit input convolution's bytes hold (NaN does not).
@@ -171,11 +170,11 @@ func unitPlanes(planes []float32) bool {
 }
 
 // input8 writes batch positions' NCHW planes into the padded byte buffer
-// (channel stride t8.cs) in steps of 1/t8.unit and reports whether
+// (channel stride t8.cs) in steps of 1/t8.unit() and reports whether
 // every value lay in [0, 1]; when one did not, the caller runs the fp32
 // input convolution.
 func (n *Net) input8(planes []float32, batch int) bool {
-	c, hw, cs, unit := n.spec.Channels, n.hw, n.t8.cs, n.t8.unit
+	c, hw, cs, unit := n.spec.Channels, n.hw, n.t8.cs, n.t8.unit()
 	for b := range batch {
 		img := n.planes8[b*n.pp*cs : (b+1)*n.pp*cs]
 		for ch := range c {
