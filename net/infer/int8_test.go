@@ -533,3 +533,21 @@ func TestInt8ChoosesKernel(t *testing.T) {
 		t.Errorf("the largest input byte is %d, want %d for %s (MaxA %d)", top, unit, k.Name, k.MaxA)
 	}
 }
+
+// auto is int8 exactly where NewInt8's kernel is an 8-bit assembly one
+// (VNNI): not on the pure-Go twin, nor on the AVX2 kernel's 7 bits.
+func TestResolve(t *testing.T) {
+	k := gemm.Kernel8For(presetSpec(t, "xiangqi").Filters)
+	want := "fp32"
+	if k.MaxA == 255 && k.Name != gemm.Kernel8Go(16).Name {
+		want = "int8"
+	}
+	if got := Resolve(Auto); got != want {
+		t.Errorf("Resolve(auto) = %s with the kernel %s, want %s", got, k.Name, want)
+	}
+	for _, p := range []string{"", "fp32", "int8", "fp16"} {
+		if got := Resolve(p); got != p {
+			t.Errorf("Resolve(%q) = %q", p, got)
+		}
+	}
+}
