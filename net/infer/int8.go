@@ -352,9 +352,9 @@ func Calibration(start game.Position, enc game.Encoder, n int, seed uint64) []fl
 }
 
 // Precisions are the tower precisions NewPrecision builds: auto is int8
-// where the CPU runs an 8-bit assembly kernel (AVX-512 VNNI, AVX-VNNI, or
-// plain AVX2 with 7-bit activations) and fp32 elsewhere, where the 8-bit
-// tower runs on the slower pure-Go twin (Resolve).
+// where the CPU runs a VNNI kernel (AVX-512 VNNI or AVX-VNNI) and fp32
+// elsewhere: on the AVX2 kernel's 7-bit activations (Auto) and on the
+// pure-Go twin, slower than fp32 (Resolve).
 var Precisions = []string{Auto, "fp32", "int8"}
 
 // Auto is the precision that picks the faster of the two for this CPU.
