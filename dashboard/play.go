@@ -335,29 +335,14 @@ func (a *abEngine) move(ctx context.Context, pool *enginePool, g *playGame) (gam
 	return res.Move, r, nil
 }
 
-// netEngine plays a net: spec of package player (a network's MCTS with
-// a number of simulations).
+// netEngine plays a spec of package player that searches with a network:
+// net: (its MCTS with a number of simulations) or abzero: (that MCTS,
+// then alpha-beta to a depth with the network's visit shares added to
+// its root moves' scores).
 type netEngine struct {
 	key  string      // the network's, for the pool
 	net  *arena.Spec // the loaded network
 	spec *player.Spec
-}
-
-// searchStopped is search, with why the search was cut short (its
-// budget, or a waiting player) when it was; a client gone is the error.
-func searchStopped(ctx context.Context, pool *enginePool, key string, net *arena.Spec, spec *player.Spec, p game.Position) (player.Result, string, error) {
-	res, err := search(ctx, pool, key, net, spec, p)
-	if err != nil {
-		if _, gone := stopped(ctx); gone != nil {
-			return player.Result{}, "", gone
-		}
-		return player.Result{}, "", err
-	}
-	why, err := stopped(ctx)
-	if err != nil {
-		return player.Result{}, "", err
-	}
-	return res, why, nil
 }
 
 // search plays the spec's move with an evaluator of the network lent by
@@ -365,17 +350,17 @@ func searchStopped(ctx context.Context, pool *enginePool, key string, net *arena
 // that a game kept between moves holds none. The movers are deterministic
 // (no noise), so a position gets the same reply. MoveUntil, so that a
 // page gone away or the budget stops the search early.
-func search(ctx context.Context, pool *enginePool, key string, net *arena.Spec, spec *player.Spec, p game.Position) (player.Result, error) {
-	ev, put, err := pool.evaluator(key, net)
+func (n *netEngine) search(ctx context.Context, pool *enginePool, p game.Position) (player.Result, error) {
+	ev, put, err := pool.evaluator(n.key, n.net)
 	if err != nil {
 		return player.Result{}, err
 	}
 	defer put()
-	evalNet, _, err := spec.LoadEval()
+	evalNet, _, err := n.spec.LoadEval()
 	if err != nil {
 		return player.Result{}, err
 	}
-	mv, err := spec.NewMover(ev, evalNet)
+	mv, err := n.spec.NewMover(ev, evalNet)
 	if err != nil {
 		return player.Result{}, err
 	}
@@ -385,17 +370,32 @@ func search(ctx context.Context, pool *enginePool, key string, net *arena.Spec, 
 func (n *netEngine) move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error) {
 	p := g.pos
 	start := time.Now()
-	res, why, err := searchStopped(ctx, pool, n.key, n.net, n.spec, p)
+	res, err := n.search(ctx, pool, p)
+	// Why the search was cut short (its budget, or a waiting player),
+	// when it was; a client gone is the error.
+	why, gone := stopped(ctx)
+	if gone != nil {
+		return game.NoMove, nil, gone
+	}
 	if err != nil {
 		return game.NoMove, nil, err
 	}
 	mr := res.MCTS
-	v := float64(mr.Value)
-	r := &EngineReply{Move: p.FormatMove(res.Move), Kind: arena.KindNet, Value: &v, Simulations: mr.Simulations,
-		Depth: len(mr.PV), Millis: time.Since(start).Milliseconds(), Stopped: why, Top: visitsTop(p, mr, res.Move)}
-	for _, m := range mr.PV {
+	r := &EngineReply{Move: p.FormatMove(res.Move), Kind: n.spec.Kind, Simulations: mr.Simulations, Depth: len(mr.PV),
+		Stopped: why, Top: visitsTop(p, mr, res.Move)}
+	if mr.Best != game.NoMove {
+		v := float64(mr.Value)
+		r.Value = &v
+	}
+	pv := mr.PV
+	if n.spec.Kind == player.KindABZero {
+		ab := res.AlphaBeta
+		r.Score, r.Depth, r.Nodes, pv = alphabeta.FormatScore(ab.Score), ab.Depth, ab.Nodes, ab.PV
+	}
+	for _, m := range pv {
 		r.PV = append(r.PV, p.FormatMove(m))
 	}
+	r.Millis = time.Since(start).Milliseconds()
 	return res.Move, r, nil
 }
 
@@ -425,36 +425,6 @@ func visitsTop(p game.Position, res mcts.Result, played game.Move) []TopMove {
 		top = append(top, t)
 	}
 	return top
-}
-
-// abzeroEngine plays an abzero: spec of package player: the network's
-// MCTS, then alpha-beta to a depth with the network's visit shares added
-// to its root moves' scores.
-type abzeroEngine struct {
-	key  string      // the network's, for the pool
-	net  *arena.Spec // the loaded network
-	spec *player.Spec
-}
-
-func (a *abzeroEngine) move(ctx context.Context, pool *enginePool, g *playGame) (game.Move, *EngineReply, error) {
-	p := g.pos
-	start := time.Now()
-	res, why, err := searchStopped(ctx, pool, a.key, a.net, a.spec, p)
-	if err != nil {
-		return game.NoMove, nil, err
-	}
-	ab, mr := res.AlphaBeta, res.MCTS
-	r := &EngineReply{Move: p.FormatMove(res.Move), Kind: player.KindABZero, Score: alphabeta.FormatScore(ab.Score),
-		Depth: ab.Depth, Nodes: ab.Nodes, Simulations: mr.Simulations, Millis: time.Since(start).Milliseconds(), Stopped: why,
-		Top: visitsTop(p, mr, res.Move)}
-	if mr.Best != game.NoMove {
-		v := float64(mr.Value)
-		r.Value = &v
-	}
-	for _, m := range ab.PV {
-		r.PV = append(r.PV, p.FormatMove(m))
-	}
-	return res.Move, r, nil
 }
 
 // playGame is one game; mu lets one request at a time change it.
@@ -935,7 +905,7 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 		if err != nil {
 			return nil, refuse(http.StatusBadRequest, "%s: %v", what, err)
 		}
-		g.engine, g.name = &abzeroEngine{key: netKey(gm.Name, req.Network), net: loaded, spec: spec}, specText(player.KindABZero, kv)
+		g.engine, g.name = &netEngine{key: netKey(gm.Name, req.Network), net: loaded, spec: spec}, specText(player.KindABZero, kv)
 	default:
 		return nil, refuse(http.StatusBadRequest, "opponent %q: want ab, net or abzero", req.Opponent)
 	}
