@@ -188,8 +188,9 @@ func TestMoveUntil(t *testing.T) {
 	}
 }
 
-// The usage text's forms name every key of their kind, and KeyUsage
-// every knob a spec sets, with its help.
+// The usage text's forms name every key of their kind once, the
+// alpha-beta features as FEATURE and net's file as FILE, and nothing
+// else; KeyUsage names every knob a spec sets, with its help.
 func TestUsage(t *testing.T) {
 	forms := SpecForms()
 	if len(forms) != 3 {
@@ -197,16 +198,36 @@ func TestUsage(t *testing.T) {
 	}
 	for i, kind := range []string{KindAB, KindNet, KindABZero} {
 		form := forms[i][0]
-		if !strings.HasPrefix(form, kind+":") {
+		rest, ok := strings.CutPrefix(form, kind+":")
+		if !ok {
 			t.Errorf("form %q for %s", form, kind)
+			continue
 		}
+		// kind:REQUIRED[,OPTIONAL,...]: REQUIRED's keys are before "=",
+		// its alternatives split by "|".
+		required, optional, _ := strings.Cut(strings.TrimSuffix(rest, "]"), "[,")
+		var named []string
+		for _, part := range strings.FieldsFunc(required, func(r rune) bool { return r == ',' || r == '|' }) {
+			key, _, _ := strings.Cut(part, "=")
+			if key == "FILE" {
+				key = "file"
+			}
+			named = append(named, key)
+		}
+		named = append(named, strings.Split(optional, ",")...)
+		var want []string
 		for _, key := range Keys(kind) {
 			if slices.Contains(alphabeta.FeatureNames(), key) {
 				key = "FEATURE"
 			}
-			if key != "file" && !strings.Contains(form, key) {
-				t.Errorf("%s's form %q lacks %s", kind, form, key)
+			if !slices.Contains(want, key) {
+				want = append(want, key)
 			}
+		}
+		slices.Sort(named)
+		slices.Sort(want)
+		if !slices.Equal(named, want) {
+			t.Errorf("%s's form %q names %q, want %q", kind, form, named, want)
 		}
 	}
 	keys := KeyUsage("")
