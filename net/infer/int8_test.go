@@ -472,7 +472,11 @@ func matchTwin7(t *testing.T, p *net.Params, k gemm.Kernel8) {
 		t.Fatal(err)
 	}
 	if onK.t8.amx != nil {
-		t.Skip("the tower runs on AMX tiles here")
+		// AMX tiles take the layers here: there is no 7-bit kernel's
+		// tower to hold to the twin, but the agreement checks of the
+		// caller go on (a Skip would end them too).
+		t.Logf("%s: the tower runs on AMX tiles here, not %s", s.Game, k.Name)
+		return
 	}
 	if onK.t8.kern.Name != k.Name {
 		t.Fatalf("%s: the tower runs on %s, not %s (channel stride %d)", s.Game, onK.t8.kern.Name, k.Name, onK.fp)
