@@ -224,7 +224,10 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 	}
 
 	say("%s: self-play, %d games of %d simulations", name, cfg.SelfPlay.ParallelGames, cfg.Search.Simulations)
-	setup := selfplay.Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
+	setup, err := selfplay.ConfigSetup(cfg)
+	if err != nil {
+		return p, err
+	}
 	if p.SelfPlaySimsPerS, err = selfPlay(ctx, setup, params, "fp32", 2*d); err != nil {
 		return p, err
 	}

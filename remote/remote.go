@@ -127,11 +127,10 @@ func Work(ctx context.Context, hub *natsrun.Hub, o WorkerOptions, games int) err
 	if err := os.MkdirAll(o.Spool, 0o755); err != nil {
 		return fmt.Errorf("remote: spool: %w", err)
 	}
-	g, err := cfg.LookupGame()
+	setup, err := selfplay.ConfigSetup(cfg)
 	if err != nil {
 		return err
 	}
-	setup := selfplay.Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
 	w, err := selfplay.New(setup, selfplay.Options{ReplayDir: o.Spool, Worker: o.Name}, fwd, best.Generation)
 	if err != nil {
 		return err

@@ -39,6 +39,17 @@ type Setup struct {
 	SelfPlay configs.SelfPlay
 }
 
+// ConfigSetup is the setup of the run config cfg: its game with the
+// network's encoder, its rules, its seed, and its search and self-play
+// sections.
+func ConfigSetup(cfg *configs.Config) (Setup, error) {
+	g, err := cfg.LookupGame()
+	if err != nil {
+		return Setup{}, err
+	}
+	return Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}, nil
+}
+
 // Options are the worker's settings beyond the run config.
 type Options struct {
 	ReplayDir string // where shards go

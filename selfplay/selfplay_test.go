@@ -712,9 +712,9 @@ func TestSetNetworkBetweenMoves(t *testing.T) {
 // setupOf is the worker's setup from a whole config, as its callers make it.
 func setupOf(t *testing.T, cfg *configs.Config) Setup {
 	t.Helper()
-	g, err := cfg.LookupGame()
+	s, err := ConfigSetup(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
+	return s
 }

@@ -417,7 +417,10 @@ func (l *Loop) restore() error {
 		}
 		live := cmp.Or(l.opts.Live, &selfplay.Live{})
 		live.OnEnd = func(g selfplay.LiveGame) { l.games.Append(g) } // a failed write shows at Close
-		setup := selfplay.Setup{Game: l.game, Rules: l.cfg.Rules, Seed: l.cfg.Seed, Search: l.cfg.Search, SelfPlay: l.cfg.SelfPlay}
+		setup, err := selfplay.ConfigSetup(l.cfg)
+		if err != nil {
+			return err
+		}
 		l.worker, err = selfplay.New(setup, selfplay.Options{ReplayDir: l.dir.Replay(), Worker: "trainer", Live: live}, fwd, l.bestGen)
 		if err != nil {
 			return err

@@ -255,8 +255,10 @@ func TestTrainFromShards(t *testing.T) {
 	spec, _ := configs.NetSpec(cfg)
 	p, _ := net.NewParams(spec, cfg.Seed)
 	fwd, _ := infer.New(p, cfg.SelfPlay.BatchSize)
-	g, _ := cfg.LookupGame()
-	setup := selfplay.Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
+	setup, err := selfplay.ConfigSetup(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	w, err := selfplay.New(setup, selfplay.Options{ReplayDir: filepath.Join(run, "replay"), Worker: "remote"}, fwd, 0)
 	if err != nil {
 		t.Fatal(err)

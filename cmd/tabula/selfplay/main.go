@@ -107,7 +107,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
-	g, err := cfg.LookupGame()
+	setup, err := selfplay.ConfigSetup(cfg)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(out, nil))
-	setup := selfplay.Setup{Game: g, Rules: cfg.Rules, Seed: cfg.Seed, Search: cfg.Search, SelfPlay: cfg.SelfPlay}
 	w, err := selfplay.New(setup, selfplay.Options{ReplayDir: replay, Worker: *worker}, fwd, gen)
 	if err != nil {
 		return err
@@ -145,7 +144,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer cancel()
 	go prog.Run(ctx)
 	if *ckpt == "" {
-		go followBest(ctx, w, dir, g, gen, cfg.SelfPlay.BatchSize, cfg.SelfPlay.Precision, *poll, log)
+		go followBest(ctx, w, dir, setup.Game, gen, cfg.SelfPlay.BatchSize, cfg.SelfPlay.Precision, *poll, log)
 	}
 	err = w.Run(ctx, *games, *limit)
 	cancel()
