@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -448,9 +449,11 @@ func checkKeys(b []byte) error {
 		}
 	}
 	if ev := lookupNode(root, "evaluation"); ev != nil && ev.Kind == yaml.MappingNode {
-		// The position-set sections' keys, whichever measure's.
+		// The position-set sections' keys, whichever measure's: the keys
+		// no field of Evaluation takes.
 		for i := 0; i+1 < len(ev.Content); i += 2 {
-			if k := ev.Content[i].Value; k != "every" && k != "matches" {
+			k := ev.Content[i].Value
+			if _, field := fieldByTag(reflect.TypeFor[Evaluation](), k); !field {
 				for _, o := range SetShape {
 					paths = append(paths, "evaluation."+k+"."+o.Path)
 				}

@@ -118,6 +118,9 @@ func TestErrors(t *testing.T) {
 		{func(s string) string { return s[:strings.Index(s, "gating:")+len("gating:\n")] }, []string{"gating has no value"}},
 		{func(s string) string { return s[:strings.Index(s, "gating:")] + "gating: {matches: }\n" }, []string{"gating.matches has no value"}},
 		{func(s string) string { return strings.Replace(s, "seed: 1\n", "seed:\n", 1) }, []string{"seed has no value"}},
+		{func(s string) string {
+			return withoutEvaluation(s) + "evaluation: {every: 5m, pons: {set: Test_L2_R1, positions: , simulations: [0]}}\n"
+		}, []string{"evaluation.pons.positions has no value"}},
 		{func(s string) string { return strings.Replace(s, "game: connect4\n", "", 1) }, []string{"missing game"}},
 	} {
 		path := filepath.Join(t.TempDir(), "cfg.yaml")
