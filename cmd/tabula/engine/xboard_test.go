@@ -225,7 +225,10 @@ func TestXboardTimeControls(t *testing.T) {
 		args []string
 	}{
 		{"st", []string{"-st", "0:01"}},
-		{"tc-inc", []string{"-tc", "0:02", "-inc", "1"}},
+		// Four seconds and an increment: with two, a side on a machine
+		// whose cores other tests fill could lose on time with a second
+		// left, which says nothing of how the engine keeps its clock.
+		{"tc-inc", []string{"-tc", "0:04", "-inc", "1"}},
 	} {
 		// A MoveOverhead of 250 ms (sent by xboard's option command), what a
 		// user of a loaded machine sets: the tests of other packages share
