@@ -84,6 +84,9 @@ type Worker struct {
 	parked  []*inPlay
 
 	nextGame atomic.Uint64
+	// recorded counts the positions recorded as samples, games in flight
+	// included: a rate that does not wait for games to end (Recorded).
+	recorded atomic.Int64
 	stats    Stats
 	pauseAt  int64 // Stats.Samples at which to Pause (0: none); under statsMu
 	statsMu  sync.Mutex
@@ -169,6 +172,12 @@ func (w *Worker) BatchStats() mcts.BatchStats {
 	s.Wall += d.Wall
 	return s
 }
+
+// Recorded returns how many positions the worker's games have recorded
+// as samples so far, those of games still in play included, before
+// surprise weighting (whose mean is 1): a rate of samples over a window
+// shorter than a game (the benchmark's Xiangqi teacher).
+func (w *Worker) Recorded() int64 { return w.recorded.Load() }
 
 // Generation returns the generation of the network in use.
 func (w *Worker) Generation() int { return int(w.generation.Load()) }
@@ -508,6 +517,7 @@ func (w *Worker) move(ctx context.Context, g *inPlay) (over bool, err error) {
 			}
 		}
 		rec.Samples = append(rec.Samples, smp)
+		w.recorded.Add(1)
 		g.sides = append(g.sides, us)
 		g.surprise = append(g.surprise, klDivergence(res.Policy, res.Prior))
 	}

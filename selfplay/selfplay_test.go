@@ -239,6 +239,11 @@ func TestRunWritesShards(t *testing.T) {
 	if int64(total) != st.Samples || st.Samples == 0 {
 		t.Fatalf("shards hold %d samples, stats say %d", total, st.Samples)
 	}
+	// Every game ended and none is weighted: each recorded position is
+	// one sample of the shards.
+	if w.Recorded() != st.Samples {
+		t.Fatalf("Recorded() = %d, the finished games hold %d samples", w.Recorded(), st.Samples)
+	}
 	if got := NextShardSeq(dir, "w1"); got != len(written) {
 		t.Fatalf("NextShardSeq = %d, want %d", got, len(written))
 	}
