@@ -2,8 +2,9 @@
 // minute: the fp32 peak (net/gemm's Sgemm on every core), and for each
 // game's preset the network's inference and training step (each also as a
 // share of that peak), self-play with the network's own search,
-// alpha-beta and perft. Its figures size a run: how many training steps a
-// schedule's hours allow, how many samples self-play makes in them.
+// alpha-beta and perft. Its figures size a run (Size, size.go): how many
+// training steps a budget allows, how many samples self-play makes in
+// them, and the preset's config for this machine.
 package bench
 
 import (
@@ -41,6 +42,10 @@ type Options struct {
 	TrainBatch int
 	// Progress, if set, hears a line as each measurement starts.
 	Progress func(string)
+	// Brief measures only what sizing a run needs (Size): the inference
+	// per precision with a kernel, the training step and the run's
+	// self-play; no peak, bf16, alpha-beta or perft.
+	Brief bool
 }
 
 // Result is one machine's figures.
@@ -65,9 +70,13 @@ type Preset struct {
 	InferencePosPerS float64 `json:"inference_pos_per_s"`
 	InferenceGFLOPs  float64 `json:"inference_gflops"`
 	// The same with the residual tower in 8 bits (infer.NewInt8), and
-	// the 8-bit kernel it ran on.
-	Int8PosPerS float64 `json:"int8_pos_per_s"`
-	Int8Kernel  string  `json:"int8_kernel"`
+	// the 8-bit kernel it ran on; both empty where the CPU has no 8-bit
+	// kernel (the pure-Go twin, slower than fp32, is not offered).
+	Int8PosPerS float64 `json:"int8_pos_per_s,omitempty"`
+	Int8Kernel  string  `json:"int8_kernel,omitempty"`
+	// AutoPrecision is what the preset's selfplay.precision (auto) runs
+	// here: infer.Resolve, int8 only on a VNNI kernel or AMX tiles.
+	AutoPrecision string `json:"auto_precision"`
 	// A training step (forward, backward, momentum) at the preset's batch.
 	TrainBatch       int     `json:"train_batch"`
 	TrainSamplesPerS float64 `json:"train_samples_per_s"`
@@ -85,15 +94,27 @@ type Preset struct {
 	SelfPlaySimsPerS    float64 `json:"selfplay_sims_per_s"`
 	SimsPerSample       float64 `json:"sims_per_sample"`
 	SelfPlaySamplesPerS float64 `json:"selfplay_samples_per_s"`
-	// The same self-play with the network in 8 bits (selfplay.precision).
-	Int8SelfPlaySimsPerS    float64 `json:"int8_selfplay_sims_per_s"`
-	Int8SelfPlaySamplesPerS float64 `json:"int8_selfplay_samples_per_s"`
-	AlphaBetaNodesPerS      float64 `json:"alphabeta_nodes_per_s"` // one thread, from the start
-	AlphaBetaDepth          int     `json:"alphabeta_depth"`
-	PerftLeavesPerS         float64 `json:"perft_leaves_per_s"` // one thread
-	PerftDepth              int     `json:"perft_depth"`
-	InferenceShareOfPeak    float64 `json:"inference_share_of_peak"`
-	TrainShareOfPeak        float64 `json:"train_share_of_peak"`
+	// The same self-play with the network in 8 bits (selfplay.precision);
+	// zero where the CPU has no 8-bit kernel.
+	Int8SelfPlaySimsPerS    float64 `json:"int8_selfplay_sims_per_s,omitempty"`
+	Int8SelfPlaySamplesPerS float64 `json:"int8_selfplay_samples_per_s,omitempty"`
+	// The self-play a training run of the preset gets here: its first
+	// generation's (the alpha-beta teacher where the preset starts with
+	// it, else the network's search in AutoPrecision), with the parallel
+	// games and batch SelfPlayFor gives this machine's cores; and the
+	// mean samples of a game where a wave of them (as many as play at
+	// once) ended in the measurement (else 0).
+	RunSelfPlay            string  `json:"run_selfplay"`
+	RunParallelGames       int     `json:"run_parallel_games"`
+	RunBatch               int     `json:"run_batch"`
+	RunSelfPlaySamplesPerS float64 `json:"run_selfplay_samples_per_s"`
+	SamplesPerGame         float64 `json:"samples_per_game,omitempty"`
+	AlphaBetaNodesPerS     float64 `json:"alphabeta_nodes_per_s,omitempty"` // one thread, from the start
+	AlphaBetaDepth         int     `json:"alphabeta_depth,omitempty"`
+	PerftLeavesPerS        float64 `json:"perft_leaves_per_s,omitempty"` // one thread
+	PerftDepth             int     `json:"perft_depth,omitempty"`
+	InferenceShareOfPeak   float64 `json:"inference_share_of_peak,omitempty"`
+	TrainShareOfPeak       float64 `json:"train_share_of_peak,omitempty"`
 }
 
 // Run measures the machine.
@@ -109,9 +130,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			o.Progress(fmt.Sprintf(format, args...))
 		}
 	}
-	r := Result{Time: time.Now().UTC(), CPU: cpuModel(), Cores: runtime.NumCPU(), Kernel: gemm.Default.Name, GoVersion: runtime.Version()}
-	say("fp32 peak: Sgemm 1024^3 on %d cores", r.Cores)
-	r.PeakGFLOPs = peak(ctx, o.Each)
+	r := Result{Time: time.Now().UTC(), CPU: cpuModel(), Cores: runtime.GOMAXPROCS(0), Kernel: gemm.Default.Name, GoVersion: runtime.Version()}
+	if !o.Brief {
+		say("fp32 peak: Sgemm 1024^3 on %d cores", r.Cores)
+		r.PeakGFLOPs = peak(ctx, o.Each)
+	}
 	for _, name := range o.Presets {
 		p, err := measurePreset(ctx, name, o, say)
 		if err != nil {
@@ -190,7 +213,12 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 	}
 	p.InferenceBatch = cfg.SelfPlay.BatchSize
 	planes := infer.Calibration(start, g.Encoder, p.InferenceBatch, 7) // positions of play
-	for _, precision := range []string{"fp32", "int8"} {
+	_, has8 := Kernel8(spec.Filters)
+	precisions := []string{"fp32"}
+	if has8 {
+		precisions = append(precisions, "int8")
+	}
+	for _, precision := range precisions {
 		say("%s: inference (%s), batch %d", name, precision, p.InferenceBatch)
 		n, err := infer.NewPrecision(params, p.InferenceBatch, precision, start, g.Encoder)
 		if err != nil {
@@ -207,15 +235,16 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 		}
 	}
 	p.InferenceGFLOPs = p.InferencePosPerS * flops / 1e9
+	p.AutoPrecision = infer.Resolve(cmp.Or(cfg.SelfPlay.Precision, "fp32"))
 
 	p.TrainBatch = cmp.Or(o.TrainBatch, cfg.Training.BatchSize)
 	say("%s: training step, batch %d", name, p.TrainBatch)
-	if p.TrainSamplesPerS, err = training(ctx, params, p.TrainBatch, d); err != nil {
+	if p.TrainSamplesPerS, err = training(ctx, params, p.TrainBatch, d, cfg.Training.ModelOptions()...); err != nil {
 		return p, err
 	}
 	p.TrainStepsPerS = p.TrainSamplesPerS / float64(p.TrainBatch)
 	p.TrainGFLOPs = p.TrainSamplesPerS * 3 * flops / 1e9 // backward is about two forwards
-	if gemm.HasBF16() {
+	if gemm.HasBF16() && !o.Brief {
 		p.BF16Kernel = gemm.BF16Kernel()
 		say("%s: training step in bf16 (%s), batch %d", name, p.BF16Kernel, p.TrainBatch)
 		if p.BF16TrainSamplesPerS, err = training(ctx, params, p.TrainBatch, d, net.BF16Convs()); err != nil {
@@ -223,26 +252,90 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 		}
 	}
 
-	say("%s: self-play, %d games of %d simulations", name, cfg.SelfPlay.ParallelGames, cfg.Search.Simulations)
 	setup, err := selfplay.ConfigSetup(cfg)
 	if err != nil {
 		return p, err
 	}
-	if p.SelfPlaySimsPerS, err = selfPlay(ctx, setup, params, "fp32", 2*d); err != nil {
-		return p, err
-	}
-	say("%s: self-play in 8 bits", name)
-	if p.Int8SelfPlaySimsPerS, err = selfPlay(ctx, setup, params, "int8", 2*d); err != nil {
-		return p, err
-	}
+	p.RunParallelGames, p.RunBatch = SelfPlayFor(cfg.SelfPlay, runtime.GOMAXPROCS(0))
+	setup.SelfPlay.ParallelGames, setup.SelfPlay.BatchSize = p.RunParallelGames, p.RunBatch
 	p.SimsPerSample = simsPerSample(cfg.Search)
-	p.SelfPlaySamplesPerS = p.SelfPlaySimsPerS / p.SimsPerSample
-	p.Int8SelfPlaySamplesPerS = p.Int8SelfPlaySimsPerS / p.SimsPerSample
+	// The network's own search (no alpha-beta), in each precision with a
+	// kernel: what the run's self-play becomes past a teacher.
+	search := setup
+	search.SelfPlay.ABZero = configs.SelfPlayABZero{}
+	byPrecision := map[string]selfPlayRates{}
+	if !o.Brief {
+		for _, precision := range precisions {
+			say("%s: self-play (%s), %d games of %d simulations", name, precision, p.RunParallelGames, cfg.Search.Simulations)
+			sp, err := selfPlay(ctx, search, params, precision, 2*d)
+			if err != nil {
+				return p, err
+			}
+			byPrecision[precision] = sp
+		}
+		p.SelfPlaySimsPerS = byPrecision["fp32"].simsPerS
+		p.SelfPlaySamplesPerS = p.SelfPlaySimsPerS / p.SimsPerSample
+		p.Int8SelfPlaySimsPerS = byPrecision["int8"].simsPerS
+		p.Int8SelfPlaySamplesPerS = p.Int8SelfPlaySimsPerS / p.SimsPerSample
+	}
 
-	say("%s: alpha-beta and perft from the start", name)
-	p.AlphaBetaNodesPerS, p.AlphaBetaDepth = alphaBeta(ctx, g.Name, start, d)
-	p.PerftLeavesPerS, p.PerftDepth = perft(ctx, start, d)
+	// The run's own self-play: its first generation's, in the precision
+	// auto picks here.
+	run := setup
+	precision := p.AutoPrecision
+	az := cfg.SelfPlay.ABZero
+	switch {
+	case az.TeacherGenerations > 0:
+		p.RunSelfPlay = fmt.Sprintf("the alpha-beta teacher (depth %d) of the first %d generations", az.Depth, az.TeacherGenerations)
+	case az.Generations > 0:
+		p.RunSelfPlay = fmt.Sprintf("the network's search in %s blended with alpha-beta (depth %d)", precision, az.Depth)
+	default:
+		p.RunSelfPlay = fmt.Sprintf("the network's search in %s", precision)
+	}
+	sp, measured := byPrecision[precision]
+	if !measured || az.Generations > 0 {
+		say("%s: a training run's self-play: %s, %d games", name, p.RunSelfPlay, p.RunParallelGames)
+		if sp, err = selfPlay(ctx, run, params, precision, runWindow(o.Brief, d)); err != nil {
+			return p, err
+		}
+	}
+	p.RunSelfPlaySamplesPerS = sp.simsPerS / p.SimsPerSample
+	if az.TeacherGenerations > 0 {
+		p.RunSelfPlaySamplesPerS = sp.recordedPerS // the teacher runs no simulations
+	}
+	if sp.games >= int64(p.RunParallelGames) {
+		p.SamplesPerGame = float64(sp.samples) / float64(sp.games)
+	}
+
+	if !o.Brief {
+		say("%s: alpha-beta and perft from the start", name)
+		p.AlphaBetaNodesPerS, p.AlphaBetaDepth = alphaBeta(ctx, g.Name, start, d)
+		p.PerftLeavesPerS, p.PerftDepth = perft(ctx, start, d)
+	}
 	return p, nil
+}
+
+// runWindow is how long the run's self-play is measured: the one rate a
+// brief measurement sizes the run's self-play by gets four measurements'
+// time, long enough for a wave of short games to end.
+func runWindow(brief bool, d time.Duration) time.Duration {
+	if brief {
+		return 4 * d
+	}
+	return 2 * d
+}
+
+// Kernel8 returns the 8-bit tower's kernel for a network of filters
+// channels on this CPU and build (AMX tiles, a VNNI kernel or AVX2's
+// 7-bit one), and whether there is one: where only the pure-Go twin runs
+// (no AVX2, or a noasm build) it is false, and the bench offers no 8-bit
+// figures, since the twin is slower than fp32.
+func Kernel8(filters int) (string, bool) {
+	if gemm.HasAMX() {
+		return "amx", true
+	}
+	k := gemm.Kernel8For(filters)
+	return k.Name, k.Name != gemm.Kernel8Go(k.NR).Name
 }
 
 func inference(ctx context.Context, n *infer.Net, planes []float32, batch int, d time.Duration) (float64, error) {
@@ -293,40 +386,55 @@ func randomBatch(s net.Spec, n int) train.Batch {
 	return b
 }
 
-// selfPlay plays the preset's self-play with the network's own search
-// (no alpha-beta teacher), the network in precision, for d and returns the simulations evaluated a
-// second. Games of Xiangqi last longer than a bench, so the rate is of
-// simulations, not of finished games.
-func selfPlay(ctx context.Context, setup selfplay.Setup, params *net.Params, precision string, d time.Duration) (float64, error) {
-	setup.SelfPlay.ABZero = configs.SelfPlayABZero{}
+// selfPlayRates are a self-play measurement's rates: simulations
+// evaluated and positions recorded a second over its window, and the
+// games that ended and their samples over the whole of it.
+type selfPlayRates struct {
+	simsPerS, recordedPerS float64
+	games, samples         int64
+}
+
+// selfPlay plays the self-play setup describes at generation 0 (with its
+// alpha-beta teacher or blend, where it has one), the network in
+// precision, for d. Games of Xiangqi last longer than a bench, so the
+// rates are of simulations and of positions recorded, not of finished
+// games.
+func selfPlay(ctx context.Context, setup selfplay.Setup, params *net.Params, precision string, d time.Duration) (selfPlayRates, error) {
+	var out selfPlayRates
 	fwd, err := player.OpenForwarder(params, setup.SelfPlay.BatchSize, precision)
 	if err != nil {
-		return 0, err
+		return out, err
 	}
 	defer fwd.Close()
 	dir, err := os.MkdirTemp("", "tabula-bench-")
 	if err != nil {
-		return 0, err
+		return out, err
 	}
 	defer os.RemoveAll(dir)
 	w, err := selfplay.New(setup, selfplay.Options{ReplayDir: dir, Worker: "bench"}, fwd, 0)
 	if err != nil {
-		return 0, err
+		return out, err
 	}
+	// The teacher searches no tree: its window waits for recorded
+	// positions only.
+	teacher := setup.SelfPlay.ABZero.TeacherGenerations > 0
 	// The first second fills the parallel games' trees and the cache. The
 	// window closes after d, but not before a batch past the warm-up was
 	// evaluated and simulations were asked for after it (the requests of
-	// a batch are counted when they are made, before it is evaluated): a
-	// slow path (the pure-Go twin of the 8-bit tower, a batch a second) is
-	// measured, not reported as nothing.
+	// a batch are counted when they are made, before it is evaluated),
+	// and a position was recorded: a slow path is measured, not reported
+	// as nothing.
 	warm := min(time.Second, d/4)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	type count struct {
-		sims, batches int64
-		at            time.Time
+		sims, batches, recorded int64
+		at                      time.Time
 	}
-	now := func() count { s := w.BatchStats(); return count{s.Requests, s.Batches, time.Now()} }
+	now := func() count {
+		s := w.BatchStats()
+		return count{s.Requests, s.Batches, w.Recorded(), time.Now()}
+	}
 	window := make(chan [2]count, 1)
 	go func() {
 		defer close(window)
@@ -342,7 +450,9 @@ func selfPlay(ctx context.Context, setup selfplay.Setup, params *net.Params, pre
 		for {
 			select {
 			case <-tick.C:
-				if c := now(); time.Since(t0) >= d && c.batches > c0.batches && c.sims > c0.sims {
+				c := now()
+				searched := teacher || c.batches > c0.batches && c.sims > c0.sims
+				if time.Since(t0) >= d && searched && c.recorded > c0.recorded {
 					window <- [2]count{c0, c}
 					cancel()
 					return
@@ -353,13 +463,16 @@ func selfPlay(ctx context.Context, setup selfplay.Setup, params *net.Params, pre
 		}
 	}()
 	if err := w.Run(ctx, 0, 0); err != nil && ctx.Err() == nil {
-		return 0, err
+		return out, err
 	}
 	c, ok := <-window
 	if !ok { // the caller's context ended first
-		return 0, ctx.Err()
+		return out, ctx.Err()
 	}
-	return float64(c[1].sims-c[0].sims) / c[1].at.Sub(c[0].at).Seconds(), nil
+	secs := c[1].at.Sub(c[0].at).Seconds()
+	st := w.Stats()
+	return selfPlayRates{simsPerS: float64(c[1].sims-c[0].sims) / secs, recordedPerS: float64(c[1].recorded-c[0].recorded) / secs,
+		games: st.Games, samples: st.Samples}, nil
 }
 
 // simsPerSample is the simulations a recorded sample costs under the
@@ -421,30 +534,71 @@ func cpuModel() string {
 }
 
 // WriteText prints the figures as a table, each network figure with its
-// share of the peak.
+// share of the peak where the peak was measured. An 8-bit line appears
+// only where the CPU has an 8-bit kernel.
 func (r Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %d cores, kernel %s, %s\n", r.CPU, r.Cores, r.Kernel, r.GoVersion)
-	fmt.Fprintf(&b, "fp32 peak (Sgemm 1024^3, every core): %.0f GFLOP/s\n\n", r.PeakGFLOPs)
+	share := func(v float64) string {
+		if r.PeakGFLOPs <= 0 {
+			return ""
+		}
+		return fmt.Sprintf("  %3.0f%% of peak", 100*v)
+	}
+	if r.PeakGFLOPs > 0 {
+		fmt.Fprintf(&b, "fp32 peak (Sgemm 1024^3, every core): %.0f GFLOP/s\n", r.PeakGFLOPs)
+	}
 	for _, p := range r.Presets {
-		fmt.Fprintf(&b, "%s (network %s)\n", p.Name, p.Network)
-		fmt.Fprintf(&b, "  inference, batch %d:      %9.0f positions/s  %5.0f GFLOP/s  %3.0f%% of peak\n",
-			p.InferenceBatch, p.InferencePosPerS, p.InferenceGFLOPs, 100*p.InferenceShareOfPeak)
-		fmt.Fprintf(&b, "  the same in 8 bits:      %9.0f positions/s  %.2fx fp32 (%s)\n",
-			p.Int8PosPerS, p.Int8PosPerS/max(p.InferencePosPerS, 1e-9), p.Int8Kernel)
-		fmt.Fprintf(&b, "  training step, batch %d: %9.0f samples/s    %5.0f GFLOP/s  %3.0f%% of peak  (%.1f steps/s)\n",
-			p.TrainBatch, p.TrainSamplesPerS, p.TrainGFLOPs, 100*p.TrainShareOfPeak, p.TrainStepsPerS)
+		fmt.Fprintf(&b, "\n%s (network %s)\n", p.Name, p.Network)
+		fmt.Fprintf(&b, "  inference, batch %d:      %9.0f positions/s  %5.0f GFLOP/s%s\n",
+			p.InferenceBatch, p.InferencePosPerS, p.InferenceGFLOPs, share(p.InferenceShareOfPeak))
+		if p.Int8Kernel != "" {
+			fmt.Fprintf(&b, "  the same in 8 bits:      %9.0f positions/s  %.2fx fp32 (%s)\n",
+				p.Int8PosPerS, p.Int8PosPerS/max(p.InferencePosPerS, 1e-9), p.kernel8())
+		} else {
+			b.WriteString("  8 bits: no kernel for this CPU; fp32 is used\n")
+		}
+		fmt.Fprintf(&b, "  training step, batch %d: %9.0f samples/s    %5.0f GFLOP/s%s  (%.1f steps/s)\n",
+			p.TrainBatch, p.TrainSamplesPerS, p.TrainGFLOPs, share(p.TrainShareOfPeak), p.TrainStepsPerS)
 		if p.BF16TrainSamplesPerS > 0 {
 			fmt.Fprintf(&b, "  the same in bf16:        %9.0f samples/s    %.2fx fp32 (%s)\n",
 				p.BF16TrainSamplesPerS, p.BF16TrainSamplesPerS/max(p.TrainSamplesPerS, 1e-9), p.BF16Kernel)
 		}
-		fmt.Fprintf(&b, "  self-play (network):     %9.0f simulations/s, %.0f a recorded sample: %.0f samples/s\n",
-			p.SelfPlaySimsPerS, p.SimsPerSample, p.SelfPlaySamplesPerS)
-		fmt.Fprintf(&b, "  the same in 8 bits:      %9.0f simulations/s, %.0f samples/s, %.2fx fp32\n",
-			p.Int8SelfPlaySimsPerS, p.Int8SelfPlaySamplesPerS, p.Int8SelfPlaySimsPerS/max(p.SelfPlaySimsPerS, 1e-9))
-		fmt.Fprintf(&b, "  alpha-beta, one thread:  %9.0f nodes/s (depth %d)\n", p.AlphaBetaNodesPerS, p.AlphaBetaDepth)
-		fmt.Fprintf(&b, "  perft, one thread:       %9.0f leaves/s (depth %d)\n", p.PerftLeavesPerS, p.PerftDepth)
+		if p.SelfPlaySimsPerS > 0 {
+			fmt.Fprintf(&b, "  self-play (network):     %9.0f simulations/s, %.0f a recorded sample: %.0f samples/s\n",
+				p.SelfPlaySimsPerS, p.SimsPerSample, p.SelfPlaySamplesPerS)
+		}
+		if p.Int8SelfPlaySimsPerS > 0 {
+			fmt.Fprintf(&b, "  the same in 8 bits:      %9.0f simulations/s, %.0f samples/s, %.2fx fp32\n",
+				p.Int8SelfPlaySimsPerS, p.Int8SelfPlaySamplesPerS, p.Int8SelfPlaySimsPerS/max(p.SelfPlaySimsPerS, 1e-9))
+		}
+		fmt.Fprintf(&b, "  selfplay.precision auto:  %s\n", p.autoText())
+		fmt.Fprintf(&b, "  a training run's self-play: %.0f samples/s (%s; %d games, batch %d)\n",
+			p.RunSelfPlaySamplesPerS, p.RunSelfPlay, p.RunParallelGames, p.RunBatch)
+		if p.AlphaBetaDepth > 0 {
+			fmt.Fprintf(&b, "  alpha-beta, one thread:  %9.0f nodes/s (depth %d)\n", p.AlphaBetaNodesPerS, p.AlphaBetaDepth)
+		}
+		if p.PerftDepth > 0 {
+			fmt.Fprintf(&b, "  perft, one thread:       %9.0f leaves/s (depth %d)\n", p.PerftLeavesPerS, p.PerftDepth)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// kernel8 is the 8-bit kernel's name without the precision around it.
+func (p Preset) kernel8() string {
+	return strings.TrimSuffix(strings.TrimPrefix(p.Int8Kernel, "int8 ("), ")")
+}
+
+// autoText says what selfplay.precision auto runs here and why.
+func (p Preset) autoText() string {
+	switch {
+	case p.AutoPrecision == "int8":
+		return "int8, on " + p.kernel8()
+	case p.Int8Kernel != "":
+		return "fp32 (int8 only on a VNNI kernel or AMX tiles; -set selfplay.precision=int8 runs " + p.kernel8() + ", not matched against fp32)"
+	default:
+		return "fp32 (no 8-bit kernel for this CPU)"
+	}
 }

@@ -23,7 +23,7 @@ log=$OUT/speed.jsonl
 for game in "${@:-xiangqi connect4}"; do
   for g in $game; do
     for b in 64 256; do
-      "$OUT/tabula" bench -presets "$g" -each 5s -train-batch "$b" -o "$OUT/bench-$g-$b.json" >/dev/null
+      "$OUT/tabula" bench -presets "$g" -each 5s -train-batch "$b" -json "$OUT/bench-$g-$b.json" >/dev/null
       jq -c --arg g "$g" '.presets[0] | {reference: "tabula", game: $g, batch: .train_batch, samples_per_s: .train_samples_per_s, bf16_samples_per_s: .bf16_train_samples_per_s, inference_batch, inference_pos_per_s, int8_pos_per_s}' "$OUT/bench-$g-$b.json" | tee -a "$log"
       "$PY" docs/repro/torch-train.py --game "$g" --batch "$b" --threads 2 --steps 40 | tee -a "$log"
     done
