@@ -102,8 +102,8 @@ type Preset struct {
 	// generation's (the alpha-beta teacher where the preset starts with
 	// it, else the network's search in AutoPrecision), with the parallel
 	// games and batch SelfPlayFor gives this machine's cores; and the
-	// mean samples of a game where a wave of them (as many as play at
-	// once) ended in the measurement (else 0).
+	// mean samples of a game where the measurement saw enough of them
+	// end to tell (samplesPerGame; else 0).
 	RunSelfPlay            string  `json:"run_selfplay"`
 	RunParallelGames       int     `json:"run_parallel_games"`
 	RunBatch               int     `json:"run_batch"`
@@ -303,9 +303,7 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 	if az.TeacherGenerations > 0 {
 		p.RunSelfPlaySamplesPerS = sp.recordedPerS // the teacher runs no simulations
 	}
-	if sp.games >= int64(p.RunParallelGames) {
-		p.SamplesPerGame = float64(sp.samples) / float64(sp.games)
-	}
+	p.SamplesPerGame = samplesPerGame(sp, p.RunParallelGames)
 
 	if !o.Brief {
 		say("%s: alpha-beta and perft from the start", name)
@@ -391,7 +389,23 @@ func randomBatch(s net.Spec, n int) train.Batch {
 // games that ended and their samples over the whole of it.
 type selfPlayRates struct {
 	simsPerS, recordedPerS float64
-	games, samples         int64
+	// Over the whole measurement: the games that ended, their samples,
+	// and the positions recorded by those and the games still in play.
+	games, samples, recorded int64
+}
+
+// samplesPerGame is the mean samples of the games a measurement saw end,
+// once it can be told (else 0). The games all start together and the
+// short ones end first, so the finished games' mean leans short, while
+// the positions recorded over the games that ended lean long (the games
+// in play add positions but no ending). Where the two are within a
+// quarter of each other (about two waves of parallel games ended), the
+// finished games' mean is taken.
+func samplesPerGame(sp selfPlayRates, parallel int) float64 {
+	if sp.games < 2*int64(parallel) || sp.samples <= 0 || float64(sp.recorded) > 1.25*float64(sp.samples) {
+		return 0
+	}
+	return float64(sp.samples) / float64(sp.games)
 }
 
 // selfPlay plays the self-play setup describes at generation 0 (with its
@@ -472,7 +486,7 @@ func selfPlay(ctx context.Context, setup selfplay.Setup, params *net.Params, pre
 	secs := c[1].at.Sub(c[0].at).Seconds()
 	st := w.Stats()
 	return selfPlayRates{simsPerS: float64(c[1].sims-c[0].sims) / secs, recordedPerS: float64(c[1].recorded-c[0].recorded) / secs,
-		games: st.Games, samples: st.Samples}, nil
+		games: st.Games, samples: st.Samples, recorded: w.Recorded()}, nil
 }
 
 // simsPerSample is the simulations a recorded sample costs under the

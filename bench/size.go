@@ -260,7 +260,11 @@ func (p *Plan) Words(ref *Plan) string {
 	fmt.Fprintf(&b, "  about %s training steps in %s generations of %d, %s self-play samples",
 		count(p.Steps), count(p.Generations), t.StepsPerGeneration, count(p.Samples))
 	if p.Games > 0 {
-		fmt.Fprintf(&b, " (about %s games)", count(p.Games))
+		fmt.Fprintf(&b, " (about %s games", count(p.Games))
+		if p.TeacherGenerations == 0 {
+			b.WriteString(" as long as a fresh network's") // a trained one's differ
+		}
+		b.WriteString(")")
 	}
 	b.WriteString(",\n")
 	if p.Evaluations > 0 {

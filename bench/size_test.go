@@ -225,3 +225,23 @@ func TestWords(t *testing.T) {
 		t.Errorf("Command: %q, want %q", c, want)
 	}
 }
+
+// A game's mean samples is told only once enough games ended that the
+// finished games' mean (short) and the recorded positions over them
+// (long) agree within a quarter.
+func TestSamplesPerGame(t *testing.T) {
+	for _, c := range []struct {
+		sp   selfPlayRates
+		want float64
+	}{
+		{selfPlayRates{games: 200, samples: 6000, recorded: 7000}, 30},
+		{selfPlayRates{games: 127, samples: 6000, recorded: 6000}, 0},  // under two waves of 64
+		{selfPlayRates{games: 200, samples: 6000, recorded: 7600}, 0},  // the bounds apart
+		{selfPlayRates{games: 500, samples: 0, recorded: 0}, 0},        // no sample
+		{selfPlayRates{games: 128, samples: 1280, recorded: 1600}, 10}, // at both limits
+	} {
+		if got := samplesPerGame(c.sp, 64); got != c.want {
+			t.Errorf("%+v: %v samples a game, want %v", c.sp, got, c.want)
+		}
+	}
+}
