@@ -213,7 +213,7 @@ func measurePreset(ctx context.Context, name string, o Options, say func(string,
 	}
 	p.InferenceBatch = cfg.SelfPlay.BatchSize
 	planes := infer.Calibration(start, g.Encoder, p.InferenceBatch, 7) // positions of play
-	_, has8 := Kernel8(spec.Filters)
+	has8 := has8Bit()
 	precisions := []string{"fp32"}
 	if has8 {
 		precisions = append(precisions, "int8")
@@ -323,17 +323,12 @@ func runWindow(brief bool, d time.Duration) time.Duration {
 	return 2 * d
 }
 
-// Kernel8 returns the 8-bit tower's kernel for a network of filters
-// channels on this CPU and build (AMX tiles, a VNNI kernel or AVX2's
-// 7-bit one), and whether there is one: where only the pure-Go twin runs
-// (no AVX2, or a noasm build) it is false, and the bench offers no 8-bit
-// figures, since the twin is slower than fp32.
-func Kernel8(filters int) (string, bool) {
-	if gemm.HasAMX() {
-		return "amx", true
-	}
-	k := gemm.Kernel8For(filters)
-	return k.Name, k.Name != gemm.Kernel8Go(k.NR).Name
+// has8Bit reports whether the 8-bit tower runs on a kernel of its own
+// here (AMX tiles, a VNNI kernel or AVX2's 7-bit one): where only the
+// pure-Go twin would (no AVX2, or a noasm build) the bench offers no
+// 8-bit figures, since the twin is slower than fp32.
+func has8Bit() bool {
+	return gemm.HasAMX() || gemm.Kernel8For(16).Name != gemm.Kernel8Go(16).Name
 }
 
 func inference(ctx context.Context, n *infer.Net, planes []float32, batch int, d time.Duration) (float64, error) {
@@ -429,15 +424,13 @@ func selfPlay(ctx context.Context, setup selfplay.Setup, params *net.Params, pre
 	if err != nil {
 		return out, err
 	}
-	// The teacher searches no tree: its window waits for recorded
-	// positions only.
-	teacher := setup.SelfPlay.ABZero.TeacherGenerations > 0
 	// The first second fills the parallel games' trees and the cache. The
 	// window closes after d, but not before a batch past the warm-up was
 	// evaluated and simulations were asked for after it (the requests of
-	// a batch are counted when they are made, before it is evaluated),
-	// and a position was recorded: a slow path is measured, not reported
-	// as nothing.
+	// a batch are counted when they are made, before it is evaluated): a
+	// slow path is measured, not reported as nothing. The teacher
+	// searches no tree: its window waits for a recorded position instead.
+	teacher := setup.SelfPlay.ABZero.TeacherGenerations > 0
 	warm := min(time.Second, d/4)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -465,8 +458,11 @@ func selfPlay(ctx context.Context, setup selfplay.Setup, params *net.Params, pre
 			select {
 			case <-tick.C:
 				c := now()
-				searched := teacher || c.batches > c0.batches && c.sims > c0.sims
-				if time.Since(t0) >= d && searched && c.recorded > c0.recorded {
+				moved := c.batches > c0.batches && c.sims > c0.sims
+				if teacher {
+					moved = c.recorded > c0.recorded
+				}
+				if time.Since(t0) >= d && moved {
 					window <- [2]count{c0, c}
 					cancel()
 					return
