@@ -46,7 +46,7 @@ func (p *Position) ParseMove(s string) (game.Move, error) {
 	if n == 0 {
 		return game.NoMove, fmt.Errorf("xiangqi: illegal move %q: the game is over (no legal moves)", s)
 	}
-	return game.NoMove, fmt.Errorf("xiangqi: illegal move %q in %s", s, p)
+	return game.NoMove, fmt.Errorf("xiangqi: illegal move %q: %s", s, p.WhyIllegal(m))
 }
 
 func (p *Position) parseSquares(s string) (from, to int, err error) {
