@@ -459,12 +459,15 @@ type PlayState struct {
 	Replies  []*EngineReply `json:"replies"` // by ply, null for the person's moves
 	Legal    []string       `json:"legal"`
 	ToMove   string         `json:"to_move"` // human, engine, or "" when over
-	Over     bool           `json:"over"`
-	Result   string         `json:"result,omitempty"` // 1-0, 0-1, 1/2-1/2
-	Reason   string         `json:"reason,omitempty"`
-	Winner   string         `json:"winner,omitempty"` // human, engine or draw
-	Saved    string         `json:"saved,omitempty"`  // the record file
-	SaveErr  string         `json:"save_error,omitempty"`
+	// InCheck: the side to move is in check (Xiangqi), for the page to
+	// mark the general and to say checkmate rather than stalemate.
+	InCheck bool   `json:"in_check,omitempty"`
+	Over    bool   `json:"over"`
+	Result  string `json:"result,omitempty"` // 1-0, 0-1, 1/2-1/2
+	Reason  string `json:"reason,omitempty"`
+	Winner  string `json:"winner,omitempty"` // human, engine or draw
+	Saved   string `json:"saved,omitempty"`  // the record file
+	SaveErr string `json:"save_error,omitempty"`
 }
 
 func (g *playGame) state() PlayState {
@@ -473,6 +476,9 @@ func (g *playGame) state() PlayState {
 		Saved: g.saved, SaveErr: g.saveErr}
 	if b, ok := g.pos.(game.Boarder); ok {
 		st.Board = b.Board()
+	}
+	if c, ok := g.pos.(interface{ InCheck() bool }); ok {
+		st.InCheck = c.InCheck()
 	}
 	if s := g.pos.Status(); s.Over() {
 		st.Over, st.Reason = true, s.Reason
@@ -669,10 +675,13 @@ type PlayGameChoice struct {
 type PlayChoices struct {
 	Games         []PlayGameChoice `json:"games"`
 	NamedNetworks bool             `json:"named_networks"`
-	Saving        bool             `json:"saving"`
-	DefaultSims   int              `json:"default_sims"`
-	DefaultDepth  int              `json:"default_depth"`
-	DefaultM      float64          `json:"default_m"` // the blend's weight
+	// Dashboard: the server shows a run, so the dashboard page has one
+	// to show (a Play-only server's page links nowhere else).
+	Dashboard    bool    `json:"dashboard"`
+	Saving       bool    `json:"saving"`
+	DefaultSims  int     `json:"default_sims"`
+	DefaultDepth int     `json:"default_depth"`
+	DefaultM     float64 `json:"default_m"` // the blend's weight
 	// The limits a new game may ask for.
 	MaxSims       int            `json:"max_sims"`
 	MaxDepth      map[string]int `json:"max_depth"` // by game
@@ -685,7 +694,7 @@ var playGames = []string{"connect4", "lion", "xiangqi"}
 
 func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 	pr := s.play
-	out := PlayChoices{NamedNetworks: pr.opts.NamedNetworks, Saving: pr.opts.Records != "", DefaultSims: defaultSims, DefaultDepth: defaultDepth,
+	out := PlayChoices{NamedNetworks: pr.opts.NamedNetworks, Dashboard: pr.run != "", Saving: pr.opts.Records != "", DefaultSims: defaultSims, DefaultDepth: defaultDepth,
 		DefaultM: defaultM, MaxSims: maxSims, MaxDepth: maxDepths, MinMoveTimeMS: minMoveTimeMS, MaxMoveTimeMS: maxMoveTimeMS}
 	var paths []NetworkChoice
 	if pr.run != "" {
@@ -1171,7 +1180,7 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
 	}
 	m, err := g.pos.ParseMove(text)
 	if err != nil {
-		s.playFail(w, refuse(http.StatusUnprocessableEntity, "illegal move: %v", err))
+		s.playFail(w, refuse(http.StatusUnprocessableEntity, "%s", illegalText(g.game, err)))
 		return
 	}
 	g.moves = append(g.moves, g.pos.FormatMove(m))
@@ -1188,6 +1197,17 @@ func (s *Server) playMove(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.writeJSON(w, g.state())
+}
+
+// illegalText is a game's refusal of a move as the page shows it: the
+// game's reason without the package's prefix ("xiangqi: "), said to be
+// an illegal move.
+func illegalText(gameName string, err error) string {
+	msg := strings.TrimPrefix(err.Error(), gameName+": ")
+	if !strings.Contains(msg, "illegal") {
+		msg = "illegal move: " + msg
+	}
+	return msg
 }
 
 // playReply asks the engine to move when it is its turn (after a reply

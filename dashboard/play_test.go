@@ -143,8 +143,12 @@ func TestPlayOtherGames(t *testing.T) {
 	if code != http.StatusOK || len(st.Moves) != 1 || st.ToMove != "human" || st.Board.Ranks != 10 || st.Human != "second" {
 		t.Fatalf("xiangqi, engine first: %d %q %+v", code, msg, st)
 	}
-	if code, _, msg := call(t, srv, "POST", "/api/play/games/"+st.ID+"/move", moveBody("a10a5")); code != http.StatusUnprocessableEntity || !strings.Contains(msg, "illegal move") {
-		t.Errorf("a10a5: %d %q", code, msg)
+	// Refusals say why in words (xiangqi.WhyIllegal), not the position.
+	for move, why := range map[string]string{"a10a5": "the chariot is blocked at a7", "a1a2": "no piece of yours on a1 (Black is to move)"} {
+		if code, _, msg := call(t, srv, "POST", "/api/play/games/"+st.ID+"/move", moveBody(move)); code != http.StatusUnprocessableEntity ||
+			msg != `illegal move "`+move+`": `+why {
+			t.Errorf("%s: %d %q, want the reason %q", move, code, msg, why)
+		}
 	}
 	code, st, msg = call(t, srv, "POST", "/api/play/games/"+st.ID+"/move", moveBody("h8e8"))
 	if code != http.StatusOK || len(st.Moves) != 3 || st.Moves[1] != "h8e8" {
@@ -335,8 +339,8 @@ func TestPlayBadRequests(t *testing.T) {
 	}
 	var ch PlayChoices
 	get(t, srv, "/api/play/options", &ch)
-	if len(ch.Games) != 3 || !ch.Saving || ch.NamedNetworks {
-		t.Errorf("options %+v", ch)
+	if len(ch.Games) != 3 || !ch.Saving || ch.NamedNetworks || ch.Dashboard {
+		t.Errorf("options %+v (a Play-only server has no dashboard to link)", ch)
 	}
 }
 
@@ -348,6 +352,9 @@ func TestPlayNetwork(t *testing.T) {
 	defer srv.Close()
 	var ch PlayChoices
 	get(t, srv, "/api/play/options", &ch)
+	if !ch.Dashboard {
+		t.Error("a server with a run does not offer its dashboard")
+	}
 	for _, g := range ch.Games {
 		if n := len(g.Networks); (g.Name == "connect4") != (n == 1) {
 			t.Errorf("%s offers %d networks", g.Name, n)
