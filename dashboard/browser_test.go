@@ -125,10 +125,11 @@ func TestBrowser(t *testing.T) {
 	}
 	b, _ := json.Marshal(p.(game.Boarder).Board())
 	var hands string
-	eval(fmt.Sprintf(`(() => { drawBoard(document.getElementById("board"), %s, "lion"); return [...document.querySelectorAll("#board .hand")].map(e => e.textContent).join("|"); })()`, b), &hands)
+	eval(fmt.Sprintf(`(() => { drawBoard(document.getElementById("board"), %s, "lion");
+		return [...document.querySelectorAll("#board .hand")].map(e => (e.dataset.side === "0" ? "first: " : "second: ") + (e.dataset.hand || "-")).join("|"); })()`, b), &hands)
 	var cells int
 	eval(`document.querySelectorAll("#board .pt").length`, &cells)
-	if cells != 12 || hands != "second: c|first: -" {
+	if cells != 12 || hands != "first: -|second: c" {
 		t.Errorf("lion board: %d cells, hands %q", cells, hands)
 	}
 

@@ -15,10 +15,15 @@ import (
 )
 
 // TestPlayBrowser plays on the Play page in headless Chromium as a person
-// would, by clicks: a whole Connect Four game against alpha-beta, a move
-// refused with its reason on the page, and ten Xiangqi moves. No console
-// errors. TABULA_SCREENSHOTS=DIR keeps play-connect4.png and
-// play-xiangqi.png in DIR.
+// would, by clicks: a whole Connect Four game against alpha-beta (the
+// last disc and the winning four marked), Xiangqi (an illegal move
+// refused with its reason in words, a piece's legal targets shown as the
+// server lists them, ten moves with the last one marked, the board turned
+// when the person plays second, the Latin letters switch), Catch the
+// Lion (an illegal step explained, how its pieces move, moves and drops
+// by clicks), and each game at a phone's width without sideways scroll.
+// No console errors. TABULA_SCREENSHOTS=DIR keeps play-GAME.png and
+// play-GAME-phone.png in DIR (docs/images holds them).
 func TestPlayBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
@@ -85,6 +90,35 @@ func TestPlayBrowser(t *testing.T) {
 		}
 	}
 
+	// phone keeps the viewport (a phone's screen) as play-GAME-phone.png.
+	phone := func(g string) {
+		t.Helper()
+		var b []byte
+		if err := chromedp.Run(ctx, chromedp.CaptureScreenshot(&b)); err != nil {
+			t.Fatal(err)
+		}
+		dir := os.Getenv("TABULA_SCREENSHOTS")
+		if dir == "" {
+			dir = t.TempDir()
+		}
+		if err := os.WriteFile(filepath.Join(dir, "play-"+g+"-phone.png"), b, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+
+	// lastMarked: the board marks the last move's cells, as the game's
+	// last move names them.
+	lastMarked := func(what string) {
+		t.Helper()
+		var n, want int
+		eval(`document.querySelectorAll("#p-board .last").length`, &n)
+		eval(`(() => { const m = state.moves[state.moves.length - 1]; return !m ? 0 : state.board.style === "xiangqi" && /^[a-z]\d+[a-z]\d+$/.test(m) ? 2 : 1; })()`, &want)
+		if want == 0 || n < want {
+			t.Errorf("%s: %d marks of the last move, want %d", what, n, want)
+		}
+	}
+	games := map[string]string{} // a game of each kind, by id, for the phone's view
+
 	// Connect Four against alpha-beta at depth 2, the default game.
 	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/")); err != nil {
 		t.Fatal(err)
@@ -139,6 +173,23 @@ func TestPlayBrowser(t *testing.T) {
 		t.Errorf("engine panel %q with %d rows", engine, topRows)
 	}
 	waitJS("the saved record", `document.getElementById("p-saving").textContent.startsWith("saved to ")`)
+	// A win is marked by its four and said in words; a draw says the board
+	// is full.
+	var winner string
+	var lineDiscs, winLines int
+	eval(`state.winner`, &winner)
+	eval(`document.querySelectorAll("#p-board .win").length`, &lineDiscs)
+	eval(`document.querySelectorAll("#p-board .win-line").length`, &winLines)
+	switch {
+	case winner == "draw" && !strings.Contains(status, "the board is full"):
+		t.Errorf("draw: status %q", status)
+	case winner != "draw" && (lineDiscs < 4 || winLines != 1 || !strings.Contains(status, "four in a row")):
+		t.Errorf("%s won: %d discs and %d lines marked, status %q", winner, lineDiscs, winLines, status)
+	}
+	lastMarked("Connect Four")
+	var id string
+	eval(`state.id`, &id)
+	games["connect4"] = id
 	shot("play-connect4.png")
 	if _, err := os.Stat(filepath.Join(records, "connect4", "arena", "play.jsonl")); err != nil {
 		t.Error(err)
@@ -154,9 +205,25 @@ func TestPlayBrowser(t *testing.T) {
 	click("#p-new")
 	ready()
 	waitJS("the Xiangqi board", `document.querySelectorAll("#p-board .pt").length === 90 && state.game === "xiangqi"`)
-	click(point(0, 9)) // the rook at a1: blocked by the soldier at a4
-	click(point(0, 4))
-	waitJS("the refusal", `!document.getElementById("p-error").hidden && document.getElementById("p-error").textContent.includes("illegal move")`)
+	click(point(0, 9)) // the chariot at a1: blocked by the soldier at a4
+	click(point(0, 4)) // a6
+	waitJS("the refusal", `!document.getElementById("p-error").hidden && document.getElementById("p-error").textContent === 'illegal move "a1a6": the chariot is blocked at a4'`)
+	// A piece selected shows where it may go: the targets are the server's
+	// legal moves from its point.
+	click(point(1, 9)) // the horse at b1
+	var targets, legalFrom int
+	eval(`document.querySelectorAll("#p-board .target").length`, &targets)
+	eval(`state.legal.filter((m) => m.startsWith("b1")).length`, &legalFrom)
+	if targets != legalFrom || targets == 0 {
+		t.Errorf("the horse at b1 shows %d targets, the server lists %d moves", targets, legalFrom)
+	}
+	click(point(1, 9)) // unselected
+	// The form shows only what applies: alpha-beta has no simulations.
+	var simsShown bool
+	eval(`getComputedStyle(document.getElementById("p-sims-row")).display !== "none"`, &simsShown)
+	if simsShown {
+		t.Error("the simulations field shows for alpha-beta")
+	}
 	for i := range 10 {
 		n := ready()
 		var over bool
@@ -182,7 +249,124 @@ func TestPlayBrowser(t *testing.T) {
 	if hasError {
 		t.Errorf("an error shown after legal moves")
 	}
+	lastMarked("Xiangqi")
+	// Red's pieces in their traditional characters: the general 帥.
+	var general string
+	eval(`[...document.querySelectorAll("#p-board .pt")].find((g) => g.dataset.piece === "K").querySelector(".glyph").textContent`, &general)
+	if general != "帥" {
+		t.Errorf("Red's general drawn as %q", general)
+	}
+	// The shot shows a piece's targets: the first legal move's piece.
+	var from []int
+	eval(`(() => { const x = /^([a-i])(\d+)/.exec(state.legal[0]); return [x[1].charCodeAt(0) - 97, 10 - Number(x[2])]; })()`, &from)
+	click(point(from[0], from[1]))
+	eval(`state.id`, &id)
+	games["xiangqi"] = id
 	shot("play-xiangqi.png")
+
+	// Playing second, the board is turned: Red's general at the top, and
+	// the files run from i on the left. Turn board turns it back.
+	eval(`(() => { document.getElementById("p-side").value = "second"; return true; })()`, new(bool))
+	click("#p-new")
+	waitJS("the engine's opening", `state !== null && !busy && state.human === "second" && state.moves.length === 1`)
+	above := func() (redAbove bool) {
+		eval(`(() => { const y = (p) => Number([...document.querySelectorAll("#p-board .pt")].find((g) => g.dataset.piece === p).dataset.y); return y("K") < y("k"); })()`, &redAbove)
+		return redAbove
+	}
+	var firstFile string
+	eval(`[...document.querySelectorAll("#p-board .coord.file")].sort((a, b) => a.getAttribute("x") - b.getAttribute("x"))[0].textContent`, &firstFile)
+	if !above() || firstFile != "i" {
+		t.Errorf("playing second: Red above %v, leftmost file %q", above(), firstFile)
+	}
+	click("#p-flip")
+	if above() {
+		t.Error("Turn board left Red above")
+	}
+	// Latin letters, remembered by the browser.
+	click("#p-latin")
+	eval(`[...document.querySelectorAll("#p-board .pt")].find((g) => g.dataset.piece === "K").querySelector(".glyph").textContent + localStorage.getItem("tabula.pieces")`, &general)
+	if general != "Klatin" {
+		t.Errorf("Latin letters: the general %q", general)
+	}
+	click("#p-latin")
+	eval(`(() => { document.getElementById("p-side").value = "first"; return true; })()`, new(bool))
+
+	// Catch the Lion: a step the lion cannot make, explained; how each
+	// piece moves (a dot a step on every piece, the legend); moves and
+	// drops by clicks until a piece has been dropped or ten moves.
+	eval(`(() => { document.getElementById("p-game").value = "lion"; document.getElementById("p-game").dispatchEvent(new Event("change"));
+		document.getElementById("p-ab-limit").value = "depth"; document.getElementById("p-ab-value").value = "1"; return true; })()`, new(bool))
+	click("#p-new")
+	ready()
+	waitJS("the Catch the Lion board", `state.game === "lion" && document.querySelectorAll("#p-board .pt").length === 12`)
+	click(point(1, 3)) // the lion at b1
+	click(point(1, 1)) // b3, two steps away
+	waitJS("the lion's refusal", `!document.getElementById("p-error").hidden && document.getElementById("p-error").textContent.includes("a lion cannot step from b1 to b3")`)
+	var steps, legend int
+	eval(`document.querySelectorAll("#p-board .pt .step").length`, &steps)
+	eval(`document.querySelectorAll("#p-legend figure").length`, &legend)
+	// The start's pieces: 2 lions (8 steps each), giraffes (4), elephants
+	// (4), chicks (1).
+	if steps != 2*(8+4+4+1) || legend != 5 {
+		t.Errorf("Catch the Lion: %d step dots, %d pieces in the legend", steps, legend)
+	}
+	click(point(1, 3)) // unselect the lion
+	dropped := false
+	for i := 0; i < 10 && !dropped; i++ {
+		n := ready()
+		var over bool
+		eval(`state.over`, &over)
+		if over {
+			break
+		}
+		// A drop when there is one, else a capture, else a spread.
+		var mv string
+		eval(`state.legal.find((m) => m.includes("*")) || state.legal.find((m) => { const x = /^([a-c]\d)([a-c]\d)$/.exec(m); return x && state.board.cells[cellOf(x[2])] !== ""; }) || state.legal[(5 * `+itoa(i)+`) % state.legal.length]`, &mv)
+		to := mv[len(mv)-2:]
+		sq := func(s string) string { return point(int(s[0]-'a'), 4-int(s[1]-'0')) }
+		if strings.Contains(mv, "*") {
+			click(`#p-board .hand-pc[data-side="0"][data-letter="` + mv[:1] + `"]`)
+			dropped = true
+		} else {
+			click(sq(mv[:2]))
+		}
+		click(sq(to))
+		waitJS("the reply", `(state.moves.length > `+itoa(n)+` || state.over) && !busy`)
+		eval(`document.getElementById("p-error").hidden`, new(bool))
+	}
+	ready()
+	lastMarked("Catch the Lion")
+	eval(`state.id`, &id)
+	games["lion"] = id
+	shot("play-lion.png")
+
+	// At a phone's width each game fits without sideways scroll.
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(390, 844)); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []string{"connect4", "xiangqi", "lion"} {
+		if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/play.html?view="+g+"#"+games[g])); err != nil {
+			t.Fatal(err)
+		}
+		waitJS("the game at a phone's width", `state !== null && state.id === "`+games[g]+`" && !busy`)
+		var wide []int
+		eval(`[document.documentElement.scrollWidth, window.innerWidth]`, &wide)
+		if wide[0] > wide[1] {
+			t.Errorf("%s at 390 px: the page is %d px wide in a %d px window", g, wide[0], wide[1])
+		}
+		var boardW float64
+		eval(`document.getElementById("p-board").getBoundingClientRect().width`, &boardW)
+		if boardW < 250 {
+			t.Errorf("%s at 390 px: the board is %.0f px wide", g, boardW)
+		}
+		if err := chromedp.Run(ctx, chromedp.ScrollIntoView("#p-board", chromedp.ByID)); err != nil {
+			t.Fatal(err)
+		}
+		phone(g)
+	}
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(1200, 900)); err != nil {
+		t.Fatal(err)
+	}
 
 	// Alpha-Beta-Zero with Connect Four's shipped network: offered beside
 	// alpha-beta and the network, its weight shown, and its reply's panel.

@@ -116,31 +116,157 @@ async function newGame() {
 
 // --- the game --------------------------------------------------------------
 
+// turned overrides whether the board is turned (the Turn board button);
+// null: turned when the person plays second.
+let turned = null;
+
 function show(st) {
+  if (!state || state.id !== st.id) turned = null;
   state = st;
+  document.body.classList.add("in-game");
   history.replaceState(null, "", "#" + st.id);
-  $("p-title").textContent = `${st.game}: you (${st.human}) vs ${st.engine}`;
+  $("p-title").textContent = `${gameTitle(st.game)}: you (${st.human}) vs ${st.engine}`;
   $("p-status").textContent = statusText(st);
   $("p-status").dataset.over = st.over ? "1" : "";
   $("p-undo").disabled = !st.replies.some((r) => r === null);
-  drawBoard($("p-board"), st.board, st.game);
-  markSelection();
-  drawHand();
+  drawPosition();
   drawEngine();
-  $("p-moves").replaceChildren(...st.moves.map((m, i) => {
-    const li = document.createElement("li");
-    li.textContent = (st.replies[i] ? "engine " : "you ") + m;
-    return li;
-  }));
+  drawMoves();
   $("p-saving").textContent = st.saved ? "saved to " + st.saved : st.save_error ? "not saved: " + st.save_error : "";
+}
+
+function gameTitle(name) {
+  return { xiangqi: "Xiangqi", connect4: "Connect Four", lion: "Catch the Lion" }[name] || name;
+}
+
+// isTurned: the board is drawn from the second player's side.
+function isTurned() {
+  if (state.board.style === "connect4") return false;
+  return turned === null ? state.human === "second" : turned;
+}
+
+// drawPosition draws the board with the last move, a check and a
+// winning line marked, then the selection.
+function drawPosition() {
+  const st = state, b = st.board;
+  const o = { flip: isTurned(), last: lastCells(st), maxHeight: 560 };
+  if (st.in_check && b.style === "xiangqi") o.check = b.cells.indexOf(b.side === 0 ? "K" : "k");
+  if (st.over && st.winner !== "draw" && b.style === "connect4") o.line = winLine(b);
+  drawBoard($("p-board"), b, st.game, o);
+  $("p-tools").hidden = b.style === "connect4";
+  $("p-latin-row").hidden = b.style !== "xiangqi";
+  $("p-latin").checked = pieceStyle() === "latin";
+  drawLegend();
+  markSelection();
+}
+
+// cellOf is the index into board.cells of a square name (a1 at the
+// bottom left of the unturned board).
+function cellOf(sq) {
+  const b = state.board;
+  return (b.ranks - Number(sq.slice(1))) * b.files + sq.charCodeAt(0) - 97;
+}
+
+// lastCells are the cells the last move left and reached: a drop's
+// square, a Connect Four column's top disc.
+function lastCells(st) {
+  const m = st.moves[st.moves.length - 1], b = st.board;
+  if (!m) return [];
+  if (b.style === "connect4") {
+    const col = Number(m) - 1;
+    for (let r = 0; r < b.ranks; r++) if (b.cells[r * b.files + col]) return [r * b.files + col];
+    return [];
+  }
+  const drop = /^[A-Z]\*([a-z]\d+)$/.exec(m);
+  if (drop) return [cellOf(drop[1])];
+  const sq = parseSquares(m);
+  return sq ? sq.map(cellOf) : [];
+}
+
+// provisional is the board after the person's legal move, drawn while
+// the engine thinks (the server's board replaces it: a chick that
+// reached the far rank shows as a hen then).
+function provisional(move) {
+  const b = structuredClone(state.board), human = humanSide();
+  const piece = (p) => (human === 0 ? p.toUpperCase() : p.toLowerCase());
+  if (b.style === "connect4") {
+    const col = Number(move) - 1;
+    for (let r = b.ranks - 1; r >= 0; r--) if (!b.cells[r * b.files + col]) { b.cells[r * b.files + col] = human === 0 ? "X" : "O"; break; }
+    return b;
+  }
+  const drop = /^([A-Z])\*([a-z]\d+)$/.exec(move);
+  if (drop) {
+    b.cells[cellOf(drop[2])] = piece(drop[1]);
+    b.hands[human] = b.hands[human].replace(piece(drop[1]), "");
+    return b;
+  }
+  const [from, to] = parseSquares(move).map(cellOf);
+  const taken = b.cells[to];
+  if (taken && b.style === "squares") b.hands[human] += piece(taken === "h" || taken === "H" ? "c" : taken);
+  b.cells[to] = b.cells[from];
+  b.cells[from] = "";
+  return b;
+}
+
+// endWords says in words what ended the game (the rules' reason).
+function endWords(st) {
+  const r = st.reason;
+  if (r === "no legal moves" && st.game === "xiangqi") return st.in_check ? "checkmate" : "stalemate: the side with no move loses";
+  return {
+    "four in a row": "four in a row",
+    "board full": "the board is full",
+    "lion captured": "the lion was captured",
+    "try": "a lion reached the far rank safely (a try)",
+    "no legal move": "no legal move",
+    "perpetual check": "perpetual check: the side giving it loses",
+    "perpetual chase": "perpetual chase: the side chasing loses",
+    "repetition": "the position repeated",
+    "120 plies without capture": "sixty moves each without a capture",
+    "no attacking material": "neither side has a piece that can attack",
+    "ply cap": "the game reached its length limit",
+  }[r] || r;
 }
 
 function statusText(st) {
   if (st.over) {
-    const who = { human: "you win", engine: "the engine wins", draw: "draw" }[st.winner];
-    return `game over: ${who} (${st.reason}), ${st.result}`;
+    const who = { human: "you win", engine: "the engine wins", draw: "a draw" }[st.winner];
+    return `game over: ${who}, ${endWords(st)} (${st.result})`;
   }
-  return st.to_move === "human" ? `your move (${st.human})` : "the engine is to move";
+  if (st.to_move !== "human") return "the engine is to move";
+  return st.in_check ? "your move: you are in check" : `your move (you play ${st.human})`;
+}
+
+// drawMoves lists the moves in pairs, the person's and the engine's
+// told apart.
+function drawMoves() {
+  const items = [];
+  state.moves.forEach((m, i) => {
+    if (i % 2 === 0) items.push(document.createElement("li"));
+    const span = document.createElement("span");
+    span.className = state.replies[i] ? "engine" : "you";
+    span.textContent = m;
+    span.title = state.replies[i] ? "the engine's move" : "your move";
+    items[items.length - 1].append(span);
+  });
+  $("p-moves").replaceChildren(...items);
+  $("p-moves").scrollTop = $("p-moves").scrollHeight;
+}
+
+// drawLegend shows how Catch the Lion's pieces move.
+function drawLegend() {
+  const box = $("p-legend");
+  box.hidden = state.board.style !== "squares";
+  if (box.hidden) { box.replaceChildren(); return; }
+  box.replaceChildren(...Object.entries(LION_PIECES).map(([letter, kind]) => {
+    const fig = document.createElement("figure");
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("viewBox", "0 0 44 44");
+    lionTile(svg, 22, 22, 44, letter, false);
+    const cap = document.createElement("figcaption");
+    cap.innerHTML = `<b>${kind.name}</b> ${kind.how}`;
+    fig.append(svg, cap);
+    return fig;
+  }));
 }
 
 // drawEngine shows the engine's last reply: its top moves and value.
@@ -177,6 +303,7 @@ function drawEngine() {
   box.replaceChildren(head, table, pv);
 }
 
+
 // Square names: files a, b, ... from the left; ranks from 1 at the bottom.
 function squareName(f, r) {
   return String.fromCharCode(97 + f) + (state.board.ranks - r);
@@ -191,10 +318,14 @@ function own(piece) {
   return piece !== "" && (piece === piece.toUpperCase()) === (state.human === "first");
 }
 
+function humanSide() { return state.human === "first" ? 0 : 1; }
+
+// markSelection marks the selected piece (or piece in hand) and the
+// points its legal moves reach: a dot on an empty one, a ring round a
+// piece it takes.
 function markSelection() {
   const svg = $("p-board");
-  for (const t of svg.querySelectorAll(".target")) t.remove();
-  for (const g of svg.querySelectorAll(".pt.selected")) g.classList.remove("selected");
+  for (const t of svg.querySelectorAll(".target, .sel")) t.remove();
   if (!selected || state.board.style === "connect4") return;
   const targets = new Set();
   for (const m of state.legal) {
@@ -205,50 +336,41 @@ function markSelection() {
       if (sq && sq[0] === selected) targets.add(sq[1]);
     }
   }
+  const size = state.board.style === "xiangqi" ? 40 : 64;
+  const ring = (x, y, r, cls) => el("circle", { cx: x, cy: y, r, class: cls }, svg);
   for (const g of svg.querySelectorAll(".pt")) {
-    const sq = squareName(+g.dataset.file, +g.dataset.rank);
-    if (sq === selected) g.classList.add("selected");
-    if (targets.has(sq)) {
-      const c = g.querySelector("circle");
-      el("circle", { cx: c.getAttribute("cx"), cy: c.getAttribute("cy"), r: 7, class: "target" }, svg);
-    }
+    const sq = squareName(+g.dataset.file, +g.dataset.rank), x = g.dataset.x, y = g.dataset.y;
+    if (sq === selected) ring(x, y, size * 0.5, "sel");
+    if (targets.has(sq)) ring(x, y, g.dataset.piece ? size * 0.47 : size * 0.14, g.dataset.piece ? "target capture" : "target");
+  }
+  for (const g of svg.querySelectorAll(".hand-pc")) {
+    if (selected === g.dataset.letter + "*" && +g.dataset.side === humanSide()) ring(g.dataset.x, g.dataset.y, 28, "sel");
   }
 }
 
-// drawHand offers the person's pieces in hand (Catch the Lion) to drop.
-function drawHand() {
-  const box = $("p-hand");
-  const side = state.human === "first" ? 0 : 1;
-  const hand = state.board.hands ? state.board.hands[side] || "" : "";
-  box.replaceChildren(...[...new Set(hand)].map((p) => {
-    const b = document.createElement("button");
-    b.type = "button";
-    b.className = "drop";
-    b.dataset.letter = p.toUpperCase();
-    b.textContent = "drop " + p.toUpperCase();
-    b.classList.toggle("selected", selected === p.toUpperCase() + "*");
-    b.onclick = () => {
-      selected = selected === b.dataset.letter + "*" ? null : b.dataset.letter + "*";
-      drawHand();
-      markSelection();
-    };
-    return b;
-  }));
-}
-
 function clicked(e) {
+  if (!state || busy) return;
+  const hand = e.target.closest(".hand-pc");
   const g = e.target.closest(".pt");
-  if (!g || !state || busy) return;
+  if (!hand && !g) return;
   if (state.over) { showError("the game is over: start a new game or take back a move"); return; }
+  if (hand) {
+    if (+hand.dataset.side !== humanSide()) { showError("those are the engine's pieces in hand"); return; }
+    const drop = hand.dataset.letter + "*";
+    selected = selected === drop ? null : drop;
+    showError("");
+    markSelection();
+    return;
+  }
   const f = +g.dataset.file, r = +g.dataset.rank;
   if (state.board.style === "connect4") { play(String(f + 1)); return; }
   const sq = squareName(f, r);
   const piece = state.board.cells[r * state.board.files + f];
   if (selected && selected.endsWith("*")) { play(selected + sq); return; }
   if (selected === sq) { selected = null; markSelection(); return; }
-  if (own(piece)) { selected = sq; showError(""); drawHand(); markSelection(); return; }
+  if (own(piece)) { selected = sq; showError(""); markSelection(); return; }
   if (selected) { play(selected + sq); return; }
-  showError("choose one of your own pieces first");
+  showError(piece ? "that is the engine's piece: choose one of your own first" : "choose one of your own pieces first");
 }
 
 async function play(move) {
@@ -258,6 +380,8 @@ async function play(move) {
   $("p-status").textContent = `you played ${move}; the engine is thinking...`;
   try {
     selected = null;
+    // A legal move shows at once, before the engine's reply comes back.
+    if (state.legal.includes(move)) drawBoard($("p-board"), provisional(move), state.game, { flip: isTurned(), last: lastCells({ moves: [move], board: provisional(move) }), maxHeight: 560 });
     show(await api("POST", `api/play/games/${state.id}/move`, { move }));
   } catch (e) {
     showError(e.message);
@@ -302,7 +426,9 @@ document.addEventListener("DOMContentLoaded", async () => {
     showError(e.message);
     return;
   }
-  $("p-game").replaceChildren(...choices.games.map((g) => new Option(g.name, g.name)));
+  $("p-game").replaceChildren(...choices.games.map((g) => new Option(gameTitle(g.name), g.name)));
+  // A Play-only server has no dashboard: the link would come back here.
+  $("dashboard-link").hidden = !choices.dashboard;
   $("p-sims").value = choices.default_sims;
   $("p-ab-value").value = choices.default_depth;
   $("p-m").value = choices.default_m;
@@ -316,6 +442,15 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("setup").onsubmit = (e) => { e.preventDefault(); if (!busy) newGame(); };
   $("p-undo").onclick = undo;
   $("p-board").addEventListener("click", clicked);
+  $("p-flip").onclick = () => {
+    if (!state) return;
+    turned = !isTurned();
+    drawPosition();
+  };
+  $("p-latin").onchange = () => {
+    try { localStorage.setItem("tabula.pieces", $("p-latin").checked ? "latin" : "traditional"); } catch (e) { /* private mode: this page only */ }
+    if (state) drawPosition();
+  };
   fillOpponents();
   if (location.hash.length > 1) resume(location.hash.slice(1));
 });
