@@ -734,6 +734,10 @@ type NewPlayRequest struct {
 	Opponent string `json:"opponent"` // ab, net or abzero
 	Network  string `json:"network,omitempty"`
 	Side     string `json:"side"` // the person's: first or second
+	// Position is where the game starts, in the game's text (Xiangqi's
+	// FEN, Connect Four's moves from the empty board, Catch the Lion's
+	// position); "" the usual start.
+	Position string `json:"position,omitempty"`
 	Sims     int    `json:"sims,omitempty"`
 	Depth    int    `json:"depth,omitempty"`
 	MoveTime int    `json:"movetime_ms,omitempty"` // ab: instead of depth
@@ -823,9 +827,12 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 	if err != nil {
 		return nil, refuse(http.StatusBadRequest, "%v", err)
 	}
-	pos, err := gm.Start("", nil)
+	pos, err := gm.Start(strings.TrimSpace(req.Position), nil)
 	if err != nil {
-		return nil, err
+		return nil, refuse(http.StatusBadRequest, "position: %v", err)
+	}
+	if st := pos.Status(); st.Over() {
+		return nil, refuse(http.StatusBadRequest, "position %q: the game is over there (%s)", req.Position, st.Reason)
 	}
 	g := &playGame{game: gm.Name, start: pos.String(), pos: pos, began: time.Now()}
 	switch req.Side {
