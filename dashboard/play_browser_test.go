@@ -256,6 +256,21 @@ func TestPlayBrowser(t *testing.T) {
 	if general != "帥" {
 		t.Errorf("Red's general drawn as %q", general)
 	}
+	// Analysis: the engine thinks about the position, the game unchanged;
+	// its best move drawn as an arrow.
+	var plyBefore, plyAfter int
+	eval(`state.moves.length`, &plyBefore)
+	eval(`(() => { document.getElementById("p-analyse-ms").value = "1000"; return true; })()`, new(bool))
+	click("#p-analyse")
+	waitJS("the analysis", `document.getElementById("p-analysis-summary") && document.getElementById("p-analysis-summary").textContent.startsWith("analysed: depth ")`)
+	var arrows, analysed int
+	eval(`document.querySelectorAll("#p-board .hint").length`, &arrows)
+	eval(`document.querySelectorAll("#p-analysis-top tr").length`, &analysed)
+	eval(`state.moves.length`, &plyAfter)
+	if arrows != 1 || analysed < 2 || plyAfter != plyBefore {
+		t.Errorf("analysis: %d arrows, %d rows, %d plies before and %d after", arrows, analysed, plyBefore, plyAfter)
+	}
+
 	// The shot shows a piece's targets: the first legal move's piece.
 	var from []int
 	eval(`(() => { const x = /^([a-i])(\d+)/.exec(state.legal[0]); return [x[1].charCodeAt(0) - 97, 10 - Number(x[2])]; })()`, &from)
@@ -290,6 +305,17 @@ func TestPlayBrowser(t *testing.T) {
 	}
 	click("#p-latin")
 	eval(`(() => { document.getElementById("p-side").value = "first"; return true; })()`, new(bool))
+
+	// A game from a position pasted: a lone soldier each side of the river.
+	eval(`(() => { document.getElementById("p-start").value = "4k4/9/9/9/4P4/9/9/9/9/3K5 w"; return true; })()`, new(bool))
+	click("#p-new")
+	waitJS("the game from the position", `state !== null && !busy && state.start.startsWith("4k4/9/9/9/4P4/9/9/9/9/3K5 w") && state.moves.length === 0`)
+	var pieces int
+	eval(`[...document.querySelectorAll("#p-board .pt")].filter((g) => g.dataset.piece).length`, &pieces)
+	if pieces != 3 {
+		t.Errorf("the position's board has %d pieces, want 3", pieces)
+	}
+	eval(`(() => { document.getElementById("p-start").value = ""; return true; })()`, new(bool))
 
 	// Catch the Lion: a step the lion cannot make, explained; how each
 	// piece moves (a dot a step on every piece, the legend); moves and

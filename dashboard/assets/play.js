@@ -48,6 +48,11 @@ function fillOpponents() {
   // learned one, or the game's own alone).
   const label = { learned: "learned (NNUE)", classical: "hand-written" };
   $("p-eval").replaceChildren(...g.evals.map((e) => new Option(label[e] || e, e)));
+  $("p-start-hint").textContent = {
+    xiangqi: "a FEN, such as rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+    connect4: "the columns played from the empty board, such as 4453",
+    lion: "the board, side to move, hands and move number, such as gle/1c1/1C1/ELG w - 1",
+  }[g.name] || "";
   opponentChanged();
 }
 
@@ -96,6 +101,8 @@ function newGameRequest() {
     req.sims = Number($("p-sims").value) || 0;
   }
   if (kind === "abzero" && $("p-m").value !== "") req.m = Number($("p-m").value);
+  const start = $("p-start").value.trim();
+  if (start) req.position = start;
   return req;
 }
 
@@ -122,6 +129,7 @@ let turned = null;
 
 function show(st) {
   if (!state || state.id !== st.id) turned = null;
+  if (!state || state.id !== st.id || state.position !== st.position) stopAnalysis(true);
   state = st;
   document.body.classList.add("in-game");
   history.replaceState(null, "", "#" + st.id);
@@ -133,6 +141,7 @@ function show(st) {
   drawEngine();
   drawMoves();
   $("p-saving").textContent = st.saved ? "saved to " + st.saved : st.save_error ? "not saved: " + st.save_error : "";
+  $("p-position").value = st.position;
 }
 
 function gameTitle(name) {
@@ -153,7 +162,8 @@ function drawPosition() {
   if (st.in_check && b.style === "xiangqi") o.check = b.cells.indexOf(b.side === 0 ? "K" : "k");
   if (st.over && st.winner !== "draw" && b.style === "connect4") o.line = winLine(b);
   drawBoard($("p-board"), b, st.game, o);
-  $("p-tools").hidden = b.style === "connect4";
+  $("p-tools").hidden = false;
+  $("p-flip").hidden = b.style === "connect4";
   $("p-latin-row").hidden = b.style !== "xiangqi";
   $("p-latin").checked = pieceStyle() === "latin";
   drawLegend();
@@ -304,6 +314,148 @@ function drawEngine() {
 }
 
 
+// --- analysis --------------------------------------------------------------
+
+let analysis = null; // the running analysis's AbortController
+
+// analyse asks the game's engine to think about the position (the game
+// stays as it is) and shows what it sees as it goes: the server's
+// Server-Sent Events, read from a fetch so that a refusal's reason shows.
+async function analyse() {
+  if (!state) return;
+  if (state.over) { showError("the game is over: nothing to analyse"); return; }
+  stopAnalysis(false);
+  const ctl = new AbortController(), id = state.id;
+  analysis = ctl;
+  showError("");
+  $("p-analysis").hidden = false;
+  $("p-analysis").textContent = "the engine is thinking...";
+  $("p-analyse").textContent = "Stop";
+  try {
+    const r = await fetch(`api/play/games/${id}/analyse?ms=${$("p-analyse-ms").value}`, { cache: "no-store", signal: ctl.signal });
+    if (!r.ok) {
+      let d = null;
+      try { d = await r.json(); } catch (e) { d = null; }
+      throw new Error((d && d.error) || `${r.status} ${r.statusText}`);
+    }
+    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += value;
+      for (let i; (i = buf.indexOf("\n\n")) >= 0;) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        let ev = "message", data = "";
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event: ")) ev = line.slice(7);
+          else if (line.startsWith("data: ")) data += line.slice(6);
+        }
+        if (!data) continue;
+        const d = JSON.parse(data);
+        if (ev === "error") throw new Error(d.error);
+        if (ev === "info" && analysis === ctl && state.id === id) drawAnalysis(d);
+      }
+    }
+  } catch (e) {
+    if (e.name !== "AbortError") showError("analysis: " + e.message);
+  } finally {
+    if (analysis === ctl) {
+      analysis = null;
+      $("p-analyse").textContent = "Analyse";
+    }
+  }
+}
+
+// stopAnalysis stops the running analysis; clear also hides what it
+// showed (the position changed).
+function stopAnalysis(clear) {
+  if (analysis) analysis.abort();
+  analysis = null;
+  $("p-analyse").textContent = "Analyse";
+  if (clear) {
+    $("p-analysis").hidden = true;
+    $("p-analysis").replaceChildren();
+    for (const h of $("p-board").querySelectorAll(".hint")) h.remove();
+  }
+}
+
+// drawAnalysis shows one report of the analysis: the search's size and
+// value, its best moves and line, the best move as an arrow on the board.
+function drawAnalysis(d) {
+  const head = document.createElement("div");
+  head.id = "p-analysis-summary";
+  const side = "for the side to move";
+  const what = d.done ? "analysed" : "thinking";
+  head.textContent = d.kind === "net"
+    ? `${what}: ${d.simulations} simulations, value ${d.value >= 0 ? "+" : ""}${(d.value || 0).toFixed(2)} ${side}, ${d.ms} ms`
+    : `${what}: depth ${d.depth}, score ${d.score} ${side}, ${d.nodes} nodes, ${d.ms} ms`;
+  if (d.stopped) head.textContent += ` (stopped by ${d.stopped})`;
+  const table = document.createElement("table");
+  table.id = "p-analysis-top";
+  const visits = d.kind === "net";
+  const cols = visits ? ["move", "visits", "share", "prior"] : ["move", "score"];
+  const tr = document.createElement("tr");
+  for (const c of cols) { const th = document.createElement("th"); th.textContent = c; tr.append(th); }
+  table.append(tr);
+  for (const t of d.top || []) {
+    const row = document.createElement("tr");
+    const vals = visits
+      ? [t.move, t.visits || 0, (100 * (t.share || 0)).toFixed(1) + "%", (100 * (t.prior || 0)).toFixed(1) + "%"]
+      : [t.move, t.score];
+    vals.forEach((v, k) => {
+      const td = document.createElement("td");
+      td.textContent = v;
+      if (visits && k === 2) td.style.background = `linear-gradient(90deg, #bcd4f6 ${100 * (t.share || 0)}%, transparent 0)`;
+      row.append(td);
+    });
+    table.append(row);
+  }
+  const pv = document.createElement("div");
+  pv.textContent = d.pv && d.pv.length ? "line: " + d.pv.join(" ") : "";
+  $("p-analysis").replaceChildren(head, table, pv);
+  drawHint(d.pv && d.pv[0] ? d.pv[0] : d.top && d.top[0] ? d.top[0].move : "");
+}
+
+// drawHint draws a move on the board as an arrow (a ring where a drop or
+// a Connect Four disc lands).
+function drawHint(move) {
+  const svg = $("p-board");
+  for (const h of svg.querySelectorAll(".hint")) h.remove();
+  if (!move) return;
+  const b = state.board;
+  const at = (i) => {
+    const g = svg.querySelector(`.pt[data-file="${i % b.files}"][data-rank="${Math.floor(i / b.files)}"]`);
+    return g ? [Number(g.dataset.x), Number(g.dataset.y)] : null;
+  };
+  let from = null, to = null;
+  if (b.style === "connect4") {
+    const col = Number(move) - 1;
+    for (let r = b.ranks - 1; r >= 0; r--) if (!b.cells[r * b.files + col]) { to = at(r * b.files + col); break; }
+  } else if (move.includes("*")) {
+    to = at(cellOf(move.slice(2)));
+  } else {
+    const sq = parseSquares(move);
+    if (sq) [from, to] = sq.map((s) => at(cellOf(s)));
+  }
+  if (!to) return;
+  const color = "#7c3aed";
+  if (!from) {
+    el("circle", { cx: to[0], cy: to[1], r: b.style === "connect4" ? 18 : 14, fill: "none", stroke: color, "stroke-width": 4, opacity: 0.85, class: "hint", "pointer-events": "none" }, svg);
+    return;
+  }
+  if (!svg.querySelector("#p-arrowhead")) {
+    const defs = el("defs", {}, svg);
+    const mk = el("marker", { id: "p-arrowhead", viewBox: "0 0 10 10", refX: 5, refY: 5, markerWidth: 3.2, markerHeight: 3.2, orient: "auto-start-reverse" }, defs);
+    el("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: color }, mk);
+  }
+  // Stop short of the target's centre, so that the head sits on it.
+  const len = Math.hypot(to[0] - from[0], to[1] - from[1]), k = Math.max(0, (len - 10) / len);
+  el("line", { x1: from[0], y1: from[1], x2: from[0] + (to[0] - from[0]) * k, y2: from[1] + (to[1] - from[1]) * k, stroke: color, "stroke-width": 6,
+    "stroke-linecap": "round", opacity: 0.75, "marker-end": "url(#p-arrowhead)", class: "hint", "pointer-events": "none" }, svg);
+}
+
 // Square names: files a, b, ... from the left; ranks from 1 at the bottom.
 function squareName(f, r) {
   return String.fromCharCode(97 + f) + (state.board.ranks - r);
@@ -375,6 +527,7 @@ function clicked(e) {
 
 async function play(move) {
   if (state.to_move !== "human") { showError("it is not your turn"); return; }
+  stopAnalysis(true);
   busy = true;
   showError("");
   $("p-status").textContent = `you played ${move}; the engine is thinking...`;
@@ -447,6 +600,7 @@ document.addEventListener("DOMContentLoaded", async () => {
     turned = !isTurned();
     drawPosition();
   };
+  $("p-analyse").onclick = () => (analysis ? stopAnalysis(false) : analyse());
   $("p-latin").onchange = () => {
     try { localStorage.setItem("tabula.pieces", $("p-latin").checked ? "latin" : "traditional"); } catch (e) { /* private mode: this page only */ }
     if (state) drawPosition();
