@@ -306,15 +306,22 @@ func TestPlayBrowser(t *testing.T) {
 	click("#p-latin")
 	eval(`(() => { document.getElementById("p-side").value = "first"; return true; })()`, new(bool))
 
-	// A game from a position pasted: a lone soldier each side of the river.
-	eval(`(() => { document.getElementById("p-start").value = "4k4/9/9/9/4P4/9/9/9/9/3K5 w"; return true; })()`, new(bool))
+	// A game from a position pasted, Red in check from the chariot on
+	// e9: the general marked, the status saying so, a move that ignores
+	// the check refused with the reason.
+	eval(`(() => { document.getElementById("p-start").value = "4k4/4r4/9/9/9/R8/9/9/9/4K4 w"; return true; })()`, new(bool))
 	click("#p-new")
-	waitJS("the game from the position", `state !== null && !busy && state.start.startsWith("4k4/9/9/9/4P4/9/9/9/9/3K5 w") && state.moves.length === 0`)
-	var pieces int
+	waitJS("the game from the position", `state !== null && !busy && state.start.startsWith("4k4/4r4/9/9/9/R8/9/9/9/4K4 w") && state.moves.length === 0`)
+	var pieces, checks int
 	eval(`[...document.querySelectorAll("#p-board .pt")].filter((g) => g.dataset.piece).length`, &pieces)
-	if pieces != 3 {
-		t.Errorf("the position's board has %d pieces, want 3", pieces)
+	eval(`document.querySelectorAll("#p-board .check").length`, &checks)
+	eval(`document.getElementById("p-status").textContent`, &status)
+	if pieces != 4 || checks != 1 || !strings.Contains(status, "you are in check") {
+		t.Errorf("the position in check: %d pieces, %d checks marked, status %q", pieces, checks, status)
 	}
+	click(point(0, 5)) // the chariot at a5
+	click(point(0, 4)) // a6
+	waitJS("the refusal in check", `document.getElementById("p-error").textContent === 'illegal move "a5a6": your general is in check, and that move leaves it attacked by the chariot'`)
 	eval(`(() => { document.getElementById("p-start").value = ""; return true; })()`, new(bool))
 
 	// Catch the Lion: a step the lion cannot make, explained; how each
