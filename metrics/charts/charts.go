@@ -1,31 +1,24 @@
-// Package charts draws a run's charts from its metrics (metrics.Read) and
-// its evaluation games: PNG files under RUN/plots for the trainer, SVG or
-// PNG on request for the dashboard.
+// Package charts makes a run's charts from its metrics (metrics.Read) and
+// its evaluation games: as data (Chart, its series of points), which the
+// dashboard's page plots in the browser, and drawn by gonum/plot as PNG
+// files under RUN/plots for the trainer (SVG or PNG on request).
 package charts
 
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/measure"
 	_ "github.com/tabula-zero/tabula/arena/measure/all" // the measures' charts
-	"github.com/tabula-zero/tabula/internal/atomicfile"
 	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/rundir"
 )
@@ -113,91 +106,143 @@ var Names = func() []string {
 	return append(out, "loss", "lr", "gradnorm", "gamelength", "outcomes", "window", "gate", "workers")
 }()
 
-// WritePNGs writes RUN/plots/NAME.png for every chart the run has data
-// for.
-func WritePNGs(dir rundir.Dir, gameName string, h *History) error {
-	plots := dir.Plots()
-	if err := os.MkdirAll(plots, 0o755); err != nil {
-		return err
-	}
-	charts, err := buildCharts(dir, gameName, h.points)
-	if err != nil {
-		return err
-	}
-	for name, p := range charts {
-		if err := save(p, filepath.Join(plots, name+".png")); err != nil {
-			return err
-		}
-	}
-	return nil
+// Series is one line of a chart: the points (X[i], Y[i]), and where the
+// chart has intervals their 95% half-widths Err[i].
+type Series struct {
+	Label string    `json:"label"`
+	X     []float64 `json:"x"`
+	Y     []float64 `json:"y"`
+	Err   []float64 `json:"err,omitempty"`
+	// Level marks a reference level (an anchor's rating), drawn dashed
+	// across the chart.
+	Level bool `json:"level,omitempty"`
 }
 
-// Render writes chart name of the run in format (svg or png) from its
-// metrics and evaluation games; ok is false when the run has no data for
-// it yet.
-func Render(run, name, format string, w io.Writer) (ok bool, err error) {
-	if !slices.Contains(Names, name) {
-		return false, fmt.Errorf("charts: no chart %q (charts: %s)", name, strings.Join(Names, ", "))
+func (s *Series) add(x, y float64) {
+	s.X, s.Y = append(s.X, x), append(s.Y, y)
+}
+
+// Chart is one of a run's charts as data: what the PNG files draw and the
+// dashboard's page plots.
+type Chart struct {
+	Name string `json:"name"`
+	// Title says what the chart shows, distinct from every other chart's
+	// and without the run's game (a measure's names its own game).
+	Title string `json:"title"`
+	X     string `json:"x"` // the axes' labels
+	Y     string `json:"y"`
+	// XInteger: the X values are whole numbers (generations), ticked
+	// only at whole numbers.
+	XInteger bool `json:"x_integer,omitempty"`
+	// Percent: Y is a percentage, its axis from 0 to 100.
+	Percent bool     `json:"percent,omitempty"`
+	Series  []Series `json:"series"`
+	measure bool     // the title names its game already
+}
+
+// Flat describes a chart whose every series holds one value throughout
+// (a constant learning rate) as a line of text, which tells it better
+// than a panel of flat lines; ok is false for any other chart. A series
+// of one point, or a chart with intervals or reference levels, is not
+// flat: its panel says more than its value.
+func (c Chart) Flat() (text string, ok bool) {
+	if len(c.Series) == 0 {
+		return "", false
 	}
+	var parts []string
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range c.Series {
+		if len(s.Y) < 2 || s.Err != nil || s.Level {
+			return "", false
+		}
+		for _, y := range s.Y {
+			if y != s.Y[0] {
+				return "", false
+			}
+		}
+		for _, x := range s.X {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		parts = append(parts, s.Label+" "+FormatNumber(s.Y[0], 0))
+	}
+	return fmt.Sprintf("%s: %s throughout (%s %s to %s)", c.Title, strings.Join(parts, ", "), c.X, FormatNumber(lo, 0), FormatNumber(hi, 0)), true
+}
+
+// FormatNumber writes v with as few digits as tell apart values step
+// apart (step 0: as few as give v back): "750" rather than "750.00",
+// "0.015" rather than "0.01500".
+func FormatNumber(v, step float64) string {
+	if step > 0 {
+		digits := max(0, min(12, int(math.Ceil(-math.Log10(step)))+1))
+		p := math.Pow10(digits)
+		v = math.Round(v*p) / p
+	}
+	if v == 0 {
+		return "0" // not "-0"
+	}
+	if a := math.Abs(v); a >= 1e9 || a < 1e-6 {
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// Of reads the charts of the run directory run: its frozen config's game,
+// its metrics and its evaluation games.
+func Of(run string) (gameName string, charts []Chart, err error) {
 	dir := rundir.Dir(run)
 	cfg, err := dir.FrozenConfig()
 	if err != nil {
-		return false, err
+		return "", nil, err
 	}
-	charts, err := buildCharts(dir, cfg.Game, ReadHistory(dir.Metrics()).points)
+	charts, err = Build(dir, ReadHistory(dir.Metrics()))
+	return cfg.Game, charts, err
+}
+
+// Build makes every chart the history of the run in dir has data for, in
+// the order of Names.
+func Build(dir rundir.Dir, h *History) ([]Chart, error) {
+	byName, err := buildCharts(dir, h.points)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	p := charts[name]
-	if p == nil {
-		return false, nil
+	var out []Chart
+	for _, n := range Names {
+		if c, ok := byName[n]; ok {
+			out = append(out, c)
+		}
 	}
-	wt, err := p.WriterTo(8*vg.Inch, 4*vg.Inch, format)
-	if err != nil {
-		return false, err
-	}
-	_, err = wt.WriteTo(w)
-	return err == nil, err
+	return out, nil
 }
 
-// chart is a plot with the usual labels, its legend at the top left above
-// the data (the Y range gets headroom for it).
-func chart(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
-	p.Legend.Top, p.Legend.Left = true, true
-	return p
-}
-
-// headroom raises the Y maximum so that a legend of n lines at the top
-// stays off the data.
-func headroom(p *plot.Plot, n int) {
-	span := p.Y.Max - p.Y.Min
-	if span <= 0 { // a constant series
-		span = max(math.Abs(p.Y.Max), 1e-3)
-		p.Y.Min -= span / 2
+// seriesOf returns the series of a map by label in sorted order, each
+// label given a prefix.
+func seriesOf(m map[string]*Series, prefix string) []Series {
+	var out []Series
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		s := *m[k]
+		s.Label = prefix + k
+		out = append(out, s)
 	}
-	p.Y.Max += span * 0.12 * float64(n)
+	return out
 }
 
-// lines adds named series (name, XYs, name, XYs, ...) as lines with
-// points.
-func lines(p *plot.Plot, series ...any) error {
-	if err := plotutil.AddLinePoints(p, series...); err != nil {
-		return err
+// series returns m[k], made when missing.
+func series(m map[string]*Series, k string) *Series {
+	if m[k] == nil {
+		m[k] = &Series{}
 	}
-	headroom(p, len(series)/2)
-	return nil
+	return m[k]
 }
 
-// buildCharts makes every chart the history has data for.
-func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plot.Plot, error) {
-	out := map[string]*plot.Plot{}
-	var total, value, policy, lr, grad plotter.XYs
-	var length, draws, window plotter.XYs
-	gate := map[string]plotter.XYs{}
-	sets := map[string]map[string]plotter.XYs{} // by measure, then series
-	workers := map[string]plotter.XYs{}
+// buildCharts makes every chart the history has data for, by name.
+func buildCharts(dir rundir.Dir, hist []point) (map[string]Chart, error) {
+	out := map[string]Chart{}
+	total, value, policy := Series{Label: "total"}, Series{Label: "value"}, Series{Label: "policy"}
+	lr, grad := Series{Label: "learning rate"}, Series{Label: "gradient norm"}
+	length, draws, window := Series{Label: "mean plies"}, Series{Label: "draws"}, Series{Label: "window"}
+	gate := map[string]*Series{}
+	sets := map[string]map[string]*Series{} // by measure, then series
+	workers := map[string]*Series{}
 	var prev *point
 	for i := range hist {
 		p := &hist[i]
@@ -205,28 +250,28 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 		switch p.kind {
 		case "train":
 			s := float64(p.step)
-			total = append(total, plotter.XY{X: s, Y: p.loss})
-			value = append(value, plotter.XY{X: s, Y: p.value})
-			policy = append(policy, plotter.XY{X: s, Y: p.policy})
-			lr = append(lr, plotter.XY{X: s, Y: p.lr})
-			grad = append(grad, plotter.XY{X: s, Y: p.gradNorm})
+			total.add(s, p.loss)
+			value.add(s, p.value)
+			policy.add(s, p.policy)
+			lr.add(s, p.lr)
+			grad.add(s, p.gradNorm)
 		case "generation":
 			for opp, e := range p.elo {
-				gate[opp] = append(gate[opp], plotter.XY{X: x, Y: e})
+				series(gate, opp).add(x, e)
 			}
-			window = append(window, plotter.XY{X: x, Y: float64(p.window)})
+			window.add(x, float64(p.window))
 			// Per generation from the worker's totals (which restart with
 			// the process: a drop starts a new count).
 			if prev != nil && p.games > prev.games {
 				g := float64(p.games - prev.games)
-				length = append(length, plotter.XY{X: x, Y: float64(p.plies-prev.plies) / g})
-				draws = append(draws, plotter.XY{X: x, Y: 100 * float64(p.draws-prev.draws) / g})
+				length.add(x, float64(p.plies-prev.plies)/g)
+				draws.add(x, 100*float64(p.draws-prev.draws)/g)
 			}
 			if p.games > 0 {
 				prev = p
 			}
 			for w, n := range p.workers {
-				workers[w] = append(workers[w], plotter.XY{X: p.clock.Minutes(), Y: float64(n)})
+				series(workers, w).add(p.clock.Minutes(), float64(n))
 			}
 		case "evaluation":
 			for _, m := range measure.All() {
@@ -237,111 +282,56 @@ func buildCharts(dir rundir.Dir, gameName string, hist []point) (map[string]*plo
 				}
 				for how, r := range p.sets[in.Name] {
 					if sets[in.Name] == nil {
-						sets[in.Name] = map[string]plotter.XYs{}
+						sets[in.Name] = map[string]*Series{}
 					}
-					sets[in.Name][how] = append(sets[in.Name][how], plotter.XY{X: x, Y: r})
+					series(sets[in.Name], how).add(x, r)
 				}
 			}
 		}
 	}
-	if len(total) > 0 {
-		p := chart(gameName+": training loss", "step", "loss")
-		if err := lines(p, "total", total, "value", value, "policy", policy); err != nil {
-			return nil, err
-		}
-		out["loss"] = p
-		p = chart(gameName+": learning rate", "step", "learning rate")
-		if err := lines(p, "learning rate", lr); err != nil {
-			return nil, err
-		}
-		out["lr"] = p
-		p = chart(gameName+": gradient norm", "step", "|g|")
-		if err := lines(p, "gradient norm", grad); err != nil {
-			return nil, err
-		}
-		out["gradnorm"] = p
+	if len(total.X) > 0 {
+		out["loss"] = Chart{Name: "loss", Title: "training loss", X: "step", Y: "loss", Series: []Series{total, value, policy}}
+		out["lr"] = Chart{Name: "lr", Title: "learning rate", X: "step", Y: "learning rate", Series: []Series{lr}}
+		out["gradnorm"] = Chart{Name: "gradnorm", Title: "gradient norm", X: "step", Y: "|g|", Series: []Series{grad}}
 	}
 	if len(gate) > 0 {
-		p := chart(gameName+": the candidate's Elo in its gate matches", "generation", "Elo difference")
-		var args []any
-		for _, opp := range slices.Sorted(maps.Keys(gate)) {
-			args = append(args, "vs "+opp, gate[opp])
-		}
-		if err := lines(p, args...); err != nil {
-			return nil, err
-		}
-		out["gate"] = p
+		out["gate"] = Chart{Name: "gate", Title: "the candidate's Elo in its gate matches", X: "generation", Y: "Elo difference",
+			XInteger: true, Series: seriesOf(gate, "vs ")}
 	}
-	if len(window) > 0 {
-		p := chart(gameName+": replay window", "generation", "samples")
-		if err := lines(p, "window", window); err != nil {
-			return nil, err
-		}
-		out["window"] = p
+	if len(window.X) > 0 {
+		out["window"] = Chart{Name: "window", Title: "replay window", X: "generation", Y: "samples", XInteger: true, Series: []Series{window}}
 	}
-	if len(length) > 0 {
-		p := chart(gameName+": self-play game length", "generation", "plies per game")
-		if err := lines(p, "mean plies", length); err != nil {
-			return nil, err
-		}
-		out["gamelength"] = p
-		p = chart(gameName+": self-play outcomes", "generation", "% of games")
-		if err := lines(p, "draws", draws); err != nil {
-			return nil, err
-		}
-		out["outcomes"] = p
+	if len(length.X) > 0 {
+		out["gamelength"] = Chart{Name: "gamelength", Title: "self-play game length", X: "generation", Y: "plies per game",
+			XInteger: true, Series: []Series{length}}
+		out["outcomes"] = Chart{Name: "outcomes", Title: "self-play draws", X: "generation", Y: "% of games",
+			XInteger: true, Percent: true, Series: []Series{draws}}
 	}
 	for _, m := range measure.All() {
 		in := m.Info()
-		r := struct {
-			name, title, x, y string
-			series            map[string]plotter.XYs
-		}{in.Name, in.Chart, "training time (minutes)", in.YLabel, sets[in.Name]}
-		if in.ByCPU {
-			r.x = "training CPU-hours (train_cpu_s)"
-		}
-		if len(r.series) == 0 {
+		if len(sets[in.Name]) == 0 {
 			continue
 		}
-		p := chart(r.title, r.x, r.y)
-		var args []any
-		for _, how := range slices.Sorted(maps.Keys(r.series)) {
-			args = append(args, how, r.series[how])
+		c := Chart{Name: in.Name, Title: in.Chart, X: "training time (minutes)", Y: in.YLabel, Percent: true,
+			Series: seriesOf(sets[in.Name], ""), measure: true}
+		if in.ByCPU {
+			c.X = "training CPU-hours (train_cpu_s)"
 		}
-		if err := lines(p, args...); err != nil {
-			return nil, err
-		}
-		p.Y.Min, p.Y.Max = 0, 100+12*float64(len(r.series))
-		out[r.name] = p
+		out[in.Name] = c
 	}
 	if len(workers) > 0 {
-		p := chart(gameName+": samples from remote workers", "training time (minutes)", "samples taken in")
-		var args []any
-		for _, w := range slices.Sorted(maps.Keys(workers)) {
-			args = append(args, w, workers[w])
-		}
-		if err := lines(p, args...); err != nil {
-			return nil, err
-		}
-		out["workers"] = p
+		out["workers"] = Chart{Name: "workers", Title: "samples from remote workers", X: "training time (minutes)", Y: "samples taken in",
+			Series: seriesOf(workers, "")}
 	}
-	return out, addStrength(out, dir, gameName, hist)
+	return out, addStrength(out, dir, hist)
 }
-
-// errorXYs are points with symmetric Y error bars (95% intervals).
-type errorXYs struct {
-	plotter.XYs
-	err []float64
-}
-
-func (e errorXYs) YError(i int) (float64, float64) { return e.err[i], e.err[i] }
 
 // addStrength adds the strength charts: the best network's rating at each
 // evaluation, one curve with 95% intervals, against training minutes,
 // generations and CPU-hours, on the scale of the anchors it played (a
 // Bradley-Terry fit over every evaluation game in RUN/arena, the anchors
-// drawn as dashed lines).
-func addStrength(out map[string]*plot.Plot, dir rundir.Dir, gameName string, hist []point) error {
+// as levels).
+func addStrength(out map[string]Chart, dir rundir.Dir, hist []point) error {
 	rows, anchor, err := EvaluationRatings(dir)
 	if err != nil || len(rows) == 0 {
 		return err
@@ -350,7 +340,7 @@ func addStrength(out map[string]*plot.Plot, dir rundir.Dir, gameName string, his
 	for _, r := range rows {
 		byName[r.Name] = r
 	}
-	var byTime, byGen, byCPU errorXYs
+	byTime, byGen, byCPU := Series{Label: "best network"}, Series{Label: "best network"}, Series{Label: "best network"}
 	anchors := map[string]bool{}
 	for _, p := range hist {
 		if p.kind != "evaluation" {
@@ -360,59 +350,37 @@ func addStrength(out map[string]*plot.Plot, dir rundir.Dir, gameName string, his
 		if !ok {
 			continue
 		}
-		byTime.XYs = append(byTime.XYs, plotter.XY{X: p.clock.Minutes(), Y: r.Elo})
-		byTime.err = append(byTime.err, r.Err95)
-		byGen.XYs = append(byGen.XYs, plotter.XY{X: float64(p.best), Y: r.Elo})
-		byGen.err = append(byGen.err, r.Err95)
-		byCPU.XYs = append(byCPU.XYs, plotter.XY{X: p.cpu.Hours(), Y: r.Elo})
-		byCPU.err = append(byCPU.err, r.Err95)
+		byTime.add(p.clock.Minutes(), r.Elo)
+		byGen.add(float64(p.best), r.Elo)
+		byCPU.add(p.cpu.Hours(), r.Elo)
+		for _, s := range []*Series{&byTime, &byGen, &byCPU} {
+			s.Err = append(s.Err, r.Err95)
+		}
 		for opp := range p.elo {
 			anchors[opp] = true
 		}
 	}
-	if len(byTime.XYs) == 0 {
+	if len(byTime.X) == 0 {
 		return nil
 	}
 	for _, c := range []struct {
-		name, x string
-		s       errorXYs
-	}{{"strength", "training time (minutes)", byTime}, {"strength-gen", "generation of the best network", byGen},
+		name, title, x string
+		s              Series
+	}{{"strength", "the best network's rating by training time", "training time (minutes)", byTime},
+		{"strength-gen", "the best network's rating by its generation", "generation of the best network", byGen},
 		// A long run on a shared machine: the CPU it had, not the wall time.
-		{"strength-cpu", "training CPU-hours (train_cpu_s)", byCPU}} {
-		p := chart(fmt.Sprintf("%s: the best network's rating (%s = 0, 95%% intervals)", gameName, anchor), c.x, "Elo")
-		line, points, err := plotter.NewLinePoints(c.s.XYs)
-		if err != nil {
-			return err
-		}
-		bars, err := plotter.NewYErrorBars(c.s)
-		if err != nil {
-			return err
-		}
-		line.Color, points.Color, bars.Color = plotutil.Color(0), plotutil.Color(0), plotutil.Color(0)
-		p.Add(line, points, bars)
-		p.Legend.Add("best network", line, points)
-		lo, hi := c.s.XYs[0].Y-c.s.err[0], c.s.XYs[0].Y+c.s.err[0]
-		for i := range c.s.XYs {
-			lo, hi = min(lo, c.s.XYs[i].Y-c.s.err[i]), max(hi, c.s.XYs[i].Y+c.s.err[i])
-		}
-		xmin, xmax := c.s.XYs[0].X, c.s.XYs[len(c.s.XYs)-1].X
-		for i, name := range slices.Sorted(maps.Keys(anchors)) {
-			r, ok := byName[name]
-			if !ok {
-				continue
+		{"strength-cpu", "the best network's rating by training CPU-hours", "training CPU-hours (train_cpu_s)", byCPU}} {
+		ch := Chart{Name: c.name, Title: c.title, X: c.x, Y: fmt.Sprintf("Elo (%s = 0), 95%% intervals", anchor),
+			XInteger: c.name == "strength-gen", Series: []Series{c.s}}
+		// An anchor is a level across the data's X range, no wider: an
+		// axis drawn past the data's end reads as data missing.
+		lo, hi := slices.Min(c.s.X), slices.Max(c.s.X)
+		for _, name := range slices.Sorted(maps.Keys(anchors)) {
+			if r, ok := byName[name]; ok {
+				ch.Series = append(ch.Series, Series{Label: name, X: []float64{lo, hi}, Y: []float64{r.Elo, r.Elo}, Level: true})
 			}
-			l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: r.Elo}, {X: max(xmax, xmin+1), Y: r.Elo}})
-			if err != nil {
-				return err
-			}
-			l.Color, l.Dashes = plotutil.Color(i+1), []vg.Length{vg.Points(4), vg.Points(3)}
-			p.Add(l)
-			p.Legend.Add(name, l)
-			lo, hi = min(lo, r.Elo), max(hi, r.Elo)
 		}
-		p.Y.Min, p.Y.Max = lo-50, hi+50
-		headroom(p, 1+len(anchors))
-		out[c.name] = p
+		out[c.name] = ch
 	}
 	return nil
 }
@@ -441,15 +409,4 @@ func EvaluationRatings(dir rundir.Dir) ([]arena.Rating, string, error) {
 	anchor := arena.DefaultAnchor(recs)
 	rows, err := arena.Ratings(arena.Outcomes(recs), arena.RatingOptions{Anchor: anchor})
 	return rows, anchor, err
-}
-
-func save(p *plot.Plot, path string) error {
-	w, err := p.WriterTo(8*vg.Inch, 5*vg.Inch, "png")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(path, 0o644, func(out io.Writer) error {
-		_, err := w.WriteTo(out)
-		return err
-	})
 }
