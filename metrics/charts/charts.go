@@ -366,11 +366,11 @@ func addStrength(out map[string]Chart, dir rundir.Dir, hist []point) error {
 	for _, c := range []struct {
 		name, title, x string
 		s              Series
-	}{{"strength", "the best network's rating by training time", "training time (minutes)", byTime},
-		{"strength-gen", "the best network's rating by its generation", "generation of the best network", byGen},
+	}{{"strength", "the best network's rating by training time (95% intervals)", "training time (minutes)", byTime},
+		{"strength-gen", "the best network's rating by its generation (95% intervals)", "generation of the best network", byGen},
 		// A long run on a shared machine: the CPU it had, not the wall time.
-		{"strength-cpu", "the best network's rating by training CPU-hours", "training CPU-hours (train_cpu_s)", byCPU}} {
-		ch := Chart{Name: c.name, Title: c.title, X: c.x, Y: fmt.Sprintf("Elo (%s = 0), 95%% intervals", anchor),
+		{"strength-cpu", "the best network's rating by training CPU-hours (95% intervals)", "training CPU-hours (train_cpu_s)", byCPU}} {
+		ch := Chart{Name: c.name, Title: c.title, X: c.x, Y: fmt.Sprintf("Elo (%s = 0)", anchor),
 			XInteger: c.name == "strength-gen", Series: []Series{c.s}}
 		// An anchor is a level across the data's X range, no wider: an
 		// axis drawn past the data's end reads as data missing.
