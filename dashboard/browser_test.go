@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -34,7 +35,8 @@ func chromium(t *testing.T) string {
 }
 
 // TestBrowser loads the dashboard of a tiny run in headless Chromium as a
-// person would and checks what shows: the generation, the charts, the
+// person would and checks what shows: the generation, the charts (their
+// values on hover: checkCharts), the
 // board's points, a replayed move changing the board, the live game (a
 // Xiangqi board on its 90 points with the river), Catch the Lion's hands,
 // the phase bar, and no console errors. It saves a screenshot
@@ -73,10 +75,11 @@ func TestBrowser(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL)); err != nil {
 		t.Fatal(err)
 	}
-	waitJS("the generation", `document.getElementById("generation").textContent === "2"`)
+	waitJS("the generation", `document.getElementById("generation").textContent === "generation 2"`)
 	waitJS("the phase", `document.getElementById("phase-name").textContent === "self-play" && document.getElementById("phase-bar").value === 0.25`)
-	waitJS("four charts", `document.querySelectorAll("#charts img[data-loaded]").length >= 4`)
+	waitJS("four charts", `document.querySelectorAll("#charts .chart .uplot").length >= 4`)
 	waitJS("the match table", `document.querySelectorAll("#matches tbody tr").length === 6`)
+	checkCharts(t, ctx, 1)
 
 	// The live game is selected first: Xiangqi's 90 points, the river,
 	// the search before the first move.
@@ -148,6 +151,98 @@ func TestBrowser(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "dashboard-xiangqi.png"), xq, 0o644)
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
+	}
+}
+
+// TestBrowserCompare loads a dashboard comparing two tiny runs (trained
+// from two seeds): every chart holds both runs' lines, titles distinct,
+// values on hover, no console errors. It saves a screenshot of the
+// charts with the hovered values (TABULA_SCREENSHOTS=DIR keeps it).
+func TestBrowserCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	bin := chromium(t)
+	parent := t.TempDir()
+	a := trainTinyIn(t, filepath.Join(parent, "seed-1"), 0)
+	b := trainTinyIn(t, filepath.Join(parent, "seed-99"), 99)
+	s := New(a, nil, nil, nil)
+	s.Compare(b)
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	ctx, consoleErrors := startBrowser(t, bin, 1300, 1000, 90*time.Second)
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL)); err != nil {
+		t.Fatal(err)
+	}
+	checkCharts(t, ctx, 2)
+	var runs string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.getElementById("charts-runs").textContent`, &runs)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(runs, "seed-1 (connect4)") || !strings.Contains(runs, "seed-99 (connect4)") {
+		t.Errorf("the runs compared: %q", runs)
+	}
+	var shot []byte
+	if err := chromedp.Run(ctx, chromedp.Screenshot("#charts-panel", &shot, chromedp.ByID)); err != nil {
+		t.Fatal(err)
+	}
+	dir := os.Getenv("TABULA_SCREENSHOTS")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	os.WriteFile(filepath.Join(dir, "dashboard-charts.png"), shot, 0o644)
+	if errs := consoleErrors(); len(errs) > 0 {
+		t.Errorf("console errors: %q", errs)
+	}
+}
+
+// checkCharts checks the dashboard's charts in the page of ctx, runs
+// runs compared: at least four drawn, their titles distinct, each line
+// of every run in the legend, and hovering over the loss chart shows its
+// step and values in the legend where "--" stood.
+func checkCharts(t *testing.T, ctx context.Context, runs int) {
+	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.Poll(`document.querySelectorAll("#charts .chart .uplot").length >= 4`, nil,
+		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		t.Fatalf("the charts: %v", err)
+	}
+	var titles []string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`[...document.querySelectorAll("#charts .chart-title")].map(e => e.textContent)`, &titles)); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, ti := range titles {
+		if seen[ti] || ti == "" {
+			t.Errorf("chart title %q twice or empty among %q", ti, titles)
+		}
+		seen[ti] = true
+	}
+	var legend []string
+	legendJS := `[...document.querySelectorAll('.chart[data-name="loss"] .u-legend .u-series:not(.u-band-edge)')].map(e => e.textContent.trim())`
+	if err := chromedp.Run(ctx, chromedp.Evaluate(legendJS, &legend)); err != nil {
+		t.Fatal(err)
+	}
+	// The step, then total, value and policy of each run.
+	if len(legend) != 1+3*runs {
+		t.Errorf("loss legend %q, want the step and 3 lines for each of %d runs", legend, runs)
+	}
+	for _, l := range legend {
+		if !strings.HasSuffix(l, "--") {
+			t.Errorf("legend entry %q shows a value before any hover", l)
+		}
+	}
+	var box struct{ X, Y, W, H float64 }
+	if err := chromedp.Run(ctx, chromedp.ScrollIntoView(`.chart[data-name="loss"]`, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => { const r = document.querySelector('.chart[data-name="loss"] .u-over').getBoundingClientRect(); return {X: r.x, Y: r.y, W: r.width, H: r.height}; })()`, &box)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(ctx, chromedp.MouseEvent(input.MouseMoved, box.X+box.W*0.5, box.Y+box.H*0.5)); err != nil {
+		t.Fatal(err)
+	}
+	valueJS := legendJS + `.every(t => /[0-9]$/.test(t))`
+	if err := chromedp.Run(ctx, chromedp.Poll(valueJS, nil, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		chromedp.Run(ctx, chromedp.Evaluate(legendJS, &legend))
+		t.Fatalf("hovering over the loss chart: the legend shows %q: %v", legend, err)
 	}
 }
 

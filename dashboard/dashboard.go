@@ -6,14 +6,17 @@
 // live by server-sent events. Everything is served by net/http with
 // embedded assets, so it works offline.
 //
-// The charts are the ones the trainer writes (metrics/charts), rendered as SVG
-// by gonum/plot on the server: the files in RUN/plots and the dashboard
-// show the same thing, and there is no chart library to vendor. The page
-// is plain HTML with a small script that polls the JSON API and draws the
-// board as SVG.
+// The charts are the ones the trainer writes (metrics/charts): the server
+// sends their series as JSON (/api/series), of the run and of any runs
+// it compares with it, and the page plots them with uPlot (vendored in
+// assets/vendor/uplot): values on hover, zoom, several runs on one
+// chart. The same data drawn by gonum/plot are RUN/plots/*.png and
+// /api/chart/NAME.svg. The page is plain HTML with a small script that
+// polls the JSON API and draws the board as SVG.
 package dashboard
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -65,6 +68,8 @@ type Server struct {
 	arenaCache   arenaCache
 	charts       *chartCache
 	render       func(run, name, format string, w io.Writer) (bool, error) // charts.Render
+	chartsOf     func(run string) (string, []charts.Chart, error)          // charts.Of
+	chartRuns    []chartRun                                                // the run's own first
 	streams      *clientCounter                                            // the live streams open
 }
 
@@ -76,17 +81,12 @@ func New(run string, prog *progress.Tracker, live LiveGames, log *slog.Logger) *
 		log = slog.Default()
 	}
 	s := &Server{run: rundir.Dir(run), progress: prog, live: live, log: log, play: newPlayRoom(run), charts: newChartCache(), render: charts.Render,
-		streams: newClientCounter(maxStreams, maxClientStreams)}
+		chartsOf: charts.Of, streams: newClientCounter(maxStreams, maxClientStreams)}
 	s.metricsCache.file = jsonlFile{what: "metrics", max: maxMetricsBytes}
 	s.gamesCache.file = jsonlFile{what: "self-play games", max: maxGamesBytes}
-	if abs, err := filepath.Abs(run); err == nil && run != "" {
-		s.hide = append(s.hide, abs)
-		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
-			s.hide = append(s.hide, real)
-		}
+	if run != "" {
+		s.Compare(run)
 	}
-	// Longest first, so that a path inside another is replaced whole.
-	slices.SortFunc(s.hide, func(a, b string) int { return len(b) - len(a) })
 	return s
 }
 
@@ -101,6 +101,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/status", s.status)
 	mux.HandleFunc("GET /api/charts", s.chartList)
 	mux.HandleFunc("GET /api/chart/{name}", s.chart)
+	mux.HandleFunc("GET /api/series", s.series)
 	mux.HandleFunc("GET /api/matches", s.matches)
 	mux.HandleFunc("GET /api/games", s.games)
 	mux.HandleFunc("GET /api/game", s.game)
@@ -199,9 +200,7 @@ func (s *Server) fail(w http.ResponseWriter, code int, err error) {
 		msg = "internal server error (the dashboard's log has the details)"
 	} else {
 		s.log.Debug("dashboard: request refused", "status", code, "err", err)
-		for _, p := range s.hide {
-			msg = strings.ReplaceAll(msg, p, "RUN")
-		}
+		msg = s.hideIn(msg)
 	}
 	http.Error(w, msg, code)
 }
@@ -227,22 +226,34 @@ type Phase struct {
 
 // Status is the run at a glance.
 type Status struct {
-	Run        string                `json:"run"`
-	Game       string                `json:"game"`
-	Generation int                   `json:"generation"`
-	Step       int64                 `json:"step"`
-	Best       int                   `json:"best"`
-	Window     int                   `json:"window"`
-	TrainClock float64               `json:"train_clock_s"`
-	Phase      *Phase                `json:"phase"`
-	SelfPlay   float64               `json:"selfplay_samples_s"`
-	Evals      float64               `json:"evals_s"`
-	Training   float64               `json:"train_samples_s"`
-	Workers    []metrics.WorkerStat  `json:"workers"`
-	Updated    time.Time             `json:"updated"`
-	LastEval   *metrics.Metric       `json:"last_evaluation,omitempty"`
-	Live       bool                  `json:"live"`
-	Gate       []metrics.MatchResult `json:"last_gate,omitempty"`
+	Run  string `json:"run"`
+	Game string `json:"game"`
+	// Generation is the newest checkpoint's, the candidate the last
+	// generation trained; Best is the best network's, which self-play
+	// plays (the live game's network) and the gate's candidates meet.
+	// They differ while candidates fail their gate.
+	Generation int     `json:"generation"`
+	Step       int64   `json:"step"`
+	Best       int     `json:"best"`
+	Window     int     `json:"window"`
+	TrainClock float64 `json:"train_clock_s"`
+	Phase      *Phase  `json:"phase"`
+	// SelfPlay and Evals are the in-process self-play's rates over the
+	// last generation's self-play phase (SelfPlaySamples in
+	// SelfPlaySeconds), the same count and time as the trainer's log
+	// line "self-play: N samples in Ts": not over the whole time between
+	// generations, which holds training, the gate and evaluations too.
+	SelfPlay        float64 `json:"selfplay_samples_s"`
+	Evals           float64 `json:"evals_s"`
+	SelfPlaySamples int64   `json:"selfplay_samples"`
+	SelfPlaySeconds float64 `json:"selfplay_s"`
+	// Training is the last training report's rate, as its log line.
+	Training float64               `json:"train_samples_s"`
+	Workers  []metrics.WorkerStat  `json:"workers"`
+	Updated  time.Time             `json:"updated"`
+	LastEval *metrics.Metric       `json:"last_evaluation,omitempty"`
+	Live     bool                  `json:"live"`
+	Gate     []metrics.MatchResult `json:"last_gate,omitempty"`
 }
 
 func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
@@ -257,14 +268,14 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	st := Status{Run: filepath.Base(string(s.run)), Game: cfg.Game, Live: s.live != nil}
-	var gens []metrics.Metric
+	var prev, last *metrics.Metric // the last two generation lines
 	for i := range ms {
 		m := &ms[i]
 		st.Step, st.Updated = max(st.Step, m.Step), m.Time
 		st.TrainClock = max(st.TrainClock, m.TrainClock)
 		switch m.Kind {
 		case "generation":
-			gens = append(gens, *m)
+			prev, last = last, m
 			st.Generation, st.Best, st.Window, st.Workers, st.Gate = m.Generation, m.Best, m.Window, m.Workers, m.Matches
 		case "train":
 			st.Training = m.SamplesPerSec
@@ -275,13 +286,7 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 			}
 		}
 	}
-	if n := len(gens); n >= 2 {
-		a, b := gens[n-2], gens[n-1]
-		if d := b.Time.Sub(a.Time).Seconds(); d > 0 && b.SelfPlaySamples >= a.SelfPlaySamples {
-			st.SelfPlay = float64(b.SelfPlaySamples-a.SelfPlaySamples) / d
-			st.Evals = float64(b.SelfPlayEvals-a.SelfPlayEvals) / d
-		}
-	}
+	st.SelfPlaySamples, st.SelfPlaySeconds, st.SelfPlay, st.Evals = selfPlayRate(prev, last)
 	if p := s.progress.Phase(); p.Name != "" {
 		now := time.Now()
 		ph := &Phase{Name: p.Name, Unit: p.Unit, Done: p.Done, Total: p.Total, Rate: p.Rate(now),
@@ -292,6 +297,25 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 		st.Phase = ph
 	}
 	s.writeJSON(w, st)
+}
+
+// selfPlayRate is the in-process self-play of the generation of line
+// last: its samples, the seconds of its self-play phase, and the samples
+// and network evaluations a second over them. The worker's totals count
+// from its process's start and it plays only during that phase, so the
+// generation's samples are its totals less those of the line before
+// (prev), or the totals themselves where they start again (the first
+// generation, a resumed run).
+func selfPlayRate(prev, last *metrics.Metric) (samples int64, seconds, perSec, evalsPerSec float64) {
+	if last == nil || last.SelfPlaySamples == 0 || last.GatherSeconds <= 0 {
+		return 0, 0, 0, 0
+	}
+	samples, evals := last.SelfPlaySamples, last.SelfPlayEvals
+	if prev != nil && prev.SelfPlaySamples <= last.SelfPlaySamples && prev.SelfPlayEvals <= last.SelfPlayEvals {
+		samples -= prev.SelfPlaySamples
+		evals -= prev.SelfPlayEvals
+	}
+	return samples, last.GatherSeconds, float64(samples) / last.GatherSeconds, float64(evals) / last.GatherSeconds
 }
 
 func (s *Server) chartList(w http.ResponseWriter, _ *http.Request) {
@@ -314,7 +338,7 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 	extendDeadlines(w, chartWait)
 	ctx, cancel := context.WithTimeout(r.Context(), chartWait)
 	defer cancel()
-	svg, drawn, err := s.charts.get(ctx, name, s.chartVersion, func(w io.Writer) (bool, error) {
+	svg, drawn, err := s.charts.get(ctx, name, func() (string, error) { return chartVersion(s.run) }, func(w io.Writer) (bool, error) {
 		return s.render(string(s.run), name, "svg", w)
 	})
 	switch {
@@ -385,7 +409,7 @@ func (s *Server) games(w http.ResponseWriter, _ *http.Request) {
 	}
 	for i := len(self) - 1; i >= 0; i-- { // newest first
 		g := self[i]
-		refs = append(refs, GameRef{Source: "selfplay", Index: i, Label: fmt.Sprintf("self-play game %d (generation %d)", g.id, g.generation),
+		refs = append(refs, GameRef{Source: "selfplay", Index: i, Label: fmt.Sprintf("self-play game %d (begun by the best network of generation %d)", g.id, g.generation),
 			Result: g.result, Plies: g.plies})
 	}
 	arenaRefs, err := s.arenaCache.refs(s.run.Arena())
@@ -462,7 +486,12 @@ func (s *Server) replayOf(src string, i int) (Replay, error) {
 // liveReplay replays a self-play game with its searches.
 func liveReplay(g selfplay.LiveGame, rules game.Options) (Replay, error) {
 	rep, err := replay(g.Game, "", g.Moves, rules)
-	rep.Title = fmt.Sprintf("self-play game %d, generation %d", g.ID, g.Generation)
+	// The network is the best network's generation, as the status's
+	// "best network" (not its newest checkpoint).
+	rep.Title = fmt.Sprintf("self-play game %d, played by the best network of generation %d", g.ID, cmp.Or(g.Network, g.Generation))
+	if g.Network != 0 && g.Network != g.Generation {
+		rep.Title += fmt.Sprintf(" (begun by generation %d)", g.Generation)
+	}
 	rep.Search, rep.Result, rep.Reason, rep.Over = g.Search, g.Result, g.Reason, g.Over
 	rep.ID = fmt.Sprintf("selfplay-%d-%d", g.ID, len(g.Moves))
 	return rep, err

@@ -32,8 +32,17 @@ import (
 // gate against alpha-beta and evaluations at the start and the end.
 func trainTiny(t *testing.T) string {
 	t.Helper()
-	run := t.TempDir()
+	return trainTinyIn(t, t.TempDir(), 0)
+}
+
+// trainTinyIn trains trainTiny's run in directory run, its config's seed
+// seed (0: the preset's).
+func trainTinyIn(t *testing.T, run string, seed uint64) string {
+	t.Helper()
 	cfg := configstest.TinyConnectFour(t)
+	if seed != 0 {
+		cfg.Seed = seed
+	}
 	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "best", Games: 4, Simulations: 4, Threshold: 0.01}, {Opponent: "ab:depth=1", Games: 2, Simulations: 4}}
 	cfg.Evaluation = configs.Evaluation{Every: time.Hour, Matches: []configs.GateMatch{{Opponent: "random", Games: 4, Simulations: 0}}}
 	opts := trainer.Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: io.Discard,

@@ -18,6 +18,7 @@ import (
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/metrics"
+	"github.com/tabula-zero/tabula/rundir"
 	"github.com/tabula-zero/tabula/selfplay"
 )
 
@@ -384,10 +385,10 @@ func (c *chartCache) get(ctx context.Context, name string, version func() (strin
 	}
 }
 
-// chartVersion names the state of the files a chart is drawn from: the
-// config, the metrics and the records (their sizes and times).
+// chartVersion names the state of the files a run's charts are drawn
+// from: the config, the metrics and the records (their sizes and times).
 // Each must be a regular file.
-func (s *Server) chartVersion() (string, error) {
+func chartVersion(run rundir.Dir) (string, error) {
 	var b strings.Builder
 	add := func(path string, st fs.FileInfo) {
 		if st == nil {
@@ -399,14 +400,14 @@ func (s *Server) chartVersion() (string, error) {
 	for _, f := range []struct {
 		path, what string
 		max        int64
-	}{{s.run.Config(), "config", maxConfigBytes}, {s.run.Metrics(), "metrics", maxMetricsBytes}} {
+	}{{run.Config(), "config", maxConfigBytes}, {run.Metrics(), "metrics", maxMetricsBytes}} {
 		st, err := checkRegular(f.path, f.what, f.max)
 		if err != nil {
 			return "", err
 		}
 		add(f.path, st)
 	}
-	files, infos, err := arenaFiles(s.run.Arena())
+	files, infos, err := arenaFiles(run.Arena())
 	if err != nil {
 		return "", err
 	}

@@ -30,9 +30,14 @@ const topMoves = 5
 // LiveGame is a self-play game as it is played: the moves so far (the
 // random opening included) and, for each searched move, the search.
 type LiveGame struct {
-	Game       string        `json:"game"`
-	ID         uint64        `json:"id"`
+	Game string `json:"game"`
+	ID   uint64 `json:"id"`
+	// Generation is the network's the game began with (its teacher or
+	// blend follow from it); Network is the one that searched its latest
+	// move: the worker takes each new best network into the games in
+	// flight, so a long game may be played by several.
 	Generation int           `json:"generation"`
+	Network    int           `json:"network"`
 	Moves      []string      `json:"moves"`
 	Search     []*MoveSearch `json:"search"` // per move; nil where no search recorded it
 	Over       bool          `json:"over"`
@@ -75,13 +80,14 @@ func (l *Live) claim(gameName string, id uint64, gen int, opening []string) bool
 		return false
 	}
 	l.watching = true
-	l.game = LiveGame{Game: gameName, ID: id, Generation: gen, Moves: slices.Clone(opening),
+	l.game = LiveGame{Game: gameName, ID: id, Generation: gen, Network: gen, Moves: slices.Clone(opening),
 		Search: make([]*MoveSearch, len(opening)), Updated: time.Now().UTC()}
 	return true
 }
 
-// move records a move of the watched game and the search before it.
-func (l *Live) move(text string, res *mcts.Result, p game.Position) {
+// move records a move of the watched game and the search before it by
+// the network of generation gen.
+func (l *Live) move(text string, res *mcts.Result, p game.Position, gen int) {
 	var ms *MoveSearch
 	if res != nil {
 		ms = &MoveSearch{Value: res.Value}
@@ -96,6 +102,7 @@ func (l *Live) move(text string, res *mcts.Result, p game.Position) {
 	}
 	l.mu.Lock()
 	l.game.Moves = append(l.game.Moves, text)
+	l.game.Network = gen
 	l.game.Search = append(l.game.Search, ms)
 	l.game.Updated = time.Now().UTC()
 	l.mu.Unlock()

@@ -543,7 +543,7 @@ func (w *Worker) move(ctx context.Context, g *inPlay) (over bool, err error) {
 	}
 	rec.Moves = append(rec.Moves, p.FormatMove(m))
 	if g.watched {
-		w.opts.Live.move(rec.Moves[len(rec.Moves)-1], &res, p)
+		w.opts.Live.move(rec.Moves[len(rec.Moves)-1], &res, p, g.treeGen)
 	}
 	return false, g.tree.Advance(m)
 }

@@ -1,6 +1,6 @@
-// The dashboard's page: polls the JSON API, shows the charts the server
-// renders, and draws the boards of recorded and live games as SVG
-// (drawBoard, board.js).
+// The dashboard's page: polls the JSON API, plots the charts' series
+// (drawCharts, charts.js), and draws the boards of recorded and live
+// games as SVG (drawBoard, board.js).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -23,17 +23,36 @@ function clock(s) {
 
 let liveAvailable = false;
 
+// statusShown is when the status shown was read; a failed refresh says
+// so rather than leave old figures looking current.
+let statusShown = null;
+
 async function refreshStatus() {
-  const st = await getJSON("api/status");
+  let st;
+  try {
+    st = await getJSON("api/status");
+  } catch (e) {
+    const stale = $("status-stale");
+    stale.hidden = false;
+    stale.textContent = `not updated${statusShown ? " since " + statusShown.toLocaleTimeString() : ""}: ${e.message}`;
+    throw e;
+  }
+  statusShown = new Date();
+  $("status-stale").hidden = true;
   $("run").textContent = st.run;
   $("game").textContent = st.game;
-  $("generation").textContent = st.generation;
+  // The newest checkpoint is the last generation's candidate; the best
+  // network is the one self-play plays (the live game's).
+  $("generation").textContent = "generation " + st.generation;
   $("step").textContent = st.step;
-  $("best").textContent = "generation " + st.best;
+  $("best").textContent = `generation ${st.best}` + (st.best !== st.generation ? " (self-play plays it)" : "");
   $("clock").textContent = clock(st.train_clock_s);
-  $("selfplay").textContent = st.selfplay_samples_s.toFixed(0) + " samples/s";
-  $("evals").textContent = st.evals_s.toFixed(0) + " /s";
-  $("training").textContent = st.train_samples_s.toFixed(0) + " samples/s";
+  // Over the last generation's self-play phase, as the trainer's log
+  // line "self-play: N samples in Ts".
+  const over = st.selfplay_s > 0 ? ` (the last generation's self-play: ${st.selfplay_samples} samples in ${st.selfplay_s.toFixed(st.selfplay_s < 10 ? 1 : 0)} s)` : "";
+  $("selfplay").textContent = st.selfplay_samples_s.toFixed(0) + " samples/s" + over;
+  $("evals").textContent = st.evals_s.toFixed(0) + " /s" + (over ? " (the same phase)" : "");
+  $("training").textContent = st.train_samples_s.toFixed(0) + " samples/s (the last training report)";
   const ph = st.phase;
   if (ph) {
     $("phase-name").textContent = ph.name;
@@ -67,27 +86,10 @@ async function refreshStatus() {
   }
 }
 
-// --- charts -------------------------------------------------------------
+// --- charts (charts.js) ---------------------------------------------------
 
-async function setupCharts() {
-  const names = await getJSON("api/charts");
-  const box = $("charts");
-  for (const n of names) {
-    const img = document.createElement("img");
-    img.id = "chart-" + n;
-    img.alt = n;
-    img.hidden = true;
-    img.onload = () => { img.hidden = false; img.dataset.loaded = "1"; };
-    img.onerror = () => { img.hidden = true; }; // no data yet (204)
-    box.append(img);
-  }
-  refreshCharts(names);
-  setInterval(() => refreshCharts(names), 30000);
-}
-
-function refreshCharts(names) {
-  const t = Date.now();
-  for (const n of names) $("chart-" + n).src = `api/chart/${n}.svg?t=${t}`;
+async function refreshCharts() {
+  drawCharts(await getJSON("api/series"));
 }
 
 // --- matches ------------------------------------------------------------
@@ -220,5 +222,5 @@ document.addEventListener("DOMContentLoaded", () => {
   every(2000, refreshStatus);
   every(10000, refreshMatches);
   every(15000, refreshGameList);
-  setupCharts().catch((e) => console.warn(e.message));
+  every(30000, refreshCharts);
 });

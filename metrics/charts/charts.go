@@ -142,9 +142,10 @@ type Chart struct {
 
 // Flat describes a chart whose every series holds one value throughout
 // (a constant learning rate) as a line of text, which tells it better
-// than a panel of flat lines; ok is false for any other chart. A series
-// of one point, or a chart with intervals or reference levels, is not
-// flat: its panel says more than its value.
+// than a panel of flat lines: "learning rate 0.02 throughout (step 10 to
+// 20)"; ok is false for any other chart. A series of one point, or a
+// chart with intervals or reference levels, is not flat: its panel says
+// more than its value.
 func (c Chart) Flat() (text string, ok bool) {
 	if len(c.Series) == 0 {
 		return "", false
@@ -165,7 +166,7 @@ func (c Chart) Flat() (text string, ok bool) {
 		}
 		parts = append(parts, s.Label+" "+FormatNumber(s.Y[0], 0))
 	}
-	return fmt.Sprintf("%s: %s throughout (%s %s to %s)", c.Title, strings.Join(parts, ", "), c.X, FormatNumber(lo, 0), FormatNumber(hi, 0)), true
+	return fmt.Sprintf("%s throughout (%s %s to %s)", strings.Join(parts, ", "), c.X, FormatNumber(lo, 0), FormatNumber(hi, 0)), true
 }
 
 // FormatNumber writes v with as few digits as tell apart values step
