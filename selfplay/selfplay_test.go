@@ -576,7 +576,7 @@ func TestLiveGame(t *testing.T) {
 	}
 	g, _ := game.Lookup("connect4")
 	for _, lg := range ended {
-		if !lg.Over || lg.Game != "connect4" || lg.Generation != 2 || len(lg.Search) != len(lg.Moves) {
+		if !lg.Over || lg.Game != "connect4" || lg.Generation != 2 || lg.Network != 2 || len(lg.Search) != len(lg.Moves) {
 			t.Fatalf("watched game %+v", lg)
 		}
 		p, _ := g.New(nil)
@@ -686,12 +686,16 @@ func sameSample(a, b data.Sample) bool {
 
 // A network switch waits for the moves in flight, not for the games: it
 // returns while games begun under the old network are still being
-// played, and they go on to be recorded under the new one.
+// played, and they go on to be recorded under the new one. A watched
+// game names the network that searched its last move, never older than
+// the one it began with.
 func TestSetNetworkBetweenMoves(t *testing.T) {
 	cfg, rn := tinyConfig(t)
 	var w *Worker
 	switched, inFlight := false, int64(0)
-	opts := Options{ReplayDir: t.TempDir(), Worker: "t", OnShard: func(string, []data.Sample) {
+	var watched []LiveGame
+	live := &Live{OnEnd: func(g LiveGame) { watched = append(watched, g) }}
+	opts := Options{ReplayDir: t.TempDir(), Worker: "t", Live: live, OnShard: func(string, []data.Sample) {
 		if switched {
 			return
 		}
@@ -711,6 +715,11 @@ func TestSetNetworkBetweenMoves(t *testing.T) {
 	}
 	if st := w.Stats(); st.Games != 12 || w.Generation() != 2 {
 		t.Fatalf("%d games recorded, generation %d", st.Games, w.Generation())
+	}
+	for _, g := range watched {
+		if g.Network < g.Generation || g.Network < 1 || g.Network > 2 {
+			t.Errorf("watched game %d begun by generation %d, its last move by %d", g.ID, g.Generation, g.Network)
+		}
 	}
 }
 
