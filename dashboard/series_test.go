@@ -2,11 +2,14 @@ package dashboard
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -185,5 +188,33 @@ func TestStatusRates(t *testing.T) {
 	}
 	if st.Generation != b.Generation || st.Best != b.Best {
 		t.Errorf("status generation %d best %d, the last generation line %d and %d", st.Generation, st.Best, b.Generation, b.Best)
+	}
+}
+
+// The vendored uPlot is the files its README names, byte for byte (their
+// SHA-256 sums there), and the page loads that version.
+func TestVendoredUPlot(t *testing.T) {
+	readme, err := assets.ReadFile("assets/vendor/uplot/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := regexp.MustCompile("(?m)^\\| `([^`]+)` \\| `([0-9a-f]{64})` \\|$").FindAllStringSubmatch(string(readme), -1)
+	if len(rows) != 3 {
+		t.Fatalf("%d sums in the README", len(rows))
+	}
+	for _, r := range rows {
+		b, err := assets.ReadFile("assets/vendor/uplot/" + r[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != r[2] {
+			t.Errorf("%s: SHA-256 %x, the README says %s", r[1], sum, r[2])
+		}
+	}
+	page, _ := assets.ReadFile("assets/index.html")
+	for _, f := range []string{"vendor/uplot/uPlot.iife.min.js", "vendor/uplot/uPlot.min.css"} {
+		if !strings.Contains(string(page), f) {
+			t.Errorf("the page does not load %s", f)
+		}
 	}
 }
