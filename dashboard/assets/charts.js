@@ -31,7 +31,8 @@ function alpha(hex, a) {
 
 // chartData aligns a chart's series on the union of their X values
 // (uPlot's columns), each series null where it has no point; a series
-// with intervals adds its upper and lower edges.
+// with intervals adds its upper and lower edges. A level's series has
+// one value across its span.
 function chartData(c) {
   const xs = [...new Set(c.series.flatMap((s) => s.x))].sort((a, b) => a - b);
   const at = new Map(xs.map((x, i) => [x, i]));
@@ -42,6 +43,13 @@ function chartData(c) {
     return ys;
   };
   for (const s of c.series) {
+    if (s.level) {
+      // A level holds at every X of its span, so that hovering anywhere
+      // on it reads its value.
+      const lo = Math.min(...s.x), hi = Math.max(...s.x);
+      cols.push(xs.map((x) => x >= lo && x <= hi ? s.y[0] : null));
+      continue;
+    }
     cols.push(col(s, (i) => s.y[i]));
     if (s.err) {
       cols.push(col(s, (i) => s.y[i] + s.err[i]), col(s, (i) => s.y[i] - s.err[i]));
