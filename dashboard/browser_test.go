@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -250,6 +251,31 @@ func checkCharts(t *testing.T, ctx context.Context, runs int) {
 	if err := chromedp.Run(ctx, chromedp.Poll(valueJS, nil, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		chromedp.Run(ctx, chromedp.Evaluate(legendJS, &legend))
 		t.Fatalf("hovering over the loss chart: the legend shows %q: %v", legend, err)
+	}
+
+	// Dragging from a quarter to three quarters of the width zooms the X
+	// axis into that range; a double-click zooms out to the data's ends.
+	var before, zoomed, after [2]float64
+	scaleJS := `(() => { const x = chartBoxes.get("loss").plot.scales.x; return [x.min, x.max]; })()`
+	y := box.Y + box.H*0.5
+	if err := chromedp.Run(ctx, chromedp.Evaluate(scaleJS, &before),
+		chromedp.MouseEvent(input.MouseMoved, box.X+box.W*0.25, y),
+		chromedp.MouseEvent(input.MousePressed, box.X+box.W*0.25, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.MouseMoved, box.X+box.W*0.5, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.MouseMoved, box.X+box.W*0.75, y, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.MouseReleased, box.X+box.W*0.75, y, chromedp.ButtonLeft),
+		chromedp.Evaluate(scaleJS, &zoomed)); err != nil {
+		t.Fatal(err)
+	}
+	span := before[1] - before[0]
+	if want := [2]float64{before[0] + span/4, before[0] + span*3/4}; math.Abs(zoomed[0]-want[0]) > span/20 || math.Abs(zoomed[1]-want[1]) > span/20 {
+		t.Errorf("dragging across the middle half of %v zoomed to %v, want about %v", before, zoomed, want)
+	}
+	if err := chromedp.Run(ctx, chromedp.DoubleClick(`.chart[data-name="loss"] .u-over`, chromedp.ByQuery), chromedp.Evaluate(scaleJS, &after)); err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("a double-click zoomed out to %v, want %v", after, before)
 	}
 }
 
