@@ -3,6 +3,8 @@ package dashboard
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -151,7 +153,24 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 		per[i], ans.Runs[i].Game = rc, rc.Game
 	}
 	ans.Charts = mergeCharts(ans.Runs, per)
-	s.writeJSON(w, ans)
+	b, err := json.Marshal(ans)
+	if err != nil {
+		s.fail(w, http.StatusInternalServerError, err)
+		return
+	}
+	// A long run's series are megabytes that change every generation:
+	// the page asks again with the tag of what it has (the browser does,
+	// Cache-Control no-cache) and is told it has them.
+	sum := sha256.Sum256(b)
+	tag := `"` + hex.EncodeToString(sum[:16]) + `"`
+	w.Header().Set("ETag", tag)
+	w.Header().Set("Cache-Control", "no-cache")
+	if slices.Contains(strings.Split(strings.ReplaceAll(r.Header.Get("If-None-Match"), " ", ""), ","), tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(b)
 }
 
 // runCharts returns a run's charts, made again only when its files

@@ -115,6 +115,23 @@ func TestSeries(t *testing.T) {
 			}
 		}
 	}
+	// Asked again with its tag, the same series are not sent again.
+	req, _ := http.NewRequest("GET", srv.URL+"/api/series", nil)
+	first, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first.Body.Close()
+	tag := first.Header.Get("ETag")
+	req.Header.Set("If-None-Match", tag)
+	again, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again.Body.Close()
+	if tag == "" || again.StatusCode != http.StatusNotModified {
+		t.Errorf("asked again with ETag %s: %d", tag, again.StatusCode)
+	}
 	// One run: series keep their own labels.
 	one := httptest.NewServer(New(a, nil, nil, nil).Handler())
 	defer one.Close()

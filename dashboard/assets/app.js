@@ -88,8 +88,17 @@ async function refreshStatus() {
 
 // --- charts (charts.js) ---------------------------------------------------
 
+// The series are fetched through the browser's cache, which asks the
+// server whether they changed (ETag) before taking them again.
+let seriesTag = null;
+
 async function refreshCharts() {
-  drawCharts(await getJSON("api/series"));
+  const r = await fetch("api/series", { cache: "no-cache" });
+  if (!r.ok) throw new Error("api/series: " + r.status + " " + (await r.text()));
+  const tag = r.headers.get("ETag");
+  if (tag && tag === seriesTag) return; // the same series: nothing to draw
+  drawCharts(await r.json());
+  seriesTag = tag;
 }
 
 // --- matches ------------------------------------------------------------
