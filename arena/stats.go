@@ -139,16 +139,52 @@ func (s Score) LOS() float64 {
 // bound instead of the margin: "W-D-L 10-0-0, score 1.000, Elo +528.9
 // (95%: above +140.2), LOS 99.92%".
 func (s Score) String() string {
-	elo := fmtElo(s.Elo()) + " +- " + fmtMargin(s.EloMargin())
-	switch lo, hi := s.EloInterval(); {
-	case s.Games() == 0:
-	case math.IsInf(hi, 1) && !math.IsInf(lo, 0):
-		elo = fmt.Sprintf("%s (95%%: above %s)", fmtElo(s.Elo()), fmtElo(lo))
-	case math.IsInf(lo, -1) && !math.IsInf(hi, 0):
-		elo = fmt.Sprintf("%s (95%%: below %s)", fmtElo(s.Elo()), fmtElo(hi))
+	elo := s.eloFigures()
+	if elo == "" {
+		elo = fmtElo(s.Elo()) + " +- " + fmtMargin(s.EloMargin())
 	}
 	return fmt.Sprintf("W-D-L %d-%d-%d, score %.3f, Elo %s, LOS %.2f%%",
 		s.Wins, s.Draws, s.Losses, s.Score(), elo, 100*s.LOS())
+}
+
+// EloText is the Elo difference with what the games tell of it, for a
+// reader who does not know the statistics' edge cases: "Elo +101.2 +-
+// 91.0"; an interval open on one side gives its one bound, "Elo +528.9
+// (95%: above +140.2)"; without games "Elo not measured (no games)";
+// with every game drawn (no spread to take an interval from) "Elo +0.0
+// (every game drawn)"; with too few games to bound it on either side,
+// the figure alone and that.
+func (s Score) EloText() string {
+	switch {
+	case s.Games() == 0:
+		return "Elo not measured (no games)"
+	case s.Draws == s.Games():
+		return "Elo +0.0 (every game drawn)"
+	}
+	if elo := s.eloFigures(); elo != "" {
+		return "Elo " + elo
+	}
+	// Both bounds open: too few games for the interval to exclude either
+	// end.
+	return "Elo " + fmtElo(s.Elo()) + " (too few games to bound it)"
+}
+
+// eloFigures is the Elo with its 95% interval, as a half-width or its one
+// finite bound; "" where neither says anything (no games, no spread).
+func (s Score) eloFigures() string {
+	if s.Games() == 0 {
+		return ""
+	}
+	switch lo, hi := s.EloInterval(); {
+	case math.IsInf(hi, 1) && !math.IsInf(lo, 0):
+		return fmt.Sprintf("%s (95%%: above %s)", fmtElo(s.Elo()), fmtElo(lo))
+	case math.IsInf(lo, -1) && !math.IsInf(hi, 0):
+		return fmt.Sprintf("%s (95%%: below %s)", fmtElo(s.Elo()), fmtElo(hi))
+	}
+	if m := s.EloMargin(); !math.IsNaN(m) && !math.IsInf(m, 0) {
+		return fmtElo(s.Elo()) + " +- " + fmtMargin(m)
+	}
+	return ""
 }
 
 func fmtElo(e float64) string {

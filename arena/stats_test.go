@@ -132,6 +132,33 @@ func TestEloSweep(t *testing.T) {
 	}
 }
 
+// EloText says what the games tell for every kind of result: String's
+// figures where there is an interval or one bound of it, and in words
+// where there is none, never a +- that no interval backs.
+func TestEloText(t *testing.T) {
+	for _, c := range []struct {
+		s    Score
+		want string
+	}{
+		{Score{36, 5, 19}, "Elo " + fmtElo(Score{36, 5, 19}.Elo()) + " +- 89.8"},
+		{Score{Wins: 10}, "Elo +528.9 (95%: above +140.2)"},
+		{Score{Losses: 10}, "Elo -528.9 (95%: below -140.2)"},
+		{Score{Wins: 9, Losses: 1}, "Elo +381.7 (95%: above +159.0)"},
+		{Score{}, "Elo not measured (no games)"},
+		{Score{Draws: 4}, "Elo +0.0 (every game drawn)"},
+		{Score{Wins: 1, Losses: 1}, "Elo +0.0 (too few games to bound it)"},
+	} {
+		if got := c.s.EloText(); got != c.want {
+			t.Errorf("%d-%d-%d: %q, want %q", c.s.Wins, c.s.Draws, c.s.Losses, got, c.want)
+		}
+		// The figures are String's wherever it has some.
+		if !strings.HasPrefix(c.want, "Elo not") && !strings.Contains(c.want, "(every") && !strings.Contains(c.want, "(too few") &&
+			!strings.Contains(c.s.String(), strings.TrimPrefix(c.want, "Elo ")) {
+			t.Errorf("%d-%d-%d: String %q lacks %q", c.s.Wins, c.s.Draws, c.s.Losses, c.s.String(), c.want)
+		}
+	}
+}
+
 func TestSPRTBounds(t *testing.T) {
 	lo, hi := SPRT{0, 10, 0.05, 0.05}.Bounds()
 	if math.Abs(lo+2.944438979) > 1e-6 || math.Abs(hi-2.944438979) > 1e-6 {
