@@ -200,6 +200,11 @@ type Training struct {
 	// or with AVX512_BF16, sums and master weights in float32; fp32 where
 	// the CPU has neither).
 	Precision string `yaml:"precision,omitempty"`
+	// KeepCheckpoints is how many of the newest checkpoints a run keeps
+	// besides its best network and the checkpoints its evaluations
+	// measured (0: every checkpoint, as a run sealed before retention
+	// reads it). Not omitempty: a new run's frozen copy says how many.
+	KeepCheckpoints int `yaml:"keep_checkpoints"`
 }
 
 // ModelOptions are the net.NewModel options the training section asks for.
@@ -530,9 +535,13 @@ func NetSpec(c *Config) (net.Spec, error) {
 // The trainer's clock stops while it evaluates, so the cost of measuring
 // does not change what a run of a given length learns.
 type Evaluation struct {
-	// Every is the training time between evaluations ("5m"); the first
-	// is of the untrained network and the last at the run's -max-time.
+	// Every is the training time between evaluations ("5m"): the first
+	// once that much training has passed, the last where a limit stops
+	// the run.
 	Every time.Duration `yaml:"every"`
+	// AtStart measures the untrained network too, before the first
+	// training (the learning benchmark's point at 0 minutes).
+	AtStart bool `yaml:"at_start,omitempty"`
 	// Matches are arena matches of the best network (Threshold unused).
 	Matches []GateMatch `yaml:"matches"`
 	// Sets are the position-set measures' sections (arena/measure), each

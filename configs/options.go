@@ -155,6 +155,7 @@ var options = []Option{
 	{Path: "training.legal_mask", Default: false, Help: "the policy loss's softmax over the legal moves only (lc0)"},
 	{Path: "training.ops", Default: "fast", Values: []string{"fast", "reference", ""}, Help: "training graph: fast (net/train/ops; also empty) or reference (gorgonia's own, 4-12x slower; for comparisons)"},
 	{Path: "training.precision", Default: "", Values: []string{"fp32", "bf16", ""}, Help: "training convolutions' arithmetic (fast ops): fp32 (also empty) or bf16 (operands in bfloat16 on AMX-BF16 tiles, or by Winograd's F(2x2, 3x3) with AVX512_BF16, sums and weights in float32; fp32 where the CPU has neither)"},
+	{Path: "training.keep_checkpoints", Default: 3, Range: &Range{Min: 1, Max: 1 << 20, ZeroOff: true}, Help: "the newest checkpoints a run keeps besides its best network and the ones its evaluations measured; older ones are deleted (0: keep every checkpoint; tabula train -keep-checkpoints overrides it)"},
 
 	{Path: "gating.matches", Default: []GateMatch{}, Rule: "a list of matches (empty: every candidate is promoted, as AlphaZero does)", Help: "the matches a candidate plays after each generation"},
 	{Path: "gating.matches[].opponent", Required: true, Rule: `"best" or a player spec such as ab:depth=4 (the trainer builds it)`, Help: "the candidate's opponent"},
@@ -162,7 +163,8 @@ var options = []Option{
 	{Path: "gating.matches[].simulations", Required: true, Range: in(1, 100000), Help: "the networks' simulations per move"},
 	{Path: "gating.matches[].threshold", Default: 0.0, Range: in(0, 1), Help: "score that promotes the candidate (0: the match only records its result)"},
 
-	{Path: "evaluation.every", Default: time.Duration(0), Range: &Range{Min: float64(time.Second), Max: math.Inf(1), Why: "e.g. 5m"}, When: evaluationOn, Help: "training time between evaluations; the first is of the untrained network, the last at -max-time"},
+	{Path: "evaluation.every", Default: time.Duration(0), Range: &Range{Min: float64(time.Second), Max: math.Inf(1), Why: "e.g. 5m"}, When: evaluationOn, Help: "training time between evaluations: the first after that much training, the last where a limit stops the run"},
+	{Path: "evaluation.at_start", Default: false, Help: "also measure the untrained network (generation 0) before training starts: the learning benchmark's point at 0 minutes"},
 	{Path: "evaluation.matches", Default: []GateMatch(nil), Rule: "a list of matches", Help: "arena matches of the best network against fixed anchors"},
 	{Path: "evaluation.matches[].opponent", Required: true, Rule: "a player spec such as ab:depth=4, not best (the trainer builds it)", Help: "the fixed anchor"},
 	{Path: "evaluation.matches[].games", Required: true, Range: &Range{Min: 2, Max: 100000, Even: "colour-swapped pairs"}, Help: "games of the match"},

@@ -116,6 +116,12 @@ func TestFrozenBeforeRetirement(t *testing.T) {
 		t.Errorf("selfplay.precision %q sealed, %q stripped; want \"\" and auto", c.SelfPlay.Precision, stripped.SelfPlay.Precision)
 	}
 	stripped.SelfPlay.Precision = ""
+	// Nor did it know training.keep_checkpoints: sealed, the run keeps
+	// every checkpoint as it did; unsealed, the default.
+	if c.Training.KeepCheckpoints != 0 || stripped.Training.KeepCheckpoints != 3 {
+		t.Errorf("training.keep_checkpoints %d sealed, %d stripped; want 0 and 3", c.Training.KeepCheckpoints, stripped.Training.KeepCheckpoints)
+	}
+	stripped.Training.KeepCheckpoints = 0
 	if !reflect.DeepEqual(c, stripped) {
 		t.Errorf("the frozen config reads as\n%s\nwithout its retired keys it is\n%s", c.Marshal(), stripped.Marshal())
 	}
