@@ -1,5 +1,6 @@
 // Package metrics is the schema of a run's metrics, RUN/metrics.jsonl:
-// one JSON line per training stretch, generation, evaluation or stop.
+// one JSON line per training stretch, generation, evaluation, and each
+// invocation's start and stop.
 // The trainer writes it; the charts, the dashboard and the remote
 // workers' tally read or fill it, without importing the trainer.
 package metrics
@@ -20,7 +21,8 @@ import (
 
 // Metric is one line of RUN/metrics.jsonl.
 type Metric struct {
-	Kind          string    `json:"kind"` // "train", "generation", "evaluation" or "stop"
+	Kind string `json:"kind"` // "train", "generation", "evaluation", "start" or "stop"
+	// Time is when the line was written (an evaluation's: when it ended).
 	Time          time.Time `json:"time"`
 	Generation    int       `json:"generation"`
 	Step          int64     `json:"step"`
@@ -38,18 +40,22 @@ type Metric struct {
 	TrainClock float64 `json:"train_clock_s,omitempty"`
 	// TrainCPU is the process's CPU time over the same (user and
 	// system, all threads): the CPU-hours a run's learning cost.
-	TrainCPU        float64       `json:"train_cpu_s,omitempty"`
-	Checkpoint      string        `json:"checkpoint,omitempty"`
-	Promoted        bool          `json:"promoted,omitempty"`
-	Best            int           `json:"best,omitempty"`
-	Matches         []MatchResult `json:"matches,omitempty"`
-	SelfPlayGames   int64         `json:"selfplay_games,omitempty"`
-	SelfPlaySamples int64         `json:"selfplay_samples,omitempty"`
-	// Self-play totals for game length and outcome rates (generation
-	// lines, in-process self-play).
-	SelfPlayPlies int64 `json:"selfplay_plies,omitempty"`
-	SelfPlayDraws int64 `json:"selfplay_draws,omitempty"`
-	SelfPlayEvals int64 `json:"selfplay_evals,omitempty"` // network evaluations (positions)
+	TrainCPU float64 `json:"train_cpu_s,omitempty"`
+	// Checkpoint is a generation line's new checkpoint, an evaluation
+	// line's the network it measured (the file name in RUN/checkpoints).
+	Checkpoint string        `json:"checkpoint,omitempty"`
+	Promoted   bool          `json:"promoted,omitempty"`
+	Best       int           `json:"best,omitempty"`
+	Matches    []MatchResult `json:"matches,omitempty"`
+	// The in-process self-play's totals since the run began (generation
+	// and stop lines): games, samples and, for game length and outcome
+	// rates, plies and draws. Lines of a build before "start" lines
+	// counted each invocation from zero.
+	SelfPlayGames   int64 `json:"selfplay_games,omitempty"`
+	SelfPlaySamples int64 `json:"selfplay_samples,omitempty"`
+	SelfPlayPlies   int64 `json:"selfplay_plies,omitempty"`
+	SelfPlayDraws   int64 `json:"selfplay_draws,omitempty"`
+	SelfPlayEvals   int64 `json:"selfplay_evals,omitempty"` // network evaluations (positions)
 	// BatchWaitShare is the share of training time the steps waited for
 	// their batch (train lines).
 	BatchWaitShare float64 `json:"batch_wait_share,omitempty"`

@@ -3,11 +3,11 @@ package trainer
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/arena/measure"
 	"github.com/tabula-zero/tabula/internal/cputime"
 	"github.com/tabula-zero/tabula/internal/progress"
@@ -67,29 +67,33 @@ func (c *clock) stop() {
 	}
 }
 
-// evaluationDue reports whether the config's evaluation interval has
-// passed since the last evaluation (or none was made yet).
+// evaluationDue reports whether the config's evaluation interval of
+// training has passed since the last evaluation, or since the run began
+// when it has none yet (evaluation.at_start: at once, the untrained
+// network).
 func (l *Loop) evaluationDue() bool {
 	e := l.cfg.Evaluation
 	if !e.Enabled() {
 		return false
 	}
 	if l.lastEval < 0 {
-		return true
+		return e.AtStart || l.clock.elapsed() >= e.Every
 	}
 	return l.clock.elapsed() >= l.lastEval+e.Every
 }
 
 // evaluate measures the best network against the config's anchors and
 // records the result (metrics, RUN/arena, plots). The training clock
-// stands still meanwhile.
-func (l *Loop) evaluate(ctx context.Context) error {
+// stands still meanwhile. The final evaluation, where the run stops, says
+// only that it was made: the run's closing summary (Summary) gives its
+// results, once.
+func (l *Loop) evaluate(ctx context.Context, final bool) error {
 	l.clock.stop()
 	defer l.clock.start()
 	at := l.clock.elapsed()
 	t0 := time.Now()
 	m := metrics.Metric{Kind: "evaluation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
-		Best: l.bestGen, Window: l.window.Len(), TrainClock: at.Seconds()}
+		Best: l.bestGen, Checkpoint: l.bestName, Window: l.window.Len(), TrainClock: at.Seconds()}
 	games := 0
 	for _, em := range l.cfg.Evaluation.Matches {
 		games += em.Games
@@ -110,23 +114,30 @@ func (l *Loop) evaluate(ctx context.Context) error {
 		return err
 	}
 	m.EvalSeconds = time.Since(t0).Seconds()
+	m.Time = time.Now().UTC() // when it ended: the run's records of its wall time
 	if err := l.record(m); err != nil {
 		return err
 	}
 	l.lastEval, l.lastEvalStep = at, m.Step
-	fmt.Fprintf(l.out, "evaluation at %s of training, best is generation %d [%.0fs]:%s\n",
-		at.Round(time.Second), l.bestGen, m.EvalSeconds, evaluationText(m))
+	l.evalCost.Store(int64(time.Since(t0)))
+	l.evaluated[l.bestName] = true
+	if final {
+		fmt.Fprintf(l.out, "evaluated the best network, generation %d, where the run stops (%s of training) [%.0fs]\n",
+			l.bestGen, at.Round(time.Second), m.EvalSeconds)
+	} else {
+		fmt.Fprintf(l.out, "evaluation at %s of training of the best network, generation %d [%.0fs]:%s\n",
+			at.Round(time.Second), l.bestGen, m.EvalSeconds, evaluationText(m))
+	}
 	return l.plot()
 }
 
 // evaluationText is an evaluation's summary: a line per match, then the
-// position-set measures' lines (arena/measure), each indented under the evaluation's header line and
-// within 100 columns.
+// position-set measures' lines (arena/measure), each indented under the
+// evaluation's header line.
 func evaluationText(m metrics.Metric) string {
 	var b strings.Builder
 	for _, r := range m.Matches {
-		// + 0 turns a negative zero into "+0".
-		fmt.Fprintf(&b, "\n  vs %s +%d =%d -%d %.3f (Elo %+.0f ± %.0f)", r.Opponent, r.Wins, r.Draws, r.Losses, r.Score, math.Round(r.Elo)+0, r.EloCI95)
+		fmt.Fprintf(&b, "\n  %s", matchText(r))
 	}
 	for _, ms := range measure.All() {
 		lines, _ := ms.Read(m.Measures)
@@ -135,4 +146,13 @@ func evaluationText(m metrics.Metric) string {
 		}
 	}
 	return b.String()
+}
+
+// matchText is an evaluation match for people: the games won, drawn and
+// lost, the score and the Elo difference with what the games tell of it
+// (arena.Score.EloText: a one-sided bound after a sweep, words where the
+// games bound nothing).
+func matchText(r metrics.MatchResult) string {
+	sc := arena.Score{Wins: r.Wins, Draws: r.Draws, Losses: r.Losses}
+	return fmt.Sprintf("vs %s: won %d, drew %d, lost %d (score %.3f), %s", r.Opponent, r.Wins, r.Draws, r.Losses, sc.Score(), sc.EloText())
 }

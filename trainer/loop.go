@@ -22,6 +22,7 @@ import (
 // loop runs generations until a limit or cancellation.
 func (l *Loop) loop(ctx context.Context) error {
 	l.clock.start()
+	l.wallStart = time.Now() // after the clock: the wait for workers counts on both
 	l.startStep = l.trainer.State().Step
 	l.cpuLimit = cpuLimit(l.clock.cpu(), l.opts.MaxCPU, l.opts.UntilCPU)
 	if u := l.opts.UntilCPU; u > 0 && l.clock.cpu() >= u {
@@ -29,22 +30,27 @@ func (l *Loop) loop(ctx context.Context) error {
 			l.clock.cpu().Round(time.Second), u)
 		return nil
 	}
+	if err := l.record(metrics.Metric{Kind: "start", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step}); err != nil {
+		return err
+	}
 	parent := ctx
-	if l.opts.MaxTime > 0 || l.cpuLimit > 0 {
-		// The limits are on training time and its CPU time: the clock
-		// stops during evaluations.
+	if l.opts.MaxTime > 0 || l.opts.MaxTrainTime > 0 || l.cpuLimit > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
-		go l.stopAfter(ctx, cancel, l.clock.elapsed()+l.opts.MaxTime, l.cpuLimit)
+		go l.stopAfter(ctx, cancel, l.clock.elapsed()+l.opts.MaxTrainTime, l.cpuLimit)
 	}
 	for done := 0; l.opts.MaxGenerations == 0 || done < l.opts.MaxGenerations; done++ {
 		l.publish(ctx)
 		var err error
-		if l.evaluationDue() {
-			err = l.evaluate(ctx)
+		if ctx.Err() == nil && l.evaluationDue() {
+			// A limit that passes meanwhile lets the evaluation finish
+			// (only Ctrl-C cuts it): it measures the network the run
+			// stops with, so no final evaluation follows it. Past the
+			// limit, the final evaluation is the one that comes.
+			err = l.evaluate(parent, false)
 		}
-		if err == nil {
+		if err == nil && ctx.Err() == nil {
 			err = l.generation(ctx)
 		}
 		if ctx.Err() != nil {
@@ -71,9 +77,16 @@ func (l *Loop) loop(ctx context.Context) error {
 
 // recordStop writes the training clock where the run stops: a resumed
 // run reads its clock from the metrics, and time spent after the last
-// line (a gather the limit cut short) would otherwise count again.
+// line (a gather the limit cut short) would otherwise count again; and
+// the self-play totals, which the next start goes on from.
 func (l *Loop) recordStop() error {
-	return l.record(metrics.Metric{Kind: "stop", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step})
+	m := metrics.Metric{Kind: "stop", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step}
+	if l.worker != nil {
+		// The games that ended after the last generation line count too.
+		t := l.selfPlay()
+		m.SelfPlayGames, m.SelfPlaySamples, m.SelfPlayPlies, m.SelfPlayDraws, m.SelfPlayEvals = t.games, t.samples, t.plies, t.draws, t.evals
+	}
+	return l.record(m)
 }
 
 // cpuLimit is the training CPU time (train_cpu_s) at which an invocation
@@ -90,9 +103,11 @@ func cpuLimit(cpu, maxCPU, untilCPU time.Duration) time.Duration {
 	return limit
 }
 
-// stopAfter cancels the run once the training clock reaches limit or
-// its CPU time cpuLimit (0: none).
-func (l *Loop) stopAfter(ctx context.Context, cancel context.CancelFunc, limit, cpuLimit time.Duration) {
+// stopAfter cancels the run's training once this invocation's wall time
+// reaches -max-time less what the final evaluation is expected to take,
+// the training clock trainLimit (-max-train-time) or its CPU time
+// cpuLimit (0: none).
+func (l *Loop) stopAfter(ctx context.Context, cancel context.CancelFunc, trainLimit, cpuLimit time.Duration) {
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -100,12 +115,24 @@ func (l *Loop) stopAfter(ctx context.Context, cancel context.CancelFunc, limit, 
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if l.opts.MaxTime > 0 && l.clock.elapsed() >= limit || cpuLimit > 0 && l.clock.cpu() >= cpuLimit {
+			if l.opts.MaxTime > 0 && time.Since(l.wallStart) >= l.opts.MaxTime-l.evalReserve() ||
+				l.opts.MaxTrainTime > 0 && l.clock.elapsed() >= trainLimit || cpuLimit > 0 && l.clock.cpu() >= cpuLimit {
 				cancel()
 				return
 			}
 		}
 	}
+}
+
+// evalReserve is the wall time -max-time keeps back for the evaluation
+// that ends the run: what the run's last one took, at most half the
+// budget (a budget shorter than two evaluations still trains); none
+// before the run's first, which is then let finish past the budget.
+func (l *Loop) evalReserve() time.Duration {
+	if !l.cfg.Evaluation.Enabled() {
+		return 0
+	}
+	return min(time.Duration(l.evalCost.Load()), l.opts.MaxTime/2)
 }
 
 // finalEvaluation measures the run where a limit ended it, unless it
@@ -115,7 +142,7 @@ func (l *Loop) finalEvaluation(ctx context.Context) error {
 	if !l.cfg.Evaluation.Enabled() || l.trainer.State().Step == l.lastEvalStep {
 		return nil
 	}
-	err := l.evaluate(ctx)
+	err := l.evaluate(ctx, true)
 	if ctx.Err() != nil {
 		return nil // Ctrl-C during the last evaluation: the training is saved
 	}
@@ -171,7 +198,7 @@ func (l *Loop) generation(ctx context.Context) error {
 		if err := l.dir.SetPointer(rundir.Best, name); err != nil {
 			return err
 		}
-		l.best, l.bestGen = cand, l.gen
+		l.best, l.bestGen, l.bestName = cand, l.gen, name
 		l.publishPending = true
 		l.publish(ctx)
 		if l.worker != nil {
@@ -182,15 +209,14 @@ func (l *Loop) generation(ctx context.Context) error {
 			l.worker.SetNetwork(fwd, l.gen)
 		}
 	}
-	gate := gateText(res)
+	gate := l.gateText(res)
 	m := metrics.Metric{Kind: "generation", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step,
 		Checkpoint: name, Promoted: res.Promote, Best: l.bestGen, Matches: res.Matches, Window: l.window.Len(),
 		GatherSeconds: t1.Sub(t0).Seconds(), TrainSeconds: t2.Sub(t1).Seconds(), GateSeconds: t4.Sub(t3).Seconds()}
 	if l.worker != nil {
-		st := l.worker.Stats()
-		m.SelfPlayGames, m.SelfPlaySamples = st.Games, st.Samples
-		m.SelfPlayPlies, m.SelfPlayDraws = st.Plies, st.Draws
-		m.SelfPlayEvals = l.worker.BatchStats().Positions
+		// The run's totals: a resumed run goes on counting.
+		t := l.selfPlay()
+		m.SelfPlayGames, m.SelfPlaySamples, m.SelfPlayPlies, m.SelfPlayDraws, m.SelfPlayEvals = t.games, t.samples, t.plies, t.draws, t.evals
 	}
 	if l.opts.Remote != nil {
 		m.Workers = l.opts.Remote.Workers()
@@ -198,9 +224,34 @@ func (l *Loop) generation(ctx context.Context) error {
 	if err := l.record(m); err != nil {
 		return err
 	}
-	fmt.Fprintf(l.out, "generation %d: %s; best is generation %d%s\n", l.gen, gate, l.bestGen, workersText(m.Workers, m.Time))
+	fmt.Fprintf(l.out, "generation %d %s%s\n", l.gen, gate, workersText(m.Workers, m.Time))
+	l.prune()
 	l.checkSchedule()
 	return l.plot()
+}
+
+// selfPlay is the run's in-process self-play so far: the earlier
+// invocations' and this one's.
+func (l *Loop) selfPlay() selfPlayTotals {
+	st := l.worker.Stats()
+	return l.selfPlayBase.plus(selfPlayTotals{st.Games, st.Samples, st.Plies, st.Draws, l.worker.BatchStats().Positions})
+}
+
+// prune deletes the checkpoints the run no longer needs
+// (rundir.Dir.Prune): all but the best, the evaluated ones and the newest
+// keepLast. A failure costs disk space only, so it is logged, not fatal.
+func (l *Loop) prune() {
+	if l.keepLast < 1 {
+		return
+	}
+	removed, err := l.dir.Prune(l.evaluated, l.keepLast)
+	if err != nil {
+		l.log.Warn("old checkpoints kept", "err", err)
+		return
+	}
+	if len(removed) > 0 {
+		l.log.Debug("deleted old checkpoints", "files", removed)
+	}
 }
 
 // gather waits until need new samples are in the replay window: from the
@@ -244,7 +295,7 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 		}
 		st := l.worker.Stats()
 		prog.Set(st.Samples - base)
-		fmt.Fprintf(l.out, "self-play: %d samples in %.0fs (%d games so far)\n", st.Samples-base, time.Since(start).Seconds(), st.Games)
+		fmt.Fprintf(l.out, "self-play: %d samples in %.0fs (%d games in this run so far)\n", st.Samples-base, time.Since(start).Seconds(), l.selfPlay().games)
 		n, err := l.window.Refresh()
 		l.unused += n
 		return err
@@ -274,8 +325,11 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 			// The wait is otherwise silent: say what it waits for and
 			// that the time limit's clock runs meanwhile.
 			clock := ""
-			if l.opts.MaxTime > 0 {
+			switch {
+			case l.opts.MaxTime > 0:
 				clock = fmt.Sprintf("; the wait counts toward -max-time (%s left)", l.timeLeft())
+			case l.opts.MaxTrainTime > 0:
+				clock = fmt.Sprintf("; the wait counts toward -max-train-time (%s left)", l.trainTimeLeft())
 			}
 			fmt.Fprintf(l.out, "waiting for %d samples from other workers' shards in %s (this process plays no games)%s\n",
 				need-got, l.dir.Replay(), clock)
@@ -380,6 +434,9 @@ func (l *Loop) eta() string {
 	if l.opts.MaxTime > 0 {
 		s = fmt.Sprintf(" | %s left", l.timeLeft())
 	}
+	if l.opts.MaxTrainTime > 0 {
+		s += fmt.Sprintf(" | %s training left", l.trainTimeLeft())
+	}
 	if l.cpuLimit > 0 {
 		s += fmt.Sprintf(" | %s CPU left", l.cpuLeft())
 	}
@@ -392,9 +449,16 @@ func (l *Loop) cpuLeft() time.Duration {
 	return max(l.cpuLimit-l.clock.cpu(), 0).Round(time.Second)
 }
 
-// timeLeft is the training time -max-time leaves this invocation.
+// timeLeft is the wall time -max-time leaves this invocation, the final
+// evaluation's included: when the run will have ended.
 func (l *Loop) timeLeft() time.Duration {
-	return max(l.opts.MaxTime-(l.clock.elapsed()-l.startClock), 0).Round(time.Second)
+	return max(l.opts.MaxTime-time.Since(l.wallStart), 0).Round(time.Second)
+}
+
+// trainTimeLeft is the training time -max-train-time leaves this
+// invocation.
+func (l *Loop) trainTimeLeft() time.Duration {
+	return max(l.opts.MaxTrainTime-(l.clock.elapsed()-l.startClock), 0).Round(time.Second)
 }
 
 // save writes a checkpoint of the model and training state and points
@@ -428,6 +492,7 @@ func (l *Loop) saveInterrupted() error {
 		return err
 	}
 	fmt.Fprintf(l.out, "stopped: saved %s\n", l.dir.Checkpoint(name))
+	l.prune()
 	return nil
 }
 
@@ -466,22 +531,28 @@ func workersText(ws []metrics.WorkerStat, now time.Time) string {
 	return s
 }
 
-func gateText(r matches.GateResult) string {
+// gateText says what became of a generation, after "generation N": the
+// gate's games, if it played any, and which network is the best now.
+func (l *Loop) gateText(r matches.GateResult) string {
 	if r.Teacher {
-		return "promoted without gate games (alpha-beta teaches self-play, selfplay.abzero.teacher_generations)"
+		return fmt.Sprintf("becomes the best network (no gate games while alpha-beta plays self-play's moves, up to generation %d: selfplay.abzero.teacher_generations)",
+			l.cfg.SelfPlay.ABZero.TeacherGenerations)
 	}
 	if len(r.Matches) == 0 {
-		return "promoted without gate games"
+		if !r.Promote {
+			return fmt.Sprintf("is not promoted: the best network stays generation %d", l.bestGen)
+		}
+		return "becomes the best network (this run has no gate: every new generation does)"
 	}
 	s := ""
 	for i, m := range r.Matches {
 		if i > 0 {
 			s += ", "
 		}
-		s += fmt.Sprintf("vs %s +%d =%d -%d (%.2f)", m.Opponent, m.Wins, m.Draws, m.Losses, m.Score)
+		s += fmt.Sprintf("vs %s won %d, drew %d, lost %d (score %.2f)", m.Opponent, m.Wins, m.Draws, m.Losses, m.Score)
 	}
 	if r.Promote {
-		return s + ": promoted"
+		return s + ": it becomes the best network"
 	}
-	return s + ": kept the best"
+	return fmt.Sprintf("%s: not good enough, the best network stays generation %d", s, l.bestGen)
 }

@@ -39,11 +39,12 @@ func (l *Loop) cpuFlag() string {
 }
 
 // checkSchedule warns once per invocation, after scheduleCheckAfter of
-// training, when a limit (-max-time, or -max-cpu or -until-cpu at the
-// CPU rate so far) will stop the run before its cosine reaches the floor.
+// training, when a limit (-max-time at the rate by the wall clock so far,
+// -max-train-time by the training clock, or -max-cpu or -until-cpu at the
+// CPU rate) will stop the run before its cosine reaches the floor.
 func (l *Loop) checkSchedule() {
 	ran := l.clock.elapsed() - l.startClock
-	if l.scheduleChecked || (l.opts.MaxTime <= 0 && l.cpuLimit <= 0) || ran < scheduleCheckAfter {
+	if l.scheduleChecked || (l.opts.MaxTime <= 0 && l.opts.MaxTrainTime <= 0 && l.cpuLimit <= 0) || ran < scheduleCheckAfter {
 		return
 	}
 	l.scheduleChecked = true
@@ -62,7 +63,8 @@ func (l *Loop) checkSchedule() {
 	for _, lim := range []struct {
 		name, rateKey string
 		spent, budget time.Duration
-	}{{"-max-time", "steps_per_s", ran, l.opts.MaxTime}, {l.cpuFlag(), "steps_per_cpu_s", l.clock.cpu() - l.startCPU, l.cpuLimit - l.startCPU}} {
+	}{{"-max-time", "steps_per_s", time.Since(l.wallStart), l.opts.MaxTime}, {"-max-train-time", "steps_per_s", ran, l.opts.MaxTrainTime},
+		{l.cpuFlag(), "steps_per_cpu_s", l.clock.cpu() - l.startCPU, l.cpuLimit - l.startCPU}} {
 		if lim.budget <= 0 || lim.spent <= 0 {
 			continue
 		}

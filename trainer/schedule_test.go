@@ -52,7 +52,7 @@ func TestCosineShortfall(t *testing.T) {
 func TestScheduleWarning(t *testing.T) {
 	defer func(d time.Duration) { scheduleCheckAfter = d }(scheduleCheckAfter)
 	scheduleCheckAfter = 0
-	for _, c := range []struct{ kind, limit string }{{"cosine", "-max-time"}, {"cosine", "-max-cpu"}, {"cosine", "-until-cpu"}, {"piecewise", "-max-time"}} {
+	for _, c := range []struct{ kind, limit string }{{"cosine", "-max-time"}, {"cosine", "-max-train-time"}, {"cosine", "-max-cpu"}, {"cosine", "-until-cpu"}, {"piecewise", "-max-time"}} {
 		kind := c.kind
 		cfg := tinyConfig(t)
 		cfg.Training.Schedule, cfg.Training.LearningRate = kind, 0.05
@@ -64,6 +64,8 @@ func TestScheduleWarning(t *testing.T) {
 		switch c.limit {
 		case "-max-time":
 			opts.MaxTime = time.Hour
+		case "-max-train-time":
+			opts.MaxTrainTime = time.Hour
 		case "-max-cpu":
 			opts.MaxCPU = time.Hour
 		default:

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tabula-zero/tabula/arena/measure"
@@ -44,7 +45,16 @@ type Options struct {
 	// SelfPlay plays games in this process; off, the trainer waits for
 	// shards that other workers write into RUN/replay.
 	SelfPlay bool
-	MaxTime  time.Duration // stop after this long (0: no limit)
+	// MaxTime is this invocation's wall time, evaluations included (0:
+	// no limit). Training stops early enough for the evaluation that
+	// ends the run to finish within it, by the run's last evaluation's
+	// duration (at most half of MaxTime); without one yet, that
+	// evaluation is let finish past it.
+	MaxTime time.Duration
+	// MaxTrainTime stops the invocation after this much more training
+	// time (the run's train_clock_s: evaluations do not count), the
+	// learning benchmark's budget (0: no limit).
+	MaxTrainTime time.Duration
 	// MaxCPU stops the invocation after this much CPU time of training
 	// (the process's, over the clock's training segments: train_cpu_s),
 	// so that a budget means the same work on a shared machine (0: no
@@ -56,6 +66,11 @@ type Options struct {
 	// run to the same budget (0: no limit).
 	UntilCPU       time.Duration
 	MaxGenerations int // stop after this many new generations (0: no limit)
+	// KeepCheckpoints, when set, replaces the config's
+	// training.keep_checkpoints for this invocation: the newest
+	// checkpoints kept besides the best and the evaluated ones (0: every
+	// checkpoint).
+	KeepCheckpoints *int
 	// Init, when set, names the network (a checkpoint file, a run
 	// directory or a shipped model's name) a new run starts from instead
 	// of a fresh one: its weights become generation 0, step and optimizer
@@ -116,8 +131,18 @@ type Loop struct {
 	savedStep int64
 	best      *net.Params
 	bestGen   int
-	window    *data.Window
-	worker    *selfplay.Worker
+	bestName  string // the best network's checkpoint file name
+	// evaluated names the checkpoints of the networks the run's
+	// evaluations measured, which retention keeps; keepLast is how many
+	// of the newest checkpoints it keeps besides (0: every one).
+	evaluated map[string]bool
+	keepLast  int
+	// selfPlayBase is the in-process self-play of the run's earlier
+	// invocations, which the worker's own counts (this invocation's)
+	// add to.
+	selfPlayBase selfPlayTotals
+	window       *data.Window
+	worker       *selfplay.Worker
 	// unused counts samples that reached the window since the last
 	// training phase (the sample ratio's measure of fresh data).
 	unused int
@@ -131,6 +156,12 @@ type Loop struct {
 	clock      clock
 	startClock time.Duration
 	startCPU   time.Duration
+	// wallStart is when this invocation began, for -max-time; evalCost
+	// (nanoseconds, atomic: the limit's goroutine reads it) the wall time
+	// of the run's last evaluation, which the limit keeps back for the
+	// final one.
+	wallStart time.Time
+	evalCost  atomic.Int64
 	// cpuLimit is the train_cpu_s at which -max-cpu or -until-cpu stops
 	// this invocation, the earlier of the two (0: neither is set).
 	cpuLimit     time.Duration
@@ -254,20 +285,87 @@ func open(opts Options) (*Loop, error) {
 		l.games.Close()
 		return nil, err
 	}
+	l.keepLast = cfg.Training.KeepCheckpoints
+	if opts.KeepCheckpoints != nil {
+		l.keepLast = *opts.KeepCheckpoints
+	}
+	l.readHistory()
+	l.startClock, l.startCPU = l.clock.base, l.clock.cpuBase
+	return l, nil
+}
+
+// selfPlayTotals are in-process self-play's counts (metrics generation
+// lines' selfplay_* fields).
+type selfPlayTotals struct{ games, samples, plies, draws, evals int64 }
+
+func totalsOf(m metrics.Metric) selfPlayTotals {
+	return selfPlayTotals{m.SelfPlayGames, m.SelfPlaySamples, m.SelfPlayPlies, m.SelfPlayDraws, m.SelfPlayEvals}
+}
+
+func (a selfPlayTotals) plus(b selfPlayTotals) selfPlayTotals {
+	return selfPlayTotals{a.games + b.games, a.samples + b.samples, a.plies + b.plies, a.draws + b.draws, a.evals + b.evals}
+}
+
+// readHistory reads what the run's metrics say of where it stands: the
+// charts' history, the training clock, the last evaluation and what it
+// cost, the checkpoints the evaluations measured, and the self-play so
+// far.
+func (l *Loop) readHistory() {
 	l.history = &charts.History{}
 	l.lastEval, l.lastEvalStep = -1, -1
-	metrics.Read(dir.Metrics(), func(m metrics.Metric) {
+	l.evaluated = map[string]bool{}
+	// An evaluation line of an earlier build names the generation it
+	// measured, not the file: the promoted checkpoint of that generation.
+	promoted := map[int]string{0: checkpoints.Name(0, 0)}
+	var unnamed []int
+	// Generation and stop lines carry the run's self-play totals since a
+	// start line first came before them; earlier generation lines counted
+	// each invocation from zero, so there a drop starts another
+	// invocation's count (earlier stop lines carry none).
+	var totals, legacySum, legacyLast selfPlayTotals
+	started, haveTotals := false, false
+	metrics.Read(l.dir.Metrics(), func(m metrics.Metric) {
 		l.history.Add(m)
 		// A killed invocation loses the time since its last metrics line.
 		clock, cpu := seconds(m.TrainClock), seconds(m.TrainCPU)
 		l.clock.base = max(l.clock.base, clock)
 		l.clock.cpuBase = max(l.clock.cpuBase, cpu)
-		if m.Kind == "evaluation" {
+		switch m.Kind {
+		case "start":
+			started = true
+		case "generation", "stop":
+			if m.Kind == "generation" && m.Promoted && m.Checkpoint != "" {
+				promoted[m.Generation] = m.Checkpoint
+			}
+			switch t := totalsOf(m); {
+			case t.games == 0: // no in-process self-play
+			case started:
+				totals, haveTotals = t, true
+			default:
+				if t.games < legacyLast.games {
+					legacySum = legacySum.plus(legacyLast)
+				}
+				legacyLast = t
+			}
+		case "evaluation":
 			l.lastEval, l.lastEvalStep = clock, m.Step
+			l.evalCost.Store(int64(seconds(m.EvalSeconds)))
+			if m.Checkpoint != "" {
+				l.evaluated[m.Checkpoint] = true
+			} else {
+				unnamed = append(unnamed, m.Best)
+			}
 		}
 	})
-	l.startClock, l.startCPU = l.clock.base, l.clock.cpuBase
-	return l, nil
+	for _, g := range unnamed {
+		if name, ok := promoted[g]; ok {
+			l.evaluated[name] = true
+		}
+	}
+	l.selfPlayBase = legacySum.plus(legacyLast)
+	if haveTotals {
+		l.selfPlayBase = totals
+	}
 }
 
 // staleShardAge is how old a temporary shard file in RUN/replay must be
@@ -395,7 +493,7 @@ func (l *Loop) restore() error {
 	if err != nil {
 		return err
 	}
-	l.best, l.bestGen = bc.Params, bc.Generation
+	l.best, l.bestGen, l.bestName = bc.Params, bc.Generation, filepath.Base(best)
 	if l.window, err = data.NewWindow(l.dir.Replay(), l.game, l.rules, l.cfg.Replay.Window); err != nil {
 		return err
 	}

@@ -32,7 +32,7 @@ func TestXiangqiSetEvaluation(t *testing.T) {
 	cfg.Replay.Window, cfg.Replay.MinSamples = 2000, 200
 	cfg.Training.BatchSize, cfg.Training.StepsPerGeneration, cfg.Training.SampleRatio = 16, 10, 1
 	cfg.Gating.Matches = nil
-	cfg.Evaluation = configs.Evaluation{Every: time.Hour, Sets: map[string]*configs.EvalSet{"xiangqi_set": {Positions: 12, Simulations: []int{0, 4}}}}
+	cfg.Evaluation = configs.Evaluation{Every: time.Hour, AtStart: true, Sets: map[string]*configs.EvalSet{"xiangqi_set": {Positions: 12, Simulations: []int{0, 4}}}}
 	var out bytes.Buffer
 	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 1, Out: &out, NewForwarder: newFwd}
 	if err := Run(context.Background(), opts); err != nil {

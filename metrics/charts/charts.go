@@ -261,8 +261,8 @@ func buildCharts(dir rundir.Dir, hist []point) (map[string]Chart, error) {
 				series(gate, opp).add(x, e)
 			}
 			window.add(x, float64(p.window))
-			// Per generation from the worker's totals (which restart with
-			// the process: a drop starts a new count).
+			// Per generation from the self-play totals (which an earlier
+			// build restarted with each process: a drop starts a new count).
 			if prev != nil && p.games > prev.games {
 				g := float64(p.games - prev.games)
 				length.add(x, float64(p.plies-prev.plies)/g)

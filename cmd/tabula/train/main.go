@@ -2,7 +2,7 @@
 // process: self-play workers, the trainer and gating. The same command on
 // an existing run resumes it. With no flags it trains Connect Four into runs/connect4.
 //
-//	tabula train [-config configs/connect4.yaml] [-set training.learning_rate=0.01] [-run runs/c4] [-max-time 30m] [-max-generations N]
+//	tabula train [-config configs/connect4.yaml] [-set training.learning_rate=0.01] [-run runs/c4] [-max-time 30m] [-max-generations N] [-keep-checkpoints N]
 package train
 
 import (
@@ -13,6 +13,7 @@ import (
 	"io"
 	"math"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -43,10 +44,13 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	cfgPath := fs.String("config", "", "config file (default: the run's frozen config, else the preset of -game)")
 	gameName := fs.String("game", "connect4", "preset (connect4, lion, xiangqi, or xiangqi-zero: Xiangqi from its rules alone) when neither -config nor a frozen config exists")
 	runDir := fs.String("run", "", "run directory (default runs/<game>)")
-	maxTime := fs.Duration("max-time", 0, "stop after this long, saving a checkpoint (0: no limit)")
+	maxTime := fs.Duration("max-time", 0, "stop after this long by the wall clock, evaluations included, saving a checkpoint; training stops early enough for the closing evaluation to end in time by the run's last evaluation's duration (without one yet, that evaluation may end past it) (0: no limit)")
+	maxTrainTime := fs.Duration("max-train-time", 0, "stop after this much more training time (the run's train_clock_s: self-play, training and gating, not evaluations; the learning benchmark's budget), saving a checkpoint (0: no limit)")
 	maxCPU := fs.Duration("max-cpu", 0, "stop after this much more CPU time of training in this invocation (counted as the run's train_cpu_s, a budget that a shared machine mostly stretches; a resumed run gets it afresh), saving a checkpoint (0: no limit)")
 	untilCPU := fs.Duration("until-cpu", 0, "stop once the run's CPU time of training in all (train_cpu_s since it began, the CPU-hours its curves are plotted against) reaches this, saving a checkpoint; the same command resumes a stopped run to the same total (0: no limit)")
 	maxGen := fs.Int("max-generations", 0, "stop after this many new generations (0: no limit)")
+	var keep keepFlag
+	fs.Var(&keep, "keep-checkpoints", "keep the newest `N` checkpoints besides the best network and the evaluated ones, deleting older ones (0: keep every checkpoint; default: the run config's training.keep_checkpoints, 3 in the presets)")
 	selfPlay := fs.Bool("selfplay", true, "play self-play games in this process (false: train only from shards other workers write)")
 	initNet := fs.String("init", "", "start a new run from this network's weights instead of a fresh one: a checkpoint `FILE`, a run directory (its best) or a shipped model's name (e.g. xiangqi); the step, schedule and optimizer start afresh, and the run's CPU-hours count from it; a config with more blocks or filters grows the network into them, computing the same function")
 	accept := fs.Bool("accept-config-change", false, "continue a run with a config that differs from its frozen copy (the change is logged)")
@@ -59,7 +63,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
 	var nf natsFlags
 	nf.register(fs)
-	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-init NET] [-max-time D] [-max-cpu D | -until-cpu D] [-max-generations N] [-serve ADDR | -nats URL]",
+	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-init NET] [-max-time D] [-max-train-time D] [-max-cpu D | -until-cpu D] [-max-generations N] [-keep-checkpoints N] [-serve ADDR | -nats URL]",
 		"Runs the training loop (self-play, SGD, checkpoint, gate, promote) into the run directory,\n"+
 			"by default runs/<game> with the game's embedded preset. The same command resumes a run;\n"+
 			"Ctrl-C saves a checkpoint first.", "")
@@ -71,6 +75,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	}
 	var checks cliflag.Checks
 	checks.Duration("max-time", *maxTime, 0)
+	checks.Duration("max-train-time", *maxTrainTime, 0)
 	checks.Duration("max-cpu", *maxCPU, 0)
 	checks.Duration("until-cpu", *untilCPU, 0)
 	checks.Int("max-generations", *maxGen, 0, math.MaxInt)
@@ -115,7 +120,8 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	live := &selfplay.Live{}
 	opts := trainer.Options{
 		Progress: prog, Live: live, Run: *runDir, Init: *initNet, Config: cfg, AcceptConfigChange: *accept, SelfPlay: *selfPlay,
-		MaxTime: *maxTime, MaxCPU: *maxCPU, UntilCPU: *untilCPU, MaxGenerations: *maxGen, Out: out, Gate: matches.ArenaGate(*runDir),
+		MaxTime: *maxTime, MaxTrainTime: *maxTrainTime, MaxCPU: *maxCPU, UntilCPU: *untilCPU, MaxGenerations: *maxGen, KeepCheckpoints: keep.n,
+		Out: out, Gate: matches.ArenaGate(*runDir),
 		NewForwarder: player.NewForwarder,
 	}
 	if nf.serve != "" || nf.url != "" {
@@ -164,4 +170,24 @@ func serveDashboard(ctx context.Context, addr, run string, prog *progress.Tracke
 		cancel()
 		return nil, err
 	}
+}
+
+// keepFlag is -keep-checkpoints: a count of at least 0, nil when not
+// given (the config's).
+type keepFlag struct{ n *int }
+
+func (k *keepFlag) String() string {
+	if k == nil || k.n == nil {
+		return ""
+	}
+	return strconv.Itoa(*k.n)
+}
+
+func (k *keepFlag) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return fmt.Errorf("-keep-checkpoints %s: want a count of at least 0", v)
+	}
+	k.n = &n
+	return nil
 }

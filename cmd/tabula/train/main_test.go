@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -40,12 +41,15 @@ func TestTrainOneGeneration(t *testing.T) {
 	if err := run2(&out, "-config", path, "-set", "training.steps_per_generation=6", "-run", run, "-max-generations", "1"); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
-	// Evaluated untrained and where the limit stopped the run.
-	if !strings.Contains(out.String(), "generation 1: vs random") || strings.Count(out.String(), "evaluation at ") != 2 {
+	// Not evaluated untrained; evaluated where the limit stopped the run,
+	// its results given once, in the summary.
+	if !strings.Contains(out.String(), "generation 1 vs random won ") || strings.Count(out.String(), "evaluation at ") != 0 ||
+		!strings.Contains(out.String(), "evaluated the best network, generation 1, where the run stops") || strings.Count(out.String(), "vs random: won ") != 1 {
 		t.Fatalf("output:\n%s", out.String())
 	}
-	// The run ends with a summary: the best network, its last evaluation
-	// (as the metrics hold it) and the command that resumes the run.
+	// The run ends with a summary: the best network, its evaluation (as
+	// the metrics hold it), with no placeholder figure, and the command
+	// that resumes the run.
 	best, err := rundir.Dir(run).Pointer(rundir.Best)
 	if err != nil {
 		t.Fatal(err)
@@ -58,14 +62,21 @@ func TestTrainOneGeneration(t *testing.T) {
 	prefix := "resume: " + invokedAs(os.Args[0]) + " train"
 	resume := prefix + " -run " + run + " -max-generations 1\n"
 	for _, want := range []string{
-		fmt.Sprintf("best network: %s (generation %d)\n", best, id.Generation),
-		fmt.Sprintf("last evaluation, of generation %d at ", eval.Best),
-		fmt.Sprintf("\n  vs random +%d =%d -%d ", eval.Matches[0].Wins, eval.Matches[0].Draws, eval.Matches[0].Losses),
+		fmt.Sprintf("the best network: generation %d, %s\n", id.Generation, best),
+		"its latest evaluation, at ",
+		fmt.Sprintf("\n  vs random: won %d, drew %d, lost %d ", eval.Matches[0].Wins, eval.Matches[0].Draws, eval.Matches[0].Losses),
+		"this is the run's first evaluation",
 		resume,
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the summary lacks %q:\n%s", want, out.String())
 		}
+	}
+	if eval.Best != id.Generation {
+		t.Errorf("the last evaluation measured generation %d, the best is %d", eval.Best, id.Generation)
+	}
+	if m := regexp.MustCompile(`(±|\+-) ?(1000|0)(\.0+)?([^.\d]|$)|-1000`).FindString(out.String()); m != "" {
+		t.Errorf("a placeholder figure %q in:\n%s", m, out.String())
 	}
 	resumeArgs := strings.Fields(strings.TrimPrefix(resume, prefix))
 	for _, f := range []string{"latest", "best", "metrics.jsonl", "config.yaml", "plots/loss.png", "plots/strength.png"} {
@@ -207,7 +218,7 @@ func TestFlags(t *testing.T) {
 		t.Errorf("-cpuprofile into a missing directory: %v", err)
 	}
 	// Negative limits once meant no limit.
-	for _, args := range [][]string{{"-max-generations", "-1"}, {"-max-time", "-5s"}} {
+	for _, args := range [][]string{{"-max-generations", "-1"}, {"-max-time", "-5s"}, {"-max-train-time", "-1s"}, {"-keep-checkpoints", "-1"}} {
 		run := t.TempDir()
 		err := run2(&out, append(args, "-run", run)...)
 		if err == nil || !strings.Contains(err.Error(), args[0]+" "+args[1]) {

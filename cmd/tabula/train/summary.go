@@ -13,16 +13,17 @@ import (
 )
 
 // printSummary ends an invocation that stopped cleanly (a limit, Ctrl-C
-// or the end) with where the run stands: the best network, its last
-// evaluation and the command that resumes it. A summary that cannot be
-// read is said so; the training is saved either way.
+// or the end) with what the run achieved (trainer.Summary: the best
+// network, its latest evaluation and what changed since the run began)
+// and the command that resumes it. A summary that cannot be read is said
+// so; the training is saved either way.
 func printSummary(out io.Writer, run string, fs *flag.FlagSet) {
 	s, err := trainer.Summarize(run)
 	if err != nil {
 		fmt.Fprintf(out, "no summary of the run: %v\n", err)
 		return
 	}
-	fmt.Fprintf(out, "%sresume: %s\n", s.Text(), resumeCommand(run, fs))
+	fmt.Fprintf(out, "\n== %s: what the run has achieved ==\n%sresume: %s\n", run, s.Text(), resumeCommand(run, fs))
 }
 
 // configFlags choose the config or the first network; a resumed run has
