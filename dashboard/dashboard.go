@@ -365,6 +365,10 @@ type MatchRow struct {
 	Generation int     `json:"generation"`
 	Minutes    float64 `json:"minutes"` // training time
 	metrics.MatchResult
+	// EloText is the Elo with what the games tell of it
+	// (arena.Score.EloText without its "Elo "): a one-sided bound after a
+	// sweep, where elo_ci95 holds a clamped stand-in.
+	EloText string `json:"elo_text"`
 }
 
 func (s *Server) matches(w http.ResponseWriter, _ *http.Request) {
@@ -384,7 +388,9 @@ func (s *Server) matches(w http.ResponseWriter, _ *http.Request) {
 			gen = m.Best
 		}
 		for _, r := range m.Matches {
-			rows = append(rows, MatchRow{Kind: kind, Generation: gen, Minutes: m.TrainClock / 60, MatchResult: r})
+			sc := arena.Score{Wins: r.Wins, Draws: r.Draws, Losses: r.Losses}
+			rows = append(rows, MatchRow{Kind: kind, Generation: gen, Minutes: m.TrainClock / 60, MatchResult: r,
+				EloText: strings.TrimPrefix(sc.EloText(), "Elo ")})
 		}
 	}
 	s.writeJSON(w, rows)

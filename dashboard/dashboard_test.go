@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/configs/configstest"
 	"github.com/tabula-zero/tabula/game"
@@ -44,7 +45,7 @@ func trainTinyIn(t *testing.T, run string, seed uint64) string {
 		cfg.Seed = seed
 	}
 	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "best", Games: 4, Simulations: 4, Threshold: 0.01}, {Opponent: "ab:depth=1", Games: 2, Simulations: 4}}
-	cfg.Evaluation = configs.Evaluation{Every: time.Hour, Matches: []configs.GateMatch{{Opponent: "random", Games: 4, Simulations: 0}}}
+	cfg.Evaluation = configs.Evaluation{Every: time.Hour, AtStart: true, Matches: []configs.GateMatch{{Opponent: "random", Games: 4, Simulations: 0}}}
 	opts := trainer.Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: io.Discard,
 		NewForwarder: func(p *net.Params, n int, _ string) (mcts.Forwarder, error) { return infer.New(p, n) }, Gate: matches.ArenaGate(run)}
 	if err := trainer.Run(context.Background(), opts); err != nil {
@@ -88,6 +89,11 @@ func TestAPI(t *testing.T) {
 	kinds := map[string]int{}
 	for _, r := range rows {
 		kinds[r.Kind]++
+		// The Elo as the games bound it, from the row's own games.
+		sc := arena.Score{Wins: r.Wins, Draws: r.Draws, Losses: r.Losses}
+		if want := strings.TrimPrefix(sc.EloText(), "Elo "); r.EloText != want || strings.Contains(r.EloText, "1000") {
+			t.Errorf("%s row %d-%d-%d: Elo %q, want %q", r.Kind, r.Wins, r.Draws, r.Losses, r.EloText, want)
+		}
 	}
 	if kinds["gate"] != 4 || kinds["evaluation"] != 2 {
 		t.Errorf("match rows by kind %v", kinds)

@@ -108,7 +108,7 @@ async function refreshMatches() {
   const body = $("matches").querySelector("tbody");
   body.replaceChildren(...rows.slice(-300).reverse().map((r) => {
     const tr = document.createElement("tr");
-    const elo = r.elo_ci95 != null ? `${Math.round(r.elo)} ± ${Math.round(r.elo_ci95)}` : String(Math.round(r.elo));
+    const elo = r.elo_text || (r.elo_ci95 != null ? `${Math.round(r.elo)} ± ${Math.round(r.elo_ci95)}` : String(Math.round(r.elo)));
     const verdict = r.threshold ? (r.passed ? "passed" : "failed") : "";
     for (const v of [r.kind, r.minutes.toFixed(1), r.generation, r.opponent, `${r.wins}-${r.draws}-${r.losses}`, r.score.toFixed(3), elo, verdict]) {
       const td = document.createElement("td");
