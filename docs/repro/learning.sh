@@ -38,9 +38,10 @@ for seed in "$@"; do
   fi
   args=()
   if [ ! -f "$run/config.yaml" ]; then
-    args=(-config "$config" "${sets[@]}" -set "seed=$seed")
+    # The benchmark's table starts at 0 minutes: the untrained network.
+    args=(-config "$config" "${sets[@]}" -set "seed=$seed" -set evaluation.at_start=true)
   fi
   echo "== $run: ${left}s of training (seed $seed)"
-  "$OUT/tabula" train "${args[@]}" -run "$run" -max-time "${left}s" | grep -E '^(run|evaluation|generation|  )' || true
+  "$OUT/tabula" train "${args[@]}" -run "$run" -max-train-time "${left}s" | grep -E '^(run|evaluat|generation|  )' || true
 done
 "$root/docs/repro/learning-table.sh" "${runs[@]}"

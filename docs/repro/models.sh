@@ -16,7 +16,7 @@ build() { # GAME TIME TRAIN-FLAGS...
   local g=$1 t=$2
   shift 2
   if [ ! -e "$OUT/$g/best" ]; then
-    "$TABULA" train -game "$g" -run "$OUT/$g" -max-time "$t" "$@"
+    "$TABULA" train -game "$g" -run "$OUT/$g" -max-train-time "$t" -keep-checkpoints 0 "$@"
   fi
   "$TABULA" export -checkpoint "$OUT/$g" -o "$OUT/$g.ckpt"
   jq -r 'select(.kind == "evaluation") | "train clock \(.train_clock_s) s, train CPU \(.train_cpu_s) s, generation \(.generation), step \(.step)"' "$OUT/$g/metrics.jsonl" | tail -1

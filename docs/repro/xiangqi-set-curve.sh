@@ -6,6 +6,9 @@
 # Prints: generation, CPU-hours, best and good moves and blunders of the
 # raw policy and with 64 simulations (PUCT), and the value head's
 # agreement on decided positions. Fixed simulations: the machine's load does not change them.
+# A run keeps its best, its evaluated and its newest checkpoints only
+# (training.keep_checkpoints): train with -keep-checkpoints 0 to keep every
+# generation's for this curve.
 set -euo pipefail
 run=$1 every=${2:-5}
 TABULA=${TABULA:-/tmp/tabula}
