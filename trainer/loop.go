@@ -532,17 +532,25 @@ func workersText(ws []metrics.WorkerStat, now time.Time) string {
 }
 
 // gateText says what became of a generation, after "generation N": the
-// gate's games, if it played any, and which network is the best now.
+// gate's games, if it played any, and which network is the best now; why
+// there were no gate games is said the first time in an invocation.
 func (l *Loop) gateText(r matches.GateResult) string {
+	why := func(reason string) string {
+		if l.saidUngated {
+			return "becomes the best network"
+		}
+		l.saidUngated = true
+		return "becomes the best network (" + reason + ")"
+	}
 	if r.Teacher {
-		return fmt.Sprintf("becomes the best network (no gate games while alpha-beta plays self-play's moves, up to generation %d: selfplay.abzero.teacher_generations)",
-			l.cfg.SelfPlay.ABZero.TeacherGenerations)
+		return why(fmt.Sprintf("no gate games while alpha-beta plays self-play's moves, up to generation %d: selfplay.abzero.teacher_generations",
+			l.cfg.SelfPlay.ABZero.TeacherGenerations))
 	}
 	if len(r.Matches) == 0 {
 		if !r.Promote {
 			return fmt.Sprintf("is not promoted: the best network stays generation %d", l.bestGen)
 		}
-		return "becomes the best network (this run has no gate: every new generation does)"
+		return why("this run has no gate: every new generation does")
 	}
 	s := ""
 	for i, m := range r.Matches {

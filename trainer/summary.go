@@ -42,10 +42,8 @@ type Summary struct {
 	Games          int64
 	// Start and Stop are the last invocation's start line and the stop
 	// line after it (nil when absent: a run of an earlier build, or a
-	// process killed before it stopped); Evaluating is the wall time its
-	// evaluations took.
+	// process killed before it stopped).
 	Start, Stop *metrics.Metric
-	Evaluating  time.Duration
 	// EvaluationEvery is the run's evaluation interval of training time
 	// (0: the run measures nothing), from its frozen config.
 	EvaluationEvery time.Duration
@@ -82,7 +80,7 @@ func Summarize(run string) (Summary, error) {
 	err = metrics.ReadErr(dir.Metrics(), func(m metrics.Metric) {
 		switch m.Kind {
 		case "start":
-			s.Start, s.Stop, s.Evaluating = at(m), nil, 0
+			s.Start, s.Stop = at(m), nil
 		case "stop":
 			s.Stop = at(m)
 			s.Games = max(s.Games, m.SelfPlayGames)
@@ -101,9 +99,6 @@ func Summarize(run string) (Summary, error) {
 			s.LatestEvaluation = at(m)
 			if m.Best == s.BestGeneration {
 				s.BestEvaluation = at(m)
-			}
-			if s.Start != nil {
-				s.Evaluating += seconds(m.EvalSeconds)
 			}
 		}
 	})
@@ -125,8 +120,8 @@ func (s Summary) Text() string {
 			wall = s.LatestEvaluation.Time.Sub(s.Start.Time) // the final evaluation
 		}
 		trained := seconds(s.Stop.TrainClock) - seconds(s.Start.TrainClock)
-		line("this invocation took %s: %s of self-play and training, %s evaluating",
-			round(wall), round(trained), round(s.Evaluating))
+		line("this invocation took %s: %s on the training clock (self-play, training, gating), %s besides (evaluations, charts)",
+			round(wall), round(trained), round(max(wall-trained, 0)))
 	}
 	var total []string
 	if g := s.LastGeneration; g != nil {
@@ -187,7 +182,7 @@ func (s Summary) changes(latest *metrics.Metric) string {
 	case first.Time.Equal(latest.Time) && first.TrainClock == latest.TrainClock:
 		next := ""
 		if s.EvaluationEvery > 0 {
-			next = fmt.Sprintf(": the next, after %s more of training, shows how the network improves", round(s.EvaluationEvery))
+			next = fmt.Sprintf(": the next, at %s of training, shows how the network improves", round(seconds(first.TrainClock)+s.EvaluationEvery))
 		}
 		fmt.Fprintf(&b, "this is the run's first evaluation%s\n", next)
 	default:

@@ -173,7 +173,10 @@ type Loop struct {
 	scheduleChecked bool
 	// publishPending: the Publisher lacks the current best network.
 	publishPending bool
-	evaluator      *matches.Evaluator // plays the evaluation section
+	// saidUngated: a generation line has said why it was promoted
+	// without gate games (once an invocation).
+	saidUngated bool
+	evaluator   *matches.Evaluator // plays the evaluation section
 }
 
 // Run executes the training loop until a limit or ctx stops it; on
