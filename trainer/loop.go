@@ -82,9 +82,7 @@ func (l *Loop) loop(ctx context.Context) error {
 func (l *Loop) recordStop() error {
 	m := metrics.Metric{Kind: "stop", Time: time.Now().UTC(), Generation: l.gen, Step: l.trainer.State().Step}
 	if l.worker != nil {
-		// The games that ended after the last generation line count too.
-		t := l.selfPlay()
-		m.SelfPlayGames, m.SelfPlaySamples, m.SelfPlayPlies, m.SelfPlayDraws, m.SelfPlayEvals = t.games, t.samples, t.plies, t.draws, t.evals
+		l.selfPlay().into(&m) // with the games that ended after the last generation line
 	}
 	return l.record(m)
 }
@@ -214,9 +212,7 @@ func (l *Loop) generation(ctx context.Context) error {
 		Checkpoint: name, Promoted: res.Promote, Best: l.bestGen, Matches: res.Matches, Window: l.window.Len(),
 		GatherSeconds: t1.Sub(t0).Seconds(), TrainSeconds: t2.Sub(t1).Seconds(), GateSeconds: t4.Sub(t3).Seconds()}
 	if l.worker != nil {
-		// The run's totals: a resumed run goes on counting.
-		t := l.selfPlay()
-		m.SelfPlayGames, m.SelfPlaySamples, m.SelfPlayPlies, m.SelfPlayDraws, m.SelfPlayEvals = t.games, t.samples, t.plies, t.draws, t.evals
+		l.selfPlay().into(&m) // the run's totals: a resumed run goes on counting
 	}
 	if l.opts.Remote != nil {
 		m.Workers = l.opts.Remote.Workers()

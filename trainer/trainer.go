@@ -305,6 +305,11 @@ func totalsOf(m metrics.Metric) selfPlayTotals {
 	return selfPlayTotals{m.SelfPlayGames, m.SelfPlaySamples, m.SelfPlayPlies, m.SelfPlayDraws, m.SelfPlayEvals}
 }
 
+// into sets m's selfplay_* fields.
+func (a selfPlayTotals) into(m *metrics.Metric) {
+	m.SelfPlayGames, m.SelfPlaySamples, m.SelfPlayPlies, m.SelfPlayDraws, m.SelfPlayEvals = a.games, a.samples, a.plies, a.draws, a.evals
+}
+
 func (a selfPlayTotals) plus(b selfPlayTotals) selfPlayTotals {
 	return selfPlayTotals{a.games + b.games, a.samples + b.samples, a.plies + b.plies, a.draws + b.draws, a.evals + b.evals}
 }
