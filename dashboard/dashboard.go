@@ -268,14 +268,21 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 		return
 	}
 	st := Status{Run: filepath.Base(string(s.run)), Game: cfg.Game, Live: s.live != nil}
-	var prev, last *metrics.Metric // the last two generation lines
+	// The last generation line, and the line of self-play totals before
+	// it (a generation's, or a stop's: the games a stopped invocation
+	// ended after its last generation are not the next one's).
+	var prev, last, totals *metrics.Metric
 	for i := range ms {
 		m := &ms[i]
 		st.Step, st.Updated = max(st.Step, m.Step), m.Time
 		st.TrainClock = max(st.TrainClock, m.TrainClock)
 		switch m.Kind {
+		case "stop":
+			if m.SelfPlaySamples > 0 {
+				totals = m
+			}
 		case "generation":
-			prev, last = last, m
+			prev, last, totals = totals, m, m
 			st.Generation, st.Best, st.Window, st.Workers, st.Gate = m.Generation, m.Best, m.Window, m.Workers, m.Matches
 		case "train":
 			st.Training = m.SamplesPerSec
@@ -301,11 +308,11 @@ func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
 
 // selfPlayRate is the in-process self-play of the generation of line
 // last: its samples, the seconds of its self-play phase, and the samples
-// and network evaluations a second over them. The worker's totals count
-// from its process's start and it plays only during that phase, so the
-// generation's samples are its totals less those of the line before
-// (prev), or the totals themselves where they start again (the first
-// generation, a resumed run).
+// and network evaluations a second over them. The lines count the run's
+// self-play (a build before start lines: from its process's start), played
+// only during that phase, so the generation's samples are its totals less
+// those of the line before (prev), or the totals themselves where they
+// start again (the first generation, a run of such a build resumed).
 func selfPlayRate(prev, last *metrics.Metric) (samples int64, seconds, perSec, evalsPerSec float64) {
 	if last == nil || last.SelfPlaySamples == 0 || last.GatherSeconds <= 0 {
 		return 0, 0, 0, 0
