@@ -169,16 +169,17 @@ func TestBrowser(t *testing.T) {
 
 // TestBrowserCompare loads a dashboard comparing two tiny runs (trained
 // from two seeds): every chart holds both runs' lines, titles distinct,
-// values on hover, no console errors. It saves a screenshot of the
-// charts with the hovered values (TABULA_SCREENSHOTS=DIR keeps it).
+// values on hover; choosing the second run shows its status and matches;
+// no console errors. It saves a screenshot of the charts with the
+// hovered values (TABULA_SCREENSHOTS=DIR keeps it).
 func TestBrowserCompare(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a browser")
 	}
 	bin := chromium(t)
 	parent := t.TempDir()
-	a := trainTinyIn(t, filepath.Join(parent, "seed-1"), 0)
-	b := trainTinyIn(t, filepath.Join(parent, "seed-99"), 99)
+	a := trainTinyIn(t, filepath.Join(parent, "seed-1"), 0, 2)
+	b := trainTinyIn(t, filepath.Join(parent, "seed-99"), 99, 3)
 	s := New(a, nil, nil, nil)
 	s.Compare(b)
 	srv := httptest.NewServer(s.Handler())
@@ -204,6 +205,21 @@ func TestBrowserCompare(t *testing.T) {
 		dir = t.TempDir()
 	}
 	os.WriteFile(filepath.Join(dir, "dashboard-charts.png"), shot, 0o644)
+
+	// Choosing the second run shows its status and matches (three
+	// generations where the first has two).
+	matches := 0
+	for _, m := range metricLines(t, b, "") {
+		if m.Kind == "generation" || m.Kind == "evaluation" {
+			matches += len(m.Matches)
+		}
+	}
+	if err := chromedp.Run(ctx, chromedp.SetValue("#run-select", "seed-99", chromedp.ByID),
+		chromedp.Evaluate(`document.getElementById("run-select").dispatchEvent(new Event("change"))`, nil),
+		chromedp.Poll(fmt.Sprintf(`document.getElementById("generation").textContent === "generation 3" && document.querySelectorAll("#matches tbody tr").length === %d`, matches),
+			nil, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		t.Errorf("the second run's status and %d matches: %v", matches, err)
+	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
 	}

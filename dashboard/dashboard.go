@@ -63,14 +63,11 @@ type Server struct {
 	hide []string
 	play *playRoom
 
-	metricsCache metricsCache
-	gamesCache   gamesCache
-	arenaCache   arenaCache
-	charts       *chartCache
-	render       func(run, name, format string, w io.Writer) (bool, error) // charts.Render
-	chartsOf     func(run string) (string, []charts.Chart, error)          // charts.Of
-	chartRuns    []chartRun                                                // the run's own first
-	streams      *clientCounter                                            // the live streams open
+	charts   *chartCache
+	render   func(run, name, format string, w io.Writer) (bool, error) // charts.Render
+	chartsOf func(run string) (string, []charts.Chart, error)          // charts.Of
+	runs     []*runView                                                // the run's own first, then those compared
+	streams  *clientCounter                                            // the live streams open
 }
 
 // New returns a server of run ("": none, only the Play page); prog and
@@ -82,8 +79,6 @@ func New(run string, prog *progress.Tracker, live LiveGames, log *slog.Logger) *
 	}
 	s := &Server{run: rundir.Dir(run), progress: prog, live: live, log: log, play: newPlayRoom(run), charts: newChartCache(), render: charts.Render,
 		chartsOf: charts.Of, streams: newClientCounter(maxStreams, maxClientStreams)}
-	s.metricsCache.file = jsonlFile{what: "metrics", max: maxMetricsBytes}
-	s.gamesCache.file = jsonlFile{what: "self-play games", max: maxGamesBytes}
 	if run != "" {
 		s.Compare(run)
 	}
@@ -102,6 +97,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/charts", s.chartList)
 	mux.HandleFunc("GET /api/chart/{name}", s.chart)
 	mux.HandleFunc("GET /api/series", s.series)
+	mux.HandleFunc("GET /api/runs", s.runList)
 	mux.HandleFunc("GET /api/matches", s.matches)
 	mux.HandleFunc("GET /api/games", s.games)
 	mux.HandleFunc("GET /api/game", s.game)
@@ -171,14 +167,12 @@ func Serve(ctx context.Context, addr string, h http.Handler, ready func(string))
 	return nil
 }
 
-// config is the run's frozen config, read only when config.yaml is a
-// regular file (rundir reads it with os.ReadFile, which a FIFO would
-// hold).
+// config is the run's frozen config (runView.config).
 func (s *Server) config() (*configs.Config, error) {
-	if _, err := checkRegular(s.run.Config(), "config", maxConfigBytes); err != nil {
-		return nil, err
+	if len(s.runs) == 0 {
+		return nil, errNoRun
 	}
-	return s.run.FrozenConfig()
+	return s.runs[0].config()
 }
 
 func (s *Server) writeJSON(w http.ResponseWriter, v any) {
@@ -203,13 +197,6 @@ func (s *Server) fail(w http.ResponseWriter, code int, err error) {
 		msg = s.hideIn(msg)
 	}
 	http.Error(w, msg, code)
-}
-
-// metrics reads the run's metrics lines (a cut-off last line is skipped):
-// those appended since the last request, the rest from memory. The slice
-// is shared: read only.
-func (s *Server) metrics() ([]metrics.Metric, error) {
-	return s.metricsCache.read(s.run.Metrics())
 }
 
 // Phase is the current phase as the page shows it.
@@ -256,18 +243,24 @@ type Status struct {
 	Gate     []metrics.MatchResult `json:"last_gate,omitempty"`
 }
 
-func (s *Server) status(w http.ResponseWriter, _ *http.Request) {
-	cfg, err := s.config()
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	v, err := s.view(r)
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
+	cfg, err := v.config()
 	if err != nil {
 		s.fail(w, http.StatusNotFound, fmt.Errorf("no run to show: %w", err))
 		return
 	}
-	ms, err := s.metrics()
+	ms, err := v.metrics()
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
 	}
-	st := Status{Run: filepath.Base(string(s.run)), Game: cfg.Game, Live: s.live != nil}
+	// Only the dashboard's own run is being played here.
+	st := Status{Run: v.name, Game: cfg.Game, Live: s.live != nil && v == s.runs[0]}
 	// The last generation line, and the line of self-play totals before
 	// it (a generation's, or a stop's: the games a stopped invocation
 	// ended after its last generation are not the next one's).
@@ -340,13 +333,22 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusNotFound, fmt.Errorf("no chart %q (charts: %s)", name, strings.Join(charts.Names, ", ")))
 		return
 	}
+	v, err := s.view(r)
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
+	key := name
+	if v != s.runs[0] {
+		key += "\x00" + string(v.dir)
+	}
 	// Waiting for the renders before this one may take longer than the
 	// server's write timeout.
 	extendDeadlines(w, chartWait)
 	ctx, cancel := context.WithTimeout(r.Context(), chartWait)
 	defer cancel()
-	svg, drawn, err := s.charts.get(ctx, name, func() (string, error) { return chartVersion(s.run) }, func(w io.Writer) (bool, error) {
-		return s.render(string(s.run), name, "svg", w)
+	svg, drawn, err := s.charts.get(ctx, key, func() (string, error) { return chartVersion(v.dir) }, func(w io.Writer) (bool, error) {
+		return s.render(string(v.dir), name, "svg", w)
 	})
 	switch {
 	case ctx.Err() != nil && r.Context().Err() == nil:
@@ -378,8 +380,13 @@ type MatchRow struct {
 	EloText string `json:"elo_text"`
 }
 
-func (s *Server) matches(w http.ResponseWriter, _ *http.Request) {
-	ms, err := s.metrics()
+func (s *Server) matches(w http.ResponseWriter, r *http.Request) {
+	v, err := s.view(r)
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
+	ms, err := v.metrics()
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
@@ -413,9 +420,14 @@ type GameRef struct {
 	Plies  int    `json:"plies"`
 }
 
-func (s *Server) games(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) games(w http.ResponseWriter, r *http.Request) {
+	v, err := s.view(r)
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
 	refs := []GameRef{}
-	self, err := s.gamesCache.list(s.run.Games())
+	self, err := v.gamesCache.list(v.dir.Games())
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
@@ -425,7 +437,7 @@ func (s *Server) games(w http.ResponseWriter, _ *http.Request) {
 		refs = append(refs, GameRef{Source: "selfplay", Index: i, Label: fmt.Sprintf("self-play game %d (begun by the best network of generation %d)", g.id, g.generation),
 			Result: g.result, Plies: g.plies})
 	}
-	arenaRefs, err := s.arenaCache.refs(s.run.Arena())
+	arenaRefs, err := v.arenaCache.refs(v.dir.Arena())
 	if err != nil {
 		s.fail(w, http.StatusInternalServerError, err)
 		return
@@ -454,7 +466,12 @@ func (s *Server) game(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, http.StatusBadRequest, fmt.Errorf("index %q: want a game's line number from 0", idx))
 		return
 	}
-	rep, err := s.replayOf(src, i)
+	v, err := s.view(r)
+	if err != nil {
+		s.fail(w, http.StatusNotFound, err)
+		return
+	}
+	rep, err := v.replayOf(src, i)
 	if err != nil {
 		s.fail(w, http.StatusNotFound, err)
 		return
@@ -462,13 +479,13 @@ func (s *Server) game(w http.ResponseWriter, r *http.Request) {
 	s.writeJSON(w, rep)
 }
 
-func (s *Server) replayOf(src string, i int) (Replay, error) {
-	cfg, err := s.config()
+func (v *runView) replayOf(src string, i int) (Replay, error) {
+	cfg, err := v.config()
 	if err != nil {
 		return Replay{}, err
 	}
 	if src == "selfplay" {
-		g, err := s.gamesCache.game(s.run.Games(), i)
+		g, err := v.gamesCache.game(v.dir.Games(), i)
 		if err != nil {
 			return Replay{}, err
 		}
@@ -478,7 +495,7 @@ func (s *Server) replayOf(src string, i int) (Replay, error) {
 	if !ok || name != filepath.Base(name) || !strings.HasSuffix(name, ".jsonl") {
 		return Replay{}, fmt.Errorf("source %q: want selfplay or arena/FILE.jsonl", src)
 	}
-	path := filepath.Join(s.run.Arena(), name)
+	path := filepath.Join(v.dir.Arena(), name)
 	if _, err := checkRegular(path, "records file", maxArenaBytes); err != nil {
 		return Replay{}, err
 	}

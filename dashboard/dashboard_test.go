@@ -33,12 +33,12 @@ import (
 // gate against alpha-beta and evaluations at the start and the end.
 func trainTiny(t *testing.T) string {
 	t.Helper()
-	return trainTinyIn(t, t.TempDir(), 0)
+	return trainTinyIn(t, t.TempDir(), 0, 2)
 }
 
-// trainTinyIn trains trainTiny's run in directory run, its config's seed
-// seed (0: the preset's).
-func trainTinyIn(t *testing.T, run string, seed uint64) string {
+// trainTinyIn trains trainTiny's run in directory run for generations,
+// its config's seed seed (0: the preset's).
+func trainTinyIn(t *testing.T, run string, seed uint64, generations int) string {
 	t.Helper()
 	cfg := configstest.TinyConnectFour(t)
 	if seed != 0 {
@@ -46,7 +46,7 @@ func trainTinyIn(t *testing.T, run string, seed uint64) string {
 	}
 	cfg.Gating.Matches = []configs.GateMatch{{Opponent: "best", Games: 4, Simulations: 4, Threshold: 0.01}, {Opponent: "ab:depth=1", Games: 2, Simulations: 4}}
 	cfg.Evaluation = configs.Evaluation{Every: time.Hour, AtStart: true, Matches: []configs.GateMatch{{Opponent: "random", Games: 4, Simulations: 0}}}
-	opts := trainer.Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: io.Discard,
+	opts := trainer.Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: generations, Out: io.Discard,
 		NewForwarder: func(p *net.Params, n int, _ string) (mcts.Forwarder, error) { return infer.New(p, n) }, Gate: matches.ArenaGate(run)}
 	if err := trainer.Run(context.Background(), opts); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,23 +16,88 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/metrics"
 	"github.com/tabula-zero/tabula/metrics/charts"
 	"github.com/tabula-zero/tabula/rundir"
 )
 
-// A dashboard shows one run (status, games, matches) and compares the
-// charts of any number: its own first, then those added by Compare.
-type chartRun struct {
-	name string // as the page labels its series: unique among the runs
+// A dashboard shows runs: its own first, then those added by Compare.
+// The page draws every run's charts together and shows one run's status,
+// games and matches at a time (?run=NAME; the first without it).
+type runView struct {
+	name string // as the page labels the run: unique among the runs
 	dir  rundir.Dir
+
+	metricsCache metricsCache
+	gamesCache   gamesCache
+	arenaCache   arenaCache
+}
+
+func newRunView(dir string) *runView {
+	v := &runView{dir: rundir.Dir(dir)}
+	v.metricsCache.file = jsonlFile{what: "metrics", max: maxMetricsBytes}
+	v.gamesCache.file = jsonlFile{what: "self-play games", max: maxGamesBytes}
+	return v
+}
+
+// config is the run's frozen config, read only when config.yaml is a
+// regular file (rundir reads it with os.ReadFile, which a FIFO would
+// hold).
+func (v *runView) config() (*configs.Config, error) {
+	if _, err := checkRegular(v.dir.Config(), "config", maxConfigBytes); err != nil {
+		return nil, err
+	}
+	return v.dir.FrozenConfig()
+}
+
+// metrics reads the run's metrics lines (a cut-off last line is skipped):
+// those appended since the last request, the rest from memory. The slice
+// is shared: read only.
+func (v *runView) metrics() ([]metrics.Metric, error) {
+	return v.metricsCache.read(v.dir.Metrics())
+}
+
+// errNoRun answers a request about a run to a dashboard of none (the Play
+// page alone).
+var errNoRun = errors.New("no run to show: this server has only the Play page")
+
+// view is the run a request names (?run=NAME), the dashboard's own when
+// it names none.
+func (s *Server) view(r *http.Request) (*runView, error) {
+	if len(s.runs) == 0 {
+		return nil, errNoRun
+	}
+	name := r.URL.Query().Get("run")
+	if name == "" {
+		return s.runs[0], nil
+	}
+	var names []string
+	for _, v := range s.runs {
+		if v.name == name {
+			return v, nil
+		}
+		names = append(names, strconv.Quote(v.name))
+	}
+	return nil, fmt.Errorf("no run %q here (runs: %s)", name, strings.Join(names, ", "))
+}
+
+// runList serves /api/runs: the runs' names, the dashboard's own first.
+func (s *Server) runList(w http.ResponseWriter, _ *http.Request) {
+	names := []string{}
+	for _, v := range s.runs {
+		names = append(names, v.name)
+	}
+	s.writeJSON(w, names)
 }
 
 // Compare adds run directories whose charts the page draws beside the
 // run's own, each series labelled with its run's name (the directory's
-// base name, with its parent's where two share one).
+// base name, with its parent's where two share one), and whose status,
+// games and matches it shows when asked.
 func (s *Server) Compare(dirs ...string) {
 	for _, d := range dirs {
-		s.chartRuns = append(s.chartRuns, chartRun{dir: rundir.Dir(d)})
+		s.runs = append(s.runs, newRunView(d))
 		s.hidePath(d)
 	}
 	s.nameRuns()
@@ -41,8 +107,8 @@ func (s *Server) Compare(dirs ...string) {
 // tell it from the other directories; a directory given twice is told
 // apart by a number.
 func (s *Server) nameRuns() {
-	paths := make([][]string, len(s.chartRuns))
-	for i, r := range s.chartRuns {
+	paths := make([][]string, len(s.runs))
+	for i, r := range s.runs {
 		abs, err := filepath.Abs(string(r.dir))
 		if err != nil {
 			abs = string(r.dir)
@@ -66,12 +132,12 @@ func (s *Server) nameRuns() {
 		}
 		if !clash || !deeper {
 			seen := map[string]int{}
-			for i := range s.chartRuns {
+			for i := range s.runs {
 				n := name(i, depth)
 				if seen[n]++; seen[n] > 1 {
 					n += " (" + strconv.Itoa(seen[n]) + ")"
 				}
-				s.chartRuns[i].name = n
+				s.runs[i].name = n
 			}
 			return
 		}
@@ -136,8 +202,8 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), chartWait)
 	defer cancel()
 	var ans Series
-	per := make([]runCharts, len(s.chartRuns))
-	for i, cr := range s.chartRuns {
+	per := make([]runCharts, len(s.runs))
+	for i, cr := range s.runs {
 		ans.Runs = append(ans.Runs, SeriesRun{Name: cr.name})
 		rc, err := s.runCharts(ctx, cr)
 		if ctx.Err() != nil && r.Context().Err() == nil {
@@ -175,7 +241,7 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 
 // runCharts returns a run's charts, made again only when its files
 // changed (chartCache, one at a time with the SVG renderings).
-func (s *Server) runCharts(ctx context.Context, cr chartRun) (runCharts, error) {
+func (s *Server) runCharts(ctx context.Context, cr *runView) (runCharts, error) {
 	b, _, err := s.charts.get(ctx, "series\x00"+string(cr.dir), func() (string, error) { return chartVersion(cr.dir) }, func(w io.Writer) (bool, error) {
 		// chartVersion checked the files are regular.
 		g, cs, err := s.chartsOf(string(cr.dir))

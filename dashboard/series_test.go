@@ -49,8 +49,8 @@ func metricLines(t *testing.T, run, kind string) []metrics.Metric {
 // the others are served.
 func TestSeries(t *testing.T) {
 	parent := t.TempDir()
-	a := trainTinyIn(t, filepath.Join(parent, "a"), 0)
-	b := trainTinyIn(t, filepath.Join(parent, "b"), 99)
+	a := trainTinyIn(t, filepath.Join(parent, "a"), 0, 2)
+	b := trainTinyIn(t, filepath.Join(parent, "b"), 99, 3)
 	broken := filepath.Join(parent, "broken")
 	os.Mkdir(broken, 0o755)
 	s := New(a, nil, nil, nil)
@@ -132,6 +132,54 @@ func TestSeries(t *testing.T) {
 	if tag == "" || again.StatusCode != http.StatusNotModified {
 		t.Errorf("asked again with ETag %s: %d", tag, again.StatusCode)
 	}
+	// Each run's status, matches and games, by name; the first's without
+	// one.
+	var names []string
+	get(t, srv, "/api/runs", &names)
+	if !slices.Equal(names, []string{"a", "b", "broken"}) {
+		t.Errorf("/api/runs: %q", names)
+	}
+	for i, run := range []string{a, b} {
+		q := "?run=" + ans.Runs[i].Name
+		gens := metricLines(t, run, "generation")
+		var st Status
+		get(t, srv, "/api/status"+q, &st)
+		if last := gens[len(gens)-1]; st.Run != ans.Runs[i].Name || st.Generation != last.Generation || st.Step != last.Step || st.Best != last.Best {
+			t.Errorf("status of %s: %+v, its last generation line %d at step %d", run, st, last.Generation, last.Step)
+		}
+		matches := 0
+		for _, m := range metricLines(t, run, "") {
+			if m.Kind == "generation" || m.Kind == "evaluation" {
+				matches += len(m.Matches)
+			}
+		}
+		var rows []MatchRow
+		get(t, srv, "/api/matches"+q, &rows)
+		if len(rows) != matches {
+			t.Errorf("matches of %s: %d rows, %d in its metrics", run, len(rows), matches)
+		}
+		var refs []GameRef
+		get(t, srv, "/api/games"+q, &refs)
+		if len(refs) == 0 {
+			t.Fatalf("no games of %s", run)
+		}
+		var rep Replay
+		if r := get(t, srv, "/api/game"+q+"&source="+refs[0].Source+"&index="+itoa(refs[0].Index), &rep); r.StatusCode != http.StatusOK || len(rep.Moves) != refs[0].Plies {
+			t.Errorf("game %+v of %s: %d, %d moves", refs[0], run, r.StatusCode, len(rep.Moves))
+		}
+		if r := get(t, srv, "/api/chart/loss.svg"+q, nil); r.StatusCode != http.StatusOK {
+			t.Errorf("loss.svg of %s: %d", run, r.StatusCode)
+		}
+	}
+	var own Status
+	get(t, srv, "/api/status", &own)
+	if own.Run != "a" {
+		t.Errorf("the status without a run is %q's", own.Run)
+	}
+	if r := get(t, srv, "/api/status?run=nope", nil); r.StatusCode != http.StatusNotFound {
+		t.Errorf("an unknown run's status: %d", r.StatusCode)
+	}
+
 	// One run: series keep their own labels.
 	one := httptest.NewServer(New(a, nil, nil, nil).Handler())
 	defer one.Close()
@@ -151,7 +199,7 @@ func TestRunNames(t *testing.T) {
 	s := New("", nil, nil, nil)
 	s.Compare("/x/runs/c4", "/y/runs/c4", "/x/runs/lion", "/x/runs/lion")
 	var names []string
-	for _, r := range s.chartRuns {
+	for _, r := range s.runs {
 		names = append(names, r.name)
 	}
 	if want := []string{"x/runs/c4", "y/runs/c4", "x/runs/lion", "x/runs/lion (2)"}; !slices.Equal(names, want) {
@@ -159,8 +207,8 @@ func TestRunNames(t *testing.T) {
 	}
 	s = New("", nil, nil, nil)
 	s.Compare("/r/a", "/r/b")
-	if s.chartRuns[0].name != "a" || s.chartRuns[1].name != "b" {
-		t.Errorf("names %+v", s.chartRuns)
+	if s.runs[0].name != "a" || s.runs[1].name != "b" {
+		t.Errorf("names %+v", s.runs)
 	}
 }
 

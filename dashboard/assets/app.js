@@ -19,6 +19,34 @@ function clock(s) {
   return h > 0 ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
 }
 
+// --- runs -----------------------------------------------------------------
+
+// shownRun is the run whose status, games and matches are shown ("": the
+// dashboard's own); the charts show every run.
+let shownRun = "";
+
+// api adds the run shown to a request of the API.
+function api(path) {
+  if (!shownRun) return path;
+  return path + (path.includes("?") ? "&" : "?") + "run=" + encodeURIComponent(shownRun);
+}
+
+async function setupRuns() {
+  const names = await getJSON("api/runs");
+  const sel = $("run-select");
+  if (names.length < 2) return;
+  sel.replaceChildren(...names.map((n, i) => new Option(n, i === 0 ? "" : n)));
+  sel.hidden = false;
+  $("run").hidden = true;
+  sel.onchange = () => {
+    shownRun = sel.value;
+    current = null;
+    showingLive = false;
+    $("game-list").replaceChildren();
+    for (const f of [refreshStatus, refreshMatches, refreshGameList]) f().catch((e) => console.warn(e.message));
+  };
+}
+
 // --- status -------------------------------------------------------------
 
 let liveAvailable = false;
@@ -29,14 +57,16 @@ let statusShown = null;
 
 async function refreshStatus() {
   let st;
+  const run = shownRun;
   try {
-    st = await getJSON("api/status");
+    st = await getJSON(api("api/status"));
   } catch (e) {
     const stale = $("status-stale");
     stale.hidden = false;
     stale.textContent = `not updated${statusShown ? " since " + statusShown.toLocaleTimeString() : ""}: ${e.message}`;
     throw e;
   }
+  if (run !== shownRun) return; // another run was chosen meanwhile
   statusShown = new Date();
   $("status-stale").hidden = true;
   $("run").textContent = st.run;
@@ -104,7 +134,9 @@ async function refreshCharts() {
 // --- matches ------------------------------------------------------------
 
 async function refreshMatches() {
-  const rows = await getJSON("api/matches");
+  const run = shownRun;
+  const rows = await getJSON(api("api/matches"));
+  if (run !== shownRun) return;
   const body = $("matches").querySelector("tbody");
   body.replaceChildren(...rows.slice(-300).reverse().map((r) => {
     const tr = document.createElement("tr");
@@ -126,11 +158,13 @@ let ply = 0;        // boards[ply] is shown
 let showingLive = false;
 
 async function refreshGameList() {
-  const refs = await getJSON("api/games");
+  const run = shownRun;
+  const refs = await getJSON(api("api/games"));
+  if (run !== shownRun) return;
   const sel = $("game-list");
   const keep = sel.value;
   const opts = [];
-  if (liveAvailable) opts.push(new Option("live: the self-play game being played", "live"));
+  if (liveAvailable && !shownRun) opts.push(new Option("live: the self-play game being played", "live"));
   for (const r of refs) {
     opts.push(new Option(`${r.label} (${r.result || "unfinished"}, ${r.plies} plies)`, `${r.source}#${r.index}`));
   }
@@ -150,7 +184,7 @@ async function selectGame() {
     return;
   }
   const [source, index] = v.split("#");
-  const rep = await getJSON(`api/game?source=${encodeURIComponent(source)}&index=${index}`);
+  const rep = await getJSON(api(`api/game?source=${encodeURIComponent(source)}&index=${index}`));
   // Another game (the live one, as it appears) may have been chosen while
   // this one loaded: a late answer must not replace it.
   if ($("game-list").value !== v) return;
@@ -228,6 +262,7 @@ document.addEventListener("DOMContentLoaded", () => {
     if (e.key === "ArrowLeft") step(-1);
     if (e.key === "ArrowRight") step(1);
   });
+  setupRuns().catch((e) => console.warn(e.message));
   every(2000, refreshStatus);
   every(10000, refreshMatches);
   every(15000, refreshGameList);

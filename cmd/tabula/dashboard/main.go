@@ -46,7 +46,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.SetOutput(out)
 	var runDirs listFlag
 	fs.Var(&runDirs, "run", "run directory to show (default runs/connect4; with -play: only if given); repeated, or a directory of runs: "+
-		"the charts compare them, the status, games and matches are the first's (of a directory of runs: the one whose metrics changed last)")
+		"the charts compare them; the status, games and matches are the first's until the page chooses another (of a directory of runs: the one whose metrics changed last)")
 	addr := fs.String("http", "localhost:8080", "address to serve on (host:port; :8080 for every interface)")
 	play := fs.Bool("play", false, "serve the Play page even without a run directory, and open at it")
 	var nets listFlag
