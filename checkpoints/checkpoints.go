@@ -5,7 +5,7 @@
 // File format (little endian):
 //
 //	magic    "TABCKPT\x00"  8 bytes
-//	version  uint32         format version (FormatVersion)
+//	version  uint32         format version (FormatVersion, or FormatVersionWDL)
 //	hlen     uint32         length of the JSON header
 //	header   JSON           game, encoder version, net spec, step, generation, section sizes
 //	sections float32 arrays: parameters (in Params order), then optimizer buffers
@@ -36,6 +36,22 @@ import (
 
 // FormatVersion is the checkpoint file format version.
 const FormatVersion = 1
+
+// FormatVersionWDL is the format of a network with the win/draw/loss
+// value head (net.ValueWDL): the layout of version 1, its value head's
+// last layer three logits wide. A network with the scalar head is still
+// written as version 1, byte for byte as before, so that older builds
+// read it; they refuse a WDL network by its version rather than misread
+// its parameters.
+const FormatVersionWDL = 2
+
+// formatVersion is the version a network of spec s is written in.
+func formatVersion(s net.Spec) uint32 {
+	if s.WDLHead() {
+		return FormatVersionWDL
+	}
+	return FormatVersion
+}
 
 var magic = [8]byte{'T', 'A', 'B', 'C', 'K', 'P', 'T', 0}
 
@@ -190,7 +206,7 @@ func Encode(c *Checkpoint) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.Write(magic[:])
-	binary.Write(&b, binary.LittleEndian, uint32(FormatVersion))
+	binary.Write(&b, binary.LittleEndian, formatVersion(c.Params.Spec))
 	binary.Write(&b, binary.LittleEndian, uint32(len(hj)))
 	b.Write(hj)
 	for _, a := range append(arrays, c.Optimizer...) {
@@ -292,8 +308,9 @@ func Decode(data []byte) (*Checkpoint, error) {
 		}
 		return nil, errors.New("not a tabula checkpoint (bad magic)")
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != FormatVersion {
-		return nil, fmt.Errorf("checkpoint format version %d, this build reads %d", v, FormatVersion)
+	version := binary.LittleEndian.Uint32(data[8:])
+	if version != FormatVersion && version != FormatVersionWDL {
+		return nil, fmt.Errorf("checkpoint format version %d, this build reads %d and %d", version, FormatVersion, FormatVersionWDL)
 	}
 	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
 	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
@@ -322,6 +339,9 @@ func Decode(data []byte) (*Checkpoint, error) {
 	// (a checksum proves no origin, so a small file may claim a giant).
 	if err := h.Spec.Validate(); err != nil {
 		return nil, fmt.Errorf("bad network spec: %w", err)
+	}
+	if want := formatVersion(h.Spec); version != want {
+		return nil, fmt.Errorf("format version %d for a network with value head %q, which version %d holds", version, h.Spec.ValueHead, want)
 	}
 	if need, have := specFloats(h.Spec), uint64(len(body)-16-hl)/4; need > have {
 		return nil, fmt.Errorf("the spec needs %d parameters, the file holds at most %d", need, have)

@@ -1,6 +1,8 @@
 package checkpoints
 
 import (
+	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"math/rand/v2"
 	"os"
@@ -16,13 +18,17 @@ import (
 func sample(t *testing.T) *Checkpoint { return sampleWith(t, "") }
 
 // sampleWith is a checkpoint of a small network with the given heads:
-// "" the plain network, "fromto" with the from-to policy head.
+// "" the plain network, "fromto" with the from-to policy head, "wdl"
+// with the win/draw/loss value head.
 func sampleWith(t *testing.T, heads string) *Checkpoint {
 	t.Helper()
 	spec := net.Spec{Game: "connect4", EncoderVersion: 1, Channels: 2, Height: 6, Width: 7, Actions: 7,
 		Blocks: 1, Filters: 4, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 8}
 	if heads == "fromto" {
 		spec.Actions, spec.PolicyHead = 42*42, net.PolicyFromTo
+	}
+	if heads == "wdl" {
+		spec.ValueHead = net.ValueWDL
 	}
 	p, err := net.NewParams(spec, 3)
 	if err != nil {
@@ -45,9 +51,9 @@ func sampleWith(t *testing.T, heads string) *Checkpoint {
 }
 
 func TestRoundTrip(t *testing.T) {
-	for _, heads := range []string{"", "fromto"} {
+	for _, heads := range []string{"", "fromto", "wdl"} {
 		c := sampleWith(t, heads)
-		if heads == "fromto" {
+		if heads != "" {
 			c.Params.Randomize(5)
 		}
 		path := filepath.Join(t.TempDir(), "x.ckpt")
@@ -111,7 +117,7 @@ func TestVersionAndGame(t *testing.T) {
 	dir := t.TempDir()
 	data, _ := Encode(sample(t))
 	v2 := append([]byte(nil), data...)
-	binary.LittleEndian.PutUint32(v2[8:], FormatVersion+1)
+	binary.LittleEndian.PutUint32(v2[8:], FormatVersionWDL+1)
 	path := filepath.Join(dir, "v2.ckpt")
 	os.WriteFile(path, v2, 0o644)
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "format version") || !strings.Contains(err.Error(), "v2.ckpt") {
@@ -130,5 +136,61 @@ func TestVersionAndGame(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(dir, "missing.ckpt")); err == nil {
 		t.Fatal("missing file accepted")
+	}
+}
+
+// A WDL network is written as format version 2 and a scalar one still as
+// version 1 (what older builds read); a file whose version and value
+// head disagree is refused, even with a valid checksum.
+func TestValueHeadVersion(t *testing.T) {
+	for _, c := range []struct {
+		heads string
+		want  uint32
+	}{{"", FormatVersion}, {"fromto", FormatVersion}, {"wdl", FormatVersionWDL}} {
+		data, err := Encode(sampleWith(t, c.heads))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := binary.LittleEndian.Uint32(data[8:]); got != c.want {
+			t.Errorf("heads %q: written as version %d, want %d", c.heads, got, c.want)
+		}
+		// The other version, checksummed again.
+		other := FormatVersion + FormatVersionWDL - c.want
+		bad := append([]byte(nil), data[:len(data)-sha256.Size]...)
+		binary.LittleEndian.PutUint32(bad[8:], other)
+		sum := sha256.Sum256(bad)
+		if _, err := Decode(append(bad, sum[:]...)); err == nil || !strings.Contains(err.Error(), "value head") {
+			t.Errorf("heads %q as version %d: %v", c.heads, other, err)
+		}
+	}
+}
+
+// The shipped networks (models/*.ckpt, scalar value heads written before
+// the WDL head existed) decode and encode again to the same bytes: the
+// format of a scalar-head network did not change.
+func TestShippedModelsEncodeAsBefore(t *testing.T) {
+	paths, err := filepath.Glob("../models/*.ckpt")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no shipped models: %v", err)
+	}
+	for _, path := range append(paths, "testdata/before-retirement.ckpt") {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Decode(data)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if c.Params.Spec.WDLHead() {
+			t.Errorf("%s has the WDL head", path)
+		}
+		again, err := Encode(c)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if !bytes.Equal(again, data) {
+			t.Errorf("%s encodes to other bytes (%d, was %d)", path, len(again), len(data))
+		}
 	}
 }

@@ -38,6 +38,11 @@ type Spec struct {
 	// bilinear form of each move's two squares (Params.FromTo; the action
 	// space must then be every pair of squares, from*h*w + to).
 	PolicyHead string `json:",omitempty"`
+	// ValueHead is what the value head predicts: "" one value in [-1, 1]
+	// through tanh, ValueWDL the probabilities of a win, a draw and a loss
+	// (a softmax over three logits of ValueFC2), whose value for the
+	// search is W - L, the expected score.
+	ValueHead string `json:",omitempty"`
 }
 
 // PolicyFromTo is Spec.PolicyHead's from-to head.
@@ -45,6 +50,21 @@ const PolicyFromTo = "fromto"
 
 // FromToHead reports whether the policy head is the from-to head.
 func (s Spec) FromToHead() bool { return s.PolicyHead == PolicyFromTo }
+
+// ValueWDL is Spec.ValueHead's win/draw/loss head.
+const ValueWDL = "wdl"
+
+// WDLHead reports whether the value head predicts win, draw and loss.
+func (s Spec) WDLHead() bool { return s.ValueHead == ValueWDL }
+
+// ValueOutputs is the width of the value head's last layer: 3 logits
+// with the WDL head, else 1.
+func (s Spec) ValueOutputs() int {
+	if s.WDLHead() {
+		return 3
+	}
+	return 1
+}
 
 // Validate reports a spec that cannot build a network.
 func (s Spec) Validate() error {
@@ -70,6 +90,9 @@ func (s Spec) Validate() error {
 		}
 	default:
 		return fmt.Errorf("net: unknown policy head %q (want %q or none)", s.PolicyHead, PolicyFromTo)
+	}
+	if s.ValueHead != "" && s.ValueHead != ValueWDL {
+		return fmt.Errorf("net: unknown value head %q (want %q or none)", s.ValueHead, ValueWDL)
 	}
 	return nil
 }
@@ -112,7 +135,9 @@ type Block struct {
 // Policy: relu(PolicyConv) -> flatten [c][h][w] -> PolicyFC -> logits, or
 // with the from-to head relu(PolicyConv) -> FromTo -> logits (PolicyFC
 // empty).
-// Value: relu(ValueConv) -> flatten -> relu(ValueFC1) -> ValueFC2 -> tanh.
+// Value: relu(ValueConv) -> flatten -> relu(ValueFC1) -> ValueFC2 -> tanh,
+// or with the WDL head ValueFC2's three logits (win, draw, loss for the
+// side to move) -> softmax, the value W - L.
 type Params struct {
 	Spec       Spec
 	Input      ConvBN
@@ -146,7 +171,7 @@ func NewParams(spec Spec, seed uint64) (*Params, error) {
 	}
 	p.ValueConv = newConvBN(rng, spec.ValueChannels, spec.Filters, 1)
 	p.ValueFC1 = newDense(rng, spec.ValueHidden, spec.ValueChannels*hw)
-	p.ValueFC2 = newDense(rng, 1, spec.ValueHidden)
+	p.ValueFC2 = newDense(rng, spec.ValueOutputs(), spec.ValueHidden)
 	for i := 0; i < spec.Blocks; i++ {
 		p.Blocks = append(p.Blocks, Block{A: newConvBN(rng, spec.Filters, spec.Filters, 3), B: newConvBN(rng, spec.Filters, spec.Filters, 3)})
 	}
@@ -259,7 +284,7 @@ func (p *Params) Check() error {
 	denses := []wantDense{
 		{"policy fc", &p.PolicyFC, policyOut, policyIn},
 		{"value fc1", &p.ValueFC1, s.ValueHidden, s.ValueChannels * hw},
-		{"value fc2", &p.ValueFC2, 1, s.ValueHidden},
+		{"value fc2", &p.ValueFC2, s.ValueOutputs(), s.ValueHidden},
 	}
 	for _, d := range denses {
 		if d.d.Out != d.out || d.d.In != d.in || len(d.d.W) != d.out*d.in || len(d.d.B) != d.out {

@@ -21,6 +21,13 @@ func fromToSpec() Spec {
 	return s
 }
 
+// wdlSpec is tinySpec with the win/draw/loss value head.
+func wdlSpec() Spec {
+	s := tinySpec()
+	s.ValueHead = ValueWDL
+	return s
+}
+
 // randomParams returns parameters with every part non-trivial: random BN
 // scale, shift and running statistics, and random dense biases.
 func randomParams(t testing.TB, spec Spec, seed uint64) *Params {
@@ -56,7 +63,7 @@ func paramSlices(p *Params) [][]float32 {
 }
 
 func TestParamTensorsMatchParams(t *testing.T) {
-	for _, spec := range []Spec{tinySpec(), fromToSpec()} {
+	for _, spec := range []Spec{tinySpec(), fromToSpec(), wdlSpec()} {
 		testParamTensorsMatchParams(t, spec)
 	}
 }
@@ -100,6 +107,83 @@ func TestForwardFLOPs(t *testing.T) {
 	want += 2 * (12*2*2 + 12*12*2 - 5*24)
 	if got := s.ForwardFLOPs(); got != want {
 		t.Errorf("from-to head: ForwardFLOPs = %d, want %d", got, want)
+	}
+	// The WDL head: fc2 gives three logits, not one.
+	s.ValueHead = ValueWDL
+	want += 2 * (2 * 7)
+	if got := s.ForwardFLOPs(); got != want {
+		t.Errorf("WDL head: ForwardFLOPs = %d, want %d", got, want)
+	}
+}
+
+func TestValueHeadSpec(t *testing.T) {
+	s := wdlSpec()
+	s.ValueHead = "categorical"
+	if _, err := NewParams(s, 1); err == nil || !strings.Contains(err.Error(), `unknown value head "categorical"`) {
+		t.Errorf("unknown value head: error %v", err)
+	}
+	// Parameters of one value head do not pass as the other's.
+	p := randomParams(t, wdlSpec(), 3)
+	p.Spec = tinySpec()
+	if err := p.Check(); err == nil {
+		t.Error("WDL parameters pass as a scalar head's")
+	}
+	q := randomParams(t, tinySpec(), 3)
+	q.Spec = wdlSpec()
+	if err := q.Check(); err == nil {
+		t.Error("scalar-head parameters pass as a WDL head's")
+	}
+}
+
+// TestReferenceWDL holds the WDL head's outputs to what they mean: three
+// probabilities summing to 1 whose W - L is the value, the same policy as
+// the scalar head of the same tower, and logits turned into probabilities
+// by softmax (a shift of all three logits changes nothing, a larger draw
+// logit a larger D).
+func TestReferenceWDL(t *testing.T) {
+	p := randomParams(t, wdlSpec(), 5)
+	n := 4
+	planes := make([]float32, n*3*4*5)
+	for i := range planes {
+		planes[i] = float32(i%7) / 7
+	}
+	policy, value, wdl := p.ReferenceWDL(planes, n)
+	if len(wdl) != 3*n {
+		t.Fatalf("wdl has %d entries, want %d", len(wdl), 3*n)
+	}
+	for i := range n {
+		w, d, l := wdl[3*i], wdl[3*i+1], wdl[3*i+2]
+		if w < 0 || d < 0 || l < 0 || math.Abs(float64(w+d+l)-1) > 1e-6 {
+			t.Errorf("position %d: wdl %v %v %v is not a distribution", i, w, d, l)
+		}
+		if math.Abs(float64(w-l-value[i])) > 1e-6 {
+			t.Errorf("position %d: value %v, W - L = %v", i, value[i], w-l)
+		}
+	}
+	// The scalar head of the same tower and policy gives the same policy.
+	scalar := *p
+	scalar.Spec = tinySpec()
+	scalar.ValueFC2 = Dense{Out: 1, In: p.ValueFC2.In, W: p.ValueFC2.W[:p.ValueFC2.In], B: p.ValueFC2.B[:1]}
+	sp, _, none := scalar.ReferenceWDL(planes, n)
+	if none != nil {
+		t.Error("a scalar head returns WDL probabilities")
+	}
+	for i := range sp {
+		if sp[i] != policy[i] {
+			t.Fatalf("policy %d: %v with the WDL head, %v with the scalar head", i, policy[i], sp[i])
+		}
+	}
+	// Raising the draw bias by 1 multiplies D/W and D/L by e.
+	up := *p
+	up.ValueFC2.B = append([]float32(nil), p.ValueFC2.B...)
+	up.ValueFC2.B[1]++
+	_, _, wdl2 := up.ReferenceWDL(planes, n)
+	for i := range n {
+		before := float64(wdl[3*i+1] / wdl[3*i])
+		after := float64(wdl2[3*i+1] / wdl2[3*i])
+		if math.Abs(after/before-math.E) > 1e-4 {
+			t.Errorf("position %d: D/W went from %v to %v with the draw logit up by 1", i, before, after)
+		}
 	}
 }
 

@@ -6,12 +6,23 @@ import "math"
 // statistics) with plain loops: the slow, obviously correct twin that
 // net/train's gorgonia model, the fast path and the ONNX export are
 // checked against. planes holds n inputs [n][c][h][w]; it returns
-// logits [n][actions] and values [n].
+// logits [n][actions] and values [n] (W - L with the WDL head).
 func (p *Params) Reference(planes []float32, n int) (policy, value []float32) {
+	policy, value, _ = p.ReferenceWDL(planes, n)
+	return policy, value
+}
+
+// ReferenceWDL is Reference that also returns, for a network with the
+// WDL head, the probabilities of a win, a draw and a loss [n][3] (nil
+// without the head).
+func (p *Params) ReferenceWDL(planes []float32, n int) (policy, value, wdl []float32) {
 	s := p.Spec
 	hw := s.Height * s.Width
 	policy = make([]float32, n*s.Actions)
 	value = make([]float32, n)
+	if s.WDLHead() {
+		wdl = make([]float32, 3*n)
+	}
 	for i := 0; i < n; i++ {
 		x := planes[i*s.Channels*hw : (i+1)*s.Channels*hw]
 		h := relu(p.Input.reference(x, s.Height, s.Width))
@@ -30,9 +41,31 @@ func (p *Params) Reference(planes []float32, n int) (policy, value []float32) {
 			copy(policy[i*s.Actions:], p.PolicyFC.reference(f))
 		}
 		v := relu(p.ValueFC1.reference(relu(p.ValueConv.reference(h, s.Height, s.Width))))
-		value[i] = float32(math.Tanh(float64(p.ValueFC2.reference(v)[0])))
+		out := p.ValueFC2.reference(v)
+		if s.WDLHead() {
+			value[i] = WDL(out, wdl[3*i:3*i+3])
+		} else {
+			value[i] = float32(math.Tanh(float64(out[0])))
+		}
 	}
-	return policy, value
+	return policy, value, wdl
+}
+
+// WDL writes the softmax of a WDL head's three logits (win, draw, loss)
+// into wdl and returns the value W - L; sums in float64, so that every
+// forward pass turns logits into probabilities the same way.
+func WDL(logits, wdl []float32) float32 {
+	mx := float64(max(logits[0], logits[1], logits[2]))
+	var e [3]float64
+	sum := 0.0
+	for k := range e {
+		e[k] = math.Exp(float64(logits[k]) - mx)
+		sum += e[k]
+	}
+	for k := range e {
+		wdl[k] = float32(e[k] / sum)
+	}
+	return float32((e[0] - e[2]) / sum)
 }
 
 // reference applies convolution (zero padding k/2) and batch norm to one

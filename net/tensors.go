@@ -31,7 +31,7 @@ func (pi ParamInfo) Size() int {
 //	input.{w,gamma,beta}
 //	block<i>.a.{w,gamma,beta}, block<i>.b.{w,gamma,beta}   for i = 0..Blocks-1
 //	policy.conv.{w,gamma,beta}, policy.fc.{w,b}                (policy.fromto.{w,b} with the from-to head)
-//	value.conv.{w,gamma,beta}, value.fc1.{w,b}, value.fc2.{w,b}
+//	value.conv.{w,gamma,beta}, value.fc1.{w,b}, value.fc2.{w,b}         (value.fc2 three logits wide with the WDL head)
 //
 // BN running statistics are not trainable and are not listed; they travel
 // in Params.
@@ -64,7 +64,7 @@ func (s Spec) ParamTensors() []ParamInfo {
 	}
 	conv("value.conv", s.ValueChannels, s.Filters, 1)
 	dense("value.fc1", s.ValueHidden, s.ValueChannels*hw)
-	dense("value.fc2", 1, s.ValueHidden)
+	dense("value.fc2", s.ValueOutputs(), s.ValueHidden)
 	return ps
 }
 
@@ -83,7 +83,7 @@ func (s Spec) ForwardFLOPs() int64 {
 	} else {
 		macs += int64(s.Actions) * pc * hw
 	}
-	macs += int64(s.ValueHidden)*int64(s.ValueChannels)*hw + int64(s.ValueHidden)
+	macs += int64(s.ValueHidden)*int64(s.ValueChannels)*hw + int64(s.ValueHidden)*int64(s.ValueOutputs())
 	return 2 * macs
 }
 
