@@ -65,6 +65,9 @@ type Network struct {
 	// have an action for every pair of squares, Xiangqi's version 4), or
 	// empty for a dense layer over the board.
 	PolicyHead string `yaml:"policy_head,omitempty"`
+	// ValueHead is "wdl" for the win/draw/loss value head (three
+	// probabilities, the value W - L), or empty for one tanh value.
+	ValueHead string `yaml:"value_head,omitempty"`
 }
 
 // Search is the self-play search: the simulations and playout cap
@@ -526,7 +529,7 @@ func NetSpec(c *Config) (net.Spec, error) {
 	s := net.Spec{Game: g.Name, EncoderVersion: g.Encoder.Version(), Channels: ch, Height: h, Width: w,
 		Actions: g.Encoder.ActionSize(), Blocks: n.Blocks, Filters: n.Filters,
 		PolicyChannels: n.PolicyChannels, ValueChannels: n.ValueChannels, ValueHidden: n.ValueHidden,
-		PolicyHead: n.PolicyHead}
+		PolicyHead: n.PolicyHead, ValueHead: n.ValueHead}
 	return s, s.Validate()
 }
 

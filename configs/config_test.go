@@ -112,6 +112,9 @@ func TestErrors(t *testing.T) {
 		{func(s string) string {
 			return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  policy_head: attention", 1)
 		}, []string{`network.policy_head = "attention" is not fromto`}},
+		{func(s string) string {
+			return strings.Replace(s, "  value_hidden: 32", "  value_hidden: 32\n  value_head: categorical", 1)
+		}, []string{`network.value_head = "categorical" is not wdl`}},
 		{func(string) string { return "" }, []string{"empty"}},
 		// Cut short after a section header or a key: no silent zero
 		// values (a key left out takes its default).
@@ -269,6 +272,34 @@ func TestFromToHead(t *testing.T) {
 	}
 	if s.PolicyHead != "fromto" || s.Actions != 90*90 || s.EncoderVersion != 4 {
 		t.Errorf("spec %+v", s)
+	}
+}
+
+// network.value_head: wdl round-trips through the config's text and
+// reaches the spec, for every game; no preset sets it (the scalar head
+// stays the default until matches have measured the other), and a head
+// the network does not know is refused by name (TestErrors).
+func TestValueHead(t *testing.T) {
+	for _, name := range []string{"connect4", "lion", "xiangqi"} {
+		c, err := Preset(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Network.ValueHead != "" {
+			t.Errorf("the %s preset sets value_head %q", name, c.Network.ValueHead)
+		}
+		c.Network.ValueHead = "wdl"
+		back, err := Parse(c.Marshal(), "canonical")
+		if err != nil || !reflect.DeepEqual(back, c) {
+			t.Fatalf("%s: the WDL config does not round-trip: %v", name, err)
+		}
+		s, err := NetSpec(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !s.WDLHead() {
+			t.Errorf("%s: spec %+v has no WDL head", name, s)
+		}
 	}
 }
 

@@ -104,6 +104,7 @@ var options = []Option{
 	{Path: "network.value_hidden", Default: 32, Range: in(1, 1024), Help: "units of the value head's hidden layer"},
 	{Path: "network.encoder_version", Default: 0, Rule: "one of the game's encoder versions (0: the game's default)", Help: "the input encoding; a new one is opt-in so that runs of an earlier one still resume"},
 	{Path: "network.policy_head", Default: "", Values: []string{"fromto", ""}, Help: "fromto: each move's logit a bilinear form of its two squares' features (needs an action for every pair of squares); empty: a dense layer"},
+	{Path: "network.value_head", Default: "", Values: []string{"wdl", ""}, Help: "wdl: the probabilities of a win, a draw and a loss (a softmax over three logits, trained on the result's class; the search backs up W - L); empty: one tanh value"},
 
 	{Path: "search.simulations", Default: 100, Range: in(1, 100000), Help: "simulations of a full self-play search"},
 	{Path: "search.kind", Default: "puct", Values: []string{"puct", "gumbel"}, Help: "root search: AlphaZero's PUCT with Dirichlet noise, or Gumbel sequential halving"},
