@@ -151,7 +151,7 @@ func TestWindow(t *testing.T) {
 	const n = 200
 	planes, policy, value := make([]float32, n*size), make([]float32, n*actions), make([]float32, n)
 	checkRng := rand.New(rand.NewPCG(5, 5))
-	if err := w.Batch(rng, n, planes, policy, value, nil); err != nil {
+	if err := w.Batch(rng, n, planes, policy, value, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	mirrored := 0
@@ -191,13 +191,16 @@ func TestWindow(t *testing.T) {
 	if mirrored < n/4 || mirrored > 3*n/4 {
 		t.Errorf("mirrored %d of %d rows, expected about half", mirrored, n)
 	}
-	// A root-value weight mixes the search's value into the target.
+	// A root-value weight mixes the search's value into the target; the
+	// win/draw/loss target is the outcome's one-hot mixed with the root
+	// value's split into W and L (no draw mass).
 	w.RootValueWeight = 0.25
 	rng, checkRng = rand.New(rand.NewPCG(6, 6)), rand.New(rand.NewPCG(6, 6))
-	if err := w.Batch(rng, n, planes, policy, value, nil); err != nil {
+	wdl := make([]float32, 3*n)
+	if err := w.Batch(rng, n, planes, policy, value, wdl, nil); err != nil {
 		t.Fatal(err)
 	}
-	mixed := 0
+	mixed, outcomes := 0, map[float32]int{}
 	for i := 0; i < n; i++ {
 		s, _ := w.Draw(checkRng)
 		if want := 0.75*s.Result + 0.25*s.RootValue; math.Abs(float64(value[i]-want)) > 1e-6 {
@@ -206,15 +209,31 @@ func TestWindow(t *testing.T) {
 		if s.RootValue != s.Result {
 			mixed++
 		}
+		row := wdl[3*i : 3*i+3]
+		draw := float32(0)
+		if s.Result == 0 {
+			draw = 0.75
+		}
+		if math.Abs(float64(row[0]+row[1]+row[2]-1)) > 1e-6 || row[1] != draw ||
+			math.Abs(float64(row[0]-row[2]-value[i])) > 1e-6 || min(row[0], row[2]) < 0 {
+			t.Fatalf("row %d: result %v, root value %v: WDL target %v", i, s.Result, s.RootValue, row)
+		}
+		outcomes[s.Result]++
 	}
 	if mixed == 0 {
 		t.Fatal("no sample whose root value differs from its result: the mix is untested")
 	}
-	if err := w.Batch(rng, 2, planes, policy, value, nil); err == nil {
+	if len(outcomes) != 3 {
+		t.Fatalf("results %v: the WDL target of each outcome is not tested", outcomes)
+	}
+	if err := w.Batch(rng, n, planes, policy, value, wdl[3:], nil); err == nil {
+		t.Fatal("a short WDL buffer accepted")
+	}
+	if err := w.Batch(rng, 2, planes, policy, value, nil, nil); err == nil {
 		t.Fatal("wrong buffer sizes accepted")
 	}
 	empty, _ := NewWindow(t.TempDir(), g, nil, 10)
-	if err := empty.Batch(rng, 1, planes[:size], policy[:actions], value[:1], nil); err == nil {
+	if err := empty.Batch(rng, 1, planes[:size], policy[:actions], value[:1], nil, nil); err == nil {
 		t.Fatal("empty window gave a batch")
 	}
 }
@@ -303,10 +322,10 @@ func TestBatchLegalMask(t *testing.T) {
 	actions := g.Encoder.ActionSize()
 	const n = 300
 	planes, policy, value, legal := make([]float32, n*c*h*wd), make([]float32, n*actions), make([]float32, n), make([]bool, n*actions)
-	if err := w.Batch(rand.New(rand.NewPCG(4, 4)), n, planes, policy, value, legal[1:]); err == nil {
+	if err := w.Batch(rand.New(rand.NewPCG(4, 4)), n, planes, policy, value, nil, legal[1:]); err == nil {
 		t.Fatal("a short legal-action buffer accepted")
 	}
-	if err := w.Batch(rand.New(rand.NewPCG(4, 4)), n, planes, policy, value, legal); err != nil {
+	if err := w.Batch(rand.New(rand.NewPCG(4, 4)), n, planes, policy, value, nil, legal); err != nil {
 		t.Fatal(err)
 	}
 	check := rand.New(rand.NewPCG(4, 4))

@@ -161,12 +161,13 @@ func (w *Window) symmetry(rng *rand.Rand) int {
 
 // Batch fills a training batch of n samples: planes [n][c][h][w], dense
 // policy targets [n][actions] (renormalised to sum to 1) and results
-// [n]. With legal non-nil it marks each sample's
+// [n]. With wdl non-nil it writes each sample's win/draw/loss target
+// [n][3] (WDLTarget), for a network with the WDL head. With legal non-nil it marks each sample's
 // legal actions [n][actions] (and any action its target names: a
 // position read back from its text has no history, so a move that
 // history allowed is kept rather than dropped). Symmetries are applied
 // to planes, policies and masks alike.
-func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value []float32, legal []bool) error {
+func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value, wdl []float32, legal []bool) error {
 	if w.total == 0 {
 		return errors.New("data: the replay window is empty")
 	}
@@ -175,6 +176,9 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value []float32, l
 	actions := enc.ActionSize()
 	if len(planes) != n*size || len(policy) != n*actions || len(value) != n {
 		return fmt.Errorf("data: batch buffers have lengths %d, %d, %d; want %d, %d, %d", len(planes), len(policy), len(value), n*size, n*actions, n)
+	}
+	if wdl != nil && len(wdl) != 3*n {
+		return fmt.Errorf("data: win/draw/loss buffer has length %d, want %d", len(wdl), 3*n)
 	}
 	if legal != nil && len(legal) != n*actions {
 		return fmt.Errorf("data: legal-action buffer has length %d, want %d", len(legal), n*actions)
@@ -214,8 +218,37 @@ func (w *Window) Batch(rng *rand.Rand, n int, planes, policy, value []float32, l
 			}
 		}
 		value[i] = s.Result + w.RootValueWeight*(s.RootValue-s.Result)
+		if wdl != nil {
+			WDLTarget(s, w.RootValueWeight, wdl[3*i:3*i+3])
+		}
 	}
 	return nil
+}
+
+// WDLTarget writes the win/draw/loss target of sample s into dst, from
+// the side to move's view: the game's outcome as a one-hot, mixed with
+// weight rootWeight (RootValueWeight) with the search's root value q as
+// W = (1+q)/2, D = 0, L = (1-q)/2. The outcome is the sign of Result: a
+// result shrunk by selfplay.discount keeps its sign, and the head learns
+// the outcome's probabilities, not the discount. The root value is a
+// scalar, which says nothing of draws, so its share adds no draw mass
+// (a share of 1-|q| would teach balanced positions as drawn, the very
+// confusion the head is for); W - L of the target is then
+// (1-w)*outcome + w*q, the scalar target's mix.
+func WDLTarget(s *Sample, rootWeight float32, dst []float32) {
+	clear(dst[:3])
+	switch {
+	case s.Result > 0:
+		dst[0] = 1 - rootWeight
+	case s.Result < 0:
+		dst[2] = 1 - rootWeight
+	default:
+		dst[1] = 1 - rootWeight
+	}
+	if rootWeight != 0 {
+		dst[0] += rootWeight * (1 + s.RootValue) / 2
+		dst[2] += rootWeight * (1 - s.RootValue) / 2
+	}
 }
 
 // mapAction returns action a through a symmetry's action map (a itself

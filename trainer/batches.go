@@ -10,7 +10,7 @@ import (
 
 // batchSource fills one training batch (data.Window.Batch).
 type batchSource interface {
-	Batch(rng *rand.Rand, n int, planes, policy, value []float32, legal []bool) error
+	Batch(rng *rand.Rand, n int, planes, policy, value, wdl []float32, legal []bool) error
 }
 
 // batchFeed prepares training batches on a goroutine of its own (shard
@@ -47,7 +47,7 @@ func newBatchFeed(src batchSource, rng *rand.Rand, count, n int, shape func() *t
 			case <-f.stop:
 				return
 			}
-			err := src.Batch(rng, n, b.Planes, b.Policy, b.Value, b.Legal)
+			err := src.Batch(rng, n, b.Planes, b.Policy, b.Value, b.WDL, b.Legal)
 			select {
 			case f.ready <- fed{b, err}:
 			case <-f.stop:

@@ -20,7 +20,7 @@ type rngSource struct {
 	calls, fail int
 }
 
-func (s *rngSource) Batch(rng *rand.Rand, n int, planes, policy, value []float32, _ []bool) error {
+func (s *rngSource) Batch(rng *rand.Rand, n int, planes, policy, value, _ []float32, _ []bool) error {
 	s.calls++
 	if s.calls == s.fail {
 		return errors.New("bad shard sample")
@@ -47,7 +47,7 @@ func TestBatchFeedSameBatches(t *testing.T) {
 	src := &rngSource{}
 	for i := range want {
 		b := shape()
-		if err := src.Batch(seq, 2, b.Planes, b.Policy, b.Value, nil); err != nil {
+		if err := src.Batch(seq, 2, b.Planes, b.Policy, b.Value, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		want[i] = append(slices.Clone(b.Planes), b.Value...)
@@ -134,12 +134,12 @@ func TestTrainingBatchLegalMask(t *testing.T) {
 	if _, err := w.Refresh(); err != nil {
 		t.Fatal(err)
 	}
-	if b := newTrainingBatch(cfg.Training, g.Encoder); b.Legal != nil {
+	if b := newTrainingBatch(cfg.Training, g.Encoder, false); b.Legal != nil {
 		t.Fatal("a legal mask without training.legal_mask")
 	}
 	cfg.Training.LegalMask = true
-	b := newTrainingBatch(cfg.Training, g.Encoder)
-	if err := w.Batch(rand.New(rand.NewPCG(1, 2)), b.N, b.Planes, b.Policy, b.Value, b.Legal); err != nil {
+	b := newTrainingBatch(cfg.Training, g.Encoder, false)
+	if err := w.Batch(rand.New(rand.NewPCG(1, 2)), b.N, b.Planes, b.Policy, b.Value, b.WDL, b.Legal); err != nil {
 		t.Fatal(err)
 	}
 	spec, err := configs.NetSpec(cfg)
@@ -170,4 +170,79 @@ func TestTrainingBatchLegalMask(t *testing.T) {
 	if masked, full := policyLoss(b.Legal), policyLoss(nil); !(masked < full) {
 		t.Fatalf("policy loss %v with the legal mask, %v without", masked, full)
 	}
+}
+
+// A network with the WDL head gets its win/draw/loss targets through the
+// batch feed from the window (one-hot outcomes here, no root-value mix)
+// and trains on them.
+func TestTrainingBatchWDL(t *testing.T) {
+	cfg, err := configs.Preset("lion")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Network.Blocks, cfg.Network.Filters, cfg.Network.ValueHidden = 1, 8, 8
+	cfg.Network.ValueHead = net.ValueWDL
+	cfg.Training.BatchSize = 16
+	g, err := cfg.LookupGame()
+	if err != nil {
+		t.Fatal(err)
+	}
+	start, _ := g.New(nil)
+	var samples []data.Sample
+	for i, p := range gametest.RandomPositions(start, 40, 30, 5) {
+		if len(p.GenerateMoves(nil)) == 0 {
+			continue
+		}
+		m := p.GenerateMoves(nil)[0]
+		samples = append(samples, data.Sample{Position: p.String(), Result: float32(i%3 - 1),
+			Policy: []data.PolicyEntry{{Action: g.Encoder.ActionIndex(p, m), Prob: 1}}})
+	}
+	dir := t.TempDir()
+	if _, err := data.Write(dir, data.Header{Game: g.Name, EncoderVersion: g.Encoder.Version(), Worker: "t"}, samples); err != nil {
+		t.Fatal(err)
+	}
+	w, err := data.NewWindow(dir, g, nil, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Refresh(); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := configs.NetSpec(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := net.NewParams(spec, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := train.NewModel(p, cfg.Training.BatchSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := m.NewTrainer(train.Config{Schedule: net.Schedule{LR: 0.01}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed := newBatchFeed(w, rand.New(rand.NewPCG(1, 2)), 1, cfg.Training.BatchSize, func() *train.Batch {
+		return newTrainingBatch(cfg.Training, g.Encoder, m.Spec().WDLHead())
+	})
+	defer feed.close()
+	b, err := feed.next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	classes := [3]int{}
+	for i := range b.N {
+		row := b.WDL[3*i : 3*i+3]
+		k := slices.Index(row, 1)
+		if k < 0 || row[0]+row[1]+row[2] != 1 || float32(1-k) != b.Value[i] {
+			t.Fatalf("sample %d: result %v, WDL target %v", i, b.Value[i], row)
+		}
+		classes[k]++
+	}
+	if _, err := tr.Step(*b); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wins, draws, losses in the batch: %v", classes)
 }

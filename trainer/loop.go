@@ -351,13 +351,17 @@ func (l *Loop) gather(ctx context.Context, need int) error {
 const noShardsWarning = time.Minute
 
 // newTrainingBatch returns the buffers of one training batch, with a
-// legal mask with training.legal_mask.
-func newTrainingBatch(t configs.Training, enc game.Encoder) *train.Batch {
+// legal mask with training.legal_mask and win/draw/loss targets for a
+// network with the WDL head.
+func newTrainingBatch(t configs.Training, enc game.Encoder, wdl bool) *train.Batch {
 	c, h, w := enc.Shape()
 	n, a := t.BatchSize, enc.ActionSize()
 	b := &train.Batch{Planes: make([]float32, n*c*h*w), Policy: make([]float32, n*a), Value: make([]float32, n), N: n}
 	if t.LegalMask {
 		b.Legal = make([]bool, n*a)
+	}
+	if wdl {
+		b.WDL = make([]float32, 3*n)
 	}
 	return b
 }
@@ -365,7 +369,8 @@ func newTrainingBatch(t configs.Training, enc game.Encoder) *train.Batch {
 // train takes steps optimisation steps on batches from the window.
 func (l *Loop) train(ctx context.Context, steps int) error {
 	n := l.cfg.Training.BatchSize
-	feed := newBatchFeed(l.window, l.rng, steps, n, func() *train.Batch { return newTrainingBatch(l.cfg.Training, l.game.Encoder) })
+	wdl := l.model.Spec().WDLHead()
+	feed := newBatchFeed(l.window, l.rng, steps, n, func() *train.Batch { return newTrainingBatch(l.cfg.Training, l.game.Encoder, wdl) })
 	defer feed.close()
 	var acc train.Stats
 	k := 0

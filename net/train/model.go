@@ -119,13 +119,14 @@ type graph struct {
 	x     *G.Node
 	xv    *tensor.Dense
 	logit *G.Node   // (n, actions)
-	value *G.Node   // (n)
+	value *G.Node   // (n); nil with the WDL head
+	wdl   *G.Node   // (n, 3) the WDL head's logits; nil with the scalar head
 	bn    []bnStats // Params.Layers order
 
 	// training graph only
 	pi, z              *G.Node
-	piv, zv            *tensor.Dense
-	legal              *legalMask // the policy loss's legal actions, set per batch
+	piv, zv            *tensor.Dense // zv is (n, 3) with the WDL head: the target distributions
+	legal              *legalMask    // the policy loss's legal actions, set per batch
 	loss, vloss, ploss *G.Node
 	grads              G.Nodes // ParamTensors order
 }
@@ -389,11 +390,18 @@ func (m *Model) buildGraph(n int, train bool) (gr *graph, err error) {
 	if vh, err = layer(vh, &m.valFC2, false); err != nil {
 		return nil, err
 	}
-	if vh, err = G.Reshape(vh, tensor.Shape{n}); err != nil {
-		return nil, err
-	}
-	if gr.value, err = G.Tanh(vh); err != nil {
-		return nil, err
+	if s.WDLHead() {
+		// The logits are the graph's output: the loss takes them (a
+		// softmax cross-entropy), and Forward turns them into
+		// probabilities with net.WDL, as every forward pass does.
+		gr.wdl = vh
+	} else {
+		if vh, err = G.Reshape(vh, tensor.Shape{n}); err != nil {
+			return nil, err
+		}
+		if gr.value, err = G.Tanh(vh); err != nil {
+			return nil, err
+		}
 	}
 	if slices.Contains(learn, nil) || len(gr.bn) != len(m.convs) {
 		return nil, fmt.Errorf("internal error: graph lacks a parameter or has %d BN layers, want %d", len(gr.bn), len(m.convs))
@@ -566,31 +574,46 @@ func (m *Model) ReleaseInference() {
 
 // Forward runs the network in evaluation mode (BN with the running
 // statistics) on n positions, planes [n][c][h][w], and returns the policy
-// logits [n][actions] and the values [n] in [-1, 1]. It is safe for
-// concurrent use (see Model). Batches are padded to a power of two and
-// split into chunks of at most MaxInferBatch.
+// logits [n][actions] and the values [n] in [-1, 1] (W - L with the WDL
+// head). It is safe for concurrent use (see Model). Batches are padded
+// to a power of two and split into chunks of at most MaxInferBatch.
 func (m *Model) Forward(planes []float32, n int) (policy, value []float32, err error) {
+	policy, value, _, err = m.ForwardWDL(planes, n)
+	return policy, value, err
+}
+
+// ForwardWDL is Forward that also returns, with the WDL head, each
+// position's probabilities of a win, a draw and a loss [n][3] (nil with
+// the scalar head).
+func (m *Model) ForwardWDL(planes []float32, n int) (policy, value, wdl []float32, err error) {
 	s := m.spec
 	size := s.Channels * s.Height * s.Width
 	if n < 1 {
-		return nil, nil, fmt.Errorf("train: forward of %d positions", n)
+		return nil, nil, nil, fmt.Errorf("train: forward of %d positions", n)
 	}
 	if len(planes) != n*size {
-		return nil, nil, fmt.Errorf("train: forward of %d positions needs %d plane values, got %d", n, n*size, len(planes))
+		return nil, nil, nil, fmt.Errorf("train: forward of %d positions needs %d plane values, got %d", n, n*size, len(planes))
 	}
 	policy = make([]float32, n*s.Actions)
 	value = make([]float32, n)
+	if s.WDLHead() {
+		wdl = make([]float32, 3*n)
+	}
 	for lo := 0; lo < n; lo += MaxInferBatch {
 		hi := min(lo+MaxInferBatch, n)
-		if err := m.forward(planes[lo*size:hi*size], hi-lo, policy[lo*s.Actions:hi*s.Actions], value[lo:hi]); err != nil {
-			return nil, nil, err
+		var w []float32
+		if wdl != nil {
+			w = wdl[3*lo : 3*hi]
+		}
+		if err := m.forward(planes[lo*size:hi*size], hi-lo, policy[lo*s.Actions:hi*s.Actions], value[lo:hi], w); err != nil {
+			return nil, nil, nil, err
 		}
 	}
-	return policy, value, nil
+	return policy, value, wdl, nil
 }
 
 // forward runs one chunk of k <= MaxInferBatch positions.
-func (m *Model) forward(planes []float32, k int, policy, value []float32) error {
+func (m *Model) forward(planes []float32, k int, policy, value, wdl []float32) error {
 	b := 1 << bits.Len(uint(k-1)) // next power of two >= k
 	gr, err := m.getGraph(b)
 	if err != nil {
@@ -607,7 +630,14 @@ func (m *Model) forward(planes []float32, k int, policy, value []float32) error 
 	}
 	if err == nil {
 		copy(policy, gr.logit.Value().Data().([]float32))
-		copy(value, gr.value.Value().Data().([]float32))
+		if gr.wdl != nil {
+			logits := gr.wdl.Value().Data().([]float32)
+			for i := range value {
+				value[i] = net.WDL(logits[3*i:3*i+3], wdl[3*i:3*i+3])
+			}
+		} else {
+			copy(value, gr.value.Value().Data().([]float32))
+		}
 	}
 	m.mu.RUnlock()
 	gr.vm.Reset()

@@ -25,6 +25,13 @@ func fromToSpec() net.Spec {
 	return s
 }
 
+// wdlSpec is tinySpec with the win/draw/loss value head.
+func wdlSpec() net.Spec {
+	s := tinySpec()
+	s.ValueHead = net.ValueWDL
+	return s
+}
+
 // randomParams returns parameters with every part non-trivial: random BN
 // scale, shift and running statistics, and random dense biases.
 func randomParams(t testing.TB, spec net.Spec, seed uint64) *net.Params {
@@ -113,11 +120,19 @@ func maxDiff(a, b []float32) float64 {
 // reference to 1e-4 (relative to magnitudes above 1).
 func checkAgainstReference(t *testing.T, m *Model, p *net.Params, x []float32, n int) {
 	t.Helper()
-	pol, val, err := m.Forward(x, n)
+	pol, val, wdl, err := m.ForwardWDL(x, n)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, rv := p.Reference(x, n)
+	rp, rv, rw := p.ReferenceWDL(x, n)
+	if len(wdl) != len(rw) {
+		t.Fatalf("n=%d: %d WDL probabilities, reference %d", n, len(wdl), len(rw))
+	}
+	for i := range wdl {
+		if d := math.Abs(float64(wdl[i] - rw[i])); d > 1e-4 {
+			t.Fatalf("n=%d: WDL probability %d: gorgonia %v, reference %v", n, i, wdl[i], rw[i])
+		}
+	}
 	if len(pol) != len(rp) || len(val) != len(rv) {
 		t.Fatalf("n=%d: lengths %d/%d, reference %d/%d", n, len(pol), len(val), len(rp), len(rv))
 	}
@@ -136,6 +151,7 @@ func checkAgainstReference(t *testing.T, m *Model, p *net.Params, x []float32, n
 func TestForwardMatchesReference(t *testing.T) {
 	t.Run("dense head", func(t *testing.T) { testForwardMatchesReference(t, tinySpec()) })
 	t.Run("from-to head", func(t *testing.T) { testForwardMatchesReference(t, fromToSpec()) })
+	t.Run("WDL head", func(t *testing.T) { testForwardMatchesReference(t, wdlSpec()) })
 }
 
 func testForwardMatchesReference(t *testing.T, spec net.Spec) {
@@ -189,6 +205,7 @@ func TestForwardBatchIndependent(t *testing.T) {
 func TestParamsRoundTrip(t *testing.T) {
 	testParamsRoundTrip(t, tinySpec())
 	testParamsRoundTrip(t, fromToSpec())
+	testParamsRoundTrip(t, wdlSpec())
 }
 
 func testParamsRoundTrip(t *testing.T, spec net.Spec) {

@@ -22,6 +22,12 @@ type Batch struct {
 	Planes []float32 // [N][c][h][w] encoded positions
 	Policy []float32 // [N][actions] target distributions (rows sum to 1 within 1e-3)
 	Value  []float32 // [N] outcomes z in [-1, 1], side to move's view
+	// WDL holds the targets of a network with the WDL head [N][3]: each
+	// sample's distribution over win, draw and loss from the side to
+	// move's view (data.WDLTarget). Such a network trains its value head
+	// on them, by cross-entropy, and ignores Value; without the head it
+	// is not read (nil).
+	WDL []float32
 	// Legal marks each sample's legal actions [N][actions] (nil: no
 	// mask). With it the policy cross-entropy's softmax runs over the
 	// legal actions only (lc0's masked policy loss): the network spends
@@ -64,7 +70,7 @@ func (c Config) Validate() error {
 // Loss = ValueLoss + PolicyLoss + L2.
 type Stats struct {
 	Loss       float64
-	ValueLoss  float64 // mean (z - v)^2
+	ValueLoss  float64 // mean (z - v)^2; with the WDL head mean -t . log_softmax(wdl logits)
 	PolicyLoss float64 // mean -pi . log_softmax(logits)
 	L2         float64 // c * ||theta||^2
 	// GradNorm is the Euclidean norm of the gradient of Loss (weight decay
@@ -324,6 +330,9 @@ func (m *Model) loadBatch(b Batch) error {
 		return fmt.Errorf("train: batch of %d needs %d plane, %d policy and %d value entries, got %d, %d, %d",
 			b.N, b.N*size, b.N*s.Actions, b.N, len(b.Planes), len(b.Policy), len(b.Value))
 	}
+	if s.WDLHead() && len(b.WDL) != 3*b.N {
+		return fmt.Errorf("train: batch of %d for a network with the WDL head needs %d win/draw/loss targets, got %d", b.N, 3*b.N, len(b.WDL))
+	}
 	if b.Legal != nil && len(b.Legal) != b.N*s.Actions {
 		return fmt.Errorf("train: batch of %d needs %d legal-action entries, got %d", b.N, b.N*s.Actions, len(b.Legal))
 	}
@@ -358,7 +367,11 @@ func (m *Model) checkSamples(part int) {
 	gr := m.train
 	copy(gr.xv.Float32s()[i0*size:i1*size], b.Planes[i0*size:i1*size])
 	copy(gr.piv.Float32s()[i0*s.Actions:i1*s.Actions], b.Policy[i0*s.Actions:i1*s.Actions])
-	copy(gr.zv.Float32s()[i0:i1], b.Value[i0:i1])
+	if s.WDLHead() {
+		copy(gr.zv.Float32s()[3*i0:3*i1], b.WDL[3*i0:3*i1])
+	} else {
+		copy(gr.zv.Float32s()[i0:i1], b.Value[i0:i1])
+	}
 }
 
 // checkSample verifies the values of sample i of a batch of the right
@@ -385,6 +398,16 @@ func (m *Model) checkSample(b Batch, i int) error {
 				return fmt.Errorf("policy target %v on action %d, which the legal mask excludes", p, a)
 			}
 		}
+	}
+	if s.WDLHead() {
+		sum, err := targetSum(b.WDL[3*i : 3*i+3])
+		if err != nil {
+			return fmt.Errorf("win/draw/loss %w", err)
+		}
+		if math.Abs(sum-1) > 1e-3 {
+			return fmt.Errorf("win/draw/loss target sums to %v, not 1", sum)
+		}
+		return nil
 	}
 	if z := b.Value[i]; !(z >= -1 && z <= 1) {
 		return fmt.Errorf("value target %v not in [-1, 1]", z)
@@ -439,22 +462,34 @@ func scalarValue(n *G.Node) (float64, error) {
 //
 //	mean_i (z_i - v_i)^2 + mean_i -pi_i . log_softmax(logits_i)
 //
-// to a graph (weight decay is added outside the graph).
+// to a graph (weight decay is added outside the graph); with the WDL
+// head the value term is mean_i -t_i . log_softmax(wdl logits_i) against
+// the win/draw/loss targets t (the policy's cross-entropy op over three
+// columns, no mask).
 func (gr *graph) addLoss(s net.Spec) error {
 	n, g := gr.n, gr.g
 	gr.piv = tensor.New(tensor.WithShape(n, s.Actions), tensor.Of(tensor.Float32))
 	gr.pi = G.NewTensor(g, G.Float32, 2, G.WithShape(n, s.Actions), G.WithName("pi"), G.WithValue(gr.piv))
-	gr.zv = tensor.New(tensor.WithShape(n), tensor.Of(tensor.Float32))
-	gr.z = G.NewTensor(g, G.Float32, 1, G.WithShape(n), G.WithName("z"), G.WithValue(gr.zv))
-	d, err := G.Sub(gr.z, gr.value)
-	if err != nil {
-		return err
-	}
-	if d, err = G.Square(d); err != nil {
-		return err
-	}
-	if gr.vloss, err = G.Mean(d); err != nil {
-		return err
+	var err error
+	if s.WDLHead() {
+		gr.zv = tensor.New(tensor.WithShape(n, 3), tensor.Of(tensor.Float32))
+		gr.z = G.NewTensor(g, G.Float32, 2, G.WithShape(n, 3), G.WithName("wdl"), G.WithValue(gr.zv))
+		if gr.vloss, err = G.ApplyOp(&xentOp{}, gr.wdl, gr.z); err != nil {
+			return err
+		}
+	} else {
+		gr.zv = tensor.New(tensor.WithShape(n), tensor.Of(tensor.Float32))
+		gr.z = G.NewTensor(g, G.Float32, 1, G.WithShape(n), G.WithName("z"), G.WithValue(gr.zv))
+		d, err := G.Sub(gr.z, gr.value)
+		if err != nil {
+			return err
+		}
+		if d, err = G.Square(d); err != nil {
+			return err
+		}
+		if gr.vloss, err = G.Mean(d); err != nil {
+			return err
+		}
 	}
 	gr.legal = &legalMask{}
 	if gr.ploss, err = G.ApplyOp(&xentOp{legal: gr.legal}, gr.logit, gr.pi); err != nil {

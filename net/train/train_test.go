@@ -12,12 +12,19 @@ import (
 )
 
 // randomBatch returns n samples with random planes, random target
-// distributions (softmax of scaled normals) and values in [-0.9, 0.9].
+// distributions (softmax of scaled normals) and values in [-0.9, 0.9]
+// (and random win/draw/loss distributions with the WDL head).
 func randomBatch(rng *rand.Rand, spec net.Spec, n int) Batch {
 	b := Batch{N: n, Planes: randomPlanes(rng, spec, n), Policy: make([]float32, n*spec.Actions), Value: make([]float32, n)}
 	for i := 0; i < n; i++ {
 		randomDistribution(rng, b.Policy[i*spec.Actions:(i+1)*spec.Actions])
 		b.Value[i] = float32(1.8*rng.Float64() - 0.9)
+	}
+	if spec.WDLHead() {
+		b.WDL = make([]float32, 3*n)
+		for i := 0; i < n; i++ {
+			randomDistribution(rng, b.WDL[3*i:3*i+3])
+		}
 	}
 	return b
 }
@@ -212,8 +219,12 @@ func loss64(p *net.Params, ts [][]float64, b Batch, c float64) (total, vloss, pl
 	}
 	v := nextDense(r.relu(nextDense(r.relu(nextConv(h, &p.ValueConv)), &p.ValueFC1)), &p.ValueFC2)
 	for i := 0; i < b.N; i++ {
-		d := float64(b.Value[i]) - math.Tanh(v[i])
-		vloss += d * d
+		if s.WDLHead() {
+			vloss += xent64(v[3*i:3*i+3], b.WDL[3*i:3*i+3], nil)
+		} else {
+			d := float64(b.Value[i]) - math.Tanh(v[i])
+			vloss += d * d
+		}
 		var legal []bool
 		if b.Legal != nil {
 			legal = b.Legal[i*s.Actions : (i+1)*s.Actions]
@@ -271,6 +282,9 @@ func TestGradientFiniteDifference(t *testing.T) {
 	fromTo.Actions, fromTo.PolicyHead = 144, net.PolicyFromTo
 	t.Run("from-to head", func(t *testing.T) { testGradientFiniteDifference(t, fromTo, false) })
 	t.Run("from-to head, legal mask", func(t *testing.T) { testGradientFiniteDifference(t, fromTo, true) })
+	wdl := spec
+	wdl.ValueHead = net.ValueWDL
+	t.Run("WDL head", func(t *testing.T) { testGradientFiniteDifference(t, wdl, false) })
 }
 
 // testGradientFiniteDifference checks a training step's losses against
@@ -1091,4 +1105,109 @@ func reversed(b Batch, spec net.Spec) Batch {
 		r.Value[i] = b.Value[j]
 	}
 	return r
+}
+
+// TestWDLLearnsDraws trains a small network with the WDL head on a toy
+// game of two kinds of positions: drawn ones (every sample a draw) and
+// balanced ones (won or lost at random, never drawn). Both have an
+// expected score near 0, which a scalar head cannot tell apart; the WDL
+// head must learn a high draw probability on the first and a low one on
+// the second, from the targets alone.
+func TestWDLLearnsDraws(t *testing.T) {
+	spec := net.Spec{Game: "test", Channels: 3, Height: 3, Width: 3, Actions: 4,
+		Blocks: 1, Filters: 8, PolicyChannels: 2, ValueChannels: 2, ValueHidden: 16, ValueHead: net.ValueWDL}
+	p, err := net.NewParams(spec, 31)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, steps = 32, 150
+	m, err := NewModel(p, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := m.NewTrainer(Config{Schedule: net.Schedule{LR: 0.05}, Momentum: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(32, 33))
+	size := spec.Channels * spec.Height * spec.Width
+	// position fills x with a position of the kind: plane 0 marks drawn
+	// positions, plane 1 balanced ones, plane 2 is noise.
+	position := func(x []float32, drawn bool) {
+		clear(x)
+		mark := 9
+		if drawn {
+			mark = 0
+		}
+		for q := range 9 {
+			x[mark+q] = 1
+			x[18+q] = float32(rng.NormFloat64())
+		}
+	}
+	// meanDraw is the network's mean W, D and L over 64 fresh positions
+	// of a kind.
+	meanDraw := func(drawn bool) (w, d, l float64) {
+		x := make([]float32, 64*size)
+		for i := range 64 {
+			position(x[i*size:(i+1)*size], drawn)
+		}
+		_, _, wdl, err := m.ForwardWDL(x, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 64 {
+			w += float64(wdl[3*i]) / 64
+			d += float64(wdl[3*i+1]) / 64
+			l += float64(wdl[3*i+2]) / 64
+		}
+		return w, d, l
+	}
+	_, drawnBefore, _ := meanDraw(true)
+	_, balancedBefore, _ := meanDraw(false)
+	b := Batch{N: n, Planes: make([]float32, n*size), Policy: make([]float32, n*spec.Actions), Value: make([]float32, n), WDL: make([]float32, 3*n)}
+	for range steps {
+		clear(b.WDL)
+		for i := range n {
+			drawn := rng.IntN(2) == 0
+			position(b.Planes[i*size:(i+1)*size], drawn)
+			clear(b.Policy[i*spec.Actions : (i+1)*spec.Actions])
+			b.Policy[i*spec.Actions] = 1
+			switch {
+			case drawn:
+				b.Value[i], b.WDL[3*i+1] = 0, 1
+			case rng.IntN(2) == 0:
+				b.Value[i], b.WDL[3*i] = 1, 1
+			default:
+				b.Value[i], b.WDL[3*i+2] = -1, 1
+			}
+		}
+		if _, err := tr.Step(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wd, drawn, ld := meanDraw(true)
+	wb, balanced, lb := meanDraw(false)
+	t.Logf("draw probability: drawn positions %.3f -> %.3f, balanced ones %.3f -> %.3f; W - L %.3f and %.3f",
+		drawnBefore, drawn, balancedBefore, balanced, wd-ld, wb-lb)
+	if drawn < drawnBefore+0.3 || drawn < 0.7 {
+		t.Errorf("the draw probability of drawn positions went from %.3f to %.3f", drawnBefore, drawn)
+	}
+	if balanced > 0.2 {
+		t.Errorf("the draw probability of balanced positions is %.3f after training", balanced)
+	}
+	if math.Abs(wd-ld) > 0.2 || math.Abs(wb-lb) > 0.3 {
+		t.Errorf("expected scores %.3f (drawn) and %.3f (balanced), both near 0 in the data", wd-ld, wb-lb)
+	}
+	// A batch without its WDL targets, or with one that is no
+	// distribution, is refused by name.
+	wdl := b.WDL
+	b.WDL = nil
+	if _, err := tr.Step(b); err == nil || !strings.Contains(err.Error(), "needs 96 win/draw/loss targets, got 0") {
+		t.Errorf("a batch without WDL targets: %v", err)
+	}
+	b.WDL = wdl
+	b.WDL[4] = 0.5
+	if _, err := tr.Step(b); err == nil || !strings.Contains(err.Error(), "batch sample 1: win/draw/loss target sums to") {
+		t.Errorf("a WDL target that does not sum to 1: %v", err)
+	}
 }
