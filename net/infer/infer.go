@@ -53,8 +53,8 @@ type weights struct {
 	t8      *tower8        // the tower in 8 bits (NewInt8), or nil: fp32
 	amxPlan *gemm.AMXTiles // the 8-bit tower's AMX tiles over maxBatch images (t8.amx set)
 	valFC1  layer
-	valW2   []float32 // value FC2 weights [value hidden]
-	valB2   float32
+	valW2   []float32 // value FC2 weights [outputs][value hidden]: one output, or the WDL head's three logits
+	valB2   []float32 // value FC2 biases [outputs]
 
 	maxBatch int
 	images   int   // images in a padded buffer: maxBatch plus scratch for tail rows
@@ -178,7 +178,7 @@ func newNet(p *net.Params, maxBatch int, k gemm.Kernel) *Net {
 	}
 	wt.valFC1 = packDense(&p.ValueFC1, wt.hw, s.ValueChannels, nr, true)
 	wt.valW2 = append([]float32(nil), p.ValueFC2.W...)
-	wt.valB2 = p.ValueFC2.B[0]
+	wt.valB2 = append([]float32(nil), p.ValueFC2.B...)
 
 	// Pixel rows: real pixels of maxBatch images, then whole scratch images
 	// so that the last tile's spare rows land in a scratch image interior.
@@ -270,10 +270,23 @@ func (n *Net) Spec() net.Spec { return n.spec }
 // Kernel names the tile kernel in use ("avx512", "avx512x48", "avx2" or "go").
 func (n *Net) Kernel() string { return n.kern.Name }
 
+// HasWDL reports whether the network has the win/draw/loss value head,
+// whose probabilities ForwardWDL gives.
+func (n *Net) HasWDL() bool { return n.spec.WDLHead() }
+
 // Forward evaluates batch positions: planes holds [batch][c][h][w] encoder
 // planes; Forward writes policy logits [batch][actions] and values [batch]
-// (after tanh). It allocates nothing.
+// (after tanh; W - L with the WDL head). It allocates nothing.
 func (n *Net) Forward(planes []float32, batch int, policy, value []float32) error {
+	return n.ForwardWDL(planes, batch, policy, value, nil)
+}
+
+// ForwardWDL is Forward that also writes, for a network with the WDL
+// head, each position's probabilities of a win, a draw and a loss into
+// wdl [batch][3]; a nil wdl asks for none. The value head's dense layers
+// run in fp32 in both precisions, so the 8-bit tower changes them only
+// through its features.
+func (n *Net) ForwardWDL(planes []float32, batch int, policy, value, wdl []float32) error {
 	s := &n.spec
 	if batch < 1 || batch > n.maxBatch {
 		return fmt.Errorf("infer: batch %d out of range [1, %d]", batch, n.maxBatch)
@@ -286,6 +299,12 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 	}
 	if len(value) != batch {
 		return fmt.Errorf("infer: value has length %d for batch %d, want %d", len(value), batch, batch)
+	}
+	if wdl != nil && (!s.WDLHead() || len(wdl) != 3*batch) {
+		if !s.WDLHead() {
+			return errors.New("infer: win/draw/loss probabilities asked of a network without the WDL head")
+		}
+		return fmt.Errorf("infer: wdl has length %d for batch %d, want %d", len(wdl), batch, 3*batch)
 	}
 
 	pixRows := gemm.RoundUp(batch*n.hw, gemm.MR)
@@ -360,9 +379,26 @@ func (n *Net) Forward(planes []float32, batch int, policy, value []float32) erro
 	}
 	n.layer(&n.valFC1, n.val, n.valA, n.hidden, n.valC, nil, rows)
 
+	vh := s.ValueHidden
 	for b := 0; b < batch; b++ {
-		hid := n.hidden[b*n.vhp:][:len(n.valW2)]
-		sum := n.valB2
+		hid := n.hidden[b*n.vhp:][:vh]
+		if s.WDLHead() {
+			var logits, probs [3]float32
+			for k := range logits {
+				sum := n.valB2[k]
+				for i, v := range hid {
+					sum += v * n.valW2[k*vh+i]
+				}
+				logits[k] = sum
+			}
+			dst := probs[:]
+			if wdl != nil {
+				dst = wdl[3*b : 3*b+3]
+			}
+			value[b] = net.WDL(logits[:], dst)
+			continue
+		}
+		sum := n.valB2[0]
 		for i, v := range hid {
 			sum += v * n.valW2[i]
 		}

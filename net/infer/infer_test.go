@@ -100,6 +100,33 @@ var oddSpecs = []net.Spec{
 	{Game: "odd-1x1", Channels: 4, Height: 1, Width: 1, Actions: 2, Blocks: 2, Filters: 16, PolicyChannels: 1, ValueChannels: 1, ValueHidden: 3},
 	{Game: "odd-tall", Channels: 2, Height: 9, Width: 1, Actions: 9, Blocks: 1, Filters: 48, PolicyChannels: 2, ValueChannels: 1, ValueHidden: 64},
 	oddFromTo,
+	oddWDL,
+}
+
+// oddWDL has the win/draw/loss value head, its hidden layer no multiple
+// of any panel width.
+var oddWDL = net.Spec{Game: "odd-wdl", Channels: 3, Height: 4, Width: 5, Actions: 13, Blocks: 1, Filters: 12,
+	PolicyChannels: 2, ValueChannels: 3, ValueHidden: 7, ValueHead: net.ValueWDL}
+
+// asWDL is p with the WDL value head in place of its scalar one: the
+// same tower and policy, the last value layer three fresh He-initialised
+// logits (a network drawn with the head from the start would draw its
+// tower from a shifted random stream, another network altogether).
+func asWDL(t testing.TB, p *net.Params, seed uint64) *net.Params {
+	t.Helper()
+	fresh, err := net.NewParams(withWDL(p.Spec), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := *p
+	w.Spec, w.ValueFC2 = fresh.Spec, fresh.ValueFC2
+	return &w
+}
+
+// withWDL is s with the WDL value head.
+func withWDL(s net.Spec) net.Spec {
+	s.ValueHead = net.ValueWDL
+	return s
 }
 
 // oddFromTo has the from-to policy head on a non-square board.
@@ -189,23 +216,32 @@ func TestForwardMatchesReference(t *testing.T) {
 				for _, i := range check {
 					sample = append(sample, planes[i*per:(i+1)*per]...)
 				}
-				wantP, wantV := p.Reference(sample, len(check))
+				wantP, wantV, wantW := p.ReferenceWDL(sample, len(check))
 				for _, k := range gemm.Kernels {
 					n := newNet(p, 64, k)
 					pol := make([]float32, batch*s.Actions)
 					val := make([]float32, batch)
-					if err := n.Forward(planes, batch, pol, val); err != nil {
+					var wdl []float32
+					if s.WDLHead() {
+						wdl = make([]float32, 3*batch)
+					}
+					if err := n.ForwardWDL(planes, batch, pol, val, wdl); err != nil {
 						t.Fatal(err)
 					}
 					gotP := make([]float32, 0, len(wantP))
 					gotV := make([]float32, 0, len(wantV))
+					var gotW []float32
 					for _, i := range check {
 						gotP = append(gotP, pol[i*s.Actions:(i+1)*s.Actions]...)
 						gotV = append(gotV, val[i])
+						if wdl != nil {
+							gotW = append(gotW, wdl[3*i:3*i+3]...)
+						}
 					}
 					what := fmt.Sprintf("%s/b=%d", k.Name, batch)
 					ep := compareTol(t, what+" policy", gotP, wantP, policyTol(s))
 					ev := compare(t, what+" value", gotV, wantV)
+					compare(t, what+" wdl", gotW, wantW)
 					t.Logf("%s: max abs error policy %.2g, value %.2g", what, ep, ev)
 				}
 			}
@@ -414,6 +450,21 @@ func TestForwardErrors(t *testing.T) {
 	}
 	if err := n.Forward(pl, 2, po, va); err != nil {
 		t.Errorf("valid call after errors: %v", err)
+	}
+	// Win/draw/loss probabilities of a scalar head, or of the wrong
+	// length, are refused.
+	if err := n.ForwardWDL(pl, 2, po, va, make([]float32, 6)); err == nil || !strings.Contains(err.Error(), "without the WDL head") {
+		t.Errorf("WDL of a scalar head: %v", err)
+	}
+	w, err := New(randomParams(t, withWDL(s), 9), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.ForwardWDL(pl, 2, po, va, make([]float32, 5)); err == nil || !strings.Contains(err.Error(), "wdl has length 5 for batch 2, want 6") {
+		t.Errorf("a short WDL buffer: %v", err)
+	}
+	if !w.HasWDL() || n.HasWDL() {
+		t.Errorf("HasWDL: %v with the head, %v without", w.HasWDL(), n.HasWDL())
 	}
 }
 

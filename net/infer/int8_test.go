@@ -76,6 +76,7 @@ func TestInt8AgreesWithFP32(t *testing.T) {
 			t.Fatal(err)
 		}
 		agreement(t, p, 96, untrained)
+		agreement(t, asWDL(t, p, 4), 96, untrained)
 	}
 }
 
@@ -128,16 +129,29 @@ func agreementOn(t *testing.T, p *net.Params, n int, tol tolerance, k gemm.Kerne
 	}
 	planes := realPlanes(t, s, n, 900)
 	in := s.Channels * s.Height * s.Width
-	var tvMax, tvSum, dvMax, dvSum float64
+	var tvMax, tvSum, dvMax, dvSum, dwSum float64
 	same := 0
 	for lo := 0; lo < n; lo += 32 {
 		pw, vw := make([]float32, 32*s.Actions), make([]float32, 32)
 		pg, vg := make([]float32, 32*s.Actions), make([]float32, 32)
-		if err := ref.Forward(planes[lo*in:(lo+32)*in], 32, pw, vw); err != nil {
+		var ww, wg []float32
+		if s.WDLHead() {
+			ww, wg = make([]float32, 3*32), make([]float32, 3*32)
+		}
+		if err := ref.ForwardWDL(planes[lo*in:(lo+32)*in], 32, pw, vw, ww); err != nil {
 			t.Fatal(err)
 		}
-		if err := q.Forward(planes[lo*in:(lo+32)*in], 32, pg, vg); err != nil {
+		if err := q.ForwardWDL(planes[lo*in:(lo+32)*in], 32, pg, vg, wg); err != nil {
 			t.Fatal(err)
+		}
+		// The WDL probabilities' total variation, bound as the value's
+		// difference is (|dW - dL| <= 2 TV).
+		for b := range len(ww) / 3 {
+			var tv float64
+			for k := range 3 {
+				tv += math.Abs(float64(ww[3*b+k]-wg[3*b+k])) / 2
+			}
+			dwSum += tv
 		}
 		for b := range 32 {
 			a, c := softmax(pw[b*s.Actions:(b+1)*s.Actions]), softmax(pg[b*s.Actions:(b+1)*s.Actions])
@@ -160,8 +174,11 @@ func agreementOn(t *testing.T, p *net.Params, n int, tol tolerance, k gemm.Kerne
 			dvMax, dvSum = max(dvMax, dv), dvSum+dv
 		}
 	}
-	t.Logf("%s (%s): policy TV mean %.4f max %.4f, value |diff| mean %.4f max %.4f, same top move %d/%d",
-		s.Game, q.Precision(), tvSum/float64(n), tvMax, dvSum/float64(n), dvMax, same, n)
+	t.Logf("%s (%s, value head %q): policy TV mean %.4f max %.4f, value |diff| mean %.4f max %.4f, WDL TV mean %.4f, same top move %d/%d",
+		s.Game, q.Precision(), s.ValueHead, tvSum/float64(n), tvMax, dvSum/float64(n), dvMax, dwSum/float64(n), same, n)
+	if dwSum/float64(n) > tol.value {
+		t.Errorf("%s: the 8-bit tower's WDL probabilities stray: TV mean %.4f (bound %v)", s.Game, dwSum/float64(n), tol.value)
+	}
 	if tvSum/float64(n) > tol.policyTV || dvSum/float64(n) > tol.value || float64(same) < tol.sameTop*float64(n) {
 		t.Errorf("%s: the 8-bit tower strays: policy TV mean %.4f (bound %v), value |diff| mean %.4f (%v), same top move %d/%d (%v)",
 			s.Game, tvSum/float64(n), tol.policyTV, dvSum/float64(n), tol.value, same, n, tol.sameTop)

@@ -35,8 +35,8 @@ type Parallel struct {
 
 // chunk is one helper's share of a batch.
 type chunk struct {
-	planes, policy, value []float32
-	n                     int
+	planes, policy, value, wdl []float32
+	n                          int
 }
 
 // helper is one extra core's clone and its hand-over: the batching loop
@@ -123,7 +123,7 @@ func (h *helper) loop(quit <-chan struct{}) {
 			idle = time.Now()
 		}
 		last = h.seq.Load()
-		h.err = h.net.Forward(h.c.planes, h.c.n, h.c.policy, h.c.value)
+		h.err = h.net.ForwardWDL(h.c.planes, h.c.n, h.c.policy, h.c.value, h.c.wdl)
 		h.done.Store(last)
 	}
 }
@@ -177,8 +177,16 @@ func (pl *Parallel) Spec() net.Spec { return pl.first.Spec() }
 // Threads is the number of cores a full batch is spread over.
 func (pl *Parallel) Threads() int { return len(pl.helpers) + 1 }
 
+// HasWDL is Net.HasWDL.
+func (pl *Parallel) HasWDL() bool { return pl.first.HasWDL() }
+
 // Forward is Net.Forward spread over the cores. It allocates nothing.
 func (pl *Parallel) Forward(planes []float32, batch int, policy, value []float32) error {
+	return pl.ForwardWDL(planes, batch, policy, value, nil)
+}
+
+// ForwardWDL is Net.ForwardWDL spread over the cores.
+func (pl *Parallel) ForwardWDL(planes []float32, batch int, policy, value, wdl []float32) error {
 	select {
 	case <-pl.quit:
 		return ErrClosed
@@ -189,9 +197,9 @@ func (pl *Parallel) Forward(planes []float32, batch int, policy, value []float32
 		return fmt.Errorf("infer: batch %d out of range [1, %d]", batch, pl.MaxBatch())
 	}
 	in := s.Channels * s.Height * s.Width
-	if len(planes) != batch*in || len(policy) != batch*s.Actions || len(value) != batch {
-		// Net.Forward names the mismatch.
-		return pl.first.Forward(planes, batch, policy, value)
+	if len(planes) != batch*in || len(policy) != batch*s.Actions || len(value) != batch || wdl != nil && (!s.WDLHead() || len(wdl) != 3*batch) {
+		// Net.ForwardWDL names the mismatch.
+		return pl.first.ForwardWDL(planes, batch, policy, value, wdl)
 	}
 	parts := min(pl.Threads(), max(1, batch/pl.minChunk))
 	size := (batch + parts - 1) / parts
@@ -202,11 +210,19 @@ func (pl *Parallel) Forward(planes []float32, batch int, policy, value []float32
 			break
 		}
 		hi := min(batch, lo+size)
-		pl.helpers[i-1].hand(chunk{planes: planes[lo*in : hi*in], policy: policy[lo*s.Actions : hi*s.Actions], value: value[lo:hi], n: hi - lo})
+		c := chunk{planes: planes[lo*in : hi*in], policy: policy[lo*s.Actions : hi*s.Actions], value: value[lo:hi], n: hi - lo}
+		if wdl != nil {
+			c.wdl = wdl[3*lo : 3*hi]
+		}
+		pl.helpers[i-1].hand(c)
 		sent++
 	}
 	n0 := min(batch, size)
-	err := pl.first.Forward(planes[:n0*in], n0, policy[:n0*s.Actions], value[:n0])
+	var w0 []float32
+	if wdl != nil {
+		w0 = wdl[:3*n0]
+	}
+	err := pl.first.ForwardWDL(planes[:n0*in], n0, policy[:n0*s.Actions], value[:n0], w0)
 	for _, h := range pl.helpers[:sent] {
 		if e := h.wait(); err == nil {
 			err = e

@@ -12,28 +12,33 @@ import (
 )
 
 // sameOutputs runs want and got on the same random planes (seed) and
-// says whether their outputs are equal bit for bit.
+// says whether their outputs (the WDL probabilities too, with the head)
+// are equal bit for bit.
 func sameOutputs(t *testing.T, s net.Spec, want, got interface {
-	Forward(planes []float32, n int, policy, value []float32) error
+	ForwardWDL(planes []float32, n int, policy, value, wdl []float32) error
 }, batch int, seed uint64) bool {
 	t.Helper()
 	planes := randomPlanes(s, batch, seed)
 	wantP, wantV := make([]float32, batch*s.Actions), make([]float32, batch)
 	gotP, gotV := make([]float32, batch*s.Actions), make([]float32, batch)
-	if err := want.Forward(planes, batch, wantP, wantV); err != nil {
+	var wantW, gotW []float32
+	if s.WDLHead() {
+		wantW, gotW = make([]float32, 3*batch), make([]float32, 3*batch)
+	}
+	if err := want.ForwardWDL(planes, batch, wantP, wantV, wantW); err != nil {
 		t.Fatal(err)
 	}
-	if err := got.Forward(planes, batch, gotP, gotV); err != nil {
+	if err := got.ForwardWDL(planes, batch, gotP, gotV, gotW); err != nil {
 		t.Fatal(err)
 	}
-	return slices.Equal(gotP, wantP) && slices.Equal(gotV, wantV)
+	return slices.Equal(gotP, wantP) && slices.Equal(gotV, wantV) && slices.Equal(gotW, wantW)
 }
 
 // Spreading a batch over cores changes nothing: Parallel equals one Net
 // bit for bit at every batch size, allocates nothing, and rejects what
 // Net rejects.
 func TestParallelEqualsNet(t *testing.T) {
-	for _, s := range quickSpecs(t)[:3] {
+	for _, s := range append(quickSpecs(t)[:3], oddWDL) {
 		p := liveParams(t, s, 4)
 		const maxBatch = 19
 		single, err := New(p, maxBatch)
