@@ -18,6 +18,16 @@ type Forwarder interface {
 	Forward(planes []float32, n int, policy, value []float32) error
 }
 
+// WDLForwarder is a Forwarder that may have the win/draw/loss value head
+// (net/infer's Net and Parallel): HasWDL says whether it has, and
+// ForwardWDL is Forward that also writes each position's probabilities
+// of a win, a draw and a loss [n][3] (values are then W - L).
+type WDLForwarder interface {
+	Forwarder
+	HasWDL() bool
+	ForwardWDL(planes []float32, n int, policy, value, wdl []float32) error
+}
+
 // BatchConfig tunes a Batcher.
 type BatchConfig struct {
 	// MaxBatch is the largest batch sent to the network.

@@ -41,6 +41,11 @@ func (t *Tree) searchBatch(ctx context.Context, sims int, be BatchEvaluator) (in
 	}
 	if len(t.values) < capacity {
 		t.values = make([]float32, capacity)
+		t.drawValues = make([]float32, capacity)
+	}
+	bde, _ := be.(BatchDrawEvaluator)
+	if t.draws == nil {
+		bde = nil
 	}
 	done := 0
 	for done < sims && t.root.proven == unknown {
@@ -61,7 +66,11 @@ func (t *Tree) searchBatch(ctx context.Context, sims int, be BatchEvaluator) (in
 			}
 		}
 		var err error
-		if queued > 0 {
+		switch {
+		case queued > 0 && bde != nil:
+			err = bde.FlushDraws(t.values[:queued], t.drawValues[:queued])
+		case queued > 0:
+			clear(t.drawValues[:queued])
 			err = be.Flush(t.values[:queued])
 		}
 		// The virtual visits go before any value is backed up, so that a
@@ -81,7 +90,7 @@ func (t *Tree) searchBatch(ctx context.Context, sims int, be BatchEvaluator) (in
 			if err := t.expand(l.path[len(l.path)-1], l.moves, l.priors, v); err != nil {
 				return done, err
 			}
-			t.backup(l.path, v)
+			t.backup(l.path, v, t.drawValues[i])
 			done++
 		}
 	}
@@ -136,7 +145,7 @@ func (t *Tree) descend(be BatchEvaluator, l, collision *leaf) int {
 	}
 	switch outcome {
 	case descentDecided:
-		t.backup(path, v)
+		t.backup(path, v, drawOf(n))
 	case descentQueued:
 		l.path = append(l.path[:0], path...)
 	case descentCollided:

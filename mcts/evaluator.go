@@ -41,3 +41,35 @@ type BatchEvaluator interface {
 	// told, and empties the batch.
 	Flush(values []float32) error
 }
+
+// DrawEvaluator is an Evaluator that also gives each position's draw
+// probability: a network with the win/draw/loss value head, whose value
+// is W - L. A tree searched through one backs the draw probabilities up
+// beside the values and reports its root's win, draw and loss
+// (Result.WDL); the search itself reads only the values.
+type DrawEvaluator interface {
+	Evaluator
+	// Draws reports whether the evaluator knows draw probabilities (a
+	// network evaluator whose network has the WDL head).
+	Draws() bool
+	// EvaluateDraw is Evaluate that also returns the draw probability.
+	EvaluateDraw(p game.Position, moves []game.Move, priors []float32) (value, draw float32, err error)
+}
+
+// BatchDrawEvaluator is a BatchEvaluator that is a DrawEvaluator too.
+type BatchDrawEvaluator interface {
+	BatchEvaluator
+	DrawEvaluator
+	// FlushDraws is Flush that also writes the i-th position's draw
+	// probability into draws[i].
+	FlushDraws(values, draws []float32) error
+}
+
+// drawsOf returns e as a DrawEvaluator when it knows draw
+// probabilities, else nil.
+func drawsOf(e Evaluator) DrawEvaluator {
+	if de, ok := e.(DrawEvaluator); ok && de.Draws() {
+		return de
+	}
+	return nil
+}

@@ -163,7 +163,16 @@ func RawPolicy(eval Evaluator, p game.Position) (Result, error) {
 		return Result{}, errors.New("mcts: no legal move")
 	}
 	priors := make([]float32, len(moves))
-	v, err := eval.Evaluate(p, moves, priors)
+	var (
+		v, d float32
+		err  error
+	)
+	de := drawsOf(eval)
+	if de != nil {
+		v, d, err = de.EvaluateDraw(p, moves, priors)
+	} else {
+		v, err = eval.Evaluate(p, moves, priors)
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("mcts: evaluate: %w", err)
 	}
@@ -173,8 +182,12 @@ func RawPolicy(eval Evaluator, p game.Position) (Result, error) {
 			best = i
 		}
 	}
-	return Result{Moves: moves, Visits: make([]int, len(moves)), Policy: priors, Best: moves[best],
-		PV: []game.Move{moves[best]}, Value: v}, nil
+	res := Result{Moves: moves, Visits: make([]int, len(moves)), Policy: priors, Best: moves[best],
+		PV: []game.Move{moves[best]}, Value: v}
+	if de != nil {
+		res.WDL, res.HasWDL = wdlOf(v, d), true
+	}
+	return res, nil
 }
 
 // MostVisited returns the move among allowed (any move when allowed is

@@ -21,6 +21,11 @@ type NetEvaluator struct {
 	planes   []float32
 	policy   []float32
 	value    []float32
+	// wdl is fwd as a network with the WDL head (nil without it), probs
+	// its probabilities of the last batch [capacity][3].
+	wdl   WDLForwarder
+	probs []float32
+	draw  []float32 // EvaluateDraw's draw probability
 	// The queued positions' action indices and prior slices.
 	queued  int
 	actions [][]int
@@ -39,21 +44,35 @@ func NewNetEvaluator(fwd Forwarder, enc game.Encoder) *NetEvaluator {
 func NewNetBatchEvaluator(fwd Forwarder, enc game.Encoder, capacity int) *NetEvaluator {
 	c, h, w := enc.Shape()
 	capacity = max(capacity, 1)
-	return &NetEvaluator{fwd: fwd, enc: enc, capacity: capacity, size: c * h * w,
+	e := &NetEvaluator{fwd: fwd, enc: enc, capacity: capacity, size: c * h * w,
 		planes: make([]float32, capacity*c*h*w), policy: make([]float32, capacity*enc.ActionSize()),
-		value: make([]float32, capacity), actions: make([][]int, capacity), priors: make([][]float32, capacity)}
+		value: make([]float32, capacity), draw: make([]float32, 1), actions: make([][]int, capacity), priors: make([][]float32, capacity)}
+	if wf, ok := fwd.(WDLForwarder); ok && wf.HasWDL() {
+		e.wdl, e.probs = wf, make([]float32, 3*capacity)
+	}
+	return e
 }
 
 // Evaluate implements Evaluator.
 func (e *NetEvaluator) Evaluate(p game.Position, moves []game.Move, priors []float32) (float32, error) {
+	v, _, err := e.EvaluateDraw(p, moves, priors)
+	return v, err
+}
+
+// Draws implements DrawEvaluator: whether the network has the WDL head.
+func (e *NetEvaluator) Draws() bool { return e.wdl != nil }
+
+// EvaluateDraw implements DrawEvaluator (the draw probability is 0
+// without the WDL head).
+func (e *NetEvaluator) EvaluateDraw(p game.Position, moves []game.Move, priors []float32) (value, draw float32, err error) {
 	if e.queued > 0 {
-		return 0, errors.New("mcts: Evaluate with a batch queued")
+		return 0, 0, errors.New("mcts: Evaluate with a batch queued")
 	}
 	e.Queue(p, moves, priors[:len(moves)])
-	if err := e.Flush(e.value[:1]); err != nil {
-		return 0, err
+	if err := e.FlushDraws(e.value[:1], e.draw); err != nil {
+		return 0, 0, err
 	}
-	return e.value[0], nil
+	return e.value[0], e.draw[0], nil
 }
 
 // Capacity implements BatchEvaluator.
@@ -77,7 +96,11 @@ func (e *NetEvaluator) Queue(p game.Position, moves []game.Move, priors []float3
 
 // Flush implements BatchEvaluator. The batch is emptied even when it
 // fails.
-func (e *NetEvaluator) Flush(values []float32) error {
+func (e *NetEvaluator) Flush(values []float32) error { return e.FlushDraws(values, nil) }
+
+// FlushDraws implements BatchDrawEvaluator; draws may be nil (and is
+// written with zeros without the WDL head).
+func (e *NetEvaluator) FlushDraws(values, draws []float32) error {
 	n := e.queued
 	e.queued = 0
 	if n > e.capacity {
@@ -87,7 +110,13 @@ func (e *NetEvaluator) Flush(values []float32) error {
 		return nil
 	}
 	actions := e.enc.ActionSize()
-	if err := e.fwd.Forward(e.planes[:n*e.size], n, e.policy[:n*actions], e.value[:n]); err != nil {
+	var err error
+	if e.wdl != nil {
+		err = e.wdl.ForwardWDL(e.planes[:n*e.size], n, e.policy[:n*actions], e.value[:n], e.probs[:3*n])
+	} else {
+		err = e.fwd.Forward(e.planes[:n*e.size], n, e.policy[:n*actions], e.value[:n])
+	}
+	if err != nil {
 		return err
 	}
 	for i := range n {
@@ -98,6 +127,12 @@ func (e *NetEvaluator) Flush(values []float32) error {
 		}
 		softmax(pr, pr)
 		values[i] = e.value[i]
+		if draws != nil {
+			draws[i] = 0
+			if e.wdl != nil {
+				draws[i] = e.probs[3*i+1]
+			}
+		}
 	}
 	return nil
 }

@@ -61,6 +61,11 @@ type node struct {
 	// quickest proven win and the slowest proven loss.
 	plies int16
 	raw   float32 // the evaluator's value at expansion, for the side to move here
+	// drawSum sums the draw probabilities backed up through the node (a
+	// draw does not change with the side's view): with a DrawEvaluator,
+	// drawSum/visits and q give the node's win, draw and loss. It fills
+	// padding the struct had, so nodes are no larger.
+	drawSum float32
 	// inflight counts the descents through the node waiting for a batch's
 	// evaluation: each counts as a visit in the exploration term (a
 	// virtual visit; its value stays out of q), so that the next descent
@@ -76,6 +81,7 @@ func (n *node) q() float32 { return n.valueSum / float32(n.visits) }
 type Tree struct {
 	cfg    Config
 	eval   Evaluator
+	draws  DrawEvaluator // eval when it knows draw probabilities, else nil
 	pos    game.Position
 	root   *node
 	rng    *rand.Rand
@@ -90,21 +96,23 @@ type Tree struct {
 	gumbel []float64 // Gumbel samples of the root children
 	winner int       // the root child sequential halving chose
 
-	// The leaves of a batch (searchBatch) and their values.
-	leaves []leaf
-	values []float32
+	// The leaves of a batch (searchBatch) and their values and draw
+	// probabilities.
+	leaves     []leaf
+	values     []float32
+	drawValues []float32
 }
 
 // NewTree starts a search tree at a copy of p.
 func NewTree(cfg Config, eval Evaluator, p game.Position, rng *rand.Rand) *Tree {
-	return &Tree{cfg: cfg, eval: eval, pos: p.Clone(), root: &node{}, rng: rng,
+	return &Tree{cfg: cfg, eval: eval, draws: drawsOf(eval), pos: p.Clone(), root: &node{}, rng: rng,
 		moves: make([]game.Move, 0, 256), priors: make([]float32, 256)}
 }
 
 // SetEvaluator makes the tree evaluate through e from now on (a self-play
 // worker's next batcher for the same network); the evaluations already in
 // the tree stay.
-func (t *Tree) SetEvaluator(e Evaluator) { t.eval = e }
+func (t *Tree) SetEvaluator(e Evaluator) { t.eval, t.draws = e, drawsOf(e) }
 
 // Position returns the root position (owned by the tree; do not modify).
 func (t *Tree) Position() game.Position { return t.pos }
@@ -132,6 +140,27 @@ type Result struct {
 	Prior []float32
 	// PV is the principal variation, at most MaxPV plies (see Tree.PV).
 	PV []game.Move
+	// WDL is the root's win, draw and loss for the side to move, the
+	// mean over the root's visits of what was backed up through it (the
+	// evaluator's probabilities, a finished or proven game's result), when
+	// HasWDL: the evaluator knows draw probabilities (DrawEvaluator).
+	// W - L is Value.
+	WDL    WDL
+	HasWDL bool
+}
+
+// WDL is a position's probabilities of a win, a draw and a loss for its
+// side to move.
+type WDL struct{ Win, Draw, Loss float32 }
+
+// wdlOf returns the WDL whose W - L is value and whose D is draw, W and
+// L clamped at 0 (rounding) and the three scaled to sum to 1.
+func wdlOf(value, draw float32) WDL {
+	d := min(max(draw, 0), 1)
+	w := max((1+value-d)/2, 0)
+	l := max((1-value-d)/2, 0)
+	sum := w + d + l
+	return WDL{w / sum, d / sum, l / sum}
 }
 
 // MaxPV bounds Result.PV: below a few dozen plies the visits of a search
@@ -200,25 +229,27 @@ func (t *Tree) simulate(forced *node) error {
 		path = append(path, n)
 	}
 	t.path = path
-	v, err := t.leafValue(n)
+	v, d, err := t.leafValue(n)
 	for range len(path) - 1 {
 		p.Unmake()
 	}
 	if err != nil {
 		return err
 	}
-	t.backup(path, v)
+	t.backup(path, v, d)
 	return nil
 }
 
 // backup adds v, the value of the last node of path for its side to move,
-// to every node of path, and lets the solver prove what it can above it.
-func (t *Tree) backup(path []*node, v float32) {
+// and d, its draw probability, to every node of path, and lets the solver
+// prove what it can above it.
+func (t *Tree) backup(path []*node, v, d float32) {
 	// A node's valueSum is from the view of the player who moved into it,
 	// the opposite of its side to move.
 	for i := len(path) - 1; i >= 0; i-- {
 		path[i].visits++
 		path[i].valueSum -= v
+		path[i].drawSum += d
 		v = -v
 	}
 	if t.cfg.Solver {
@@ -228,10 +259,11 @@ func (t *Tree) backup(path []*node, v float32) {
 }
 
 // leafValue evaluates (and expands) a leaf, returning its value for its
-// side to move. Terminal positions take their exact result.
-func (t *Tree) leafValue(n *node) (float32, error) {
+// side to move and its draw probability (0 when the evaluator knows
+// none). Terminal positions take their exact result.
+func (t *Tree) leafValue(n *node) (value, draw float32, err error) {
 	if v, ok := t.decided(n); ok {
-		return v, nil
+		return v, drawOf(n), nil
 	}
 	p := t.pos
 	moves := p.GenerateMoves(t.moves[:0])
@@ -240,14 +272,27 @@ func (t *Tree) leafValue(n *node) (float32, error) {
 		t.priors = make([]float32, len(moves))
 	}
 	priors := t.priors[:len(moves)]
-	v, err := t.eval.Evaluate(p, moves, priors)
+	var v, d float32
+	if t.draws != nil {
+		v, d, err = t.draws.EvaluateDraw(p, moves, priors)
+	} else {
+		v, err = t.eval.Evaluate(p, moves, priors)
+	}
 	if err != nil {
-		return 0, fmt.Errorf("mcts: evaluate %s: %w", p, err)
+		return 0, 0, fmt.Errorf("mcts: evaluate %s: %w", p, err)
 	}
 	if err := t.expand(n, moves, priors, v); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return v, nil
+	return v, d, nil
+}
+
+// drawOf is the draw probability of a decided node: 1 for a draw, else 0.
+func drawOf(n *node) float32 {
+	if n.proven == provDraw {
+		return 1
+	}
+	return 0
 }
 
 // decided returns the value of a leaf whose game is over at t.pos (which
@@ -444,8 +489,14 @@ func (t *Tree) Advance(m game.Move) error {
 func (t *Tree) summary(sims int) Result {
 	r := t.root
 	res := Result{Simulations: sims, Value: -r.q()}
+	if t.draws != nil {
+		res.WDL, res.HasWDL = wdlOf(res.Value, r.drawSum/float32(r.visits)), true
+	}
 	if r.proven != unknown {
 		res.Proven, res.Value, res.ProvenPlies = true, provenValue(r), int(r.plies)
+		if res.HasWDL {
+			res.WDL = wdlOf(res.Value, drawOf(r))
+		}
 	}
 	for i := range r.children {
 		c := &r.children[i]
