@@ -36,7 +36,9 @@ import (
 //     is proven); limits combine, the first reached ends the search;
 //     without any, Simulations (0: the raw policy). info: depth = length of the pv, nodes =
 //     simulations of this search, score cp = round(1000 * root value) (the
-//     value in [-1, 1] for the side to move; 1000 is a proven win), pv =
+//     value in [-1, 1] for the side to move; 1000 is a proven win), with
+//     UCI_ShowWDL and a network with the WDL head wdl W D L = the root's
+//     win, draw and loss in permille (mcts.Result.WDL), pv =
 //     the most visited line (mcts.Result.PV), and an `info string visits`
 //     line with the most visited moves. With Threads above 1 the search
 //     evaluates batches of leaves (leafRows a thread) on that many cores.
@@ -391,14 +393,28 @@ func (m *moverState) newGame() {
 // valueCP maps a value in [-1, 1] to centipawns: round(1000 * v).
 func valueCP(v float32) int { return int(math.Round(1000 * float64(v))) }
 
-// mctsInfo formats the figures of a search with its principal variation.
-func mctsInfo(p game.Position, r mcts.Result, pv []game.Move, began time.Time) string {
+// mctsInfo formats the figures of a search with its principal variation,
+// with the root's wdl when showWDL and the search has it.
+func mctsInfo(p game.Position, r mcts.Result, pv []game.Move, began time.Time, showWDL bool) string {
 	el := time.Since(began)
 	nps := 0
 	if el > 0 {
 		nps = int(float64(r.Simulations) / el.Seconds())
 	}
-	return fmt.Sprintf("depth %d nodes %d nps %d time %d score cp %d pv %s", len(pv), r.Simulations, nps, el.Milliseconds(), valueCP(r.Value), movesText(p, pv))
+	wdl := ""
+	if showWDL && r.HasWDL {
+		w, d, l := permille(r.WDL)
+		wdl = fmt.Sprintf(" wdl %d %d %d", w, d, l)
+	}
+	return fmt.Sprintf("depth %d nodes %d nps %d time %d score cp %d%s pv %s", len(pv), r.Simulations, nps, el.Milliseconds(), valueCP(r.Value), wdl, movesText(p, pv))
+}
+
+// permille rounds a win, draw and loss to permille summing to 1000: W
+// and L rounded, D the rest (W and L are what the score is made of).
+func permille(x mcts.WDL) (w, d, l int) {
+	w = int(math.Round(1000 * float64(x.Win)))
+	l = min(int(math.Round(1000*float64(x.Loss))), 1000-w)
+	return w, 1000 - w - l, l
 }
 
 // deepEnough reports whether a search's principal variation has depth
@@ -470,7 +486,7 @@ func (s *Searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limi
 	ml := mcts.Limits{Sims: sims, Interruptible: !(bounded && (sims == 0 || s.play.MCTS.Gumbel)),
 		Progress: func(r mcts.Result) {
 			if time.Since(last) >= infoEvery {
-				info(mctsInfo(p, r, r.PV, began))
+				info(mctsInfo(p, r, r.PV, began, s.showWDL))
 				last = time.Now()
 			}
 		}}
@@ -489,7 +505,7 @@ func (s *Searcher) searchMCTS(ctx context.Context, p game.Position, lim uci.Limi
 		best = cmp.Or(res.MostVisited(allowed), allowed[0])
 		pv = []game.Move{best}
 	}
-	info(mctsInfo(p, res, pv, began))
+	info(mctsInfo(p, res, pv, began, s.showWDL))
 	info(visitsInfo(p, res, 5))
 	out := uci.SearchResult{Best: best}
 	if len(pv) > 1 {
@@ -534,7 +550,7 @@ func (s *Searcher) searchABZero(ctx context.Context, p alphabeta.Position, lim u
 		return uci.SearchResult{}, err
 	}
 	if d.MCTS.Best != game.NoMove {
-		info(mctsInfo(p, d.MCTS, d.MCTS.PV, began))
+		info(mctsInfo(p, d.MCTS, d.MCTS.PV, began, s.showWDL))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "string abzero m %g depth %d sims %d:", d.M, d.AlphaBeta.Depth, d.MCTS.Simulations)

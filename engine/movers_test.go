@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -410,3 +411,77 @@ func TestPrecisionOption(t *testing.T) {
 		t.Errorf("Precision fp16: err %v, want one naming it", err)
 	}
 }
+
+// wdlField returns the permille of the `wdl W D L` field of an info line,
+// and whether it has one.
+func wdlField(t *testing.T, line string) (w, d, l int, ok bool) {
+	t.Helper()
+	f := strings.Fields(line)
+	i := slices.Index(f, "wdl")
+	if i < 0 {
+		return 0, 0, 0, false
+	}
+	if i+3 >= len(f) {
+		t.Fatalf("a cut-off wdl field: %q", line)
+	}
+	var n [3]int
+	for k := range n {
+		v, err := strconv.Atoi(f[i+1+k])
+		if err != nil {
+			t.Fatalf("wdl field %q: %v", line, err)
+		}
+		n[k] = v
+	}
+	return n[0], n[1], n[2], true
+}
+
+// With UCI_ShowWDL a network with the WDL head says its root's win, draw
+// and loss in permille after the score, three numbers that sum to 1000
+// whose W - L is the score; with the option off, or with a scalar value
+// head, the info lines have no wdl. The same holds for one thread and
+// for batches of leaves on two.
+func TestShowWDL(t *testing.T) {
+	dir := t.TempDir()
+	p := xiangqiStart(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		network string
+		threads string
+		show    bool
+		want    bool
+	}{
+		{testnet.CheckpointWDL(t, dir, "xiangqi", 2), "1", true, true},
+		{testnet.CheckpointWDL(t, dir, "xiangqi", 2), "2", true, true},
+		{testnet.CheckpointWDL(t, dir, "xiangqi", 2), "1", false, false},
+		{testnet.Checkpoint(t, dir, "xiangqi", 2), "1", true, false},
+	} {
+		s := moverSearcher(t, moverMCTS, c.network)
+		for name, value := range map[string]string{optShowWDL: strconv.FormatBool(c.show), optThreads: c.threads} {
+			if err := s.SetSearchOption(name, value); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, info := search(t, ctx, s, p, uci.Limits{Nodes: 40})
+		found := false
+		for _, line := range strings.Split(info, "\n") {
+			w, d, l, ok := wdlField(t, line)
+			if !ok {
+				continue
+			}
+			found = true
+			f := strings.Fields(line)
+			cp, _ := strconv.Atoi(f[slices.Index(f, "cp")+1])
+			if w < 0 || d < 0 || l < 0 || w+d+l != 1000 || abs(w-l-cp) > 1 {
+				t.Errorf("%s, threads %s: wdl %d %d %d with score cp %d: %q", filepath.Base(c.network), c.threads, w, d, l, cp, line)
+			}
+			if i, j := slices.Index(f, "cp"), slices.Index(f, "wdl"); j != i+2 {
+				t.Errorf("wdl is not right after the score: %q", line)
+			}
+		}
+		if found != c.want {
+			t.Errorf("%s, threads %s, UCI_ShowWDL %v: wdl in the info lines %v, want %v:\n%s", filepath.Base(c.network), c.threads, c.show, found, c.want, info)
+		}
+	}
+}
+
+func abs(x int) int { return max(x, -x) }

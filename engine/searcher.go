@@ -30,6 +30,10 @@ type Searcher struct {
 	opts    alphabeta.Options
 	tunedTo string // the game whose search features opts hold
 	multiPV int
+	// showWDL adds the root's win, draw and loss in permille to the
+	// network searches' info lines (UCI_ShowWDL), for a network with the
+	// WDL head.
+	showWDL bool
 	s       *alphabeta.Searcher
 	moverState
 	// ev is the evaluation alpha-beta searches with (eval.go).
@@ -86,15 +90,20 @@ const (
 	optHash      = "Hash"
 	optThreads   = "Threads"
 	optMultiPV   = "MultiPV"
+	// optShowWDL is Stockfish's option of the name: info lines say
+	// `wdl W D L` in permille after the score.
+	optShowWDL = "UCI_ShowWDL"
 )
 
 // SearchOptions are the knobs' options (package player declares their
 // names, defaults and ranges: Hash's bound is a table ordinary machines
 // can allocate, since one they cannot kills the process outright;
 // Threads above the cores run as many as there are, capThreads),
-// Tablebase and MultiPV.
+// Tablebase, MultiPV and UCI_ShowWDL (a check option: uci.IsCheck).
 func (s *Searcher) SearchOptions() []game.Option {
-	return append(moverOptions(), game.Option{Name: optMultiPV, Default: "1", Min: 1, Max: 500})
+	return append(moverOptions(), game.Option{Name: optMultiPV, Default: "1", Min: 1, Max: 500},
+		game.Option{Name: optShowWDL, Default: "false", Values: uci.CheckValues,
+			Help: "info lines of a network with the win/draw/loss head give the root's wdl in permille"})
 }
 
 func (s *Searcher) SetSearchOption(name, value string) error {
@@ -119,6 +128,9 @@ func (s *Searcher) SetSearchOption(name, value string) error {
 		return nil
 	case optMultiPV:
 		s.multiPV, _ = strconv.Atoi(value)
+		return nil
+	case optShowWDL:
+		s.showWDL = value == "true"
 		return nil
 	}
 	if ok, err := s.setMoverOption(name, value); ok {

@@ -66,8 +66,18 @@ func (e *Engine) cmdUCI() {
 	e.out.lines(ls...)
 }
 
-// optionLine declares o as a UCI combo or spin option.
+// CheckValues are the values of a check option (an option whose Values
+// are these is declared `type check`): what GUIs send for a box.
+var CheckValues = []string{"false", "true"}
+
+// IsCheck reports whether o is a check option: its values CheckValues.
+func IsCheck(o game.Option) bool { return slices.Equal(o.Values, CheckValues) }
+
+// optionLine declares o as a UCI check, combo or spin option.
 func optionLine(o game.Option) string {
+	if IsCheck(o) {
+		return fmt.Sprintf("option name %s type check default %s", o.Name, o.Default)
+	}
 	if len(o.Values) > 0 {
 		return fmt.Sprintf("option name %s type combo default %s%s", o.Name, o.Default, varList(o.Values))
 	}

@@ -126,6 +126,8 @@ func ucciOptionLine(name string, o game.Option, str bool) string {
 	switch {
 	case str:
 		return fmt.Sprintf("option %s type string default %s", name, cmp.Or(o.Default, "<empty>"))
+	case IsCheck(o):
+		return fmt.Sprintf("option %s type check default %s", name, o.Default)
 	case len(o.Values) > 0:
 		return fmt.Sprintf("option %s type combo%s default %s", name, varList(o.Values), o.Default)
 	}

@@ -130,9 +130,22 @@ func TestUCCIOptionLines(t *testing.T) {
 		{"Mover", game.Option{Name: "Mover", Default: "ab", Values: []string{"ab", "mcts"}}, false, "option Mover type combo var ab var mcts default ab"},
 		{"Network", game.Option{Name: "Network"}, true, "option Network type string default <empty>"},
 		{"ABZeroWeight", game.Option{Name: "ABZeroWeight", Default: "1"}, true, "option ABZeroWeight type string default 1"},
+		{"UCI_ShowWDL", game.Option{Name: "UCI_ShowWDL", Default: "false", Values: CheckValues}, false, "option UCI_ShowWDL type check default false"},
 	} {
 		if got := ucciOptionLine(c.name, c.o, c.str); got != c.want {
 			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+	// UCI declares the same kinds: a check option by its two values, a
+	// combo of other values as a combo.
+	for o, want := range map[*game.Option]string{
+		{Name: "UCI_ShowWDL", Default: "false", Values: CheckValues}:        "option name UCI_ShowWDL type check default false",
+		{Name: "Order", Default: "true", Values: []string{"true", "false"}}: "option name Order type combo default true var true var false",
+		{Name: "Mover", Default: "ab", Values: []string{"ab", "mcts"}}:      "option name Mover type combo default ab var ab var mcts",
+		{Name: "Hash", Default: "16", Min: 1, Max: 4096}:                    "option name Hash type spin default 16 min 1 max 4096",
+	} {
+		if got := optionLine(*o); got != want {
+			t.Errorf("optionLine(%+v) = %q, want %q", *o, got, want)
 		}
 	}
 	for _, c := range []struct {

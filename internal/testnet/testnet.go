@@ -19,11 +19,29 @@ func Checkpoint(t testing.TB, dir, game string, seed uint64) string {
 	return CheckpointEncoder(t, dir, game, 0, seed)
 }
 
+// CheckpointWDL is Checkpoint with the win/draw/loss value head, saved
+// as dir/GAME-wdl.ckpt.
+func CheckpointWDL(t testing.TB, dir, game string, seed uint64) string {
+	t.Helper()
+	return save(t, dir, game, 0, seed, net.ValueWDL, game+"-wdl.ckpt")
+}
+
 // CheckpointEncoder is Checkpoint for the game's encoder of version v
 // (0: the preset's), saved as dir/GAME-vV.ckpt for v > 0. An encoder
 // without an action for every pair of squares gets the dense policy head
 // where the preset has the from-to head.
 func CheckpointEncoder(t testing.TB, dir, game string, v int, seed uint64) string {
+	t.Helper()
+	name := game + ".ckpt"
+	if v > 0 {
+		name = fmt.Sprintf("%s-v%d.ckpt", game, v)
+	}
+	return save(t, dir, game, v, seed, "", name)
+}
+
+// save writes the shrunk preset network of encoder v with the value head
+// valueHead as dir/name.
+func save(t testing.TB, dir, game string, v int, seed uint64, valueHead, name string) string {
 	t.Helper()
 	cfg, err := configs.Preset(game)
 	if err != nil {
@@ -38,14 +56,10 @@ func CheckpointEncoder(t testing.TB, dir, game string, v int, seed uint64) strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Blocks, s.Filters = 1, 8
+	s.Blocks, s.Filters, s.ValueHead = 1, 8, valueHead
 	p, err := net.NewParams(s, seed)
 	if err != nil {
 		t.Fatal(err)
-	}
-	name := game + ".ckpt"
-	if v > 0 {
-		name = fmt.Sprintf("%s-v%d.ckpt", game, v)
 	}
 	path := filepath.Join(dir, name)
 	if err := checkpoints.Save(path, &checkpoints.Checkpoint{Params: p}); err != nil {
