@@ -4,7 +4,10 @@
 // The model has one input, planes [N,C,H,W] float32 with a symbolic batch
 // dimension "N", and two outputs, policy (logits [N,A]) and value
 // ([N,1], tanh). It uses opset 13 and only the operators Conv, Relu, Add,
-// Flatten, Gemm and Tanh; batch normalisation (running statistics) is
+// Flatten, Gemm and Tanh; a network with the win/draw/loss value head
+// has a third output, wdl ([N,3], Softmax of the head's logits), and its
+// value is W - L (a Gemm of wdl with the row 1, 0, -1) in place of the
+// Tanh; batch normalisation (running statistics) is
 // folded into each convolution's weights and bias, which both onnxruntime
 // and onnx-go's gorgonia backend run at any batch size. The from-to policy
 // head adds Reshape, Transpose and a batched MatMul, which onnxruntime
@@ -38,12 +41,16 @@ const (
 	InputName  = "planes" // [N,C,H,W] float32
 	PolicyName = "policy" // [N,A] logits
 	ValueName  = "value"  // [N,1] in [-1,1]
+	WDLName    = "wdl"    // [N,3] win, draw, loss probabilities (the WDL head only)
 	BatchDim   = "N"      // dim_param of the batch dimension
 
 	// Metadata keys (ModelProto.metadata_props).
 	KeyGame           = "game"
 	KeyEncoderVersion = "encoder_version"
 	KeyActionSpace    = "action_space"
+	// KeyValueHead is "wdl" for a network with the WDL head; absent for
+	// the scalar head, whose models are as before.
+	KeyValueHead = "value_head"
 )
 
 // Metadata describes the exported model. Zero fields take the network's
@@ -102,7 +109,7 @@ func Marshal(p *net.Params, meta Metadata) ([]byte, error) {
 	opset.string(fOpsetDomain, "")
 	opset.int64(fOpsetVersion, Opset)
 	m.message(fModelOpsetImport, opset)
-	for _, kv := range metadataProps(meta) {
+	for _, kv := range metadataProps(meta, p.Spec) {
 		var e message
 		e.string(fEntryKey, kv[0])
 		e.string(fEntryValue, kv[1])
@@ -132,7 +139,7 @@ func resolve(meta Metadata, s net.Spec) (Metadata, error) {
 	}
 	for k := range meta.Extra {
 		switch k {
-		case KeyGame, KeyEncoderVersion, KeyActionSpace:
+		case KeyGame, KeyEncoderVersion, KeyActionSpace, KeyValueHead:
 			return meta, fmt.Errorf("onnx: extra metadata may not set %q", k)
 		case "":
 			return meta, errors.New("onnx: extra metadata with an empty key")
@@ -141,11 +148,14 @@ func resolve(meta Metadata, s net.Spec) (Metadata, error) {
 	return meta, nil
 }
 
-func metadataProps(meta Metadata) [][2]string {
+func metadataProps(meta Metadata, s net.Spec) [][2]string {
 	props := [][2]string{
 		{KeyGame, meta.Game},
 		{KeyEncoderVersion, strconv.Itoa(meta.EncoderVersion)},
 		{KeyActionSpace, strconv.Itoa(meta.ActionSpace)},
+	}
+	if s.WDLHead() {
+		props = append(props, [2]string{KeyValueHead, s.ValueHead})
 	}
 	keys := make([]string, 0, len(meta.Extra))
 	for k := range meta.Extra {
@@ -384,7 +394,12 @@ func buildGraph(p *net.Params) message {
 	v := g.flatten("value.flatten", g.relu(g.conv("value.conv", h, &p.ValueConv)))
 	v = g.relu(g.dense("value.fc1", "value.fc1", v, &p.ValueFC1))
 	v = g.dense("value.fc2", "value.fc2", v, &p.ValueFC2)
-	g.node("Tanh", ValueName, []string{v})
+	if p.Spec.WDLHead() {
+		wdl := g.node("Softmax", WDLName, []string{v}, intAttr("axis", 1))
+		g.dense("value.wdl", ValueName, wdl, &net.Dense{Out: 1, In: 3, W: []float32{1, 0, -1}, B: []float32{0}})
+	} else {
+		g.node("Tanh", ValueName, []string{v})
+	}
 
 	s := p.Spec
 	n := dim{param: BatchDim}
@@ -405,5 +420,8 @@ func buildGraph(p *net.Params) message {
 	gm.message(fGraphInput, valueInfo(InputName, n, dim{value: s.Channels}, dim{value: s.Height}, dim{value: s.Width}))
 	gm.message(fGraphOutput, valueInfo(PolicyName, n, dim{value: s.Actions}))
 	gm.message(fGraphOutput, valueInfo(ValueName, n, dim{value: 1}))
+	if s.WDLHead() {
+		gm.message(fGraphOutput, valueInfo(WDLName, n, dim{value: 3}))
+	}
 	return gm
 }

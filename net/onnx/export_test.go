@@ -212,6 +212,47 @@ func TestModelStructure(t *testing.T) {
 	}
 }
 
+// The WDL head's model: a third output wdl [N,3] from a Softmax, the
+// value a Gemm of it in place of the Tanh, and the head named in the
+// metadata.
+func TestModelStructureWDL(t *testing.T) {
+	spec := tinySpec
+	spec.ValueHead = net.ValueWDL
+	model, err := Marshal(randomParams(t, spec, 1), Metadata{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := fields(t, model)
+	var props [][2]string
+	for _, e := range m[fModelMetadataProps] {
+		ef := fields(t, e.([]byte))
+		props = append(props, [2]string{str(ef, fEntryKey), str(ef, fEntryValue)})
+	}
+	if want := [][2]string{{"game", "connect4"}, {"encoder_version", "1"}, {"action_space", "7"}, {"value_head", "wdl"}}; !slices.Equal(props, want) {
+		t.Errorf("metadata %v, want %v", props, want)
+	}
+	g := fields(t, m[fModelGraph][0].([]byte))
+	if len(g[fGraphOutput]) != 3 {
+		t.Fatalf("%d outputs, want 3", len(g[fGraphOutput]))
+	}
+	for i, want := range []struct {
+		name string
+		dims []string
+	}{{"policy", []string{"N", "7"}}, {"value", []string{"N", "1"}}, {"wdl", []string{"N", "3"}}} {
+		name, dims := shapeOf(t, g[fGraphOutput][i].([]byte))
+		if name != want.name || !slices.Equal(dims, want.dims) {
+			t.Errorf("output %d: %s %v, want %s %v", i, name, dims, want.name, want.dims)
+		}
+	}
+	ops := map[string]int{}
+	for _, b := range g[fGraphNode] {
+		ops[str(fields(t, b.([]byte)), fNodeOpType)]++
+	}
+	if ops["Softmax"] != 1 || ops["Tanh"] != 0 || ops["Gemm"] != 4 {
+		t.Errorf("operators %v: want one Softmax, no Tanh, four Gemm", ops)
+	}
+}
+
 func TestMarshalDeterministic(t *testing.T) {
 	p := randomParams(t, tinySpec, 4)
 	meta := Metadata{Extra: map[string]string{"z": "1", "b": "2", "m": "3"}}

@@ -101,3 +101,22 @@ func preset(t testing.TB, name string, seed uint64) (game.Game, *net.Params) {
 	}
 	return g, randomParams(t, spec, seed)
 }
+
+// presetWDL is preset with the win/draw/loss value head; its logits are
+// spread (not scaled down as the scalar head's are), so that the three
+// probabilities differ.
+func presetWDL(t testing.TB, name string, seed uint64) (game.Game, *net.Params) {
+	t.Helper()
+	g, p := preset(t, name, seed)
+	spec := p.Spec
+	spec.ValueHead = net.ValueWDL
+	w, err := net.NewParams(spec, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Randomize(seed)
+	for i := range w.ValueFC2.W {
+		w.ValueFC2.W[i] *= 0.2
+	}
+	return g, w
+}

@@ -166,6 +166,25 @@ func TestOnnxruntimeFromTo(t *testing.T) {
 	runORT(t, node, env, p, randomSamples(p, 7, 14))
 }
 
+// The WDL head's Softmax output and its value W - L, on every game's
+// preset shape.
+func TestOnnxruntimeWDL(t *testing.T) {
+	node, env := findORT(t)
+	for i, name := range game.Names() {
+		t.Run(name, func(t *testing.T) {
+			g, p := presetWDL(t, name, uint64(40+i))
+			samples, err := Samples(g, p, 5, uint64(50+i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(samples[0].WDL) != 3 {
+				t.Fatalf("samples of a WDL network carry %d probabilities", len(samples[0].WDL))
+			}
+			runORT(t, node, env, p, samples)
+		})
+	}
+}
+
 func TestOnnxruntimePresets(t *testing.T) {
 	node, env := findORT(t)
 	for i, name := range game.Names() {

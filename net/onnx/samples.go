@@ -21,7 +21,10 @@ type Sample struct {
 	Shape  [3]int    `json:"shape"`  // C, H, W
 	Planes []float32 `json:"planes"` // C*H*W floats, channel-major
 	Policy []float32 `json:"policy"` // A logits
-	Value  float32   `json:"value"`  // tanh output
+	Value  float32   `json:"value"`  // tanh output, or W - L with the WDL head
+	// WDL holds the win, draw and loss probabilities of a network with
+	// the WDL head (the model's wdl output); absent without it.
+	WDL []float32 `json:"wdl,omitempty"`
 }
 
 // maxSamplePlies bounds the random games that Samples plays.
@@ -76,8 +79,8 @@ func Samples(g game.Game, p *net.Params, n int, seed uint64) ([]Sample, error) {
 		}
 		planes := make([]float32, c*h*w)
 		g.Encoder.Encode(pos, planes)
-		pol, val := p.Reference(planes, 1)
-		out = append(out, Sample{FEN: pos.String(), Shape: [3]int{c, h, w}, Planes: planes, Policy: pol, Value: val[0]})
+		pol, val, wdl := p.ReferenceWDL(planes, 1)
+		out = append(out, Sample{FEN: pos.String(), Shape: [3]int{c, h, w}, Planes: planes, Policy: pol, Value: val[0], WDL: wdl})
 	}
 	return out, nil
 }
@@ -119,6 +122,9 @@ func ReadSamples(r io.Reader) ([]Sample, error) {
 		}
 		if len(s.Policy) == 0 {
 			return nil, fmt.Errorf("onnx: sample %d has no policy", i)
+		}
+		if s.WDL != nil && len(s.WDL) != 3 {
+			return nil, fmt.Errorf("onnx: sample %d has %d win/draw/loss probabilities, not 3", i, len(s.WDL))
 		}
 	}
 	return samples, nil

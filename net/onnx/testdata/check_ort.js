@@ -27,10 +27,15 @@ async function main() {
   const [c, h, w] = samples[0].shape;
   const size = c * h * w;
   const actions = samples[0].policy.length;
+  // Samples of a network with the WDL head carry its probabilities: the
+  // model must then have the wdl output too.
+  const wdl = Array.isArray(samples[0].wdl);
+  const outputs = wdl ? 3 : 2;
 
   const session = await ort.InferenceSession.create(modelPath);
   if (JSON.stringify(session.inputNames) !== '["planes"]') fail('input names ' + JSON.stringify(session.inputNames));
-  if (!session.outputNames.includes('policy') || !session.outputNames.includes('value') || session.outputNames.length !== 2) {
+  if (!session.outputNames.includes('policy') || !session.outputNames.includes('value') ||
+      (wdl && !session.outputNames.includes('wdl')) || session.outputNames.length !== outputs) {
     fail('output names ' + JSON.stringify(session.outputNames));
   }
   // Shapes as the model declares them (onnxruntime-node >= 1.21).
@@ -38,7 +43,7 @@ async function main() {
   for (const m of [...(session.inputMetadata || []), ...(session.outputMetadata || [])]) {
     if (m.isTensor) declared[m.name] = m.shape;
   }
-  const want = { planes: ['N', c, h, w], policy: ['N', actions], value: ['N', 1] };
+  const want = { planes: ['N', c, h, w], policy: ['N', actions], value: ['N', 1], wdl: ['N', 3] };
   for (const name of Object.keys(declared)) {
     if (JSON.stringify(declared[name]) !== JSON.stringify(want[name])) {
       fail(`declared shape of ${name} is ${JSON.stringify(declared[name])}, want ${JSON.stringify(want[name])}`);
@@ -66,6 +71,14 @@ async function main() {
       const d = Math.abs(val.data[i] - s.value);
       if (!(d <= tol)) errors.push(`batch ${batch.length} ${s.fen}: value = ${val.data[i]}, want ${s.value}`);
       if (d > worst) worst = d;
+      if (wdl) {
+        if (JSON.stringify(out.wdl.dims) !== JSON.stringify([batch.length, 3])) fail('wdl dims ' + JSON.stringify(out.wdl.dims));
+        for (let k = 0; k < 3; k++) {
+          const dk = Math.abs(out.wdl.data[i * 3 + k] - s.wdl[k]);
+          if (!(dk <= tol)) errors.push(`batch ${batch.length} ${s.fen}: wdl[${k}] = ${out.wdl.data[i * 3 + k]}, want ${s.wdl[k]}`);
+          if (dk > worst) worst = dk;
+        }
+      }
     });
   }
   for (const s of samples) await check([s]);
