@@ -248,6 +248,9 @@ type EngineReply struct {
 	Top []TopMove `json:"top"`
 	// Value is the network's root value for the engine, in [-1, 1].
 	Value *float64 `json:"value,omitempty"`
+	// WDL is the network's root win, draw and loss for the engine, when
+	// its network has the WDL head.
+	WDL *[3]float64 `json:"wdl,omitempty"`
 	// Score is alpha-beta's score for the engine ("cp 35", "mate 3";
 	// abzero's with the network's shares blended in).
 	Score       string   `json:"score,omitempty"`
@@ -386,6 +389,9 @@ func (n *netEngine) move(ctx context.Context, pool *enginePool, g *playGame) (ga
 	if mr.Best != game.NoMove {
 		v := float64(mr.Value)
 		r.Value = &v
+		if mr.HasWDL {
+			r.WDL = &[3]float64{float64(mr.WDL.Win), float64(mr.WDL.Draw), float64(mr.WDL.Loss)}
+		}
 	}
 	pv := mr.PV
 	if n.spec.Kind == player.KindABZero {

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/internal/testnet"
 	"github.com/tabula-zero/tabula/models"
 )
 
@@ -403,6 +405,36 @@ func TestPlayShippedNetworks(t *testing.T) {
 		code, st, msg := call(t, srv, "POST", "/api/play/new", string(body))
 		if code != 200 || len(st.Moves) != 1 || st.Replies[0].Kind != "net" {
 			t.Errorf("%s: the shipped network opens: %d %q %+v", g.Name, code, msg, st)
+		}
+	}
+}
+
+// A network with the WDL head replies with its root's win, draw and loss
+// beside the value (W - L); a scalar head's reply has none.
+func TestPlayNetworkWDL(t *testing.T) {
+	dir := t.TempDir()
+	s := New("", nil, nil, nil)
+	s.SetPlay(PlayOptions{NamedNetworks: true})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	for _, c := range []struct {
+		path string
+		wdl  bool
+	}{{testnet.CheckpointWDL(t, dir, "connect4", 1), true}, {testnet.Checkpoint(t, dir, "connect4", 1), false}} {
+		body, _ := json.Marshal(NewPlayRequest{Game: "connect4", Opponent: "net", Network: c.path, Sims: 16, Side: "second"})
+		code, st, msg := call(t, srv, "POST", "/api/play/new", string(body))
+		if code != 200 || len(st.Replies) != 1 {
+			t.Fatalf("%s: %d %q %+v", c.path, code, msg, st)
+		}
+		r := st.Replies[0]
+		if (r.WDL != nil) != c.wdl || r.Value == nil {
+			t.Fatalf("%s: reply %+v, want WDL %v", c.path, r, c.wdl)
+		}
+		if c.wdl {
+			w := *r.WDL
+			if math.Abs(w[0]+w[1]+w[2]-1) > 1e-5 || math.Abs(w[0]-w[2]-*r.Value) > 1e-5 || min(w[0], w[1], w[2]) < 0 {
+				t.Errorf("WDL %v with value %v", w, *r.Value)
+			}
 		}
 	}
 }

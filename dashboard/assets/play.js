@@ -287,7 +287,8 @@ function drawEngine() {
   const head = document.createElement("div");
   head.id = "p-engine-summary";
   const visits = r.kind === "net" || r.kind === "abzero";
-  const value = r.value === undefined || r.value === null ? "" : `value ${r.value >= 0 ? "+" : ""}${r.value.toFixed(2)} for the engine, `;
+  const wdl = r.wdl ? ` (win ${(100 * r.wdl[0]).toFixed(0)}%, draw ${(100 * r.wdl[1]).toFixed(0)}%, loss ${(100 * r.wdl[2]).toFixed(0)}%)` : "";
+  const value = r.value === undefined || r.value === null ? "" : `value ${r.value >= 0 ? "+" : ""}${r.value.toFixed(2)}${wdl} for the engine, `;
   head.textContent = r.kind === "net"
     ? `engine played ${r.move}: ${value}${r.simulations} simulations, ${r.ms} ms`
     : r.kind === "abzero"
