@@ -310,10 +310,10 @@ func TestUCCIOptions(t *testing.T) {
 	s := New()
 	var out bytes.Buffer
 	in := "ucci\nsetoption hashsize 8\nsetoption name Algorithm value mtdf\nsetoption simulations 77\nsetoption ABZeroWeight 2.5\n" +
-		"setoption Network <empty>\nsetoption usemillisec off\nsetoption PlyCap 300\nd\n" +
+		"setoption Network <empty>\nsetoption usemillisec off\nsetoption PlyCap 300\nsetoption UCI_ShowWDL on\nd\n" +
 		// Errors: each leaves the settings as they were.
 		"setoption Mover banana\nsetoption Notation uci\nsetoption UCI_Variant connect4\nsetoption usemillisec maybe\n" +
-		"setoption hashsize\nsetoption hashsize 0\nsetoption Nonsense 3\nsetoption\nsetoption name\nsetoption Network /dev/zero\n" +
+		"setoption hashsize\nsetoption hashsize 0\nsetoption Nonsense 3\nsetoption\nsetoption name\nsetoption Network /dev/zero\nsetoption UCI_ShowWDL maybe\n" +
 		"setoption newgame\nbye\nisready\n"
 	e, err := uci.NewEngine(strings.NewReader(in), &out, uci.WithSearcher(s))
 	if err != nil {
@@ -322,10 +322,13 @@ func TestUCCIOptions(t *testing.T) {
 	if err := e.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if ab := s.play.AlphaBeta; ab.HashMiB != 8 || ab.Algorithm != "mtdf" || s.play.Sims != 77 || s.play.M != 2.5 || s.network != "" || s.mover != moverAB {
-		t.Errorf("options not set: %+v sims %d weight %v network %q mover %s", ab, s.play.Sims, s.play.M, s.network, s.mover)
+	if ab := s.play.AlphaBeta; ab.HashMiB != 8 || ab.Algorithm != "mtdf" || s.play.Sims != 77 || s.play.M != 2.5 || s.network != "" || s.mover != moverAB || !s.showWDL {
+		t.Errorf("options not set: %+v sims %d weight %v network %q mover %s show WDL %v", ab, s.play.Sims, s.play.M, s.network, s.mover, s.showWDL)
 	}
 	text := out.String()
+	if !strings.Contains(text, "\noption UCI_ShowWDL type check default false\n") {
+		t.Errorf("UCI_ShowWDL is not declared a check option:\n%s", text)
+	}
 	if !strings.Contains(text, "Options: PlyCap=300 Notation=iccs\n") {
 		t.Errorf("PlyCap not set:\n%s", text)
 	}
@@ -340,13 +343,14 @@ func TestUCCIOptions(t *testing.T) {
 		`info message error: setoption: expected "setoption <option> [<value>]"`,
 		"info message error: setoption: missing option name",
 		"info message error: option Network: checkpoints: checkpoint /dev/zero is a character device, not a regular file",
+		`info message error: setoption UCI_ShowWDL: value "maybe" is not true or false`,
 	} {
 		if !strings.Contains(text, want+"\n") {
 			t.Errorf("output lacks %q:\n%s", want, text)
 		}
 	}
 	// bye ends the session: isready after it is not answered.
-	if !strings.HasSuffix(text, "\nbye\n") || strings.Count(text, "error") != 10 {
+	if !strings.HasSuffix(text, "\nbye\n") || strings.Count(text, "error") != 11 {
 		t.Errorf("output:\n%s", text)
 	}
 }

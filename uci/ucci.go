@@ -222,7 +222,28 @@ func (e *Engine) cmdSetOptionUCCI(args []string) error {
 	if value == "" {
 		return fmt.Errorf("setoption: option %s needs a value", clip(name))
 	}
+	if o, ok := e.searchOption(name); ok && IsCheck(o) {
+		// A check option takes on and off too, as usemillisec does.
+		b, err := parseCheck(value)
+		if err != nil {
+			return fmt.Errorf("setoption %s: %w", o.Name, err)
+		}
+		value = strconv.FormatBool(b)
+	}
 	return e.setOption(name, value)
+}
+
+// searchOption returns the searcher's option of the name
+// (case-insensitive), if it has one.
+func (e *Engine) searchOption(name string) (game.Option, bool) {
+	if os, ok := e.searcher.(OptionSetter); ok {
+		for _, o := range os.SearchOptions() {
+			if strings.EqualFold(o.Name, name) {
+				return o, true
+			}
+		}
+	}
+	return game.Option{}, false
 }
 
 // parseCheck reads the value of a check option: true/false, also on/off
