@@ -1183,3 +1183,48 @@ func bestSpec(gameName string, p *net.Params) (*arena.Spec, error) {
 	}
 	return arena.NewPlayerSpec("best", ps)
 }
+
+// A run with the WDL value head trains, gates and resumes through the
+// whole loop: its checkpoints keep the head (format version 2), the
+// arena plays them, and the value loss it reports is the head's
+// cross-entropy.
+func TestWDLRun(t *testing.T) {
+	cfg := tinyConfig(t)
+	cfg.Network.ValueHead = net.ValueWDL
+	run := t.TempDir()
+	var out bytes.Buffer
+	opts := Options{Run: run, Config: cfg, SelfPlay: true, MaxGenerations: 2, Out: &out, NewForwarder: newFwd, Gate: matches.ArenaGate(run)}
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	opts.Config, opts.MaxGenerations = nil, 1
+	if err := Run(context.Background(), opts); err != nil {
+		t.Fatalf("resume: %v\n%s", err, out.String())
+	}
+	latest, _ := rundir.Dir(run).Pointer(rundir.Latest)
+	c, err := checkpoints.Load(latest)
+	if err != nil || c.Generation != 3 || !c.Params.Spec.WDLHead() {
+		t.Fatalf("latest %s: generation %d, spec %+v, %v", latest, c.Generation, c.Params.Spec, err)
+	}
+	b, err := os.ReadFile(latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := b[8]; v != checkpoints.FormatVersionWDL {
+		t.Errorf("the checkpoint is format version %d", v)
+	}
+	trains := metricsOfKind(t, run, "train")
+	if len(trains) == 0 {
+		t.Fatal("no train lines")
+	}
+	for _, m := range trains {
+		// A cross-entropy over three classes is positive; a squared
+		// error of values in [-1, 1] would reach 0 on a draw-only batch.
+		if !(m.ValueLoss > 0) || math.IsInf(m.ValueLoss, 0) {
+			t.Errorf("train line with value loss %v", m.ValueLoss)
+		}
+	}
+	if gens := metricsOfKind(t, run, "generation"); len(gens) != 3 {
+		t.Errorf("%d generation lines", len(gens))
+	}
+}
