@@ -44,8 +44,13 @@ func (t *Tree) searchBatch(ctx context.Context, sims int, be BatchEvaluator) (in
 		t.drawValues = make([]float32, capacity)
 	}
 	bde, _ := be.(BatchDrawEvaluator)
-	if t.draws == nil {
+	switch {
+	case t.draws == nil:
 		bde = nil
+	case bde == nil:
+		// Its batches give no draw probabilities: the tree reports no
+		// WDL rather than one of zeros.
+		t.draws = nil
 	}
 	done := 0
 	for done < sims && t.root.proven == unknown {

@@ -489,13 +489,13 @@ func (t *Tree) Advance(m game.Move) error {
 func (t *Tree) summary(sims int) Result {
 	r := t.root
 	res := Result{Simulations: sims, Value: -r.q()}
-	if t.draws != nil {
+	if t.draws != nil && r.visits > 0 {
 		res.WDL, res.HasWDL = wdlOf(res.Value, r.drawSum/float32(r.visits)), true
 	}
 	if r.proven != unknown {
 		res.Proven, res.Value, res.ProvenPlies = true, provenValue(r), int(r.plies)
-		if res.HasWDL {
-			res.WDL = wdlOf(res.Value, drawOf(r))
+		if t.draws != nil {
+			res.WDL, res.HasWDL = wdlOf(res.Value, drawOf(r)), true
 		}
 	}
 	for i := range r.children {
