@@ -441,6 +441,8 @@ func (e *Engine) features() error {
 // optionFeature writes a searcher option as an xboard option feature.
 func optionFeature(o game.Option) string {
 	switch {
+	case uci.IsCheck(o):
+		return fmt.Sprintf("%s -check %d", o.Name, checkBit(o.Default == "true"))
 	case len(o.Values) > 0:
 		vals := append([]string(nil), o.Values...)
 		for i, v := range vals {
@@ -471,7 +473,30 @@ func (e *Engine) option(arg string) error {
 	if !ok || !can {
 		return fmt.Errorf("option %q: want NAME=VALUE for a search option", arg)
 	}
-	return os.SetSearchOption(strings.TrimSpace(name), strings.TrimSpace(value))
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	for _, o := range os.SearchOptions() {
+		if strings.EqualFold(o.Name, name) && uci.IsCheck(o) {
+			// xboard sends a check box as 1 or 0.
+			switch value {
+			case "1":
+				value = "true"
+			case "0":
+				value = "false"
+			}
+			if err := o.Check(value); err != nil {
+				return err
+			}
+		}
+	}
+	return os.SetSearchOption(name, value)
+}
+
+// checkBit is a check option's value as xboard writes it.
+func checkBit(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // level reads `level MPS BASE INC` (BASE in minutes or min:sec, INC in

@@ -130,7 +130,11 @@ func (s *Searcher) SetSearchOption(name, value string) error {
 		s.multiPV, _ = strconv.Atoi(value)
 		return nil
 	case optShowWDL:
-		s.showWDL = value == "true"
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return fmt.Errorf("option %s: value %q is not true or false", optShowWDL, value)
+		}
+		s.showWDL = b
 		return nil
 	}
 	if ok, err := s.setMoverOption(name, value); ok {
