@@ -41,6 +41,9 @@ type AnalysisInfo struct {
 	// Simulations and Value (in [-1, 1]) are the network search's.
 	Simulations int      `json:"simulations,omitempty"`
 	Value       *float64 `json:"value,omitempty"`
+	// WDL is the network search's root win, draw and loss, when its
+	// network has the WDL head.
+	WDL *[3]float64 `json:"wdl,omitempty"`
 	// Top are the best root moves: by visits (net), or by score (ab, in
 	// the last report only).
 	Top    []TopMove `json:"top"`
@@ -199,7 +202,7 @@ func (n *netEngine) analyse(ctx context.Context, pool *enginePool, p game.Positi
 		out := AnalysisInfo{Kind: arena.KindNet, Simulations: res.Simulations, Depth: len(res.PV), Top: visitsTop(p, res, res.Best), PV: []string{}}
 		if res.Best != game.NoMove {
 			v := float64(res.Value)
-			out.Value = &v
+			out.Value, out.WDL = &v, rootWDL(res)
 		}
 		for _, m := range res.PV {
 			out.PV = append(out.PV, p.FormatMove(m))

@@ -239,6 +239,15 @@ func (p *enginePool) evaluator(key string, spec *arena.Spec) (ev *mcts.NetEvalua
 	}, nil
 }
 
+// rootWDL is a search's root win, draw and loss, or nil when its
+// network has no WDL head.
+func rootWDL(r mcts.Result) *[3]float64 {
+	if !r.HasWDL {
+		return nil
+	}
+	return &[3]float64{float64(r.WDL.Win), float64(r.WDL.Draw), float64(r.WDL.Loss)}
+}
+
 // EngineReply is the engine's move with what its search saw.
 type EngineReply struct {
 	Move string `json:"move"`
@@ -388,10 +397,7 @@ func (n *netEngine) move(ctx context.Context, pool *enginePool, g *playGame) (ga
 		Stopped: why, Top: visitsTop(p, mr, res.Move)}
 	if mr.Best != game.NoMove {
 		v := float64(mr.Value)
-		r.Value = &v
-		if mr.HasWDL {
-			r.WDL = &[3]float64{float64(mr.WDL.Win), float64(mr.WDL.Draw), float64(mr.WDL.Loss)}
-		}
+		r.Value, r.WDL = &v, rootWDL(mr)
 	}
 	pv := mr.PV
 	if n.spec.Kind == player.KindABZero {

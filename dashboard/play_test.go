@@ -410,7 +410,8 @@ func TestPlayShippedNetworks(t *testing.T) {
 }
 
 // A network with the WDL head replies with its root's win, draw and loss
-// beside the value (W - L); a scalar head's reply has none.
+// beside the value (W - L), and its analysis reports them too; a scalar
+// head's reply and analysis have none.
 func TestPlayNetworkWDL(t *testing.T) {
 	dir := t.TempDir()
 	s := New("", nil, nil, nil)
@@ -434,6 +435,17 @@ func TestPlayNetworkWDL(t *testing.T) {
 			w := *r.WDL
 			if math.Abs(w[0]+w[1]+w[2]-1) > 1e-5 || math.Abs(w[0]-w[2]-*r.Value) > 1e-5 || min(w[0], w[1], w[2]) < 0 {
 				t.Errorf("WDL %v with value %v", w, *r.Value)
+			}
+		}
+		code, infos, msg := analyse(t, srv, st.ID, "?ms=300")
+		if code != 200 || len(infos) == 0 {
+			t.Fatalf("%s: analysis %d %q", c.path, code, msg)
+		}
+		for _, in := range infos {
+			if (in.WDL != nil) != c.wdl || in.Value == nil {
+				t.Errorf("%s: analysis report %+v, want WDL %v", c.path, in, c.wdl)
+			} else if c.wdl && math.Abs((*in.WDL)[0]-(*in.WDL)[2]-*in.Value) > 1e-5 {
+				t.Errorf("analysis WDL %v with value %v", *in.WDL, *in.Value)
 			}
 		}
 	}

@@ -287,8 +287,7 @@ function drawEngine() {
   const head = document.createElement("div");
   head.id = "p-engine-summary";
   const visits = r.kind === "net" || r.kind === "abzero";
-  const wdl = r.wdl ? ` (win ${(100 * r.wdl[0]).toFixed(0)}%, draw ${(100 * r.wdl[1]).toFixed(0)}%, loss ${(100 * r.wdl[2]).toFixed(0)}%)` : "";
-  const value = r.value === undefined || r.value === null ? "" : `value ${r.value >= 0 ? "+" : ""}${r.value.toFixed(2)}${wdl} for the engine, `;
+  const value = r.value === undefined || r.value === null ? "" : `value ${r.value >= 0 ? "+" : ""}${r.value.toFixed(2)}${wdlText(r.wdl)} for the engine, `;
   head.textContent = r.kind === "net"
     ? `engine played ${r.move}: ${value}${r.simulations} simulations, ${r.ms} ms`
     : r.kind === "abzero"
@@ -382,6 +381,12 @@ function stopAnalysis(clear) {
   }
 }
 
+// wdlText is a network's win, draw and loss in percent, "" without the
+// WDL head.
+function wdlText(wdl) {
+  return wdl ? ` (win ${(100 * wdl[0]).toFixed(0)}%, draw ${(100 * wdl[1]).toFixed(0)}%, loss ${(100 * wdl[2]).toFixed(0)}%)` : "";
+}
+
 // drawAnalysis shows one report of the analysis: the search's size and
 // value, its best moves and line, the best move as an arrow on the board.
 function drawAnalysis(d) {
@@ -390,7 +395,7 @@ function drawAnalysis(d) {
   const side = "for the side to move";
   const what = d.done ? "analysed" : "thinking";
   head.textContent = d.kind === "net"
-    ? `${what}: ${d.simulations} simulations, value ${d.value >= 0 ? "+" : ""}${(d.value || 0).toFixed(2)} ${side}, ${d.ms} ms`
+    ? `${what}: ${d.simulations} simulations, value ${d.value >= 0 ? "+" : ""}${(d.value || 0).toFixed(2)}${wdlText(d.wdl)} ${side}, ${d.ms} ms`
     : `${what}: depth ${d.depth}, score ${d.score} ${side}, ${d.nodes} nodes, ${d.ms} ms`;
   if (d.stopped) head.textContent += ` (stopped by ${d.stopped})`;
   const table = document.createElement("table");
