@@ -196,8 +196,16 @@ func TestBrowserCompare(t *testing.T) {
 	if !strings.Contains(runs, "seed-1 (connect4)") || !strings.Contains(runs, "seed-99 (connect4)") {
 		t.Errorf("the runs compared: %q", runs)
 	}
+	// The screenshot: the charts at the top of the window, the loss chart
+	// hovered.
 	var shot []byte
-	if err := chromedp.Run(ctx, chromedp.Screenshot("#charts-panel", &shot, chromedp.ByID)); err != nil {
+	var box struct{ X, Y, W, H float64 }
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(1300, 1900),
+		chromedp.Evaluate(`document.getElementById("charts-panel").scrollIntoView(true)`, nil),
+		chromedp.Evaluate(`(() => { const r = document.querySelector('.chart[data-name="loss"] .u-over').getBoundingClientRect(); return {X: r.x, Y: r.y, W: r.width, H: r.height}; })()`, &box)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(ctx, chromedp.MouseEvent(input.MouseMoved, box.X+box.W*0.45, box.Y+box.H*0.4), chromedp.CaptureScreenshot(&shot)); err != nil {
 		t.Fatal(err)
 	}
 	dir := os.Getenv("TABULA_SCREENSHOTS")
@@ -273,6 +281,15 @@ func checkCharts(t *testing.T, ctx context.Context, runs int) {
 		chromedp.Run(ctx, chromedp.Evaluate(legendJS, &legend))
 		t.Fatalf("hovering over the loss chart: the legend shows %q: %v", legend, err)
 	}
+	// The gradient norm is over steps too: its legend reads the same step.
+	var steps []string
+	stepJS := `[...document.querySelectorAll('.chart[data-name="loss"] .u-legend .u-series:first-child .u-value, .chart[data-name="gradnorm"] .u-legend .u-series:first-child .u-value')].map(e => e.textContent)`
+	if err := chromedp.Run(ctx, chromedp.Evaluate(stepJS, &steps)); err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 2 || steps[0] != steps[1] || steps[0] == "--" {
+		t.Errorf("the loss and gradient norm charts' cursors at steps %q, want one step", steps)
+	}
 
 	// Dragging from a quarter to three quarters of the width zooms the X
 	// axis into that range; a double-click zooms out to the data's ends.
@@ -297,6 +314,11 @@ func checkCharts(t *testing.T, ctx context.Context, runs int) {
 	}
 	if after != before {
 		t.Errorf("a double-click zoomed out to %v, want %v", after, before)
+	}
+	// The other charts' cursors follow the next move (a zoom leaves them
+	// where its drag ended).
+	if err := chromedp.Run(ctx, chromedp.MouseEvent(input.MouseMoved, box.X+box.W*0.5, box.Y+box.H*0.5)); err != nil {
+		t.Fatal(err)
 	}
 }
 

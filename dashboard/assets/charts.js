@@ -1,7 +1,8 @@
 // The dashboard's charts: the series of /api/series (every run the
 // dashboard compares) plotted with uPlot (vendor/uplot): values in the
-// legend on hover, drag to zoom, double-click to zoom out, a click on a
-// legend entry hides its line. A chart whose every line is flat (a
+// legend on hover (in every chart over the same X at once), drag to
+// zoom, double-click to zoom out, a click on a legend entry hides its
+// line. A chart whose every line is flat (a
 // constant learning rate) is a line of text instead.
 "use strict";
 
@@ -109,12 +110,16 @@ function chartOptions(c, width, errs) {
       {
         label: c.x,
         values: ticks,
+        // Room for the longest label between two ticks ("0.00018").
+        space: (u, ai, lo, hi) => Math.max(50, 8 * Math.max(fmtValue(lo).length, fmtValue(hi).length) + 16),
         // Generations are whole numbers: no tick between two.
         incrs: c.x_integer ? [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000] : undefined,
       },
       { label: c.y, values: ticks, size: ySize },
     ],
-    cursor: { drag: { x: true, y: false } },
+    // Charts over the same X (steps, generations, minutes) follow one
+    // cursor: hovering one reads the others at the same X.
+    cursor: { drag: { x: true, y: false }, sync: { key: "x: " + c.x } },
     legend: { live: true },
   };
 }
