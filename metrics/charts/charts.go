@@ -209,10 +209,31 @@ func Build(dir rundir.Dir, h *History) ([]Chart, error) {
 	var out []Chart
 	for _, n := range Names {
 		if c, ok := byName[n]; ok {
+			for i := range c.Series {
+				c.Series[i] = c.Series[i].finite()
+			}
 			out = append(out, c)
 		}
 	}
 	return out, nil
+}
+
+// finite is the series without its points that have no finite value (a
+// rating without games that bound it has an infinite interval): neither
+// JSON nor a plot's axis holds one.
+func (s Series) finite() Series {
+	out := Series{Label: s.Label, Level: s.Level}
+	ok := func(v float64) bool { return !math.IsInf(v, 0) && !math.IsNaN(v) }
+	for i := range s.X {
+		if !ok(s.X[i]) || !ok(s.Y[i]) || s.Err != nil && !ok(s.Err[i]) {
+			continue
+		}
+		out.add(s.X[i], s.Y[i])
+		if s.Err != nil {
+			out.Err = append(out.Err, s.Err[i])
+		}
+	}
+	return out
 }
 
 // seriesOf returns the series of a map by label in sorted order, each

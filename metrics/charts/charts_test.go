@@ -186,3 +186,15 @@ func TestPlotRanges(t *testing.T) {
 		}
 	}
 }
+
+// A series keeps its finite points only, each with its own interval.
+func TestFinite(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	s := Series{Label: "best network", X: []float64{0, 1, 2, inf, 4}, Y: []float64{10, nan, 30, 40, 50}, Err: []float64{1, 2, inf, 4, 5}}.finite()
+	if !slices.Equal(s.X, []float64{0, 4}) || !slices.Equal(s.Y, []float64{10, 50}) || !slices.Equal(s.Err, []float64{1, 5}) || s.Label != "best network" {
+		t.Errorf("finite: %+v", s)
+	}
+	if s := (Series{X: []float64{1, 2}, Y: []float64{3, 4}}).finite(); s.Err != nil || len(s.X) != 2 {
+		t.Errorf("a series without intervals: %+v", s)
+	}
+}

@@ -90,6 +90,9 @@ func Plot(gameName string, c Chart) (*plot.Plot, error) {
 	}
 	p.Legend.Top, p.Legend.Left = true, true
 	for i, s := range c.Series {
+		if len(s.X) == 0 {
+			continue // every point was dropped (Series.finite)
+		}
 		xys := make(plotter.XYs, len(s.X))
 		for j := range s.X {
 			xys[j] = plotter.XY{X: s.X[j], Y: s.Y[j]}
