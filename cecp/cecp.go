@@ -10,9 +10,17 @@
 // myname, variants, MoveOverhead and the searcher's options, done), new,
 // variant, force, go, playother, usermove (and bare moves), ? (move now),
 // level, st, sd, time, otim, ping/pong, setboard, undo, remove, result,
-// post, nopost, option NAME=VALUE, quit. Draw offers are declined by
-// silence; hard, easy, random, computer, name, rating, ics, accepted,
-// rejected, hint and bk are accepted and ignored.
+// post, nopost, option NAME=VALUE, analyze, exit, . (analysis status),
+// quit. Draw offers are declined by silence; hard, easy, random,
+// computer, name, rating, ics, accepted, rejected, hint and bk are
+// accepted and ignored.
+//
+// Analysis mode (analyze, left by exit) searches the current position
+// without limit and plays nothing: thinking output (ply score time nodes
+// pv) comes whatever post says, and . answers a stat01 line. usermove,
+// undo, remove, setboard, new and option stop the analysis and start it
+// again on the changed position; go and playother leave analysis mode and
+// play; result stops the analysis until the next change of position.
 //
 // st and the clock are hard limits in xboard: the option MoveOverhead
 // (milliseconds, default 50) is taken off them before the searcher plans
@@ -79,6 +87,7 @@ type Engine struct {
 	force      bool       // the engine plays neither side
 	engineSide game.Color // the side the engine plays when not forced
 	post       bool       // thinking output
+	analyzing  bool       // analysis mode: search without limit, play nothing
 
 	// Time control: level MPS BASE INC, st (fixed time per move), sd.
 	mps       int
@@ -98,6 +107,19 @@ type Engine struct {
 	// (and the pings behind them), run in order when it ends: the
 	// searcher's network and tables are not changed under it.
 	deferred []string
+
+	// progress is the search in flight's progress, for analysis's `.`.
+	progressMu sync.Mutex
+	progress   progress
+}
+
+// progress is what the search in flight has reported: when it started,
+// and its latest depth and node count.
+type progress struct {
+	gen          int // the search's generation
+	start        time.Time
+	depth, nodes int64
+	moves        int // legal moves at the root
 }
 
 type searchDone struct {
@@ -214,8 +236,30 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 	cmd, arg, _ := strings.Cut(line, " ")
 	arg = strings.TrimSpace(arg)
 	switch cmd {
-	case "", "xboard", "accepted", "rejected", "hard", "easy", "random", "computer", "name", "rating", "ics", "hint", "bk", "draw", ".", "ponder", "exit":
+	case "", "xboard", "accepted", "rejected", "hard", "easy", "random", "computer", "name", "rating", "ics", "hint", "bk", "draw", "ponder":
 		return false, nil
+	case "analyze":
+		if err := e.abort(ctx); err != nil {
+			return false, err
+		}
+		if e.pos == nil {
+			return false, e.noPosition(line)
+		}
+		e.analyzing = true
+		return false, e.think(ctx)
+	case "exit":
+		if !e.analyzing {
+			return false, nil
+		}
+		if err := e.abort(ctx); err != nil {
+			return false, err
+		}
+		// Out of analysis the engine plays neither side until go or
+		// playother, as before analyze from xboard's force mode.
+		e.analyzing, e.force = false, true
+		return false, nil
+	case ".":
+		return false, e.status()
 	case "quit":
 		return true, nil
 	case "protover":
@@ -233,7 +277,10 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		if err := e.abort(ctx); err != nil {
 			return false, err
 		}
-		return false, e.report(e.newGame())
+		if err := e.report(e.newGame()); err != nil {
+			return false, err
+		}
+		return false, e.resumeAnalysis(ctx)
 	case "variant":
 		if err := e.abort(ctx); err != nil {
 			return false, err
@@ -241,8 +288,14 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		if arg != Variant {
 			return false, e.send("Error (unsupported variant): %s", echo(arg))
 		}
-		return false, e.report(e.newGame())
+		if err := e.report(e.newGame()); err != nil {
+			return false, err
+		}
+		return false, e.resumeAnalysis(ctx)
 	case "force", "result":
+		if e.analyzing && cmd == "force" {
+			return false, nil // analysis plays neither side already
+		}
 		if err := e.abort(ctx); err != nil {
 			return false, err
 		}
@@ -255,7 +308,7 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		if e.pos == nil {
 			return false, e.noPosition(line)
 		}
-		e.force, e.engineSide = false, e.pos.SideToMove()
+		e.analyzing, e.force, e.engineSide = false, false, e.pos.SideToMove()
 		return false, e.think(ctx)
 	case "playother":
 		if err := e.abort(ctx); err != nil {
@@ -264,9 +317,12 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		if e.pos == nil {
 			return false, e.noPosition(line)
 		}
-		e.force, e.engineSide = false, e.pos.SideToMove().Other()
+		e.analyzing, e.force, e.engineSide = false, false, e.pos.SideToMove().Other()
 		return false, nil
 	case "?":
+		if e.analyzing {
+			return false, nil // there is no move to play in analysis
+		}
 		return false, e.stopSearch(ctx)
 	case "post", "nopost":
 		e.post = cmd == "post"
@@ -303,7 +359,10 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		if err := e.abort(ctx); err != nil {
 			return false, err
 		}
-		return false, e.report(e.setBoard(arg))
+		if err := e.report(e.setBoard(arg)); err != nil {
+			return false, err
+		}
+		return false, e.resumeAnalysis(ctx)
 	case "undo", "remove":
 		if err := e.abort(ctx); err != nil {
 			return false, err
@@ -317,12 +376,26 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		}
 		for range n {
 			if e.pos.Ply() == 0 {
-				return false, e.send("Error (no move to undo): %s", cmd)
+				if err := e.send("Error (no move to undo): %s", cmd); err != nil {
+					return false, err
+				}
+				break
 			}
 			e.pos.Unmake()
 		}
-		return false, nil
+		return false, e.resumeAnalysis(ctx)
 	case "option":
+		if e.analyzing && e.cancel != nil {
+			// An analysis never ends by itself: the option stops it,
+			// applies, and the analysis starts again under it.
+			if err := e.abort(ctx); err != nil {
+				return false, err
+			}
+			if err := e.report(e.option(arg)); err != nil {
+				return false, err
+			}
+			return false, e.resumeAnalysis(ctx)
+		}
 		if e.cancel != nil {
 			// As in UCI, an option waits for the search to end: the
 			// searcher's network is not replaced under it.
@@ -422,7 +495,7 @@ func (e *Engine) report(err error) error {
 
 // features answers protover 2.
 func (e *Engine) features() error {
-	if err := e.send(`feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 sigterm=0 reuse=1 analyze=0 colors=0 name=0 san=0 myname="%s" variants="%s"`, e.name, Variant); err != nil {
+	if err := e.send(`feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 sigterm=0 reuse=1 analyze=1 colors=0 name=0 san=0 myname="%s" variants="%s"`, e.name, Variant); err != nil {
 		return err
 	}
 	if err := e.send(`feature option="%s"`, optionFeature(uci.MoveOverheadDeclaration())); err != nil {
@@ -556,6 +629,9 @@ func (e *Engine) userMove(ctx context.Context, text string) error {
 		return e.send("Illegal move: %s", echo(text))
 	}
 	e.pos.Make(m)
+	if e.analyzing {
+		return e.think(ctx)
+	}
 	if over, err := e.announceEnd(); over || err != nil {
 		return err
 	}
@@ -582,15 +658,46 @@ func (e *Engine) announceEnd() (bool, error) {
 	return true, e.send("%s {%s}", res, st.Reason)
 }
 
-// think starts a search of the current position for the engine's side.
+// resumeAnalysis starts the analysis again after a command changed the
+// position, when in analysis mode and there is a position.
+func (e *Engine) resumeAnalysis(ctx context.Context) error {
+	if !e.analyzing || e.pos == nil {
+		return nil
+	}
+	return e.think(ctx)
+}
+
+// status answers analysis's `.` with a stat01 line: time in
+// centiseconds, nodes, depth, moves left at that depth (not known: 0),
+// legal moves at the root. Out of analysis, or with no search in flight,
+// it answers nothing.
+func (e *Engine) status() error {
+	if !e.analyzing || e.cancel == nil {
+		return nil
+	}
+	e.progressMu.Lock()
+	p := e.progress
+	e.progressMu.Unlock()
+	return e.send("stat01: %d %d %d 0 %d", time.Since(p.start).Milliseconds()/10, p.nodes, p.depth, p.moves)
+}
+
+// think starts a search of the current position: for the engine's side
+// under the time control, or in analysis mode without limit.
 func (e *Engine) think(ctx context.Context) error {
-	if over, err := e.announceEnd(); over || err != nil {
+	if e.analyzing {
+		if e.pos.Status().Over() {
+			return nil // nothing to analyse; the GUI knows the result
+		}
+	} else if over, err := e.announceEnd(); over || err != nil {
 		return err
 	}
 	// The searcher plans on the limits less the overhead, and the search
 	// is stopped at their deadline whatever it makes of them: xboard's
 	// st is a hard limit.
 	lim, limit := e.limits().WithOverhead(e.pos.SideToMove(), e.overhead)
+	if e.analyzing {
+		lim, limit = uci.Limits{Infinite: true}, 0
+	}
 	var (
 		sctx   context.Context
 		cancel context.CancelFunc
@@ -601,15 +708,24 @@ func (e *Engine) think(ctx context.Context) error {
 		sctx, cancel = context.WithCancel(ctx)
 	}
 	e.gen++
-	gen, p, post := e.gen, e.pos.Clone(), e.post
+	gen, p, post := e.gen, e.pos.Clone(), e.post || e.analyzing
 	done := make(chan searchDone, 1)
 	e.cancel, e.done = cancel, done
+	e.progressMu.Lock()
+	e.progress = progress{gen: gen, start: time.Now(), moves: len(p.GenerateMoves(nil))}
+	e.progressMu.Unlock()
 	go func() {
 		res, err := e.searcher.Search(sctx, p, lim, func(info string) {
-			if post {
-				if l, ok := thinking(info); ok {
-					e.send("%s", l)
+			t, ok := parseInfo(info)
+			if t.depth > 0 {
+				e.progressMu.Lock()
+				if e.progress.gen == gen {
+					e.progress.depth, e.progress.nodes = t.depth, t.nodes
 				}
+				e.progressMu.Unlock()
+			}
+			if post && ok {
+				e.send("%s", t)
 			}
 		})
 		done <- searchDone{gen: gen, res: res, err: err}
@@ -668,6 +784,9 @@ func (e *Engine) playResult(d searchDone) error {
 	if d.err != nil {
 		return e.send("Error (search failed): %v", d.err)
 	}
+	if e.analyzing {
+		return nil // a search that ended by itself: analysis plays nothing
+	}
 	if d.res.Best == game.NoMove || !game.IsLegal(e.pos, d.res.Best) {
 		return e.send("Error (no move): the search found none")
 	}
@@ -722,13 +841,22 @@ func (e *Engine) abort(ctx context.Context) error {
 	return e.stopSearch(ctx)
 }
 
-// thinking turns a UCI info text into CECP thinking output: ply, score in
-// centipawns (mates as 100000 + moves), time in centiseconds, nodes, PV.
-func thinking(info string) (string, bool) {
+// thought is one UCI info line's search progress, which CECP's thinking
+// output writes: ply, score in centipawns (mates as 100000 + moves), time
+// in centiseconds, nodes, PV.
+type thought struct {
+	depth, score, ms, nodes int64
+	pv                      string
+}
+
+func (t thought) String() string {
+	return fmt.Sprintf("%d %d %d %d %s", t.depth, t.score, t.ms/10, t.nodes, t.pv)
+}
+
+// parseInfo reads a UCI info text; ok reports a line worth thinking
+// output (a depth and a PV).
+func parseInfo(info string) (t thought, ok bool) {
 	f := strings.Fields(info)
-	var depth, nodes, ms int64
-	score := int64(0)
-	pv := ""
 	for i := 0; i < len(f); i++ {
 		next := func() int64 {
 			if i+1 < len(f) {
@@ -740,11 +868,11 @@ func thinking(info string) (string, bool) {
 		}
 		switch f[i] {
 		case "depth":
-			depth = next()
+			t.depth = next()
 		case "nodes":
-			nodes = next()
+			t.nodes = next()
 		case "time":
-			ms = next()
+			t.ms = next()
 		case "score":
 			if i+2 < len(f) {
 				kind := f[i+1]
@@ -752,20 +880,17 @@ func thinking(info string) (string, bool) {
 				v := next()
 				switch {
 				case kind == "cp":
-					score = v
+					t.score = v
 				case kind == "mate" && v > 0:
-					score = 100000 + v
+					t.score = 100000 + v
 				case kind == "mate":
-					score = -100000 + v
+					t.score = -100000 + v
 				}
 			}
 		case "pv":
-			pv = strings.Join(f[i+1:], " ")
+			t.pv = strings.Join(f[i+1:], " ")
 			i = len(f)
 		}
 	}
-	if depth == 0 || pv == "" {
-		return "", false
-	}
-	return fmt.Sprintf("%d %d %d %d %s", depth, score, ms/10, nodes, pv), true
+	return t, t.depth > 0 && t.pv != ""
 }

@@ -70,13 +70,13 @@ func (g *xboardGame) Write(b []byte) (int, error) {
 	return g.out.Write(b)
 }
 
-// startXboard starts a one-game match in xboard on display, with the
-// files of the game named name in dir. xboard saves no settings: it would
+// startXboard starts xboard on display with args (a one-game match is
+// -mg 1), with the files of the game named name in dir. xboard saves no settings: it would
 // write them to the user's ~/.xboardrc and read them in the next run.
 func startXboard(t *testing.T, ctx context.Context, xboard, display, dir, name string, args ...string) *xboardGame {
 	t.Helper()
 	g := &xboardGame{pgn: filepath.Join(dir, name+".pgn"), debug: filepath.Join(dir, name+".debug"), exited: make(chan error, 1)}
-	xb := exec.CommandContext(ctx, xboard, append([]string{"-variant", "xiangqi", "-mg", "1",
+	xb := exec.CommandContext(ctx, xboard, append([]string{"-variant", "xiangqi",
 		"-sgf", g.pgn, "-debug", "-nameOfDebugFile", g.debug, "-popupExitMessage", "false", "-saveSettingsOnExit", "false",
 		// No sounds: without a sound card each one floods the output with ALSA errors.
 		"-soundProgram", "true"}, args...)...)
@@ -172,7 +172,7 @@ func TestXboardGUI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
 	defer cancel()
 	tools, bin, dir, display := xboardSetup(t, ctx, "fairy-stockfish")
-	g := startXboard(t, ctx, tools["xboard"], display, dir, "game",
+	g := startXboard(t, ctx, tools["xboard"], display, dir, "game", "-mg", "1",
 		"-fcp", bin, "-scp", tools["fairy-stockfish"], "-tc", "0:10", "-inc", "0", "-adjudicateDrawMoves", "0", "-autoCallFlag", "false")
 
 	// The screenshot, a few seconds into the game: early, because a quick
@@ -235,10 +235,50 @@ func TestXboardTimeControls(t *testing.T) {
 		// its cores, and at the default 50 ms a move that takes 960 ms of
 		// a 1 s limit can lose on time to the scheduler.
 		g := startXboard(t, ctx, tools["xboard"], display, dir, c.name, append([]string{
-			"-fcp", bin, "-scp", bin, "-firstOptions", "MoveOverhead=250", "-secondOptions", "MoveOverhead=250,Mover=mcts",
+			"-mg", "1", "-fcp", bin, "-scp", bin, "-firstOptions", "MoveOverhead=250", "-secondOptions", "MoveOverhead=250,Mover=mcts",
 			"-autoCallFlag", "true", "-adjudicateDrawMoves", "8"}, c.args...)...)
 		text := g.wait(t, ctx)
 		res, moves := checkGame(t, g, text, []string{`[White "tabula"]`, `[Black "tabula"]`}, 5, "first", "second")
 		t.Logf("%s %q: %s after %d moves", c.name, c.args, res, moves)
+	}
+}
+
+// TestXboardAnalysis opens the engine in xboard's analysis mode (-mode
+// Analysis, with periodic updates, so that xboard sends . as well as
+// analyze) on a virtual display, and waits for the debug log to show
+// xboard's analyze, the engine's thinking lines (ply score time nodes pv,
+// as xboard reads them) and a stat01 answer, with no error or illegal
+// move from the engine. Where xboard and Xvfb are installed; skipped
+// elsewhere.
+func TestXboardAnalysis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs xboard")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	tools, bin, dir, display := xboardSetup(t, ctx)
+	xctx, stop := context.WithCancel(ctx)
+	g := startXboard(t, xctx, tools["xboard"], display, dir, "analysis",
+		"-fcp", bin, "-mode", "Analysis", "-periodicUpdates", "true")
+	defer func() { stop(); <-g.exited }()
+	thinking := regexp.MustCompile(`(?m)<first : \d+ -?\d+ \d+ \d+ [a-i]\d[a-i]\d`)
+	for {
+		log, _ := os.ReadFile(g.debug)
+		if strings.Contains(string(log), ">first : analyze") && thinking.Match(log) && strings.Contains(string(log), "<first : stat01: ") {
+			for _, l := range strings.Split(string(log), "\n") {
+				if strings.Contains(l, "<first") && (strings.Contains(l, "Illegal") || strings.Contains(l, "Error") || strings.HasPrefix(strings.TrimSpace(l[strings.Index(l, ":")+1:]), "move ")) {
+					t.Errorf("xboard saw from our engine in analysis: %s", l)
+				}
+			}
+			t.Logf("xboard's log: %s ... %s", thinking.Find(log), regexp.MustCompile(`<first : stat01: .*`).Find(log))
+			return
+		}
+		select {
+		case err := <-g.exited:
+			t.Fatalf("xboard ended during the analysis: %v\n%s", err, g.tail())
+		case <-ctx.Done():
+			t.Fatalf("no analysis seen in xboard's log\n%s", g.tail())
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
 }
