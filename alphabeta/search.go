@@ -143,21 +143,25 @@ func (o *Options) Set(name string, on bool) error {
 
 // DefaultOptionsFor returns the strongest measured configuration for a
 // game: DefaultOptions with the pruning that SPRTs accepted for it
-// (docs/notebook/alphabeta.md). Games without such evidence (Connect Four, Catch
-// the Lion, whose ab:depth=N players are fixed anchors of the learning
-// benchmarks) get DefaultOptions.
+// (docs/notebook/alphabeta.md), which the game names through its
+// game.AlphaBetaTuned capability. Games without such evidence (Connect
+// Four, Catch the Lion, whose ab:depth=N players are fixed anchors of the
+// learning benchmarks) and unregistered names get DefaultOptions.
 func DefaultOptionsFor(gameName string) Options {
 	o := DefaultOptions()
-	if gameName == "xiangqi" {
-		for _, f := range xiangqiFeatures {
-			o.Set(f, true) // a name from the list below, known to Set
+	g, err := game.Lookup(gameName)
+	if err != nil {
+		return o
+	}
+	if t, ok := game.Capability[game.AlphaBetaTuned](g); ok {
+		for _, f := range t.AlphaBetaFeatures() {
+			// A name Set does not know is the game's error, caught by
+			// TestTunedFeaturesKnown, not a reason to fail a search.
+			o.Set(f, true)
 		}
 	}
 	return o
 }
-
-// xiangqiFeatures are the pruning features on by default for Xiangqi.
-var xiangqiFeatures = []string{"nullmove", "lmr", "aspiration", "rfp", "futility", "lmp", "delta", "see", "qchecks", "singular"}
 
 // FixedDepthOptions leave the searched tree independent of the algorithm:
 // no extensions, reductions or pruning; TT cutoffs at equal depth only.

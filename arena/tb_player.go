@@ -21,7 +21,7 @@ func init() { RegisterKind(KindTB, builtin(KindTB, (*Spec).parseTB)) }
 // spec, not of the match; its memory map is shared by the spec's players
 // (a Table is safe for concurrent use) and stays open for the process.
 func (s *Spec) parseTB(g game.Game, kv map[string]string, pos []string) error {
-	if g.Name != "lion" {
+	if g.Name != lion.Name {
 		return fmt.Errorf("arena: player %q: tb plays Catch the Lion from its tablebase, not %s", s.Text, g.Name)
 	}
 	if err := s.keys(kv, "file"); err != nil {

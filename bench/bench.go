@@ -32,7 +32,7 @@ import (
 
 // Options configure a measurement.
 type Options struct {
-	// Presets to measure (default connect4, lion, xiangqi).
+	// Presets to measure (default: every registered game's).
 	Presets []string
 	// Each is the time of each measurement (default 3s); the whole takes
 	// about 5 Each a preset.
@@ -120,7 +120,7 @@ type Preset struct {
 // Run measures the machine.
 func Run(ctx context.Context, o Options) (Result, error) {
 	if len(o.Presets) == 0 {
-		o.Presets = []string{"connect4", "lion", "xiangqi"}
+		o.Presets = game.Names()
 	}
 	if o.Each <= 0 {
 		o.Each = 3 * time.Second

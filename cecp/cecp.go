@@ -1,9 +1,10 @@
 // Package cecp speaks the Chess Engine Communication Protocol (CECP
 // version 2, "the xboard protocol", Tim Mann and H. G. Muller) on the
-// engine side, so that GNU xboard and WinBoard host the engine for
-// Xiangqi the way they host Fairy-Stockfish: `variant xiangqi`, moves in
-// xboard's Xiangqi coordinates (files a-i, ranks 0-9 from Red's side,
-// which is ICCS: h2e2), FEN as Fairy-Stockfish writes it.
+// engine side, so that GNU xboard and WinBoard host the engine for the
+// games that say how (game.XboardHosted) the way they host
+// Fairy-Stockfish: for Xiangqi `variant xiangqi`, moves in xboard's
+// Xiangqi coordinates (files a-i, ranks 0-9 from Red's side, which is
+// ICCS: h2e2), FEN as Fairy-Stockfish writes it.
 //
 // The searching is the same uci.Searcher the UCI and UCCI front-ends use.
 // Implemented: xboard, protover (features ping, setboard, usermove, time,
@@ -40,9 +41,10 @@
 // finite or beyond any game; input quoted back in an Error line has its
 // control characters escaped (\x1b) and is cut to 200 bytes.
 //
-// Connect Four and Catch the Lion are not offered: xboard has no Connect
-// Four, and knows Catch the Lion (Fairy-Stockfish's dobutsu) only from a
-// board the engine would have to define.
+// Connect Four and Catch the Lion are not offered (they lack the
+// capability): xboard has no Connect Four, and knows Catch the Lion
+// (Fairy-Stockfish's dobutsu) only from a board the engine would have to
+// define.
 package cecp
 
 import (
@@ -61,13 +63,6 @@ import (
 	"github.com/tabula-zero/tabula/uci"
 )
 
-// Variant is the only game offered, and notation is how its positions
-// write xboard's coordinates.
-const (
-	Variant  = "xiangqi"
-	notation = "iccs"
-)
-
 // Engine is one CECP session over in and out.
 type Engine struct {
 	in       io.Reader
@@ -76,8 +71,9 @@ type Engine struct {
 	searcher uci.Searcher
 	name     string
 
-	game  game.Game
-	rules game.Options // resolved
+	game   game.Game
+	xboard game.XboardHosted // game's capability
+	rules  game.Options      // resolved
 	// pos is nil after a rejected setboard, which posErr holds: xboard
 	// believes the engine has the board it sent, so the engine plays
 	// nothing until new, variant or a valid setboard.
@@ -130,16 +126,16 @@ type searchDone struct {
 
 // New returns an engine that reads commands from in, answers on out and
 // searches with s; name is what xboard shows (feature myname).
+// The game played first is the first registered game xboard hosts, by
+// name.
 func New(in io.Reader, out io.Writer, s uci.Searcher, name string) (*Engine, error) {
-	g, err := game.Lookup(Variant)
-	if err != nil {
-		return nil, fmt.Errorf("cecp: %w", err)
+	hosted := game.WithCapability[game.XboardHosted]()
+	if len(hosted) == 0 {
+		return nil, fmt.Errorf("cecp: no registered game is hosted by xboard (game.XboardHosted)")
 	}
-	e := &Engine{in: in, out: bufio.NewWriter(out), searcher: s, name: name, game: g, post: true, overhead: uci.DefaultMoveOverhead}
-	if gs, ok := s.(uci.GameSetter); ok {
-		if err := gs.SetGame(g.Name); err != nil {
-			return nil, fmt.Errorf("cecp: %w", err)
-		}
+	e := &Engine{in: in, out: bufio.NewWriter(out), searcher: s, name: name, post: true, overhead: uci.DefaultMoveOverhead}
+	if err := e.setGame(hosted[0]); err != nil {
+		return nil, err
 	}
 	if err := e.newGame(); err != nil {
 		return nil, err
@@ -147,10 +143,42 @@ func New(in io.Reader, out io.Writer, s uci.Searcher, name string) (*Engine, err
 	return e, nil
 }
 
+// setGame makes g the game played, telling the searcher.
+func (e *Engine) setGame(g game.Game) error {
+	if gs, ok := e.searcher.(uci.GameSetter); ok {
+		if err := gs.SetGame(g.Name); err != nil {
+			return fmt.Errorf("cecp: %w", err)
+		}
+	}
+	e.game = g
+	e.xboard, _ = game.Capability[game.XboardHosted](g)
+	return nil
+}
+
+// variant returns the hosted game xboard calls name.
+func variant(name string) (game.Game, bool) {
+	for _, g := range game.WithCapability[game.XboardHosted]() {
+		if x, _ := game.Capability[game.XboardHosted](g); x.XboardVariant() == name {
+			return g, true
+		}
+	}
+	return game.Game{}, false
+}
+
+// variants is the variants feature: the xboard names of the hosted games.
+func variants() string {
+	var names []string
+	for _, g := range game.WithCapability[game.XboardHosted]() {
+		x, _ := game.Capability[game.XboardHosted](g)
+		names = append(names, x.XboardVariant())
+	}
+	return strings.Join(names, ",")
+}
+
 // newGame sets up the start position with the engine playing the second
 // side, leaving force mode (CECP's `new`).
 func (e *Engine) newGame() error {
-	resolved, err := e.game.Resolve(game.Options{"Notation": notation})
+	resolved, err := e.game.Resolve(e.xboard.XboardOptions())
 	if err != nil {
 		return fmt.Errorf("cecp: %w", err)
 	}
@@ -285,8 +313,14 @@ func (e *Engine) command(ctx context.Context, line string) (quit bool, err error
 		if err := e.abort(ctx); err != nil {
 			return false, err
 		}
-		if arg != Variant {
+		g, ok := variant(arg)
+		if !ok {
 			return false, e.send("Error (unsupported variant): %s", echo(arg))
+		}
+		if g.Name != e.game.Name {
+			if err := e.report(e.setGame(g)); err != nil {
+				return false, err
+			}
 		}
 		if err := e.report(e.newGame()); err != nil {
 			return false, err
@@ -495,7 +529,7 @@ func (e *Engine) report(err error) error {
 
 // features answers protover 2.
 func (e *Engine) features() error {
-	if err := e.send(`feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 sigterm=0 reuse=1 analyze=1 colors=0 name=0 san=0 myname="%s" variants="%s"`, e.name, Variant); err != nil {
+	if err := e.send(`feature ping=1 setboard=1 usermove=1 time=1 draw=0 sigint=0 sigterm=0 reuse=1 analyze=1 colors=0 name=0 san=0 myname="%s" variants="%s"`, e.name, variants()); err != nil {
 		return err
 	}
 	if err := e.send(`feature option="%s"`, optionFeature(uci.MoveOverheadDeclaration())); err != nil {
@@ -601,12 +635,11 @@ func (e *Engine) level(arg string) error {
 	return nil
 }
 
-// setBoard reads xboard's FEN: Fairy-Stockfish's letters, with xboard's
-// H (horse) and E (elephant) read as N and B.
+// setBoard reads xboard's FEN, as the game rewrites it into its own text
+// (for Xiangqi: Fairy-Stockfish's letters, with xboard's H (horse) and E
+// (elephant) read as N and B).
 func (e *Engine) setBoard(fen string) error {
-	board, rest, _ := strings.Cut(fen, " ")
-	board = strings.NewReplacer("H", "N", "h", "n", "E", "B", "e", "b").Replace(board)
-	p, err := e.game.Parse(board+" "+rest, e.rules)
+	p, err := e.game.Parse(e.xboard.XboardFEN(fen), e.rules)
 	if err != nil {
 		e.pos, e.posErr = nil, fmt.Errorf("setboard: %w", err)
 		return e.posErr

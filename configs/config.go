@@ -236,14 +236,15 @@ type GateMatch struct {
 	Threshold   float64 `yaml:"threshold"`
 }
 
-// Preset returns the embedded preset of a game ("connect4", "lion",
-// "xiangqi").
-func Preset(game string) (*Config, error) {
-	b, err := presets.ReadFile(game + ".yaml")
+// Preset returns the preset of a name: one a registered game carries
+// (game.Presets), else one embedded here (the shipped games' presets,
+// connect4.yaml and its kin, whose paths the results cite).
+func Preset(name string) (*Config, error) {
+	b, err := PresetBytes(name)
 	if err != nil {
-		return nil, fmt.Errorf("configs: no preset for game %q", game)
+		return nil, err
 	}
-	return Parse(b, "preset "+game+".yaml")
+	return Parse(b, "preset "+name+".yaml")
 }
 
 // PresetSpec is the network of a game's preset: the YAML presets are the
@@ -256,8 +257,20 @@ func PresetSpec(game string) (net.Spec, error) {
 	return NetSpec(c)
 }
 
-// PresetBytes returns an embedded preset file's text.
-func PresetBytes(game string) ([]byte, error) { return presets.ReadFile(game + ".yaml") }
+// PresetBytes returns a preset's text, as Preset finds it.
+func PresetBytes(name string) ([]byte, error) {
+	for _, g := range game.WithCapability[game.Presets]() {
+		c, _ := game.Capability[game.Presets](g)
+		if b, ok := c.Presets()[name]; ok {
+			return b, nil
+		}
+	}
+	b, err := presets.ReadFile(name + ".yaml")
+	if err != nil {
+		return nil, fmt.Errorf("configs: no preset for game %q", name)
+	}
+	return b, nil
+}
 
 // MaxBytes is the largest config file read: a config is a few
 // kilobytes, so a larger file (or one that never ends, /dev/zero) is not

@@ -25,7 +25,6 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
-	"github.com/tabula-zero/tabula/game/xiangqi"
 	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/nnue"
@@ -109,8 +108,15 @@ var (
 	defaultM     = player.DefaultFloat(player.KnobM)
 )
 
-// maxDepths bound alpha-beta's depth by game.
-var maxDepths = map[string]int{"connect4": 16, "lion": 16, "xiangqi": 8}
+// maxDepths bound alpha-beta's depth by game (game.Playable).
+func maxDepths() map[string]int {
+	out := map[string]int{}
+	for _, g := range game.WithCapability[game.Playable]() {
+		c, _ := game.Capability[game.Playable](g)
+		out[g.Name] = c.PlayMaxDepth()
+	}
+	return out
+}
 
 // errBudget is the cause of a search stopped by its time budget.
 var errBudget = errors.New("the time budget per move")
@@ -701,13 +707,20 @@ type PlayChoices struct {
 	MaxMoveTimeMS int            `json:"max_movetime_ms"`
 }
 
-// playGames are the games the page offers.
-var playGames = []string{"connect4", "lion", "xiangqi"}
+// playGames are the games the page offers: the registered games that
+// are game.Playable, by name.
+func playGames() []string {
+	var out []string
+	for _, g := range game.WithCapability[game.Playable]() {
+		out = append(out, g.Name)
+	}
+	return out
+}
 
 func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 	pr := s.play
 	out := PlayChoices{NamedNetworks: pr.opts.NamedNetworks, Dashboard: pr.run != "", Saving: pr.opts.Records != "", DefaultSims: defaultSims, DefaultDepth: defaultDepth,
-		DefaultM: defaultM, MaxSims: maxSims, MaxDepth: maxDepths, MinMoveTimeMS: minMoveTimeMS, MaxMoveTimeMS: maxMoveTimeMS}
+		DefaultM: defaultM, MaxSims: maxSims, MaxDepth: maxDepths(), MinMoveTimeMS: minMoveTimeMS, MaxMoveTimeMS: maxMoveTimeMS}
 	var paths []NetworkChoice
 	if pr.run != "" {
 		paths = append(paths, NetworkChoice{Path: pr.run, Label: "this run's best network (" + filepath.Base(pr.run) + ")"})
@@ -715,7 +728,7 @@ func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 	for _, n := range pr.opts.Networks {
 		paths = append(paths, NetworkChoice{Path: n, Label: n})
 	}
-	for _, name := range playGames {
+	for _, name := range playGames() {
 		c := PlayGameChoice{Name: name, Networks: []NetworkChoice{}, Evals: playEvals(name)}
 		if pr.opts.DefaultNetwork != nil {
 			if p, ok := pr.opts.DefaultNetwork(name); ok {
@@ -784,7 +797,7 @@ func playOpponents(gameName string, networks bool) []string {
 // default first: the engine's default (player.Knobs' EngineDefault)
 // where the game has it.
 func playEvals(gameName string) []string {
-	if gameName != xiangqi.Name {
+	if !player.HasLearnedEval(gameName) {
 		return []string{player.EvalClassical}
 	}
 	def := player.Lookup(player.KnobEval).EngineValue()
@@ -832,8 +845,8 @@ func (s *Server) playNew(w http.ResponseWriter, r *http.Request) {
 // conversion (a time in milliseconds is compared as such: converted
 // first, 2^63-1 ms would overflow into the range).
 func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
-	if !slices.Contains(playGames, req.Game) {
-		return nil, refuse(http.StatusBadRequest, "game %q: choose one of %s", req.Game, strings.Join(playGames, ", "))
+	if games := playGames(); !slices.Contains(games, req.Game) {
+		return nil, refuse(http.StatusBadRequest, "game %q: choose one of %s", req.Game, strings.Join(games, ", "))
 	}
 	gm, err := game.Lookup(req.Game)
 	if err != nil {
@@ -962,7 +975,7 @@ func playEval(gameName, eval, what string) (map[string]string, error) {
 // bound.
 func playDepth(gameName string, depth int, what string) (string, error) {
 	d := cmp.Or(depth, defaultDepth)
-	if top := maxDepths[gameName]; d < 1 || d > top {
+	if top := maxDepths()[gameName]; d < 1 || d > top {
 		return "", refuse(http.StatusBadRequest, "%s: depth %d out of range [1, %d] for %s", what, d, top, gameName)
 	}
 	return strconv.Itoa(d), nil

@@ -58,6 +58,11 @@ type Game struct {
 	// PGN says the game's text format is a FEN, so that game records are
 	// also written as PGN.
 	PGN bool
+
+	// Capabilities are the optional things generic packages ask of a
+	// game (capability.go), each a value implementing one of its small
+	// interfaces; Capability finds one.
+	Capabilities []any
 }
 
 // WithEncoder returns g with the encoder of version v as its Encoder

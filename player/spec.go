@@ -240,12 +240,16 @@ func (s *Spec) parseEval(g game.Game, kv map[string]string) error {
 	default:
 		return nil
 	}
-	if g.Name != xiangqi.Name {
+	if !HasLearnedEval(g.Name) {
 		return fmt.Errorf("eval=learned is Xiangqi's evaluation, not %s's", g.Name)
 	}
 	s.Eval, s.EvalFile = EvalLearned, file
 	return nil
 }
+
+// HasLearnedEval reports whether alpha-beta has a learned evaluation
+// (eval=learned, package nnue) for the game gameName: Xiangqi's.
+func HasLearnedEval(gameName string) bool { return gameName == xiangqi.Name }
 
 // HasAlphaBeta reports whether alpha-beta (ab:, abzero:) plays the game
 // gameName.

@@ -24,10 +24,6 @@ const (
 	// line; a longer line is answered with an error and skipped.
 	DefaultMaxLineBytes = 1 << 20
 
-	// preferredVariant is the default game when it is registered and no
-	// WithVariant option is given.
-	preferredVariant = "xiangqi"
-
 	// maxQueuedBytes bounds the commands waiting for a running job; more
 	// are answered with an error and dropped.
 	maxQueuedBytes = 16 << 20
@@ -83,8 +79,9 @@ type engineConfig struct {
 }
 
 // WithVariant selects the game the engine starts with (the default of the
-// UCI_Variant option). Without it the engine starts with xiangqi when that
-// is registered, otherwise with the first registered game by name.
+// UCI_Variant option). Without it the engine starts with game.EngineDefault:
+// the first registered game GUIs know by a UCI variant name (xiangqi),
+// otherwise the first registered game by name.
 func WithVariant(name string) EngineOption {
 	return func(c *engineConfig) { c.variant = name }
 }
@@ -128,12 +125,7 @@ func NewEngine(in io.Reader, out io.Writer, opts ...EngineOption) (*Engine, erro
 		if len(names) == 0 {
 			return nil, errors.New("uci: no games are registered")
 		}
-		variant = names[0]
-		for _, n := range names {
-			if n == preferredVariant {
-				variant = n
-			}
-		}
+		variant = game.EngineDefault()
 	}
 	g, err := game.Lookup(variant)
 	if err != nil {

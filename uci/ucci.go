@@ -27,9 +27,8 @@ const (
 )
 
 const (
-	// ucciVariant is the only game UCCI can play, and notationOption with
-	// the value iccsNotation is how that game writes ICCS moves (h2e2).
-	ucciVariant    = "xiangqi"
+	// notationOption with the value iccsNotation is how a game that UCCI
+	// hosts (game.UCCIHosted) writes ICCS moves (h2e2).
 	notationOption = "Notation"
 	iccsNotation   = "iccs"
 
@@ -55,21 +54,29 @@ func (e *Engine) isQuit(cmd string) bool {
 
 // cmdUCCI answers `ucci`: it switches the engine to UCCI for good, with
 // Xiangqi moves in ICCS, and answers id, the options and ucciok. It is
-// refused (the engine stays in UCI) unless the current game is Xiangqi.
+// refused (the engine stays in UCI) unless the current game is one UCCI
+// hosts (game.UCCIHosted: Xiangqi), whose UCCI rule options it sets.
 func (e *Engine) cmdUCCI() error {
-	if e.game.Name != ucciVariant {
+	hosted, ok := game.Capability[game.UCCIHosted](e.game)
+	if !ok {
+		all := game.WithCapability[game.UCCIHosted]()
+		if len(all) == 0 {
+			return fmt.Errorf("ucci: UCCI plays none of the registered games (none is game.UCCIHosted) and the variant is %s; use uci", e.game.Name)
+		}
 		return fmt.Errorf("ucci: UCCI plays %s only and the variant is %s; use uci, or select %s first (setoption name %s value %s)",
-			ucciVariant, e.game.Name, ucciVariant, variantOption, ucciVariant)
-	}
-	o, ok := e.game.Option(notationOption)
-	if !ok || !slices.Contains(o.Values, iccsNotation) {
-		return fmt.Errorf("ucci: %s has no %s=%s option for ICCS move text", e.game.Name, notationOption, iccsNotation)
+			game.GameNames(all, ", "), e.game.Name, all[0].Name, variantOption, all[0].Name)
 	}
 	u := maps.Clone(e.rules[e.game.Name])
 	if u == nil {
 		u = game.Options{}
 	}
-	u[o.Name] = iccsNotation
+	for name, v := range hosted.UCCIOptions() {
+		o, ok := e.game.Option(name)
+		if !ok || (len(o.Values) > 0 && !slices.Contains(o.Values, v)) {
+			return fmt.Errorf("ucci: %s has no %s=%s option for UCCI's move text", e.game.Name, name, v)
+		}
+		u[o.Name] = v
+	}
 	resolved, pos, err := startPosition(e.game, u)
 	if err != nil {
 		return fmt.Errorf("ucci: %w", err)
@@ -212,7 +219,7 @@ func (e *Engine) cmdSetOptionUCCI(args []string) error {
 		e.millis = b
 		return nil
 	case strings.EqualFold(name, variantOption):
-		return fmt.Errorf("setoption: UCCI plays %s only", ucciVariant)
+		return fmt.Errorf("setoption: UCCI plays %s only", e.game.Name)
 	case strings.EqualFold(name, notationOption):
 		return fmt.Errorf("setoption: UCCI moves are always ICCS (%s=%s)", notationOption, iccsNotation)
 	}

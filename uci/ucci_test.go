@@ -14,7 +14,9 @@ import (
 // are the refusal on other games and the UCCI parsers and translators.
 
 func TestUCCIRefusedOnOtherGames(t *testing.T) {
-	msg := `ucci: UCCI plays xiangqi only and the variant is count; use uci, or select xiangqi first (setoption name UCI_Variant value xiangqi)`
+	// No counting game is game.UCCIHosted; with Xiangqi registered the
+	// refusal names it (package engine's tests).
+	msg := `ucci: UCCI plays none of the registered games (none is game.UCCIHosted) and the variant is count; use uci`
 	// The engine stays in UCI: quit ends it without bye, stop is silent.
 	check(t, [][2]string{
 		{"ucci\nisready\nstop\nsetoption name Goal value 3\nposition startpos moves 1 2\nd\nquit\n",

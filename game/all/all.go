@@ -4,7 +4,11 @@
 package all
 
 import (
-	_ "github.com/tabula-zero/tabula/game/connect4" // registers connect4
-	_ "github.com/tabula-zero/tabula/game/lion"     // registers lion
-	_ "github.com/tabula-zero/tabula/game/xiangqi"  // registers xiangqi
+	"github.com/tabula-zero/tabula/game/connect4"  // registers connect4
+	_ "github.com/tabula-zero/tabula/game/lion"    // registers lion
+	_ "github.com/tabula-zero/tabula/game/xiangqi" // registers xiangqi
 )
+
+// FirstRun is the game whose preset train and selfplay take when none is
+// named: the quickest to learn.
+const FirstRun = connect4.Name

@@ -4,6 +4,9 @@ import (
 	"github.com/tabula-zero/tabula/game"
 )
 
+// Name is the registered game name.
+const Name = "lion"
+
 // Option names and values.
 const (
 	OptTryRule   = "TryRule"
@@ -31,7 +34,7 @@ var options = []game.Option{
 }
 
 func resolve(opts game.Options) (rules, error) {
-	o, err := game.Game{Name: "lion", Options: options}.Resolve(opts)
+	o, err := game.Game{Name: Name, Options: options}.Resolve(opts)
 	if err != nil {
 		return rules{}, err
 	}
@@ -52,7 +55,7 @@ func New(opts game.Options) (*Position, error) {
 
 func init() {
 	game.Register(game.Game{
-		Name:    "lion",
+		Name:    Name,
 		Options: options,
 		New: func(opts game.Options) (game.Position, error) {
 			p, err := New(opts)
@@ -71,5 +74,6 @@ func init() {
 		Encoder:      Encoder{},
 		OpeningPlies: 2,
 		PlayoutCap:   100, // as the Catch the Lion thesis's code
+		Capabilities: []any{game.PlayDepth(16)},
 	})
 }

@@ -45,6 +45,7 @@ func init() {
 		PlayoutCap:   200,
 		UCIVariant:   "xiangqi",
 		PGN:          true,
+		Capabilities: []any{capabilities{}},
 	})
 }
 

@@ -135,7 +135,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 // defaultVariant is the game when -variant is not given: that of the
-// first player's network, else of the run, else Xiangqi.
+// first player's network, else of the run, else game.EngineDefault
+// (Xiangqi).
 func defaultVariant(o options) (string, error) {
 	for _, spec := range []string{o.a, o.b} {
 		if g, ok, err := arena.NetworkGame(spec); err != nil || ok {
@@ -147,7 +148,7 @@ func defaultVariant(o options) (string, error) {
 			return cfg.Game, nil
 		}
 	}
-	return "xiangqi", nil
+	return game.EngineDefault(), nil
 }
 
 func runMatch(ctx context.Context, o options, stdout, stderr io.Writer) error {

@@ -35,6 +35,7 @@ import (
 	"github.com/tabula-zero/tabula/engine"
 	"github.com/tabula-zero/tabula/game"
 	_ "github.com/tabula-zero/tabula/game/all" // registers every game
+	"github.com/tabula-zero/tabula/game/connect4"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/uci"
@@ -52,7 +53,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error {
 	fs := flag.NewFlagSet("engine", flag.ContinueOnError)
-	variant := fs.String("variant", "xiangqi", "game: "+strings.Join(game.Names(), ", "))
+	variant := fs.String("variant", game.EngineDefault(), "game: "+strings.Join(game.Names(), ", "))
 	perft := fs.Int("perft", 0, "run perft to this depth from the start position (or -fen), print the divide and speed, and exit")
 	fen := fs.String("fen", "", "position text for -perft (FEN for Xiangqi)")
 	rules := fs.String("rules", "", "rule options as name=value,name=value (for example TryRule=immediate)")
@@ -88,7 +89,7 @@ func run(ctx context.Context, args []string, in io.Reader, out io.Writer) error 
 		return runPerft(ctx, out, *variant, opts, *fen, *perft)
 	}
 	if *solve != "" {
-		if *variant != "connect4" {
+		if *variant != connect4.Name {
 			return fmt.Errorf("-solve needs -variant connect4")
 		}
 		return runSolve(ctx, in, out, *solve, *algo, *hash)

@@ -22,6 +22,7 @@ import (
 	"github.com/tabula-zero/tabula/configs"
 	"github.com/tabula-zero/tabula/data"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/all"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/jsonl"
 	"github.com/tabula-zero/tabula/mcts"
@@ -41,7 +42,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.SetOutput(out)
 	runDir := fs.String("run", "", "run directory (required)")
 	cfgPath := fs.String("config", "", "config file (default: RUN/config.yaml, else the preset of -game)")
-	gameName := fs.String("game", "connect4", "game of the preset when the run has no config")
+	gameName := fs.String("game", all.FirstRun, "game of the preset when the run has no config")
 	ckpt := fs.String("checkpoint", "", "play with this checkpoint instead of the run's best")
 	games := fs.Int("games", 0, "stop after this many games (0: no limit)")
 	limit := fs.Duration("time", 0, "stop after this long (0: no limit)")

@@ -20,6 +20,7 @@ import (
 	_ "github.com/tabula-zero/tabula/arena/measure/all" // the position-set measures whose sections CheckConfig reads
 	_ "github.com/tabula-zero/tabula/arena/uciplayer"   // uci: gate opponents
 	"github.com/tabula-zero/tabula/dashboard"
+	"github.com/tabula-zero/tabula/game/all"
 	"github.com/tabula-zero/tabula/internal/cliflag"
 	"github.com/tabula-zero/tabula/internal/profile"
 	"github.com/tabula-zero/tabula/internal/progress"
@@ -42,7 +43,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(out)
 	cfgPath := fs.String("config", "", "config file (default: the run's frozen config, else the preset of -game)")
-	gameName := fs.String("game", "connect4", "preset (connect4, lion, xiangqi, or xiangqi-zero: Xiangqi from its rules alone) when neither -config nor a frozen config exists")
+	gameName := fs.String("game", all.FirstRun, "preset (connect4, lion, xiangqi, or xiangqi-zero: Xiangqi from its rules alone) when neither -config nor a frozen config exists")
 	runDir := fs.String("run", "", "run directory (default runs/<game>)")
 	maxTime := fs.Duration("max-time", 0, "stop after this long by the wall clock, evaluations included, saving a checkpoint; training stops early enough for the closing evaluation to end in time by the run's last evaluation's duration (without one yet, that evaluation may end past it) (0: no limit)")
 	maxTrainTime := fs.Duration("max-train-time", 0, "stop after this much more training time (the run's train_clock_s: self-play, training and gating, not evaluations; the learning benchmark's budget), saving a checkpoint (0: no limit)")
