@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tabula-zero/tabula/configs"
+	"github.com/tabula-zero/tabula/game"
 )
 
 // A run's arithmetic (docs/bench.md, "Sizing a run"): tabula train
@@ -44,25 +45,21 @@ type Machine struct {
 
 // Reference is a preset's run recorded on a reference machine, which a
 // plan's words set beside what it predicts for this one.
-type Reference struct {
-	Budget  time.Duration
-	Machine string
-	// Generations made by the recorded seeds, the fewest and the most.
-	Generations [2]int
-	// Source is the notebook section that records the runs.
-	Source string
-}
+type Reference = game.ReferenceRun
 
-// References are the presets' recorded runs of their budget. The presets'
+// References are the presets' recorded runs of their budget, as the
+// registered games give them (game.ReferenceRuns). The presets'
 // evaluation cadences were chosen for these budgets.
-var References = map[string]Reference{
-	"connect4": {30 * time.Minute, "2-core AMD EPYC (Zen 4, AVX-512; self-play in fp32 then)", [2]int{463, 482},
-		"docs/notebook/connect4.md, \"The preset with surprise weighting for 30 minutes\""},
-	"lion": {30 * time.Minute, "2-core Intel Xeon (AVX-512)", [2]int{243, 256},
-		"docs/notebook/lion.md, \"With and without the gate for 30 minutes\" (no gate, as the preset now)"},
-	"xiangqi": {2 * time.Hour, "2-core AMD EPYC (Zen 4, AVX-512)", [2]int{624, 642},
-		"docs/notebook/xiangqi.md, \"The teacher for the whole two hours\""},
-}
+var References = func() map[string]Reference {
+	out := map[string]Reference{}
+	for _, g := range game.WithCapability[game.ReferenceRuns]() {
+		c, _ := game.Capability[game.ReferenceRuns](g)
+		for preset, r := range c.ReferenceRuns() {
+			out[preset] = r
+		}
+	}
+	return out
+}()
 
 // SelfPlayFor returns the parallel games and batch of a preset's
 // self-play on a machine of cores cores. The presets are sized for two

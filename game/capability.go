@@ -1,6 +1,9 @@
 package game
 
-import "strings"
+import (
+	"strings"
+	"time"
+)
 
 // A game's optional capabilities are values in Game.Capabilities, each
 // implementing one of the small interfaces below. A generic package that
@@ -105,3 +108,21 @@ type PlayDepth int
 
 // PlayMaxDepth returns d.
 func (d PlayDepth) PlayMaxDepth() int { return int(d) }
+
+// ReferenceRun is a preset's run recorded on a reference machine, which
+// bench's sized plans set beside what they predict for this one.
+type ReferenceRun struct {
+	Budget  time.Duration
+	Machine string
+	// Generations made by the recorded seeds, the fewest and the most.
+	Generations [2]int
+	// Source is the notebook section that records the runs.
+	Source string
+}
+
+// ReferenceRuns are the recorded runs of a game's presets, by preset
+// name (bench.References). The presets' evaluation cadences were chosen
+// for their budgets.
+type ReferenceRuns interface {
+	ReferenceRuns() map[string]ReferenceRun
+}

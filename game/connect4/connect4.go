@@ -350,7 +350,7 @@ func init() {
 		},
 		Encoder:      Encoder{},
 		OpeningPlies: 2, // a game ends by itself within 42 plies: no playout cap
-		Capabilities: []any{game.PlayDepth(16)},
+		Capabilities: []any{capabilities{}},
 	})
 }
 

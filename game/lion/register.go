@@ -74,6 +74,6 @@ func init() {
 		Encoder:      Encoder{},
 		OpeningPlies: 2,
 		PlayoutCap:   100, // as the Catch the Lion thesis's code
-		Capabilities: []any{game.PlayDepth(16)},
+		Capabilities: []any{capabilities{}},
 	})
 }

@@ -2,6 +2,7 @@ package xiangqi
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tabula-zero/tabula/game"
 )
@@ -29,6 +30,12 @@ func (capabilities) XboardOptions() game.Options { return game.Options{OptNotati
 func (capabilities) XboardFEN(fen string) string {
 	board, rest, _ := strings.Cut(fen, " ")
 	return strings.NewReplacer("H", "N", "h", "n", "E", "B", "e", "b").Replace(board) + " " + rest
+}
+
+// ReferenceRuns: the preset's recorded two-hour runs.
+func (capabilities) ReferenceRuns() map[string]game.ReferenceRun {
+	return map[string]game.ReferenceRun{Name: {Budget: 2 * time.Hour, Machine: "2-core AMD EPYC (Zen 4, AVX-512)", Generations: [2]int{624, 642},
+		Source: "docs/notebook/xiangqi.md, \"The teacher for the whole two hours\""}}
 }
 
 // PlayMaxDepth keeps the Play page's alpha-beta within its budget on the
