@@ -109,6 +109,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/play/games/{id}/reply", s.playReply)
 	mux.HandleFunc("POST /api/play/games/{id}/undo", s.playUndo)
 	mux.HandleFunc("GET /api/play/games/{id}/analyse", s.playAnalyse)
+	mux.HandleFunc("GET /api/play/games/{id}/truth", s.playTruth)
 	return mux
 }
 

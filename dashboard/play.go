@@ -25,6 +25,7 @@ import (
 	"github.com/tabula-zero/tabula/alphabeta"
 	"github.com/tabula-zero/tabula/arena"
 	"github.com/tabula-zero/tabula/game"
+	"github.com/tabula-zero/tabula/game/lion/tablebase"
 	"github.com/tabula-zero/tabula/internal/inputfile"
 	"github.com/tabula-zero/tabula/mcts"
 	"github.com/tabula-zero/tabula/nnue"
@@ -52,6 +53,9 @@ type PlayOptions struct {
 	// Records is the directory finished games are saved under
 	// (RECORDS/GAME/arena/play.jsonl); "" saves none.
 	Records string
+	// LionTablebase, if not nil, is Catch the Lion's tablebase, from
+	// which the page shows its moves' exact values (truth.go).
+	LionTablebase *tablebase.Table
 }
 
 // Bounds of what a request may ask: the server is shared, so no game or
@@ -141,6 +145,7 @@ type playRoom struct {
 
 	gate    *searchGate
 	engines *enginePool
+	solvers *solverPool // Connect Four's, for the exact values
 
 	// saveMu makes a record's index and its append one step: games
 	// ending together must not take the same index.
@@ -151,7 +156,7 @@ type playRoom struct {
 func newPlayRoom(run string) *playRoom {
 	return &playRoom{run: run, budget: searchBudget, games: map[string]*playGame{}, owned: map[string]int{}, gone: map[string]string{},
 		nets: map[string]*arena.Spec{}, gate: newSearchGate(searchSlots, searchQueue, maxWaiting, maxQueueWait, searchShare),
-		engines: newEnginePool(searchSlots), records: map[string]recordFile{}}
+		engines: newEnginePool(searchSlots), solvers: &solverPool{max: searchSlots}, records: map[string]recordFile{}}
 }
 
 // SetPlay configures the Play page (before Handler is called).
@@ -462,6 +467,8 @@ type playGame struct {
 	used    time.Time // guarded by playRoom.mu
 	saved   string
 	saveErr string
+	// truth keeps the exact values of positions solved, by position.
+	truth map[string]*TruthInfo
 }
 
 // PlayState is a game as the page shows it.
@@ -687,6 +694,11 @@ type PlayGameChoice struct {
 	// plays the game, net where a network is offered (or may be named),
 	// abzero (the blend of both) where both are.
 	Opponents []string `json:"opponents"`
+	// Truth: the page may show each move's exact value (Connect Four's
+	// solver, Catch the Lion's tablebase when the server has it);
+	// TruthHint says in words how to get them where it may not.
+	Truth     bool   `json:"truth"`
+	TruthHint string `json:"truth_hint,omitempty"`
 }
 
 // PlayChoices is what the page offers.
@@ -748,6 +760,7 @@ func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 			}
 		}
 		c.Opponents = playOpponents(name, len(c.Networks) > 0 || pr.opts.NamedNetworks)
+		c.Truth, c.TruthHint = pr.truthOffer(name)
 		out.Games = append(out.Games, c)
 	}
 	s.writeJSON(w, out)

@@ -129,7 +129,8 @@ let turned = null;
 
 function show(st) {
   if (!state || state.id !== st.id) turned = null;
-  if (!state || state.id !== st.id || state.position !== st.position) stopAnalysis(true);
+  const moved = !state || state.id !== st.id || state.position !== st.position;
+  if (moved) { stopAnalysis(true); stopTruth(true); }
   state = st;
   document.body.classList.add("in-game");
   history.replaceState(null, "", "#" + st.id);
@@ -142,6 +143,7 @@ function show(st) {
   drawMoves();
   $("p-saving").textContent = st.saved ? "saved to " + st.saved : st.save_error ? "not saved: " + st.save_error : "";
   $("p-position").value = st.position;
+  if (moved) askTruth();
 }
 
 function gameTitle(name) {
@@ -167,6 +169,8 @@ function drawPosition() {
   $("p-latin-row").hidden = b.style !== "xiangqi";
   $("p-latin").checked = pieceStyle() === "latin";
   drawLegend();
+  truthTools();
+  if (truthShown && truthShown.id === st.id && truthShown.position === st.position) drawTruthMarks(truthShown.info);
   markSelection();
 }
 
@@ -314,6 +318,120 @@ function drawEngine() {
 }
 
 
+// --- exact values ------------------------------------------------------------
+
+// The solved games' exact truth beside the engine: each legal move's value
+// with best play ("wins in 7", "draws", "loses in 12", in plies), from
+// Connect Four's solver or Catch the Lion's tablebase, when the person
+// turns "exact values" on.
+
+let truth = null;      // the running request's AbortController
+let truthShown = null; // {id, position, info}: what the panel shows
+
+function truthChoice() {
+  const g = choices && state ? choices.games.find((g) => g.name === state.game) : null;
+  return g || { truth: false };
+}
+
+function truthWanted() {
+  try { return localStorage.getItem("tabula.truth") === "on"; } catch (e) { return false; }
+}
+
+// truthTools offers the toggle where the server has the game's truth, and
+// says how to get it where it has not.
+function truthTools() {
+  const g = truthChoice();
+  $("p-truth-row").hidden = !g.truth;
+  $("p-truth-on").checked = g.truth && truthWanted();
+  $("p-truth-hint").hidden = g.truth || !g.truth_hint;
+  $("p-truth-hint").textContent = g.truth ? "" : g.truth_hint || "";
+}
+
+// askTruth asks for the position's exact values when they are wanted and
+// it is the person's move; ms bounds the solve (the server's default
+// when not given).
+async function askTruth(ms) {
+  if (!state || !truthChoice().truth || !$("p-truth-on").checked || state.over || state.to_move !== "human") return;
+  stopTruth(false);
+  const ctl = new AbortController(), id = state.id, position = state.position;
+  truth = ctl;
+  $("p-truth").hidden = false;
+  if (!truthShown || truthShown.position !== position) $("p-truth").textContent = "solving...";
+  try {
+    await streamEvents(`api/play/games/${id}/truth${ms ? "?ms=" + ms : ""}`, ctl.signal, (ev, d) => {
+      if (ev === "truth" && truth === ctl && state.id === id && state.position === position) drawTruth(d);
+    });
+  } catch (e) {
+    if (e.name !== "AbortError" && truth === ctl) $("p-truth").textContent = "exact values: " + e.message;
+  } finally {
+    if (truth === ctl) truth = null;
+  }
+}
+
+// stopTruth stops the running request (the person moved on); clear also
+// hides what it showed.
+function stopTruth(clear) {
+  if (truth) truth.abort();
+  truth = null;
+  if (clear) {
+    truthShown = null;
+    $("p-truth").hidden = true;
+    $("p-truth").replaceChildren();
+    for (const h of $("p-board").querySelectorAll(".truth-mark")) h.remove();
+  }
+}
+
+// drawTruth shows what is known: every legal move's value, the best
+// marked in the list and on the board, or how far a solve got.
+function drawTruth(d) {
+  truthShown = { id: state.id, position: state.position, info: d };
+  const head = document.createElement("div");
+  head.id = "p-truth-summary";
+  const from = d.source === "tablebase" ? "the tablebase" : "the solver";
+  const n = d.moves.length;
+  if (d.value) head.textContent = `exact values (${from}): you ${d.value.replace(/^(\w+)s\b/, "$1")} with best play`;
+  else if (!d.done) head.textContent = `solving: ${d.solved} of ${n} moves solved, ${(d.ms / 1000).toFixed(1)} s`;
+  else head.textContent = `not solved: ${d.solved} of ${n} moves solved in ${(d.ms / 1000).toFixed(1)} s` + (d.stopped ? ` (stopped by ${d.stopped})` : "");
+  const parts = [head];
+  if (d.done && d.solved < n) {
+    const more = document.createElement("button");
+    more.type = "button";
+    more.id = "p-truth-more";
+    more.textContent = "Solve for 30 s";
+    more.onclick = () => askTruth(30000);
+    parts.push(more);
+  }
+  const table = document.createElement("table");
+  table.id = "p-truth-moves";
+  const tr = document.createElement("tr");
+  for (const c of ["move", "exact value"]) { const th = document.createElement("th"); th.textContent = c; tr.append(th); }
+  table.append(tr);
+  for (const m of d.moves) {
+    const row = document.createElement("tr");
+    if (m.best) row.className = "best";
+    const a = document.createElement("td"), v = document.createElement("td");
+    a.textContent = m.move + (m.best ? " \u2605" : "");
+    v.textContent = m.solved ? m.words : d.done ? "not solved" : "solving...";
+    if (m.outcome === "loss") v.className = "loss";
+    row.append(a, v);
+    table.append(row);
+  }
+  parts.push(table);
+  const note = document.createElement("div");
+  note.className = "note";
+  note.textContent = "in plies to the end, each side's move one, the winner hurrying and the loser delaying" + (d.note ? "; " + d.note : "");
+  parts.push(note);
+  $("p-truth").hidden = false;
+  $("p-truth").replaceChildren(...parts);
+  drawTruthMarks(d);
+}
+
+// drawTruthMarks marks the best moves on the board.
+function drawTruthMarks(d) {
+  for (const h of $("p-board").querySelectorAll(".truth-mark")) h.remove();
+  for (const m of d.moves) if (m.best) drawArrow(m.move, "#15803d", "truth-mark");
+}
+
 // --- analysis --------------------------------------------------------------
 
 let analysis = null; // the running analysis's AbortController
@@ -332,38 +450,47 @@ async function analyse() {
   $("p-analysis").textContent = "the engine is thinking...";
   $("p-analyse").textContent = "Stop";
   try {
-    const r = await fetch(`api/play/games/${id}/analyse?ms=${$("p-analyse-ms").value}`, { cache: "no-store", signal: ctl.signal });
-    if (!r.ok) {
-      let d = null;
-      try { d = await r.json(); } catch (e) { d = null; }
-      throw new Error((d && d.error) || `${r.status} ${r.statusText}`);
-    }
-    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
-    let buf = "";
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += value;
-      for (let i; (i = buf.indexOf("\n\n")) >= 0;) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        let ev = "message", data = "";
-        for (const line of block.split("\n")) {
-          if (line.startsWith("event: ")) ev = line.slice(7);
-          else if (line.startsWith("data: ")) data += line.slice(6);
-        }
-        if (!data) continue;
-        const d = JSON.parse(data);
-        if (ev === "error") throw new Error(d.error);
-        if (ev === "info" && analysis === ctl && state.id === id) drawAnalysis(d);
-      }
-    }
+    await streamEvents(`api/play/games/${id}/analyse?ms=${$("p-analyse-ms").value}`, ctl.signal, (ev, d) => {
+      if (ev === "info" && analysis === ctl && state.id === id) drawAnalysis(d);
+    });
   } catch (e) {
     if (e.name !== "AbortError") showError("analysis: " + e.message);
   } finally {
     if (analysis === ctl) {
       analysis = null;
       $("p-analyse").textContent = "Analyse";
+    }
+  }
+}
+
+// streamEvents reads the server's Server-Sent Events from a fetch (so
+// that a refusal's JSON reason shows), calling on(event, data) for each;
+// an "error" event throws its reason.
+async function streamEvents(url, signal, on) {
+  const r = await fetch(url, { cache: "no-store", signal });
+  if (!r.ok) {
+    let d = null;
+    try { d = await r.json(); } catch (e) { d = null; }
+    throw new Error((d && d.error) || `${r.status} ${r.statusText}`);
+  }
+  const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buf += value;
+    for (let i; (i = buf.indexOf("\n\n")) >= 0;) {
+      const block = buf.slice(0, i);
+      buf = buf.slice(i + 2);
+      let ev = "message", data = "";
+      for (const line of block.split("\n")) {
+        if (line.startsWith("event: ")) ev = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      }
+      if (!data) continue;
+      const d = JSON.parse(data);
+      if (ev === "error") throw new Error(d.error);
+      on(ev, d);
     }
   }
 }
@@ -427,9 +554,14 @@ function drawAnalysis(d) {
 // drawHint draws a move on the board as an arrow (a ring where a drop or
 // a Connect Four disc lands).
 function drawHint(move) {
+  for (const h of $("p-board").querySelectorAll(".hint")) h.remove();
+  if (move) drawArrow(move, "#7c3aed", "hint");
+}
+
+// drawArrow draws move as an arrow of color (a ring where a drop or a
+// Connect Four disc lands), its elements of class cls.
+function drawArrow(move, color, cls) {
   const svg = $("p-board");
-  for (const h of svg.querySelectorAll(".hint")) h.remove();
-  if (!move) return;
   const b = state.board;
   const at = (i) => {
     const g = svg.querySelector(`.pt[data-file="${i % b.files}"][data-rank="${Math.floor(i / b.files)}"]`);
@@ -446,20 +578,20 @@ function drawHint(move) {
     if (sq) [from, to] = sq.map((s) => at(cellOf(s)));
   }
   if (!to) return;
-  const color = "#7c3aed";
   if (!from) {
-    el("circle", { cx: to[0], cy: to[1], r: b.style === "connect4" ? 18 : 14, fill: "none", stroke: color, "stroke-width": 4, opacity: 0.85, class: "hint", "pointer-events": "none" }, svg);
+    el("circle", { cx: to[0], cy: to[1], r: b.style === "connect4" ? 18 : 14, fill: "none", stroke: color, "stroke-width": 4, opacity: 0.85, class: cls, "pointer-events": "none" }, svg);
     return;
   }
-  if (!svg.querySelector("#p-arrowhead")) {
+  const head = "p-arrowhead-" + cls;
+  if (!svg.querySelector("#" + head)) {
     const defs = el("defs", {}, svg);
-    const mk = el("marker", { id: "p-arrowhead", viewBox: "0 0 10 10", refX: 5, refY: 5, markerWidth: 3.2, markerHeight: 3.2, orient: "auto-start-reverse" }, defs);
+    const mk = el("marker", { id: head, viewBox: "0 0 10 10", refX: 5, refY: 5, markerWidth: 3.2, markerHeight: 3.2, orient: "auto-start-reverse" }, defs);
     el("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: color }, mk);
   }
   // Stop short of the target's centre, so that the head sits on it.
   const len = Math.hypot(to[0] - from[0], to[1] - from[1]), k = Math.max(0, (len - 10) / len);
   el("line", { x1: from[0], y1: from[1], x2: from[0] + (to[0] - from[0]) * k, y2: from[1] + (to[1] - from[1]) * k, stroke: color, "stroke-width": 6,
-    "stroke-linecap": "round", opacity: 0.75, "marker-end": "url(#p-arrowhead)", class: "hint", "pointer-events": "none" }, svg);
+    "stroke-linecap": "round", opacity: 0.75, "marker-end": `url(#${head})`, class: cls, "pointer-events": "none" }, svg);
 }
 
 // Square names: files a, b, ... from the left; ranks from 1 at the bottom.
@@ -534,6 +666,7 @@ function clicked(e) {
 async function play(move) {
   if (state.to_move !== "human") { showError("it is not your turn"); return; }
   stopAnalysis(true);
+  stopTruth(true);
   busy = true;
   showError("");
   $("p-status").textContent = `you played ${move}; the engine is thinking...`;
@@ -607,6 +740,10 @@ document.addEventListener("DOMContentLoaded", async () => {
     drawPosition();
   };
   $("p-analyse").onclick = () => (analysis ? stopAnalysis(false) : analyse());
+  $("p-truth-on").onchange = () => {
+    try { localStorage.setItem("tabula.truth", $("p-truth-on").checked ? "on" : "off"); } catch (e) { /* private mode: this page only */ }
+    if ($("p-truth-on").checked) askTruth(); else stopTruth(true);
+  };
   $("p-latin").onchange = () => {
     try { localStorage.setItem("tabula.pieces", $("p-latin").checked ? "latin" : "traditional"); } catch (e) { /* private mode: this page only */ }
     if (state) drawPosition();

@@ -53,6 +53,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs.Var(&nets, "net", "a checkpoint file or run directory the Play page offers as an opponent (repeatable)")
 	named := fs.Bool("named-networks", false, "let the Play page name any network file on this machine (keep to localhost)")
 	records := fs.String("records", "runs/play", "directory the Play page saves finished games under: DIR/GAME/arena/play.jsonl (\"\": none)")
+	lionTB := fs.String("lion-tablebase", "", "Catch the Lion's tablebase `FILE` (tabula liontb -out FILE), from which the Play page shows each move's exact value")
 	cliflag.Usage(fs, "tabula dashboard [-run DIR]... [-http ADDR] | tabula dashboard -play [-net FILE]... [-http ADDR]",
 		"Serves the web dashboard of a run directory: status, charts, matches and its recorded games,\n"+
 			"and the Play page (/play.html), where you play Connect Four, Catch the Lion or Xiangqi against\n"+
@@ -80,11 +81,20 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(runs) > 0 {
 		runDir = runs[0]
 	}
+	opts := dashboard.PlayOptions{Networks: nets, NamedNetworks: *named, Records: *records, DefaultNetwork: shippedModel}
+	if *lionTB != "" {
+		t, err := dashboard.OpenLionTablebase(*lionTB)
+		if err != nil {
+			return fmt.Errorf("-lion-tablebase: %w", err)
+		}
+		defer t.Close()
+		opts.LionTablebase = t
+	}
 	srv := dashboard.New(runDir, nil, nil, nil)
 	if len(runs) > 1 {
 		srv.Compare(runs[1:]...)
 	}
-	srv.SetPlay(dashboard.PlayOptions{Networks: nets, NamedNetworks: *named, Records: *records, DefaultNetwork: shippedModel})
+	srv.SetPlay(opts)
 	err := dashboard.Serve(ctx, *addr, srv.Handler(), func(a string) {
 		if runDir == "" {
 			fmt.Fprintf(out, "Play page on http://%s/play.html (Ctrl-C stops)\n", a)

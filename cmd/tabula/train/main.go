@@ -62,6 +62,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	})
 	cpuProfile := fs.String("cpuprofile", "", "write the run's CPU profile to `FILE` when it stops (go tool pprof FILE)")
 	httpAddr := fs.String("http", "", "serve the web dashboard on `ADDR` (host:port, e.g. localhost:8080)")
+	lionTB := fs.String("lion-tablebase", "", "with -http: Catch the Lion's tablebase `FILE` (tabula liontb -out FILE), from which the Play page shows each move's exact value")
 	var nf natsFlags
 	nf.register(fs)
 	cliflag.Usage(fs, "tabula train [-config FILE | -game connect4|lion|xiangqi|xiangqi-zero] [-set PATH=VALUE ...] [-run DIR] [-init NET] [-max-time D] [-max-train-time D] [-max-cpu D | -until-cpu D] [-max-generations N] [-keep-checkpoints N] [-serve ADDR | -nats URL]",
@@ -73,6 +74,9 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *lionTB != "" && *httpAddr == "" {
+		return errors.New("-lion-tablebase is for the dashboard's Play page: give -http too")
 	}
 	var checks cliflag.Checks
 	checks.Duration("max-time", *maxTime, 0)
@@ -143,7 +147,7 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 	}()
 	fmt.Fprintf(out, "run %s (Ctrl-C saves and stops; the same command resumes)\n", *runDir)
 	if *httpAddr != "" {
-		stop, err := serveDashboard(ctx, *httpAddr, *runDir, prog, live, out)
+		stop, err := serveDashboard(ctx, *httpAddr, *runDir, *lionTB, prog, live, out)
 		if err != nil {
 			return err
 		}
@@ -158,10 +162,19 @@ func run(ctx context.Context, args []string, out io.Writer) (err error) {
 
 // serveDashboard serves the run's dashboard beside the training; stop
 // ends it. A port in use fails at once, before any training.
-func serveDashboard(ctx context.Context, addr, run string, prog *progress.Tracker, live *selfplay.Live, out io.Writer) (stop func(), err error) {
+func serveDashboard(ctx context.Context, addr, run, lionTB string, prog *progress.Tracker, live *selfplay.Live, out io.Writer) (stop func(), err error) {
+	var opts dashboard.PlayOptions
+	if lionTB != "" {
+		t, err := dashboard.OpenLionTablebase(lionTB)
+		if err != nil {
+			return nil, fmt.Errorf("-lion-tablebase: %w", err)
+		}
+		opts.LionTablebase = t // mapped for the process's life
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	ready, failed := make(chan string, 1), make(chan error, 1)
 	srv := dashboard.New(run, prog, live, nil)
+	srv.SetPlay(opts)
 	go func() { failed <- dashboard.Serve(ctx, addr, srv.Handler(), func(a string) { ready <- a }) }()
 	select {
 	case a := <-ready:
