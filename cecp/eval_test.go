@@ -24,10 +24,16 @@ func TestEvalOption(t *testing.T) {
 		features = append(features, l)
 		return l == "feature done=1"
 	})
-	for _, want := range []string{`feature option="Eval -combo classical /// *learned"`, `feature option="EvalFile -string "`} {
+	for _, want := range []string{`feature option="Eval -combo classical /// *learned"`, `feature option="EvalFile -string "`,
+		`feature option="UCI_LimitStrength -check 0"`, `feature option="UCI_Elo -spin 0 -400 1000"`} {
 		if !strings.Contains(strings.Join(features, "\n"), want) {
 			t.Errorf("no %s among\n%s", want, strings.Join(features, "\n"))
 		}
+	}
+	// xboard's check values: 1 and 0.
+	e.send(t, "option UCI_LimitStrength=1", "option UCI_LimitStrength=0", "ping 2")
+	if l := e.until(t, 10*time.Second, func(string) bool { return true }); l != "pong 2" {
+		t.Errorf("after UCI_LimitStrength=1, =0: got %q, want \"pong 2\"", l)
 	}
 	// Eval=learned without EvalFile searches the shipped network: no error.
 	e.send(t, "new", "variant xiangqi", "sd 2", "option Eval=learned", "ping 1")

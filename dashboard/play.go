@@ -112,6 +112,12 @@ var (
 	defaultM     = player.DefaultFloat(player.KnobM)
 )
 
+// The strength a game may ask of alpha-beta: the knob's range.
+var (
+	minPlayElo = int(player.Lookup(player.KnobElo).Min)
+	maxPlayElo = int(player.Lookup(player.KnobElo).Max)
+)
+
 // maxDepths bound alpha-beta's depth by game (game.Playable).
 func maxDepths() map[string]int {
 	out := map[string]int{}
@@ -282,6 +288,9 @@ type EngineReply struct {
 	// Stopped says what cut the search short ("the time budget per
 	// move", "another player waiting"), if anything did.
 	Stopped string `json:"stopped,omitempty"`
+	// Random: the move was drawn at random, as a strength limit plays
+	// some at its lowest levels (the search's scores are beside it).
+	Random bool `json:"random,omitempty"`
 }
 
 // TopMove is one root move of the engine's search.
@@ -343,8 +352,13 @@ func (a *abEngine) move(ctx context.Context, pool *enginePool, g *playGame) (gam
 	if res.Move == game.NoMove {
 		return game.NoMove, nil, errors.New("alpha-beta found no move")
 	}
-	r := &EngineReply{Move: p.FormatMove(res.Move), Kind: arena.KindAB, Score: alphabeta.FormatScore(res.Score),
-		Depth: res.Depth, Nodes: res.Nodes, Millis: res.Time.Milliseconds(), Stopped: why, Top: []TopMove{}}
+	// A strength limit plays some random moves at its lowest levels.
+	move, random := res.Move, false
+	if st, ok := a.spec.Strength(g.game); ok {
+		move, random = st.Choose(p, res.Move)
+	}
+	r := &EngineReply{Move: p.FormatMove(move), Kind: arena.KindAB, Score: alphabeta.FormatScore(res.Score),
+		Depth: res.Depth, Nodes: res.Nodes, Millis: res.Time.Milliseconds(), Stopped: why, Top: []TopMove{}, Random: random}
 	for _, m := range res.PV {
 		r.PV = append(r.PV, p.FormatMove(m))
 	}
@@ -355,7 +369,7 @@ func (a *abEngine) move(ctx context.Context, pool *enginePool, g *playGame) (gam
 		}
 		r.Top = append(r.Top, t)
 	}
-	return res.Move, r, nil
+	return move, r, nil
 }
 
 // netEngine plays a spec of package player that searches with a network:
@@ -699,6 +713,9 @@ type PlayGameChoice struct {
 	// TruthHint says in words how to get them where it may not.
 	Truth     bool   `json:"truth"`
 	TruthHint string `json:"truth_hint,omitempty"`
+	// EloScale says what alpha-beta's strength means for the game: the
+	// outside ladder's Elo (Xiangqi), or a nominal, uncalibrated scale.
+	EloScale string `json:"elo_scale"`
 }
 
 // PlayChoices is what the page offers.
@@ -717,6 +734,9 @@ type PlayChoices struct {
 	MaxDepth      map[string]int `json:"max_depth"` // by game
 	MinMoveTimeMS int            `json:"min_movetime_ms"`
 	MaxMoveTimeMS int            `json:"max_movetime_ms"`
+	// The strength alpha-beta may be asked to play at (elo).
+	MinElo int `json:"min_elo"`
+	MaxElo int `json:"max_elo"`
 }
 
 // playGames are the games the page offers: the registered games that
@@ -732,7 +752,8 @@ func playGames() []string {
 func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 	pr := s.play
 	out := PlayChoices{NamedNetworks: pr.opts.NamedNetworks, Dashboard: pr.run != "", Saving: pr.opts.Records != "", DefaultSims: defaultSims, DefaultDepth: defaultDepth,
-		DefaultM: defaultM, MaxSims: maxSims, MaxDepth: maxDepths(), MinMoveTimeMS: minMoveTimeMS, MaxMoveTimeMS: maxMoveTimeMS}
+		DefaultM: defaultM, MaxSims: maxSims, MaxDepth: maxDepths(), MinMoveTimeMS: minMoveTimeMS, MaxMoveTimeMS: maxMoveTimeMS,
+		MinElo: minPlayElo, MaxElo: maxPlayElo}
 	var paths []NetworkChoice
 	if pr.run != "" {
 		paths = append(paths, NetworkChoice{Path: pr.run, Label: "this run's best network (" + filepath.Base(pr.run) + ")"})
@@ -761,6 +782,10 @@ func (s *Server) playOptions(w http.ResponseWriter, _ *http.Request) {
 		}
 		c.Opponents = playOpponents(name, len(c.Networks) > 0 || pr.opts.NamedNetworks)
 		c.Truth, c.TruthHint = pr.truthOffer(name)
+		c.EloScale = "nominal, not calibrated: only the order means something (random play at -400, 1,000 nodes a move at 0, doubling every 100)"
+		if player.StrengthFor(name, player.EvalClassical, 0).Calibrated {
+			c.EloScale = "the outside Xiangqi ladder's Elo: ab:depth=1 at 0, random play about -400, Fairy-Stockfish at 1,000 nodes about 280, at 10,000 about 820"
+		}
 		out.Games = append(out.Games, c)
 	}
 	s.writeJSON(w, out)
@@ -786,6 +811,10 @@ type NewPlayRequest struct {
 	// M is the blend's weight (abzero): V = pi*m + alpha-beta's score in
 	// soldiers; absent, the knob's default.
 	M *float64 `json:"m,omitempty"`
+	// Elo limits alpha-beta's strength (ab; UCI_Elo): a node budget a
+	// move, and some random moves at the lowest levels (player.Strength).
+	// Alone it is the limit; with a depth or a time both apply.
+	Elo *int `json:"elo,omitempty"`
 }
 
 // playOpponents are the kinds of player offered for a game: alpha-beta
@@ -890,7 +919,15 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 		if err != nil {
 			return nil, err
 		}
+		if req.Elo != nil {
+			if e := *req.Elo; e < minPlayElo || e > maxPlayElo {
+				return nil, refuse(http.StatusBadRequest, "alpha-beta: elo %d out of range [%d, %d]", e, minPlayElo, maxPlayElo)
+			}
+			kv[player.KnobElo] = strconv.Itoa(*req.Elo)
+		}
 		switch {
+		case req.Elo != nil && req.MoveTime == 0 && req.Depth == 0:
+			// The strength alone bounds the search.
 		case req.MoveTime != 0 && req.Depth != 0:
 			return nil, refuse(http.StatusBadRequest, "alpha-beta: give a depth or a time per move, not both")
 		case req.MoveTime != 0:
@@ -909,8 +946,8 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 		}
 		g.engine, g.name = &abEngine{spec: spec}, specText(player.KindAB, kv)
 	case arena.KindNet:
-		if req.Depth != 0 || req.MoveTime != 0 || req.Eval != "" || req.M != nil {
-			return nil, refuse(http.StatusBadRequest, "network: depth and movetime_ms are for alpha-beta, eval and m for alpha-beta and the blend; give sims")
+		if req.Depth != 0 || req.MoveTime != 0 || req.Eval != "" || req.M != nil || req.Elo != nil {
+			return nil, refuse(http.StatusBadRequest, "network: depth, movetime_ms and elo are for alpha-beta, eval and m for alpha-beta and the blend; give sims")
 		}
 		sims, err := playSims(req.Sims, "network")
 		if err != nil {
@@ -932,8 +969,8 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 		if !player.HasAlphaBeta(gm.Name) {
 			return nil, refuse(http.StatusBadRequest, "%s: %s has no alpha-beta search", what, gm.Name)
 		}
-		if req.MoveTime != 0 {
-			return nil, refuse(http.StatusBadRequest, "%s: give a depth and sims, not movetime_ms", what)
+		if req.MoveTime != 0 || req.Elo != nil {
+			return nil, refuse(http.StatusBadRequest, "%s: give a depth and sims, not movetime_ms or elo", what)
 		}
 		kv, err := playEval(gm.Name, req.Eval, what)
 		if err != nil {

@@ -232,7 +232,26 @@ func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 		al.Depth = 2*lim.Mate - 1
 	}
 	al.SoftTime, al.Time = searchTimes(lim, p.SideToMove())
+	// A strength limit (UCI_LimitStrength, UCI_Elo) caps the nodes and
+	// may play a random move instead: the evaluation searched with is
+	// the one its Elo was measured with.
+	var st player.Strength
+	limited := s.play.LimitStrength
+	if limited {
+		eval := player.EvalClassical
+		if game.Position(sp) != game.Position(p) {
+			eval = player.EvalLearned
+		}
+		st = player.StrengthFor(gp.Game(), eval, s.play.Elo)
+		al = st.Limit(al)
+	}
 	res := s.s.Search(ctx, sp, al, abInfo(p, info))
+	if limited && (allowed == nil || slices.Contains(allowed, res.Move)) {
+		if m, random := st.Choose(p, res.Move); random {
+			info("string a random move, as the strength limit plays some at Elo " + strconv.Itoa(s.play.Elo))
+			res.Move, res.PV = m, []game.Move{m}
+		}
+	}
 	k := 0
 	for _, rs := range res.RootScores {
 		if k >= s.multiPV {

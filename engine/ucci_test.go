@@ -153,6 +153,7 @@ func TestUCCISession(t *testing.T) {
 		"id name tabula", "option usemillisec type check default true", "option newgame type button",
 		"option PlyCap type spin min 1 max 100000 default 400", "option hashsize type spin min 1 max 4096 default 16",
 		"option threads type spin min 1 max 64 default 1",
+		"option UCI_LimitStrength type check default false", "option UCI_Elo type spin min -400 max 1000 default 0",
 		"option Mover type combo var ab var mcts var abzero var tablebase default ab", "option Network type string default <empty>",
 		"option Algorithm type combo var alphabeta var alphabeta-hard var pvs var mtdf var negacstar var negacstar-opt default pvs",
 	} {

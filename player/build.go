@@ -325,7 +325,11 @@ func (m *Mover) move(ctx context.Context, p game.Position, until bool) (Result, 
 		if res.Move == game.NoMove {
 			return Result{}, fmt.Errorf("no move in %s", p)
 		}
-		return Result{Move: res.Move, Effort: int64(res.Nodes), AlphaBeta: res}, nil
+		move := res.Move
+		if st, ok := m.spec.Strength(p.Game()); ok {
+			move, _ = st.Choose(p, move)
+		}
+		return Result{Move: move, Effort: int64(res.Nodes), AlphaBeta: res}, nil
 	case m.mc != nil:
 		var res mcts.Result
 		var err error

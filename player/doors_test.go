@@ -45,6 +45,10 @@ func TestSameMovesThroughEveryDoor(t *testing.T) {
 			{"ab:depth=7", [][2]string{{"Mover", "ab"}}, uci.Limits{Depth: 7}, `{"opponent":"ab","depth":7}`},
 			{"net:connect4,sims=64", [][2]string{{"Mover", "mcts"}, {"Network", "connect4"}}, uci.Limits{Nodes: 64}, `{"opponent":"net","network":"connect4","sims":64}`},
 			{"abzero:net=connect4,m=2,depth=4,sims=16", [][2]string{{"Mover", "abzero"}, {"Network", "connect4"}, {"ABZeroWeight", "2"}, {"Simulations", "16"}}, uci.Limits{Depth: 4}, `{"opponent":"abzero","network":"connect4","m":2,"depth":4,"sims":16}`},
+			// A strength limit: its node budget, and a random move half the
+			// time, drawn the same through every door.
+			{"ab:elo=-200", [][2]string{{"Mover", "ab"}, {"UCI_LimitStrength", "true"}, {"UCI_Elo", "-200"}}, uci.Limits{}, `{"opponent":"ab","elo":-200}`},
+			{"ab:elo=300", [][2]string{{"Mover", "ab"}, {"UCI_LimitStrength", "true"}, {"UCI_Elo", "300"}}, uci.Limits{}, `{"opponent":"ab","elo":300}`},
 		}, 3},
 		{"xiangqi", []door{
 			// The engine and the Play page default to the learned
@@ -55,6 +59,9 @@ func TestSameMovesThroughEveryDoor(t *testing.T) {
 			{"net:xiangqi,sims=32,c_init=3,fpu=0", [][2]string{{"Mover", "mcts"}, {"Network", "xiangqi"}, {"CInit", "3"}, {"FPU", "0"}}, uci.Limits{Nodes: 32}, ""},
 			{"abzero:net=xiangqi,m=1,depth=2,sims=8,eval=learned", [][2]string{{"Mover", "abzero"}, {"Network", "xiangqi"}, {"Simulations", "8"}}, uci.Limits{Depth: 2}, `{"opponent":"abzero","network":"xiangqi","depth":2,"sims":8}`},
 			{"abzero:net=xiangqi,m=0.5,depth=2,sims=8", [][2]string{{"Mover", "abzero"}, {"Network", "xiangqi"}, {"Simulations", "8"}, {"ABZeroWeight", "0.5"}, {"Eval", "classical"}}, uci.Limits{Depth: 2}, `{"opponent":"abzero","network":"xiangqi","depth":2,"sims":8,"m":0.5,"eval":"classical"}`},
+			// Strength limits: each evaluation's calibrated levels.
+			{"ab:elo=-100,eval=learned", [][2]string{{"Mover", "ab"}, {"UCI_LimitStrength", "true"}, {"UCI_Elo", "-100"}}, uci.Limits{}, `{"opponent":"ab","elo":-100}`},
+			{"ab:elo=450", [][2]string{{"Mover", "ab"}, {"Eval", "classical"}, {"UCI_LimitStrength", "true"}, {"UCI_Elo", "450"}}, uci.Limits{}, `{"opponent":"ab","elo":450,"eval":"classical"}`},
 		}, 2},
 	} {
 		for _, d := range c.doors {

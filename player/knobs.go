@@ -99,6 +99,20 @@ const (
 	KnobM         = "m"
 	KnobPolicy    = "abzero_policy"
 	KnobSimShare  = "abzero_sim_share"
+	KnobLimit     = "limit_strength"
+	KnobElo       = "elo"
+)
+
+// CheckValues are a switch's values: an engine option of these is a
+// check box (uci.CheckValues, which xboard sets by 1 or 0).
+var CheckValues = []string{"false", "true"}
+
+// The range of the strength knob (UCI_Elo): Xiangqi's ladder runs from
+// random play, about -400, to Fairy-Stockfish at 30,000 nodes, about
+// 1,050 (docs/xiangqi-ladder.md).
+const (
+	minElo = -400
+	maxElo = 1000
 )
 
 // defaultMCTS is the search constants a spec starts from.
@@ -133,6 +147,10 @@ var Knobs = []Knob{
 		Help: "the learned evaluation's .nnue file (tabula nnue train); a spec needs eval=learned with it"},
 	{Key: KnobThreads, Kinds: []string{KindAB}, UCI: "Threads", Default: "1", Int: true, Min: 1, Max: 64,
 		Help: "alpha-beta's Lazy SMP threads (the engine's network search: the cores it evaluates leaves on)"},
+	{Key: KnobLimit, Kinds: []string{KindAB}, UCI: "UCI_LimitStrength", Default: "false", Values: CheckValues,
+		Help: "alpha-beta plays at the strength elo gives (a node budget a move, and some random moves at the lowest levels; docs/strength.md); a spec's elo= turns it on"},
+	{Key: KnobElo, Kinds: []string{KindAB}, UCI: "UCI_Elo", Default: "0", Int: true, Min: minElo, Max: maxElo,
+		Help: "the strength with limit_strength: Xiangqi's outside ladder's Elo (ab:depth=1 at 0, random play about -400); nominal for Connect Four and Catch the Lion"},
 	{Key: KnobHash, Kinds: []string{KindAB, KindABZero}, UCI: "Hash", Default: "16", Int: true, Min: 1, Max: maxSpecHashMiB,
 		Help: "alpha-beta's table in MiB"},
 	{Key: KnobAlgo, Kinds: []string{KindAB, KindABZero}, UCI: "Algorithm", Default: alphabeta.DefaultOptions().Algorithm, Values: alphabeta.Algorithms,

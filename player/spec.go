@@ -52,6 +52,10 @@ type Spec struct {
 	// SimShare is the percentage of a timed move the blend's simulations
 	// take.
 	SimShare int
+	// LimitStrength: alpha-beta plays at the strength Elo gives
+	// (Strength).
+	LimitStrength bool
+	Elo           int
 }
 
 // Default returns the spec of kind for gameName with every knob at its
@@ -61,7 +65,7 @@ func Default(kind, gameName string) *Spec {
 	ab.HashMiB = DefaultInt(KnobHash)
 	return &Spec{Kind: kind, Game: gameName, Sims: DefaultInt(KnobSims), MCTS: mcts.DefaultConfig(),
 		Precision: Lookup(KnobPrecision).Default, Eval: Lookup(KnobEval).Default, AlphaBeta: ab,
-		M: DefaultFloat(KnobM), SimShare: DefaultInt(KnobSimShare)}
+		M: DefaultFloat(KnobM), SimShare: DefaultInt(KnobSimShare), Elo: DefaultInt(KnobElo)}
 }
 
 // RetiredKeys are the spec keys, by kind, of switches that were measured
@@ -298,8 +302,20 @@ func (s *Spec) parseAB(g game.Game, kv map[string]string, pos []string) error {
 			return err
 		}
 	}
-	if s.Depth == 0 && s.Nodes == 0 && s.MoveTime == 0 {
-		return errors.New("ab needs depth=N, movetime=MS or nodes=N")
+	if elo, ok, err := intKey(kv, KnobElo); err != nil {
+		return err
+	} else if ok {
+		// elo= alone limits the strength; limit_strength=false keeps
+		// it full.
+		s.Elo, s.LimitStrength = elo, true
+	}
+	if v, ok, err := choiceKey(kv, KnobLimit); err != nil {
+		return err
+	} else if ok {
+		s.LimitStrength = v == "true"
+	}
+	if s.Depth == 0 && s.Nodes == 0 && s.MoveTime == 0 && !s.LimitStrength {
+		return errors.New("ab needs depth=N, movetime=MS, nodes=N or elo=E")
 	}
 	if err := checkAlphaBeta(g); err != nil {
 		return err
@@ -403,9 +419,14 @@ func (s *Spec) parseABZero(g game.Game, kv map[string]string, pos []string) erro
 	return nil
 }
 
-// ABLimits are the alpha-beta limits of an ab spec.
+// ABLimits are the alpha-beta limits of an ab spec, its strength's node
+// budget included.
 func (s *Spec) ABLimits() alphabeta.Limits {
-	return alphabeta.Limits{Depth: s.Depth, Nodes: s.Nodes, Time: s.MoveTime}
+	lim := alphabeta.Limits{Depth: s.Depth, Nodes: s.Nodes, Time: s.MoveTime}
+	if st, ok := s.Strength(""); ok {
+		lim = st.Limit(lim)
+	}
+	return lim
 }
 
 // ABZeroConfig is the blend's configuration: weight, depth, simulations,
@@ -466,6 +487,10 @@ func (s *Spec) set(k Knob, value string) {
 		s.Prior = value == PolicyPrior
 	case KnobSimShare:
 		s.SimShare = n
+	case KnobLimit:
+		s.LimitStrength = value == "true"
+	case KnobElo:
+		s.Elo = n
 	case KnobNetwork:
 		s.Network = value
 	case KnobMover:

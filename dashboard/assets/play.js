@@ -66,7 +66,15 @@ function opponentChanged() {
   const v = $("p-opponent").value, kind = opponentKind();
   $("p-path-row").hidden = v !== kind + ":";
   $("p-sims-row").hidden = kind === "ab";
-  $("p-ab-row").hidden = kind === "net";
+  // Alpha-beta's strength: full, or limited to an Elo (then the Elo
+  // alone bounds its search).
+  const limited = kind === "ab" && $("p-strength").value === "elo";
+  $("p-strength-row").hidden = kind !== "ab";
+  $("p-elo").hidden = !limited;
+  const g = choices.games.find((g) => g.name === $("p-game").value);
+  $("p-elo-hint").hidden = !limited;
+  $("p-elo-hint").textContent = limited && g ? "Elo: " + g.elo_scale : "";
+  $("p-ab-row").hidden = kind === "net" || limited;
   // The blend searches to a depth: no time per move.
   if (kind === "abzero" && $("p-ab-limit").value === "time") {
     $("p-ab-limit").value = "depth";
@@ -90,7 +98,10 @@ function newGameRequest() {
   const req = { game: $("p-game").value, side: $("p-side").value };
   const v = $("p-opponent").value, kind = opponentKind();
   req.opponent = kind;
-  if (kind !== "net") {
+  if (kind === "ab" && $("p-strength").value === "elo") {
+    req.elo = Number($("p-elo").value) || 0;
+    req.eval = $("p-eval").value;
+  } else if (kind !== "net") {
     const n = Number($("p-ab-value").value) || 0;
     if ($("p-ab-limit").value === "time") req.movetime_ms = n; else req.depth = n;
     req.eval = $("p-eval").value;
@@ -292,11 +303,12 @@ function drawEngine() {
   head.id = "p-engine-summary";
   const visits = r.kind === "net" || r.kind === "abzero";
   const value = r.value === undefined || r.value === null ? "" : `value ${r.value >= 0 ? "+" : ""}${r.value.toFixed(2)}${wdlText(r.wdl)} for the engine, `;
+  const random = r.random ? " (drawn at random: the strength limit plays some random moves)" : "";
   head.textContent = r.kind === "net"
     ? `engine played ${r.move}: ${value}${r.simulations} simulations, ${r.ms} ms`
     : r.kind === "abzero"
       ? `engine played ${r.move}: blended score ${r.score}, depth ${r.depth}, ${r.nodes} nodes; network ${value}${r.simulations} simulations; ${r.ms} ms`
-      : `engine played ${r.move}: score ${r.score} for the engine, depth ${r.depth}, ${r.nodes} nodes, ${r.ms} ms`;
+      : `engine played ${r.move}${random}: score ${r.score} for the engine, depth ${r.depth}, ${r.nodes} nodes, ${r.ms} ms`;
   if (r.stopped) head.textContent += ` (stopped by ${r.stopped})`;
   const table = document.createElement("table");
   table.id = "p-top";
@@ -724,6 +736,10 @@ document.addEventListener("DOMContentLoaded", async () => {
   $("p-sims").value = choices.default_sims;
   $("p-ab-value").value = choices.default_depth;
   $("p-m").value = choices.default_m;
+  $("p-elo").min = choices.min_elo;
+  $("p-elo").max = choices.max_elo;
+  $("p-elo").value = 200;
+  $("p-strength").onchange = opponentChanged;
   $("p-saving").textContent = choices.saving ? "" : "finished games are not saved (no records directory)";
   $("p-game").onchange = fillOpponents;
   $("p-opponent").onchange = opponentChanged;
