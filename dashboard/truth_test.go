@@ -315,6 +315,11 @@ func TestPlayTruthLion(t *testing.T) {
 	s.SetPlay(PlayOptions{LionTablebase: full})
 	fsrv := httptest.NewServer(s.Handler())
 	defer fsrv.Close()
+	// The game itself: the second player wins in 78 plies (Tanaka's
+	// solution, 2009).
+	if in := check(t, fsrv, full, "gle/1c1/1C1/ELG w - 1"); in.Value != "loses in 78" {
+		t.Errorf("the start: %q, want loses in 78", in.Value)
+	}
 	lines, err := liondata.Open(40)
 	if err != nil {
 		t.Fatal(err)
