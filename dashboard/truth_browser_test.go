@@ -18,8 +18,9 @@ import (
 // words, the best marked in the list and on the board, the same as the
 // server's stream; a move played replaces them with the next position's.
 // Catch the Lion without a table offers no toggle and says how to get
-// one; with the full table at $TABULA_LION_TB its values show too. No
-// console errors. TABULA_SCREENSHOTS=DIR keeps play-truth-connect4.png
+// one; with the full table at $TABULA_LION_TB its values show too. Then
+// alpha-beta at a strength: the Elo's scale said, the game's engine
+// ab:elo=300,eval=learned. No console errors. TABULA_SCREENSHOTS=DIR keeps play-truth-connect4.png
 // (and play-truth-lion.png with the table).
 func TestPlayTruthBrowser(t *testing.T) {
 	if testing.Short() {
@@ -172,6 +173,24 @@ func TestPlayTruthBrowser(t *testing.T) {
 		// The toggle stays on from Connect Four (the browser keeps it).
 		shown("Catch the Lion")
 		shot("play-truth-lion.png")
+	}
+	// The strength: alpha-beta limited to an Elo, the scale said in
+	// words, the depth's row hidden (the Elo alone bounds the search).
+	eval(`(() => { const g = document.getElementById("p-game"); g.value = "xiangqi"; g.dispatchEvent(new Event("change"));
+		const s = document.getElementById("p-strength"); s.value = "elo"; s.dispatchEvent(new Event("change"));
+		document.getElementById("p-elo").value = "300"; document.getElementById("p-side").value = "second";
+		document.getElementById("p-start").value = ""; return true; })()`, new(bool))
+	var scale string
+	eval(`document.getElementById("p-ab-row").hidden ? document.getElementById("p-elo-hint").textContent : ""`, &scale)
+	if !regexp.MustCompile(`ladder`).MatchString(scale) {
+		t.Errorf("Xiangqi's strength: the hint %q (or the depth shown)", scale)
+	}
+	click("#p-new")
+	waitJS("the limited engine's first move", `state !== null && !busy && state.game === "xiangqi" && state.moves.length === 1`)
+	var engine string
+	eval(`state.engine`, &engine)
+	if engine != "ab:elo=300,eval=learned" {
+		t.Errorf("the limited engine is %q", engine)
 	}
 	if errs := consoleErrors(); len(errs) > 0 {
 		t.Errorf("console errors: %q", errs)
