@@ -68,7 +68,7 @@ func TestParseErrors(t *testing.T) {
 		pos  []string
 		want string
 	}{
-		{KindAB, nil, nil, "ab needs depth=N, movetime=MS or nodes=N"},
+		{KindAB, nil, nil, "ab needs depth=N, movetime=MS, nodes=N or elo=E"},
 		{KindAB, map[string]string{"depth": "0"}, nil, "depth=0 out of range [1, "},
 		{KindAB, map[string]string{"depth": "2", "hash": "5000"}, nil, "hash=5000 out of range [1, 4096]"},
 		{KindAB, map[string]string{"depth": "2", "sims": "5"}, nil, `unknown key "sims" for ab`},
