@@ -947,7 +947,7 @@ func (pr *playRoom) newGame(req NewPlayRequest) (*playGame, error) {
 		g.engine, g.name = &abEngine{spec: spec}, specText(player.KindAB, kv)
 	case arena.KindNet:
 		if req.Depth != 0 || req.MoveTime != 0 || req.Eval != "" || req.M != nil || req.Elo != nil {
-			return nil, refuse(http.StatusBadRequest, "network: depth, movetime_ms and elo are for alpha-beta, eval and m for alpha-beta and the blend; give sims")
+			return nil, refuse(http.StatusBadRequest, "network: depth and movetime_ms are for alpha-beta, as is elo; eval and m for alpha-beta and the blend; give sims")
 		}
 		sims, err := playSims(req.Sims, "network")
 		if err != nil {
