@@ -33,29 +33,32 @@ type strengthLevel struct {
 // looks at its node limit every 1,024 nodes.
 const minStrengthNodes = 1024
 
-// The calibrated levels, by game and evaluation (docs/strength.md has the
-// matches). Elo ascending; Nodes and Random monotone.
+// The calibrated levels, by game and evaluation: each point's Elo is
+// measured by fixed-node matches against the outside ladder's rungs
+// (docs/strength.md has the matches and their intervals, about ±60-100),
+// but random play's, which is the ladder's own. Elo ascending; Nodes and
+// Random monotone.
 var strengthLevels = map[string]map[string][]strengthLevel{
 	"xiangqi": {
 		EvalLearned: {
 			{-405, minStrengthNodes, 1},
-			{-320, minStrengthNodes, 0.5},
-			{-200, minStrengthNodes, 0.25},
-			{0, minStrengthNodes, 0.1},
-			{390, minStrengthNodes, 0},
-			{600, 4096, 0},
-			{800, 16384, 0},
-			{1000, 65536, 0},
+			{-323, minStrengthNodes, 0.5},
+			{-275, minStrengthNodes, 0.25},
+			{-4, minStrengthNodes, 0.1},
+			{348, minStrengthNodes, 0},
+			{711, 4096, 0},
+			{896, 16384, 0},
+			{1238, 65536, 0},
 		},
 		EvalClassical: {
 			{-405, minStrengthNodes, 1},
-			{-315, minStrengthNodes, 0.5},
-			{-200, minStrengthNodes, 0.25},
-			{0, minStrengthNodes, 0.1},
-			{190, minStrengthNodes, 0},
-			{400, 4096, 0},
-			{600, 16384, 0},
-			{800, 65536, 0},
+			{-314, minStrengthNodes, 0.5},
+			{-253, minStrengthNodes, 0.25},
+			{-85, minStrengthNodes, 0.1},
+			{192, minStrengthNodes, 0},
+			{511, 4096, 0},
+			{790, 16384, 0},
+			{1031, 65536, 0},
 		},
 	},
 }
