@@ -140,9 +140,10 @@ func TestStrengthChoose(t *testing.T) {
 }
 
 // A limited alpha-beta is weaker than the same search unlimited: at the
-// nominal Elo -300 (a random move three times in four) against 20,000
-// nodes a move, in Connect Four at fixed nodes. Its expected score is
-// near 0; 0.3 over 40 games is far above anything chance gives it.
+// nominal strength -300 (a random move three times in four) against the
+// same 20,000-node search, in Connect Four at fixed nodes. Its expected
+// score is near 0 (docs/strength.md); the threshold of 0.3 is far above
+// anything chance gives it in a match of this size.
 func TestLimitedIsWeaker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays a match")
