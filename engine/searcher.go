@@ -246,7 +246,9 @@ func (s *Searcher) Search(ctx context.Context, gp game.Position, lim uci.Limits,
 		al = st.Limit(al)
 	}
 	res := s.s.Search(ctx, sp, al, abInfo(p, info))
-	if limited && (allowed == nil || slices.Contains(allowed, res.Move)) {
+	// A restricted root (searchmoves, banmoves) plays the search's
+	// choice: a random move could be one it excludes.
+	if limited && allowed == nil {
 		if m, random := st.Choose(p, res.Move); random {
 			info("string a random move, as the strength limit plays some at Elo " + strconv.Itoa(s.play.Elo))
 			res.Move, res.PV = m, []game.Move{m}

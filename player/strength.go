@@ -36,12 +36,12 @@ const minStrengthNodes = 1024
 // The calibrated levels, by game and evaluation: each point's Elo is
 // measured by fixed-node matches against the outside ladder's rungs
 // (docs/strength.md has the matches and their intervals, about ±60-100),
-// but random play's, which is the ladder's own. Elo ascending; Nodes and
-// Random monotone.
+// but random play's, the ladder's own (-405) put at the knob's bottom.
+// Elo ascending; Nodes and Random monotone.
 var strengthLevels = map[string]map[string][]strengthLevel{
 	"xiangqi": {
 		EvalLearned: {
-			{-405, minStrengthNodes, 1},
+			{-400, minStrengthNodes, 1},
 			{-323, minStrengthNodes, 0.5},
 			{-275, minStrengthNodes, 0.25},
 			{-4, minStrengthNodes, 0.1},
@@ -51,7 +51,7 @@ var strengthLevels = map[string]map[string][]strengthLevel{
 			{1238, 65536, 0},
 		},
 		EvalClassical: {
-			{-405, minStrengthNodes, 1},
+			{-400, minStrengthNodes, 1},
 			{-314, minStrengthNodes, 0.5},
 			{-253, minStrengthNodes, 0.25},
 			{-85, minStrengthNodes, 0.1},
