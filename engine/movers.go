@@ -26,7 +26,11 @@ import (
 // the engine drives the searcher each holds (alphabeta.Searcher,
 // mcts.Mover, abzero.Mover) with the protocols' limits and info lines.
 //
-//   - ab: alpha-beta (searcher.go).
+//   - ab: alpha-beta (searcher.go). With UCI_LimitStrength it plays at
+//     UCI_Elo (player.StrengthFor): the Elo's node budget caps every
+//     limit, and at the lowest levels some moves are drawn at random (an
+//     info string says so), never at a root searchmoves or banmoves
+//     restrict.
 //   - mcts: the network's search (mcts.Mover) with the constants of the
 //     Search (puct, or gumbel, which needs a simulation budget: go nodes
 //     or no limit), CInit and FPU options. `go nodes N` runs N
