@@ -138,10 +138,7 @@ type Header struct {
 	Budget      Budget `json:"budget"`
 	// Eval names the evaluation the games were searched with:
 	// "classical", or a network with its checksum.
-	Eval string `json:"eval"`
-	// Labels says where the scores came from when not from the search
-	// alone (package nnuelabel): empty for the generator's own.
-	Labels   string   `json:"labels,omitempty"`
+	Eval     string   `json:"eval"`
 	Settings Settings `json:"settings"`
 	Stats    Stats    `json:"stats"`
 }

@@ -3,7 +3,6 @@
 //
 //	tabula nnue gen -out DIR -positions N [-nodes N | -depth D]   training data from the alpha-beta's own games
 //	tabula nnue train -data DIR[,DIR...] -out FILE.nnue            the network trained on them
-//	tabula nnue label -data DIR -out DIR [-net CKPT] [-weight W]   the shards' scores blended with a conv net's value
 package nnue
 
 import (
@@ -24,7 +23,6 @@ type subcommand struct {
 var subcommands = []subcommand{
 	{"gen", "play the alpha-beta against itself into training data shards (resumable)", runGen},
 	{"train", "train the network on the shards' positions (resumable)", runTrain},
-	{"label", "give the shards' positions scores blended with a conv net's value (resumable)", runLabel},
 }
 
 // Run is `tabula nnue`: args are the subcommand and its flags.
