@@ -19,8 +19,8 @@ import (
 	"github.com/tabula-zero/tabula/game/lion/tablebase"
 )
 
-// The exact truth beside the engine: for the solved games the page shows
-// each legal move's exact value ("wins in 7", "draws", "loses in 12"),
+// The game.Exact truth beside the engine: for the solved games the page shows
+// each legal move's game.Exact value ("wins in 7", "draws", "loses in 12"),
 // from Connect Four's solver (alphabeta/c4solver) and Catch the Lion's
 // tablebase (game/lion/tablebase). Values count plies to the end of the
 // game with best play: the winner hurrying, the loser delaying.
@@ -43,12 +43,12 @@ const (
 	maxTruthCache = 64
 )
 
-// lionTruthHint says, in words, how a server gets Catch the Lion's exact
+// lionTruthHint says, in words, how a server gets Catch the Lion's game.Exact
 // values.
 const lionTruthHint = "Exact values for Catch the Lion come from its tablebase, which this server was not given: " +
 	"build it with tabula liontb -out lion.tb (about 5 CPU-minutes, 250 MB) and start the server with -lion-tablebase lion.tb."
 
-// TruthMove is a legal move with its exact value for the side playing it.
+// TruthMove is a legal move with its game.Exact value for the side playing it.
 type TruthMove struct {
 	Move string `json:"move"`
 	// Solved: the value is known (a solve cut short leaves the rest
@@ -68,7 +68,7 @@ type TruthMove struct {
 	Best bool `json:"best,omitempty"`
 }
 
-// TruthInfo is what is known of a position's exact values.
+// TruthInfo is what is known of a position's game.Exact values.
 type TruthInfo struct {
 	Source string      `json:"source"` // solver or tablebase
 	Moves  []TruthMove `json:"moves"`  // every legal move, the best first once solved
@@ -86,39 +86,9 @@ type TruthInfo struct {
 	Note string `json:"note,omitempty"`
 }
 
-// exact is a value for the side to move: the outcome and the plies to
-// the end.
-type exact struct {
-	outcome game.Result
-	plies   int
-}
-
-// before is the value of the move that leads to a position of value e,
-// for the side playing it.
-func (e exact) before() exact {
-	switch e.outcome {
-	case game.Win:
-		return exact{game.Loss, e.plies + 1}
-	case game.Loss:
-		return exact{game.Win, e.plies + 1}
-	}
-	return e
-}
-
-// rank orders values: a quicker win above a slower, a draw above a loss,
-// a slower loss above a quicker.
-func (e exact) rank() int {
-	switch e.outcome {
-	case game.Win:
-		return 1_000_000 - e.plies
-	case game.Loss:
-		return -1_000_000 + e.plies
-	}
-	return 0
-}
-
-func (e exact) outcomeWord() string {
-	switch e.outcome {
+// outcomeWord names a move's outcome for the page.
+func outcomeWord(e game.Exact) string {
+	switch e.Outcome {
 	case game.Win:
 		return "win"
 	case game.Loss:
@@ -127,12 +97,13 @@ func (e exact) outcomeWord() string {
 	return "draw"
 }
 
-func (e exact) words() string {
-	switch e.outcome {
+// words says a move's value as the page shows it: "wins in 7".
+func words(e game.Exact) string {
+	switch e.Outcome {
 	case game.Win:
-		return "wins in " + strconv.Itoa(e.plies)
+		return "wins in " + strconv.Itoa(e.Plies)
 	case game.Loss:
-		return "loses in " + strconv.Itoa(e.plies)
+		return "loses in " + strconv.Itoa(e.Plies)
 	}
 	return "draws"
 }
@@ -140,18 +111,18 @@ func (e exact) words() string {
 // ponsExact reads Pons' score of a Connect Four position with n stones
 // played: a win of score s comes with the side to move's (22-s)th stone,
 // a loss with the opponent's (22+s)th.
-func ponsExact(score, n int) exact {
+func ponsExact(score, n int) game.Exact {
 	mine, theirs := n/2, n-n/2 // stones on the board
 	switch {
 	case score > 0:
-		return exact{game.Win, 2*(22-score-mine) - 1}
+		return game.Exact{Outcome: game.Win, Plies: 2*(22-score-mine) - 1}
 	case score < 0:
-		return exact{game.Loss, 2 * (22 + score - theirs)}
+		return game.Exact{Outcome: game.Loss, Plies: 2 * (22 + score - theirs)}
 	}
-	return exact{game.Draw, 0}
+	return game.Exact{Outcome: game.Draw, Plies: 0}
 }
 
-// truthOffer says whether the page may show gameName's exact values, and
+// truthOffer says whether the page may show gameName's game.Exact values, and
 // if not, why in words.
 func (pr *playRoom) truthOffer(gameName string) (bool, string) {
 	switch gameName {
@@ -196,7 +167,7 @@ func (p *solverPool) get() (*c4solver.Solver, func(), error) {
 	}, nil
 }
 
-// playTruth streams the exact values of the game's legal moves as
+// playTruth streams the game.Exact values of the game's legal moves as
 // Server-Sent Events: "truth" events (TruthInfo) as moves are solved,
 // the last with done set. ?ms= bounds the solve (minTruthMS-maxTruthMS,
 // default defaultTruthMS); the page closing the stream (the person moved
@@ -223,7 +194,7 @@ func (s *Server) playTruth(w http.ResponseWriter, r *http.Request) {
 	g.mu.Unlock()
 	if ok, why := pr.truthOffer(gameName); !ok {
 		if why == "" {
-			why = fmt.Sprintf("%s is not solved: there are no exact values to show", gameName)
+			why = fmt.Sprintf("%s is not solved: there are no game.Exact values to show", gameName)
 		}
 		s.playFail(w, refuse(http.StatusConflict, "%s", why))
 		return
@@ -300,7 +271,7 @@ func (s *Server) playTruth(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	default:
-		s.playFail(w, refuse(http.StatusConflict, "%s has no exact values here", gameName))
+		s.playFail(w, refuse(http.StatusConflict, "%s has no game.Exact values here", gameName))
 		return
 	}
 	info.Done = true
@@ -328,9 +299,9 @@ func lionTruth(t *tablebase.Table, p *lion.Position) (TruthInfo, error) {
 		return TruthInfo{}, err
 	}
 	info := TruthInfo{Source: TruthTablebase, Note: "the table's values ignore repetitions and the game's 200-ply cap"}
-	vals := make([]exact, len(moves))
+	vals := make([]game.Exact, len(moves))
 	for i, m := range moves {
-		vals[i] = exact{m.Result.Outcome, m.Result.Plies}
+		vals[i] = m.Result
 		info.Moves = append(info.Moves, TruthMove{Move: p.FormatMove(m.Move)})
 	}
 	finish(&info, vals)
@@ -349,7 +320,7 @@ func connect4Truth(ctx context.Context, s *c4solver.Solver, p *connect4.Position
 	for _, m := range legal {
 		info.Moves = append(info.Moves, TruthMove{Move: p.FormatMove(m)})
 	}
-	vals := make([]exact, len(legal))
+	vals := make([]game.Exact, len(legal))
 	progress(info)
 	for i, m := range legal {
 		child := p.Clone().(*connect4.Position)
@@ -358,7 +329,7 @@ func connect4Truth(ctx context.Context, s *c4solver.Solver, p *connect4.Position
 		if err != nil {
 			break
 		}
-		vals[i] = ponsExact(score, child.Moves()).before()
+		vals[i] = ponsExact(score, child.Moves()).Before()
 		mine := -score
 		info.Moves[i].Score = &mine
 		setExact(&info.Moves[i], vals[i])
@@ -379,20 +350,20 @@ func centreDistance(col string) int {
 	return max(c-4, 4-c)
 }
 
-func setExact(t *TruthMove, e exact) {
-	t.Solved, t.Outcome, t.Words = true, e.outcomeWord(), e.words()
-	if e.outcome != game.Draw {
-		t.Plies = e.plies
+func setExact(t *TruthMove, e game.Exact) {
+	t.Solved, t.Outcome, t.Words = true, outcomeWord(e), words(e)
+	if e.Outcome != game.Draw {
+		t.Plies = e.Plies
 	}
 }
 
 // finish sets every move's value (vals, by move), marks the best, orders
 // the moves best first and states the position's value.
-func finish(info *TruthInfo, vals []exact) {
+func finish(info *TruthInfo, vals []game.Exact) {
 	best := 0
 	for i, e := range vals {
 		setExact(&info.Moves[i], e)
-		if e.rank() > vals[best].rank() {
+		if e.Rank() > vals[best].Rank() {
 			best = i
 		}
 	}
@@ -408,17 +379,17 @@ func finish(info *TruthInfo, vals []exact) {
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(vals[b].rank(), vals[a].rank()) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(vals[b].Rank(), vals[a].Rank()) })
 	sorted := make([]TruthMove, len(idx))
 	for k, i := range idx {
 		sorted[k] = info.Moves[i]
 	}
 	info.Moves = sorted
-	info.Value = top.words()
+	info.Value = words(top)
 }
 
 // OpenLionTablebase opens the Catch the Lion tablebase at path for the
-// Play page's exact values (PlayOptions.LionTablebase), refusing a table
+// Play page's game.Exact values (PlayOptions.LionTablebase), refusing a table
 // of a sub-game, which has no value for the game's positions.
 func OpenLionTablebase(path string) (*tablebase.Table, error) {
 	t, err := tablebase.Open(path)

@@ -43,18 +43,6 @@ func (m *moverState) setTablebase(path string) error {
 	return nil
 }
 
-// tbRank orders results for the mover: quicker wins first, then draws,
-// then slower losses.
-func tbRank(r tablebase.Result) int {
-	switch r.Outcome {
-	case game.Win:
-		return 1000 - r.Plies
-	case game.Loss:
-		return -1000 + r.Plies
-	}
-	return 0
-}
-
 // tbScore is a result as a UCI score: mate in moves, or cp 0 for a draw.
 func tbScore(r tablebase.Result) string {
 	switch r.Outcome {
@@ -85,7 +73,7 @@ func (s *Searcher) searchTB(_ context.Context, gp game.Position, allowed []game.
 		if allowed != nil && !slices.Contains(allowed, m.Move) {
 			continue
 		}
-		if best < 0 || tbRank(m.Result) > tbRank(moves[best].Result) {
+		if best < 0 || m.Result.Rank() > moves[best].Result.Rank() {
 			best = i
 		}
 	}

@@ -62,13 +62,13 @@ func TestTablebaseMover(t *testing.T) {
 	for _, m := range all {
 		if !slices.Contains(best, m.Move) {
 			others = append(others, m.Move)
-			bestRank = max(bestRank, tbRank(m.Result))
+			bestRank = max(bestRank, m.Result.Rank())
 		}
 	}
 	if len(others) > 0 {
 		res, err = s.Search(context.Background(), p, uci.Limits{SearchMoves: others}, func(string) {})
 		i := slices.IndexFunc(all, func(m tablebase.MoveResult) bool { return m.Move == res.Best })
-		if err != nil || i < 0 || !slices.Contains(others, res.Best) || tbRank(all[i].Result) != bestRank {
+		if err != nil || i < 0 || !slices.Contains(others, res.Best) || all[i].Result.Rank() != bestRank {
 			t.Errorf("restricted root: %s (%v)", p.FormatMove(res.Best), err)
 		}
 	}

@@ -178,9 +178,9 @@ func solveWithLion(t *testing.T, mat Material) (keys []string, res []Result) {
 	for i, st := range status {
 		switch {
 		case st.Over():
-			res[i], known[i] = Result{st.Result, 0}, true
+			res[i], known[i] = Result{Outcome: st.Result}, true
 		case len(edges[i]) == 0:
-			res[i], known[i] = Result{game.Loss, 0}, true
+			res[i], known[i] = Result{Outcome: game.Loss, Plies: 0}, true
 		}
 	}
 	for d := 1; ; d++ {
@@ -192,7 +192,7 @@ func solveWithLion(t *testing.T, mat Material) (keys []string, res []Result) {
 			all := true
 			for _, j := range edges[i] {
 				if known[j] && res[j].Outcome == game.Loss && res[j].Plies == d-1 {
-					res[i] = Result{game.Win, d}
+					res[i] = Result{Outcome: game.Win, Plies: d}
 					found = append(found, i)
 					all = false
 					break
@@ -202,7 +202,7 @@ func solveWithLion(t *testing.T, mat Material) (keys []string, res []Result) {
 				}
 			}
 			if all {
-				res[i] = Result{game.Loss, d}
+				res[i] = Result{Outcome: game.Loss, Plies: d}
 				found = append(found, i)
 			}
 		}
@@ -286,9 +286,9 @@ func searchResult(score int) (Result, bool) {
 	const mate = 1000
 	switch {
 	case score > 0:
-		return Result{game.Win, mate - score}, true
+		return Result{Outcome: game.Win, Plies: mate - score}, true
 	case score < 0:
-		return Result{game.Loss, mate + score}, true
+		return Result{Outcome: game.Loss, Plies: mate + score}, true
 	}
 	return Result{}, false
 }
@@ -449,10 +449,10 @@ func TestBuildIsDeterministic(t *testing.T) {
 func TestProbeEdges(t *testing.T) {
 	tb := build(t, Material{1, 0, 0})
 	for text, want := range map[string]Result{
-		"1L1/3/2l/C2 b - 2":  {game.Loss, 0}, // their lion on its far rank, unattacked
-		"1L1/3/2l/C2 w - 1":  {game.Win, 0},  // ours survived a reply there
-		"1Ll/3/3/C2 b - 2":   {game.Win, 1},  // attacked: take it
-		"3/1l1/1L1/C2 w - 1": {game.Win, 1},  // lions side by side
+		"1L1/3/2l/C2 b - 2":  {Outcome: game.Loss, Plies: 0}, // their lion on its far rank, unattacked
+		"1L1/3/2l/C2 w - 1":  {Outcome: game.Win, Plies: 0},  // ours survived a reply there
+		"1Ll/3/3/C2 b - 2":   {Outcome: game.Win, Plies: 1},  // attacked: take it
+		"3/1l1/1L1/C2 w - 1": {Outcome: game.Win, Plies: 1},  // lions side by side
 	} {
 		lp, err := lion.Parse(text, safe)
 		if err != nil {
@@ -467,7 +467,7 @@ func TestProbeEdges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := tb.Probe(lp); err != nil || got != (Result{game.Loss, 0}) {
+	if got, err := tb.Probe(lp); err != nil || got != (Result{Outcome: game.Loss, Plies: 0}) {
 		t.Errorf("%s: %v %v, want a loss in 0", lp, got, err)
 	}
 	start, _ := lion.New(safe)

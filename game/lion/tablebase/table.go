@@ -24,35 +24,9 @@ const BuildHint = "build it with: go run ./cmd/tabula liontb -out lion.tb (250 M
 // EnvFile names the environment variable tests read the table's path from.
 const EnvFile = "TABULA_LION_TB"
 
-// Result is the exact value of a position for the side to move: Win, Loss
-// or Draw, and for a win or loss the number of plies to the end of the
-// game with best play (the winner hurrying, the loser delaying).
-type Result struct {
-	Outcome game.Result
-	Plies   int
-}
-
-func (r Result) String() string {
-	switch r.Outcome {
-	case game.Win:
-		return fmt.Sprintf("win in %d", r.Plies)
-	case game.Loss:
-		return fmt.Sprintf("loss in %d", r.Plies)
-	}
-	return "draw"
-}
-
-// after is the result one ply earlier, for the side that made the move
-// leading to r.
-func (r Result) after() Result {
-	switch r.Outcome {
-	case game.Win:
-		return Result{game.Loss, r.Plies + 1}
-	case game.Loss:
-		return Result{game.Win, r.Plies + 1}
-	}
-	return r
-}
+// Result is the exact value of a position for the side to move (plies
+// to the end with best play).
+type Result = game.Exact
 
 // Table answers exact values of Catch the Lion positions under the safe try
 // rule. Opened from a file it reads entries on demand from a memory map.
@@ -288,13 +262,13 @@ func (t *Table) Probe(p *lion.Position) (Result, error) {
 	}
 	q, ok := fromLion(p)
 	if !ok {
-		return Result{game.Loss, 0}, nil // our lion has just been taken
+		return Result{Outcome: game.Loss, Plies: 0}, nil // our lion has just been taken
 	}
 	if _, theirs := q.lions(); theirs < 0 {
 		return Result{}, errors.New("tablebase: the side not to move has no lion")
 	}
 	r, d := decodeCode(t.code(&q))
-	return Result{r, d}, nil
+	return Result{Outcome: r, Plies: d}, nil
 }
 
 // code returns the code of a normalised position with both lions.
@@ -338,7 +312,7 @@ func (t *Table) Moves(p *lion.Position, dst []MoveResult) ([]MoveResult, Result,
 		if err != nil {
 			return dst, root, err
 		}
-		dst = append(dst, MoveResult{m, r.after()})
+		dst = append(dst, MoveResult{m, r.Before()})
 	}
 	return dst, root, nil
 }
