@@ -198,13 +198,17 @@ func winogradDy(e []BF16, xiStride int, dy [2][]float32, tiles, ch int) {
 }
 
 func winogradGradInput(rows [4][]float32, n []float32, xiStride, tiles, ch int, fresh bool) {
-	if !bf16Vector {
-		winogradGradInputGo(rows, n, xiStride, tiles, ch, fresh)
-		return
-	}
 	f := 0
 	if fresh {
 		f = 1
+	}
+	if !bf16Vector {
+		if winoAVX2 {
+			winogradGradInputAVX2(&rows[0][0], &rows[1][0], &rows[2][0], &rows[3][0], &n[0], xiStride, tiles, ch, f)
+			return
+		}
+		winogradGradInputGo(rows, n, xiStride, tiles, ch, fresh)
+		return
 	}
 	winogradGradInputAVX512(&rows[0][0], &rows[1][0], &rows[2][0], &rows[3][0], &n[0], xiStride, tiles, ch, f)
 }
@@ -226,10 +230,6 @@ func winogradInput(v []BF16, xiStride int, rows [4][]float32, tiles, ch int) {
 }
 
 func winogradOutput(y0, y1 []float32, m []float32, xiStride, tiles int, half bool, ch int) {
-	if !bf16Vector {
-		winogradOutputGo(y0, y1, m, xiStride, tiles, half, ch)
-		return
-	}
 	var p1 *float32
 	if y1 != nil {
 		p1 = &y1[0]
@@ -237,6 +237,14 @@ func winogradOutput(y0, y1 []float32, m []float32, xiStride, tiles int, half boo
 	h := 0
 	if half {
 		h = 1
+	}
+	if !bf16Vector {
+		if winoAVX2 {
+			winogradOutputAVX2(&y0[0], p1, &m[0], xiStride, tiles, h, ch)
+			return
+		}
+		winogradOutputGo(y0, y1, m, xiStride, tiles, half, ch)
+		return
 	}
 	winogradOutputAVX512(&y0[0], p1, &m[0], xiStride, tiles, h, ch)
 }

@@ -42,17 +42,25 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, e
 	s.inputGrad, s.xNode = inputGrad, x
 	if p == BF16 && bf16Fits(k, in, out, inputGrad) && (winogradAnyCPU || gemm.HasBF16() && bf16Pays(b)) {
 		if winogradFits(s) {
-			s.wino = newWinoConv(s)
-			// One pass makes both gradients, whichever op asks first.
-			s.dw = newOutput(s.wshape, 0)
-			if inputGrad {
-				s.dx = newOutput(s.b.padded(s.in), s.bwd.cs)
-			}
+			s.useWinograd(false)
 		} else {
 			s.bf = newBF16Conv(s)
 		}
+	} else if p == FP32 && winogradF32Fits(s) {
+		s.useWinograd(true)
 	}
 	return G.ApplyOp(&convOp{base("conv", s.id), s}, x, w)
+}
+
+// useWinograd has the convolution run its products as Winograd's, in
+// float32 or bfloat16.
+func (s *convState) useWinograd(f32 bool) {
+	s.wino = newWinoConv(s, f32)
+	// One pass makes both gradients, whichever op asks first.
+	s.dw = newOutput(s.wshape, 0)
+	if s.inputGrad {
+		s.dx = newOutput(s.b.padded(s.in), s.bwd.cs)
+	}
 }
 
 // convKernel picks the kernel that pads the convolution's products least:

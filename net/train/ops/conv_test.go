@@ -252,8 +252,19 @@ func TestConvBF16MatchesDefinition(t *testing.T) {
 // inputs or nine weights), leave every border zero, and read no padding
 // they should not: odd and even heights and widths, chunks short of the
 // others, several chunks a core. On a CPU without AVX512_BF16 this checks
-// the Go twins.
+// the Go twins. In float32 (f32) they are the convolution's to within
+// float32's rounding.
 func TestConvWinograd(t *testing.T) {
+	for _, f32 := range []bool{false, true} {
+		testConvWinograd(t, f32)
+	}
+}
+
+func testConvWinograd(t *testing.T, f32 bool) {
+	tol := 1e-2
+	if f32 {
+		tol = 1e-4
+	}
 	for _, tc := range []struct {
 		b         Board
 		in, out   int
@@ -266,7 +277,7 @@ func TestConvWinograd(t *testing.T) {
 		{Board{1, 1, 1}, 16, 16, true},   // one pixel
 		{Board{2, 10, 9}, 32, 48, false}, // no input gradient
 	} {
-		name := fmt.Sprintf("%dx%dx%d/%d-%d", tc.b.N, tc.b.H, tc.b.W, tc.in, tc.out)
+		name := fmt.Sprintf("f32=%t/%dx%dx%d/%d-%d", f32, tc.b.N, tc.b.H, tc.b.W, tc.in, tc.out)
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(4, uint64(tc.in*100+tc.out)))
 			b := tc.b
@@ -275,14 +286,14 @@ func TestConvWinograd(t *testing.T) {
 			dy := randSlice(rng, b.N*tc.out*b.H*b.W)
 			s := newConvState(b, 3, tc.in, tc.out, gemm.Kernels[0])
 			s.inputGrad = tc.inputGrad
-			c := newWinoConv(s)
+			c := newWinoConv(s, f32)
 			xp, dyp := toPadded(b, tc.in, x), toPadded(b, tc.out, dy)
 			y := make([]float32, b.N*b.hp()*b.wp()*tc.out)
 			dx := make([]float32, b.N*b.hp()*b.wp()*tc.in)
 			dw := make([]float32, tc.out*tc.in*9)
 			check := func(what string, got, want []float32, borderOK bool) {
 				t.Helper()
-				if e := maxRelErr(got, want); e > 1e-2 || !borderOK {
+				if e := maxRelErr(got, want); e > tol || !borderOK {
 					t.Fatalf("%s: relative error %.3g against float32, zero border %t", what, e, borderOK)
 				}
 			}

@@ -28,12 +28,15 @@ import (
 // which computes E once.
 type winoConv struct {
 	s       *convState
-	th, tw  int // tile rows and columns of a board
-	imgs    int // images a chunk
-	rows    int // tiles a chunk, rounded up to a multiple of 32
+	f32     bool // float32 throughout, the products on Sgemm (winogradF32Fits)
+	th, tw  int  // tile rows and columns of a board
+	imgs    int  // images a chunk
+	rows    int  // tiles a chunk, rounded up to a multiple of 32
 	chunks  int
 	u, ut   []gemm.BF16 // U in pairs of input channels, Uᵀ in pairs of output channels
 	v       []gemm.BF16 // every chunk's V: [chunk][ξ][rows][in]
+	u32     []float32   // f32: U as [ξ][in][out]
+	v32     []float32   // f32: every chunk's V, as v
 	zero    []float32   // a padded row of zeros, the patches' rows past an image
 	parts   []winoScratch
 	du      [][]float32 // the parts' sums of E ⊙ V
@@ -57,6 +60,8 @@ type winoScratch struct {
 	vt    []gemm.BF16 // V transposed: [ξ][in][rows]
 	du    []float32   // Σ E ⊙ V over the part's tiles: [ξ][in][out]
 	sink  []float32   // the input gradient's rows past the board
+	e32   []float32   // f32: E, as e
+	ws    *gemm.Workspace
 }
 
 // winogradOn: the bf16 convolutions take Winograd's products where they
@@ -92,24 +97,48 @@ func winogradFits(s *convState) bool {
 	return winogradOn && (winogradAnyCPU || gemm.BF16Kernel() == "avx512bf16") && s.k == 3 && fit(s.in) && fit(s.out)
 }
 
-func newWinoConv(s *convState) *winoConv {
+// winogradF32 has the float32 convolutions take Winograd's products in
+// float32 where they fit (winogradF32Fits); TABULA_WINOGRAD32=off keeps
+// the direct products, to measure one against the other.
+var winogradF32 = os.Getenv("TABULA_WINOGRAD32") != "off"
+
+// winogradF32Fits reports whether a float32 convolution takes Winograd's
+// products in float32: 3x3, channels in whole vectors of 16 from 16 to 48
+// (the transforms' kernels take ch in vectors of 16), and the input
+// gradient written with the input's channel stride.
+func winogradF32Fits(s *convState) bool {
+	fit := func(c int) bool { return c%16 == 0 && c >= 16 && c <= 48 }
+	return winogradF32 && s.k == 3 && fit(s.in) && fit(s.out) && (!s.inputGrad || s.bwd.cs == s.in)
+}
+
+func newWinoConv(s *convState, f32 bool) *winoConv {
 	b := s.b
-	c := &winoConv{s: s, th: (b.H + 1) / 2, tw: (b.W + 1) / 2, imgs: winoImages(b)}
+	c := &winoConv{s: s, f32: f32, th: (b.H + 1) / 2, tw: (b.W + 1) / 2, imgs: winoImages(b)}
 	c.rows = gemm.RoundUp(c.imgs*c.th*c.tw, 32)
 	c.chunks = (b.N + c.imgs - 1) / c.imgs
-	c.u = make([]gemm.BF16, 16*s.in*s.out)
-	c.ut = make([]gemm.BF16, 16*s.in*s.out)
-	c.v = make([]gemm.BF16, c.chunks*16*c.rows*s.in)
+	if f32 {
+		c.u32 = make([]float32, 16*s.in*s.out)
+		c.v32 = make([]float32, c.chunks*16*c.rows*s.in)
+	} else {
+		c.u = make([]gemm.BF16, 16*s.in*s.out)
+		c.ut = make([]gemm.BF16, 16*s.in*s.out)
+		c.v = make([]gemm.BF16, c.chunks*16*c.rows*s.in)
+	}
 	c.zero = make([]float32, (2*c.tw+2)*s.in)
 	c.parts = make([]winoScratch, min(c.chunks, runtime.GOMAXPROCS(0)))
 	for i := range c.parts {
 		c.parts[i] = winoScratch{
 			m:    make([]float32, 16*c.rows*max(s.in, s.out)),
-			e:    make([]gemm.BF16, 16*c.rows*s.out),
-			ep:   make([]gemm.BF16, 16*c.rows*s.out),
-			vt:   make([]gemm.BF16, 16*s.in*c.rows),
 			du:   make([]float32, 16*s.in*s.out),
 			sink: make([]float32, (2*c.tw+2)*s.in),
+		}
+		if f32 {
+			c.parts[i].e32 = make([]float32, 16*c.rows*s.out)
+			c.parts[i].ws = gemm.NewWorkspaceOn(1)
+		} else {
+			c.parts[i].e = make([]gemm.BF16, 16*c.rows*s.out)
+			c.parts[i].ep = make([]gemm.BF16, 16*c.rows*s.out)
+			c.parts[i].vt = make([]gemm.BF16, 16*s.in*c.rows)
 		}
 	}
 	for i := range c.parts {
@@ -133,6 +162,10 @@ func (c *winoConv) transformWeights(w []float32) {
 // output channels.
 func (c *winoConv) transformFilters(part int) {
 	pairs, parts := c.s.out/2, c.cur.parts
+	if c.f32 {
+		gemm.WinogradFiltersF32(c.u32, c.cur.w, c.s.in, c.s.out, 2*(pairs*part/parts), 2*(pairs*(part+1)/parts))
+		return
+	}
 	gemm.WinogradFilters(c.u, c.ut, c.cur.w, c.s.in, c.s.out, 2*(pairs*part/parts), 2*(pairs*(part+1)/parts))
 }
 
@@ -163,6 +196,10 @@ func (c *winoConv) forwardChunks(part int) {
 	ch0, ch1 := c.partChunks(part, c.cur.parts)
 	for ch := ch0; ch < ch1; ch++ {
 		n0, n1 := c.chunkImages(ch)
+		if c.f32 {
+			c.forwardChunkF32(sc, ch, n0, n1)
+			continue
+		}
 		v := c.v[ch*16*c.rows*in:][:16*c.rows*in]
 		t := 0
 		for n := n0; n < n1; n++ {
@@ -186,23 +223,66 @@ func (c *winoConv) forwardChunks(part int) {
 		for e := range 16 {
 			gemm.DotPairsBF16(sc.m[e*c.rows*out:], out, v[e*c.rows*in:], in, padded, c.u[e*in*out:], in/2, out/16, false)
 		}
-		t = 0
-		for n := n0; n < n1; n++ {
-			for i := range c.th {
-				y0 := c.cur.y[((n*hp+2*i+1)*wp+1)*out:]
-				var y1 []float32
-				if 2*i+1 < b.H {
-					y1 = c.cur.y[((n*hp+2*i+2)*wp+1)*out:]
-				}
-				gemm.WinogradOutput(y0, y1, sc.m[t*out:], c.rows*out, c.tw, b.W%2 == 1, out)
-				t += c.tw
-			}
+		c.outputChunk(sc, n0, n1)
+	}
+}
+
+// forwardChunkF32 is forwardChunks' work on chunk ch (images [n0, n1))
+// in float32: V, the 16 products on Sgemm, the output transforms.
+func (c *winoConv) forwardChunkF32(sc *winoScratch, ch, n0, n1 int) {
+	in, out := c.s.in, c.s.out
+	hp, wp := c.s.b.hp(), c.s.b.wp()
+	v := c.v32[ch*16*c.rows*in:][:16*c.rows*in]
+	t := 0
+	for n := n0; n < n1; n++ {
+		for i := range c.th {
+			gemm.WinogradInputF32(v[t*in:], c.rows*in, c.patchRows(n, i, hp, wp, in), c.tw, in)
+			t += c.tw
 		}
-		if bn := c.s.stats; bn != nil {
-			// The batch norm's sums of the chunk's images, in cache.
-			for n := n0; n < n1; n++ {
-				bn.imageStats(c.cur.y, n)
+	}
+	for e := range 16 {
+		sc.ws.Sgemm(false, false, t, out, in, 1, v[e*c.rows*in:], in, c.u32[e*in*out:], out, 0, sc.m[e*c.rows*out:], out)
+	}
+	c.outputChunk(sc, n0, n1)
+}
+
+// patchRows is the four input rows of tile row i of image n.
+func (c *winoConv) patchRows(n, i, hp, wp, in int) [4][]float32 {
+	var rows [4][]float32
+	for r := range rows {
+		// The bottom padding row, and a row past it (an odd height), read
+		// as zeros; a row's last patch column past its padding is the
+		// next row's left padding.
+		if pr := 2*i + r; pr < hp-1 {
+			rows[r] = c.cur.x[(n*hp+pr)*wp*in:]
+		} else {
+			rows[r] = c.zero
+		}
+	}
+	return rows
+}
+
+// outputChunk writes y of images [n0, n1) from their products' sums in
+// sc.m, and the batch norm's sums of them.
+func (c *winoConv) outputChunk(sc *winoScratch, n0, n1 int) {
+	b, out := c.s.b, c.s.out
+	hp, wp := b.hp(), b.wp()
+	t := 0
+	for n := n0; n < n1; n++ {
+		for i := range c.th {
+			y0 := c.cur.y[((n*hp+2*i+1)*wp+1)*out:]
+			var y1 []float32
+			if 2*i+1 < b.H {
+				y1 = c.cur.y[((n*hp+2*i+2)*wp+1)*out:]
 			}
+			gemm.WinogradOutput(y0, y1, sc.m[t*out:], c.rows*out, c.tw, b.W%2 == 1, out)
+			t += c.tw
+		}
+	}
+	if bn := c.s.stats; bn != nil {
+		// The batch norm's sums of the chunk's images, in cache.
+		for n := n0; n < n1; n++ {
+			bn.imageStats(c.cur.y, n)
 		}
 	}
 }
@@ -250,6 +330,10 @@ func (c *winoConv) backwardChunks(part int) {
 				bn.gradImage(n)
 			}
 		}
+		if c.f32 {
+			c.backwardChunkF32(sc, ch, n0, n1, ch > ch0)
+			continue
+		}
 		t := 0
 		for n := n0; n < n1; n++ {
 			for i := range c.th {
@@ -277,17 +361,54 @@ func (c *winoConv) backwardChunks(part int) {
 	}
 }
 
+// backwardChunkF32 is backwardChunks' work on chunk ch (images [n0,
+// n1)) in float32: E, the input gradient, and the chunk's E ⊙ V summed
+// into the part's (added to them unless first).
+func (c *winoConv) backwardChunkF32(sc *winoScratch, ch, n0, n1 int, add bool) {
+	in, out := c.s.in, c.s.out
+	hp, wp := c.s.b.hp(), c.s.b.wp()
+	t := 0
+	for n := n0; n < n1; n++ {
+		for i := range c.th {
+			dy := [2][]float32{c.cur.dy[((n*hp+2*i+1)*wp+1)*out:], c.cur.dy[((n*hp+2*i+2)*wp+1)*out:]}
+			gemm.WinogradDyF32(sc.e32[t*out:], c.rows*out, dy, c.tw, out)
+			t += c.tw
+		}
+	}
+	if c.s.inputGrad {
+		for e := range 16 {
+			sc.ws.Sgemm(false, true, t, in, out, 1, sc.e32[e*c.rows*out:], out, c.u32[e*in*out:], out, 0, sc.m[e*c.rows*in:], in)
+		}
+		c.inputGradientRows(sc, n0, n1)
+	}
+	v := c.v32[ch*16*c.rows*in:]
+	beta := float32(0)
+	if add {
+		beta = 1
+	}
+	for e := range 16 {
+		sc.ws.Sgemm(true, false, in, out, t, 1, v[e*c.rows*in:], in, sc.e32[e*c.rows*out:], out, beta, sc.du[e*in*out:], out)
+	}
+}
+
 // inputGradient is part of backwardChunks: dx of images [n0, n1), whose
 // t tiles' E is in sc.e.
 func (c *winoConv) inputGradient(sc *winoScratch, n0, n1, t int) {
-	b, in, out := c.s.b, c.s.in, c.s.out
-	hp, wp := b.hp(), b.wp()
+	in, out := c.s.in, c.s.out
 	padded := gemm.RoundUp(t, 8)
 	for e := range 16 {
 		gemm.DotPairsBF16(sc.m[e*c.rows*in:], in, sc.e[e*c.rows*out:], out, padded, c.ut[e*in*out:], out/2, in/16, false)
 	}
+	c.inputGradientRows(sc, n0, n1)
+}
+
+// inputGradientRows adds (or stores) dx of images [n0, n1) from the sums
+// B N Bᵀ in sc.m.
+func (c *winoConv) inputGradientRows(sc *winoScratch, n0, n1 int) {
+	b, in := c.s.b, c.s.in
+	hp, wp := b.hp(), b.wp()
 	fresh := c.s.res == nil
-	t = 0
+	t := 0
 	for n := n0; n < n1; n++ {
 		// Each tile row stores into its last two rows, untouched before it
 		// (WinogradGradInput's fresh), and adds into its first two; the

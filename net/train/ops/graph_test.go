@@ -342,3 +342,20 @@ func TestPaddingStaysZero(t *testing.T) {
 		fast.vm.Reset()
 	}
 }
+
+// With 16 filters in float32 the block's 3x3 convolutions take Winograd's
+// products in float32: loss, gradients and running statistics agree with
+// the same graph on the direct products and with gorgonia's own ops.
+func TestWinogradF32MatchesDirect(t *testing.T) {
+	defer func() { winogradF32 = true }()
+	p := newTowerParamsOf(1, 16, FP32)
+	winogradF32 = true
+	wino := p.fastGraph(t, true)
+	winogradF32 = false
+	direct := p.fastGraph(t, true)
+	if !wino.winograd || direct.winograd {
+		t.Fatalf("Winograd's chunks: %t and %t, want true and false", wino.winograd, direct.winograd)
+	}
+	agree(t, wino, direct, "on the direct products", 1e-5, 1e-4, 1e-6)
+	agree(t, p.fastGraph(t, true), p.referenceGraph(t), "gorgonia's", 1e-4, 1e-4, 1e-5)
+}
