@@ -221,7 +221,13 @@ func (call *sgemmCall) packA(dst []float32, c0, c1, k0, kb int) {
 		d := dst[(ti-c0)*mr*kb : (ti-c0+1)*mr*kb]
 		rows := min(mr, call.m-ti*mr)
 		if call.transA {
-			// A is stored k x m: a depth's mr rows are adjacent.
+			// A is stored k x m: a depth's mr rows are adjacent. Whole
+			// tiles of the kernels' heights copy as arrays, which the
+			// compiler inlines, where copy would call memmove for every
+			// 24 or 48 bytes.
+			if rows == mr && packDepths(d, call.a[k0*call.lda+ti*mr:], call.lda, mr, kb) {
+				continue
+			}
 			for kk := 0; kk < kb; kk++ {
 				src := call.a[(k0+kk)*call.lda+ti*mr:]
 				copy(d[kk*mr:kk*mr+rows], src[:rows])
@@ -258,6 +264,25 @@ func copyPanelRow(dst, src []float32) {
 	default:
 		copy(dst, src)
 	}
+}
+
+// packDepths packs a whole tile of mr rows of a stored k x m A (depth kk
+// at a[kk*lda:]) as [kb][mr]. It reports false for a tile height it has
+// no loop for.
+func packDepths(d, a []float32, lda, mr, kb int) bool {
+	switch mr {
+	case 6:
+		for kk := range kb {
+			*(*[6]float32)(d[kk*6:]) = *(*[6]float32)(a[kk*lda:])
+		}
+	case 12:
+		for kk := range kb {
+			*(*[12]float32)(d[kk*12:]) = *(*[12]float32)(a[kk*lda:])
+		}
+	default:
+		return false
+	}
+	return true
 }
 
 // packRows packs a whole tile of mr rows of a stored m x k A (row r at

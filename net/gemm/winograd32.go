@@ -160,3 +160,39 @@ func WinogradFiltersF32(u []float32, w []float32, in, out, o0, o1 int) {
 		}
 	}
 }
+
+// DotF32 is c = a b on operands read where they lie, for Winograd's
+// float32 products, whose inner dimensions (the channels, or a chunk's
+// tiles) are too short for Sgemm's packing to pay: rows of c (a multiple
+// of 6 for the AVX2 kernel) by 16*np columns, row r's element kk of a at
+// a[r*ars + kk*aks] (so a may be read transposed), b's row kk at
+// b[kk*ldb:]; with accumulate the sums are added to what c holds. The
+// AVX2 kernel adds with fused multiply-adds, its Go twin without, so the
+// two agree to float32's rounding, not bit for bit.
+func DotF32(c []float32, ldc int, a []float32, ars, aks, rows int, b []float32, ldb, k, np int, accumulate bool) {
+	if rows == 0 {
+		return
+	}
+	n := 16 * np
+	if np < 1 || k < 1 || ars < 0 || aks < 0 || ldb < n || ldc < n || len(a) <= (rows-1)*ars+(k-1)*aks || len(b) < (k-1)*ldb+n || len(c) < (rows-1)*ldc+n {
+		panic(fmt.Sprintf("gemm: float32 product of %d rows (a %d and %d apart in %d) by %d panels (b %d apart in %d), depth %d, into %d (%d apart)", rows, ars, aks, len(a), np, ldb, len(b), k, len(c), ldc))
+	}
+	dotF32(c, ldc, a, ars, aks, rows, b, ldb, k, np, accumulate)
+}
+
+func dotF32Go(c []float32, ldc int, a []float32, ars, aks, rows int, b []float32, ldb, k, np int, accumulate bool) {
+	n := 16 * np
+	for r := range rows {
+		cr := c[r*ldc:][:n]
+		if !accumulate {
+			clear(cr)
+		}
+		for kk := range k {
+			x := a[r*ars+kk*aks]
+			br := b[kk*ldb:][:n]
+			for j := range cr {
+				cr[j] += x * br[j]
+			}
+		}
+	}
+}

@@ -33,3 +33,18 @@ func winogradDyF32(e []float32, xiStride int, dy [2][]float32, tiles, ch int) {
 	}
 	winogradDyF32AVX2(&e[0], xiStride, &dy[0][0], &dy[1][0], tiles, ch)
 }
+
+//go:noescape
+func dotF32AVX2(c *float32, ldc int, a *float32, ars, aks int, b *float32, ldb, groups, k, np, accumulate int)
+
+func dotF32(c []float32, ldc int, a []float32, ars, aks, rows int, b []float32, ldb, k, np int, accumulate bool) {
+	if !winoAVX2 || rows%6 != 0 {
+		dotF32Go(c, ldc, a, ars, aks, rows, b, ldb, k, np, accumulate)
+		return
+	}
+	acc := 0
+	if accumulate {
+		acc = 1
+	}
+	dotF32AVX2(&c[0], ldc, &a[0], ars, aks, &b[0], ldb, rows/6, k, np, acc)
+}

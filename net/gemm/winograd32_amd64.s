@@ -398,3 +398,132 @@ gblock:
 	JNZ gtile
 	VZEROUPPER
 	RET
+
+// FMAROW(addr, acc0, acc1): a row's element at addr broadcast, times the panel's two vectors (Y12, Y13),
+// added to acc0 and acc1.
+#define FMAROW(addr, acc0, acc1) \
+	VBROADCASTSS addr, Y14 \
+	VFMADD231PS Y12, Y14, acc0 \
+	VFMADD231PS Y13, Y14, acc1
+
+// CLOAD(p), CSTORE(p): the six rows' accumulators from and to C's panel
+// at p, rows R8 bytes apart (p stepped).
+#define CLOAD(p) \
+	VMOVUPS (p), Y0 \
+	VMOVUPS 32(p), Y1 \
+	ADDQ R8, p \
+	VMOVUPS (p), Y2 \
+	VMOVUPS 32(p), Y3 \
+	ADDQ R8, p \
+	VMOVUPS (p), Y4 \
+	VMOVUPS 32(p), Y5 \
+	ADDQ R8, p \
+	VMOVUPS (p), Y6 \
+	VMOVUPS 32(p), Y7 \
+	ADDQ R8, p \
+	VMOVUPS (p), Y8 \
+	VMOVUPS 32(p), Y9 \
+	ADDQ R8, p \
+	VMOVUPS (p), Y10 \
+	VMOVUPS 32(p), Y11
+
+#define CSTORE(p) \
+	VMOVUPS Y0, (p) \
+	VMOVUPS Y1, 32(p) \
+	ADDQ R8, p \
+	VMOVUPS Y2, (p) \
+	VMOVUPS Y3, 32(p) \
+	ADDQ R8, p \
+	VMOVUPS Y4, (p) \
+	VMOVUPS Y5, 32(p) \
+	ADDQ R8, p \
+	VMOVUPS Y6, (p) \
+	VMOVUPS Y7, 32(p) \
+	ADDQ R8, p \
+	VMOVUPS Y8, (p) \
+	VMOVUPS Y9, 32(p) \
+	ADDQ R8, p \
+	VMOVUPS Y10, (p) \
+	VMOVUPS Y11, 32(p)
+
+// func dotF32AVX2(c *float32, ldc int, a *float32, ars, aks int, b *float32, ldb, groups, k, np, accumulate int)
+// Six rows of c at a time (groups of them) by panels of 16 columns, 12
+// sums in registers; row r's element kk of a at a + r*ars + kk*aks, b's
+// row kk at b + kk*ldb, read where they lie (nothing packed).
+TEXT ·dotF32AVX2(SB), NOSPLIT, $0-88
+	MOVQ c+0(FP), DI
+	MOVQ ldc+8(FP), R8
+	SHLQ $2, R8
+	MOVQ a+16(FP), R9
+	MOVQ ars+24(FP), R10
+	SHLQ $2, R10
+	MOVQ aks+32(FP), R11
+	SHLQ $2, R11
+	MOVQ ldb+48(FP), R12
+	SHLQ $2, R12
+	MOVQ groups+56(FP), BX
+
+fgroup:
+	MOVQ b+40(FP), CX // the panel's first column
+	MOVQ np+72(FP), DX
+	MOVQ DI, AX // the panel's place in c's first row
+
+fpanel:
+	CMPQ accumulate+80(FP), $0
+	JEQ fzero
+	MOVQ AX, SI
+	CLOAD(SI)
+	JMP fk
+
+fzero:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+
+fk:
+	MOVQ R9, SI
+	LEAQ (SI)(R10*2), R13
+	ADDQ R10, R13 // row 3
+	MOVQ CX, R15
+	MOVQ k+64(FP), R14
+
+fkloop:
+	VMOVUPS (R15), Y12
+	VMOVUPS 32(R15), Y13
+	FMAROW((SI), Y0, Y1)
+	FMAROW((SI)(R10*1), Y2, Y3)
+	FMAROW((SI)(R10*2), Y4, Y5)
+	FMAROW((R13), Y6, Y7)
+	FMAROW((R13)(R10*1), Y8, Y9)
+	FMAROW((R13)(R10*2), Y10, Y11)
+	ADDQ R11, SI
+	ADDQ R11, R13
+	ADDQ R12, R15
+	DECQ R14
+	JNZ fkloop
+
+	MOVQ AX, SI
+	CSTORE(SI)
+	ADDQ $64, AX
+	ADDQ $64, CX
+	DECQ DX
+	JNZ fpanel
+
+	// The next six rows of a and c.
+	LEAQ (R9)(R10*4), R9
+	LEAQ (R9)(R10*2), R9
+	LEAQ (DI)(R8*4), DI
+	LEAQ (DI)(R8*2), DI
+	DECQ BX
+	JNZ fgroup
+	VZEROUPPER
+	RET

@@ -97,3 +97,47 @@ func TestWinogradFiltersF32(t *testing.T) {
 		}
 	}
 }
+
+// DotF32 is the matrix product, with a read in rows or transposed, for
+// row counts on and off the kernel's groups of six, from zero or added.
+func TestDotF32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 32))
+	for _, tc := range []struct {
+		rows, k, np int
+		trans, acc  bool
+	}{{6, 1, 1, false, false}, {126, 48, 3, false, false}, {48, 125, 2, true, true}, {7, 9, 1, false, true}, {12, 32, 2, true, false}} {
+		n := 16 * tc.np
+		ars, aks := tc.k+3, 1
+		if tc.trans {
+			ars, aks = 1, tc.rows+2
+		}
+		a := randNormal(rng, (tc.rows-1)*ars+(tc.k-1)*aks+1)
+		ldb, ldc := n+5, n+7
+		b := randNormal(rng, (tc.k-1)*ldb+n)
+		c0 := randNormal(rng, (tc.rows-1)*ldc+n)
+		got, twin := append([]float32(nil), c0...), append([]float32(nil), c0...)
+		DotF32(got, ldc, a, ars, aks, tc.rows, b, ldb, tc.k, tc.np, tc.acc)
+		dotF32Go(twin, ldc, a, ars, aks, tc.rows, b, ldb, tc.k, tc.np, tc.acc)
+		for r := range tc.rows {
+			for j := range n {
+				var s float64
+				if tc.acc {
+					s = float64(c0[r*ldc+j])
+				}
+				for kk := range tc.k {
+					s += float64(a[r*ars+kk*aks]) * float64(b[kk*ldb+j])
+				}
+				for _, g := range []float32{got[r*ldc+j], twin[r*ldc+j]} {
+					if math.Abs(float64(g)-s) > 1e-5*(1+math.Abs(s))*math.Sqrt(float64(tc.k)) {
+						t.Fatalf("%+v row %d column %d: %v (kernel) / %v (twin), want %v", tc, r, j, got[r*ldc+j], twin[r*ldc+j], s)
+					}
+				}
+			}
+		}
+		for i := range c0 { // past the columns: untouched
+			if r, j := i/ldc, i%ldc; j >= n && got[i] != c0[i] {
+				t.Fatalf("%+v row %d column %d written", tc, r, j)
+			}
+		}
+	}
+}

@@ -36,6 +36,8 @@ type winoConv struct {
 	u, ut   []gemm.BF16 // U in pairs of input channels, Uᵀ in pairs of output channels
 	v       []gemm.BF16 // every chunk's V: [chunk][ξ][rows][in]
 	u32     []float32   // f32: U as [ξ][in][out]
+	ut32    []float32   // f32: Uᵀ as [ξ][out][in]
+	in6     int         // f32: in rounded up to DotF32's groups of six rows
 	v32     []float32   // f32: every chunk's V, as v
 	zero    []float32   // a padded row of zeros, the patches' rows past an image
 	parts   []winoScratch
@@ -61,7 +63,7 @@ type winoScratch struct {
 	du    []float32   // Σ E ⊙ V over the part's tiles: [ξ][in][out]
 	sink  []float32   // the input gradient's rows past the board
 	e32   []float32   // f32: E, as e
-	ws    *gemm.Workspace
+	du6   []float32   // f32: Σ E ⊙ V as du, in rows of in6 (rows past in discarded)
 }
 
 // winogradOn: the bf16 convolutions take Winograd's products where they
@@ -117,8 +119,17 @@ func newWinoConv(s *convState, f32 bool) *winoConv {
 	c.rows = gemm.RoundUp(c.imgs*c.th*c.tw, 32)
 	c.chunks = (b.N + c.imgs - 1) / c.imgs
 	if f32 {
+		// DotF32 takes rows in groups of six: a chunk's products run on
+		// its tiles rounded up to six (the rows past them whatever V or E
+		// hold there, their sums never read), and the weight gradient's
+		// on the input channels rounded up to six, reading the next
+		// tile's channels (or the slack past the last) into rows it
+		// discards.
+		c.rows = gemm.RoundUp(c.imgs*c.th*c.tw, 6)
+		c.in6 = gemm.RoundUp(s.in, 6)
 		c.u32 = make([]float32, 16*s.in*s.out)
-		c.v32 = make([]float32, c.chunks*16*c.rows*s.in)
+		c.ut32 = make([]float32, 16*s.in*s.out)
+		c.v32 = make([]float32, c.chunks*16*c.rows*s.in+c.in6)
 	} else {
 		c.u = make([]gemm.BF16, 16*s.in*s.out)
 		c.ut = make([]gemm.BF16, 16*s.in*s.out)
@@ -134,7 +145,7 @@ func newWinoConv(s *convState, f32 bool) *winoConv {
 		}
 		if f32 {
 			c.parts[i].e32 = make([]float32, 16*c.rows*s.out)
-			c.parts[i].ws = gemm.NewWorkspaceOn(1)
+			c.parts[i].du6 = make([]float32, 16*c.in6*s.out)
 		} else {
 			c.parts[i].e = make([]gemm.BF16, 16*c.rows*s.out)
 			c.parts[i].ep = make([]gemm.BF16, 16*c.rows*s.out)
@@ -163,7 +174,19 @@ func (c *winoConv) transformWeights(w []float32) {
 func (c *winoConv) transformFilters(part int) {
 	pairs, parts := c.s.out/2, c.cur.parts
 	if c.f32 {
-		gemm.WinogradFiltersF32(c.u32, c.cur.w, c.s.in, c.s.out, 2*(pairs*part/parts), 2*(pairs*(part+1)/parts))
+		o0, o1 := 2*(pairs*part/parts), 2*(pairs*(part+1)/parts)
+		gemm.WinogradFiltersF32(c.u32, c.cur.w, c.s.in, c.s.out, o0, o1)
+		// Uᵀ of the same filters, for the input gradient's b.
+		in, out := c.s.in, c.s.out
+		for e := range 16 {
+			u, ut := c.u32[e*in*out:][:in*out], c.ut32[e*in*out:][:in*out]
+			for o := o0; o < o1; o++ {
+				row := ut[o*in:][:in]
+				for ci := range row {
+					row[ci] = u[ci*out+o]
+				}
+			}
+		}
 		return
 	}
 	gemm.WinogradFilters(c.u, c.ut, c.cur.w, c.s.in, c.s.out, 2*(pairs*part/parts), 2*(pairs*(part+1)/parts))
@@ -240,8 +263,9 @@ func (c *winoConv) forwardChunkF32(sc *winoScratch, ch, n0, n1 int) {
 			t += c.tw
 		}
 	}
+	rows := gemm.RoundUp(t, 6)
 	for e := range 16 {
-		sc.ws.Sgemm(false, false, t, out, in, 1, v[e*c.rows*in:], in, c.u32[e*in*out:], out, 0, sc.m[e*c.rows*out:], out)
+		gemm.DotF32(sc.m[e*c.rows*out:], out, v[e*c.rows*in:], in, 1, rows, c.u32[e*in*out:], out, in, out/16, false)
 	}
 	c.outputChunk(sc, n0, n1)
 }
@@ -332,6 +356,9 @@ func (c *winoConv) backwardChunks(part int) {
 		}
 		if c.f32 {
 			c.backwardChunkF32(sc, ch, n0, n1, ch > ch0)
+			if ch == ch1-1 {
+				c.compactF32(sc)
+			}
 			continue
 		}
 		t := 0
@@ -376,18 +403,25 @@ func (c *winoConv) backwardChunkF32(sc *winoScratch, ch, n0, n1 int, add bool) {
 		}
 	}
 	if c.s.inputGrad {
+		rows := gemm.RoundUp(t, 6)
 		for e := range 16 {
-			sc.ws.Sgemm(false, true, t, in, out, 1, sc.e32[e*c.rows*out:], out, c.u32[e*in*out:], out, 0, sc.m[e*c.rows*in:], in)
+			gemm.DotF32(sc.m[e*c.rows*in:], in, sc.e32[e*c.rows*out:], out, 1, rows, c.ut32[e*in*out:], in, out, in/16, false)
 		}
 		c.inputGradientRows(sc, n0, n1)
 	}
 	v := c.v32[ch*16*c.rows*in:]
-	beta := float32(0)
-	if add {
-		beta = 1
-	}
 	for e := range 16 {
-		sc.ws.Sgemm(true, false, in, out, t, 1, v[e*c.rows*in:], in, sc.e32[e*c.rows*out:], out, beta, sc.du[e*in*out:], out)
+		// Vᵀ E: a's row is an input channel, read down the tiles.
+		gemm.DotF32(sc.du6[e*c.in6*out:], out, v[e*c.rows*in:], 1, in, c.in6, sc.e32[e*c.rows*out:], out, t, out/16, add)
+	}
+}
+
+// compactF32 copies a part's sums of E ⊙ V from du6's rows of in6 into
+// du's of in, which WinogradFilterGrads reads.
+func (c *winoConv) compactF32(sc *winoScratch) {
+	in, out := c.s.in, c.s.out
+	for e := range 16 {
+		copy(sc.du[e*in*out:][:in*out], sc.du6[e*c.in6*out:][:in*out])
 	}
 }
 
