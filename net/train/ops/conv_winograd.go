@@ -104,6 +104,16 @@ func winogradFits(s *convState) bool {
 // the direct products, to measure one against the other.
 var winogradF32 = os.Getenv("TABULA_WINOGRAD32") != "off"
 
+// SetWinogradF32 turns the float32 Winograd products on or off for the
+// convolutions built after it (TABULA_WINOGRAD32's switch, for tests that
+// train both ways in one process) and returns the previous setting. It is
+// not safe to call while a graph is being built.
+func SetWinogradF32(on bool) bool {
+	was := winogradF32
+	winogradF32 = on
+	return was
+}
+
 // winogradF32Fits reports whether a float32 convolution takes Winograd's
 // products in float32: 3x3, channels in whole vectors of 16 from 16 to 48
 // (the transforms' kernels take ch in vectors of 16), and the input
