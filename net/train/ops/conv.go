@@ -25,7 +25,8 @@ const dwChunk = 256
 // planes), which saves the transposed convolution there. BF16 runs the
 // products in bfloat16 (AMX-BF16 tiles or AVX512_BF16) where the CPU has
 // them, the shape fits (bf16Fits) and the board is large enough for them
-// to pay (bf16Pays), float32 otherwise.
+// to pay (bf16Pays), float32 otherwise; in float32 the 3x3 convolutions of
+// 16 to 48 channels take Winograd's products (winogradF32Fits).
 func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, error) {
 	if err := b.check(); err != nil {
 		return nil, err
@@ -46,7 +47,8 @@ func Conv(x, w *G.Node, b Board, k int, inputGrad bool, p Precision) (*G.Node, e
 		} else {
 			s.bf = newBF16Conv(s)
 		}
-	} else if p == FP32 && winogradF32Fits(s) {
+	} else if winogradF32Fits(s) {
+		// float32, also where bf16 was asked for and the CPU lacks it
 		s.useWinograd(true)
 	}
 	return G.ApplyOp(&convOp{base("conv", s.id), s}, x, w)
