@@ -128,7 +128,7 @@ func (pr *playRoom) truthOffer(gameName string) (bool, string) {
 	switch gameName {
 	case connect4.Name:
 		return true, ""
-	case "lion":
+	case lion.Name:
 		if pr.opts.LionTablebase != nil {
 			return true, ""
 		}

@@ -1,6 +1,7 @@
 package player
 
 import (
+	"github.com/tabula-zero/tabula/game/xiangqi"
 	"math"
 	"math/bits"
 
@@ -39,7 +40,7 @@ const minStrengthNodes = 1024
 // but random play's, the ladder's own (-405) put at the knob's bottom.
 // Elo ascending; Nodes and Random monotone.
 var strengthLevels = map[string]map[string][]strengthLevel{
-	"xiangqi": {
+	xiangqi.Name: {
 		EvalLearned: {
 			{-400, minStrengthNodes, 1},
 			{-323, minStrengthNodes, 0.5},
