@@ -61,14 +61,10 @@ type AnalysisInfo struct {
 // default defaultAnalyseMS). The search waits its turn as replies do; the
 // game is free for other requests meanwhile.
 func (s *Server) playAnalyse(w http.ResponseWriter, r *http.Request) {
-	ms := defaultAnalyseMS
-	if v := r.URL.Query().Get("ms"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < minAnalyseMS || n > maxAnalyseMS {
-			s.playFail(w, refuse(http.StatusBadRequest, "ms %q: want a whole number of milliseconds in [%d, %d]", v, minAnalyseMS, maxAnalyseMS))
-			return
-		}
-		ms = n
+	ms, err := queryMillis(r, defaultAnalyseMS, minAnalyseMS, maxAnalyseMS)
+	if err != nil {
+		s.playFail(w, err)
+		return
 	}
 	g, err := s.play.lookup(r.PathValue("id"))
 	if err != nil {
@@ -223,4 +219,18 @@ func (n *netEngine) analyse(ctx context.Context, pool *enginePool, p game.Positi
 		return AnalysisInfo{}, err
 	}
 	return info(res), nil
+}
+
+// queryMillis reads a request's ?ms= (a time in whole milliseconds within
+// [lo, hi]), def when absent; a value out of bounds is refused.
+func queryMillis(r *http.Request, def, lo, hi int) (int, error) {
+	v := r.URL.Query().Get("ms")
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, refuse(http.StatusBadRequest, "ms %q: want a whole number of milliseconds in [%d, %d]", v, lo, hi)
+	}
+	return n, nil
 }

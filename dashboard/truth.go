@@ -174,14 +174,10 @@ func (p *solverPool) get() (*c4solver.Solver, func(), error) {
 // on) stops it. Connect Four's solve waits its turn as searches do; the
 // tablebase answers at once.
 func (s *Server) playTruth(w http.ResponseWriter, r *http.Request) {
-	ms := defaultTruthMS
-	if v := r.URL.Query().Get("ms"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < minTruthMS || n > maxTruthMS {
-			s.playFail(w, refuse(http.StatusBadRequest, "ms %q: want a whole number of milliseconds in [%d, %d]", v, minTruthMS, maxTruthMS))
-			return
-		}
-		ms = n
+	ms, err := queryMillis(r, defaultTruthMS, minTruthMS, maxTruthMS)
+	if err != nil {
+		s.playFail(w, err)
+		return
 	}
 	pr := s.play
 	g, err := pr.lookup(r.PathValue("id"))
