@@ -262,21 +262,11 @@ func WinogradFilters(u, ut []BF16, w []float32, in, out, o0, o1 int) {
 func winogradFiltersGo(u, ut []BF16, w []float32, in, out, o0, o1 int) {
 	for o := o0; o < o1; o++ {
 		for ci := range in {
-			g := w[(o*in+ci)*9:][:9]
-			var h [4][3]float32 // G g
-			for q := range 3 {
-				h[0][q] = g[q]
-				h[1][q] = 0.5 * (g[q] + g[3+q] + g[6+q])
-				h[2][q] = 0.5 * (g[q] - g[3+q] + g[6+q])
-				h[3][q] = g[6+q]
-			}
-			for i := range 4 {
-				row := [4]float32{h[i][0], 0.5 * (h[i][0] + h[i][1] + h[i][2]), 0.5 * (h[i][0] - h[i][1] + h[i][2]), h[i][2]}
-				for k, v := range row {
-					x := ToBF16(v)
-					u[(4*i+k)*in*out+((ci/2)*out+o)*2+ci%2] = x
-					ut[(4*i+k)*in*out+((o/2)*in+ci)*2+o%2] = x
-				}
+			t := winogradFilterTile(w[(o*in+ci)*9:][:9])
+			for j, v := range t {
+				x := ToBF16(v)
+				u[j*in*out+((ci/2)*out+o)*2+ci%2] = x
+				ut[j*in*out+((o/2)*in+ci)*2+o%2] = x
 			}
 		}
 	}
@@ -324,4 +314,21 @@ func winogradFilterGradsGo(dw []float32, du [][]float32, in, out, c0, c1 int) {
 			}
 		}
 	}
+}
+
+// winogradFilterTile is F(2x2, 3x3)'s transform G g G^T of one 3x3 filter
+// g (row-major): the 4x4 tile, element 4*i+k at row i, column k.
+func winogradFilterTile(g []float32) [16]float32 {
+	var h [4][3]float32 // G g
+	for q := range 3 {
+		h[0][q] = g[q]
+		h[1][q] = 0.5 * (g[q] + g[3+q] + g[6+q])
+		h[2][q] = 0.5 * (g[q] - g[3+q] + g[6+q])
+		h[3][q] = g[6+q]
+	}
+	var t [16]float32
+	for i := range 4 {
+		t[4*i], t[4*i+1], t[4*i+2], t[4*i+3] = h[i][0], 0.5*(h[i][0]+h[i][1]+h[i][2]), 0.5*(h[i][0]-h[i][1]+h[i][2]), h[i][2]
+	}
+	return t
 }

@@ -143,19 +143,8 @@ func WinogradFiltersF32(u []float32, w []float32, in, out, o0, o1 int) {
 	}
 	for o := o0; o < o1; o++ {
 		for ci := range in {
-			g := w[(o*in+ci)*9:][:9]
-			var h [4][3]float32 // G g
-			for q := range 3 {
-				h[0][q] = g[q]
-				h[1][q] = 0.5 * (g[q] + g[3+q] + g[6+q])
-				h[2][q] = 0.5 * (g[q] - g[3+q] + g[6+q])
-				h[3][q] = g[6+q]
-			}
-			for i := range 4 {
-				row := [4]float32{h[i][0], 0.5 * (h[i][0] + h[i][1] + h[i][2]), 0.5 * (h[i][0] - h[i][1] + h[i][2]), h[i][2]}
-				for k, x := range row {
-					u[(4*i+k)*in*out+ci*out+o] = x
-				}
+			for j, x := range winogradFilterTile(w[(o*in+ci)*9:][:9]) {
+				u[j*in*out+ci*out+o] = x
 			}
 		}
 	}
